@@ -1,0 +1,107 @@
+# vsched build. `make help` lists the targets.
+# C11 (gnu11: the GNU dialect of C11, for inline asm and typeof), warnings are errors.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+
+PKGS     := libxml-2.0 fuse3
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CUNIT_LIBS := $(shell $(PKG_CONFIG) --libs cunit 2>/dev/null || echo -lcunit)
+
+WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
+LDLIBS  := $(PKG_LIBS) -lpthread -lrt -lm
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# Every .c under these folders is part of libvsched; main.c is the CLI entry.
+SRC_DIRS := util sched ctl vmm vmm/* libvirt-hooks
+LIB_SRCS := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
+
+# Module fragments (payload guest images, benches) add to these.
+GEN_OBJS :=
+GEN_HDRS :=
+BENCH_BINS :=
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
+ASAN_LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/asan/%.o)
+ASAN_TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/asan/%.o)
+
+VSCHED := $(BUILD)/vsched
+
+.PHONY: all check unit unit-asan integration bench demo install clean deps help
+all: $(VSCHED)
+
+-include $(sort $(wildcard */*.mk */*/*.mk))
+
+$(BUILD)/libvsched.a: $(LIB_OBJS) $(GEN_OBJS)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(BUILD)/asan/libvsched.a: $(ASAN_LIB_OBJS) $(GEN_OBJS)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(VSCHED): $(BUILD)/main.o $(BUILD)/libvsched.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unit-tests: $(TEST_OBJS) $(BUILD)/libvsched.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CUNIT_LIBS) $(LDLIBS)
+
+$(BUILD)/asan/unit-tests: $(ASAN_TEST_OBJS) $(BUILD)/asan/libvsched.a
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(CUNIT_LIBS) $(LDLIBS)
+
+$(BUILD)/asan/%.o: %.c | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -c -o $@ $<
+
+$(BUILD)/%.o: %.c | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+deps:
+	@scripts/deps.sh
+
+unit: $(BUILD)/unit-tests
+	$(BUILD)/unit-tests
+
+unit-asan: $(BUILD)/asan/unit-tests
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/unit-tests
+
+integration: $(VSCHED)
+	tests/integration/run.sh $(VSCHED)
+
+# The test command: unit tests, the same under ASan+UBSan, then integration tests.
+check: deps
+	@$(MAKE) --no-print-directory unit unit-asan integration
+
+bench: deps
+	@$(MAKE) --no-print-directory $(VSCHED) $(BENCH_BINS)
+	bench/run.sh $(BUILD)
+
+# The main job: a demo VM whose vCPUs sit in groups, on built-in defaults.
+demo: deps
+	@$(MAKE) --no-print-directory $(VSCHED)
+	$(VSCHED) run
+
+install: $(VSCHED)
+	install -D -m 0755 $(VSCHED) $(DESTDIR)$(PREFIX)/bin/vsched
+	install -D -m 0644 man/vsched.1 $(DESTDIR)$(PREFIX)/share/man/man1/vsched.1
+	$(if $(wildcard libvirt-hooks/qemu-hook),install -D -m 0755 libvirt-hooks/qemu-hook $(DESTDIR)/etc/libvirt/hooks/qemu.d/vsched)
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@echo "make demo    build and run the demo VM with groups"
+	@echo "make check   unit tests (plain and ASan+UBSan) and integration tests"
+	@echo "make bench   benchmarks (timing lives here, never in tests)"
+	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook"
+
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/main.d

@@ -1,0 +1,3 @@
+build/main.o: main.c include/cmd.h include/util/compiler.h
+include/cmd.h:
+include/util/compiler.h:

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interface files of a group, declared as a table like the kernel's struct cftype cpu_files[].
+ * Every front end (control directory, CLI --group, domain XML, C API) reads and writes group
+ * settings through these entries, so each file has exactly one parser and one formatter.
+ */
+#ifndef VSCHED_SCHED_CFTYPE_H
+#define VSCHED_SCHED_CFTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sched/group.h"
+
+#define CFTYPE_NOT_ON_ROOT	(1U << 0)
+#define CFTYPE_ONLY_ON_ROOT	(1U << 1)
+#define CFTYPE_CPU		(1U << 2)	/* only while the parent has "cpu" in subtree_control */
+#define CFTYPE_VSCHED		(1U << 3)	/* vsched extension; the name starts with "vsched." */
+
+#define CFTYPE_WRITE_MAX	4096		/* kernfs atomic_write_len: longer writes are E2BIG */
+
+struct cftype {
+	const char *name;
+	unsigned int flags;
+	/* Formats the whole file into buf (size bytes); returns its length or -errno. */
+	ssize_t (*show)(struct sched *s, struct group *g, uint64_t now_ns, char *buf, size_t size);
+	/* Parses one write (buf NUL-terminated, len bytes) and applies it; 0 or -errno. */
+	int (*write)(struct sched *s, struct group *g, char *buf, size_t len);
+};
+
+extern const struct cftype cgroup_files[];	/* terminated by an entry with name == NULL */
+
+/* The entry called name if it exists in group g (root rules, +cpu), else NULL. */
+const struct cftype *cftype_lookup(const struct group *g, const char *name);
+/* 0644 for files with a write handler, 0444 otherwise (cgroup_file_mode()). */
+mode_t cftype_mode(const struct cftype *cft);
+
+#endif

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The group tree: nested cpu groups (cgroup v2 semantics) holding vCPUs.
+ *
+ * The tree lives inside one struct sched (the scheduler core instance of a VM). Everything here
+ * is single-threaded and clock-free: callers serialise (the public API in vsched.h holds a lock)
+ * and pass time explicitly where it matters. Functions return 0 or -errno; they never print.
+ *
+ * Setters validate as the kernel does (tg_set_cfs_bandwidth(), sched_group_set_shares(), ...)
+ * and on error change nothing. Syntax (parsing of file contents) is not handled here: see
+ * sched/cftype.h, which parses and then calls these.
+ */
+#ifndef VSCHED_SCHED_GROUP_H
+#define VSCHED_SCHED_GROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/list.h"
+
+#define GROUP_NAME_MAX		255
+#define GROUP_PATH_MAX		4096
+
+#define CGROUP_WEIGHT_MIN	1
+#define CGROUP_WEIGHT_DFL	100
+#define CGROUP_WEIGHT_MAX	10000
+
+/* Group weights are kept in the kernel's load units: cpu.weight 100 == NICE_0_LOAD. */
+#define NICE_0_LOAD		1024UL
+#define WEIGHT_IDLEPRIO		3UL	/* the weight of a cpu.idle=1 group */
+
+#define CPU_PERIOD_DFL_US	100000ULL
+#define CPU_PERIOD_MIN_US	1000ULL
+#define CPU_PERIOD_MAX_US	1000000ULL
+#define CPU_QUOTA_MIN_US	1000ULL
+#define RUNTIME_INF		UINT64_MAX	/* "max" quota */
+#define LIMIT_MAX		UINT64_MAX	/* "max" for cgroup.max.depth/descendants */
+
+enum group_type {
+	GROUP_DOMAIN,
+	GROUP_DOMAIN_THREADED,
+	GROUP_DOMAIN_INVALID,
+	GROUP_THREADED,
+};
+
+/* Nanosecond accumulators; cpu.stat truncates to microseconds on output. */
+struct cpu_stat {
+	uint64_t usage_ns, user_ns, system_ns;
+	uint64_t nr_periods, nr_throttled, throttled_ns;
+	uint64_t nr_bursts, burst_ns;
+};
+
+struct sched;
+struct sched_vcpu;
+
+struct group {
+	char name[GROUP_NAME_MAX + 1];	/* "" for the root */
+	struct group *parent;		/* NULL for the root */
+	struct list_head children;	/* of struct group, by ->sibling */
+	struct list_head sibling;
+	struct list_head vcpus;		/* of struct sched_vcpu, by ->group_node */
+	unsigned int depth;		/* root = 0 */
+	unsigned int nr_vcpus;		/* directly in this group */
+	unsigned int nr_populated;	/* vCPUs in this group and below */
+	unsigned int nr_descendants;
+
+	/* cgroup core */
+	enum group_type type;
+	bool subtree_cpu;		/* "cpu" in cgroup.subtree_control */
+	uint64_t max_depth;		/* LIMIT_MAX = "max" */
+	uint64_t max_descendants;
+	uid_t uid;			/* owner, for delegation (chown of the directory) */
+	gid_t gid;
+
+	/* cpu controller */
+	unsigned long shares;		/* kernel load units; see NICE_0_LOAD */
+	bool idle;
+	uint64_t quota_us;		/* RUNTIME_INF = max */
+	uint64_t period_us;
+	uint64_t burst_us;
+
+	struct cpu_stat stat;		/* hierarchical, including removed children */
+
+	void *core;			/* scheduler core state, owned by sched/core */
+};
+
+struct sched_vcpu {
+	unsigned int id;		/* vCPU index */
+	pid_t tid;			/* thread ID once the vCPU thread runs, else 0 */
+	struct group *group;
+	struct list_head group_node;
+	struct cpu_stat stat;		/* usage_ns, user_ns, system_ns of this vCPU */
+	void *core;			/* scheduler core state, owned by sched/core */
+};
+
+/* Lifetime of the tree (and of the scheduler core that owns it). */
+struct sched *sched_create(unsigned int nr_lanes, unsigned int nr_vcpus);
+void sched_destroy(struct sched *s);
+struct group *sched_root(struct sched *s);
+unsigned int sched_nr_vcpus(const struct sched *s);
+struct sched_vcpu *sched_vcpu(struct sched *s, unsigned int id);	/* NULL if out of range */
+struct sched_vcpu *sched_vcpu_by_tid(struct sched *s, pid_t tid);
+void sched_vcpu_set_tid(struct sched *s, unsigned int id, pid_t tid);
+pid_t sched_pid(const struct sched *s);		/* the VMM process, for cgroup.procs */
+void sched_set_pid(struct sched *s, pid_t pid);
+
+/* Tree operations, as mkdir/rmdir on cgroupfs. */
+int group_create(struct sched *s, struct group *parent, const char *name, struct group **out);
+					/* -EINVAL name, -EEXIST, -EAGAIN limits, -ENAMETOOLONG */
+int group_remove(struct sched *s, struct group *g);	/* -EBUSY populated or has children */
+struct group *group_lookup(struct sched *s, const char *path);	/* "a/b"; "" or "/" = root */
+struct group *group_child(struct group *parent, const char *name);
+int group_path(const struct group *g, char *buf, size_t len);	/* "/a/b", "/" for root */
+bool group_is_root(const struct group *g);
+
+/* Membership: a vCPU is in exactly one group; counters stay consistent on a move. */
+int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to);
+
+/* cpu controller settings, validated as the kernel does; take effect at once in the core. */
+int group_set_shares(struct sched *s, struct group *g, unsigned long shares);
+int group_set_idle(struct sched *s, struct group *g, bool idle);
+int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uint64_t period_us,
+			uint64_t burst_us);
+
+/* cpu.stat of a group or vCPU at time now_ns (in-progress throttling is included). */
+void group_stat(struct sched *s, struct group *g, uint64_t now_ns, struct cpu_stat *out);
+
+#endif

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vsched: a KVM VMM whose vCPUs are scheduled in cgroup-v2-like groups. Subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "util/compiler.h"
+
+#define VSCHED_VERSION "0.1"
+
+static int cmd_help(int argc, char **argv);
+
+static int cmd_version(int argc __unused, char **argv __unused)
+{
+	printf("vsched %s\n", VSCHED_VERSION);
+	return 0;
+}
+
+static const struct cmd cmds[] = {
+	{ "help", cmd_help, "list the subcommands" },
+	{ "version", cmd_version, "print the version" },
+};
+
+static int cmd_help(int argc __unused, char **argv __unused)
+{
+	size_t i;
+
+	printf("usage: vsched COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		printf("  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	printf("\n'vsched COMMAND --help' gives a command's options; man vsched has the rest.\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2)
+		return cmd_help(argc, argv);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(argc, argv);
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(argc, argv);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "vsched: unknown command '%s' (see 'vsched help')\n", argv[1]);
+	return 2;
+}

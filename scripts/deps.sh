@@ -1,0 +1,16 @@
+#!/bin/sh
+# Install the Debian packages that build, test and demo need. Idempotent; silent when all are present.
+set -e
+PKGS="gcc make pkg-config libxml2-dev libxml2-utils libfuse3-dev fuse3 libcunit1-dev"
+[ -n "$VSCHED_EXTRA_PKGS" ] && PKGS="$PKGS $VSCHED_EXTRA_PKGS"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+echo "deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/* CUnit runner: runs every registered suite and prints CUnit's summary. */
+#include <stdio.h>
+#include <string.h>
+#include <CUnit/Basic.h>
+
+#include "test.h"
+
+static struct test_suite *suites;
+static unsigned nr_skipped;
+
+void test_suite_register(struct test_suite *s)
+{
+	struct test_suite **p = &suites;
+
+	/* Keep a stable, alphabetical order whatever the link order. */
+	while (*p && strcmp((*p)->name, s->name) < 0)
+		p = &(*p)->next;
+	s->next = *p;
+	*p = s;
+}
+
+void test_skip(const char *why)
+{
+	nr_skipped++;
+	printf("\n  SKIP: %s\n", why);
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = argc > 1 ? argv[1] : NULL;
+	struct test_suite *s;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	for (s = suites; s; s = s->next) {
+		CU_SuiteInfo info[2] = {
+			{ (char *)s->name, s->init, s->clean, NULL, NULL, s->tests },
+			CU_SUITE_INFO_NULL,
+		};
+		if (only && strcmp(only, s->name))
+			continue;
+		if (CU_register_suites(info) != CUE_SUCCESS) {
+			fprintf(stderr, "cannot register suite %s: %s\n", s->name, CU_get_error_msg());
+			return 2;
+		}
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+	if (nr_skipped)
+		printf("skipped: %u test(s) (see SKIP lines)\n", nr_skipped);
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CUnit glue: each test file declares its suite with TEST_SUITE() and is picked up by the
+ * runner without editing a shared list.
+ */
+#ifndef VSCHED_TESTS_TEST_H
+#define VSCHED_TESTS_TEST_H
+
+#include <CUnit/CUnit.h>
+
+struct test_suite {
+	const char *name;
+	CU_TestInfo *tests;
+	CU_InitializeFunc init;
+	CU_CleanupFunc clean;
+	struct test_suite *next;
+};
+
+void test_suite_register(struct test_suite *s);
+
+/* Counted, visible skip (CUnit has none): use when a device such as /dev/kvm is missing. */
+void test_skip(const char *why);
+
+#define TEST_SUITE_FULL(sname, tarray, finit, fclean)                                      \
+	static struct test_suite __test_suite = { sname, tarray, finit, fclean, 0 };         \
+	__attribute__((constructor)) static void __test_suite_register(void)                 \
+	{                                                                                     \
+		test_suite_register(&__test_suite);                                           \
+	}
+
+#define TEST_SUITE(sname, tarray) TEST_SUITE_FULL(sname, tarray, NULL, NULL)
+
+#endif
