@@ -313,7 +313,7 @@ static void test_api_concurrency(void)
 
 	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "t"), 0);
 	for (i = 0; i < 4; i++) {
-		char path[8];
+		char path[16];
 
 		snprintf(path, sizeof(path), "g%d", i);
 		CU_ASSERT_EQUAL(vsched_mkdir(vs, path), 0);
