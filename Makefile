@@ -42,10 +42,12 @@ all: $(VSCHED)
 
 $(BUILD)/libvsched.a: $(LIB_OBJS) $(GEN_OBJS)
 	@mkdir -p $(@D)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/asan/libvsched.a: $(ASAN_LIB_OBJS) $(GEN_OBJS)
 	@mkdir -p $(@D)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(VSCHED): $(BUILD)/main.o $(BUILD)/libvsched.a
