@@ -42,11 +42,15 @@ all: $(VSCHED)
 
 $(BUILD)/libvsched.a: $(LIB_OBJS) $(GEN_OBJS)
 	@mkdir -p $(@D)
+	@dups=$$(printf '%s\n' $(notdir $^) | sort | uniq -d); \
+	[ -z "$$dups" ] || { echo "libvsched: ar keys members by file name; rename: $$dups" >&2; exit 1; }
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/asan/libvsched.a: $(ASAN_LIB_OBJS) $(GEN_OBJS)
 	@mkdir -p $(@D)
+	@dups=$$(printf '%s\n' $(notdir $^) | sort | uniq -d); \
+	[ -z "$$dups" ] || { echo "libvsched: ar keys members by file name; rename: $$dups" >&2; exit 1; }
 	@rm -f $@
 	$(AR) rcs $@ $^
 
