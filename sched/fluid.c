@@ -6,7 +6,7 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-struct claim {
+struct fluid_claim {
 	double weight, demand, got;
 	const struct group *g;		/* NULL for a vCPU */
 	unsigned int vcpu;
@@ -43,7 +43,7 @@ static unsigned int nr_claims(const struct group *g)
 	return n;
 }
 
-static double open_weight(const struct claim *cl, unsigned int n)
+static double open_weight(const struct fluid_claim *cl, unsigned int n)
 {
 	double w = 0;
 	unsigned int i;
@@ -58,7 +58,7 @@ static double open_weight(const struct claim *cl, unsigned int n)
  * Water-filling of cap among the claims, in place: settle every claim whose demand fits in its
  * weighted share of what is left, until none does; the others split the rest by weight.
  */
-static void water_fill(struct claim *cl, unsigned int n, double cap)
+static void water_fill(struct fluid_claim *cl, unsigned int n, double cap)
 {
 	unsigned int i;
 	bool again = true;
@@ -86,47 +86,51 @@ static void water_fill(struct claim *cl, unsigned int n, double cap)
 			cl[i].got = cap * cl[i].weight / w;
 }
 
-static int fill_group(struct sched *s, const struct group *g, double cap, const double *demand,
-		      double *rate)
+/* Claims of g's children go to scratch[0..n), deeper levels use the space after them. */
+static void fill_group(struct sched *s, const struct group *g, double cap, const double *demand,
+		       double *rate, struct fluid_claim *cl)
 {
 	unsigned int n = nr_claims(g), i = 0;
 	const struct sched_vcpu *v;
 	const struct group *c;
-	struct claim *cl;
-	int ret = 0;
 
 	if (!n)
-		return 0;
-	cl = calloc(n, sizeof(*cl));
-	if (!cl)
-		return -ENOMEM;
+		return;
 	list_for_each_entry(v, &g->vcpus, group_node) {
-		cl[i].weight = NICE_0_LOAD;
+		cl[i] = (struct fluid_claim){ .weight = NICE_0_LOAD, .vcpu = v->id };
 		cl[i].demand = demand[v->id] > 1.0 ? 1.0 : demand[v->id];
-		cl[i].vcpu = v->id;
 		i++;
 	}
 	list_for_each_entry(c, &g->children, sibling) {
-		cl[i].weight = (double)c->shares;
+		cl[i] = (struct fluid_claim){ .weight = (double)c->shares, .g = c };
 		cl[i].demand = fluid_group_demand(s, c, demand);
-		cl[i].g = c;
 		i++;
 	}
 	for (i = 0; i < n; i++)
 		if (cl[i].demand <= 0)
 			cl[i].done = true;
 	water_fill(cl, n, cap);
-	for (i = 0; i < n && !ret; i++) {
+	for (i = 0; i < n; i++) {
 		if (cl[i].g)
-			ret = fill_group(s, cl[i].g, cl[i].got, demand, rate);
+			fill_group(s, cl[i].g, cl[i].got, demand, rate, cl + n);
 		else
 			rate[cl[i].vcpu] = cl[i].got;
 	}
-	free(cl);
-	return ret;
 }
 
-int fluid_solve(struct sched *s, const double *demand, double *rate)
+size_t fluid_claim_size(void)
+{
+	return sizeof(struct fluid_claim);
+}
+
+size_t fluid_scratch_size(struct sched *s)
+{
+	/* Every vCPU and every group is a claim once; root's own entry is not needed. */
+	return (size_t)s->nr_vcpus + s->root.nr_descendants + 1;
+}
+
+void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,
+			 struct fluid_claim *scratch)
 {
 	struct group *root = sched_root(s);
 	double total = fluid_group_demand(s, root, demand);
@@ -134,7 +138,18 @@ int fluid_solve(struct sched *s, const double *demand, double *rate)
 
 	for (i = 0; i < s->nr_vcpus; i++)
 		rate[i] = 0;
-	return fill_group(s, root, total < s->nr_lanes ? total : s->nr_lanes, demand, rate);
+	fill_group(s, root, total < s->nr_lanes ? total : s->nr_lanes, demand, rate, scratch);
+}
+
+int fluid_solve(struct sched *s, const double *demand, double *rate)
+{
+	struct fluid_claim *scratch = calloc(fluid_scratch_size(s), sizeof(*scratch));
+
+	if (!scratch)
+		return -ENOMEM;
+	fluid_solve_scratch(s, demand, rate, scratch);
+	free(scratch);
+	return 0;
 }
 
 double fluid_group_rate(struct sched *s, const struct group *g, const double *rate)

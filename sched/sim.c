@@ -35,6 +35,7 @@ struct sim {
 	uint64_t now, seg_start;
 	char *err;
 	size_t errlen;
+	FILE *trace;
 };
 
 const char *sim_pattern_name(enum sim_pattern p)
@@ -158,6 +159,23 @@ static int resolve_ideal(struct sim *sim)
 	return fluid_solve(sim->s, sim->demand, sim->rate);
 }
 
+static void sim_trace(FILE *f, uint64_t now, const struct sched_decision *d)
+{
+	static const char *const names[] = { "run", "preempt", "retime", "throttle", "unthrottle" };
+	char path[GROUP_PATH_MAX];
+
+	fprintf(f, "%12.6f ms %-10s", (double)now / 1e6, names[d->type]);
+	if (d->type == SCHED_THROTTLE || d->type == SCHED_UNTHROTTLE) {
+		group_path(d->group, path, sizeof(path));
+		fprintf(f, " %s\n", path);
+	} else if (d->until == SCHED_TIME_NONE || d->type == SCHED_PREEMPT) {
+		fprintf(f, " vcpu %u lane %u\n", d->vcpu, d->lane);
+	} else {
+		fprintf(f, " vcpu %u lane %u until %.6f ms\n", d->vcpu, d->lane,
+			(double)d->until / 1e6);
+	}
+}
+
 static void drain(struct sim *sim)
 {
 	const struct sched_params *p = &sim->s->core.params;
@@ -167,6 +185,8 @@ static void drain(struct sim *sim)
 	while ((n = sched_take_decisions(sim->s, d, 64))) {
 		sim->r->decisions += n;
 		for (i = 0; i < n; i++) {
+			if (sim->trace)
+				sim_trace(sim->trace, sim->now, &d[i]);
 			struct sim_vcpu *v;
 			struct group *g;
 			bool excused = false;
@@ -434,7 +454,13 @@ static void collect(struct sim *sim)
 
 int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen)
 {
-	struct sim sim = { .sc = sc, .err = err, .errlen = errlen };
+	return sim_run_traced(sc, out, NULL, err, errlen);
+}
+
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
+		   size_t errlen)
+{
+	struct sim sim = { .sc = sc, .err = err, .errlen = errlen, .trace = trace };
 	int ret;
 
 	ret = sim_setup(&sim);

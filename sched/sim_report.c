@@ -157,10 +157,11 @@ void sim_report(const struct sim_result *r, FILE *f)
 
 static void sim_usage(FILE *f)
 {
-	fprintf(f, "usage: vsched sim [--quiet] SCENARIO\n"
+	fprintf(f, "usage: vsched sim [--quiet] [--trace] SCENARIO\n"
 		   "Runs a scenario on the scheduler core with a virtual clock and prints per-group\n"
 		   "and per-vCPU usage against the fluid ideal, and every group's cpu.stat counters.\n"
 		   "  -q, --quiet   print only the max group error (%% of capacity)\n"
+		   "  -t, --trace   print every decision of the core as it is taken\n"
 		   "The scenario format is in docs/scheduler.md and include/sched/sim.h.\n");
 }
 
@@ -168,20 +169,24 @@ int cmd_sim(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "trace", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sim_scenario *sc;
 	struct sim_result *r;
-	bool quiet = false;
+	bool quiet = false, trace = false;
 	char err[256];
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qth", opts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = true;
+			break;
+		case 't':
+			trace = true;
 			break;
 		case 'h':
 			sim_usage(stdout);
@@ -200,7 +205,7 @@ int cmd_sim(int argc, char **argv)
 		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], err);
 		return 1;
 	}
-	ret = sim_run(sc, &r, err, sizeof(err));
+	ret = sim_run_traced(sc, &r, trace ? stdout : NULL, err, sizeof(err));
 	sim_scenario_free(sc);
 	if (ret) {
 		fprintf(stderr, "vsched sim: %s\n", err);

@@ -37,6 +37,9 @@ int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errl
 void sim_scenario_free(struct sim_scenario *sc);
 
 int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen);
+/* The same, printing every decision of the core to trace as it is taken. */
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
+		   size_t errlen);
 void sim_result_free(struct sim_result *r);
 void sim_report(const struct sim_result *r, FILE *f);
 
