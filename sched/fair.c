@@ -1,24 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fairness by flattened fluid rates (flatcg's idea, made exact).
+ * Hierarchical fairness by fluid rates and per-level virtual time.
  *
- * The hierarchy is folded into one number per runnable vCPU: its rate, the CPUs it is owed
- * right now by the fluid ideal (fluid_solve_scratch() with demand 1 per runnable vCPU: weights
- * at every level, water-filling, cpu.max caps as demand limits, at most one CPU per vCPU).
- * Each vCPU then has a virtual time vt that service d advances by d / rate, and a lane goes to
- * the waiting vCPU with the smallest vt. Because rates already are the hierarchical shares, any
- * vCPU's lag stays within about a slice, so every group's usage tracks the ideal at every level,
- * however lanes come and go; a per-level scheme cannot guarantee that with P lanes (a group
- * holding 1.2 CPUs gets its lanes in whole units, and a one-vCPU child owed 0.9 of them loses
- * whenever the group is down to none).
+ * Rates. Whenever the set of runnable vCPUs or the configuration changes, the fluid ideal is
+ * solved for the current demand (1 CPU per runnable vCPU; weights, water-filling and cpu.max caps
+ * as in sched/fluid.c). Every runnable entity, vCPU or group, gets its rate: the CPUs it is owed
+ * right now; a group's rate is the sum of its children's.
  *
- * Lag L = rate * (V - vt) is service owed; V is the rate-weighted mean of the runnable vCPUs'
- * vt, so the L sum to zero. A rate change keeps every L. A vCPU that blocks keeps its L and gets
- * it back on wake, bounded to [-lag, +lag]: no hoard of credit for a long sleeper, no debt kept
- * forever either.
+ * Virtual time. Every group keeps its runnable children in a sum and the ones with a waiting
+ * vCPU below in a queue ordered by vt; service d advances an entity's vt by d / rate at every
+ * level. A lane goes to the vCPU reached by taking the smallest vt at each level from the root
+ * down (fair_pick()). Siblings served exactly at their rates keep equal vt, so vt differences
+ * are time lags, and every group's usage follows its fluid share at every level.
  *
- * Cost: a pick, a charge, an enqueue are O(log n) on one heap. Rates are recomputed, O(n), when
- * the set of runnable vCPUs or the configuration changes, not on picks.
+ * Why rates and not weights: with P lanes, a child whose demand is below its weighted share
+ * (one vCPU, or a cap) would under weights fall behind in vt and build up credit; with its
+ * rate being what water-filling gives it, it keeps pace, and its siblings' rates already
+ * include what it leaves over. A group owed 1.2 CPUs whose one-vCPU child is owed 0.9 keeps a
+ * lane as long as that child needs it, because the child's vt, not the group's lane history,
+ * decides inside the group.
+ *
+ * Lag. L = rate * (V - vt) is service owed, V being the rate-weighted mean vt of the runnable
+ * siblings. A rate change keeps every L. An entity that stops being runnable keeps its L and
+ * gets it back when it becomes runnable again, bounded to [-lag, +lag]: no hoard of credit for
+ * a long sleeper, no debt kept forever either.
+ *
+ * Cost: pick, charge, enqueue are O(depth * log n). Rates are recomputed, O(n), only when
+ * runnability or configuration changes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,26 +34,15 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-#define RATE_MIN	1e-9
-
-static bool waiting_less(const struct heap_node *a, const struct heap_node *b)
-{
-	const struct vcpu_core *x = container_of(a, struct vcpu_core, node);
-	const struct vcpu_core *y = container_of(b, struct vcpu_core, node);
-
-	if (x->vt != y->vt)
-		return x->vt < y->vt;
-	return x->v->id < y->v->id;
-}
+#define RATE_MIN	1e-12
 
 int fair_init(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
-	heap_init(&c->waiting, waiting_less);
 	c->demand = calloc(s->nr_vcpus + 1, sizeof(double));
 	c->rate = calloc(s->nr_vcpus + 1, sizeof(double));
-	if (!c->demand || !c->rate || heap_reserve(&c->waiting, s->nr_vcpus))
+	if (!c->demand || !c->rate)
 		return -ENOMEM;
 	return fair_reserve(s);
 }
@@ -54,13 +51,12 @@ void fair_exit(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
-	heap_free(&c->waiting);
 	free(c->demand);
 	free(c->rate);
 	free(c->claims);
 }
 
-/* Scratch for the rate computation, grown when groups are created so picks never allocate. */
+/* Scratch for the rate computation, grown as groups are created so events never allocate. */
 int fair_reserve(struct sched *s)
 {
 	struct sched_core *c = &s->core;
@@ -78,9 +74,9 @@ int fair_reserve(struct sched *s)
 	return 0;
 }
 
-static double vclock(const struct sched_core *c)
+static double vclock(const struct group_core *gc)
 {
-	return c->sum_r > 0 ? c->sum_rvt / c->sum_r : (double)c->now;
+	return gc->sum_r > 0 ? gc->sum_rvt / gc->sum_r : gc->vbase;
 }
 
 void fair_rates_changed(struct sched *s)
@@ -88,129 +84,266 @@ void fair_rates_changed(struct sched *s)
 	s->core.rates_dirty = true;
 }
 
+static void zero_rates(struct group *g)
+{
+	struct group *c;
+
+	gcore(g)->se.new_rate = 0;
+	list_for_each_entry(c, &g->children, sibling)
+		zero_rates(c);
+}
+
+static void retag_child(struct group_core *gc, struct sched_entity *e, double V)
+{
+	double r = e->new_rate > RATE_MIN ? e->new_rate : RATE_MIN;
+
+	if (!e->runnable) {
+		e->rate = 0;
+		return;
+	}
+	/* Keep the lag rate * (V - vt); an entity new to the sum starts at V. */
+	e->vt = e->rate > 0 ? V - (V - e->vt) * e->rate / r : V;
+	e->rate = r;
+	gc->sum_rvt += r * e->vt;
+	gc->sum_r += r;
+	if (heap_queued(&e->node))
+		heap_fix(&gc->queue, &e->node);
+}
+
+static void retag_group(struct group *g)
+{
+	struct group_core *gc = gcore(g);
+	double V = vclock(gc);
+	struct sched_vcpu *v;
+	struct group *c;
+
+	gc->sum_rvt = 0;
+	gc->sum_r = 0;
+	list_for_each_entry(v, &g->vcpus, group_node)
+		retag_child(gc, &vcore(v)->se, V);
+	list_for_each_entry(c, &g->children, sibling) {
+		retag_child(gc, &gcore(c)->se, V);
+		retag_group(c);
+	}
+	if (gc->sum_r <= 0)
+		gc->vbase = V;
+}
+
 void fair_update_rates(struct sched *s)
 {
 	struct sched_core *c = &s->core;
-	double V = vclock(c);
 	unsigned int i;
 
 	if (!c->rates_dirty)
 		return;
 	c->rates_dirty = false;
 	for (i = 0; i < s->nr_vcpus; i++)
-		c->demand[i] = c->vcpus[i].runnable ? 1.0 : 0.0;
+		c->demand[i] = c->vcpus[i].se.runnable ? 1.0 : 0.0;
 	fluid_solve_scratch(s, c->demand, c->rate, c->claims);
-	c->sum_rvt = 0;
-	c->sum_r = 0;
+	zero_rates(&s->root);
 	for (i = 0; i < s->nr_vcpus; i++) {
-		struct vcpu_core *vc = &c->vcpus[i];
-		double r = c->rate[i] > RATE_MIN ? c->rate[i] : RATE_MIN;
+		struct group *g;
 
-		if (!vc->runnable)
-			continue;
-		/* Keep the lag: rate * (V - vt) before and after. */
-		vc->vt = V - (V - vc->vt) * vc->rate / r;
-		vc->rate = r;
-		c->sum_rvt += r * vc->vt;
-		c->sum_r += r;
-		if (heap_queued(&vc->node))
-			heap_fix(&c->waiting, &vc->node);
+		c->vcpus[i].se.new_rate = c->rate[i];
+		for (g = s->vcpus[i].group; g; g = g->parent)
+			gcore(g)->se.new_rate += c->rate[i];
+	}
+	retag_group(&s->root);
+}
+
+/* Queue se in its parent and, where the parent had nobody waiting, the parent in its own
+ * parent, up to the root or a throttled group. */
+void fair_enqueue(struct sched *s, struct sched_entity *se)
+{
+	struct group_core *p;
+
+	(void)s;
+	while ((p = se->parent)) {
+		bool was_empty = !p->queue.nr;
+
+		heap_insert(&p->queue, &se->node);
+		if (!was_empty || p->throttled || !p->se.parent)
+			break;
+		se = &p->se;
 	}
 }
 
-bool fair_path_throttled(const struct sched_vcpu *v)
+void fair_dequeue(struct sched *s, struct sched_entity *se)
 {
-	const struct group *g;
+	struct group_core *gc;
 
-	for (g = v->group; g; g = g->parent)
-		if (gcore(g)->throttled)
-			return true;
-	return false;
-}
-
-void fair_enqueue(struct sched *s, struct vcpu_core *vc)
-{
-	heap_insert(&s->core.waiting, &vc->node);
-}
-
-void fair_dequeue(struct sched *s, struct vcpu_core *vc)
-{
-	heap_remove(&s->core.waiting, &vc->node);
+	(void)s;
+	while ((gc = se->parent)) {
+		heap_remove(&gc->queue, &se->node);
+		if (gc->queue.nr)
+			break;
+		se = &gc->se;
+		if (!heap_queued(&se->node))
+			break;
+	}
 }
 
 bool fair_waiting(const struct vcpu_core *vc)
 {
-	return heap_queued(&vc->node);
+	return heap_queued(&vc->se.node);
 }
 
-/* vc became runnable: new rates, then its saved lag back, bounded. */
+static void sum_remove(struct sched_entity *e)
+{
+	struct group_core *p = e->parent;
+	double V = vclock(p);
+
+	p->sum_rvt -= e->rate * e->vt;
+	p->sum_r -= e->rate;
+	if (p->sum_r <= RATE_MIN) {
+		p->sum_r = 0;
+		p->sum_rvt = 0;
+		p->vbase = V;
+	}
+}
+
+/*
+ * vc became runnable. Entities on its path that were not runnable become so; after the new
+ * rates are in, each gets its saved lag back, bounded by lag (in service).
+ */
 void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
-	struct sched_core *c = &s->core;
-	double bound = (double)c->params.lag_ns, lag = vc->lag;
+	double bound = (double)s->core.params.lag_ns;
+	struct sched_entity *se, *woken[64];
+	unsigned int n = 0;
 
-	vc->runnable = true;
-	vc->rate = 0;
+	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
+		se->runnable = true;
+		se->rate = 0;
+		if (n < 64)
+			woken[n++] = se;
+	}
 	fair_rates_changed(s);
 	fair_update_rates(s);
-	if (lag > bound)
-		lag = bound;
-	if (lag < -bound)
-		lag = -bound;
-	c->sum_rvt -= vc->rate * vc->vt;
-	vc->vt = vclock(c) - lag / vc->rate;
-	c->sum_rvt += vc->rate * vc->vt;
+	while (n--) {
+		struct group_core *p;
+		double lag;
+		double V;
+
+		se = woken[n];
+		p = se->parent;
+		V = vclock(p);
+		lag = se->lag > bound ? bound : se->lag < -bound ? -bound : se->lag;
+		p->sum_rvt -= se->rate * se->vt;
+		se->vt = V - lag / se->rate;
+		p->sum_rvt += se->rate * se->vt;
+		if (heap_queued(&se->node))
+			heap_fix(&p->queue, &se->node);
+	}
 }
 
+/* vc stopped being runnable: it, and groups left with nothing runnable, save their lag. */
 void fair_block(struct sched *s, struct vcpu_core *vc)
 {
-	struct sched_core *c = &s->core;
+	struct sched_entity *se = &vc->se;
 
-	vc->lag = vc->rate * (vclock(c) - vc->vt);
-	vc->runnable = false;
+	for (; se->parent; se = &se->parent->se) {
+		if (se->is_group && se_group(se)->nr_runnable)
+			break;
+		se->lag = se->rate * (vclock(se->parent) - se->vt);
+		sum_remove(se);
+		se->runnable = false;
+		se->rate = 0;
+	}
 	fair_rates_changed(s);
 	fair_update_rates(s);
-	vc->rate = 0;
+}
+
+static void charge_path(struct vcpu_core *vc, double d)
+{
+	struct sched_entity *se;
+
+	for (se = &vc->se; se->parent; se = &se->parent->se) {
+		if (se->rate <= 0) {
+			/* Reported after it stopped being runnable: its saved lag pays. */
+			se->lag -= d;
+			continue;
+		}
+		se->vt += d / se->rate;
+		se->parent->sum_rvt += d;
+		if (heap_queued(&se->node))
+			heap_fix(&se->parent->queue, &se->node);
+	}
+}
+
+/*
+ * Charge first (scx_flatcg): a vCPU given a lane with a slice end pays for the slice at once,
+ * at every level. Lanes handed out at the same moment then see each other: they spread over
+ * groups by share instead of all going to whoever was behind, so a group holds its lanes as
+ * evenly over time as its share allows. Service first uses up the prepayment; what is left is
+ * refunded when the vCPU leaves the lane or nobody waits any more.
+ */
+void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice)
+{
+	(void)s;
+	vc->resv += slice;
+	charge_path(vc, (double)slice);
+}
+
+void fair_refund(struct sched *s, struct vcpu_core *vc)
+{
+	(void)s;
+	if (!vc->resv)
+		return;
+	charge_path(vc, -(double)vc->resv);
+	vc->resv = 0;
 }
 
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 {
-	struct sched_core *c = &s->core;
-	double d = (double)delta;
+	uint64_t used = delta < vc->resv ? delta : vc->resv;
 
-	if (!vc->runnable || vc->rate <= 0) {
-		/* Late report after a block: its saved lag pays for it. */
-		vc->lag -= d;
-		return;
-	}
-	vc->vt += d / vc->rate;
-	c->sum_rvt += d;
-	if (heap_queued(&vc->node))
-		heap_fix(&c->waiting, &vc->node);
+	(void)s;
+	vc->resv -= used;
+	if (delta > used)
+		charge_path(vc, (double)(delta - used));
 }
 
 struct vcpu_core *fair_pick(struct sched *s)
 {
-	struct heap_node *n = heap_min(&s->core.waiting);
+	struct group_core *gc = gcore(&s->root);
 
-	return n ? container_of(n, struct vcpu_core, node) : NULL;
+	for (;;) {
+		struct heap_node *n = heap_min(&gc->queue);
+		struct sched_entity *se;
+
+		if (!n)
+			return NULL;
+		se = container_of(n, struct sched_entity, node);
+		if (!se->is_group)
+			return se_vcpu(se);
+		gc = se_group(se);
+	}
+}
+
+static void running_inc(struct sched_entity *se)
+{
+	for (; se; se = se->parent ? &se->parent->se : NULL)
+		if (!se->nr_running++ && se->parent)
+			list_add_tail(&se->run_node, &se->parent->running);
+}
+
+static void running_dec(struct sched_entity *se)
+{
+	for (; se; se = se->parent ? &se->parent->se : NULL)
+		if (!--se->nr_running && se->parent)
+			list_del(&se->run_node);
 }
 
 void fair_set_running(struct sched *s, struct vcpu_core *vc)
 {
-	struct group *g;
-
-	if (heap_queued(&vc->node))
-		fair_dequeue(s, vc);
-	for (g = vc->v->group; g; g = g->parent)
-		gcore(g)->nr_running++;
+	if (heap_queued(&vc->se.node))
+		fair_dequeue(s, &vc->se);
+	running_inc(&vc->se);
 }
 
 void fair_clear_running(struct sched *s, struct vcpu_core *vc)
 {
-	struct group *g;
-
 	(void)s;
-	for (g = vc->v->group; g; g = g->parent)
-		gcore(g)->nr_running--;
+	running_dec(&vc->se);
 }
