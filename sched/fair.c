@@ -321,6 +321,44 @@ struct vcpu_core *fair_pick(struct sched *s)
 	}
 }
 
+/*
+ * fair_pick() for a lane whose vCPU r was just put back: at every level where r's path is still
+ * queued, r's side keeps the lane unless the first entity is ahead of it by more than gran
+ * (time). A near tie is not worth a switch (a kick), and a lane kept inside a group is still
+ * handed out by vt further down.
+ */
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
+{
+	struct sched_entity *path[64], *e;
+	struct group_core *gc = gcore(&s->root);
+	unsigned int n = 0;
+	bool sticky = true;
+
+	for (e = &r->se; e->parent && n < 64; e = &e->parent->se)
+		path[n++] = e;
+	for (;;) {
+		struct heap_node *hn = heap_min(&gc->queue);
+		struct sched_entity *se;
+
+		if (!hn)
+			return NULL;
+		se = container_of(hn, struct sched_entity, node);
+		if (sticky && n) {
+			struct sched_entity *p = path[--n];
+
+			if (p->parent != gc || !heap_queued(&p->node))
+				sticky = false;
+			else if (p != se && p->vt - se->vt <= gran)
+				se = p;
+			else if (p != se)
+				sticky = false;
+		}
+		if (!se->is_group)
+			return se_vcpu(se);
+		gc = se_group(se);
+	}
+}
+
 static void running_inc(struct sched_entity *se)
 {
 	for (; se; se = se->parent ? &se->parent->se : NULL)

@@ -142,7 +142,7 @@ void lanes_repick(struct sched *s, unsigned int l)
 
 	if (r)
 		lanes_put_back(s, r);
-	v = fair_pick(s);
+	v = r ? fair_pick_sticky(s, r, (double)s->core.params.min_run_ns) : fair_pick(s);
 	if (!v)
 		return;
 	if (r && v != r && (x = lane_victim(s, r, v)) != r) {
