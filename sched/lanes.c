@@ -170,9 +170,23 @@ static bool path_throttled(const struct sched_entity *se)
 	return false;
 }
 
+/* The first waiting vCPU at or below se. */
+static struct vcpu_core *pick_below(struct sched_entity *se)
+{
+	while (se->is_group) {
+		struct heap_node *n = heap_min(&se_group(se)->queue);
+
+		if (!n)
+			return NULL;
+		se = container_of(n, struct sched_entity, node);
+	}
+	return heap_queued(&se->node) ? se_vcpu(se) : NULL;
+}
+
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
 	struct sched_core *c = &s->core;
+	struct vcpu_core *vc;
 	double best_key = 0;
 	int best = -1;
 	unsigned int l;
@@ -196,17 +210,18 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		}
 		if (c->now < ln->start + c->params.min_run_ns)
 			continue;
-		if (!(ew->vt < er->vt))
-			continue;
-		/* How far behind the waiter is, in time. */
+		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
 		key = er->vt - ew->vt;
-		if (key > best_key) {
+		if (key > (double)c->params.min_run_ns && key > best_key) {
 			best_key = key;
 			best = (int)l;
 		}
 	}
-	if (best >= 0)
-		lanes_repick(s, (unsigned int)best);
+	if (best < 0)
+		return;
+	lanes_put_back(s, lane_of(s, best)->cur);
+	vc = pick_below(se);
+	lane_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
 }
 
 void lanes_expire(struct sched *s)
