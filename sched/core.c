@@ -357,6 +357,8 @@ size_t sched_take_decisions(struct sched *s, struct sched_decision *out, size_t 
 	struct sched_core *c = &s->core;
 	size_t n = c->nr_dec < max ? c->nr_dec : max;
 
+	if (!n)
+		return 0;
 	memcpy(out, c->dec, n * sizeof(*out));
 	memmove(c->dec, c->dec + n, (c->nr_dec - n) * sizeof(*out));
 	c->nr_dec -= n;
