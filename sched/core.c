@@ -200,6 +200,8 @@ void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
 		fair_clear_running(s, vc);
 	if (vc->runnable) {
 		runnable_change(s, fc, -1);
+		/* The tree changed under vc: redo all rates, not just along a path. */
+		fair_rates_changed(s);
 		fair_block(s, vc);
 	}
 	fc->nr_children--;
@@ -426,6 +428,11 @@ uint64_t sched_lane_until(const struct sched *s, unsigned int lane)
 bool group_throttled(const struct group *g)
 {
 	return g->core && gcore(g)->throttled;
+}
+
+double sched_vcpu_rate(const struct sched *s, unsigned int id)
+{
+	return id < s->nr_vcpus ? s->core.vcpus[id].se.rate : 0;
 }
 
 unsigned long sched_nr_switches(const struct sched *s)

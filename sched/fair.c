@@ -29,12 +29,14 @@
  * runnability or configuration changes.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "internal.h"
 #include "sched/fluid.h"
 
 #define RATE_MIN	1e-12
+#define RATE_EPS	1e-12
 
 int fair_init(struct sched *s)
 {
@@ -82,6 +84,131 @@ static double vclock(const struct group_core *gc)
 void fair_rates_changed(struct sched *s)
 {
 	s->core.rates_dirty = true;
+}
+
+/* Only vc's runnability changed: the rates can be redone along its path. */
+static void fair_path_changed(struct sched *s, struct vcpu_core *vc)
+{
+	struct sched_core *c = &s->core;
+
+	if (c->path_dirty && c->path_dirty != vc)
+		c->rates_dirty = true;
+	c->path_dirty = vc;
+}
+
+static double group_demand(const struct group *g)
+{
+	const struct sched_vcpu *v;
+	const struct group *c;
+	double d = 0;
+
+	list_for_each_entry(v, &g->vcpus, group_node)
+		d += vcore(v)->se.runnable ? 1.0 : 0.0;
+	list_for_each_entry(c, &g->children, sibling)
+		d += gcore(c)->demand;
+	if (g->parent && g->quota_us != RUNTIME_INF) {
+		double cap = (double)g->quota_us / (double)g->period_us;
+
+		if (cap < d)
+			d = cap;
+	}
+	return d;
+}
+
+static void cache_demands(struct group *g)
+{
+	struct group *c;
+
+	list_for_each_entry(c, &g->children, sibling)
+		cache_demands(c);
+	gcore(g)->demand = group_demand(g);
+}
+
+/* A child's rate changes to r (0 if not runnable): keep its lag around the level's V. */
+static void set_rate(struct group_core *gc, struct sched_entity *e, double r, double V)
+{
+	if (!e->runnable)
+		return;
+	if (r < RATE_MIN)
+		r = RATE_MIN;
+	if (e->rate > 0) {
+		gc->sum_rvt -= e->rate * e->vt;
+		gc->sum_r -= e->rate;
+		e->vt = V - (V - e->vt) * e->rate / r;
+	} else {
+		e->vt = V;
+	}
+	e->rate = r;
+	gc->sum_rvt += r * e->vt;
+	gc->sum_r += r;
+	if (heap_queued(&e->node))
+		heap_fix(&gc->queue, &e->node);
+}
+
+/*
+ * Water-fill cap among g's children from the cached demands and change the rates that moved;
+ * go down only where a child's capacity moved or its demand changed below it. A wake or a block
+ * thus costs the siblings along one path, unless it shifts capacity across whole subtrees.
+ */
+static void refill_group(struct group *g, double cap, struct fluid_claim *cl)
+{
+	struct group_core *gc = gcore(g);
+	double V = vclock(gc);
+	struct sched_vcpu *v;
+	struct group *c;
+	unsigned int n = 0, i;
+
+	list_for_each_entry(v, &g->vcpus, group_node) {
+		cl[n] = (struct fluid_claim){ .weight = NICE_0_LOAD, .vcpu = v->id };
+		cl[n].demand = vcore(v)->se.runnable ? 1.0 : 0.0;
+		cl[n].done = cl[n].demand <= 0;
+		n++;
+	}
+	list_for_each_entry(c, &g->children, sibling) {
+		cl[n] = (struct fluid_claim){ .weight = (double)c->shares, .g = c };
+		cl[n].demand = gcore(c)->demand;
+		cl[n].done = cl[n].demand <= 0;
+		n++;
+	}
+	fluid_water_fill(cl, n, cap);
+	i = 0;
+	list_for_each_entry(v, &g->vcpus, group_node) {
+		struct sched_entity *e = &vcore(v)->se;
+
+		if (fabs(cl[i].got - e->rate) > RATE_EPS)
+			set_rate(gc, e, cl[i].got, V);
+		i++;
+	}
+	list_for_each_entry(c, &g->children, sibling) {
+		struct group_core *cc = gcore(c);
+		bool moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
+
+		if (moved || cc->on_path)
+			refill_group(c, cl[i].got, cl + n);
+		if (moved)
+			set_rate(gc, &cc->se, cl[i].got, V);
+		cc->on_path = false;
+		i++;
+	}
+	if (gc->sum_r <= RATE_MIN) {
+		gc->sum_r = 0;
+		gc->sum_rvt = 0;
+		gc->vbase = V;
+	}
+}
+
+static void update_path(struct sched *s, struct vcpu_core *vc)
+{
+	struct group *g, *root = &s->root;
+	double cap;
+
+	for (g = vc->v->group; g; g = g->parent) {
+		gcore(g)->demand = group_demand(g);
+		gcore(g)->on_path = true;
+	}
+	cap = gcore(root)->demand < s->nr_lanes ? gcore(root)->demand : s->nr_lanes;
+	refill_group(root, cap, s->core.claims);
+	gcore(root)->on_path = false;
 }
 
 static void zero_rates(struct group *g)
@@ -134,9 +261,15 @@ void fair_update_rates(struct sched *s)
 	struct sched_core *c = &s->core;
 	unsigned int i;
 
-	if (!c->rates_dirty)
+	if (!c->rates_dirty) {
+		if (c->path_dirty)
+			update_path(s, c->path_dirty);
+		c->path_dirty = NULL;
 		return;
+	}
 	c->rates_dirty = false;
+	c->path_dirty = NULL;
+	cache_demands(&s->root);
 	for (i = 0; i < s->nr_vcpus; i++)
 		c->demand[i] = c->vcpus[i].se.runnable ? 1.0 : 0.0;
 	fluid_solve_scratch(s, c->demand, c->rate, c->claims);
@@ -218,7 +351,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 		if (n < 64)
 			woken[n++] = se;
 	}
-	fair_rates_changed(s);
+	fair_path_changed(s, vc);
 	fair_update_rates(s);
 	while (n--) {
 		struct group_core *p;
@@ -250,7 +383,7 @@ void fair_block(struct sched *s, struct vcpu_core *vc)
 		se->runnable = false;
 		se->rate = 0;
 	}
-	fair_rates_changed(s);
+	fair_path_changed(s, vc);
 	fair_update_rates(s);
 }
 

@@ -39,6 +39,8 @@ struct group_core {
 	struct list_head running;	/* child entities holding lanes */
 	double sum_rvt, sum_r;		/* over runnable children: V = sum_rvt / sum_r */
 	double vbase;			/* V while no child is runnable */
+	double demand;			/* min(quota / period, children's demand), cached */
+	bool on_path;			/* demand changed below: fair_update_rates() */
 	unsigned int nr_children;	/* child entities: queue capacity */
 	unsigned int nr_runnable;	/* runnable vCPUs at or below, running or not */
 
@@ -86,7 +88,8 @@ struct sched_core {
 	struct sched_decision *dec;
 	size_t nr_dec, cap_dec;
 	unsigned long nr_switches;
-	bool rates_dirty;
+	bool rates_dirty;		/* everything: configuration changed */
+	struct vcpu_core *path_dirty;	/* only this vCPU's runnability changed */
 	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
 	struct fluid_claim *claims;
 	size_t nr_claims;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The scheduler core's decisions, driven by hand with explicit times. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
 #include "sched/core.h"
+#include "sched/fluid.h"
 
 #define MS 1000000ULL
 
@@ -226,7 +228,52 @@ static void test_core_params(void)
 	sched_destroy(s);
 }
 
+/* Rates kept up to date along one path at a time equal a full solve of the fluid ideal. */
+static void test_core_incremental_rates(void)
+{
+	enum { NV = 24 };
+	struct sched *s = sched_create(3, NV);
+	struct group *g[6];
+	double demand[NV], rate[NV], worst = 0;
+	unsigned int i, k, seed = 7;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &g[0]), 0);
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "b", &g[1]), 0);
+	CU_ASSERT_EQUAL(group_create(s, g[0], "c", &g[2]), 0);
+	CU_ASSERT_EQUAL(group_create(s, g[0], "d", &g[3]), 0);
+	CU_ASSERT_EQUAL(group_create(s, g[3], "e", &g[4]), 0);
+	CU_ASSERT_EQUAL(group_create(s, g[1], "f", &g[5]), 0);
+	CU_ASSERT_EQUAL(group_set_shares(s, g[1], 3000), 0);
+	CU_ASSERT_EQUAL(group_set_shares(s, g[4], 200), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[3], 40000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[5], 150000, 100000, 0), 0);
+	for (i = 0; i < NV; i++)
+		CU_ASSERT_EQUAL(sched_vcpu_move(s, i, i % 7 == 6 ? sched_root(s) : g[i % 7 % 6]), 0);
+	for (k = 0; k < 400; k++) {
+		unsigned int v = rand_r(&seed) % NV;
+
+		if (sched_vcpu_is_runnable(s, v))
+			sched_vcpu_blocked(s, v, k * MS);
+		else
+			sched_vcpu_runnable(s, v, k * MS);
+		for (i = 0; i < NV; i++)
+			demand[i] = sched_vcpu_is_runnable(s, i) ? 1 : 0;
+		CU_ASSERT_EQUAL_FATAL(fluid_solve(s, demand, rate), 0);
+		for (i = 0; i < NV; i++) {
+			double d = sched_vcpu_rate(s, i) - rate[i];
+
+			if (d < 0)
+				d = -d;
+			if (d > worst)
+				worst = d;
+		}
+	}
+	CU_ASSERT_TRUE(worst < 1e-9);
+	sched_destroy(s);
+}
+
 static CU_TestInfo core_tests[] = {
+	{ "incremental rates equal the fluid ideal", test_core_incremental_rates },
 	{ "a vCPU alone gets no slice end", test_core_alone_no_slice_end },
 	{ "rotation and min_run", test_core_rotation_and_min_run },
 	{ "a waker owed service preempts after min_run", test_core_wake_preempts_after_min_run },
