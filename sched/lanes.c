@@ -20,6 +20,16 @@ static struct lane *lane_of(struct sched *s, unsigned int l)
 }
 
 /*
+ * A vCPU owed a whole CPU by the fluid ideal keeps its lane while others wait: rotating it out
+ * would only cost kicks and hand the lane to whoever's lag swung last (a sibling whose rate
+ * just dropped when some vCPU woke). Only its caps can end its run.
+ */
+static bool owns_lane(const struct vcpu_core *vc)
+{
+	return vc->se.rate >= 1.0 - 1e-9;
+}
+
+/*
  * While others wait, a lane comes with a rotation end, prepaid at once so that the next lane
  * handed out at the same moment already sees it (fair_prepay()).
  */
@@ -41,7 +51,7 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	ln->rot_until = SCHED_TIME_NONE;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
-	if (gcore(&s->root)->queue.nr)
+	if (gcore(&s->root)->queue.nr && !owns_lane(vc))
 		lane_set_rotation(s, ln);
 }
 
@@ -128,7 +138,9 @@ static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r, struc
 			struct vcpu_core *x = most_served(best);
 			struct lane *ln = lane_of(s, x->lane);
 
-			return s->core.now >= ln->start + s->core.params.min_run_ns ? x : r;
+			if (owns_lane(x) || s->core.now < ln->start + s->core.params.min_run_ns)
+				return r;
+			return x;
 		}
 		er = c;
 	}
@@ -208,7 +220,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 			best = (int)l;
 			break;
 		}
-		if (c->now < ln->start + c->params.min_run_ns)
+		if (c->now < ln->start + c->params.min_run_ns || owns_lane(ln->cur))
 			continue;
 		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
 		key = er->vt - ew->vt;
@@ -258,7 +270,7 @@ void lanes_settle(struct sched *s)
 
 		if (!ln->cur)
 			continue;
-		if (!waiters) {
+		if (!waiters || owns_lane(ln->cur)) {
 			ln->rot_until = SCHED_TIME_NONE;
 			fair_refund(s, ln->cur);
 		} else if (ln->rot_until == SCHED_TIME_NONE) {
