@@ -435,6 +435,11 @@ double sched_vcpu_rate(const struct sched *s, unsigned int id)
 	return id < s->nr_vcpus ? s->core.vcpus[id].se.rate : 0;
 }
 
+double sched_vcpu_demand(const struct sched *s, unsigned int id)
+{
+	return id < s->nr_vcpus ? fair_vcpu_demand(&s->core.vcpus[id]) : 0;
+}
+
 unsigned long sched_nr_switches(const struct sched *s)
 {
 	return s->core.nr_switches;

@@ -37,6 +37,7 @@
 
 #define RATE_MIN	1e-12
 #define RATE_EPS	1e-12
+#define DEMAND_TAU_NS	100e6
 
 int fair_init(struct sched *s)
 {
@@ -96,6 +97,33 @@ static void fair_path_changed(struct sched *s, struct vcpu_core *vc)
 	c->path_dirty = vc;
 }
 
+/*
+ * A vCPU's demand in the rates: a whole CPU while runnable; while blocked, the share of recent
+ * time it was runnable (an average over DEMAND_TAU_NS). The fluid ideal counts a duty-cycle vCPU
+ * by its long-run demand, so its group keeps that part of its share while it sleeps, and when
+ * it wakes its group is owed the lane it needs instead of finding its share given away. Too
+ * high an estimate costs nothing: service is still work-conserving, and an entity that cannot
+ * use its rate only piles up lag, which is bounded (set_rate()).
+ */
+static double vcpu_demand(const struct vcpu_core *vc)
+{
+	return vc->se.runnable ? 1.0 : vc->est;
+}
+
+static void est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable)
+{
+	uint64_t now = s->core.now;
+	double a = exp(-(double)(now - vc->est_stamp) / DEMAND_TAU_NS);
+
+	vc->est = vc->est * a + (was_runnable ? 1.0 - a : 0.0);
+	vc->est_stamp = now;
+}
+
+double fair_vcpu_demand(const struct vcpu_core *vc)
+{
+	return vcpu_demand(vc);
+}
+
 static double group_demand(const struct group *g)
 {
 	const struct sched_vcpu *v;
@@ -103,7 +131,7 @@ static double group_demand(const struct group *g)
 	double d = 0;
 
 	list_for_each_entry(v, &g->vcpus, group_node)
-		d += vcore(v)->se.runnable ? 1.0 : 0.0;
+		d += vcpu_demand(vcore(v));
 	list_for_each_entry(c, &g->children, sibling)
 		d += gcore(c)->demand;
 	if (g->parent && g->quota_us != RUNTIME_INF) {
@@ -125,7 +153,20 @@ static void cache_demands(struct group *g)
 }
 
 /* A child's rate changes to r (0 if not runnable): keep its lag around the level's V. */
-static void set_rate(struct group_core *gc, struct sched_entity *e, double r, double V)
+/*
+ * Lag (service) kept across a rate change, bounded by bound (lag_ns), scaled up for entities
+ * owed several CPUs: an entity that could not use its rate (demand below it, a reservation of
+ * a sleeping vCPU) must not hoard the difference.
+ */
+static double clamp_lag(double bound, double lag, double r)
+{
+	double b = bound * (r > 1.0 ? r : 1.0);
+
+	return lag > b ? b : lag < -b ? -b : lag;
+}
+
+static void set_rate(struct group_core *gc, struct sched_entity *e, double r, double V,
+		     double bound)
 {
 	if (!e->runnable)
 		return;
@@ -134,7 +175,7 @@ static void set_rate(struct group_core *gc, struct sched_entity *e, double r, do
 	if (e->rate > 0) {
 		gc->sum_rvt -= e->rate * e->vt;
 		gc->sum_r -= e->rate;
-		e->vt = V - (V - e->vt) * e->rate / r;
+		e->vt = V - clamp_lag(bound, e->rate * (V - e->vt), r) / r;
 	} else {
 		e->vt = V;
 	}
@@ -150,7 +191,7 @@ static void set_rate(struct group_core *gc, struct sched_entity *e, double r, do
  * go down only where a child's capacity moved or its demand changed below it. A wake or a block
  * thus costs the siblings along one path, unless it shifts capacity across whole subtrees.
  */
-static void refill_group(struct group *g, double cap, struct fluid_claim *cl)
+static void refill_group(struct group *g, double cap, struct fluid_claim *cl, double bound)
 {
 	struct group_core *gc = gcore(g);
 	double V = vclock(gc);
@@ -160,7 +201,7 @@ static void refill_group(struct group *g, double cap, struct fluid_claim *cl)
 
 	list_for_each_entry(v, &g->vcpus, group_node) {
 		cl[n] = (struct fluid_claim){ .weight = NICE_0_LOAD, .vcpu = v->id };
-		cl[n].demand = vcore(v)->se.runnable ? 1.0 : 0.0;
+		cl[n].demand = vcpu_demand(vcore(v));
 		cl[n].done = cl[n].demand <= 0;
 		n++;
 	}
@@ -176,7 +217,7 @@ static void refill_group(struct group *g, double cap, struct fluid_claim *cl)
 		struct sched_entity *e = &vcore(v)->se;
 
 		if (fabs(cl[i].got - e->rate) > RATE_EPS)
-			set_rate(gc, e, cl[i].got, V);
+			set_rate(gc, e, cl[i].got, V, bound);
 		i++;
 	}
 	list_for_each_entry(c, &g->children, sibling) {
@@ -184,9 +225,9 @@ static void refill_group(struct group *g, double cap, struct fluid_claim *cl)
 		bool moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
 
 		if (moved || cc->on_path)
-			refill_group(c, cl[i].got, cl + n);
+			refill_group(c, cl[i].got, cl + n, bound);
 		if (moved)
-			set_rate(gc, &cc->se, cl[i].got, V);
+			set_rate(gc, &cc->se, cl[i].got, V, bound);
 		cc->on_path = false;
 		i++;
 	}
@@ -207,7 +248,7 @@ static void update_path(struct sched *s, struct vcpu_core *vc)
 		gcore(g)->on_path = true;
 	}
 	cap = gcore(root)->demand < s->nr_lanes ? gcore(root)->demand : s->nr_lanes;
-	refill_group(root, cap, s->core.claims);
+	refill_group(root, cap, s->core.claims, (double)s->core.params.lag_ns);
 	gcore(root)->on_path = false;
 }
 
@@ -220,7 +261,7 @@ static void zero_rates(struct group *g)
 		zero_rates(c);
 }
 
-static void retag_child(struct group_core *gc, struct sched_entity *e, double V)
+static void retag_child(struct group_core *gc, struct sched_entity *e, double V, double bound)
 {
 	double r = e->new_rate > RATE_MIN ? e->new_rate : RATE_MIN;
 
@@ -229,7 +270,7 @@ static void retag_child(struct group_core *gc, struct sched_entity *e, double V)
 		return;
 	}
 	/* Keep the lag rate * (V - vt); an entity new to the sum starts at V. */
-	e->vt = e->rate > 0 ? V - (V - e->vt) * e->rate / r : V;
+	e->vt = e->rate > 0 ? V - clamp_lag(bound, e->rate * (V - e->vt), r) / r : V;
 	e->rate = r;
 	gc->sum_rvt += r * e->vt;
 	gc->sum_r += r;
@@ -237,7 +278,7 @@ static void retag_child(struct group_core *gc, struct sched_entity *e, double V)
 		heap_fix(&gc->queue, &e->node);
 }
 
-static void retag_group(struct group *g)
+static void retag_group(struct group *g, double bound)
 {
 	struct group_core *gc = gcore(g);
 	double V = vclock(gc);
@@ -247,10 +288,10 @@ static void retag_group(struct group *g)
 	gc->sum_rvt = 0;
 	gc->sum_r = 0;
 	list_for_each_entry(v, &g->vcpus, group_node)
-		retag_child(gc, &vcore(v)->se, V);
+		retag_child(gc, &vcore(v)->se, V, bound);
 	list_for_each_entry(c, &g->children, sibling) {
-		retag_child(gc, &gcore(c)->se, V);
-		retag_group(c);
+		retag_child(gc, &gcore(c)->se, V, bound);
+		retag_group(c, bound);
 	}
 	if (gc->sum_r <= 0)
 		gc->vbase = V;
@@ -271,7 +312,7 @@ void fair_update_rates(struct sched *s)
 	c->path_dirty = NULL;
 	cache_demands(&s->root);
 	for (i = 0; i < s->nr_vcpus; i++)
-		c->demand[i] = c->vcpus[i].se.runnable ? 1.0 : 0.0;
+		c->demand[i] = vcpu_demand(&c->vcpus[i]);
 	fluid_solve_scratch(s, c->demand, c->rate, c->claims);
 	zero_rates(&s->root);
 	for (i = 0; i < s->nr_vcpus; i++) {
@@ -281,7 +322,7 @@ void fair_update_rates(struct sched *s)
 		for (g = s->vcpus[i].group; g; g = g->parent)
 			gcore(g)->se.new_rate += c->rate[i];
 	}
-	retag_group(&s->root);
+	retag_group(&s->root, (double)c->params.lag_ns);
 }
 
 /* Queue se in its parent and, where the parent had nobody waiting, the parent in its own
@@ -345,6 +386,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 	struct sched_entity *se, *woken[64];
 	unsigned int n = 0;
 
+	est_update(s, vc, false);
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
 		se->runnable = true;
 		se->rate = 0;
@@ -375,6 +417,7 @@ void fair_block(struct sched *s, struct vcpu_core *vc)
 {
 	struct sched_entity *se = &vc->se;
 
+	est_update(s, vc, true);
 	for (; se->parent; se = &se->parent->se) {
 		if (se->is_group && se_group(se)->nr_runnable)
 			break;

@@ -64,6 +64,8 @@ struct vcpu_core {
 	bool runnable;
 	int lane;			/* -1 when not on a lane */
 	int told_lane;			/* the lane the runtime was told, -1 if none */
+	double est;			/* recent runnable fraction, the demand it keeps asleep */
+	uint64_t est_stamp;
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 };
 
@@ -156,6 +158,7 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double 
 void fair_set_running(struct sched *s, struct vcpu_core *vc);
 void fair_clear_running(struct sched *s, struct vcpu_core *vc);
 bool fair_waiting(const struct vcpu_core *vc);
+double fair_vcpu_demand(const struct vcpu_core *vc);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
 void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta);

@@ -83,6 +83,7 @@ int sched_lane_vcpu(const struct sched *s, unsigned int lane);	/* -1 if the lane
 uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
 bool group_throttled(const struct group *g);
 double sched_vcpu_rate(const struct sched *s, unsigned int id);	/* CPUs owed now, 0 if blocked */
+double sched_vcpu_demand(const struct sched *s, unsigned int id);	/* what the rates assume */
 unsigned long sched_nr_switches(const struct sched *s);	/* lane changes of vCPU, for stats */
 
 #endif
