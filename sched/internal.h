@@ -140,6 +140,16 @@ int core_group_added(struct sched *s, struct group *g);
 void core_group_bandwidth(struct sched *s, struct group *g);
 void core_emit(struct sched *s, enum sched_decision_type type, struct group *g);
 
+/* V of a level: the rate-weighted mean vt of the runnable children. */
+static inline double fair_vclock(const struct group_core *gc)
+{
+	return gc->sum_r > 0 ? gc->sum_rvt / gc->sum_r : gc->vbase;
+}
+
+/* rates.c: fluid rates of every entity. */
+void fair_path_changed(struct sched *s, struct vcpu_core *vc);
+void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable);
+
 /* fair.c: fluid rates and per-level virtual time. */
 int fair_init(struct sched *s);
 void fair_exit(struct sched *s);
