@@ -187,10 +187,9 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 		charge_path(vc, (double)(delta - used));
 }
 
-struct vcpu_core *fair_pick(struct sched *s)
+/* The first waiting vCPU by vt alone, level by level: work-conserving fallback. */
+static struct vcpu_core *pick_min(struct group_core *gc)
 {
-	struct group_core *gc = gcore(&s->root);
-
 	for (;;) {
 		struct heap_node *n = heap_min(&gc->queue);
 		struct sched_entity *se;
@@ -205,6 +204,72 @@ struct vcpu_core *fair_pick(struct sched *s)
 }
 
 /*
+ * Eligible (EEVDF's word): not ahead of its level by more than a slice of its own service. A
+ * group whose only waiters are far ahead does not take a lane for them while anyone else is
+ * eligible; otherwise a child that is the only one waiting in a group owed lanes (say, while a
+ * sibling with reserved demand sleeps) would take the group's whole share.
+ */
+static bool eligible(const struct sched *s, const struct group_core *gc,
+		     const struct sched_entity *e)
+{
+	return e->rate <= 0 ||
+	       e->vt <= fair_vclock(gc) + (double)s->core.params.slice_ns / e->rate;
+}
+
+static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc);
+
+static struct vcpu_core *pick_entity(struct sched *s, struct group_core *gc,
+				     struct sched_entity *se)
+{
+	if (!eligible(s, gc, se))
+		return NULL;
+	return se->is_group ? pick_in(s, se_group(se)) : se_vcpu(se);
+}
+
+/* The eligible waiting vCPU reached by the smallest eligible vt at every level, or NULL. */
+static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
+{
+	struct heap_node *n = heap_min(&gc->queue);
+	struct sched_entity *first, *prev;
+	struct vcpu_core *vc;
+	unsigned int i;
+
+	if (!n)
+		return NULL;
+	first = container_of(n, struct sched_entity, node);
+	vc = pick_entity(s, gc, first);
+	if (vc)
+		return vc;
+	/* Rare: try the others in vt order (a scan per try; queues are short). */
+	for (prev = first;;) {
+		struct sched_entity *next = NULL;
+
+		for (i = 0; i < gc->queue.nr; i++) {
+			struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity,
+							      node);
+
+			if (e->vt < prev->vt || (e->vt == prev->vt && e <= prev))
+				continue;
+			if (!next || e->vt < next->vt || (e->vt == next->vt && e < next))
+				next = e;
+		}
+		if (!next)
+			return NULL;
+		vc = pick_entity(s, gc, next);
+		if (vc)
+			return vc;
+		prev = next;
+	}
+}
+
+struct vcpu_core *fair_pick(struct sched *s)
+{
+	struct vcpu_core *vc = pick_in(s, gcore(&s->root));
+
+	return vc ? vc : pick_min(gcore(&s->root));
+}
+
+/*
  * fair_pick() for a lane whose vCPU r was just put back: at every level where r's path is still
  * queued, r's side keeps the lane unless the first entity is ahead of it by more than gran
  * (time). A near tie is not worth a switch (a kick), and a lane kept inside a group is still
@@ -215,31 +280,25 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double 
 	struct sched_entity *path[64], *e;
 	struct group_core *gc = gcore(&s->root);
 	unsigned int n = 0;
-	bool sticky = true;
 
 	for (e = &r->se; e->parent && n < 64; e = &e->parent->se)
 		path[n++] = e;
-	for (;;) {
+	while (n) {
 		struct heap_node *hn = heap_min(&gc->queue);
-		struct sched_entity *se;
+		struct sched_entity *first, *p = path[--n];
 
 		if (!hn)
 			return NULL;
-		se = container_of(hn, struct sched_entity, node);
-		if (sticky && n) {
-			struct sched_entity *p = path[--n];
-
-			if (p->parent != gc || !heap_queued(&p->node))
-				sticky = false;
-			else if (p != se && p->vt - se->vt <= gran)
-				se = p;
-			else if (p != se)
-				sticky = false;
-		}
-		if (!se->is_group)
-			return se_vcpu(se);
-		gc = se_group(se);
+		first = container_of(hn, struct sched_entity, node);
+		if (p->parent != gc || !heap_queued(&p->node) || !eligible(s, gc, p) ||
+		    (p != first && p->vt - first->vt > gran))
+			break;
+		if (!p->is_group)
+			return se_vcpu(p);
+		gc = se_group(p);
 	}
+	e = (struct sched_entity *)pick_in(s, gc);
+	return e ? (struct vcpu_core *)e : fair_pick(s);
 }
 
 static void running_inc(struct sched_entity *se)
