@@ -110,7 +110,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 		se = woken[n];
 		p = se->parent;
 		V = fair_vclock(p);
-		lag = se->lag > bound ? bound : se->lag < -bound ? -bound : se->lag;
+		lag = fair_clamp_lag(bound, se->lag, se->rate);
 		p->sum_rvt -= se->rate * se->vt;
 		se->vt = V - lag / se->rate;
 		p->sum_rvt += se->rate * se->vt;

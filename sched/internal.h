@@ -149,6 +149,7 @@ static inline double fair_vclock(const struct group_core *gc)
 /* rates.c: fluid rates of every entity. */
 void fair_path_changed(struct sched *s, struct vcpu_core *vc);
 void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable);
+double fair_clamp_lag(double bound, double lag, double r);
 
 /* fair.c: fluid rates and per-level virtual time. */
 int fair_init(struct sched *s);

@@ -129,15 +129,17 @@ static void cache_demands(struct group *g)
 
 /* A child's rate changes to r (0 if not runnable): keep its lag around the level's V. */
 /*
- * Lag (service) kept across a rate change, bounded by bound (lag_ns), scaled up for entities
- * owed several CPUs: an entity that could not use its rate (demand below it, a reservation of
- * a sleeping vCPU) must not hoard the difference.
+ * Lag (service) kept across a rate change or a sleep: credit at most bound (lag_ns) of the
+ * entity's own rate, debt at most bound (times the rate above one CPU). Credit must scale with
+ * the rate: an entity owed 0.1 % of a CPU would otherwise turn a few ms of credit, gained while
+ * its rate was briefly high, into seconds of priority. And an entity that could not use its
+ * rate (demand below it, a sleeper's reservation) must not hoard the difference.
  */
-static double clamp_lag(double bound, double lag, double r)
+double fair_clamp_lag(double bound, double lag, double r)
 {
-	double b = bound * (r > 1.0 ? r : 1.0);
+	double credit = bound * r, debt = bound * (r > 1.0 ? r : 1.0);
 
-	return lag > b ? b : lag < -b ? -b : lag;
+	return lag > credit ? credit : lag < -debt ? -debt : lag;
 }
 
 static void set_rate(struct group_core *gc, struct sched_entity *e, double r, double V,
@@ -150,7 +152,7 @@ static void set_rate(struct group_core *gc, struct sched_entity *e, double r, do
 	if (e->rate > 0) {
 		gc->sum_rvt -= e->rate * e->vt;
 		gc->sum_r -= e->rate;
-		e->vt = V - clamp_lag(bound, e->rate * (V - e->vt), r) / r;
+		e->vt = V - fair_clamp_lag(bound, e->rate * (V - e->vt), r) / r;
 	} else {
 		e->vt = V;
 	}
@@ -245,7 +247,7 @@ static void retag_child(struct group_core *gc, struct sched_entity *e, double V,
 		return;
 	}
 	/* Keep the lag rate * (V - vt); an entity new to the sum starts at V. */
-	e->vt = e->rate > 0 ? V - clamp_lag(bound, e->rate * (V - e->vt), r) / r : V;
+	e->vt = e->rate > 0 ? V - fair_clamp_lag(bound, e->rate * (V - e->vt), r) / r : V;
 	e->rate = r;
 	gc->sum_rvt += r * e->vt;
 	gc->sum_r += r;
