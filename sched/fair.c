@@ -137,8 +137,26 @@ void fair_block(struct sched *s, struct vcpu_core *vc)
 	fair_update_rates(s);
 }
 
-static void charge_path(struct vcpu_core *vc, double d)
+/*
+ * An entity running everything it has (lanes held, nobody waiting below) cannot use more than
+ * it gets: credit it builds up (its rate holds a sleeper's reservation, or its demand is below
+ * its share) means nothing while it stays so, and left in V it would make its siblings look
+ * ahead and ineligible. Keep it within a slice of V.
+ */
+static void bound_saturated(struct sched_entity *se, double slice)
 {
+	struct group_core *p = se->parent;
+	double lo = fair_vclock(p) - slice / se->rate;
+
+	if (heap_queued(&se->node) || !se->nr_running || se->vt >= lo)
+		return;
+	p->sum_rvt += se->rate * (lo - se->vt);
+	se->vt = lo;
+}
+
+static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
+{
+	double slice = (double)s->core.params.slice_ns;
 	struct sched_entity *se;
 
 	for (se = &vc->se; se->parent; se = &se->parent->se) {
@@ -151,6 +169,8 @@ static void charge_path(struct vcpu_core *vc, double d)
 		se->parent->sum_rvt += d;
 		if (heap_queued(&se->node))
 			heap_fix(&se->parent->queue, &se->node);
+		else if (d > 0)
+			bound_saturated(se, slice);
 	}
 }
 
@@ -165,7 +185,7 @@ void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice)
 {
 	(void)s;
 	vc->resv += slice;
-	charge_path(vc, (double)slice);
+	charge_path(s, vc, (double)slice);
 }
 
 void fair_refund(struct sched *s, struct vcpu_core *vc)
@@ -173,7 +193,7 @@ void fair_refund(struct sched *s, struct vcpu_core *vc)
 	(void)s;
 	if (!vc->resv)
 		return;
-	charge_path(vc, -(double)vc->resv);
+	charge_path(s, vc, -(double)vc->resv);
 	vc->resv = 0;
 }
 
@@ -184,7 +204,7 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 	(void)s;
 	vc->resv -= used;
 	if (delta > used)
-		charge_path(vc, (double)(delta - used));
+		charge_path(s, vc, (double)(delta - used));
 }
 
 /* The first waiting vCPU by vt alone, level by level: work-conserving fallback. */
