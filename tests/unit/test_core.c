@@ -206,6 +206,33 @@ static void test_core_move_into_throttled_group(void)
 	sched_destroy(s);
 }
 
+static void test_core_remove_capped_group(void)
+{
+	struct sched *s = sched_create(2, 2);
+	struct sched_decision d[16];
+	struct cpu_stat st;
+	struct group *a;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 5000, 50000, 0), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, a), 0);
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_runnable(s, 1, 0);
+	sched_vcpu_ran(s, 0, 5 * MS, 0, 5 * MS);
+	CU_ASSERT_TRUE(group_throttled(a));
+	/* Leaving a throttled group gives the vCPU its lane back at once. */
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, sched_root(s)), 0);
+	CU_ASSERT_TRUE(sched_vcpu_lane(s, 0) >= 0);
+	CU_ASSERT_EQUAL(group_remove(s, a), 0);
+	sched_timer(s, 50 * MS);
+	take(s, d, 16);
+	/* The removed group's usage stays in the root. */
+	group_stat(s, sched_root(s), 50 * MS, &st);
+	CU_ASSERT_EQUAL(st.usage_ns, 5 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), SCHED_TIME_NONE);
+	sched_destroy(s);
+}
+
 static void test_core_params(void)
 {
 	struct sched *s = sched_create(1, 1);
@@ -284,6 +311,7 @@ static CU_TestInfo core_tests[] = {
 	{ "idle group preempted at once", test_core_idle_group_preempted_at_once },
 	{ "throttle when the pool runs dry", test_core_throttle_at_exhaustion },
 	{ "move into a throttled group", test_core_move_into_throttled_group },
+	{ "remove a capped group", test_core_remove_capped_group },
 	{ "parameters", test_core_params },
 	CU_TEST_INFO_NULL,
 };
