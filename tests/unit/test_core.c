@@ -233,6 +233,74 @@ static void test_core_remove_capped_group(void)
 	sched_destroy(s);
 }
 
+/* nr_periods counts active periods plus one trailing idle one; the grid keeps its phase. */
+static void test_core_period_timer_stops_and_restarts(void)
+{
+	struct sched *s = sched_create(1, 1);
+	struct cpu_stat st;
+	struct group *a;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 10000, 100000, 0), 0);
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_ran(s, 0, 5 * MS, 0, 5 * MS);
+	sched_vcpu_blocked(s, 0, 5 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), 100 * MS);
+	sched_timer(s, 100 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), 200 * MS);
+	sched_timer(s, 200 * MS);
+	/* A whole period without a draw: the timer stops, after counting it. */
+	CU_ASSERT_EQUAL(sched_next_timer(s), SCHED_TIME_NONE);
+	group_stat(s, a, 500 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_periods, 2);
+	CU_ASSERT_EQUAL(st.nr_throttled, 0);
+	/* Drawing again restarts it on the same grid. */
+	sched_vcpu_runnable(s, 0, 1050 * MS);
+	sched_vcpu_ran(s, 0, MS, 0, 1051 * MS);
+	sched_vcpu_blocked(s, 0, 1051 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), 1100 * MS);
+	sched_timer(s, 1100 * MS);
+	group_stat(s, a, 1100 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_periods, 3);
+	CU_ASSERT_EQUAL(st.usage_ns, 6 * MS);
+	sched_destroy(s);
+}
+
+/* throttled_usec: time throttled times min(runnable vCPUs below, lanes). */
+static void test_core_throttled_time_width(void)
+{
+	struct sched *s = sched_create(2, 3);
+	struct sched_params p = { .slice_ns = 50 * MS, .min_run_ns = MS, .lag_ns = 100 * MS };
+	struct cpu_stat st;
+	struct group *a;
+	unsigned int i;
+
+	/* Slices longer than the pool lasts, so the slice end is the pool's. */
+	CU_ASSERT_EQUAL(sched_set_params(s, &p), 0);
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(sched_vcpu_move(s, i, a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 20000, 100000, 0), 0);
+	for (i = 0; i < 3; i++)
+		sched_vcpu_runnable(s, i, 0);
+	/* Two lanes drain the 20 ms pool in 10 ms. */
+	CU_ASSERT_EQUAL(sched_lane_until(s, 0), 10 * MS);
+	sched_vcpu_ran(s, sched_lane_vcpu(s, 0), 10 * MS, 0, 10 * MS);
+	sched_vcpu_ran(s, sched_lane_vcpu(s, 1), 10 * MS, 0, 10 * MS);
+	CU_ASSERT_TRUE(group_throttled(a));
+	/* 3 runnable vCPUs on 2 lanes count as 2 "CPUs"; one blocks at 50 ms: then 2. */
+	sched_vcpu_blocked(s, 2, 50 * MS);
+	sched_vcpu_blocked(s, 1, 60 * MS);
+	group_stat(s, a, 100 * MS, &st);
+	CU_ASSERT_EQUAL(st.throttled_ns, 2 * 40 * MS + 2 * 10 * MS + 1 * 40 * MS);
+	sched_timer(s, 100 * MS);
+	group_stat(s, a, 100 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_throttled, 1);
+	CU_ASSERT_FALSE(group_throttled(a));
+	sched_destroy(s);
+}
+
 static void test_core_params(void)
 {
 	struct sched *s = sched_create(1, 1);
@@ -312,6 +380,8 @@ static CU_TestInfo core_tests[] = {
 	{ "throttle when the pool runs dry", test_core_throttle_at_exhaustion },
 	{ "move into a throttled group", test_core_move_into_throttled_group },
 	{ "remove a capped group", test_core_remove_capped_group },
+	{ "period timer stops and restarts", test_core_period_timer_stops_and_restarts },
+	{ "throttled time counts runnable vCPUs per lane", test_core_throttled_time_width },
 	{ "parameters", test_core_params },
 	CU_TEST_INFO_NULL,
 };
