@@ -6,9 +6,13 @@
  * runtime never interrupts a vCPU for nothing.
  *
  * When a vCPU starts waiting and every lane is busy, one lane may be taken at once: from a
- * cpu.idle sibling always, otherwise from the vCPU the waiter beats by virtual time, provided
- * that vCPU ran at least min_run on its lane (credit2's ratelimit). The other lanes get a
- * rotation end so that the waiter's turn comes within a slice.
+ * cpu.idle sibling always, otherwise from the vCPU the waiter is furthest behind in virtual time
+ * (by more than min_run), provided that vCPU ran at least min_run on its lane (credit2's
+ * ratelimit). The other lanes get a rotation end so that the waiter's turn comes within a slice.
+ *
+ * At a rotation end the lane is picked again, sticky (a near tie keeps the vCPU: no kick), and
+ * if it goes elsewhere the subtree losing it gives up the lane of its child furthest ahead.
+ * docs/scheduler.md has the reasons.
  */
 #include <stdlib.h>
 
