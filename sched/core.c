@@ -176,7 +176,7 @@ static void runnable_change(struct sched *s, struct group_core *gc, int d)
 
 int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *to)
 {
-	struct group_core *tc = gcore(to);
+	struct group_core *tc = gcore(group_cpu_group(to));
 
 	(void)s;
 	(void)v;
@@ -188,10 +188,9 @@ int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *
  * the new one as if it woke, keeping its lag (bounded); a lane it holds stays unless a group on
  * the new path is throttled.
  */
-void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
+static void rehome(struct sched *s, struct vcpu_core *vc, struct group_core *fc,
+		   struct group_core *tc)
 {
-	struct vcpu_core *vc = vcore(v);
-	struct group_core *fc = gcore(from), *tc = gcore(v->group);
 	bool running = vc->lane >= 0;
 
 	if (fair_waiting(vc))
@@ -219,7 +218,52 @@ void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
 		fair_enqueue(s, &vc->se);
 		lanes_waiter_arrived(s, &vc->se);
 	}
+}
+
+void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
+{
+	struct group_core *fc = gcore(group_cpu_group(from));
+	struct group_core *tc = gcore(group_cpu_group(v->group));
+
+	rehome(s, vcore(v), fc, tc);
 	finish(s);
+}
+
+static int rehome_subtree(struct sched *s, struct group *g)
+{
+	struct sched_vcpu *v;
+	struct group *c;
+	int ret = 0;
+
+	list_for_each_entry(v, &g->vcpus, group_node) {
+		struct group_core *tc = gcore(group_cpu_group(g));
+
+		if (vcore(v)->se.parent == tc)
+			continue;
+		ret = heap_reserve(&tc->queue, tc->nr_children + 1);
+		if (ret)
+			return ret;
+		rehome(s, vcore(v), vcore(v)->se.parent, tc);
+	}
+	list_for_each_entry(c, &g->children, sibling) {
+		ret = rehome_subtree(s, c);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * "cpu" was added to or removed from g's subtree_control: g's children gained or lost their task
+ * group, so every vCPU below g is scheduled in its (new) nearest group with the controller.
+ */
+int core_group_subtree(struct sched *s, struct group *g)
+{
+	int ret = rehome_subtree(s, g);
+
+	fair_rates_changed(s);
+	finish(s);
+	return ret;
 }
 
 int core_group_added(struct sched *s, struct group *g)

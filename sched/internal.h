@@ -137,6 +137,7 @@ void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from);
 void core_group_reweight(struct sched *s, struct group *g);
 void core_group_idle(struct sched *s, struct group *g);
 int core_group_added(struct sched *s, struct group *g);
+int core_group_subtree(struct sched *s, struct group *g);
 void core_group_bandwidth(struct sched *s, struct group *g);
 void core_emit(struct sched *s, enum sched_decision_type type, struct group *g);
 

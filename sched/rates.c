@@ -99,16 +99,20 @@ double fair_vcpu_demand(const struct vcpu_core *vc)
 	return vcpu_demand(vc);
 }
 
-static double group_demand(const struct group *g)
+/* c->demand[] holds every vCPU's demand; refreshed for one vCPU when it changes. */
+static void demand_refresh(struct sched *s, struct vcpu_core *vc)
 {
-	const struct sched_vcpu *v;
-	const struct group *c;
+	s->core.demand[vc->v->id] = vcpu_demand(vc);
+}
+
+/* min(quota/period, claims' demand) of a group with a task group, from cached demands. */
+static double group_demand(struct sched *s, const struct group *g, struct fluid_claim *cl)
+{
+	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
 	double d = 0;
 
-	list_for_each_entry(v, &g->vcpus, group_node)
-		d += vcpu_demand(vcore(v));
-	list_for_each_entry(c, &g->children, sibling)
-		d += gcore(c)->demand;
+	for (i = 0; i < n; i++)
+		d += cl[i].g ? gcore(cl[i].g)->demand : cl[i].demand;
 	if (g->parent && g->quota_us != RUNTIME_INF) {
 		double cap = (double)g->quota_us / (double)g->period_us;
 
@@ -118,13 +122,15 @@ static double group_demand(const struct group *g)
 	return d;
 }
 
-static void cache_demands(struct group *g)
+/* Bottom-up over the groups that have a task group (the others' vCPUs count in an ancestor). */
+static void cache_demands(struct sched *s, struct group *g)
 {
 	struct group *c;
 
-	list_for_each_entry(c, &g->children, sibling)
-		cache_demands(c);
-	gcore(g)->demand = group_demand(g);
+	if (g->subtree_cpu)
+		list_for_each_entry(c, &g->children, sibling)
+			cache_demands(s, c);
+	gcore(g)->demand = group_demand(s, g, s->core.claims);
 }
 
 /* A child's rate changes to r (0 if not runnable): keep its lag around the level's V. */
@@ -168,45 +174,38 @@ static void set_rate(struct group_core *gc, struct sched_entity *e, double r, do
  * go down only where a child's capacity moved or its demand changed below it. A wake or a block
  * thus costs the siblings along one path, unless it shifts capacity across whole subtrees.
  */
-static void refill_group(struct group *g, double cap, struct fluid_claim *cl, double bound)
+static void refill_group(struct sched *s, struct group *g, double cap, struct fluid_claim *cl,
+			 double bound)
 {
 	struct group_core *gc = gcore(g);
 	double V = fair_vclock(gc);
-	struct sched_vcpu *v;
-	struct group *c;
-	unsigned int n = 0, i;
+	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
 
-	list_for_each_entry(v, &g->vcpus, group_node) {
-		cl[n] = (struct fluid_claim){ .weight = NICE_0_LOAD, .vcpu = v->id };
-		cl[n].demand = vcpu_demand(vcore(v));
-		cl[n].done = cl[n].demand <= 0;
-		n++;
-	}
-	list_for_each_entry(c, &g->children, sibling) {
-		cl[n] = (struct fluid_claim){ .weight = (double)c->shares, .g = c };
-		cl[n].demand = gcore(c)->demand;
-		cl[n].done = cl[n].demand <= 0;
-		n++;
+	for (i = 0; i < n; i++) {
+		if (cl[i].g) {
+			cl[i].demand = gcore(cl[i].g)->demand;
+			cl[i].done = cl[i].demand <= 0;
+		}
 	}
 	fluid_water_fill(cl, n, cap);
-	i = 0;
-	list_for_each_entry(v, &g->vcpus, group_node) {
-		struct sched_entity *e = &vcore(v)->se;
+	for (i = 0; i < n; i++) {
+		struct group_core *cc;
+		bool moved;
 
-		if (fabs(cl[i].got - e->rate) > RATE_EPS)
-			set_rate(gc, e, cl[i].got, V, bound);
-		i++;
-	}
-	list_for_each_entry(c, &g->children, sibling) {
-		struct group_core *cc = gcore(c);
-		bool moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
+		if (!cl[i].g) {
+			struct sched_entity *e = &s->core.vcpus[cl[i].vcpu].se;
 
+			if (fabs(cl[i].got - e->rate) > RATE_EPS)
+				set_rate(gc, e, cl[i].got, V, bound);
+			continue;
+		}
+		cc = gcore(cl[i].g);
+		moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
 		if (moved || cc->on_path)
-			refill_group(c, cl[i].got, cl + n, bound);
+			refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n, bound);
 		if (moved)
 			set_rate(gc, &cc->se, cl[i].got, V, bound);
 		cc->on_path = false;
-		i++;
 	}
 	if (gc->sum_r <= RATE_MIN) {
 		gc->sum_r = 0;
@@ -220,12 +219,13 @@ static void update_path(struct sched *s, struct vcpu_core *vc)
 	struct group *g, *root = &s->root;
 	double cap;
 
-	for (g = vc->v->group; g; g = g->parent) {
-		gcore(g)->demand = group_demand(g);
+	demand_refresh(s, vc);
+	for (g = group_cpu_group(vc->v->group); g; g = g->parent) {
+		gcore(g)->demand = group_demand(s, g, s->core.claims);
 		gcore(g)->on_path = true;
 	}
 	cap = gcore(root)->demand < s->nr_lanes ? gcore(root)->demand : s->nr_lanes;
-	refill_group(root, cap, s->core.claims, (double)s->core.params.lag_ns);
+	refill_group(s, root, cap, s->core.claims, (double)s->core.params.lag_ns);
 	gcore(root)->on_path = false;
 }
 
@@ -255,20 +255,21 @@ static void retag_child(struct group_core *gc, struct sched_entity *e, double V,
 		heap_fix(&gc->queue, &e->node);
 }
 
-static void retag_group(struct group *g, double bound)
+static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl, double bound)
 {
 	struct group_core *gc = gcore(g);
 	double V = fair_vclock(gc);
-	struct sched_vcpu *v;
-	struct group *c;
+	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
 
 	gc->sum_rvt = 0;
 	gc->sum_r = 0;
-	list_for_each_entry(v, &g->vcpus, group_node)
-		retag_child(gc, &vcore(v)->se, V, bound);
-	list_for_each_entry(c, &g->children, sibling) {
-		retag_child(gc, &gcore(c)->se, V, bound);
-		retag_group(c, bound);
+	for (i = 0; i < n; i++) {
+		if (!cl[i].g) {
+			retag_child(gc, &s->core.vcpus[cl[i].vcpu].se, V, bound);
+			continue;
+		}
+		retag_child(gc, &gcore(cl[i].g)->se, V, bound);
+		retag_group(s, (struct group *)cl[i].g, cl + n, bound);
 	}
 	if (gc->sum_r <= 0)
 		gc->vbase = V;
@@ -287,17 +288,17 @@ void fair_update_rates(struct sched *s)
 	}
 	c->rates_dirty = false;
 	c->path_dirty = NULL;
-	cache_demands(&s->root);
 	for (i = 0; i < s->nr_vcpus; i++)
 		c->demand[i] = vcpu_demand(&c->vcpus[i]);
+	cache_demands(s, &s->root);
 	fluid_solve_scratch(s, c->demand, c->rate, c->claims);
 	zero_rates(&s->root);
 	for (i = 0; i < s->nr_vcpus; i++) {
 		struct group *g;
 
 		c->vcpus[i].se.new_rate = c->rate[i];
-		for (g = s->vcpus[i].group; g; g = g->parent)
+		for (g = group_cpu_group(s->vcpus[i].group); g; g = g->parent)
 			gcore(g)->se.new_rate += c->rate[i];
 	}
-	retag_group(&s->root, (double)c->params.lag_ns);
+	retag_group(s, &s->root, c->claims, (double)c->params.lag_ns);
 }

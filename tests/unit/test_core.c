@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The scheduler core's decisions, driven by hand with explicit times. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,10 +339,17 @@ static void test_core_incremental_rates(void)
 	CU_ASSERT_EQUAL(group_create(s, g[0], "d", &g[3]), 0);
 	CU_ASSERT_EQUAL(group_create(s, g[3], "e", &g[4]), 0);
 	CU_ASSERT_EQUAL(group_create(s, g[1], "f", &g[5]), 0);
+	/* vCPU groups of one VM are a threaded subtree: vCPUs may sit at every level. */
+	for (i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(group_enable_threaded(s, g[i]), 0);
+	/* a and d enable cpu for their children; b does not: f's vCPUs run in b. */
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[0], true), 0);
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[3], true), 0);
 	CU_ASSERT_EQUAL(group_set_shares(s, g[1], 3000), 0);
 	CU_ASSERT_EQUAL(group_set_shares(s, g[4], 200), 0);
 	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[3], 40000, 100000, 0), 0);
-	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[5], 150000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[1], 150000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(group_set_shares(s, g[5], 200), -ENOENT);
 	for (i = 0; i < NV; i++)
 		CU_ASSERT_EQUAL(sched_vcpu_move(s, i, i % 7 == 6 ? sched_root(s) : g[i % 7 % 6]), 0);
 	for (k = 0; k < 400; k++) {
@@ -368,6 +376,16 @@ static void test_core_incremental_rates(void)
 		}
 	}
 	CU_ASSERT_TRUE(worst < 1e-9);
+	/* Taking cpu away from d (and giving it back) reschedules e's vCPUs in d, and back. */
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[3], false), 0);
+	CU_ASSERT_EQUAL(g[4]->shares, NICE_0_LOAD);
+	for (i = 0; i < NV; i++)
+		demand[i] = sched_vcpu_demand(s, i);
+	CU_ASSERT_EQUAL(fluid_solve(s, demand, rate), 0);
+	for (i = 0; i < NV; i++)
+		if (sched_vcpu_is_runnable(s, i))
+			CU_ASSERT_TRUE(fabs(sched_vcpu_rate(s, i) - rate[i]) < 1e-9);
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[3], true), 0);
 	sched_destroy(s);
 }
 
