@@ -66,12 +66,13 @@ int group_bandwidth_valid(const struct group *g, uint64_t quota_us, uint64_t per
 int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uint64_t period_us,
 			uint64_t burst_us)
 {
-	int ret = group_bandwidth_valid(g, quota_us, period_us, burst_us);
+	int ret;
 
-	if (ret)
-		return ret;
 	if (!group_has_cpu(g))
 		return -ENOENT;
+	ret = group_bandwidth_valid(g, quota_us, period_us, burst_us);
+	if (ret)
+		return ret;
 	g->quota_us = quota_us;
 	g->period_us = period_us;
 	g->burst_us = burst_us;
