@@ -275,7 +275,7 @@ struct hammer {
 static void *hammer_thread(void *arg)
 {
 	struct hammer *h = arg;
-	char path[8], buf[64], val[16];
+	char path[16], buf[64], val[16];
 	int i;
 
 	snprintf(path, sizeof(path), "g%d", h->id);
@@ -313,7 +313,7 @@ static void test_api_concurrency(void)
 
 	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "t"), 0);
 	for (i = 0; i < 4; i++) {
-		char path[8];
+		char path[16];
 
 		snprintf(path, sizeof(path), "g%d", i);
 		CU_ASSERT_EQUAL(vsched_mkdir(vs, path), 0);
