@@ -267,7 +267,7 @@ ssize_t cgroup_events_show(struct sched *s __unused, struct group *g, uint64_t n
 	struct seqbuf sb = { buf, size };
 
 	/* vsched has no cgroup.freeze, so nothing is ever frozen */
-	seqbuf_printf(&sb, "populated %d\nfrozen 0\n", g->nr_populated ? 1 : 0);
+	seqbuf_printf(&sb, "populated %d\nfrozen 0\n", group_is_populated(g) ? 1 : 0);
 	return seqbuf_end(&sb);
 }
 
