@@ -176,26 +176,36 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	return 0;
 }
 
-static int run_payload_specs(const struct run_cfg *cfg, struct payload_opts *opts)
+static int run_payload_one(const struct run_cfg *cfg, const char *arg,
+			   struct payload_opts *opts)
 {
 	static const char *const why[] = {
 		[EINVAL] = "bad syntax or unknown kind", [ERANGE] = "vCPU out of range",
 		[EEXIST] = "a vCPU is given two payloads",
 	};
+	int ret = payload_parse_assign(arg, cfg->vcpus, opts->spec);
+
+	if (!ret)
+		return 0;
+	fprintf(stderr, "vsched run: invalid --payload '%s': %s (%u vCPUs)\n", arg,
+		-ret < (int)(sizeof(why) / sizeof(why[0])) && why[-ret] ? why[-ret] :
+		strerror(-ret), cfg->vcpus);
+	fprintf(stderr, "Try 'vsched run --help'.\n");
+	return ret;
+}
+
+static int run_payload_specs(const struct run_cfg *cfg, struct payload_opts *opts)
+{
 	struct payload_spec hog = { .kind = PAYLOAD_HOG };
 	unsigned int i;
-	int ret;
 
-	for (i = 0; i < cfg->nr_payload; i++) {
-		ret = payload_parse_assign(cfg->payload[i], cfg->vcpus, opts->spec);
-		if (ret) {
-			fprintf(stderr, "vsched run: invalid --payload '%s': %s (%u vCPUs)\n",
-				cfg->payload[i], -ret < (int)(sizeof(why) / sizeof(why[0])) &&
-				why[-ret] ? why[-ret] : strerror(-ret), cfg->vcpus);
-			fprintf(stderr, "Try 'vsched run --help'.\n");
+	/* Per-vCPU lists first, so a bare KIND fills the rest whatever the flag order. */
+	for (i = 0; i < cfg->nr_payload; i++)
+		if (strchr(cfg->payload[i], '=') && run_payload_one(cfg, cfg->payload[i], opts))
 			return -EINVAL;
-		}
-	}
+	for (i = 0; i < cfg->nr_payload; i++)
+		if (!strchr(cfg->payload[i], '=') && run_payload_one(cfg, cfg->payload[i], opts))
+			return -EINVAL;
 	for (i = 0; i < cfg->vcpus; i++)
 		if (!opts->spec[i].kind)
 			opts->spec[i] = hog;

@@ -53,7 +53,8 @@ struct payload_vcpu {
 struct payload_opts {
 	struct payload_spec spec[VM_MAX_VCPUS];
 	struct payload_vcpu vcpu[VM_MAX_VCPUS];
-	uint32_t exit_status;	/* the value written to PAYLOAD_PORT_EXIT */
+	uint32_t exit_status;	/* the first nonzero value written to PAYLOAD_PORT_EXIT */
+	unsigned int nr_done;	/* vCPUs that wrote PAYLOAD_PORT_EXIT */
 };
 
 extern const struct boot_ops payload_boot_ops;
