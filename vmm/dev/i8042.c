@@ -4,8 +4,6 @@
  * controller Linux's driver accepts and the reset line a "reboot=k" kernel pulls.
  */
 #include <string.h>
-#include <sys/ioctl.h>
-#include <linux/kvm.h>
 
 #include "util/compiler.h"
 #include "vmm/i8042.h"
@@ -222,9 +220,7 @@ static int i8042_pio(struct vcpu *vcpu __unused, uint16_t port, void *data, unsi
 
 static void i8042_kvm_irq(struct i8042 *k, int level)
 {
-	struct kvm_irq_level l = { .irq = I8042_KBD_IRQ, .level = level };
-
-	ioctl(k->vm->fd, KVM_IRQ_LINE, &l);
+	vm_irq_line(k->vm, I8042_KBD_IRQ, level);
 }
 
 static void i8042_vm_reset(struct i8042 *k)

@@ -9,8 +9,6 @@
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
-#include <linux/kvm.h>
 
 #include "util/compiler.h"
 #include "vmm/serial.h"
@@ -240,9 +238,7 @@ static int serial_pio(struct vcpu *vcpu __unused, uint16_t port, void *data, uns
 
 static void serial_kvm_irq(struct serial *s, int level)
 {
-	struct kvm_irq_level l = { .irq = s->irq, .level = level };
-
-	ioctl(s->vm->fd, KVM_IRQ_LINE, &l);
+	vm_irq_line(s->vm, s->irq, level);
 }
 
 static unsigned int serial_rx_space(struct serial *s)

@@ -39,14 +39,6 @@ struct linux_state {
 	bool com1_up, kbd_up;
 };
 
-void linux_opts_init(struct linux_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->cmdline = LINUX_DEFAULT_CMDLINE;
-	o->console_in = 0;
-	o->console_out = 1;
-}
-
 static int __printf(3, 4) lx_fail(struct linux_opts *o, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -206,7 +198,7 @@ static int lx_devices_init(struct vm *vm, struct linux_opts *o)
 	int err;
 
 	err = serial_init(&st->com1, vm, SERIAL_COM1_BASE, SERIAL_COM1_IRQ, o->console_in,
-			  o->console_out);
+			  o->console_out > 0 ? o->console_out : 1);
 	if (err)
 		return lx_fail(o, err, "COM1: %s", strerror(-err));
 	st->com1_up = true;
@@ -251,12 +243,12 @@ static int linux_setup_vm(struct vm *vm)
 		return lx_fail(o, -EINVAL, "no kernel given (--kernel)");
 	if (!o->cmdline)
 		o->cmdline = LINUX_DEFAULT_CMDLINE;
-	/* Everything the loader writes lies below the 32-bit gap, in one host mapping. */
+	/*
+	 * Everything the loader writes lies below the 32-bit gap, where host offsets from
+	 * vm->mem are guest-physical addresses; RAM past the gap sits above 4 GiB (e820).
+	 */
 	ram = min_t(uint64_t, vm->mem_size, LX_GAP_START);
-	if (vm->mem_size > LX_GAP_START)
-		return lx_fail(o, -EINVAL, "the Linux path supports at most %llu MiB of RAM",
-			       LX_GAP_START >> 20);
-	if (ram < 2 * LX_HIGH_START || !vm_gpa(vm, 0, ram) || vm_gpa(vm, 0, ram) != vm->mem)
+	if (ram < 2 * LX_HIGH_START || vm_gpa(vm, 0, ram) != vm->mem)
 		return lx_fail(o, -EINVAL, "guest RAM must start at 0 and be at least 2 MiB");
 	if (vm->nr_vcpus > MP_MAX_CPUS)
 		return lx_fail(o, -EINVAL, "%u vCPUs: the MP table takes at most %u", vm->nr_vcpus,
@@ -304,4 +296,5 @@ const struct boot_ops linux_boot_ops = {
 	.setup_vm = linux_setup_vm,
 	.setup_vcpu = linux_setup_vcpu,
 	.teardown = linux_teardown,
+	.shutdown_is_reset = true,	/* reboot=t, or a kernel dying early: ends like a reset */
 };
