@@ -318,9 +318,12 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, uint64_t start_ns)
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	ret = sfd < 0 ? -errno : vm_create(vm);
 	if (ret) {
-		fprintf(stderr, "vsched run: cannot set up the VM: %s\n", strerror(-ret));
-		if (ret == -ENOENT || ret == -EACCES)
-			fprintf(stderr, "vsched run: is /dev/kvm there and accessible?\n");
+		if (vm->boot == &linux_boot_ops && cfg->kernel.err[0])
+			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", cfg->kernel.err);
+		else
+			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", strerror(-ret));
+		if (access("/dev/kvm", R_OK | W_OK))
+			fprintf(stderr, "vsched run: /dev/kvm: %s\n", strerror(errno));
 		sr.exit_status = RUN_EXIT_FAILURE;
 		goto out;
 	}
@@ -361,10 +364,6 @@ int cmd_run(int argc, char **argv)
 		.nr_lanes = cfg.cpus, .verbose = cfg.verbose,
 	};
 	if (cfg.kernel.kernel) {
-		if (!&linux_boot_ops) {
-			fprintf(stderr, "vsched run: this build has no Linux boot path\n");
-			return RUN_EXIT_USAGE;
-		}
 		vm.boot = &linux_boot_ops;
 		vm.boot_data = &cfg.kernel;
 	} else {
