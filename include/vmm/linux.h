@@ -35,7 +35,8 @@ struct linux_opts {
 	struct linux_state *state;
 };
 
-/* Weak so that a build without the Linux path links and `run --kernel` says so. */
-extern const struct boot_ops linux_boot_ops __attribute__((weak));
+/* Defined in vmm/linux/boot.c. Not weak: a weak reference does not pull a member out of
+ * the static libvsched.a, so the Linux path would silently be left out of the binary. */
+extern const struct boot_ops linux_boot_ops;
 
 #endif
