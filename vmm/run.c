@@ -97,7 +97,7 @@ static int run_usage_error(const char *fmt, const char *arg)
 
 static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 {
-	bool vcpus_set = false, mem_set = false;
+	bool mem_set = false;
 	int c;
 
 	*cfg = (struct run_cfg){ .name = "vm", .vcpus = 1 };
@@ -114,7 +114,6 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case 'c':
 			if (opts_parse_uint(optarg, 1, VM_MAX_VCPUS, &cfg->vcpus))
 				return run_usage_error("invalid --vcpus '%s' (1-128)", optarg);
-			vcpus_set = true;
 			break;
 		case 'm':
 			if (opts_parse_size(optarg, &cfg->mem) || !cfg->mem)
@@ -170,7 +169,6 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		cfg->payload[cfg->nr_payload++] = run_demo_payload;
 		cfg->duration_ns = RUN_DEMO_DURATION_NS;
 	}
-	(void)vcpus_set;
 	if (!mem_set)
 		cfg->mem = cfg->kernel.kernel ? LINUX_DEFAULT_MEM : PAYLOAD_DEFAULT_MEM;
 	return 0;
@@ -316,7 +314,12 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, uint64_t start_ns)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	ret = sfd < 0 ? -errno : vm_create(vm);
+	if (sfd < 0) {
+		fprintf(stderr, "vsched run: signalfd: %s\n", strerror(errno));
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return RUN_EXIT_FAILURE;
+	}
+	ret = vm_create(vm);
 	if (ret) {
 		if (vm->boot == &linux_boot_ops && cfg->kernel.err[0])
 			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", cfg->kernel.err);
@@ -342,8 +345,7 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, uint64_t start_ns)
 	stats_print_summary(stdout, vm, &sr);
 out:
 	vm_destroy(vm);
-	if (sfd >= 0)
-		close(sfd);
+	close(sfd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return sr.exit_status;
 }
