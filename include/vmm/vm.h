@@ -104,8 +104,12 @@ struct boot_ops {
  *
  * enter() returns 0 to run, or nonzero to make the loop re-check stop/pause first.
  * enter() and sleep() must return soon after wake(): the core calls it after vm_stop() and
- * vm_pause() set their flag, so a blocked vCPU notices. A preemption is vcpu_kick(): the
- * vCPU leaves KVM_RUN, charges, and calls enter() again, where the runtime may hold it.
+ * vm_pause() set their flag, so a blocked vCPU notices. A preemption is vcpu_kick()
+ * (vmm/kick.h; per-vCPU timers should raise VCPU_KICK_SIGNAL the same way): the vCPU
+ * leaves KVM_RUN, charges, and calls enter() again, where the runtime may hold it.
+ * A paravirtual sleep (payload sleep port) reaches sleep() through vcpu_sleep()
+ * (vmm/vcpu.h). A HLT with the in-kernel irqchip stays inside KVM_RUN: the runtime sees it
+ * only as the thread's CPU clock standing still.
  */
 struct vcpu_sched_ops {
 	void (*thread_start)(struct vcpu *vcpu);
