@@ -162,6 +162,9 @@ void *vm_gpa(struct vm *vm, uint64_t gpa, uint64_t len);
 /* Registration happens before vm_start(); ranges may not overlap (-EBUSY). */
 int vm_pio_register(struct vm *vm, uint16_t base, uint16_t len, pio_fn fn, void *opaque);
 int vm_mmio_register(struct vm *vm, uint64_t base, uint64_t len, mmio_fn fn, void *opaque);
+/* Maximum KVM halt polling per halt, in ns, for every vCPU (KVM_CAP_HALT_POLL); 0 turns it
+ * off, so a halted vCPU thread stops using CPU at once. Any time after vm_create(). */
+int vm_set_halt_poll(struct vm *vm, uint32_t ns);
 /* Raises or lowers an in-kernel irqchip line (KVM_IRQ_LINE). */
 int vm_irq_line(struct vm *vm, unsigned int irq, int level);
 /* Ends the VM with reason (the first caller wins) and kicks every vCPU out of KVM_RUN.
