@@ -286,24 +286,19 @@ static int run_exit_status(const struct vm *vm, int sig)
 	}
 }
 
-static int run_write_stats(const char *path, struct vm *vm, const struct stats_run *sr)
+static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
+			   const struct stats_run *sr)
 {
-	FILE *f = fopen(path, "w");
-	int ret;
+	int ret = stats_write_json(f, vm, sr);
 
-	if (!f) {
-		fprintf(stderr, "vsched run: --stats %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	ret = stats_write_json(f, vm, sr);
 	if (fclose(f) || ret) {
-		fprintf(stderr, "vsched run: --stats %s: write failed\n", path);
+		fprintf(stderr, "vsched run: --stats %s: write failed\n", cfg->stats);
 		return -EIO;
 	}
 	return 0;
 }
 
-static int run_vm(const struct run_cfg *cfg, struct vm *vm, uint64_t start_ns)
+static int run_vm(const struct run_cfg *cfg, struct vm *vm, FILE *stats, uint64_t start_ns)
 {
 	struct stats_run sr = { .cmd_start_ns = start_ns };
 	sigset_t set, old;
@@ -317,6 +312,10 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, uint64_t start_ns)
 	if (sfd < 0) {
 		fprintf(stderr, "vsched run: signalfd: %s\n", strerror(errno));
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (stats) {
+			fclose(stats);
+			unlink(cfg->stats);
+		}
 		return RUN_EXIT_FAILURE;
 	}
 	ret = vm_create(vm);
@@ -340,10 +339,16 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, uint64_t start_ns)
 	sr.exit_status = ret ? RUN_EXIT_FAILURE : run_exit_status(vm, sig);
 	if (vm->exit_reason == VM_EXIT_STOPPED && sig)
 		fprintf(stderr, "vsched run: %s: stopping the VM\n", strsignal(sig));
-	if (cfg->stats && run_write_stats(cfg->stats, vm, &sr) && !sr.exit_status)
+	if (stats && run_write_stats(cfg, stats, vm, &sr) && !sr.exit_status)
 		sr.exit_status = RUN_EXIT_FAILURE;
+	stats = NULL;
 	stats_print_summary(stdout, vm, &sr);
 out:
+	if (stats) {
+		/* No VM ran: leave no empty statistics file behind. */
+		fclose(stats);
+		unlink(cfg->stats);
+	}
 	vm_destroy(vm);
 	close(sfd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -354,6 +359,7 @@ int cmd_run(int argc, char **argv)
 {
 	uint64_t start_ns = mono_ns();
 	static struct payload_opts popts;
+	FILE *stats = NULL;
 	struct run_cfg cfg;
 	struct vm vm;
 	int ret;
@@ -380,7 +386,12 @@ int cmd_run(int argc, char **argv)
 		vm.boot = &payload_boot_ops;
 		vm.boot_data = &popts;
 	}
+	/* Opened now, so a path that cannot be written is refused before anything runs. */
+	if (cfg.stats && !(stats = fopen(cfg.stats, "w"))) {
+		fprintf(stderr, "vsched run: --stats %s: %s\n", cfg.stats, strerror(errno));
+		return RUN_EXIT_USAGE;
+	}
 	if (cfg.demo)
 		printf("vsched demo: 4 vCPUs (%s) for 3 s\n", run_demo_payload);
-	return run_vm(&cfg, &vm, start_ns);
+	return run_vm(&cfg, &vm, stats, start_ns);
 }
