@@ -55,6 +55,7 @@ struct payload_opts {
 	struct payload_vcpu vcpu[VM_MAX_VCPUS];
 	uint32_t exit_status;	/* the first nonzero value written to PAYLOAD_PORT_EXIT */
 	unsigned int nr_done;	/* vCPUs that wrote PAYLOAD_PORT_EXIT */
+	uint64_t lapic_khz;	/* measured LAPIC timer rate, 0 until a halt-duty vCPU needs it */
 };
 
 extern const struct boot_ops payload_boot_ops;
