@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "util/compiler.h"
+#include "vmm/run.h"
 
 #define VSCHED_VERSION "0.1"
 
@@ -19,6 +20,7 @@ static int cmd_version(int argc __unused, char **argv __unused)
 static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
+	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
 };
 
 static int cmd_help(int argc __unused, char **argv __unused)
