@@ -30,7 +30,7 @@
 struct vsched;
 struct sched;
 
-/* Lifetime. nr_vcpus vCPUs start in the root group. NULL with errno set on failure. */
+/* Lifetime. nr_vcpus (1..1024) vCPUs start in the root group. NULL with errno set on failure. */
 struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus);
 void vsched_destroy(struct vsched *vs);
 

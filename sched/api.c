@@ -51,6 +51,7 @@ struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
 	}
 	pthread_mutex_init(&vs->lock, NULL);
 	vs->clock = api_monotonic_ns;
+	group_set_file_exists(cftype_exists);
 	return vs;
 }
 
@@ -328,9 +329,11 @@ int vsched_list_children(struct vsched *vs, const char *path, vsched_name_fn fn,
 	if (!g)
 		ret = -ENOENT;
 	else
-		list_for_each_entry(c, &g->children, sibling)
-			if ((ret = fn(c->name, S_IFDIR | 0755, arg)))
+		list_for_each_entry(c, &g->children, sibling) {
+			ret = fn(c->name, S_IFDIR | 0755, arg);
+			if (ret)
 				break;
+		}
 	vsched_unlock(vs);
 	return ret;
 }
@@ -346,9 +349,13 @@ int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, vo
 	if (!g)
 		ret = -ENOENT;
 	else
-		for (cft = cgroup_files; cft->name; cft++)
-			if (cftype_visible(cft, g) && (ret = fn(cft->name, S_IFREG | cftype_mode(cft), arg)))
+		for (cft = cgroup_files; cft->name; cft++) {
+			if (!cftype_visible(cft, g))
+				continue;
+			ret = fn(cft->name, S_IFREG | cftype_mode(cft), arg);
+			if (ret)
 				break;
+		}
 	vsched_unlock(vs);
 	return ret;
 }
