@@ -261,12 +261,12 @@ static void *host_worker(void *arg)
 			atomic_fetch_add_explicit(&t->work, 1, memory_order_relaxed);
 			continue;
 		}
-		/* Busy for busy_us of CPU time (a fixed amount of work), then sleep. */
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+		/* Busy for busy_us of wall time, as the guest measures it with rdtsc, then sleep. */
+		clock_gettime(CLOCK_MONOTONIC, &c0);
 		do {
 			work_spin();
 			atomic_fetch_add_explicit(&t->work, 1, memory_order_relaxed);
-			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+			clock_gettime(CLOCK_MONOTONIC, &c1);
 		} while (ts_ns(&c1) - ts_ns(&c0) < busy_ns &&
 			 !atomic_load_explicit(&run->stop, memory_order_relaxed));
 		clock_gettime(CLOCK_MONOTONIC, &w0);

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define WORK_SPIN_ITERS	16384	/* one work unit: a few microseconds of spinning */
+#define WORK_SPIN_ITERS	4096	/* one work unit: about a microsecond of spinning */
 
 static inline uint64_t ts_ns(const struct timespec *ts)
 {

@@ -1,0 +1,6 @@
+# Benchmarks: bench-fair (vsched vs the host kernel against the fluid ideal).
+BENCH_FAIR_SRCS := bench/fair.c bench/host.c bench/vmside.c bench/scenario.c bench/ideal.c
+BENCH_BINS += $(BUILD)/bench-fair
+
+$(BUILD)/bench-fair: $(BENCH_FAIR_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libvsched.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-fair: every fairness scenario as a payload VM under vsched and as host threads under the
+ * host kernel's cgroup cpu controller, in the same run, against the fluid ideal; then cpu.max
+ * accuracy, guest throughput scheduled vs unscheduled, and wake-to-run delays.
+ *
+ * Usage: bench-fair [-s SECONDS] [-P LANES] [SCENARIO...]
+ * Goals (reported, not enforced): max group error <= 1 % of capacity on hogs, <= 2 % with
+ * duty or halt-duty vCPUs, never worse than the kernel; cpu.max within +-1 %; throughput loss
+ * <= 1 % uncontended, <= 3 % contended.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "ideal.h"
+#include "vmside.h"
+
+#define MIN_SECONDS	5.0
+
+static struct bench_result vres, hres;
+
+static const struct scenario tput[] = {
+	{
+		.name = "tput-free",
+		.what = "2 hogs on 2 lanes, no contention",
+		.groups = { { "a", 100 } },
+		.vcpus = { { WORK_HOG, "a" }, { WORK_HOG, "a" } },
+	},
+	{
+		.name = "tput-busy",
+		.what = "4 hogs in 2 groups on 2 lanes",
+		.groups = { { "a", 100 }, { "b", 100 } },
+		.vcpus = { { WORK_HOG, "a" }, { WORK_HOG, "a" }, { WORK_HOG, "b" },
+			   { WORK_HOG, "b" } },
+	},
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t host_wake_quantile(struct bench_result *r, double q)
+{
+	size_t i;
+
+	if (!r->nr_wake)
+		return 0;
+	qsort(r->wake_ns, r->nr_wake, sizeof(r->wake_ns[0]), cmp_u32);
+	i = (size_t)(q * r->nr_wake);
+	return r->wake_ns[i < r->nr_wake ? i : r->nr_wake - 1];
+}
+
+struct summary {
+	const char *name;
+	double vmax, hmax, goal;
+	bool vok, hok;
+};
+
+static void print_scenario(const struct scenario *s, const double *ideal, bool have_v,
+			   bool have_h, struct summary *sum)
+{
+	unsigned int g, ng = scn_nr_groups(s);
+
+	printf("\n%s: %s\n", s->name, s->what);
+	printf("  %-8s %8s %9s %8s %9s %8s %7s\n", "group", "ideal%", "vsched%", "err", "kernel%",
+	       "err", "ratio");
+	sum->name = s->name;
+	sum->vmax = sum->hmax = 0;
+	sum->goal = s->has_sleepers ? 2.0 : 1.0;
+	for (g = 0; g < ng; g++) {
+		double v = have_v ? result_pct(&vres, vres.group_ns[g]) : NAN;
+		double h = have_h ? result_pct(&hres, hres.group_ns[g]) : NAN;
+		double ve = fabs(v - ideal[g]), he = fabs(h - ideal[g]);
+
+		if (have_v && ve > sum->vmax)
+			sum->vmax = ve;
+		if (have_h && he > sum->hmax)
+			sum->hmax = he;
+		printf("  %-8s %8.2f %9.2f %8.2f %9.2f %8.2f %7.2f\n", s->groups[g].path, ideal[g],
+		       v, ve, h, he, he > 0.005 ? ve / he : NAN);
+	}
+	sum->vok = have_v;
+	sum->hok = have_h;
+	printf("  max error: vsched %.2f %%, kernel %.2f %% of capacity (goal <= %.0f %%)\n",
+	       have_v ? sum->vmax : NAN, have_h ? sum->hmax : NAN, sum->goal);
+}
+
+/* cpu.max: usage of every capped group whose cap binds, against quota/period. */
+static void print_caps(const struct scenario *s, const double *ideal)
+{
+	unsigned int g;
+
+	for (g = 0; g < scn_nr_groups(s); g++) {
+		const struct scn_group *sg = &s->groups[g];
+		double cap, v, h;
+
+		if (!sg->quota_us)
+			continue;
+		cap = 100.0 * (double)sg->quota_us / (double)(sg->period_us ? sg->period_us : 100000) /
+		      vres.lanes;
+		if (fabs(ideal[g] - cap) > 0.01)
+			continue;	/* the cap does not bind in the ideal */
+		v = result_pct(&vres, vres.group_ns[g]);
+		h = result_pct(&hres, hres.group_ns[g]);
+		printf("  cpu.max %-10s %-6s quota %.2f %%: vsched %+.2f %% of quota "
+		       "(nr_throttled +%llu), kernel %+.2f %% (nr_throttled +%llu)\n",
+		       s->name, sg->path, cap, 100.0 * (v - cap) / cap,
+		       (unsigned long long)vres.nr_throttled[g], 100.0 * (h - cap) / cap,
+		       (unsigned long long)hres.nr_throttled[g]);
+	}
+}
+
+static double total_rate(const struct bench_result *r, unsigned int n)
+{
+	uint64_t w = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		w += r->work[i];
+	return (double)w / r->seconds;
+}
+
+static void run_throughput(unsigned int lanes, double secs)
+{
+	struct bench_result sched, unsched;
+	unsigned int i;
+
+	printf("\nguest throughput (work units/s, all vCPUs), scheduled vs unscheduled:\n");
+	for (i = 0; i < sizeof(tput) / sizeof(tput[0]); i++) {
+		const struct scenario *s = &tput[i];
+		unsigned int n = scn_nr_vcpus(s);
+		int e1 = vmside_run(s, lanes, secs, true, &sched, NULL);
+		int e2 = vmside_run(s, lanes, secs, false, &unsched, NULL);
+
+		if (e1 || e2) {
+			printf("  %-10s error %d/%d\n", s->name, e1, e2);
+			continue;
+		}
+		printf("  %-10s %-34s sched %.4g unsched %.4g: %.2f %% (goal >= %d %%)\n", s->name,
+		       s->what, total_rate(&sched, n), total_rate(&unsched, n),
+		       100.0 * total_rate(&sched, n) / total_rate(&unsched, n), i ? 97 : 99);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int lanes = 2, i, nsum = 0;
+	struct summary sums[32];
+	struct runtime_stats rst;
+	double secs = MIN_SECONDS;
+	const char *why_v = NULL, *why_h = NULL;
+	bool have_v, have_h;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "s:P:h")) != -1) {
+		switch (opt) {
+		case 's':
+			secs = atof(optarg);
+			break;
+		case 'P':
+			lanes = (unsigned int)atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: bench-fair [-s SECONDS] [-P LANES] [SCENARIO...]\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (lanes < 1 || lanes > (unsigned int)sysconf(_SC_NPROCESSORS_ONLN)) {
+		fprintf(stderr, "bench-fair: -P must be 1..%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+		return 2;
+	}
+	have_v = vmside_probe(&why_v) == 0;
+	have_h = host_probe(&why_h) == 0;
+	printf("bench-fair: %u lanes, %.1f s per side per scenario; errors in %% of capacity; "
+	       "ideal = fluid water-filling (GPS for duty vCPUs)\n", lanes, secs);
+	if (!have_v)
+		printf("vsched side skipped: %s\n", why_v);
+	if (!have_h)
+		printf("kernel side skipped: %s\n", why_h);
+
+	for (i = 0; i < nr_scenarios; i++) {
+		const struct scenario *s = &scenarios[i];
+		double ideal[SCN_MAX_GROUPS];
+		bool v = have_v, h = have_h;
+		int k, err;
+
+		if (optind < argc) {
+			for (k = optind; k < argc && strcmp(argv[k], s->name); k++)
+				;
+			if (k == argc)
+				continue;
+		}
+		err = ideal_shares(s, lanes, ideal);
+		if (err) {
+			printf("%s: fluid ideal failed: %s\n", s->name, strerror(-err));
+			continue;
+		}
+		if (v && (err = vmside_run(s, lanes, secs, true, &vres, &rst))) {
+			printf("%s: vsched side failed: %s\n", s->name, strerror(-err));
+			v = false;
+		}
+		if (h && (err = host_run(s, lanes, secs, &hres))) {
+			printf("%s: kernel side failed: %s\n", s->name, strerror(-err));
+			h = false;
+		}
+		print_scenario(s, ideal, v, h, &sums[nsum++]);
+		if (v && h)
+			print_caps(s, ideal);
+		if (v && rst.nr_wake)
+			printf("  wake-to-run of sleeping vCPUs: vsched p50 %.0f us p99 %.0f us "
+			       "(%llu wakes); kernel p50 %.0f us p99 %.0f us (%u wakes)\n",
+			       runtime_wake_quantile(&rst, 0.5) / 1e3,
+			       runtime_wake_quantile(&rst, 0.99) / 1e3,
+			       (unsigned long long)rst.nr_wake, host_wake_quantile(&hres, 0.5) / 1e3,
+			       host_wake_quantile(&hres, 0.99) / 1e3, hres.nr_wake);
+		if (v && rst.nr_handoff)
+			printf("  lane handoff (grant -> KVM_RUN): p50 %.0f us p99 %.0f us\n",
+			       runtime_hist_quantile(rst.handoff_hist, rst.nr_handoff, 0.5) / 1e3,
+			       runtime_hist_quantile(rst.handoff_hist, rst.nr_handoff, 0.99) / 1e3);
+		if (v)
+			printf("  runtime: %llu grants, %llu kicks, %llu timer arms, %llu lends, "
+			       "%llu reclaims%s\n", (unsigned long long)rst.grants,
+			       (unsigned long long)rst.kicks, (unsigned long long)rst.timer_arms,
+			       (unsigned long long)rst.lends, (unsigned long long)rst.reclaims,
+			       rst.fallback ? ", WATCHDOG FALLBACK" : "");
+		fflush(stdout);
+	}
+	if (have_v && optind == argc)
+		run_throughput(lanes, secs);
+
+	printf("\nsummary (max group error, %% of capacity):\n");
+	printf("  %-12s %8s %8s %7s %6s\n", "scenario", "vsched", "kernel", "ratio", "goal");
+	for (i = 0; i < nsum; i++)
+		printf("  %-12s %8.2f %8.2f %7.2f %5.0f%%  %s\n", sums[i].name,
+		       sums[i].vok ? sums[i].vmax : NAN, sums[i].hok ? sums[i].hmax : NAN,
+		       sums[i].vok && sums[i].hok && sums[i].hmax > 0.005 ?
+			       sums[i].vmax / sums[i].hmax : NAN,
+		       sums[i].goal,
+		       !sums[i].vok ? "" : sums[i].vmax <= sums[i].goal &&
+				       (!sums[i].hok || sums[i].vmax <= sums[i].hmax) ? "met" : "MISSED");
+	return 0;
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The runtime's helper thread: the core's timers (period refills, unthrottling, due waiters),
+ * idle detection of vCPUs halted inside KVM_RUN, and the liveness watchdog. It sleeps until the
+ * earliest of these is due and is woken when an event moves that earlier; with no group
+ * limits, nobody waiting and nobody halted it does not wake at all.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "vmm/vm.h"
+
+void rt_poke_helper(struct runtime *rt, uint64_t now)
+{
+	uint64_t next = rtc_next_timer(rt);
+
+	if ((rt->nr_waiting || rt->nr_lent) && next > now + RT_IDLE_POLL_NS)
+		next = now + RT_IDLE_POLL_NS;
+	if (rt->topup_at < next)
+		next = rt->topup_at;
+	if (next < rt->helper_at)
+		pthread_cond_signal(&rt->helper_cond);
+}
+
+/*
+ * A vCPU that nobody interrupts stays inside KVM_RUN for seconds; charge what its CPU clock shows
+ * every RT_TOPUP_NS so cpu.stat, quotas and a membership change see its usage in time.
+ */
+static bool rt_topup(struct runtime *rt, uint64_t now)
+{
+	bool any = false;
+	unsigned int i;
+
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct rt_vcpu *rv = &rt->v[i];
+
+		if (!rv->in_guest)
+			continue;
+		any = true;
+		rt_charge_upto(rt, rv, rt_vcpu_clock(rv), false, now);
+	}
+	return any;
+}
+
+/* Whether the thread sleeps in the kernel ('S' in /proc/self/task/TID/stat). */
+static bool rt_thread_sleeping(const struct rt_vcpu *rv)
+{
+	char buf[256], *p;
+	ssize_t n;
+
+	if (rv->stat_fd < 0)
+		return false;
+	n = pread(rv->stat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the comm field may contain anything */
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+/*
+ * A lane holder inside KVM_RUN whose CPU clock advanced less than a quarter of the poll period
+ * and whose thread sleeps is halted (in-kernel HLT): lend its lane. A lent vCPU whose clock moves
+ * again runs: it needs its lane back, and is kicked out of KVM_RUN if the core does not grant it
+ * one at once.
+ */
+static void rt_idle_detect(struct runtime *rt, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct rt_vcpu *rv = &rt->v[i];
+		uint64_t cpu, dt;
+
+		if (!rv->in_guest || (rv->state != RT_RUNNING && rv->state != RT_LENT)) {
+			rv->probe_t = 0;
+			continue;
+		}
+		if (rv->state == RT_RUNNING && !rt->nr_waiting) {
+			rv->probe_t = 0;	/* nobody would take the lane */
+			continue;
+		}
+		cpu = rt_vcpu_clock(rv);
+		dt = now - rv->probe_t;
+		if (rv->state == RT_RUNNING && rv->probe_t && dt >= RT_IDLE_POLL_NS / 2 &&
+		    cpu - rv->probe_cpu < dt / 4 && rt_thread_sleeping(rv)) {
+			rt->nr_lent++;
+			rt->st.lends++;
+			rv->state = RT_LENT;
+			rv->until = RT_INF;
+			rt_timer_arm(rv, RT_INF);
+			rtc_blocked(rt, rv->id, now);
+		} else if (rv->state == RT_LENT && rv->probe_t && cpu - rv->probe_cpu > dt / 4) {
+			rt->nr_lent--;
+			rt->st.reclaims++;
+			rv->state = RT_WAITING;
+			rv->wait_since = now;
+			rt->nr_waiting++;
+			rtc_runnable(rt, rv->id, now);
+			if (rv->state == RT_WAITING) {
+				rt->st.kicks++;
+				rt_kick(rv);
+			}
+		}
+		rv->probe_t = now;
+		rv->probe_cpu = cpu;
+	}
+}
+
+/* A runnable vCPU of an unthrottled group waiting > 1 s: hand scheduling to the host kernel. */
+static void rt_watchdog(struct runtime *rt, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct rt_vcpu *rv = &rt->v[i];
+
+		/* wait_since may be a little later than now: set while this pass ran. */
+		if (rv->state != RT_WAITING || now < rv->wait_since ||
+		    now - rv->wait_since <= RT_WATCHDOG_NS ||
+		    rtc_throttled(rt, i))
+			continue;
+		rt->st.watchdog_trips++;
+		rt->fallback = true;
+		fprintf(stderr, "vsched: watchdog: vcpu%u runnable and unthrottled but waited %llu ms "
+				"for a lane; falling back to host scheduling of all vCPUs\n",
+			i, (unsigned long long)((now - rv->wait_since) / 1000000));
+		for (i = 0; i < rt->nr_vcpus; i++) {
+			rt_timer_arm(&rt->v[i], RT_INF);
+			pthread_cond_broadcast(&rt->v[i].cond);
+		}
+		return;
+	}
+}
+
+/*
+ * Whether the core timer due at t is the slice end of a vCPU inside KVM_RUN whose own timer is
+ * armed for it: that vCPU handles it itself (no kick); the helper steps in only after a grace.
+ */
+static bool rt_timer_owned(struct runtime *rt, uint64_t t, uint64_t now)
+{
+	unsigned int i;
+
+	if (now >= t + RT_TIMER_GRACE_NS)
+		return false;
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		const struct rt_vcpu *rv = &rt->v[i];
+
+		if (rv->state == RT_RUNNING && rv->in_guest && rv->until == t && rv->armed == t)
+			return true;
+	}
+	return false;
+}
+
+static void *rt_helper(void *arg)
+{
+	struct runtime *rt = arg;
+	struct timespec ts;
+	uint64_t now, next;
+
+	pthread_setname_np(pthread_self(), "vsched-rt");
+	pthread_mutex_lock(rt->lock);
+	while (!rt->helper_stop) {
+		now = rt_now();
+		if (!rt->fallback) {
+			next = rtc_next_timer(rt);
+			if (next <= now && !rt_timer_owned(rt, next, now))
+				rtc_tick(rt, now);
+			if (rt->nr_waiting || rt->nr_lent)
+				rt_idle_detect(rt, now);
+			if (now >= rt->topup_at)
+				rt->topup_at = rt_topup(rt, now) ? now + RT_TOPUP_NS : RT_INF;
+			if (rt->nr_waiting && now >= rt->watchdog_at) {
+				rt_watchdog(rt, now);
+				rt->watchdog_at = now + RT_WATCHDOG_CHECK_NS;
+			}
+		}
+		if (rt->fallback)
+			next = RT_INF;
+		else {
+			next = rtc_next_timer(rt);
+			if (next != RT_INF && rt_timer_owned(rt, next, next))
+				next += RT_TIMER_GRACE_NS;
+			if ((rt->nr_waiting || rt->nr_lent) && next > now + RT_IDLE_POLL_NS)
+				next = now + RT_IDLE_POLL_NS;
+			if (rt->topup_at < next)
+				next = rt->topup_at;
+		}
+		rt->helper_at = next;
+		if (next == RT_INF) {
+			pthread_cond_wait(&rt->helper_cond, rt->lock);
+		} else if (next > now) {
+			ts.tv_sec = next / 1000000000ULL;
+			ts.tv_nsec = next % 1000000000ULL;
+			pthread_cond_timedwait(&rt->helper_cond, rt->lock, &ts);
+		}
+		rt->helper_at = RT_INF;
+	}
+	pthread_mutex_unlock(rt->lock);
+	return NULL;
+}
+
+int rt_helper_start(struct runtime *rt)
+{
+	int err = pthread_create(&rt->helper, NULL, rt_helper, rt);
+
+	if (err)
+		return -err;
+	rt->helper_started = true;
+	return 0;
+}
+
+void rt_helper_stop(struct runtime *rt)
+{
+	if (!rt->helper_started)
+		return;
+	pthread_mutex_lock(rt->lock);
+	rt->helper_stop = true;
+	pthread_cond_signal(&rt->helper_cond);
+	pthread_mutex_unlock(rt->lock);
+	pthread_join(rt->helper, NULL);
+	rt->helper_started = false;
+}
