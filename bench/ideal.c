@@ -80,13 +80,13 @@ static void split(struct node *n, int nn, int p)
 			split(n, nn, i);
 }
 
-int ideal_shares(const struct scenario *s, unsigned int lanes, double *pct)
+int ideal_shares(const struct scenario *s, unsigned int lanes, double capacity, double *pct)
 {
 	unsigned int ng = scn_nr_groups(s), nv = scn_nr_vcpus(s), i;
 	struct node n[NODE_MAX];
 	int gnode[SCN_MAX_GROUPS], nn = 1;
 
-	n[0] = (struct node){ -1, 1, 0, lanes, -1 };
+	n[0] = (struct node){ -1, 1, 0, capacity < lanes ? capacity : lanes, -1 };
 	for (i = 0; i < ng; i++) {
 		int pi = scn_parent_index(s, i);
 		const struct scn_group *g = &s->groups[i];

@@ -48,6 +48,8 @@ struct rt_vcpu {
 	clockid_t cpu_clock;	/* the thread's CPU clock, readable by the helper */
 	pid_t tid;
 	int stat_fd;		/* /proc/self/task/TID/stat, for the idle check */
+	int blocking_fd;	/* KVM stats fd with the "blocking" statistic, or -1 */
+	off_t blocking_off;
 	uint64_t wait_since;	/* when it last became WAITING */
 	uint64_t wake_deadline;	/* end of the last paravirtual sleep, 0: none pending */
 	uint64_t granted_at;	/* when a waiting vCPU got its lane, 0: not pending */
@@ -61,6 +63,7 @@ struct rt_vcpu {
 
 	/* Idle detection: last sample of the CPU clock, by the helper. */
 	uint64_t probe_t, probe_cpu;
+	unsigned int probe_quiet;	/* polls in a row that looked halted (fallback check) */
 };
 
 struct runtime {
@@ -81,6 +84,7 @@ struct runtime {
 	pthread_cond_t helper_cond;
 	uint64_t helper_at;	/* when the helper plans to wake, RT_INF: only when signalled */
 	uint64_t watchdog_at;
+	uint64_t last_grant;	/* when a waiting vCPU last got a lane */
 	uint64_t topup_at;
 
 	struct runtime_stats st;
@@ -103,6 +107,11 @@ void rt_timer_delete(struct rt_vcpu *rv);
 void rt_timer_arm(struct rt_vcpu *rv, uint64_t until);
 void rt_timer_bind_self(struct vcpu *vcpu);
 void rt_kick(struct rt_vcpu *rv);
+
+/* Halt detection (rt_idle.c). */
+void rt_idle_open(struct rt_vcpu *rv);
+void rt_idle_close(struct rt_vcpu *rv);
+int rt_idle_blocking(const struct rt_vcpu *rv);
 
 /* Charging (rt_account.c). */
 void rt_account_start(struct rt_vcpu *rv);

@@ -62,10 +62,27 @@ static bool rt_thread_sleeping(const struct rt_vcpu *rv)
 }
 
 /*
- * A lane holder inside KVM_RUN whose CPU clock advanced less than a quarter of the poll period
- * and whose thread sleeps is halted (in-kernel HLT): lend its lane. A lent vCPU whose clock moves
- * again runs: it needs its lane back, and is kicked out of KVM_RUN if the core does not grant it
- * one at once.
+ * Halted? Exactly from KVM's "blocking" statistic where the kernel has it; else a lane holder
+ * whose CPU clock advanced less than a quarter of the poll period at two polls in a row while
+ * its thread sleeps.
+ */
+static bool rt_halted(struct rt_vcpu *rv, uint64_t cpu, uint64_t dt)
+{
+	int b = rt_idle_blocking(rv);
+
+	if (b >= 0)
+		return b;
+	if (!rv->probe_t || dt < RT_IDLE_POLL_NS / 2 || cpu - rv->probe_cpu >= dt / 4 ||
+	    !rt_thread_sleeping(rv)) {
+		rv->probe_quiet = 0;
+		return false;
+	}
+	return ++rv->probe_quiet >= 2;
+}
+
+/*
+ * A lane holder halted inside KVM_RUN lends its lane. A lent vCPU that runs again needs it back,
+ * and is kicked out of KVM_RUN if the core does not grant one at once.
  */
 static void rt_idle_detect(struct runtime *rt, uint64_t now)
 {
@@ -75,25 +92,22 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 		struct rt_vcpu *rv = &rt->v[i];
 		uint64_t cpu, dt;
 
-		if (!rv->in_guest || (rv->state != RT_RUNNING && rv->state != RT_LENT)) {
-			rv->probe_t = 0;
-			continue;
-		}
-		if (rv->state == RT_RUNNING && !rt->nr_waiting) {
+		if (!rv->in_guest || (rv->state != RT_RUNNING && rv->state != RT_LENT) ||
+		    (rv->state == RT_RUNNING && !rt->nr_waiting)) {
 			rv->probe_t = 0;	/* nobody would take the lane */
+			rv->probe_quiet = 0;
 			continue;
 		}
 		cpu = rt_vcpu_clock(rv);
 		dt = now - rv->probe_t;
-		if (rv->state == RT_RUNNING && rv->probe_t && dt >= RT_IDLE_POLL_NS / 2 &&
-		    cpu - rv->probe_cpu < dt / 4 && rt_thread_sleeping(rv)) {
+		if (rv->state == RT_RUNNING && rt_halted(rv, cpu, dt)) {
 			rt->nr_lent++;
 			rt->st.lends++;
 			rv->state = RT_LENT;
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);
 			rtc_blocked(rt, rv->id, now);
-		} else if (rv->state == RT_LENT && rv->probe_t && cpu - rv->probe_cpu > dt / 4) {
+		} else if (rv->state == RT_LENT && !rt_halted(rv, cpu, dt)) {
 			rt->nr_lent--;
 			rt->st.reclaims++;
 			rv->state = RT_WAITING;
@@ -110,7 +124,28 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 	}
 }
 
-/* A runnable vCPU of an unthrottled group waiting > 1 s: hand scheduling to the host kernel. */
+/*
+ * Liveness. A runnable vCPU of an unthrottled group that waited more than 1 s is a stall when
+ * the scheduler is not making progress: a lane sits free, or a slice end was overrun by 1 s. (A vCPU of a cpu.idle or weight-1 group beside busy siblings
+ * may wait that long by design: its fluid share is a few ms per second.) On a stall: log once
+ * and hand every vCPU to the host kernel's scheduler.
+ */
+static bool rt_stalled(struct runtime *rt, uint64_t now)
+{
+	unsigned int i, running = 0;
+
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		const struct rt_vcpu *rv = &rt->v[i];
+
+		if (rv->state != RT_RUNNING)
+			continue;
+		running++;
+		if (rv->until != RT_INF && now > rv->until + RT_WATCHDOG_NS)
+			return true;
+	}
+	return running < rt->nr_lanes;
+}
+
 static void rt_watchdog(struct runtime *rt, uint64_t now)
 {
 	unsigned int i;
@@ -120,8 +155,8 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
 
 		/* wait_since may be a little later than now: set while this pass ran. */
 		if (rv->state != RT_WAITING || now < rv->wait_since ||
-		    now - rv->wait_since <= RT_WATCHDOG_NS ||
-		    rtc_throttled(rt, i))
+		    now - rv->wait_since <= RT_WATCHDOG_NS || rtc_throttled(rt, i) ||
+		    !rt_stalled(rt, now))
 			continue;
 		rt->st.watchdog_trips++;
 		rt->fallback = true;
@@ -136,10 +171,6 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
 	}
 }
 
-/*
- * Whether the core timer due at t is the slice end of a vCPU inside KVM_RUN whose own timer is
- * armed for it: that vCPU handles it itself (no kick); the helper steps in only after a grace.
- */
 static bool rt_timer_owned(struct runtime *rt, uint64_t t, uint64_t now)
 {
 	unsigned int i;

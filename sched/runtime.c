@@ -90,6 +90,7 @@ void rt_grant(struct runtime *rt, unsigned int id, uint64_t until)
 	if (rv->state == RT_WAITING) {
 		rt->nr_waiting--;
 		rv->granted_at = rt_now();
+		rt->last_grant = rv->granted_at;
 	} else if (rv->state == RT_LENT) {
 		rt->nr_lent--;
 	} else if (rv->state != RT_RUNNING) {
@@ -142,6 +143,7 @@ static void rt_thread_start(struct vcpu *vcpu)
 	rv->tid = vcpu->tid;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)rv->tid);
 	rv->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	rt_idle_open(rv);
 	pthread_getcpuclockid(pthread_self(), &rv->cpu_clock);
 	rt_account_start(rv);
 	rt_timer_create(rv);
@@ -300,6 +302,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	if (rv->stat_fd >= 0)
 		close(rv->stat_fd);
 	rv->stat_fd = -1;
+	rt_idle_close(rv);
 	pthread_mutex_unlock(rt->lock);
 }
 
@@ -343,6 +346,7 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	rt->nr_vcpus = vm->nr_vcpus;
 	rt->helper_at = RT_INF;
 	rt->topup_at = RT_INF;
+	rt->last_grant = rt_now();
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&rt->helper_cond, &ca);
@@ -354,6 +358,7 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 		rv->id = i;
 		rv->until = RT_INF;
 		rv->stat_fd = -1;
+		rv->blocking_fd = -1;
 		pthread_cond_init(&rv->cond, &ca);
 		vm->vcpus[i].sched = rv;
 	}
@@ -389,6 +394,7 @@ void runtime_destroy(struct runtime *rt)
 		pthread_cond_destroy(&rt->v[i].cond);
 		if (rt->v[i].stat_fd >= 0)
 			close(rt->v[i].stat_fd);
+		rt_idle_close(&rt->v[i]);
 		rt_timer_delete(&rt->v[i]);
 		rt->vm->vcpus[i].sched = NULL;
 	}
