@@ -50,6 +50,7 @@ int runsched_setup(struct runsched *rs, unsigned int nr_vcpus, unsigned int lane
 		return -errno;
 	}
 	vsched_set_pid(rs->vs, getpid());
+	runtime_clock_init(rs->vs);
 	for (i = 0; i < nr_groups; i++) {
 		char why[256];
 

@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "rt.h"
+#include "sched/core.h"
 #include "sched/group.h"
 #include "vmm/kick.h"
 #include "vmm/vm.h"
+#include "vsched.h"
 
 uint64_t rt_now(void)
 {
@@ -411,6 +413,13 @@ void runtime_config_changed(struct runtime *rt)
 		return;
 	rtc_config(rt, now);
 	rt_poke_helper(rt, now);
+}
+
+void runtime_clock_init(struct vsched *vs)
+{
+	vsched_lock(vs);
+	sched_advance(vsched_sched(vs), rt_now());
+	vsched_unlock(vs);
 }
 
 void runtime_notify(struct runtime *rt)

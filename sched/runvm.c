@@ -33,6 +33,7 @@ int runvm_create(struct runvm *r, const char *name, unsigned int nr_vcpus, unsig
 			vsched_destroy(r->vs);
 		return -ENOMEM;
 	}
+	runtime_clock_init(r->vs);
 	for (i = 0; i < nr_vcpus; i++)
 		r->po->spec[i].kind = PAYLOAD_HOG;
 	r->scheduled = scheduled;

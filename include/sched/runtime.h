@@ -74,6 +74,13 @@ void runtime_config_changed(struct runtime *rt);
 /* The same, taking the lock: for the public API's change notification (called outside it). */
 void runtime_notify(struct runtime *rt);
 
+/*
+ * Brings the core's clock to now (CLOCK_MONOTONIC) before groups are configured, so cpu.max
+ * periods start at the real time rather than at 0. Takes the public API's lock.
+ */
+struct vsched;
+void runtime_clock_init(struct vsched *vs);
+
 /* Copies the counters (takes the lock). */
 void runtime_get_stats(struct runtime *rt, struct runtime_stats *out);
 /* The wake-to-run delay at quantile q (0..1) in ns, from the histogram; 0 without samples. */
