@@ -17,7 +17,8 @@ static void rtc_drain(struct runtime *rt)
 	struct sched_decision d[RTC_BATCH];
 	size_t n, i;
 
-	while ((n = sched_take_decisions(rt->s, d, RTC_BATCH))) {
+	/* Only take when there is something: an empty queue may not be allocated yet. */
+	while (sched_pending_decisions(rt->s) && (n = sched_take_decisions(rt->s, d, RTC_BATCH))) {
 		for (i = 0; i < n; i++) {
 			switch (d[i].type) {
 			case SCHED_RUN:

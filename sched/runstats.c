@@ -37,12 +37,18 @@ static unsigned int rs_paths(struct vsched *vs, char (*paths)[256], unsigned int
 	paths[0][0] = '\0';
 	for (i = 0; i < nr; i++) {
 		static struct rs_names kids;
+		char parent[256];
 
 		kids.nr = 0;
-		vsched_list_children(vs, paths[i], rs_collect, &kids);
-		for (k = 0; k < kids.nr && nr < max; k++)
-			snprintf(paths[nr++], 256, "%s%s%s", paths[i], paths[i][0] ? "/" : "",
-				 kids.name[k]);
+		memcpy(parent, paths[i], sizeof(parent));
+		vsched_list_children(vs, parent, rs_collect, &kids);
+		for (k = 0; k < kids.nr && nr < max; k++) {
+			int n = snprintf(paths[nr], 256, "%s%s%s", parent, parent[0] ? "/" : "",
+					 kids.name[k]);
+
+			if (n > 0 && n < 256)	/* deeper paths than a table line shows are left out */
+				nr++;
+		}
 	}
 	return nr;
 }
