@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "sched/sim.h"
 #include "util/compiler.h"
 #include "vmm/run.h"
 
@@ -21,6 +22,7 @@ static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
 	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
+	{ "sim", cmd_sim, "simulate a scenario file on the scheduler core" },
 };
 
 static int cmd_help(int argc __unused, char **argv __unused)

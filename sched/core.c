@@ -10,40 +10,13 @@
 
 #include "internal.h"
 
-void bw_init(struct sched *s);
-
-static bool queue_less(const struct heap_node *a, const struct heap_node *b)
-{
-	const struct sched_entity *x = container_of(a, struct sched_entity, node);
-	const struct sched_entity *y = container_of(b, struct sched_entity, node);
-
-	return vtime_before(x->vtime, y->vtime);
-}
-
-static void entity_init(struct sched_entity *se, struct group_core *parent, unsigned long weight,
-			bool is_group)
-{
-	memset(se, 0, sizeof(*se));
-	heap_node_init(&se->node);
-	list_init(&se->run_node);
-	se->weight = weight;
-	se->is_group = is_group;
-	se->parent = parent;
-	if (parent)
-		fair_place_new(se, parent);
-}
-
-static struct group_core *group_core_alloc(struct group *g, struct group_core *parent)
+static struct group_core *group_core_alloc(struct group *g)
 {
 	struct group_core *gc = calloc(1, sizeof(*gc));
 
 	if (!gc)
 		return NULL;
-	entity_init(&gc->se, parent, g->shares, true);
-	gc->se.idle = g->idle;
 	gc->g = g;
-	heap_init(&gc->queue, queue_less);
-	list_init(&gc->running);
 	heap_node_init(&gc->timer_node);
 	gc->period = g->period_us * 1000;
 	return gc;
@@ -52,7 +25,6 @@ static struct group_core *group_core_alloc(struct group *g, struct group_core *p
 int core_init(struct sched *s)
 {
 	struct sched_core *c = &s->core;
-	struct group_core *root;
 	unsigned int i;
 
 	c->params.slice_ns = SCHED_SLICE_DFL_NS;
@@ -61,17 +33,11 @@ int core_init(struct sched *s)
 	bw_init(s);
 	c->lanes = calloc(s->nr_lanes, sizeof(*c->lanes));
 	c->vcpus = calloc(s->nr_vcpus ? s->nr_vcpus : 1, sizeof(*c->vcpus));
-	root = group_core_alloc(&s->root, NULL);
-	if (!c->lanes || !c->vcpus || !root || heap_reserve(&root->queue, s->nr_vcpus)) {
-		if (root)
-			heap_free(&root->queue);
-		free(root);
-		free(c->lanes);
-		free(c->vcpus);
+	s->root.core = group_core_alloc(&s->root);
+	if (!c->lanes || !c->vcpus || !s->root.core || fair_init(s)) {
+		core_exit(s);
 		return -ENOMEM;
 	}
-	s->root.core = root;
-	root->nr_children = s->nr_vcpus;
 	for (i = 0; i < s->nr_lanes; i++) {
 		c->lanes[i].rot_until = SCHED_TIME_NONE;
 		c->lanes[i].bw_until = SCHED_TIME_NONE;
@@ -80,7 +46,7 @@ int core_init(struct sched *s)
 	for (i = 0; i < s->nr_vcpus; i++) {
 		struct vcpu_core *vc = &c->vcpus[i];
 
-		entity_init(&vc->se, root, NICE_0_LOAD, false);
+		heap_node_init(&vc->node);
 		vc->v = &s->vcpus[i];
 		vc->lane = -1;
 		vc->told_lane = -1;
@@ -89,18 +55,13 @@ int core_init(struct sched *s)
 	return 0;
 }
 
-static void group_core_free(struct group_core *gc)
-{
-	heap_free(&gc->queue);
-	free(gc);
-}
-
 void core_exit(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
-	if (s->root.core)
-		group_core_free(s->root.core);
+	free(s->root.core);
+	s->root.core = NULL;
+	fair_exit(s);
 	heap_free(&c->timers);
 	free(c->lanes);
 	free(c->vcpus);
@@ -109,36 +70,39 @@ void core_exit(struct sched *s)
 
 int core_group_init(struct sched *s, struct group *g)
 {
-	struct group_core *parent = gcore(g->parent), *gc;
+	struct group_core *gc;
 
-	if (heap_reserve(&parent->queue, parent->nr_children + 1) ||
-	    heap_reserve(&s->core.timers, s->root.nr_descendants + 1))
+	if (heap_reserve(&s->core.timers, s->root.nr_descendants + 1))
 		return -ENOMEM;
-	gc = group_core_alloc(g, parent);
+	gc = group_core_alloc(g);
 	if (!gc)
 		return -ENOMEM;
-	parent->nr_children++;
 	g->core = gc;
 	return 0;
 }
 
-/* The group is empty: no vCPU below, no child, so it is neither queued nor running. */
+/* Called once the group is in the tree: the rate scratch must cover it. */
+int core_group_added(struct sched *s, struct group *g)
+{
+	(void)g;
+	return fair_reserve(s);
+}
+
+/* The group is empty: no vCPU below, no child, so nothing of it waits or runs. */
 void core_group_exit(struct sched *s, struct group *g)
 {
 	struct group_core *gc = gcore(g);
 
 	bw_group_exit(s, gc);
-	if (gc->se.idle)
+	if (g->idle)
 		s->core.nr_idle_groups--;
-	gcore(g->parent)->nr_children--;
-	group_core_free(gc);
+	free(gc);
 	g->core = NULL;
 }
 
 void core_group_free_all(struct group *g)
 {
-	if (g->core)
-		group_core_free(g->core);
+	free(g->core);
 	g->core = NULL;
 }
 
@@ -166,75 +130,74 @@ static void clock_update(struct sched *s, uint64_t now)
 
 static void finish(struct sched *s)
 {
+	fair_update_rates(s);
+	lanes_preempt_check(s);
 	lanes_settle(s);
 	lanes_flush(s);
 }
 
-static void runnable_change(struct sched *s, struct group_core *gc, int d)
+static void runnable_change(struct sched *s, struct group *g, int d)
 {
-	for (; gc; gc = gc->se.parent) {
-		bw_runnable_changing(s, gc);
-		gc->nr_runnable += d;
+	for (; g; g = g->parent) {
+		bw_runnable_changing(s, gcore(g));
+		gcore(g)->nr_runnable += d;
 	}
 }
 
-int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *to)
-{
-	struct group_core *tc = gcore(to);
-
-	(void)s;
-	(void)v;
-	return heap_reserve(&tc->queue, tc->nr_children + 1);
-}
-
-/* v->group is already the new group. */
+/*
+ * v->group is already the new group: counters follow, the rates change, and a vCPU now under a
+ * throttled group leaves its lane or stops waiting.
+ */
 void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
 {
 	struct vcpu_core *vc = vcore(v);
-	struct group_core *fc = gcore(from), *tc = gcore(v->group);
-	bool queued = fair_waiting(vc), running = vc->lane >= 0;
+	struct group *to = v->group;
+	struct group *g;
 
-	if (vc->runnable)
-		runnable_change(s, fc, -1);
-	if (queued)
-		fair_dequeue(s, &vc->se);
-	if (running)
-		fair_clear_running(s, vc);
-	fc->nr_children--;
-	tc->nr_children++;
-	vc->se.parent = tc;
-	fair_place_new(&vc->se, tc);
-	if (vc->runnable)
-		runnable_change(s, tc, 1);
-	if (running) {
-		fair_set_running(s, vc);
-		if (bw_path_throttled(vc))
-			lanes_put_back(s, vc);
-	} else if (queued) {
-		fair_enqueue(s, &vc->se, true);
-		lanes_waiter_arrived(s, &vc->se);
+	if (vc->runnable) {
+		runnable_change(s, from, -1);
+		runnable_change(s, to, 1);
 	}
+	if (vc->lane >= 0) {
+		for (g = from; g; g = g->parent)
+			gcore(g)->nr_running--;
+		for (g = to; g; g = g->parent)
+			gcore(g)->nr_running++;
+		if (fair_path_throttled(v))
+			lanes_put_back(s, vc);
+	} else if (vc->runnable) {
+		bool throttled = fair_path_throttled(v);
+
+		if (throttled && fair_waiting(vc))
+			fair_dequeue(s, vc);
+		else if (!throttled && !fair_waiting(vc))
+			fair_enqueue(s, vc);
+	}
+	fair_rates_changed(s);
 	finish(s);
 }
 
 void core_group_reweight(struct sched *s, struct group *g)
 {
-	struct group_core *gc = gcore(g);
+	(void)g;
+	fair_rates_changed(s);
+	finish(s);
+}
 
-	if (gc->se.idle != g->idle) {
-		if (g->idle)
-			s->core.nr_idle_groups++;
-		else
-			s->core.nr_idle_groups--;
-		gc->se.idle = g->idle;
-	}
-	fair_reweight(s, &gc->se, g->shares);
+void core_group_idle(struct sched *s, struct group *g)
+{
+	if (g->idle)
+		s->core.nr_idle_groups++;
+	else
+		s->core.nr_idle_groups--;
+	fair_rates_changed(s);
 	finish(s);
 }
 
 void core_group_bandwidth(struct sched *s, struct group *g)
 {
 	bw_configure(s, gcore(g));
+	fair_rates_changed(s);
 	finish(s);
 }
 
@@ -262,10 +225,10 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
 	clock_update(s, now);
 	if (vc->runnable)
 		return 0;
-	runnable_change(s, vc->se.parent, 1);
-	vc->runnable = true;
-	fair_enqueue(s, &vc->se, true);
-	lanes_waiter_arrived(s, &vc->se);
+	runnable_change(s, vc->v->group, 1);
+	fair_wake(s, vc);
+	if (!fair_path_throttled(vc->v))
+		fair_enqueue(s, vc);
 	finish(s);
 	return 0;
 }
@@ -280,12 +243,12 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 	clock_update(s, now);
 	if (!vc->runnable)
 		return 0;
-	runnable_change(s, vc->se.parent, -1);
-	vc->runnable = false;
+	runnable_change(s, vc->v->group, -1);
+	if (fair_waiting(vc))
+		fair_dequeue(s, vc);
+	fair_block(s, vc);
 	if (vc->lane >= 0)
 		lanes_put_back(s, vc);
-	else if (fair_waiting(vc))
-		fair_dequeue(s, &vc->se);
 	finish(s);
 	return 0;
 }

@@ -1,185 +1,216 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hierarchical weighted virtual time. Every group keeps a queue of its child entities (vCPUs and
- * groups) that have a waiting vCPU below them, ordered by vtime; an entity's vtime grows by
- * service * NICE_0_LOAD / weight, charged at every level. A lane goes to the vCPU reached by
- * taking the smallest vtime at each level from the root down (fair_pick()).
+ * Fairness by flattened fluid rates (flatcg's idea, made exact).
  *
- * With P lanes several children of one group run at once, and a child whose vCPUs all run
- * (its demand is met) stops competing: it is not queued, so its siblings share the rest by
- * weight. That is the water-filling of the fluid ideal. Its vtime then says nothing about
- * fairness, so lag is bounded whenever an entity (re)joins a queue, relative to the level's
- * clock V (vclock): never more than lag below V (credit that was not usable is dropped), and on
- * wake never more than lag above it. When a level's queue turns non-empty after nobody waited,
- * the running children are pulled into the same window: their lead or lag was earned while
- * nobody competed and must not decide who goes first now (contention_start()).
+ * The hierarchy is folded into one number per runnable vCPU: its rate, the CPUs it is owed
+ * right now by the fluid ideal (fluid_solve_scratch() with demand 1 per runnable vCPU: weights
+ * at every level, water-filling, cpu.max caps as demand limits, at most one CPU per vCPU).
+ * Each vCPU then has a virtual time vt that service d advances by d / rate, and a lane goes to
+ * the waiting vCPU with the smallest vt. Because rates already are the hierarchical shares, any
+ * vCPU's lag stays within about a slice, so every group's usage tracks the ideal at every level,
+ * however lanes come and go; a per-level scheme cannot guarantee that with P lanes (a group
+ * holding 1.2 CPUs gets its lanes in whole units, and a one-vCPU child owed 0.9 of them loses
+ * whenever the group is down to none).
+ *
+ * Lag L = rate * (V - vt) is service owed; V is the rate-weighted mean of the runnable vCPUs'
+ * vt, so the L sum to zero. A rate change keeps every L. A vCPU that blocks keeps its L and gets
+ * it back on wake, bounded to [-lag, +lag]: no hoard of credit for a long sleeper, no debt kept
+ * forever either.
+ *
+ * Cost: a pick, a charge, an enqueue are O(log n) on one heap. Rates are recomputed, O(n), when
+ * the set of runnable vCPUs or the configuration changes, not on picks.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "internal.h"
+#include "sched/fluid.h"
 
-uint64_t fair_lag(const struct sched *s, const struct sched_entity *se)
+#define RATE_MIN	1e-9
+
+static bool waiting_less(const struct heap_node *a, const struct heap_node *b)
 {
-	return s->core.params.lag_ns * NICE_0_LOAD / se->weight;
+	const struct vcpu_core *x = container_of(a, struct vcpu_core, node);
+	const struct vcpu_core *y = container_of(b, struct vcpu_core, node);
+
+	if (x->vt != y->vt)
+		return x->vt < y->vt;
+	return x->v->id < y->v->id;
 }
 
-static void clamp_vtime(struct sched_entity *se, uint64_t ref, uint64_t lag, bool upper)
+int fair_init(struct sched *s)
 {
-	if (vtime_before(se->vtime, ref - lag))
-		se->vtime = ref - lag;
-	if (upper && vtime_before(ref + lag, se->vtime))
-		se->vtime = ref + lag;
+	struct sched_core *c = &s->core;
+
+	heap_init(&c->waiting, waiting_less);
+	c->demand = calloc(s->nr_vcpus + 1, sizeof(double));
+	c->rate = calloc(s->nr_vcpus + 1, sizeof(double));
+	if (!c->demand || !c->rate || heap_reserve(&c->waiting, s->nr_vcpus))
+		return -ENOMEM;
+	return fair_reserve(s);
 }
 
-static void update_vclock(struct group_core *gc)
+void fair_exit(struct sched *s)
 {
-	struct heap_node *n = heap_min(&gc->queue);
-	struct sched_entity *first;
+	struct sched_core *c = &s->core;
 
-	if (!n)
+	heap_free(&c->waiting);
+	free(c->demand);
+	free(c->rate);
+	free(c->claims);
+}
+
+/* Scratch for the rate computation, grown when groups are created so picks never allocate. */
+int fair_reserve(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	size_t n = fluid_scratch_size(s) + 1;
+	struct fluid_claim *cl;
+
+	if (n <= c->nr_claims)
+		return 0;
+	n *= 2;
+	cl = realloc(c->claims, n * fluid_claim_size());
+	if (!cl)
+		return -ENOMEM;
+	c->claims = cl;
+	c->nr_claims = n;
+	return 0;
+}
+
+static double vclock(const struct sched_core *c)
+{
+	return c->sum_r > 0 ? c->sum_rvt / c->sum_r : (double)c->now;
+}
+
+void fair_rates_changed(struct sched *s)
+{
+	s->core.rates_dirty = true;
+}
+
+void fair_update_rates(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	double V = vclock(c);
+	unsigned int i;
+
+	if (!c->rates_dirty)
 		return;
-	first = container_of(n, struct sched_entity, node);
-	if (vtime_before(gc->vclock, first->vtime))
-		gc->vclock = first->vtime;
-}
+	c->rates_dirty = false;
+	for (i = 0; i < s->nr_vcpus; i++)
+		c->demand[i] = c->vcpus[i].runnable ? 1.0 : 0.0;
+	fluid_solve_scratch(s, c->demand, c->rate, c->claims);
+	c->sum_rvt = 0;
+	c->sum_r = 0;
+	for (i = 0; i < s->nr_vcpus; i++) {
+		struct vcpu_core *vc = &c->vcpus[i];
+		double r = c->rate[i] > RATE_MIN ? c->rate[i] : RATE_MIN;
 
-static void contention_start(struct sched *s, struct group_core *gc)
-{
-	struct sched_entity *e;
-	uint64_t ref = gc->vclock, lo = 0;
-	bool any = false;
-
-	list_for_each_entry(e, &gc->running, run_node) {
-		if (!any || vtime_before(e->vtime, lo))
-			lo = e->vtime;
-		any = true;
-	}
-	if (any && vtime_before(ref, lo))
-		ref = lo;
-	gc->vclock = ref;
-	list_for_each_entry(e, &gc->running, run_node)
-		clamp_vtime(e, ref, fair_lag(s, e), true);
-}
-
-void fair_place_new(struct sched_entity *se, struct group_core *parent)
-{
-	se->vtime = parent->vclock;
-}
-
-/*
- * Queue se in its parent and, where the parent had nobody waiting, the parent in its own parent,
- * up to the root or a throttled group. wake: se becomes runnable (not a lane given back).
- */
-void fair_enqueue(struct sched *s, struct sched_entity *se, bool wake)
-{
-	struct group_core *gc;
-
-	while ((gc = se->parent)) {
-		bool was_empty = !gc->queue.nr;
-
-		if (was_empty)
-			contention_start(s, gc);
-		clamp_vtime(se, gc->vclock, fair_lag(s, se), wake && !se->nr_running);
-		heap_insert(&gc->queue, &se->node);
-		update_vclock(gc);
-		if (!was_empty || gc->throttled || !gc->se.parent)
-			break;
-		se = &gc->se;
+		if (!vc->runnable)
+			continue;
+		/* Keep the lag: rate * (V - vt) before and after. */
+		vc->vt = V - (V - vc->vt) * vc->rate / r;
+		vc->rate = r;
+		c->sum_rvt += r * vc->vt;
+		c->sum_r += r;
+		if (heap_queued(&vc->node))
+			heap_fix(&c->waiting, &vc->node);
 	}
 }
 
-void fair_dequeue(struct sched *s, struct sched_entity *se)
+bool fair_path_throttled(const struct sched_vcpu *v)
 {
-	struct group_core *gc;
+	const struct group *g;
 
-	(void)s;
-	while ((gc = se->parent)) {
-		heap_remove(&gc->queue, &se->node);
-		if (gc->queue.nr)
-			break;
-		se = &gc->se;
-		if (!heap_queued(&se->node))
-			break;
-	}
+	for (g = v->group; g; g = g->parent)
+		if (gcore(g)->throttled)
+			return true;
+	return false;
+}
+
+void fair_enqueue(struct sched *s, struct vcpu_core *vc)
+{
+	heap_insert(&s->core.waiting, &vc->node);
+}
+
+void fair_dequeue(struct sched *s, struct vcpu_core *vc)
+{
+	heap_remove(&s->core.waiting, &vc->node);
 }
 
 bool fair_waiting(const struct vcpu_core *vc)
 {
-	return heap_queued(&vc->se.node);
+	return heap_queued(&vc->node);
+}
+
+/* vc became runnable: new rates, then its saved lag back, bounded. */
+void fair_wake(struct sched *s, struct vcpu_core *vc)
+{
+	struct sched_core *c = &s->core;
+	double bound = (double)c->params.lag_ns, lag = vc->lag;
+
+	vc->runnable = true;
+	vc->rate = 0;
+	fair_rates_changed(s);
+	fair_update_rates(s);
+	if (lag > bound)
+		lag = bound;
+	if (lag < -bound)
+		lag = -bound;
+	c->sum_rvt -= vc->rate * vc->vt;
+	vc->vt = vclock(c) - lag / vc->rate;
+	c->sum_rvt += vc->rate * vc->vt;
+}
+
+void fair_block(struct sched *s, struct vcpu_core *vc)
+{
+	struct sched_core *c = &s->core;
+
+	vc->lag = vc->rate * (vclock(c) - vc->vt);
+	vc->runnable = false;
+	fair_rates_changed(s);
+	fair_update_rates(s);
+	vc->rate = 0;
 }
 
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 {
-	struct sched_entity *se;
+	struct sched_core *c = &s->core;
+	double d = (double)delta;
 
-	(void)s;
-	for (se = &vc->se; se->parent; se = &se->parent->se) {
-		se->vtime += delta * NICE_0_LOAD / se->weight;
-		if (heap_queued(&se->node)) {
-			heap_fix(&se->parent->queue, &se->node);
-			update_vclock(se->parent);
-		}
+	if (!vc->runnable || vc->rate <= 0) {
+		/* Late report after a block: its saved lag pays for it. */
+		vc->lag -= d;
+		return;
 	}
+	vc->vt += d / vc->rate;
+	c->sum_rvt += d;
+	if (heap_queued(&vc->node))
+		heap_fix(&c->waiting, &vc->node);
 }
 
 struct vcpu_core *fair_pick(struct sched *s)
 {
-	struct group_core *gc = gcore(&s->root);
+	struct heap_node *n = heap_min(&s->core.waiting);
 
-	for (;;) {
-		struct heap_node *n = heap_min(&gc->queue);
-		struct sched_entity *se;
-
-		if (!n)
-			return NULL;
-		se = container_of(n, struct sched_entity, node);
-		if (!se->is_group)
-			return se_vcpu(se);
-		gc = se_group(se);
-	}
-}
-
-static void running_inc(struct sched_entity *se)
-{
-	for (; se; se = se->parent ? &se->parent->se : NULL)
-		if (!se->nr_running++ && se->parent)
-			list_add_tail(&se->run_node, &se->parent->running);
-}
-
-static void running_dec(struct sched_entity *se)
-{
-	for (; se; se = se->parent ? &se->parent->se : NULL)
-		if (!--se->nr_running && se->parent)
-			list_del(&se->run_node);
+	return n ? container_of(n, struct vcpu_core, node) : NULL;
 }
 
 void fair_set_running(struct sched *s, struct vcpu_core *vc)
 {
-	if (heap_queued(&vc->se.node))
-		fair_dequeue(s, &vc->se);
-	running_inc(&vc->se);
+	struct group *g;
+
+	if (heap_queued(&vc->node))
+		fair_dequeue(s, vc);
+	for (g = vc->v->group; g; g = g->parent)
+		gcore(g)->nr_running++;
 }
 
 void fair_clear_running(struct sched *s, struct vcpu_core *vc)
 {
+	struct group *g;
+
 	(void)s;
-	running_dec(&vc->se);
-}
-
-/* reweight_entity(): keep the entity's lag relative to V, scaled by old/new weight. */
-void fair_reweight(struct sched *s, struct sched_entity *se, unsigned long weight)
-{
-	struct group_core *gc = se->parent;
-	__int128 lag;
-
-	if (gc) {
-		lag = (int64_t)(se->vtime - gc->vclock);
-		lag = lag * (__int128)se->weight / (__int128)weight;
-		se->weight = weight;
-		se->vtime = gc->vclock + (int64_t)lag;
-		clamp_vtime(se, gc->vclock, fair_lag(s, se), true);
-		if (heap_queued(&se->node)) {
-			heap_fix(&gc->queue, &se->node);
-			update_vclock(gc);
-		}
-	}
-	se->weight = weight;
+	for (g = vc->v->group; g; g = g->parent)
+		gcore(g)->nr_running--;
 }

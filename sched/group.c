@@ -162,6 +162,11 @@ int group_create(struct sched *s, struct group *parent, const char *name, struct
 	list_add_tail(&g->sibling, &parent->children);
 	for (a = parent; a; a = a->parent)
 		a->nr_descendants++;
+	ret = core_group_added(s, g);
+	if (ret) {
+		group_remove(s, g);
+		return ret;
+	}
 	if (out)
 		*out = g;
 	return 0;

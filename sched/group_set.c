@@ -34,7 +34,7 @@ int group_set_idle(struct sched *s, struct group *g, bool idle)
 	g->idle = idle;
 	/* Leaving idle resets the weight to the default; the old weight is not restored. */
 	g->shares = idle ? WEIGHT_IDLEPRIO : NICE_0_LOAD;
-	core_group_reweight(s, g);
+	core_group_idle(s, g);
 	return 0;
 }
 

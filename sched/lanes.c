@@ -30,7 +30,7 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	fair_set_running(s, vc);
 }
 
-/* Takes vc off its lane and, if still runnable, queues it again (as a lane given back). */
+/* Takes vc off its lane and, if it may still run, makes it wait for one again. */
 void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 {
 	struct lane *ln = lane_of(s, vc->lane);
@@ -39,8 +39,8 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 	ln->rot_until = SCHED_TIME_NONE;
 	vc->lane = -1;
 	fair_clear_running(s, vc);
-	if (vc->runnable)
-		fair_enqueue(s, &vc->se, false);
+	if (vc->runnable && !fair_path_throttled(vc->v))
+		fair_enqueue(s, vc);
 }
 
 void lanes_repick(struct sched *s, unsigned int l)
@@ -55,82 +55,80 @@ void lanes_repick(struct sched *s, unsigned int l)
 		lane_give(s, l, vc);
 }
 
-static unsigned int se_depth(const struct sched_entity *se)
+/* The deepest group holding both a and b. */
+static const struct group *common_group(const struct group *a, const struct group *b)
 {
-	unsigned int d = 0;
-
-	for (; se->parent; se = &se->parent->se)
-		d++;
-	return d;
+	while (a->depth > b->depth)
+		a = a->parent;
+	while (b->depth > a->depth)
+		b = b->parent;
+	while (a != b) {
+		a = a->parent;
+		b = b->parent;
+	}
+	return a;
 }
 
-/* The two entities under the deepest common ancestor of a and b. */
-static void common_level(struct sched_entity **a, struct sched_entity **b)
+/* The child of anc on the way down to g, or NULL if g is anc. */
+static const struct group *child_towards(const struct group *anc, const struct group *g)
 {
-	unsigned int da = se_depth(*a), db = se_depth(*b);
-
-	while (da > db) {
-		*a = &(*a)->parent->se;
-		da--;
-	}
-	while (db > da) {
-		*b = &(*b)->parent->se;
-		db--;
-	}
-	while ((*a)->parent != (*b)->parent) {
-		*a = &(*a)->parent->se;
-		*b = &(*b)->parent->se;
-	}
+	if (g == anc)
+		return NULL;
+	while (g->parent != anc)
+		g = g->parent;
+	return g;
 }
 
-static bool path_throttled(const struct sched_entity *se)
+/*
+ * cpu.idle: where the waiter's and the runner's paths part, a non-idle waiter side beats an idle
+ * runner side at once, whatever the runner's slice protection (check_preempt_wakeup_fair()).
+ */
+static bool idle_preempts(const struct vcpu_core *w, const struct vcpu_core *r)
 {
-	const struct group_core *gc;
+	const struct group *c = common_group(w->v->group, r->v->group);
+	const struct group *gw = child_towards(c, w->v->group);
+	const struct group *gr = child_towards(c, r->v->group);
 
-	for (gc = se->is_group ? se_group((struct sched_entity *)se) : se->parent; gc;
-	     gc = gc->se.parent)
-		if (gc->throttled)
-			return true;
-	return false;
+	return gr && gr->idle && !(gw && gw->idle);
 }
 
-void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
+/*
+ * A vCPU is waiting while every lane is busy: take a lane at once from a cpu.idle side, or from
+ * the running vCPU furthest ahead in virtual time if the waiter is behind it and it ran at least
+ * min_run. Repeats while that changes something (several may have started waiting at once).
+ */
+void lanes_preempt_check(struct sched *s)
 {
 	struct sched_core *c = &s->core;
-	uint64_t best_key = 0;
-	int best = -1;
-	unsigned int l;
+	unsigned int l, rounds;
 
-	if (path_throttled(se))
-		return;
-	for (l = 0; l < s->nr_lanes; l++) {
-		struct lane *ln = lane_of(s, l);
-		struct sched_entity *ew = se, *er;
-		uint64_t key;
+	for (rounds = 0; rounds < s->nr_lanes; rounds++) {
+		struct vcpu_core *w = fair_pick(s);
+		int victim = -1;
 
-		if (!ln->cur)
-			return;		/* a free lane: lanes_settle() fills it */
-		er = &ln->cur->se;
-		if (er == se)
-			continue;
-		common_level(&ew, &er);
-		if (er->idle && !ew->idle) {
-			best = (int)l;
-			break;
+		if (!w)
+			return;
+		for (l = 0; l < s->nr_lanes; l++) {
+			struct lane *ln = lane_of(s, l);
+
+			if (!ln->cur)
+				return;		/* a free lane: lanes_settle() fills it */
+			if (c->nr_idle_groups && idle_preempts(w, ln->cur)) {
+				lanes_put_back(s, ln->cur);
+				lane_give(s, l, w);
+				victim = -2;
+				break;
+			}
+			if (c->now < ln->start + c->params.min_run_ns || !(w->vt < ln->cur->vt))
+				continue;
+			if (victim < 0 || lane_of(s, victim)->cur->vt < ln->cur->vt)
+				victim = (int)l;
 		}
-		if (c->now < ln->start + c->params.min_run_ns)
-			continue;
-		if (!vtime_before(ew->vtime, er->vtime))
-			continue;
-		/* How far behind the waiter is, in its own service. */
-		key = (er->vtime - ew->vtime) * ew->weight / NICE_0_LOAD + 1;
-		if (key > best_key) {
-			best_key = key;
-			best = (int)l;
-		}
+		if (victim == -1)
+			return;
+		if (victim >= 0)
+			lanes_repick(s, (unsigned int)victim);
 	}
-	if (best >= 0)
-		lanes_repick(s, (unsigned int)best);
 }
 
 void lanes_expire(struct sched *s)
@@ -161,7 +159,7 @@ void lanes_settle(struct sched *s)
 			break;
 		lane_give(s, l, vc);
 	}
-	waiters = gcore(&s->root)->queue.nr > 0;
+	waiters = c->waiting.nr > 0;
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = lane_of(s, l);
 
