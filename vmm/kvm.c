@@ -108,6 +108,15 @@ int vm_irq_line(struct vm *vm, unsigned int irq, int level)
 	return ioctl(vm->fd, KVM_IRQ_LINE, &l) < 0 ? -errno : 0;
 }
 
+int vm_set_halt_poll(struct vm *vm, uint32_t ns)
+{
+	struct kvm_enable_cap cap = { .cap = KVM_CAP_HALT_POLL, .args = { ns } };
+
+	if (ioctl(vm->fd, KVM_CHECK_EXTENSION, KVM_CAP_HALT_POLL) <= 0)
+		return -ENOTSUP;
+	return ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0 ? -errno : 0;
+}
+
 static int vm_check_ext(struct vm *vm, long ext)
 {
 	return ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, ext) > 0;
@@ -118,6 +127,7 @@ int vm_create(struct vm *vm)
 	static const long need[] = { KVM_CAP_USER_MEMORY, KVM_CAP_IRQCHIP, KVM_CAP_HLT,
 				     KVM_CAP_IMMEDIATE_EXIT, KVM_CAP_EXT_CPUID,
 				     KVM_CAP_SET_TSS_ADDR };
+	pthread_condattr_t ca;
 	unsigned int i;
 	int ret;
 
@@ -125,7 +135,11 @@ int vm_create(struct vm *vm)
 	vm->start_ns = now_ns();
 	vm->exit_reason = VM_EXIT_NONE;
 	pthread_mutex_init(&vm->lock, NULL);
-	pthread_cond_init(&vm->cond, NULL);
+	/* vcpu_sleep() waits against CLOCK_MONOTONIC deadlines. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&vm->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if (!vm->nr_vcpus || vm->nr_vcpus > VM_MAX_VCPUS || !vm->mem_size || !vm->boot)
 		return -EINVAL;
 	ret = kick_init();

@@ -93,7 +93,7 @@ static void run_usage(FILE *f)
 		"                           vCPU list in cpuset syntax (0-1=hog,2-3=duty:3000/7000);\n"
 		"                           repeatable; vCPUs given none run hog. Kinds: hog,\n"
 		"                           duty:BUSY_US/SLEEP_US, halt-duty:BUSY_US/SLEEP_US, io:N,\n"
-		"                           probe, fault, count:N\n"
+		"                           probe, fault, count:N, emufail\n"
 		"      --kernel FILE        boot Linux (bzImage or vmlinux) instead of payloads\n"
 		"      --initrd FILE        initramfs for --kernel\n"
 		"      --cmdline STRING     kernel command line for --kernel\n"
@@ -125,7 +125,7 @@ static int run_usage_error(const char *fmt, const char *arg)
 
 static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 {
-	bool vcpus_set = false, mem_set = false;
+	bool mem_set = false;
 	int c;
 
 	*cfg = (struct run_cfg){ .name = "vm", .vcpus = 1 };
@@ -142,7 +142,6 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case 'c':
 			if (opts_parse_uint(optarg, 1, VM_MAX_VCPUS, &cfg->vcpus))
 				return run_usage_error("invalid --vcpus '%s' (1-128)", optarg);
-			vcpus_set = true;
 			break;
 		case 'm':
 			if (opts_parse_size(optarg, &cfg->mem) || !cfg->mem)
@@ -223,32 +222,41 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 			cfg->assigns[cfg->nr_assigns++] = run_demo_assigns[i];
 		cfg->monitor = true;
 	}
-	(void)vcpus_set;
 	if (!mem_set)
 		cfg->mem = cfg->kernel.kernel ? LINUX_DEFAULT_MEM : PAYLOAD_DEFAULT_MEM;
 	return 0;
 }
 
-static int run_payload_specs(const struct run_cfg *cfg, struct payload_opts *opts)
+static int run_payload_one(const struct run_cfg *cfg, const char *arg,
+			   struct payload_opts *opts)
 {
 	static const char *const why[] = {
 		[EINVAL] = "bad syntax or unknown kind", [ERANGE] = "vCPU out of range",
 		[EEXIST] = "a vCPU is given two payloads",
 	};
+	int ret = payload_parse_assign(arg, cfg->vcpus, opts->spec);
+
+	if (!ret)
+		return 0;
+	fprintf(stderr, "vsched run: invalid --payload '%s': %s (%u vCPUs)\n", arg,
+		-ret < (int)(sizeof(why) / sizeof(why[0])) && why[-ret] ? why[-ret] :
+		strerror(-ret), cfg->vcpus);
+	fprintf(stderr, "Try 'vsched run --help'.\n");
+	return ret;
+}
+
+static int run_payload_specs(const struct run_cfg *cfg, struct payload_opts *opts)
+{
 	struct payload_spec hog = { .kind = PAYLOAD_HOG };
 	unsigned int i;
-	int ret;
 
-	for (i = 0; i < cfg->nr_payload; i++) {
-		ret = payload_parse_assign(cfg->payload[i], cfg->vcpus, opts->spec);
-		if (ret) {
-			fprintf(stderr, "vsched run: invalid --payload '%s': %s (%u vCPUs)\n",
-				cfg->payload[i], -ret < (int)(sizeof(why) / sizeof(why[0])) &&
-				why[-ret] ? why[-ret] : strerror(-ret), cfg->vcpus);
-			fprintf(stderr, "Try 'vsched run --help'.\n");
+	/* Per-vCPU lists first, so a bare KIND fills the rest whatever the flag order. */
+	for (i = 0; i < cfg->nr_payload; i++)
+		if (strchr(cfg->payload[i], '=') && run_payload_one(cfg, cfg->payload[i], opts))
 			return -EINVAL;
-		}
-	}
+	for (i = 0; i < cfg->nr_payload; i++)
+		if (!strchr(cfg->payload[i], '=') && run_payload_one(cfg, cfg->payload[i], opts))
+			return -EINVAL;
 	for (i = 0; i < cfg->vcpus; i++)
 		if (!opts->spec[i].kind)
 			opts->spec[i] = hog;
@@ -331,24 +339,19 @@ static int run_exit_status(const struct vm *vm, int sig)
 	}
 }
 
-static int run_write_stats(const char *path, struct vm *vm, const struct stats_run *sr)
+static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
+			   const struct stats_run *sr)
 {
-	FILE *f = fopen(path, "w");
-	int ret;
+	int ret = stats_write_json(f, vm, sr);
 
-	if (!f) {
-		fprintf(stderr, "vsched run: --stats %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	ret = stats_write_json(f, vm, sr);
 	if (fclose(f) || ret) {
-		fprintf(stderr, "vsched run: --stats %s: write failed\n", path);
+		fprintf(stderr, "vsched run: --stats %s: write failed\n", cfg->stats);
 		return -EIO;
 	}
 	return 0;
 }
 
-static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs,
+static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs, FILE *stats,
 		  uint64_t start_ns)
 {
 	struct stats_run sr = { .cmd_start_ns = start_ns };
@@ -360,11 +363,24 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs,
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	ret = sfd < 0 ? -errno : vm_create(vm);
+	if (sfd < 0) {
+		fprintf(stderr, "vsched run: signalfd: %s\n", strerror(errno));
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (stats) {
+			fclose(stats);
+			unlink(cfg->stats);
+		}
+		runsched_destroy(rs);
+		return RUN_EXIT_FAILURE;
+	}
+	ret = vm_create(vm);
 	if (ret) {
-		fprintf(stderr, "vsched run: cannot set up the VM: %s\n", strerror(-ret));
-		if (ret == -ENOENT || ret == -EACCES)
-			fprintf(stderr, "vsched run: is /dev/kvm there and accessible?\n");
+		if (vm->boot == &linux_boot_ops && cfg->kernel.err[0])
+			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", cfg->kernel.err);
+		else
+			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", strerror(-ret));
+		if (access("/dev/kvm", R_OK | W_OK))
+			fprintf(stderr, "vsched run: /dev/kvm: %s\n", strerror(errno));
 		sr.exit_status = RUN_EXIT_FAILURE;
 		goto out;
 	}
@@ -386,14 +402,19 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs,
 	sr.exit_status = ret ? RUN_EXIT_FAILURE : run_exit_status(vm, sig);
 	if (vm->exit_reason == VM_EXIT_STOPPED && sig)
 		fprintf(stderr, "vsched run: %s: stopping the VM\n", strsignal(sig));
-	if (cfg->stats && run_write_stats(cfg->stats, vm, &sr) && !sr.exit_status)
+	if (stats && run_write_stats(cfg, stats, vm, &sr) && !sr.exit_status)
 		sr.exit_status = RUN_EXIT_FAILURE;
+	stats = NULL;
 	stats_print_summary(stdout, vm, &sr);
 out:
 	runsched_destroy(rs);
+	if (stats) {
+		/* No VM ran: leave no empty statistics file behind. */
+		fclose(stats);
+		unlink(cfg->stats);
+	}
 	vm_destroy(vm);
-	if (sfd >= 0)
-		close(sfd);
+	close(sfd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return sr.exit_status;
 }
@@ -403,6 +424,7 @@ int cmd_run(int argc, char **argv)
 	uint64_t start_ns = mono_ns();
 	static struct payload_opts popts;
 	struct runsched rs;
+	FILE *stats = NULL;
 	struct run_cfg cfg;
 	unsigned int lanes;
 	char msg[512];
@@ -417,10 +439,6 @@ int cmd_run(int argc, char **argv)
 		.nr_lanes = cfg.cpus, .verbose = cfg.verbose,
 	};
 	if (cfg.kernel.kernel) {
-		if (!&linux_boot_ops) {
-			fprintf(stderr, "vsched run: this build has no Linux boot path\n");
-			return RUN_EXIT_USAGE;
-		}
 		vm.boot = &linux_boot_ops;
 		vm.boot_data = &cfg.kernel;
 	} else {
@@ -455,5 +473,11 @@ int cmd_run(int argc, char **argv)
 		for (i = 0; i < cfg.nr_assigns; i++)
 			printf("  --assign %s\n", cfg.assigns[i]);
 	}
-	return run_vm(&cfg, &vm, &rs, start_ns);
+	/* Opened now, so a path that cannot be written is refused before anything runs. */
+	if (cfg.stats && !(stats = fopen(cfg.stats, "w"))) {
+		fprintf(stderr, "vsched run: --stats %s: %s\n", cfg.stats, strerror(errno));
+		runsched_destroy(&rs);
+		return RUN_EXIT_USAGE;
+	}
+	return run_vm(&cfg, &vm, &rs, stats, start_ns);
 }

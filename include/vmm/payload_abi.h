@@ -20,7 +20,8 @@
 #define PAYLOAD_PORT_HELLO 0x510	/* the guest's first instruction: entry time stamp */
 #define PAYLOAD_PORT_SLEEP 0x511	/* value: microseconds; the vCPU thread blocks (idle) */
 #define PAYLOAD_PORT_IO 0x512		/* value ignored: the io kind's exit */
-#define PAYLOAD_PORT_EXIT 0x513		/* value: status; the VM powers off */
+#define PAYLOAD_PORT_EXIT 0x513		/* value: status; this vCPU is done, the VM powers off
+					 * once every vCPU is */
 #define PAYLOAD_PORT_PROBE 0x5f0	/* nobody serves it: reads must give all-ones */
 #define PAYLOAD_MMIO_PROBE 0xd0000000ULL	/* not RAM, no device: reads give all-ones */
 
@@ -39,7 +40,8 @@ enum payload_kind {
 	PAYLOAD_IO,		/* a PAYLOAD_PORT_IO exit every arg0 units */
 	PAYLOAD_PROBE,		/* unserved port and MMIO accesses; errors counts wrong values */
 	PAYLOAD_FAULT,		/* touches unmapped memory with no IDT entry: triple fault */
-	PAYLOAD_COUNT,		/* arg0 units, then power off with status 0 */
+	PAYLOAD_COUNT,		/* arg0 units, then done (PAYLOAD_PORT_EXIT, status 0) */
+	PAYLOAD_EMUFAIL,	/* an SSE add from MMIO, which KVM's emulator cannot do */
 };
 
 /* At PAYLOAD_LOAD_ADDR: where the VMM finds the entry points. */

@@ -4,6 +4,7 @@
  * its thread blocks here (or in the scheduler's sleep hook) instead of spinning in KVM.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -32,6 +33,7 @@ static int payload_port(struct vcpu *vcpu, uint16_t port, void *data, unsigned i
 {
 	struct payload_opts *opts = opaque;
 	struct payload_vcpu *pv = vcpu->boot;
+	bool done;
 
 	if (!is_write) {
 		/* Write-only ports: reads float high, like the unserved ones. */
@@ -52,8 +54,17 @@ static int payload_port(struct vcpu *vcpu, uint16_t port, void *data, unsigned i
 		pv->io_exits++;
 		return 0;
 	case PAYLOAD_PORT_EXIT:
-		opts->exit_status = port_value(data, size);
-		vm_stop(vcpu->vm, VM_EXIT_POWEROFF);
+		/* This vCPU is done; the VM powers off when every vCPU is. The first nonzero
+		 * status is kept. Until then the vCPU idles here, as a halted CPU would. */
+		pthread_mutex_lock(&vcpu->vm->lock);
+		if (!opts->exit_status)
+			opts->exit_status = port_value(data, size);
+		done = ++opts->nr_done == vcpu->vm->nr_vcpus;
+		pthread_mutex_unlock(&vcpu->vm->lock);
+		if (done)
+			vm_stop(vcpu->vm, VM_EXIT_POWEROFF);
+		while (!vm_stopping(vcpu->vm))
+			vcpu_sleep(vcpu, 1000000000ULL);
 		return 0;
 	}
 	return -EINVAL;
