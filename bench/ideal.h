@@ -5,10 +5,7 @@
 
 #include "scenario.h"
 
-/*
- * pct[g] (percent of lanes) for every group of s (hierarchical) when capacity CPUs are handed
- * out (capacity <= lanes: what the host actually gave, on a shared machine). 0 or -errno.
- */
-int ideal_shares(const struct scenario *s, unsigned int lanes, double capacity, double *pct);
+/* pct[g] (percent of lanes) for every group of s (hierarchical) on lanes CPUs. 0 or -errno. */
+int ideal_shares(const struct scenario *s, unsigned int lanes, double *pct);
 
 #endif

@@ -37,7 +37,7 @@ int vmside_probe(const char **reason)
 }
 
 /* The scenario's groups and membership through the launch specs. */
-static int vmside_groups(struct vsched *vs, const struct scenario *s)
+int vmside_groups(struct vsched *vs, const struct scenario *s)
 {
 	unsigned int i, n = scn_nr_groups(s);
 	char spec[256], msg[256];

@@ -9,6 +9,9 @@
 #include "scenario.h"
 #include "sched/runtime.h"
 
+struct vsched;
+/* The scenario's groups and vCPU membership through the --group/--assign specs. 0 or -errno. */
+int vmside_groups(struct vsched *vs, const struct scenario *s);
 /* 0 when /dev/kvm is usable, else -errno and why. */
 int vmside_probe(const char **reason);
 /*
