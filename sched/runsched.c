@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -86,8 +87,21 @@ int runsched_attach(struct runsched *rs, struct vm *vm, bool monitor)
 	if (ret)
 		return ret;
 	if (monitor)
-		ret = runstats_monitor_start(stdout, rs->vs, rs->lanes, RUNSCHED_MONITOR_NS, &rs->mon);
+		ret = runstats_monitor_start(stdout, rs->vs, rs->lanes, RUNSCHED_MONITOR_NS, rs->demand,
+					     &rs->mon);
 	return ret;
+}
+
+int runsched_set_demand(struct runsched *rs, const double *demand, unsigned int nr_vcpus)
+{
+	double *d = malloc(nr_vcpus * sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	memcpy(d, demand, nr_vcpus * sizeof(*d));
+	free(rs->demand);
+	rs->demand = d;
+	return 0;
 }
 
 void runsched_stats(struct runsched *rs, struct stats_run *sr)
@@ -114,4 +128,6 @@ void runsched_destroy(struct runsched *rs)
 	if (rs->vs)
 		vsched_destroy(rs->vs);
 	rs->vs = NULL;
+	free(rs->demand);
+	rs->demand = NULL;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/fluid.h"
+#include "sched/group.h"
 #include "sched/runstats.h"
 #include "sched/runtime.h"
 #include "vsched.h"
@@ -140,13 +142,38 @@ void runstats_snapshot(struct vsched *vs, struct runstats_snap *snap)
 	}
 }
 
-void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap *before,
-			  const struct runstats_snap *after, double seconds, unsigned int lanes)
+/* The fluid ideal of each path in snap, in % of lanes; false if it cannot be had. */
+static bool rs_ideal(struct vsched *vs, const struct runstats_snap *snap, const double *demand,
+		     unsigned int lanes, double *pct)
 {
+	struct sched *s = vsched_sched(vs);
+	double *rate;
+	unsigned int i;
+	bool ok;
+
+	vsched_lock(vs);
+	rate = calloc(sched_nr_vcpus(s), sizeof(*rate));
+	ok = rate && !fluid_solve(s, demand, rate);
+	for (i = 0; ok && i < snap->nr; i++) {
+		struct group *g = group_lookup(s, snap->path[i]);
+
+		pct[i] = g ? 100.0 * fluid_group_rate(s, g, rate) / lanes : 0;
+	}
+	vsched_unlock(vs);
+	free(rate);
+	return ok;
+}
+
+void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap *before,
+			  const struct runstats_snap *after, double seconds, unsigned int lanes,
+			  const double *demand)
+{
+	double ideal[RS_MAX_GROUPS];
+	bool have_ideal = demand && rs_ideal(vs, after, demand, lanes, ideal);
 	unsigned int i, k;
 
-	fprintf(f, "%-16s %7s %-16s %5s %8s %9s\n", "group", "weight", "cpu.max", "idle",
-		"cpu %", "throttled");
+	fprintf(f, "%-16s %7s %-16s %5s %8s %9s%s\n", "group", "weight", "cpu.max", "idle",
+		"cpu %", "throttled", have_ideal ? "  ideal %" : "");
 	for (i = 0; i < after->nr; i++) {
 		uint64_t u0 = 0, t0 = 0;
 		char w[32] = "", m[64] = "", idle[8] = "";
@@ -161,9 +188,12 @@ void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap
 			rs_read(vs, after->path[i], "cpu.max", m, sizeof(m));
 			rs_read(vs, after->path[i], "cpu.idle", idle, sizeof(idle));
 		}
-		fprintf(f, "/%-15s %7s %-16s %5s %7.1f%% %9" PRIu64 "\n", after->path[i], w, m, idle,
+		fprintf(f, "/%-15s %7s %-16s %5s %7.1f%% %9" PRIu64, after->path[i], w, m, idle,
 			100.0 * (double)(after->usage_usec[i] - u0) / (seconds * 1e6 * lanes),
 			after->nr_throttled[i] - t0);
+		if (have_ideal)
+			fprintf(f, "  %6.1f%%", ideal[i]);
+		fputc('\n', f);
 	}
 }
 
@@ -172,6 +202,7 @@ struct runstats_monitor {
 	struct vsched *vs;
 	unsigned int lanes;
 	uint64_t interval_ns;
+	const double *demand;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -204,7 +235,7 @@ static void *rs_monitor(void *arg)
 		runstats_snapshot(m->vs, &m->cur);
 		fprintf(m->f, "-- %.1f s\n", (double)(next - m->start_ns) / 1e9);
 		runstats_print_table(m->f, m->vs, &m->prev, &m->cur, (double)(next - last) / 1e9,
-				     m->lanes);
+				     m->lanes, m->demand);
 		fflush(m->f);
 		m->prev = m->cur;
 		last = next;
@@ -215,7 +246,7 @@ static void *rs_monitor(void *arg)
 }
 
 int runstats_monitor_start(FILE *f, struct vsched *vs, unsigned int lanes, uint64_t interval_ns,
-			   struct runstats_monitor **out)
+			   const double *demand, struct runstats_monitor **out)
 {
 	struct runstats_monitor *m = calloc(1, sizeof(*m));
 	pthread_condattr_t ca;
@@ -227,6 +258,7 @@ int runstats_monitor_start(FILE *f, struct vsched *vs, unsigned int lanes, uint6
 	m->vs = vs;
 	m->lanes = lanes;
 	m->interval_ns = interval_ns;
+	m->demand = demand;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -260,7 +292,7 @@ void runstats_monitor_stop(struct runstats_monitor *m)
 	secs = (double)(rs_mono_ns() - m->start_ns) / 1e9;
 	runstats_snapshot(m->vs, &m->cur);
 	fprintf(m->f, "== whole run, %.1f s on %u lanes\n", secs, m->lanes);
-	runstats_print_table(m->f, m->vs, &m->first, &m->cur, secs, m->lanes);
+	runstats_print_table(m->f, m->vs, &m->first, &m->cur, secs, m->lanes, m->demand);
 	fflush(m->f);
 	pthread_cond_destroy(&m->cond);
 	pthread_mutex_destroy(&m->lock);

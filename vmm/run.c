@@ -263,6 +263,23 @@ static int run_payload_specs(const struct run_cfg *cfg, struct payload_opts *opt
 	return 0;
 }
 
+/* Each payload vCPU's long-run demand in CPUs, for the fluid ideal in the group table. */
+static int run_payload_demand(struct runsched *rs, const struct payload_opts *po, unsigned int n)
+{
+	double demand[VM_MAX_VCPUS];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct payload_spec *sp = &po->spec[i];
+
+		demand[i] = (sp->kind == PAYLOAD_DUTY || sp->kind == PAYLOAD_HALT_DUTY) &&
+					    sp->arg[0] + sp->arg[1] ?
+				    (double)sp->arg[0] / (double)(sp->arg[0] + sp->arg[1]) :
+				    1.0;
+	}
+	return runsched_set_demand(rs, demand, n);
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -463,6 +480,10 @@ int cmd_run(int argc, char **argv)
 		return RUN_EXIT_USAGE;
 	}
 	vm.nr_lanes = lanes;
+	if (!cfg.kernel.kernel && run_payload_demand(&rs, &popts, cfg.vcpus)) {
+		runsched_destroy(&rs);
+		return RUN_EXIT_FAILURE;
+	}
 	if (cfg.demo) {
 		unsigned int i;
 

@@ -23,6 +23,7 @@ struct runsched {
 	struct runstats_ctx ctx;
 	unsigned int lanes;
 	bool scheduled;
+	double *demand;		/* per vCPU, for the table's ideal column; NULL: unknown */
 };
 
 /* Host CPUs this process may use (its affinity mask): the default number of lanes. */
@@ -34,6 +35,9 @@ int runsched_setup(struct runsched *rs, unsigned int nr_vcpus, unsigned int lane
 /* After vm_create(), before vm_start(): the runtime takes the vCPU hooks. monitor: print the
  * group table every second to stdout. 0 or -errno. */
 int runsched_attach(struct runsched *rs, struct vm *vm, bool monitor);
+/* Each vCPU's long-run demand in CPUs (0..1), when known (payload guests): the live table then
+ * shows the fluid ideal beside the measured shares. Copied. 0 or -ENOMEM. */
+int runsched_set_demand(struct runsched *rs, const double *demand, unsigned int nr_vcpus);
 /* The --stats "groups" writer. */
 void runsched_stats(struct runsched *rs, struct stats_run *sr);
 /* After vm_join(): ends the live table (printing the whole-run table). */

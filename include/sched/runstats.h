@@ -21,7 +21,10 @@ struct runstats_ctx {
 };
 void runstats_write_groups(FILE *f, void *arg);
 
-/* One line per group: weight, cpu.max, CPU used as % of capacity since usage0 snapshots. */
+/*
+ * One line per group: weight, cpu.max, CPU used as % of capacity between two snapshots, and,
+ * given each vCPU's demand (CPUs, 0..1; NULL: no column), the fluid ideal (sched/fluid.h).
+ */
 struct runstats_snap {
 	unsigned int nr;
 	char path[32][256];
@@ -30,7 +33,8 @@ struct runstats_snap {
 };
 void runstats_snapshot(struct vsched *vs, struct runstats_snap *snap);
 void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap *before,
-			  const struct runstats_snap *after, double seconds, unsigned int lanes);
+			  const struct runstats_snap *after, double seconds, unsigned int lanes,
+			  const double *demand);
 
 /*
  * A thread printing the group table to f every interval_ns (CPU % over that interval), for the
@@ -38,7 +42,7 @@ void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap
  */
 struct runstats_monitor;
 int runstats_monitor_start(FILE *f, struct vsched *vs, unsigned int lanes, uint64_t interval_ns,
-			   struct runstats_monitor **out);
+			   const double *demand, struct runstats_monitor **out);
 void runstats_monitor_stop(struct runstats_monitor *m);
 
 #endif
