@@ -21,6 +21,7 @@
 #define RT_RUSAGE_EVERY_NS	1000000ULL	/* user/system split resolution */
 #define RT_TIMER_GRACE_NS	200000ULL	/* a vCPU's own timer handles its slice end */
 #define RT_TOPUP_NS		10000000ULL	/* charge vCPUs that stay in KVM_RUN this often */
+#define RT_KICK_SLACK_NS	50000ULL	/* a slice timer this close makes a kick pointless */
 
 struct vm;
 struct vcpu;

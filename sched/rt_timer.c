@@ -86,7 +86,9 @@ void rt_timer_arm(struct rt_vcpu *rv, uint64_t until)
 	struct itimerspec its;
 	uint64_t want = until == RT_INF ? 0 : until;
 
-	if (!rv->has_timer || rv->armed == want)
+	/* A deadline already armed and still ahead needs nothing; one that has passed is armed
+	 * again, so a vCPU never re-enters KVM_RUN with its slice end silently spent. */
+	if (!rv->has_timer || (rv->armed == want && (!want || want > rt_now())))
 		return;
 	memset(&its, 0, sizeof(its));
 	if (want) {

@@ -109,12 +109,20 @@ void rt_grant(struct runtime *rt, unsigned int id, uint64_t until)
 void rt_preempt(struct runtime *rt, unsigned int id)
 {
 	struct rt_vcpu *rv = &rt->v[id];
+	uint64_t now;
 
 	if (rv->state != RT_RUNNING)
 		return;
-	rt_set_waiting(rt, rv, rt_now());
+	now = rt_now();
+	rt_set_waiting(rt, rv, now);
 	rv->until = RT_INF;
-	if (rv->in_guest && !rt_hands_off(rt)) {
+	/*
+	 * Kick only a vCPU inside KVM_RUN whose own slice timer is not about to take it out anyway:
+	 * lanes often end in step, and the core then expires the second lane while its vCPU is
+	 * already on its way out.
+	 */
+	if (rv->in_guest && !rt_hands_off(rt) &&
+	    !(rv->armed && rv->armed <= now + RT_KICK_SLACK_NS)) {
 		rt->st.kicks++;
 		rt_kick(rv);
 	}
