@@ -66,6 +66,12 @@ const struct scenario scenarios[] = {
 		.vcpus = { HOG("a"), HOG("a"), HOG("bg"), HOG("bg") },
 	},
 	{
+		.name = "cap-alone",
+		.what = "cpu.max 50000 100000 on 2 hogs, nothing else: quota accuracy",
+		.groups = { { "c", 100, 50000, 100000 } },
+		.vcpus = { HOG("c"), HOG("c") },
+	},
+	{
 		.name = "cap",
 		.what = "cpu.max 50000 100000 on 2 hogs, beside 2 hogs",
 		.groups = { { "c", 100, 50000, 100000 }, { "h", 100 } },
