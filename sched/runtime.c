@@ -209,6 +209,7 @@ static int rt_enter(struct vcpu *vcpu)
 		if (rv->granted_at) {
 			rt_hist_add(rt->st.handoff_hist, &rt->st.nr_handoff,
 				    now > rv->granted_at ? now - rv->granted_at : 0);
+			rt->st.handoff_ns += now > rv->granted_at ? now - rv->granted_at : 0;
 			rv->granted_at = 0;
 		}
 		if (!rt_hands_off(rt))

@@ -46,6 +46,7 @@ struct runtime_stats {
 	uint64_t nr_wake;		/* wake-to-run samples (paravirtual sleeps) */
 	uint64_t wake_hist[RT_WAKE_BUCKETS];
 	uint64_t nr_handoff;		/* lane grant to a parked vCPU -> its KVM_RUN */
+	uint64_t handoff_ns;		/* their sum: lane time spent handing over */
 	uint64_t handoff_hist[RT_WAKE_BUCKETS];
 };
 
