@@ -1,14 +1,16 @@
-#!/usr/bin/env bash
-# Runs every benchmark binary $BUILD/bench-* in turn. Usage: bench/run.sh BUILD_DIR
-# Benchmarks print their own tables; a failing one is reported and the others still run.
+#!/bin/sh
+# Runs every benchmark binary $BUILD_DIR/bench-* in turn; each prints its own figures.
+# usage: bench/run.sh BUILD_DIR
 set -u
 build=${1:?usage: bench/run.sh BUILD_DIR}
-export VSCHED=$(readlink -f "$build/vsched")
-rc=0
+VSCHED=$(readlink -f "$build/vsched"); export VSCHED
+status=0 n=0
 for b in "$build"/bench-*; do
 	[ -x "$b" ] || continue
+	n=$((n + 1))
 	echo "== $(basename "$b")"
-	"$b" || { echo "$(basename "$b"): exit $?"; rc=1; }
+	"$b" || { echo "$(basename "$b") failed (exit $?)"; status=1; }
 	echo
 done
-exit $rc
+[ "$n" -gt 0 ] || { echo "no benchmarks in $build"; exit 1; }
+exit $status

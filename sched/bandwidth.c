@@ -104,32 +104,10 @@ void bw_throttle_pending(const struct sched *s, const struct group_core *gc, str
 		st->throttled_ns += throttle_width(s, gc) * (s->core.now - gc->throttle_clock);
 }
 
-/* Every runnable vCPU at or below g that is off a lane waits, or stops waiting. */
-static void subtree_waiting(struct sched *s, struct group *g, bool wait)
+static bool se_under(const struct sched_entity *se, const struct group_core *gc)
 {
-	struct sched_vcpu *v;
-	struct group *c;
-
-	list_for_each_entry(v, &g->vcpus, group_node) {
-		struct vcpu_core *vc = vcore(v);
-
-		if (!vc->runnable || vc->lane >= 0)
-			continue;
-		if (!wait && fair_waiting(vc))
-			fair_dequeue(s, vc);
-		else if (wait && !fair_waiting(vc) && !fair_path_throttled(v))
-			fair_enqueue(s, vc);
-	}
-	list_for_each_entry(c, &g->children, sibling)
-		subtree_waiting(s, c, wait);
-}
-
-static bool vcpu_under(const struct vcpu_core *vc, const struct group *g)
-{
-	const struct group *a;
-
-	for (a = vc->v->group; a; a = a->parent)
-		if (a == g)
+	for (; se->parent; se = &se->parent->se)
+		if (se->parent == gc)
 			return true;
 	return false;
 }
@@ -140,11 +118,12 @@ static void throttle(struct sched *s, struct group_core *gc)
 
 	gc->throttled = true;
 	gc->throttle_clock = s->core.now;
-	subtree_waiting(s, gc->g, false);
+	if (heap_queued(&gc->se.node))
+		fair_dequeue(s, &gc->se);
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct vcpu_core *vc = s->core.lanes[l].cur;
 
-		if (vc && vcpu_under(vc, gc->g))
+		if (vc && se_under(&vc->se, gc))
 			lanes_put_back(s, vc);
 	}
 	core_emit(s, SCHED_THROTTLE, gc->g);
@@ -154,9 +133,21 @@ static void unthrottle(struct sched *s, struct group_core *gc)
 {
 	throttle_account(s, gc);
 	gc->throttled = false;
-	subtree_waiting(s, gc->g, true);
-	lanes_preempt_check(s);
+	if (gc->queue.nr && gc->se.parent) {
+		fair_enqueue(s, &gc->se);
+		lanes_waiter_arrived(s, &gc->se);
+	}
 	core_emit(s, SCHED_UNTHROTTLE, gc->g);
+}
+
+bool bw_path_throttled(const struct vcpu_core *vc)
+{
+	const struct group_core *gc;
+
+	for (gc = vc->se.parent; gc; gc = gc->se.parent)
+		if (gc->throttled)
+			return true;
+	return false;
 }
 
 void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta)
@@ -223,13 +214,9 @@ uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc)
 {
 	uint64_t until = SCHED_TIME_NONE;
 	const struct group_core *gc;
-	const struct group *g;
 
-	for (g = vc->v->group; g; g = g->parent) {
-		unsigned int k;
-
-		gc = gcore(g);
-		k = gc->nr_running;
+	for (gc = vc->se.parent; gc; gc = gc->se.parent) {
+		unsigned int k = gc->se.nr_running;
 		uint64_t t;
 
 		if (!gc->bw_enabled || !k)

@@ -10,13 +10,36 @@
 
 #include "internal.h"
 
-static struct group_core *group_core_alloc(struct group *g)
+void bw_init(struct sched *s);
+
+static bool queue_less(const struct heap_node *a, const struct heap_node *b)
+{
+	const struct sched_entity *x = container_of(a, struct sched_entity, node);
+	const struct sched_entity *y = container_of(b, struct sched_entity, node);
+
+	return x->vt < y->vt;
+}
+
+static void entity_init(struct sched_entity *se, struct group_core *parent, bool is_group)
+{
+	memset(se, 0, sizeof(*se));
+	heap_node_init(&se->node);
+	list_init(&se->run_node);
+	se->is_group = is_group;
+	se->parent = parent;
+}
+
+static struct group_core *group_core_alloc(struct group *g, struct group_core *parent)
 {
 	struct group_core *gc = calloc(1, sizeof(*gc));
 
 	if (!gc)
 		return NULL;
+	entity_init(&gc->se, parent, true);
+	gc->se.idle = g->idle;
 	gc->g = g;
+	heap_init(&gc->queue, queue_less);
+	list_init(&gc->running);
 	heap_node_init(&gc->timer_node);
 	gc->period = g->period_us * 1000;
 	return gc;
@@ -25,6 +48,7 @@ static struct group_core *group_core_alloc(struct group *g)
 int core_init(struct sched *s)
 {
 	struct sched_core *c = &s->core;
+	struct group_core *root;
 	unsigned int i;
 
 	c->params.slice_ns = SCHED_SLICE_DFL_NS;
@@ -33,11 +57,14 @@ int core_init(struct sched *s)
 	bw_init(s);
 	c->lanes = calloc(s->nr_lanes, sizeof(*c->lanes));
 	c->vcpus = calloc(s->nr_vcpus ? s->nr_vcpus : 1, sizeof(*c->vcpus));
-	s->root.core = group_core_alloc(&s->root);
-	if (!c->lanes || !c->vcpus || !s->root.core || fair_init(s)) {
+	root = group_core_alloc(&s->root, NULL);
+	s->root.core = root;
+	if (!c->lanes || !c->vcpus || !root || heap_reserve(&root->queue, s->nr_vcpus) ||
+	    fair_init(s)) {
 		core_exit(s);
 		return -ENOMEM;
 	}
+	root->nr_children = s->nr_vcpus;
 	for (i = 0; i < s->nr_lanes; i++) {
 		c->lanes[i].rot_until = SCHED_TIME_NONE;
 		c->lanes[i].bw_until = SCHED_TIME_NONE;
@@ -46,7 +73,7 @@ int core_init(struct sched *s)
 	for (i = 0; i < s->nr_vcpus; i++) {
 		struct vcpu_core *vc = &c->vcpus[i];
 
-		heap_node_init(&vc->node);
+		entity_init(&vc->se, root, false);
 		vc->v = &s->vcpus[i];
 		vc->lane = -1;
 		vc->told_lane = -1;
@@ -55,11 +82,18 @@ int core_init(struct sched *s)
 	return 0;
 }
 
+static void group_core_free(struct group_core *gc)
+{
+	heap_free(&gc->queue);
+	free(gc);
+}
+
 void core_exit(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
-	free(s->root.core);
+	if (s->root.core)
+		group_core_free(s->root.core);
 	s->root.core = NULL;
 	fair_exit(s);
 	heap_free(&c->timers);
@@ -70,39 +104,36 @@ void core_exit(struct sched *s)
 
 int core_group_init(struct sched *s, struct group *g)
 {
-	struct group_core *gc;
+	struct group_core *parent = gcore(g->parent), *gc;
 
-	if (heap_reserve(&s->core.timers, s->root.nr_descendants + 1))
+	if (heap_reserve(&parent->queue, parent->nr_children + 1) ||
+	    heap_reserve(&s->core.timers, s->root.nr_descendants + 1))
 		return -ENOMEM;
-	gc = group_core_alloc(g);
+	gc = group_core_alloc(g, parent);
 	if (!gc)
 		return -ENOMEM;
+	parent->nr_children++;
 	g->core = gc;
 	return 0;
 }
 
-/* Called once the group is in the tree: the rate scratch must cover it. */
-int core_group_added(struct sched *s, struct group *g)
-{
-	(void)g;
-	return fair_reserve(s);
-}
-
-/* The group is empty: no vCPU below, no child, so nothing of it waits or runs. */
+/* The group is empty: no vCPU below, no child, so it is neither queued nor running. */
 void core_group_exit(struct sched *s, struct group *g)
 {
 	struct group_core *gc = gcore(g);
 
 	bw_group_exit(s, gc);
-	if (g->idle)
+	if (gc->se.idle)
 		s->core.nr_idle_groups--;
-	free(gc);
+	gcore(g->parent)->nr_children--;
+	group_core_free(gc);
 	g->core = NULL;
 }
 
 void core_group_free_all(struct group *g)
 {
-	free(g->core);
+	if (g->core)
+		group_core_free(g->core);
 	g->core = NULL;
 }
 
@@ -131,65 +162,91 @@ static void clock_update(struct sched *s, uint64_t now)
 static void finish(struct sched *s)
 {
 	fair_update_rates(s);
-	lanes_preempt_check(s);
 	lanes_settle(s);
 	lanes_flush(s);
 }
 
-static void runnable_change(struct sched *s, struct group *g, int d)
+static void runnable_change(struct sched *s, struct group_core *gc, int d)
 {
-	for (; g; g = g->parent) {
-		bw_runnable_changing(s, gcore(g));
-		gcore(g)->nr_runnable += d;
+	for (; gc; gc = gc->se.parent) {
+		bw_runnable_changing(s, gc);
+		gc->nr_runnable += d;
 	}
 }
 
+int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *to)
+{
+	struct group_core *tc = gcore(to);
+
+	(void)s;
+	(void)v;
+	return heap_reserve(&tc->queue, tc->nr_children + 1);
+}
+
 /*
- * v->group is already the new group: counters follow, the rates change, and a vCPU now under a
- * throttled group leaves its lane or stops waiting.
+ * v->group is already the new group. The vCPU leaves the old path as if it blocked and joins
+ * the new one as if it woke, keeping its lag (bounded); a lane it holds stays unless a group on
+ * the new path is throttled.
  */
 void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
 {
 	struct vcpu_core *vc = vcore(v);
-	struct group *to = v->group;
-	struct group *g;
+	struct group_core *fc = gcore(from), *tc = gcore(v->group);
+	bool running = vc->lane >= 0;
 
+	if (fair_waiting(vc))
+		fair_dequeue(s, &vc->se);
+	if (running)
+		fair_clear_running(s, vc);
 	if (vc->runnable) {
-		runnable_change(s, from, -1);
-		runnable_change(s, to, 1);
+		runnable_change(s, fc, -1);
+		/* The tree changed under vc: redo all rates, not just along a path. */
+		fair_rates_changed(s);
+		fair_block(s, vc);
 	}
-	if (vc->lane >= 0) {
-		for (g = from; g; g = g->parent)
-			gcore(g)->nr_running--;
-		for (g = to; g; g = g->parent)
-			gcore(g)->nr_running++;
-		if (fair_path_throttled(v))
+	fc->nr_children--;
+	tc->nr_children++;
+	vc->se.parent = tc;
+	if (vc->runnable) {
+		runnable_change(s, tc, 1);
+		fair_wake(s, vc);
+	}
+	if (running) {
+		fair_set_running(s, vc);
+		if (bw_path_throttled(vc))
 			lanes_put_back(s, vc);
 	} else if (vc->runnable) {
-		bool throttled = fair_path_throttled(v);
-
-		if (throttled && fair_waiting(vc))
-			fair_dequeue(s, vc);
-		else if (!throttled && !fair_waiting(vc))
-			fair_enqueue(s, vc);
+		fair_enqueue(s, &vc->se);
+		lanes_waiter_arrived(s, &vc->se);
 	}
-	fair_rates_changed(s);
 	finish(s);
 }
 
-void core_group_reweight(struct sched *s, struct group *g)
+int core_group_added(struct sched *s, struct group *g)
 {
 	(void)g;
-	fair_rates_changed(s);
-	finish(s);
+	return fair_reserve(s);
 }
 
 void core_group_idle(struct sched *s, struct group *g)
 {
-	if (g->idle)
-		s->core.nr_idle_groups++;
-	else
-		s->core.nr_idle_groups--;
+	struct group_core *gc = gcore(g);
+
+	if (gc->se.idle != g->idle) {
+		if (g->idle)
+			s->core.nr_idle_groups++;
+		else
+			s->core.nr_idle_groups--;
+		gc->se.idle = g->idle;
+	}
+	fair_rates_changed(s);
+	finish(s);
+}
+
+/* A weight is only an input of the rates: new rates, every lag kept. */
+void core_group_reweight(struct sched *s, struct group *g)
+{
+	(void)g;
 	fair_rates_changed(s);
 	finish(s);
 }
@@ -225,10 +282,11 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
 	clock_update(s, now);
 	if (vc->runnable)
 		return 0;
-	runnable_change(s, vc->v->group, 1);
+	runnable_change(s, vc->se.parent, 1);
+	vc->runnable = true;
 	fair_wake(s, vc);
-	if (!fair_path_throttled(vc->v))
-		fair_enqueue(s, vc);
+	fair_enqueue(s, &vc->se);
+	lanes_waiter_arrived(s, &vc->se);
 	finish(s);
 	return 0;
 }
@@ -243,12 +301,13 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 	clock_update(s, now);
 	if (!vc->runnable)
 		return 0;
-	runnable_change(s, vc->v->group, -1);
-	if (fair_waiting(vc))
-		fair_dequeue(s, vc);
-	fair_block(s, vc);
+	runnable_change(s, vc->se.parent, -1);
+	vc->runnable = false;		/* before lanes_put_back(): it must not queue vc again */
 	if (vc->lane >= 0)
 		lanes_put_back(s, vc);
+	else if (fair_waiting(vc))
+		fair_dequeue(s, &vc->se);
+	fair_block(s, vc);
 	finish(s);
 	return 0;
 }
@@ -300,6 +359,8 @@ size_t sched_take_decisions(struct sched *s, struct sched_decision *out, size_t 
 	struct sched_core *c = &s->core;
 	size_t n = c->nr_dec < max ? c->nr_dec : max;
 
+	if (!n)
+		return 0;
 	memcpy(out, c->dec, n * sizeof(*out));
 	memmove(c->dec, c->dec + n, (c->nr_dec - n) * sizeof(*out));
 	c->nr_dec -= n;
@@ -367,6 +428,11 @@ uint64_t sched_lane_until(const struct sched *s, unsigned int lane)
 bool group_throttled(const struct group *g)
 {
 	return g->core && gcore(g)->throttled;
+}
+
+double sched_vcpu_rate(const struct sched *s, unsigned int id)
+{
+	return id < s->nr_vcpus ? s->core.vcpus[id].se.rate : 0;
 }
 
 unsigned long sched_nr_switches(const struct sched *s)

@@ -1,51 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fairness by flattened fluid rates (flatcg's idea, made exact).
+ * Hierarchical fairness by fluid rates and per-level virtual time.
  *
- * The hierarchy is folded into one number per runnable vCPU: its rate, the CPUs it is owed
- * right now by the fluid ideal (fluid_solve_scratch() with demand 1 per runnable vCPU: weights
- * at every level, water-filling, cpu.max caps as demand limits, at most one CPU per vCPU).
- * Each vCPU then has a virtual time vt that service d advances by d / rate, and a lane goes to
- * the waiting vCPU with the smallest vt. Because rates already are the hierarchical shares, any
- * vCPU's lag stays within about a slice, so every group's usage tracks the ideal at every level,
- * however lanes come and go; a per-level scheme cannot guarantee that with P lanes (a group
- * holding 1.2 CPUs gets its lanes in whole units, and a one-vCPU child owed 0.9 of them loses
- * whenever the group is down to none).
+ * Rates. Whenever the set of runnable vCPUs or the configuration changes, the fluid ideal is
+ * solved for the current demand (1 CPU per runnable vCPU; weights, water-filling and cpu.max caps
+ * as in sched/fluid.c). Every runnable entity, vCPU or group, gets its rate: the CPUs it is owed
+ * right now; a group's rate is the sum of its children's.
  *
- * Lag L = rate * (V - vt) is service owed; V is the rate-weighted mean of the runnable vCPUs'
- * vt, so the L sum to zero. A rate change keeps every L. A vCPU that blocks keeps its L and gets
- * it back on wake, bounded to [-lag, +lag]: no hoard of credit for a long sleeper, no debt kept
- * forever either.
+ * Virtual time. Every group keeps its runnable children in a sum and the ones with a waiting
+ * vCPU below in a queue ordered by vt; service d advances an entity's vt by d / rate at every
+ * level. A lane goes to the vCPU reached by taking the smallest vt at each level from the root
+ * down (fair_pick()). Siblings served exactly at their rates keep equal vt, so vt differences
+ * are time lags, and every group's usage follows its fluid share at every level.
  *
- * Cost: a pick, a charge, an enqueue are O(log n) on one heap. Rates are recomputed, O(n), when
- * the set of runnable vCPUs or the configuration changes, not on picks.
+ * Why rates and not weights: with P lanes, a child whose demand is below its weighted share
+ * (one vCPU, or a cap) would under weights fall behind in vt and build up credit; with its
+ * rate being what water-filling gives it, it keeps pace, and its siblings' rates already
+ * include what it leaves over. A group owed 1.2 CPUs whose one-vCPU child is owed 0.9 keeps a
+ * lane as long as that child needs it, because the child's vt, not the group's lane history,
+ * decides inside the group.
+ *
+ * Lag. L = rate * (V - vt) is service owed, V being the rate-weighted mean vt of the runnable
+ * siblings. A rate change keeps every L. An entity that stops being runnable keeps its L and
+ * gets it back when it becomes runnable again, bounded to [-lag, +lag]: no hoard of credit for
+ * a long sleeper, no debt kept forever either.
+ *
+ * Cost: pick, charge, enqueue are O(depth * log n). Rates are recomputed, O(n), only when
+ * runnability or configuration changes.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "internal.h"
 #include "sched/fluid.h"
 
-#define RATE_MIN	1e-9
-
-static bool waiting_less(const struct heap_node *a, const struct heap_node *b)
-{
-	const struct vcpu_core *x = container_of(a, struct vcpu_core, node);
-	const struct vcpu_core *y = container_of(b, struct vcpu_core, node);
-
-	if (x->vt != y->vt)
-		return x->vt < y->vt;
-	return x->v->id < y->v->id;
-}
+#define RATE_MIN	1e-12
+#define RATE_EPS	1e-12
 
 int fair_init(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
-	heap_init(&c->waiting, waiting_less);
 	c->demand = calloc(s->nr_vcpus + 1, sizeof(double));
 	c->rate = calloc(s->nr_vcpus + 1, sizeof(double));
-	if (!c->demand || !c->rate || heap_reserve(&c->waiting, s->nr_vcpus))
+	if (!c->demand || !c->rate)
 		return -ENOMEM;
 	return fair_reserve(s);
 }
@@ -54,13 +53,12 @@ void fair_exit(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
-	heap_free(&c->waiting);
 	free(c->demand);
 	free(c->rate);
 	free(c->claims);
 }
 
-/* Scratch for the rate computation, grown when groups are created so picks never allocate. */
+/* Scratch for the rate computation, grown as groups are created so events never allocate. */
 int fair_reserve(struct sched *s)
 {
 	struct sched_core *c = &s->core;
@@ -78,9 +76,9 @@ int fair_reserve(struct sched *s)
 	return 0;
 }
 
-static double vclock(const struct sched_core *c)
+static double vclock(const struct group_core *gc)
 {
-	return c->sum_r > 0 ? c->sum_rvt / c->sum_r : (double)c->now;
+	return gc->sum_r > 0 ? gc->sum_rvt / gc->sum_r : gc->vbase;
 }
 
 void fair_rates_changed(struct sched *s)
@@ -88,129 +86,435 @@ void fair_rates_changed(struct sched *s)
 	s->core.rates_dirty = true;
 }
 
-void fair_update_rates(struct sched *s)
+/* Only vc's runnability changed: the rates can be redone along its path. */
+static void fair_path_changed(struct sched *s, struct vcpu_core *vc)
 {
 	struct sched_core *c = &s->core;
-	double V = vclock(c);
-	unsigned int i;
 
-	if (!c->rates_dirty)
+	if (c->path_dirty && c->path_dirty != vc)
+		c->rates_dirty = true;
+	c->path_dirty = vc;
+}
+
+static double group_demand(const struct group *g)
+{
+	const struct sched_vcpu *v;
+	const struct group *c;
+	double d = 0;
+
+	list_for_each_entry(v, &g->vcpus, group_node)
+		d += vcore(v)->se.runnable ? 1.0 : 0.0;
+	list_for_each_entry(c, &g->children, sibling)
+		d += gcore(c)->demand;
+	if (g->parent && g->quota_us != RUNTIME_INF) {
+		double cap = (double)g->quota_us / (double)g->period_us;
+
+		if (cap < d)
+			d = cap;
+	}
+	return d;
+}
+
+static void cache_demands(struct group *g)
+{
+	struct group *c;
+
+	list_for_each_entry(c, &g->children, sibling)
+		cache_demands(c);
+	gcore(g)->demand = group_demand(g);
+}
+
+/* A child's rate changes to r (0 if not runnable): keep its lag around the level's V. */
+static void set_rate(struct group_core *gc, struct sched_entity *e, double r, double V)
+{
+	if (!e->runnable)
 		return;
-	c->rates_dirty = false;
-	for (i = 0; i < s->nr_vcpus; i++)
-		c->demand[i] = c->vcpus[i].runnable ? 1.0 : 0.0;
-	fluid_solve_scratch(s, c->demand, c->rate, c->claims);
-	c->sum_rvt = 0;
-	c->sum_r = 0;
-	for (i = 0; i < s->nr_vcpus; i++) {
-		struct vcpu_core *vc = &c->vcpus[i];
-		double r = c->rate[i] > RATE_MIN ? c->rate[i] : RATE_MIN;
+	if (r < RATE_MIN)
+		r = RATE_MIN;
+	if (e->rate > 0) {
+		gc->sum_rvt -= e->rate * e->vt;
+		gc->sum_r -= e->rate;
+		e->vt = V - (V - e->vt) * e->rate / r;
+	} else {
+		e->vt = V;
+	}
+	e->rate = r;
+	gc->sum_rvt += r * e->vt;
+	gc->sum_r += r;
+	if (heap_queued(&e->node))
+		heap_fix(&gc->queue, &e->node);
+}
 
-		if (!vc->runnable)
-			continue;
-		/* Keep the lag: rate * (V - vt) before and after. */
-		vc->vt = V - (V - vc->vt) * vc->rate / r;
-		vc->rate = r;
-		c->sum_rvt += r * vc->vt;
-		c->sum_r += r;
-		if (heap_queued(&vc->node))
-			heap_fix(&c->waiting, &vc->node);
+/*
+ * Water-fill cap among g's children from the cached demands and change the rates that moved;
+ * go down only where a child's capacity moved or its demand changed below it. A wake or a block
+ * thus costs the siblings along one path, unless it shifts capacity across whole subtrees.
+ */
+static void refill_group(struct group *g, double cap, struct fluid_claim *cl)
+{
+	struct group_core *gc = gcore(g);
+	double V = vclock(gc);
+	struct sched_vcpu *v;
+	struct group *c;
+	unsigned int n = 0, i;
+
+	list_for_each_entry(v, &g->vcpus, group_node) {
+		cl[n] = (struct fluid_claim){ .weight = NICE_0_LOAD, .vcpu = v->id };
+		cl[n].demand = vcore(v)->se.runnable ? 1.0 : 0.0;
+		cl[n].done = cl[n].demand <= 0;
+		n++;
+	}
+	list_for_each_entry(c, &g->children, sibling) {
+		cl[n] = (struct fluid_claim){ .weight = (double)c->shares, .g = c };
+		cl[n].demand = gcore(c)->demand;
+		cl[n].done = cl[n].demand <= 0;
+		n++;
+	}
+	fluid_water_fill(cl, n, cap);
+	i = 0;
+	list_for_each_entry(v, &g->vcpus, group_node) {
+		struct sched_entity *e = &vcore(v)->se;
+
+		if (fabs(cl[i].got - e->rate) > RATE_EPS)
+			set_rate(gc, e, cl[i].got, V);
+		i++;
+	}
+	list_for_each_entry(c, &g->children, sibling) {
+		struct group_core *cc = gcore(c);
+		bool moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
+
+		if (moved || cc->on_path)
+			refill_group(c, cl[i].got, cl + n);
+		if (moved)
+			set_rate(gc, &cc->se, cl[i].got, V);
+		cc->on_path = false;
+		i++;
+	}
+	if (gc->sum_r <= RATE_MIN) {
+		gc->sum_r = 0;
+		gc->sum_rvt = 0;
+		gc->vbase = V;
 	}
 }
 
-bool fair_path_throttled(const struct sched_vcpu *v)
+static void update_path(struct sched *s, struct vcpu_core *vc)
 {
-	const struct group *g;
+	struct group *g, *root = &s->root;
+	double cap;
 
-	for (g = v->group; g; g = g->parent)
-		if (gcore(g)->throttled)
-			return true;
-	return false;
+	for (g = vc->v->group; g; g = g->parent) {
+		gcore(g)->demand = group_demand(g);
+		gcore(g)->on_path = true;
+	}
+	cap = gcore(root)->demand < s->nr_lanes ? gcore(root)->demand : s->nr_lanes;
+	refill_group(root, cap, s->core.claims);
+	gcore(root)->on_path = false;
 }
 
-void fair_enqueue(struct sched *s, struct vcpu_core *vc)
+static void zero_rates(struct group *g)
 {
-	heap_insert(&s->core.waiting, &vc->node);
+	struct group *c;
+
+	gcore(g)->se.new_rate = 0;
+	list_for_each_entry(c, &g->children, sibling)
+		zero_rates(c);
 }
 
-void fair_dequeue(struct sched *s, struct vcpu_core *vc)
+static void retag_child(struct group_core *gc, struct sched_entity *e, double V)
 {
-	heap_remove(&s->core.waiting, &vc->node);
+	double r = e->new_rate > RATE_MIN ? e->new_rate : RATE_MIN;
+
+	if (!e->runnable) {
+		e->rate = 0;
+		return;
+	}
+	/* Keep the lag rate * (V - vt); an entity new to the sum starts at V. */
+	e->vt = e->rate > 0 ? V - (V - e->vt) * e->rate / r : V;
+	e->rate = r;
+	gc->sum_rvt += r * e->vt;
+	gc->sum_r += r;
+	if (heap_queued(&e->node))
+		heap_fix(&gc->queue, &e->node);
+}
+
+static void retag_group(struct group *g)
+{
+	struct group_core *gc = gcore(g);
+	double V = vclock(gc);
+	struct sched_vcpu *v;
+	struct group *c;
+
+	gc->sum_rvt = 0;
+	gc->sum_r = 0;
+	list_for_each_entry(v, &g->vcpus, group_node)
+		retag_child(gc, &vcore(v)->se, V);
+	list_for_each_entry(c, &g->children, sibling) {
+		retag_child(gc, &gcore(c)->se, V);
+		retag_group(c);
+	}
+	if (gc->sum_r <= 0)
+		gc->vbase = V;
+}
+
+void fair_update_rates(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	unsigned int i;
+
+	if (!c->rates_dirty) {
+		if (c->path_dirty)
+			update_path(s, c->path_dirty);
+		c->path_dirty = NULL;
+		return;
+	}
+	c->rates_dirty = false;
+	c->path_dirty = NULL;
+	cache_demands(&s->root);
+	for (i = 0; i < s->nr_vcpus; i++)
+		c->demand[i] = c->vcpus[i].se.runnable ? 1.0 : 0.0;
+	fluid_solve_scratch(s, c->demand, c->rate, c->claims);
+	zero_rates(&s->root);
+	for (i = 0; i < s->nr_vcpus; i++) {
+		struct group *g;
+
+		c->vcpus[i].se.new_rate = c->rate[i];
+		for (g = s->vcpus[i].group; g; g = g->parent)
+			gcore(g)->se.new_rate += c->rate[i];
+	}
+	retag_group(&s->root);
+}
+
+/* Queue se in its parent and, where the parent had nobody waiting, the parent in its own
+ * parent, up to the root or a throttled group. */
+void fair_enqueue(struct sched *s, struct sched_entity *se)
+{
+	struct group_core *p;
+
+	(void)s;
+	while ((p = se->parent)) {
+		bool was_empty = !p->queue.nr;
+
+		heap_insert(&p->queue, &se->node);
+		if (!was_empty || p->throttled || !p->se.parent)
+			break;
+		se = &p->se;
+	}
+}
+
+void fair_dequeue(struct sched *s, struct sched_entity *se)
+{
+	struct group_core *gc;
+
+	(void)s;
+	while ((gc = se->parent)) {
+		heap_remove(&gc->queue, &se->node);
+		if (gc->queue.nr)
+			break;
+		se = &gc->se;
+		if (!heap_queued(&se->node))
+			break;
+	}
 }
 
 bool fair_waiting(const struct vcpu_core *vc)
 {
-	return heap_queued(&vc->node);
+	return heap_queued(&vc->se.node);
 }
 
-/* vc became runnable: new rates, then its saved lag back, bounded. */
+static void sum_remove(struct sched_entity *e)
+{
+	struct group_core *p = e->parent;
+	double V = vclock(p);
+
+	p->sum_rvt -= e->rate * e->vt;
+	p->sum_r -= e->rate;
+	if (p->sum_r <= RATE_MIN) {
+		p->sum_r = 0;
+		p->sum_rvt = 0;
+		p->vbase = V;
+	}
+}
+
+/*
+ * vc became runnable. Entities on its path that were not runnable become so; after the new
+ * rates are in, each gets its saved lag back, bounded by lag (in service).
+ */
 void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
-	struct sched_core *c = &s->core;
-	double bound = (double)c->params.lag_ns, lag = vc->lag;
+	double bound = (double)s->core.params.lag_ns;
+	struct sched_entity *se, *woken[64];
+	unsigned int n = 0;
 
-	vc->runnable = true;
-	vc->rate = 0;
-	fair_rates_changed(s);
+	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
+		se->runnable = true;
+		se->rate = 0;
+		if (n < 64)
+			woken[n++] = se;
+	}
+	fair_path_changed(s, vc);
 	fair_update_rates(s);
-	if (lag > bound)
-		lag = bound;
-	if (lag < -bound)
-		lag = -bound;
-	c->sum_rvt -= vc->rate * vc->vt;
-	vc->vt = vclock(c) - lag / vc->rate;
-	c->sum_rvt += vc->rate * vc->vt;
+	while (n--) {
+		struct group_core *p;
+		double lag;
+		double V;
+
+		se = woken[n];
+		p = se->parent;
+		V = vclock(p);
+		lag = se->lag > bound ? bound : se->lag < -bound ? -bound : se->lag;
+		p->sum_rvt -= se->rate * se->vt;
+		se->vt = V - lag / se->rate;
+		p->sum_rvt += se->rate * se->vt;
+		if (heap_queued(&se->node))
+			heap_fix(&p->queue, &se->node);
+	}
 }
 
+/* vc stopped being runnable: it, and groups left with nothing runnable, save their lag. */
 void fair_block(struct sched *s, struct vcpu_core *vc)
 {
-	struct sched_core *c = &s->core;
+	struct sched_entity *se = &vc->se;
 
-	vc->lag = vc->rate * (vclock(c) - vc->vt);
-	vc->runnable = false;
-	fair_rates_changed(s);
+	for (; se->parent; se = &se->parent->se) {
+		if (se->is_group && se_group(se)->nr_runnable)
+			break;
+		se->lag = se->rate * (vclock(se->parent) - se->vt);
+		sum_remove(se);
+		se->runnable = false;
+		se->rate = 0;
+	}
+	fair_path_changed(s, vc);
 	fair_update_rates(s);
-	vc->rate = 0;
+}
+
+static void charge_path(struct vcpu_core *vc, double d)
+{
+	struct sched_entity *se;
+
+	for (se = &vc->se; se->parent; se = &se->parent->se) {
+		if (se->rate <= 0) {
+			/* Reported after it stopped being runnable: its saved lag pays. */
+			se->lag -= d;
+			continue;
+		}
+		se->vt += d / se->rate;
+		se->parent->sum_rvt += d;
+		if (heap_queued(&se->node))
+			heap_fix(&se->parent->queue, &se->node);
+	}
+}
+
+/*
+ * Charge first (scx_flatcg): a vCPU given a lane with a slice end pays for the slice at once,
+ * at every level. Lanes handed out at the same moment then see each other: they spread over
+ * groups by share instead of all going to whoever was behind, so a group holds its lanes as
+ * evenly over time as its share allows. Service first uses up the prepayment; what is left is
+ * refunded when the vCPU leaves the lane or nobody waits any more.
+ */
+void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice)
+{
+	(void)s;
+	vc->resv += slice;
+	charge_path(vc, (double)slice);
+}
+
+void fair_refund(struct sched *s, struct vcpu_core *vc)
+{
+	(void)s;
+	if (!vc->resv)
+		return;
+	charge_path(vc, -(double)vc->resv);
+	vc->resv = 0;
 }
 
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 {
-	struct sched_core *c = &s->core;
-	double d = (double)delta;
+	uint64_t used = delta < vc->resv ? delta : vc->resv;
 
-	if (!vc->runnable || vc->rate <= 0) {
-		/* Late report after a block: its saved lag pays for it. */
-		vc->lag -= d;
-		return;
-	}
-	vc->vt += d / vc->rate;
-	c->sum_rvt += d;
-	if (heap_queued(&vc->node))
-		heap_fix(&c->waiting, &vc->node);
+	(void)s;
+	vc->resv -= used;
+	if (delta > used)
+		charge_path(vc, (double)(delta - used));
 }
 
 struct vcpu_core *fair_pick(struct sched *s)
 {
-	struct heap_node *n = heap_min(&s->core.waiting);
+	struct group_core *gc = gcore(&s->root);
 
-	return n ? container_of(n, struct vcpu_core, node) : NULL;
+	for (;;) {
+		struct heap_node *n = heap_min(&gc->queue);
+		struct sched_entity *se;
+
+		if (!n)
+			return NULL;
+		se = container_of(n, struct sched_entity, node);
+		if (!se->is_group)
+			return se_vcpu(se);
+		gc = se_group(se);
+	}
+}
+
+/*
+ * fair_pick() for a lane whose vCPU r was just put back: at every level where r's path is still
+ * queued, r's side keeps the lane unless the first entity is ahead of it by more than gran
+ * (time). A near tie is not worth a switch (a kick), and a lane kept inside a group is still
+ * handed out by vt further down.
+ */
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
+{
+	struct sched_entity *path[64], *e;
+	struct group_core *gc = gcore(&s->root);
+	unsigned int n = 0;
+	bool sticky = true;
+
+	for (e = &r->se; e->parent && n < 64; e = &e->parent->se)
+		path[n++] = e;
+	for (;;) {
+		struct heap_node *hn = heap_min(&gc->queue);
+		struct sched_entity *se;
+
+		if (!hn)
+			return NULL;
+		se = container_of(hn, struct sched_entity, node);
+		if (sticky && n) {
+			struct sched_entity *p = path[--n];
+
+			if (p->parent != gc || !heap_queued(&p->node))
+				sticky = false;
+			else if (p != se && p->vt - se->vt <= gran)
+				se = p;
+			else if (p != se)
+				sticky = false;
+		}
+		if (!se->is_group)
+			return se_vcpu(se);
+		gc = se_group(se);
+	}
+}
+
+static void running_inc(struct sched_entity *se)
+{
+	for (; se; se = se->parent ? &se->parent->se : NULL)
+		if (!se->nr_running++ && se->parent)
+			list_add_tail(&se->run_node, &se->parent->running);
+}
+
+static void running_dec(struct sched_entity *se)
+{
+	for (; se; se = se->parent ? &se->parent->se : NULL)
+		if (!--se->nr_running && se->parent)
+			list_del(&se->run_node);
 }
 
 void fair_set_running(struct sched *s, struct vcpu_core *vc)
 {
-	struct group *g;
-
-	if (heap_queued(&vc->node))
-		fair_dequeue(s, vc);
-	for (g = vc->v->group; g; g = g->parent)
-		gcore(g)->nr_running++;
+	if (heap_queued(&vc->se.node))
+		fair_dequeue(s, &vc->se);
+	running_inc(&vc->se);
 }
 
 void fair_clear_running(struct sched *s, struct vcpu_core *vc)
 {
-	struct group *g;
-
 	(void)s;
-	for (g = vc->v->group; g; g = g->parent)
-		gcore(g)->nr_running--;
+	running_dec(&vc->se);
 }

@@ -6,12 +6,6 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-struct fluid_claim {
-	double weight, demand, got;
-	const struct group *g;		/* NULL for a vCPU */
-	unsigned int vcpu;
-	bool done;
-};
 
 static double cap_of(const struct group *g)
 {
@@ -58,7 +52,7 @@ static double open_weight(const struct fluid_claim *cl, unsigned int n)
  * Water-filling of cap among the claims, in place: settle every claim whose demand fits in its
  * weighted share of what is left, until none does; the others split the rest by weight.
  */
-static void water_fill(struct fluid_claim *cl, unsigned int n, double cap)
+void fluid_water_fill(struct fluid_claim *cl, unsigned int n, double cap)
 {
 	unsigned int i;
 	bool again = true;
@@ -109,7 +103,7 @@ static void fill_group(struct sched *s, const struct group *g, double cap, const
 	for (i = 0; i < n; i++)
 		if (cl[i].demand <= 0)
 			cl[i].done = true;
-	water_fill(cl, n, cap);
+	fluid_water_fill(cl, n, cap);
 	for (i = 0; i < n; i++) {
 		if (cl[i].g)
 			fill_group(s, cl[i].g, cl[i].got, demand, rate, cl + n);

@@ -10,12 +10,39 @@
 #include "sched/group.h"
 #include "util/heap.h"
 
+struct group_core;
 struct fluid_claim;
 
+/*
+ * A schedulable entity at one level of the tree: a vCPU or a group, competing with its siblings
+ * inside its parent group. rate is its fluid share (CPUs) while it is runnable; its virtual time
+ * vt advances by service / rate, so siblings served exactly at their rates keep equal vt.
+ */
+struct sched_entity {
+	double vt;
+	double rate;
+	double new_rate;		/* scratch of fair_update_rates() */
+	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
+	struct heap_node node;		/* in parent->queue while it has a waiting vCPU below */
+	struct list_head run_node;	/* in parent->running while nr_running > 0 */
+	unsigned int nr_running;	/* lanes held by vCPUs at or below this entity */
+	bool runnable;			/* a runnable vCPU at or below */
+	bool is_group;
+	bool idle;			/* a cpu.idle group */
+	struct group_core *parent;	/* NULL for the root's entity */
+};
+
 struct group_core {
+	struct sched_entity se;
 	struct group *g;
+	struct heap queue;		/* child entities with waiting vCPUs, by vt */
+	struct list_head running;	/* child entities holding lanes */
+	double sum_rvt, sum_r;		/* over runnable children: V = sum_rvt / sum_r */
+	double vbase;			/* V while no child is runnable */
+	double demand;			/* min(quota / period, children's demand), cached */
+	bool on_path;			/* demand changed below: fair_update_rates() */
+	unsigned int nr_children;	/* child entities: queue capacity */
 	unsigned int nr_runnable;	/* runnable vCPUs at or below, running or not */
-	unsigned int nr_running;	/* lanes held by vCPUs at or below */
 
 	/* Bandwidth (cpu.max, cpu.max.burst), in ns; see sched/bandwidth.c. */
 	bool bw_enabled;
@@ -31,20 +58,13 @@ struct group_core {
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
 };
 
-/*
- * A vCPU's virtual time vt: the moment (ns) by which it will have had its due if it is served
- * at its fluid rate from now on. Service d advances it by d / rate. vt < now: it is owed
- * (now - vt) * rate of service; the smallest vt goes first.
- */
 struct vcpu_core {
+	struct sched_entity se;
 	struct sched_vcpu *v;
-	struct heap_node node;		/* in core.waiting while runnable, off a lane, unthrottled */
-	double vt;
-	double rate;			/* fluid share in CPUs while runnable */
-	double lag;			/* service owed (+) or ahead (-) when it blocked */
 	bool runnable;
 	int lane;			/* -1 when not on a lane */
 	int told_lane;			/* the lane the runtime was told, -1 if none */
+	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 };
 
 struct lane {
@@ -62,18 +82,17 @@ struct sched_core {
 	uint64_t now;
 	struct lane *lanes;
 	struct vcpu_core *vcpus;
-	struct heap waiting;		/* vCPUs that could take a lane, by vt */
 	struct heap timers;		/* groups with an active period timer, by next_refill */
 	unsigned int nr_bw_groups;	/* groups with a finite quota */
 	unsigned int nr_idle_groups;
-	bool rates_dirty;
-	double sum_rvt, sum_r;		/* over runnable vCPUs: V = sum_rvt / sum_r */
-	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
-	struct fluid_claim *claims;
-	size_t nr_claims;
 	struct sched_decision *dec;
 	size_t nr_dec, cap_dec;
 	unsigned long nr_switches;
+	bool rates_dirty;		/* everything: configuration changed */
+	struct vcpu_core *path_dirty;	/* only this vCPU's runnability changed */
+	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
+	struct fluid_claim *claims;
+	size_t nr_claims;
 };
 
 struct sched {
@@ -95,42 +114,55 @@ static inline struct vcpu_core *vcore(const struct sched_vcpu *v)
 	return v->core;
 }
 
+static inline struct group_core *se_group(struct sched_entity *se)
+{
+	return container_of(se, struct group_core, se);
+}
+
+static inline struct vcpu_core *se_vcpu(struct sched_entity *se)
+{
+	return container_of(se, struct vcpu_core, se);
+}
+
 /* core.c: hooks from the tree. */
 int core_init(struct sched *s);
 void core_exit(struct sched *s);
 int core_group_init(struct sched *s, struct group *g);
 void core_group_exit(struct sched *s, struct group *g);
 void core_group_free_all(struct group *g);
-int core_group_added(struct sched *s, struct group *g);
+int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *to);
 void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from);
 void core_group_reweight(struct sched *s, struct group *g);
 void core_group_idle(struct sched *s, struct group *g);
+int core_group_added(struct sched *s, struct group *g);
 void core_group_bandwidth(struct sched *s, struct group *g);
 void core_emit(struct sched *s, enum sched_decision_type type, struct group *g);
 
-/* fair.c: fluid rates and per-vCPU virtual time. */
+/* fair.c: fluid rates and per-level virtual time. */
 int fair_init(struct sched *s);
 void fair_exit(struct sched *s);
 int fair_reserve(struct sched *s);
 void fair_rates_changed(struct sched *s);
 void fair_update_rates(struct sched *s);
-void fair_enqueue(struct sched *s, struct vcpu_core *vc);
-void fair_dequeue(struct sched *s, struct vcpu_core *vc);
+void fair_enqueue(struct sched *s, struct sched_entity *se);
+void fair_dequeue(struct sched *s, struct sched_entity *se);
 void fair_wake(struct sched *s, struct vcpu_core *vc);
 void fair_block(struct sched *s, struct vcpu_core *vc);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
+void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
+void fair_refund(struct sched *s, struct vcpu_core *vc);
 struct vcpu_core *fair_pick(struct sched *s);
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 void fair_set_running(struct sched *s, struct vcpu_core *vc);
 void fair_clear_running(struct sched *s, struct vcpu_core *vc);
 bool fair_waiting(const struct vcpu_core *vc);
-bool fair_path_throttled(const struct sched_vcpu *v);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
-void bw_init(struct sched *s);
 void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta);
 void bw_timer(struct sched *s);
 uint64_t bw_next_timer(const struct sched *s);
 void bw_configure(struct sched *s, struct group_core *gc);
+bool bw_path_throttled(const struct vcpu_core *vc);
 uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc);
 void bw_runnable_changing(struct sched *s, struct group_core *gc);
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);
@@ -139,7 +171,7 @@ void bw_group_exit(struct sched *s, struct group_core *gc);
 /* lanes.c: handing out lanes, slice ends, decisions. */
 void lanes_put_back(struct sched *s, struct vcpu_core *vc);
 void lanes_repick(struct sched *s, unsigned int l);
-void lanes_preempt_check(struct sched *s);
+void lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
 void lanes_settle(struct sched *s);
 void lanes_flush(struct sched *s);
 void lanes_expire(struct sched *s);

@@ -19,6 +19,29 @@ static struct lane *lane_of(struct sched *s, unsigned int l)
 	return &s->core.lanes[l];
 }
 
+/*
+ * A vCPU owed a whole CPU by the fluid ideal keeps its lane while others wait: rotating it out
+ * would only cost kicks and hand the lane to whoever's lag swung last (a sibling whose rate
+ * just dropped when some vCPU woke). Only its caps can end its run.
+ */
+static bool owns_lane(const struct vcpu_core *vc)
+{
+	return vc->se.rate >= 1.0 - 1e-9;
+}
+
+/*
+ * While others wait, a lane comes with a rotation end, prepaid at once so that the next lane
+ * handed out at the same moment already sees it (fair_prepay()).
+ */
+static void lane_set_rotation(struct sched *s, struct lane *ln)
+{
+	struct sched_core *c = &s->core;
+
+	ln->rot_until = ln->start + c->params.slice_ns > c->now ? ln->start + c->params.slice_ns :
+								 c->now + c->params.slice_ns;
+	fair_prepay(s, ln->cur, ln->rot_until - c->now);
+}
+
 static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 {
 	struct lane *ln = lane_of(s, l);
@@ -28,9 +51,11 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	ln->rot_until = SCHED_TIME_NONE;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
+	if (gcore(&s->root)->queue.nr && !owns_lane(vc))
+		lane_set_rotation(s, ln);
 }
 
-/* Takes vc off its lane and, if it may still run, makes it wait for one again. */
+/* Takes vc off its lane and, if still runnable, queues it again (as a lane given back). */
 void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 {
 	struct lane *ln = lane_of(s, vc->lane);
@@ -38,97 +63,177 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 	ln->cur = NULL;
 	ln->rot_until = SCHED_TIME_NONE;
 	vc->lane = -1;
+	fair_refund(s, vc);
 	fair_clear_running(s, vc);
-	if (vc->runnable && !fair_path_throttled(vc->v))
-		fair_enqueue(s, vc);
+	if (vc->runnable)
+		fair_enqueue(s, &vc->se);
+}
+
+static unsigned int se_depth(const struct sched_entity *se)
+{
+	unsigned int d = 0;
+
+	for (; se->parent; se = &se->parent->se)
+		d++;
+	return d;
+}
+
+/* The two entities under the deepest common ancestor of a and b. */
+static void common_level(struct sched_entity **a, struct sched_entity **b)
+{
+	unsigned int da = se_depth(*a), db = se_depth(*b);
+
+	while (da > db) {
+		*a = &(*a)->parent->se;
+		da--;
+	}
+	while (db > da) {
+		*b = &(*b)->parent->se;
+		db--;
+	}
+	while ((*a)->parent != (*b)->parent) {
+		*a = &(*a)->parent->se;
+		*b = &(*b)->parent->se;
+	}
+}
+
+/* Below a running entity, the vCPU reached by taking the running child furthest ahead. */
+static struct vcpu_core *most_served(struct sched_entity *se)
+{
+	while (se->is_group) {
+		struct group_core *gc = se_group(se);
+		struct sched_entity *e, *best = NULL;
+
+		list_for_each_entry(e, &gc->running, run_node)
+			if (!best || best->vt < e->vt)
+				best = e;
+		se = best;
+	}
+	return se_vcpu(se);
+}
+
+/*
+ * r's lane is going to v, so the subtree under their common ancestor on r's side loses a lane.
+ * Inside it the lane should come from the child furthest ahead at each level, which need not be
+ * r: when a lane's slice ends says nothing about who is ahead. Returns the vCPU that should give
+ * its lane up: r, or one that ran at least min_run.
+ */
+static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r, struct vcpu_core *v)
+{
+	struct sched_entity *ev = &v->se, *er = &r->se, *path[64], *e;
+	unsigned int n = 0;
+
+	common_level(&ev, &er);
+	for (e = &r->se; e != er && n < 64; e = &e->parent->se)
+		path[n++] = e;
+	/* path[n - 1] is r's entity just inside er, path[0] is r itself. */
+	while (er->is_group && n) {
+		struct group_core *gc = se_group(er);
+		struct sched_entity *c = path[--n], *best = c;
+
+		list_for_each_entry(e, &gc->running, run_node)
+			if (best->vt < e->vt)
+				best = e;
+		if (best != c) {
+			struct vcpu_core *x = most_served(best);
+			struct lane *ln = lane_of(s, x->lane);
+
+			if (owns_lane(x) || s->core.now < ln->start + s->core.params.min_run_ns)
+				return r;
+			return x;
+		}
+		er = c;
+	}
+	return r;
 }
 
 void lanes_repick(struct sched *s, unsigned int l)
 {
 	struct lane *ln = lane_of(s, l);
-	struct vcpu_core *vc;
+	struct vcpu_core *r = ln->cur, *v, *x;
 
-	if (ln->cur)
-		lanes_put_back(s, ln->cur);
-	vc = fair_pick(s);
-	if (vc)
-		lane_give(s, l, vc);
-}
+	if (r)
+		lanes_put_back(s, r);
+	v = r ? fair_pick_sticky(s, r, (double)s->core.params.min_run_ns) : fair_pick(s);
+	if (!v)
+		return;
+	if (r && v != r && (x = lane_victim(s, r, v)) != r) {
+		/* r keeps its lane; x gives up its own to whoever is first now. */
+		unsigned int lx = (unsigned int)x->lane;
 
-/* The deepest group holding both a and b. */
-static const struct group *common_group(const struct group *a, const struct group *b)
-{
-	while (a->depth > b->depth)
-		a = a->parent;
-	while (b->depth > a->depth)
-		b = b->parent;
-	while (a != b) {
-		a = a->parent;
-		b = b->parent;
+		lane_give(s, l, r);
+		lanes_put_back(s, x);
+		v = fair_pick(s);
+		if (v)
+			lane_give(s, lx, v);
+		return;
 	}
-	return a;
+	lane_give(s, l, v);
 }
 
-/* The child of anc on the way down to g, or NULL if g is anc. */
-static const struct group *child_towards(const struct group *anc, const struct group *g)
+static bool path_throttled(const struct sched_entity *se)
 {
-	if (g == anc)
-		return NULL;
-	while (g->parent != anc)
-		g = g->parent;
-	return g;
+	const struct group_core *gc;
+
+	for (gc = se->is_group ? se_group((struct sched_entity *)se) : se->parent; gc;
+	     gc = gc->se.parent)
+		if (gc->throttled)
+			return true;
+	return false;
 }
 
-/*
- * cpu.idle: where the waiter's and the runner's paths part, a non-idle waiter side beats an idle
- * runner side at once, whatever the runner's slice protection (check_preempt_wakeup_fair()).
- */
-static bool idle_preempts(const struct vcpu_core *w, const struct vcpu_core *r)
+/* The first waiting vCPU at or below se. */
+static struct vcpu_core *pick_below(struct sched_entity *se)
 {
-	const struct group *c = common_group(w->v->group, r->v->group);
-	const struct group *gw = child_towards(c, w->v->group);
-	const struct group *gr = child_towards(c, r->v->group);
+	while (se->is_group) {
+		struct heap_node *n = heap_min(&se_group(se)->queue);
 
-	return gr && gr->idle && !(gw && gw->idle);
+		if (!n)
+			return NULL;
+		se = container_of(n, struct sched_entity, node);
+	}
+	return heap_queued(&se->node) ? se_vcpu(se) : NULL;
 }
 
-/*
- * A vCPU is waiting while every lane is busy: take a lane at once from a cpu.idle side, or from
- * the running vCPU furthest ahead in virtual time if the waiter is behind it and it ran at least
- * min_run. Repeats while that changes something (several may have started waiting at once).
- */
-void lanes_preempt_check(struct sched *s)
+void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
 	struct sched_core *c = &s->core;
-	unsigned int l, rounds;
+	struct vcpu_core *vc;
+	double best_key = 0;
+	int best = -1;
+	unsigned int l;
 
-	for (rounds = 0; rounds < s->nr_lanes; rounds++) {
-		struct vcpu_core *w = fair_pick(s);
-		int victim = -1;
+	if (path_throttled(se))
+		return;
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+		struct sched_entity *ew = se, *er;
+		double key;
 
-		if (!w)
-			return;
-		for (l = 0; l < s->nr_lanes; l++) {
-			struct lane *ln = lane_of(s, l);
-
-			if (!ln->cur)
-				return;		/* a free lane: lanes_settle() fills it */
-			if (c->nr_idle_groups && idle_preempts(w, ln->cur)) {
-				lanes_put_back(s, ln->cur);
-				lane_give(s, l, w);
-				victim = -2;
-				break;
-			}
-			if (c->now < ln->start + c->params.min_run_ns || !(w->vt < ln->cur->vt))
-				continue;
-			if (victim < 0 || lane_of(s, victim)->cur->vt < ln->cur->vt)
-				victim = (int)l;
+		if (!ln->cur)
+			return;		/* a free lane: lanes_settle() fills it */
+		er = &ln->cur->se;
+		if (er == se)
+			continue;
+		common_level(&ew, &er);
+		if (er->idle && !ew->idle) {
+			best = (int)l;
+			break;
 		}
-		if (victim == -1)
-			return;
-		if (victim >= 0)
-			lanes_repick(s, (unsigned int)victim);
+		if (c->now < ln->start + c->params.min_run_ns || owns_lane(ln->cur))
+			continue;
+		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
+		key = er->vt - ew->vt;
+		if (key > (double)c->params.min_run_ns && key > best_key) {
+			best_key = key;
+			best = (int)l;
+		}
 	}
+	if (best < 0)
+		return;
+	lanes_put_back(s, lane_of(s, best)->cur);
+	vc = pick_below(se);
+	lane_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
 }
 
 void lanes_expire(struct sched *s)
@@ -159,18 +264,18 @@ void lanes_settle(struct sched *s)
 			break;
 		lane_give(s, l, vc);
 	}
-	waiters = c->waiting.nr > 0;
+	waiters = gcore(&s->root)->queue.nr > 0;
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = lane_of(s, l);
 
 		if (!ln->cur)
 			continue;
-		if (!waiters)
+		if (!waiters || owns_lane(ln->cur)) {
 			ln->rot_until = SCHED_TIME_NONE;
-		else if (ln->rot_until == SCHED_TIME_NONE)
-			ln->rot_until = ln->start + c->params.slice_ns > c->now ?
-						ln->start + c->params.slice_ns :
-						c->now + c->params.slice_ns;
+			fair_refund(s, ln->cur);
+		} else if (ln->rot_until == SCHED_TIME_NONE) {
+			lane_set_rotation(s, ln);
+		}
 		ln->bw_until = c->nr_bw_groups ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
 	}
 }

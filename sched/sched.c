@@ -146,6 +146,8 @@ int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to)
 	from = v->group;
 	if (from == to)
 		return 0;
+	if (core_vcpu_prepare_move(s, v, to))
+		return -ENOMEM;
 	list_del(&v->group_node);
 	from->nr_vcpus--;
 	for (a = from; a; a = a->parent)

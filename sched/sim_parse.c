@@ -373,7 +373,8 @@ int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t err
 		sim_scenario_free(sc);
 		return ret;
 	}
-	qsort(sc->events, sc->nr_events, sizeof(*sc->events), event_cmp);
+	if (sc->nr_events)
+		qsort(sc->events, sc->nr_events, sizeof(*sc->events), event_cmp);
 	*out = sc;
 	return 0;
 }

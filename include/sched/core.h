@@ -82,6 +82,7 @@ bool sched_vcpu_is_runnable(const struct sched *s, unsigned int id);
 int sched_lane_vcpu(const struct sched *s, unsigned int lane);	/* -1 if the lane is free */
 uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
 bool group_throttled(const struct group *g);
+double sched_vcpu_rate(const struct sched *s, unsigned int id);	/* CPUs owed now, 0 if blocked */
 unsigned long sched_nr_switches(const struct sched *s);	/* lane changes of vCPU, for stats */
 
 #endif

@@ -16,7 +16,20 @@
 
 #include "sched/group.h"
 
-struct fluid_claim;
+/* One child's claim on its parent's capacity. */
+struct fluid_claim {
+	double weight, demand, got;
+	const struct group *g;		/* NULL for a vCPU */
+	unsigned int vcpu;
+	bool done;
+};
+
+/*
+ * Water-filling of cap among n claims, in place: every claim whose demand fits in its weighted
+ * share of what is left gets its demand (done set), the others split the rest by weight.
+ * Claims with done already set on entry take nothing.
+ */
+void fluid_water_fill(struct fluid_claim *cl, unsigned int n, double cap);
 
 /*
  * demand[i] in CPUs (0..1) for vCPU i; rate[i] receives its ideal share in CPUs.
