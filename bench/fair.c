@@ -129,8 +129,15 @@ static void print_scenario(const struct scenario *s, const double *ideal, bool h
 	}
 	sum->vok = have_v;
 	sum->hok = have_h;
-	for (g = 0; g < ng; g++)
-		sum->capped |= s->groups[g].quota_us != 0;
+	for (g = 0; g < ng; g++) {
+		const struct scn_group *sg = &s->groups[g];
+		unsigned int lanes = have_v ? vres.lanes : hres.lanes;
+
+		/* A cap that binds in the ideal: judged by its cpu.max line. */
+		if (sg->quota_us && fabs(ideal[g] - 100.0 * (double)sg->quota_us /
+				(double)(sg->period_us ? sg->period_us : 100000) / lanes) < 0.01)
+			sum->capped = true;
+	}
 	printf("  max nerr: vsched %.2f %%, kernel %.2f %% (goal <= %.0f %%)\n",
 	       have_v ? sum->vmax : NAN, have_h ? sum->hmax : NAN, sum->goal);
 }
