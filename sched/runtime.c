@@ -101,7 +101,8 @@ void rt_grant(struct runtime *rt, unsigned int id, uint64_t until)
 	rv->state = RT_RUNNING;
 	rv->until = until;
 	rt->st.grants++;
-	if (rv->in_guest)	/* a lent vCPU that was running on its own: it keeps going */
+	/* A lent vCPU that was running on its own keeps going, with its slice end armed now. */
+	if (rv->in_guest && !rt_hands_off(rt))
 		rt_timer_arm(rv, until);
 	pthread_cond_signal(&rv->cond);
 }
