@@ -86,6 +86,7 @@ struct runtime {
 	uint64_t helper_at;	/* when the helper plans to wake, RT_INF: only when signalled */
 	uint64_t watchdog_at;
 	uint64_t last_grant;	/* when a waiting vCPU last got a lane */
+	uint64_t last_lend;	/* when a halted lane holder last lent its lane */
 	uint64_t topup_at;
 
 	struct runtime_stats st;

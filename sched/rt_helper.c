@@ -13,12 +13,24 @@
 #include "rt.h"
 #include "vmm/vm.h"
 
+/*
+ * How often to look for halted lane holders: every millisecond while some vCPU waits and halts
+ * have been seen lately (or a lane is lent), every 10 ms while vCPUs wait but none halted for
+ * 200 ms (hogs only: the helper then costs next to nothing), never while nobody waits.
+ */
+static uint64_t rt_idle_period(const struct runtime *rt, uint64_t now)
+{
+	if (rt->nr_lent || (rt->nr_waiting && now - rt->last_lend < RT_IDLE_QUIET_NS))
+		return RT_IDLE_POLL_NS;
+	return rt->nr_waiting ? RT_IDLE_POLL_SLOW_NS : RT_INF;
+}
+
 void rt_poke_helper(struct runtime *rt, uint64_t now)
 {
-	uint64_t next = rtc_next_timer(rt);
+	uint64_t next = rtc_next_timer(rt), idle = rt_idle_period(rt, now);
 
-	if ((rt->nr_waiting || rt->nr_lent) && next > now + RT_IDLE_POLL_NS)
-		next = now + RT_IDLE_POLL_NS;
+	if (idle != RT_INF && next > now + idle)
+		next = now + idle;
 	if (rt->topup_at < next)
 		next = rt->topup_at;
 	if (next < rt->helper_at)
@@ -103,6 +115,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 		if (rv->state == RT_RUNNING && rt_halted(rv, cpu, dt)) {
 			rt->nr_lent++;
 			rt->st.lends++;
+			rt->last_lend = now;
 			rv->state = RT_LENT;
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);
@@ -190,7 +203,7 @@ static void *rt_helper(void *arg)
 {
 	struct runtime *rt = arg;
 	struct timespec ts;
-	uint64_t now, next;
+	uint64_t now, next, idle;
 
 	pthread_setname_np(pthread_self(), "vsched-rt");
 	pthread_mutex_lock(rt->lock);
@@ -217,8 +230,9 @@ static void *rt_helper(void *arg)
 			next = rtc_next_timer(rt);
 			if (next != RT_INF && rt_timer_owned(rt, next, next))
 				next += RT_TIMER_GRACE_NS;
-			if ((rt->nr_waiting || rt->nr_lent) && next > now + RT_IDLE_POLL_NS)
-				next = now + RT_IDLE_POLL_NS;
+			idle = rt_idle_period(rt, now);
+			if (idle != RT_INF && next > now + idle)
+				next = now + idle;
 			if (rt->topup_at < next)
 				next = rt->topup_at;
 		}

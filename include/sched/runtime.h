@@ -32,6 +32,8 @@ struct vcpu_sched_ops;
 
 #define RT_WATCHDOG_NS		1000000000ULL	/* longest wait of a runnable, unthrottled vCPU */
 #define RT_IDLE_POLL_NS		1000000ULL	/* idle detection period while someone waits */
+#define RT_IDLE_POLL_SLOW_NS	10000000ULL	/* the same when no vCPU halted for a while */
+#define RT_IDLE_QUIET_NS	200000000ULL	/* "a while" */
 #define RT_WAKE_BUCKETS		64		/* log2-spaced wake-to-run histogram, 4 per octave */
 
 struct runtime_stats {
