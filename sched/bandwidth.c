@@ -16,6 +16,8 @@
  * Overrun past an empty pool (a late report from the runtime) is debt, paid from the next
  * refill after the burst snapshot, as the kernel pays a silo's negative runtime_remaining.
  */
+#include <math.h>
+
 #include "internal.h"
 
 static bool timer_less(const struct heap_node *a, const struct heap_node *b)
@@ -209,7 +211,12 @@ uint64_t bw_next_timer(const struct sched *s)
 	return n ? container_of(n, struct group_core, timer_node)->next_refill : SCHED_TIME_NONE;
 }
 
-/* The earliest moment a capped ancestor of running vc runs dry, all its lanes running. */
+/*
+ * The earliest moment a capped ancestor of running vc runs dry, all its lanes running and each
+ * delivering what lanes were measured to deliver (sched/rates.c). Expecting full CPUs on a
+ * loaded host would end slices early and again and again, a timer (a kick) each, for a pool
+ * that is not dry; expecting too little only overruns into debt, paid at the next refill.
+ */
 uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc)
 {
 	uint64_t until = SCHED_TIME_NONE;
@@ -221,7 +228,7 @@ uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc)
 
 		if (!gc->bw_enabled || !k)
 			continue;
-		t = s->core.now + (gc->runtime + k - 1) / k;
+		t = s->core.now + (uint64_t)ceil((double)gc->runtime / (k * s->core.deliver));
 		if (t < until)
 			until = t;
 	}

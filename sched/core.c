@@ -155,8 +155,10 @@ void core_emit(struct sched *s, enum sched_decision_type type, struct group *g)
 
 static void clock_update(struct sched *s, uint64_t now)
 {
-	if (now > s->core.now)
+	if (now > s->core.now) {
+		fair_lanes_held(s, now - s->core.now);
 		s->core.now = now;
+	}
 }
 
 static void finish(struct sched *s)
@@ -378,6 +380,7 @@ int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t 
 		g->stat.system_ns += system_ns;
 	}
 	fair_charge(s, vc, delta);
+	fair_delivered(s, vc, delta);
 	for (g = vc->v->group; g; g = g->parent)
 		if (gcore(g)->bw_enabled)
 			bw_charge(s, gcore(g), delta);

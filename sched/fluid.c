@@ -6,11 +6,12 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-static double cap_of(const struct group *g)
+/* A group's cap in lanes: quota / period CPUs, at `deliver` CPU per lane. */
+static double cap_of(const struct group *g, double deliver)
 {
 	if (g->quota_us == RUNTIME_INF)
 		return -1.0;
-	return (double)g->quota_us / (double)g->period_us;
+	return (double)g->quota_us / (double)g->period_us / deliver;
 }
 
 /* The vCPUs of g and, when g has no "cpu" in subtree_control, of all its descendants. */
@@ -53,13 +54,13 @@ unsigned int fluid_claims(const struct group *g, const double *demand, struct fl
 }
 
 static double demand_of(struct sched *s, const struct group *g, const double *demand,
-			struct fluid_claim *cl)
+			struct fluid_claim *cl, double deliver)
 {
 	unsigned int n = fluid_claims(g, demand, cl), i;
-	double d = 0, cap = cap_of(g);
+	double d = 0, cap = cap_of(g, deliver);
 
 	for (i = 0; i < n; i++)
-		d += cl[i].g ? demand_of(s, cl[i].g, demand, cl + n) : cl[i].demand;
+		d += cl[i].g ? demand_of(s, cl[i].g, demand, cl + n, deliver) : cl[i].demand;
 	return g->parent && cap >= 0 && cap < d ? cap : d;
 }
 
@@ -70,7 +71,7 @@ double fluid_group_demand(struct sched *s, const struct group *g, const double *
 
 	if (!cl)
 		return 0;
-	d = demand_of(s, g, demand, cl);
+	d = demand_of(s, g, demand, cl, 1.0);
 	free(cl);
 	return d;
 }
@@ -121,7 +122,7 @@ void fluid_water_fill(struct fluid_claim *cl, unsigned int n, double cap)
 /* Claims of g's children go to scratch[0..n), deeper levels use the space after them. */
 /* Claims of g's children go to cl[0..n), deeper levels use the space after them. */
 static void fill_group(struct sched *s, const struct group *g, double cap, const double *demand,
-		       double *rate, struct fluid_claim *cl)
+		       double *rate, struct fluid_claim *cl, double deliver)
 {
 	unsigned int n = fluid_claims(g, demand, cl), i;
 
@@ -129,14 +130,14 @@ static void fill_group(struct sched *s, const struct group *g, double cap, const
 		return;
 	for (i = 0; i < n; i++) {
 		if (cl[i].g) {
-			cl[i].demand = demand_of(s, cl[i].g, demand, cl + n);
+			cl[i].demand = demand_of(s, cl[i].g, demand, cl + n, deliver);
 			cl[i].done = cl[i].demand <= 0;
 		}
 	}
 	fluid_water_fill(cl, n, cap);
 	for (i = 0; i < n; i++) {
 		if (cl[i].g)
-			fill_group(s, cl[i].g, cl[i].got, demand, rate, cl + n);
+			fill_group(s, cl[i].g, cl[i].got, demand, rate, cl + n, deliver);
 		else
 			rate[cl[i].vcpu] = cl[i].got;
 	}
@@ -154,25 +155,45 @@ size_t fluid_scratch_size(struct sched *s)
 }
 
 void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,
-			 struct fluid_claim *scratch)
+			 struct fluid_claim *scratch, double deliver)
 {
 	struct group *root = sched_root(s);
-	double total = demand_of(s, root, demand, scratch);
+	double total = demand_of(s, root, demand, scratch, deliver);
 	unsigned int i;
 
 	for (i = 0; i < s->nr_vcpus; i++)
 		rate[i] = 0;
-	fill_group(s, root, total < s->nr_lanes ? total : s->nr_lanes, demand, rate, scratch);
+	fill_group(s, root, total < s->nr_lanes ? total : s->nr_lanes, demand, rate, scratch,
+		   deliver);
 }
 
 int fluid_solve(struct sched *s, const double *demand, double *rate)
 {
-	struct fluid_claim *scratch = calloc(fluid_scratch_size(s), sizeof(*scratch));
+	return fluid_solve_delivered(s, demand, rate, 1.0);
+}
 
-	if (!scratch)
-		return -ENOMEM;
-	fluid_solve_scratch(s, demand, rate, scratch);
+/*
+ * Solved in lanes and converted back: a vCPU can use at most one lane (deliver CPUs), its demand
+ * in lanes is demand / deliver; caps are absolute, quota / period / deliver lanes.
+ */
+int fluid_solve_delivered(struct sched *s, const double *demand, double *rate, double deliver)
+{
+	struct fluid_claim *scratch = calloc(fluid_scratch_size(s), sizeof(*scratch));
+	double *d = calloc(s->nr_vcpus + 1, sizeof(*d));
+	unsigned int i;
+
+	if (!scratch || !d || deliver <= 0 || deliver > 1) {
+		free(scratch);
+		free(d);
+		return scratch && d ? -EINVAL : -ENOMEM;
+	}
+	for (i = 0; i < s->nr_vcpus; i++)
+		d[i] = demand[i] / deliver > 1.0 ? 1.0 : demand[i] / deliver;
+	fluid_solve_scratch(s, d, rate, scratch, deliver);
+	for (i = 0; i < s->nr_vcpus; i++)
+		rate[i] *= deliver;
 	free(scratch);
+	free(d);
 	return 0;
 }
 

@@ -67,6 +67,7 @@ struct vcpu_core {
 	double est;			/* recent runnable fraction, the demand it keeps asleep */
 	uint64_t est_stamp;
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
+	uint64_t held;			/* lane time since its last report (rates.c) */
 };
 
 struct lane {
@@ -95,6 +96,10 @@ struct sched_core {
 	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
 	struct fluid_claim *claims;
 	size_t nr_claims;
+	/* Delivered capacity (rates.c): CPU reported per ns of lane held, measured. */
+	double deliver;			/* smoothed measurement, (0, 1] */
+	double deliver_used;		/* the value the rates were solved with */
+	double dl_cpu, dl_held;		/* the current measurement window */
 };
 
 struct sched {
@@ -151,6 +156,8 @@ static inline double fair_vclock(const struct group_core *gc)
 void fair_path_changed(struct sched *s, struct vcpu_core *vc);
 void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable);
 double fair_clamp_lag(double bound, double lag, double r);
+void fair_lanes_held(struct sched *s, uint64_t dt);
+void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu);
 
 /* fair.c: fluid rates and per-level virtual time. */
 int fair_init(struct sched *s);

@@ -18,11 +18,17 @@
 #define RATE_MIN	1e-12
 #define RATE_EPS	1e-12
 #define DEMAND_TAU_NS	100e6
+#define DELIVER_WINDOW_NS	100e6	/* lane time per measurement */
+#define DELIVER_ALPHA	0.5		/* weight of a new measurement */
+#define DELIVER_MIN	0.05
+#define DELIVER_MOVED	0.01		/* relative change that re-solves the rates */
 
 int fair_init(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
+	c->deliver = 1.0;
+	c->deliver_used = 1.0;
 	c->demand = calloc(s->nr_vcpus + 1, sizeof(double));
 	c->rate = calloc(s->nr_vcpus + 1, sizeof(double));
 	if (!c->demand || !c->rate)
@@ -114,7 +120,7 @@ static double group_demand(struct sched *s, const struct group *g, struct fluid_
 	for (i = 0; i < n; i++)
 		d += cl[i].g ? gcore(cl[i].g)->demand : cl[i].demand;
 	if (g->parent && g->quota_us != RUNTIME_INF) {
-		double cap = (double)g->quota_us / (double)g->period_us;
+		double cap = (double)g->quota_us / (double)g->period_us / s->core.deliver_used;
 
 		if (cap < d)
 			d = cap;
@@ -291,7 +297,7 @@ void fair_update_rates(struct sched *s)
 	for (i = 0; i < s->nr_vcpus; i++)
 		c->demand[i] = vcpu_demand(&c->vcpus[i]);
 	cache_demands(s, &s->root);
-	fluid_solve_scratch(s, c->demand, c->rate, c->claims);
+	fluid_solve_scratch(s, c->demand, c->rate, c->claims, c->deliver_used);
 	zero_rates(&s->root);
 	for (i = 0; i < s->nr_vcpus; i++) {
 		struct group *g;
@@ -301,4 +307,53 @@ void fair_update_rates(struct sched *s)
 			gcore(g)->se.new_rate += c->rate[i];
 	}
 	retag_group(s, &s->root, c->claims, (double)c->params.lag_ns);
+}
+
+/*
+ * Delivered capacity. Rates are in lanes, and a lane is a CPU only if the host runs the vCPU
+ * holding it all the time. On a loaded host it delivers less, say 0.6 CPU per second. Weights
+ * are proportions: they share whatever the host delivers, so lanes serve them as well as CPUs.
+ * cpu.max is not: a group capped at 0.2 CPU must get 0.2 CPU, which is 0.33 of a lane that
+ * delivers 0.6. Solving caps as quota / period lanes would hold the group to 0.12 CPU, below
+ * its quota while hogs beside it run. So the core measures what a lane delivers (CPU reported
+ * per ns of lane held, paired per vCPU: each report covers the lane time since the vCPU's last
+ * one) and converts caps to lanes at that rate. The bandwidth pool still enforces the quota
+ * exactly, so a measurement that is too low cannot let a group exceed it.
+ */
+void fair_lanes_held(struct sched *s, uint64_t dt)
+{
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++)
+		if (s->core.lanes[l].cur)
+			s->core.lanes[l].cur->held += dt;
+}
+
+void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu)
+{
+	struct sched_core *c = &s->core;
+	double x;
+
+	c->dl_cpu += (double)cpu;
+	c->dl_held += (double)vc->held;
+	vc->held = 0;
+	if (c->dl_held < DELIVER_WINDOW_NS)
+		return;
+	/* A lane handed over before its last holder left (a kick in flight) reads above 1. */
+	x = c->dl_cpu / c->dl_held;
+	x = x > 1.0 ? 1.0 : x < DELIVER_MIN ? DELIVER_MIN : x;
+	c->deliver += DELIVER_ALPHA * (x - c->deliver);
+	c->dl_cpu = 0;
+	c->dl_held = 0;
+	if (fabs(c->deliver - c->deliver_used) > DELIVER_MOVED * c->deliver_used) {
+		c->deliver_used = c->deliver;
+		/* Only caps are converted: without one the rates do not change. */
+		if (c->nr_bw_groups)
+			fair_rates_changed(s);
+	}
+}
+
+double sched_delivered(const struct sched *s)
+{
+	return s->core.deliver;
 }

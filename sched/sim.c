@@ -2,7 +2,8 @@
 /*
  * The simulator's run loop. Time jumps from one event to the next: a work arrival, a vCPU
  * finishing its work, a scenario event, the core's next timer, a period sample, the end. Between
- * two events every vCPU on a lane runs at full speed; it is charged for exactly that with
+ * two events every vCPU on a lane runs at the speed the lane delivers (all of wall time unless
+ * the scenario says "deliver PCT", a host running other work); it is charged for exactly that with
  * sched_vcpu_ran() before anything else happens at the new time, as a runtime reading thread
  * CPU clocks would. The fluid ideal is integrated over the same intervals, from the demands the
  * patterns declare.
@@ -164,7 +165,21 @@ static void integrate_ideal(struct sim *sim)
 
 static int resolve_ideal(struct sim *sim)
 {
-	return fluid_solve(sim->s, sim->demand, sim->rate);
+	return fluid_solve_delivered(sim->s, sim->demand, sim->rate,
+				     (double)sim->sc->deliver_pct / 100.0);
+}
+
+/* CPU a vCPU gets from d ns on a lane, and the lane time it needs for cpu ns of work. */
+static uint64_t lane_cpu(const struct sim *sim, uint64_t d)
+{
+	return d / 100 * sim->sc->deliver_pct + d % 100 * sim->sc->deliver_pct / 100;
+}
+
+static uint64_t lane_time(const struct sim *sim, uint64_t cpu)
+{
+	uint64_t pct = sim->sc->deliver_pct;
+
+	return pct == 100 ? cpu : cpu / pct * 100 + (cpu % pct * 100 + pct - 1) / pct;
 }
 
 static void sim_trace(FILE *f, uint64_t now, const struct sched_decision *d)
@@ -298,16 +313,17 @@ static uint64_t next_time(struct sim *sim, unsigned int ev)
 	for (l = 0; l < sim->s->nr_lanes; l++) {
 		int id = sched_lane_vcpu(sim->s, l);
 
-		if (id >= 0 && sim->v[id].backlog != UINT64_MAX && sim->now + sim->v[id].backlog < t)
-			t = sim->now + sim->v[id].backlog;
+		if (id >= 0 && sim->v[id].backlog != UINT64_MAX &&
+		    sim->now + lane_time(sim, sim->v[id].backlog) < t)
+			t = sim->now + lane_time(sim, sim->v[id].backlog);
 	}
 	return t < sim->now ? sim->now : t;
 }
 
-/* Everyone on a lane ran from now to t. */
+/* Everyone on a lane ran from now to t, getting the CPU its lane delivered. */
 static void run_lanes(struct sim *sim, uint64_t t)
 {
-	uint64_t d = t - sim->now;
+	uint64_t d = lane_cpu(sim, t - sim->now);
 	unsigned int l, n = 0;
 	int ids[1024];
 
@@ -401,6 +417,7 @@ static int sim_setup(struct sim *sim)
 	    !sim->demand || !sim->rate || !r->groups || !r->vcpus)
 		return fail(sim, -ENOMEM, "setting up", "the simulation");
 	r->lanes = sc->lanes;
+	r->deliver_pct = sc->deliver_pct;
 	r->duration = sc->duration;
 	r->nr_groups = ng;
 	r->nr_vcpus = nv;

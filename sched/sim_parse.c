@@ -313,6 +313,19 @@ static int parse_line(struct parser *p, char *line)
 		sc->lanes = (unsigned int)v;
 		return 0;
 	}
+	if (!strcmp(tok[0], "deliver")) {
+		unsigned long v;
+		char *pct = strchr(tok[1], '%');
+
+		if (pct && pct[1])
+			return perr(p, "deliver takes a percentage, as 60%%");
+		if (pct)
+			*pct = '\0';
+		if (parse_ulong(tok[1], &v) || !v || v > 100)
+			return perr(p, "deliver must be in [1, 100] %%");
+		sc->deliver_pct = (unsigned int)v;
+		return 0;
+	}
 	if (parse_time(tok[1], &ns))
 		return perr(p, "bad time '%s'", tok[1]);
 	if (!strcmp(tok[0], "duration")) {
@@ -358,6 +371,7 @@ int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t err
 	}
 	p.sc = sc;
 	sc->lanes = 1;
+	sc->deliver_pct = 100;
 	sc->duration = 1000000000ULL;
 	sc->params.slice_ns = SCHED_SLICE_DFL_NS;
 	sc->params.min_run_ns = SCHED_MIN_RUN_DFL_NS;

@@ -111,8 +111,11 @@ void sim_report(const struct sim_result *r, FILE *f)
 {
 	unsigned int i;
 
-	fprintf(f, "simulated %.3f s on %u lanes (capacity %.3f CPU-s)\n\n",
-		(double)r->duration / 1e9, r->lanes, sim_capacity_ns(r) / 1e9);
+	fprintf(f, "simulated %.3f s on %u lanes (capacity %.3f CPU-s)", (double)r->duration / 1e9,
+		r->lanes, sim_capacity_ns(r) / 1e9);
+	if (r->deliver_pct < 100)
+		fprintf(f, ", each lane delivering %u %% of wall time", r->deliver_pct);
+	fprintf(f, "\n\n");
 	fprintf(f, "%-20s %6s %-16s %6s %4s %11s %11s %8s\n", "group", "weight", "cpu.max",
 		"burst", "idle", "usage_ms", "ideal_ms", "err_%cap");
 	for (i = 0; i < r->nr_groups; i++) {

@@ -43,6 +43,7 @@ struct sim_event {
 
 struct sim_scenario {
 	unsigned int lanes;
+	unsigned int deliver_pct;	/* CPU a lane delivers, % of wall time (host steal) */
 	uint64_t duration;
 	struct sched_params params;
 	bool has_params;
@@ -73,6 +74,7 @@ struct sim_vcpu_result {
 
 struct sim_result {
 	unsigned int lanes;
+	unsigned int deliver_pct;
 	uint64_t duration;
 	struct sim_group_result *groups;	/* [0] is the root */
 	unsigned int nr_groups;

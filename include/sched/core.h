@@ -85,5 +85,7 @@ bool group_throttled(const struct group *g);
 double sched_vcpu_rate(const struct sched *s, unsigned int id);	/* CPUs owed now, 0 if blocked */
 double sched_vcpu_demand(const struct sched *s, unsigned int id);	/* what the rates assume */
 unsigned long sched_nr_switches(const struct sched *s);	/* lane changes of vCPU, for stats */
+/* CPU a lane delivers per second held, as measured from sched_vcpu_ran() reports, (0, 1]. */
+double sched_delivered(const struct sched *s);
 
 #endif

@@ -44,11 +44,22 @@ unsigned int fluid_claims(const struct group *g, const double *demand, struct fl
  * 0 or -ENOMEM.
  */
 int fluid_solve(struct sched *s, const double *demand, double *rate);
-/* The same with caller-provided scratch of fluid_scratch_size() entries: never fails. */
+/*
+ * The same when each lane delivers only `deliver` (0, 1] CPU per second of wall time (the host
+ * runs other work): P x deliver CPUs in all, at most deliver for one vCPU, and cpu.max caps stay
+ * absolute CPUs. Weights share what the host delivers; caps do not shrink with it. 0, -EINVAL
+ * (deliver out of range) or -ENOMEM.
+ */
+int fluid_solve_delivered(struct sched *s, const double *demand, double *rate, double deliver);
+/*
+ * In lanes, with caller-provided scratch of fluid_scratch_size() entries; never fails. demand[]
+ * and rate[] are in lanes (1 = a whole lane); caps are converted at `deliver` CPU per lane (1:
+ * lanes are CPUs). The core's rates.
+ */
 size_t fluid_scratch_size(struct sched *s);	/* entries */
 size_t fluid_claim_size(void);			/* bytes per entry */
 void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,
-			 struct fluid_claim *scratch);
+			 struct fluid_claim *scratch, double deliver);
 /* A group's ideal: the sum of rate[] over the vCPUs in it and below. */
 double fluid_group_rate(struct sched *s, const struct group *g, const double *rate);
 /* min(quota / period, sum of children's demands) for g, from vCPU demands. */

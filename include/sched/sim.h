@@ -7,6 +7,8 @@
  * number is microseconds, as in cpu.max.
  *
  *   lanes 2                       P, the vCPUs that may run at once
+ *   deliver 60%                   each lane runs its vCPU 60 % of wall time (the host runs other
+ *                                 work: steal); default 100 %
  *   duration 10s
  *   slice 3ms | min_run 1ms | lag 6ms          core parameters (optional)
  *   group /a weight 200           weight W | nice N | max QUOTA PERIOD | max max [PERIOD]

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The fluid ideal against values worked out by hand. */
+#include <errno.h>
 #include <math.h>
 
 #include "test.h"
@@ -78,9 +79,46 @@ static void test_fluid_nested_and_internal_vcpus(void)
 	sched_destroy(s);
 }
 
+static void test_fluid_delivered_capacity(void)
+{
+	/* R{ c(max 0.2){ v0 }, h{ v1, v2 } } on 2 lanes that deliver 0.6 CPU each: 1.2 CPUs. */
+	struct sched *s = sched_create(2, 3);
+	double demand[3] = { 1, 1, 1 }, rate[3];
+	struct group *c, *h;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "c", &c), 0);
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "h", &h), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, c, 20000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, c), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 1, h), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 2, h), 0);
+	/* The cap stays 0.2 CPU; the hogs take the remaining 1.0. */
+	CU_ASSERT_EQUAL(fluid_solve_delivered(s, demand, rate, 0.6), 0);
+	CU_ASSERT_TRUE(NEAR(rate[0], 0.2));
+	CU_ASSERT_TRUE(NEAR(rate[1], 0.5));
+	CU_ASSERT_TRUE(NEAR(fluid_group_rate(s, sched_root(s), rate), 1.2));
+	/* A quota above the fair share: c gets its share, 0.6; one vCPU can use one lane, 0.6. */
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, c, 100000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(fluid_solve_delivered(s, demand, rate, 0.6), 0);
+	CU_ASSERT_TRUE(NEAR(rate[0], 0.6));
+	CU_ASSERT_TRUE(NEAR(rate[1], 0.3));
+	/* A duty vCPU asking 0.3 CPU fits; at full delivery it is the plain ideal. */
+	demand[0] = 0.3;
+	CU_ASSERT_EQUAL(fluid_solve_delivered(s, demand, rate, 0.6), 0);
+	CU_ASSERT_TRUE(NEAR(rate[0], 0.3));
+	CU_ASSERT_TRUE(NEAR(rate[1], 0.45));
+	CU_ASSERT_EQUAL(fluid_solve_delivered(s, demand, rate, 1.0), 0);
+	CU_ASSERT_TRUE(NEAR(rate[0], 0.3));
+	CU_ASSERT_TRUE(NEAR(rate[1], 0.85));
+	CU_ASSERT_EQUAL(fluid_solve_delivered(s, demand, rate, 0), -EINVAL);
+	CU_ASSERT_EQUAL(fluid_solve_delivered(s, demand, rate, 1.5), -EINVAL);
+	sched_destroy(s);
+}
+
 static CU_TestInfo fluid_tests[] = {
 	{ "water-filling, caps, demand", test_fluid_water_filling },
 	{ "nesting and vCPUs beside groups", test_fluid_nested_and_internal_vcpus },
+	{ "capacity the host delivers", test_fluid_delivered_capacity },
 	CU_TEST_INFO_NULL,
 };
 
