@@ -100,6 +100,7 @@ struct sched_core {
 	double deliver;			/* smoothed measurement, (0, 1] */
 	double deliver_used;		/* the value the rates were solved with */
 	double dl_cpu, dl_held;		/* the current measurement window */
+	double dl_cpu_total, dl_held_total;	/* since the start, for stats */
 };
 
 struct sched {

@@ -336,6 +336,8 @@ void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu)
 
 	c->dl_cpu += (double)cpu;
 	c->dl_held += (double)vc->held;
+	c->dl_cpu_total += (double)cpu;
+	c->dl_held_total += (double)vc->held;
 	vc->held = 0;
 	if (c->dl_held < DELIVER_WINDOW_NS)
 		return;
@@ -356,4 +358,10 @@ void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu)
 double sched_delivered(const struct sched *s)
 {
 	return s->core.deliver;
+}
+
+void sched_delivery_totals(const struct sched *s, double *cpu_ns, double *held_ns)
+{
+	*cpu_ns = s->core.dl_cpu_total;
+	*held_ns = s->core.dl_held_total;
 }

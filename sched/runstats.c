@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/core.h"
 #include "sched/fluid.h"
 #include "sched/group.h"
 #include "sched/runstats.h"
@@ -140,11 +141,17 @@ void runstats_snapshot(struct vsched *vs, struct runstats_snap *snap)
 		snap->usage_usec[i] = rs_stat_field(stat, "usage_usec");
 		snap->nr_throttled[i] = rs_stat_field(stat, "nr_throttled");
 	}
+	vsched_lock(vs);
+	sched_delivery_totals(vsched_sched(vs), &snap->lane_cpu_ns, &snap->lane_held_ns);
+	vsched_unlock(vs);
 }
 
-/* The fluid ideal of each path in snap, in % of lanes; false if it cannot be had. */
+/*
+ * The fluid ideal of each path in snap, in % of lanes, at deliver CPU per lane (1: the lanes are
+ * whole CPUs); false if it cannot be had.
+ */
 static bool rs_ideal(struct vsched *vs, const struct runstats_snap *snap, const double *demand,
-		     unsigned int lanes, double *pct)
+		     unsigned int lanes, double deliver, double *pct)
 {
 	struct sched *s = vsched_sched(vs);
 	double *rate;
@@ -153,7 +160,7 @@ static bool rs_ideal(struct vsched *vs, const struct runstats_snap *snap, const 
 
 	vsched_lock(vs);
 	rate = calloc(sched_nr_vcpus(s), sizeof(*rate));
-	ok = rate && !fluid_solve(s, demand, rate);
+	ok = rate && !fluid_solve_delivered(s, demand, rate, deliver);
 	for (i = 0; ok && i < snap->nr; i++) {
 		struct group *g = group_lookup(s, snap->path[i]);
 
@@ -168,12 +175,24 @@ void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap
 			  const struct runstats_snap *after, double seconds, unsigned int lanes,
 			  const double *demand)
 {
-	double ideal[RS_MAX_GROUPS];
-	bool have_ideal = demand && rs_ideal(vs, after, demand, lanes, ideal);
+	double ideal[RS_MAX_GROUPS], at_host[RS_MAX_GROUPS], deliver;
+	bool have_ideal, have_host;
 	unsigned int i, k;
 
-	fprintf(f, "%-16s %7s %-16s %5s %8s %9s%s\n", "group", "weight", "cpu.max", "idle",
-		"cpu %", "throttled", have_ideal ? "  ideal %" : "");
+	/* CPU per ns of lane held over this interval, as the scheduler measured it. */
+	deliver = after->lane_held_ns > before->lane_held_ns ?
+			  (after->lane_cpu_ns - before->lane_cpu_ns) /
+				  (after->lane_held_ns - before->lane_held_ns) : 1.0;
+	deliver = deliver > 1.0 ? 1.0 : deliver < 0.01 ? 0.01 : deliver;
+	have_ideal = demand && rs_ideal(vs, after, demand, lanes, 1.0, ideal);
+	/* What the ideal is on the CPU the host actually gives the lanes (caps stay absolute). */
+	have_host = have_ideal && deliver < 0.995 &&
+		    rs_ideal(vs, after, demand, lanes, deliver, at_host);
+	if (have_host)
+		fprintf(f, "lanes delivered %.2f CPU per second held (measured by the scheduler); "
+			"'at host %%': the ideal on that capacity\n", deliver);
+	fprintf(f, "%-16s %7s %-16s %5s %8s %9s%s%s\n", "group", "weight", "cpu.max", "idle",
+		"cpu %", "throttled", have_ideal ? "  ideal %" : "", have_host ? "  at host %" : "");
 	for (i = 0; i < after->nr; i++) {
 		uint64_t u0 = 0, t0 = 0;
 		char w[32] = "", m[64] = "", idle[8] = "";
@@ -193,6 +212,8 @@ void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap
 			after->nr_throttled[i] - t0);
 		if (have_ideal)
 			fprintf(f, "  %6.1f%%", ideal[i]);
+		if (have_host)
+			fprintf(f, "  %9.1f%%", at_host[i]);
 		fputc('\n', f);
 	}
 }

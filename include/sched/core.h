@@ -87,5 +87,7 @@ double sched_vcpu_demand(const struct sched *s, unsigned int id);	/* what the ra
 unsigned long sched_nr_switches(const struct sched *s);	/* lane changes of vCPU, for stats */
 /* CPU a lane delivers per second held, as measured from sched_vcpu_ran() reports, (0, 1]. */
 double sched_delivered(const struct sched *s);
+/* Totals behind it since the start: CPU reported (ns) and lane time held (ns) it covered. */
+void sched_delivery_totals(const struct sched *s, double *cpu_ns, double *held_ns);
 
 #endif

@@ -30,6 +30,7 @@ struct runstats_snap {
 	char path[32][256];
 	uint64_t usage_usec[32];
 	uint64_t nr_throttled[32];
+	double lane_cpu_ns, lane_held_ns;	/* sched_delivery_totals() */
 };
 void runstats_snapshot(struct vsched *vs, struct runstats_snap *snap);
 void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap *before,
