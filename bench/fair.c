@@ -88,52 +88,80 @@ static double norm_pct(const struct bench_result *r, unsigned int g, unsigned in
 }
 
 /*
+ * The ideal on the CPU the host actually gave a side, in percent of lanes: with every lane busy
+ * (the ideal at full capacity saturates P), each lane delivered used / P CPU. Weights share that;
+ * caps stay absolute. Where the ideal does not saturate P, lanes sat idle by design and nothing
+ * says what they would have delivered: the full-capacity ideal is used.
+ */
+static void ideal_given(const struct scenario *s, const double *ideal, double used,
+			unsigned int lanes, double *out)
+{
+	unsigned int g, ng = scn_nr_groups(s);
+	double tot = 0, deliver = used / lanes;
+
+	for (g = 0; g < ng; g++) {
+		out[g] = ideal[g];
+		if (scn_parent_index(s, g) < 0)
+			tot += ideal[g];
+	}
+	if (tot < 99.9 || !(deliver > 0) || deliver >= 1.0)
+		return;
+	if (ideal_shares_at(s, lanes, deliver, out))
+		for (g = 0; g < ng; g++)
+			out[g] = ideal[g];
+}
+
+/*
  * err is the error at full capacity P, as the brief defines it. This machine is shared, so the
  * host gives each side less than P by an amount neither scheduler controls; "nerr" compares each
- * group's share of the CPU its side actually got with its share of the ideal (all scenarios
- * saturate P), which takes that out. Caps are absolute, so capped groups are judged by the
- * cpu.max line instead.
+ * group's share of the CPU its side actually got with its share of the ideal on that capacity
+ * (ideal_given(): weights share what was given, cpu.max caps stay absolute), which takes that
+ * out.
  */
 static void print_scenario(const struct scenario *s, const double *ideal, bool have_v,
 			   bool have_h, struct summary *sum)
 {
 	unsigned int g, ng = scn_nr_groups(s), nv = scn_nr_vcpus(s);
+	unsigned int lanes = have_v ? vres.lanes : hres.lanes;
 	double cv = have_v ? used_cpus(&vres, nv) : NAN, ch = have_h ? used_cpus(&hres, nv) : NAN;
-	double tot = 0;
+	double iv[SCN_MAX_GROUPS], ih[SCN_MAX_GROUPS];
 
-	for (g = 0; g < ng; g++)
-		if (scn_parent_index(s, g) < 0)
-			tot += ideal[g];
+	ideal_given(s, ideal, have_v ? cv : lanes, lanes, iv);
+	ideal_given(s, ideal, have_h ? ch : lanes, lanes, ih);
 	printf("\n%s: %s\n", s->name, s->what);
-	printf("  CPUs the host gave: vsched %.3f, kernel %.3f (of %u)\n", cv, ch, vres.lanes ?
-	       vres.lanes : hres.lanes);
-	printf("  %-8s %7s | %8s %6s %6s | %8s %6s %6s | %6s\n", "group", "ideal%", "vsched%",
-	       "err", "nerr", "kernel%", "err", "nerr", "ratio");
+	printf("  CPUs the host gave: vsched %.3f, kernel %.3f (of %u)\n", cv, ch, lanes);
+	printf("  %-8s %7s | %8s %6s %7s %6s | %8s %6s %7s %6s | %6s\n", "group", "ideal%",
+	       "vsched%", "err", "given%", "nerr", "kernel%", "err", "given%", "nerr", "ratio");
 	sum->name = s->name;
 	sum->vmax = sum->hmax = 0;
 	sum->goal = s->has_sleepers ? 2.0 : 1.0;
 	for (g = 0; g < ng; g++) {
 		double v = have_v ? result_pct(&vres, vres.group_ns[g]) : NAN;
 		double h = have_h ? result_pct(&hres, hres.group_ns[g]) : NAN;
-		double ishare = tot > 0 ? 100.0 * ideal[g] / tot : 0;
-		double vn = have_v ? fabs(norm_pct(&vres, g, nv) - ishare) : NAN;
-		double hn = have_h ? fabs(norm_pct(&hres, g, nv) - ishare) : NAN;
+		double tv = 0, th = 0, vn, hn;
+		unsigned int k;
 
+		for (k = 0; k < ng; k++)
+			if (scn_parent_index(s, k) < 0) {
+				tv += iv[k];
+				th += ih[k];
+			}
+		vn = have_v && tv > 0 ? fabs(norm_pct(&vres, g, nv) - 100.0 * iv[g] / tv) : NAN;
+		hn = have_h && th > 0 ? fabs(norm_pct(&hres, g, nv) - 100.0 * ih[g] / th) : NAN;
 		if (have_v && vn > sum->vmax)
 			sum->vmax = vn;
 		if (have_h && hn > sum->hmax)
 			sum->hmax = hn;
-		printf("  %-8s %7.2f | %8.2f %6.2f %6.2f | %8.2f %6.2f %6.2f | %6.2f\n",
-		       s->groups[g].path, ideal[g], v, fabs(v - ideal[g]), vn, h, fabs(h - ideal[g]),
-		       hn, hn > 0.005 ? vn / hn : NAN);
+		printf("  %-8s %7.2f | %8.2f %6.2f %7.2f %6.2f | %8.2f %6.2f %7.2f %6.2f | %6.2f\n",
+		       s->groups[g].path, ideal[g], v, fabs(v - ideal[g]), iv[g], vn, h,
+		       fabs(h - ideal[g]), ih[g], hn, hn > 0.005 ? vn / hn : NAN);
 	}
 	sum->vok = have_v;
 	sum->hok = have_h;
 	for (g = 0; g < ng; g++) {
 		const struct scn_group *sg = &s->groups[g];
-		unsigned int lanes = have_v ? vres.lanes : hres.lanes;
 
-		/* A cap that binds in the ideal: judged by its cpu.max line. */
+		/* A cap that binds in the ideal: also judged by its cpu.max line. */
 		if (sg->quota_us && fabs(ideal[g] - 100.0 * (double)sg->quota_us /
 				(double)(sg->period_us ? sg->period_us : 100000) / lanes) < 0.01)
 			sum->capped = true;
@@ -244,9 +272,9 @@ int main(int argc, char **argv)
 	have_h = host_probe(&why_h) == 0;
 	printf("bench-fair: %u lanes, %.1f s per side per scenario; errors in %% of capacity; "
 	       "ideal = the core's fluid_solve() (GPS for duty vCPUs)\n"
-	       "err: |measured - ideal| at full capacity; nerr: the same on shares of the CPU the "
-	       "host actually gave each side\n(exact for hog-only scenarios; with sleepers or caps "
-	       "a starved host makes nerr overstate)\n", lanes, secs);
+	       "err: |measured - ideal| at full capacity; given%%: the ideal on the CPU the host "
+	       "actually gave that side (caps absolute);\nnerr: |share of what the side got - "
+	       "share of given%%| (exact for hog-only scenarios)\n", lanes, secs);
 	if (!have_v)
 		printf("vsched side skipped: %s\n", why_v);
 	if (!have_h)

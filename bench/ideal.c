@@ -2,7 +2,8 @@
 /*
  * The fluid ideal of a scenario from the core's own solver (sched/fluid.c): the scenario's groups
  * are built in a scratch group tree through the same launch specs as the VM side, each vCPU's
- * demand is its duty fraction (1 for a hog), and fluid_solve() water-fills P lanes.
+ * demand is its duty fraction (1 for a hog), and fluid_solve() water-fills P lanes; or P lanes
+ * that deliver less than a CPU each (fluid_solve_delivered(): caps stay absolute).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +23,11 @@ static double vcpu_demand(const struct scn_vcpu *v)
 
 int ideal_shares(const struct scenario *s, unsigned int lanes, double *pct)
 {
+	return ideal_shares_at(s, lanes, 1.0, pct);
+}
+
+int ideal_shares_at(const struct scenario *s, unsigned int lanes, double deliver, double *pct)
+{
 	unsigned int ng = scn_nr_groups(s), nv = scn_nr_vcpus(s), i;
 	double demand[SCN_MAX_VCPUS], rate[SCN_MAX_VCPUS];
 	struct vsched *vs = vsched_create(lanes, nv);
@@ -34,7 +40,7 @@ int ideal_shares(const struct scenario *s, unsigned int lanes, double *pct)
 		demand[i] = vcpu_demand(&s->vcpus[i]);
 	if (!ret) {
 		vsched_lock(vs);
-		ret = fluid_solve(vsched_sched(vs), demand, rate);
+		ret = fluid_solve_delivered(vsched_sched(vs), demand, rate, deliver);
 		for (i = 0; !ret && i < ng; i++) {
 			struct group *g = group_lookup(vsched_sched(vs), s->groups[i].path);
 

@@ -7,5 +7,7 @@
 
 /* pct[g] (percent of lanes) for every group of s (hierarchical) on lanes CPUs. 0 or -errno. */
 int ideal_shares(const struct scenario *s, unsigned int lanes, double *pct);
+/* The same when each lane delivers only deliver (0, 1] CPU: what the host gave. */
+int ideal_shares_at(const struct scenario *s, unsigned int lanes, double deliver, double *pct);
 
 #endif
