@@ -21,6 +21,7 @@ struct sim_vcpu {
 	uint64_t next_arrival;		/* SCHED_TIME_NONE if none */
 	uint64_t rng;
 	uint64_t run_start;
+	uint64_t woke;			/* became runnable at, until it got a lane; else NONE */
 	bool runnable;
 };
 
@@ -199,6 +200,26 @@ static void sim_trace(FILE *f, uint64_t now, const struct sched_decision *d)
 	}
 }
 
+/* A vCPU that woke got a lane: record the delay. */
+static void wake_done(struct sim *sim, struct sim_vcpu *v)
+{
+	struct sim_result *r = sim->r;
+
+	if (v->woke == SCHED_TIME_NONE)
+		return;
+	if (r->nr_wake == r->cap_wake) {
+		size_t cap = r->cap_wake ? 2 * r->cap_wake : 256;
+		uint64_t *a = realloc(r->wake_ns, cap * sizeof(*a));
+
+		if (!a)
+			return;
+		r->wake_ns = a;
+		r->cap_wake = cap;
+	}
+	r->wake_ns[r->nr_wake++] = sim->now - v->woke;
+	v->woke = SCHED_TIME_NONE;
+}
+
 static void drain(struct sim *sim)
 {
 	const struct sched_params *p = &sim->s->core.params;
@@ -217,6 +238,7 @@ static void drain(struct sim *sim)
 			if (d[i].type == SCHED_RUN) {
 				sim->v[d[i].vcpu].run_start = sim->now;
 				sim->r->switches++;
+				wake_done(sim, &sim->v[d[i].vcpu]);
 			}
 			if (d[i].type != SCHED_PREEMPT)
 				continue;
@@ -264,6 +286,7 @@ static void arrive(struct sim *sim, unsigned int i)
 	}
 	if (!v->runnable) {
 		v->runnable = true;
+		v->woke = sim->now;
 		sched_vcpu_runnable(sim->s, i, sim->now);
 	}
 }
@@ -434,6 +457,7 @@ static int sim_setup(struct sim *sim)
 		struct sim_vcpu *v = &sim->v[i];
 
 		v->rng = c->seed * 0x9E3779B97F4A7C15ULL + 1;
+		v->woke = SCHED_TIME_NONE;
 		v->next_arrival = SCHED_TIME_NONE;
 		sim->demand[i] = pattern_demand(c);
 		if (c->kind == SIM_HOG) {
@@ -516,6 +540,7 @@ void sim_result_free(struct sim_result *r)
 		return;
 	for (i = 0; r->groups && i < r->nr_groups; i++)
 		free(r->groups[i].period_usage);
+	free(r->wake_ns);
 	free(r->groups);
 	free(r->vcpus);
 	free(r);

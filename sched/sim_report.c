@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_types.h"
@@ -93,6 +94,32 @@ unsigned long sim_timer_wakeups(const struct sim_result *r)
 	return r->timer_wakeups;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t sim_wake_quantile(const struct sim_result *r, double q, size_t *nr)
+{
+	uint64_t *a, v;
+	size_t i;
+
+	*nr = r->nr_wake;
+	if (!r->nr_wake)
+		return 0;
+	a = malloc(r->nr_wake * sizeof(*a));
+	if (!a)
+		return 0;
+	memcpy(a, r->wake_ns, r->nr_wake * sizeof(*a));
+	qsort(a, r->nr_wake, sizeof(*a), cmp_u64);
+	i = (size_t)(q * (double)r->nr_wake);
+	v = a[i < r->nr_wake ? i : r->nr_wake - 1];
+	free(a);
+	return v;
+}
+
 unsigned long sim_min_run_violations(const struct sim_result *r)
 {
 	return r->min_run_violations;
@@ -156,6 +183,15 @@ void sim_report(const struct sim_result *r, FILE *f)
 	fprintf(f, "decisions %lu, lane switches %lu, preemptions (kicks) %lu, timer wakeups %lu, "
 		   "min-run violations %lu\n",
 		r->decisions, r->switches, r->preemptions, r->timer_wakeups, r->min_run_violations);
+	if (r->nr_wake) {
+		size_t n = 0;
+		double p50 = (double)sim_wake_quantile(r, 0.5, &n) / 1e3;
+		double p99 = (double)sim_wake_quantile(r, 0.99, &n) / 1e3;
+		double max = (double)sim_wake_quantile(r, 1.0, &n) / 1e3;
+
+		fprintf(f, "wake-to-lane: p50 %.0f us, p99 %.0f us, max %.0f us (%zu wakes)\n",
+			p50, p99, max, n);
+	}
 }
 
 static void sim_usage(FILE *f)

@@ -81,6 +81,8 @@ struct sim_result {
 	struct sim_vcpu_result *vcpus;
 	unsigned int nr_vcpus;
 	unsigned long preemptions, timer_wakeups, switches, min_run_violations, decisions;
+	uint64_t *wake_ns;		/* wake-to-run delay of every wake, in order */
+	size_t nr_wake, cap_wake;
 };
 
 /* Applies the settings to g with the group.h setters, in the order cgroupfs would need. */

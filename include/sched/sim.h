@@ -56,6 +56,8 @@ int sim_vcpu_usage(const struct sim_result *r, unsigned int id, double *usage_ns
 unsigned long sim_preemptions(const struct sim_result *r);	/* PREEMPT decisions (kicks) */
 unsigned long sim_timer_wakeups(const struct sim_result *r);	/* slice ends that fired */
 unsigned long sim_min_run_violations(const struct sim_result *r);
+/* Quantile q (0..1) of the delays from a vCPU becoming runnable to its lane; *nr wakes. */
+uint64_t sim_wake_quantile(const struct sim_result *r, double q, size_t *nr);
 /* Usage of a group in each of its bandwidth periods (ns), for per-period checks. */
 size_t sim_group_periods(const struct sim_result *r, const char *path, const double **usage);
 
