@@ -36,8 +36,6 @@ uint64_t sched_next_timer(const struct sched *s)
 			t = ln->rot_until;
 		if (ln->bw_until < t)
 			t = ln->bw_until;
-		if (ln->check_at < t)
-			t = ln->check_at;
 	}
 	return t;
 }
@@ -74,9 +72,7 @@ uint64_t sched_lane_until(const struct sched *s, unsigned int lane)
 	if (lane >= s->nr_lanes)
 		return SCHED_TIME_NONE;
 	ln = &s->core.lanes[lane];
-	uint64_t t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
-
-	return ln->check_at < t ? ln->check_at : t;
+	return ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
 }
 
 bool group_throttled(const struct group *g)

@@ -75,8 +75,6 @@ struct lane {
 	uint64_t start;			/* when cur got (or was re-granted) the lane */
 	uint64_t rot_until;		/* rotation end while others wait, else NONE */
 	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
-	uint64_t check_at;		/* min_run ends: an owed waiter may take the lane */
-	struct vcpu_core *check_vc;	/* that waiter */
 	/* What the runtime was last told, to emit only changes. */
 	struct vcpu_core *told_cur;
 	uint64_t told_until;

@@ -6,12 +6,9 @@
  * runtime never interrupts a vCPU for nothing.
  *
  * When a vCPU starts waiting and every lane is busy, one lane may be taken at once: from a
- * cpu.idle sibling always, otherwise from a side holding more lanes than its rate while the
- * waiter's side holds fewer (it is owed a lane now), or from the vCPU the waiter is furthest
- * behind in virtual time (by more than min_run), provided that vCPU ran at least min_run on its
- * lane (credit2's ratelimit); if only min_run stands in the way, the lane is checked again the
- * moment it ends. The other lanes get a rotation end so that the waiter's turn comes within a
- * slice.
+ * cpu.idle sibling always, otherwise from the vCPU the waiter is furthest behind in virtual time
+ * (by more than min_run), provided that vCPU ran at least min_run on its lane (credit2's
+ * ratelimit). The other lanes get a rotation end so that the waiter's turn comes within a slice.
  *
  * At a rotation end the lane is picked again, sticky (a near tie keeps the vCPU: no kick), and
  * if it goes elsewhere the subtree losing it gives up the lane of its child furthest ahead.
@@ -57,7 +54,6 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	ln->cur = vc;
 	ln->start = s->core.now;
 	ln->rot_until = SCHED_TIME_NONE;
-	ln->check_at = SCHED_TIME_NONE;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
 	if (gcore(&s->root)->queue.nr && !owns_lane(vc))
@@ -71,7 +67,6 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 
 	ln->cur = NULL;
 	ln->rot_until = SCHED_TIME_NONE;
-	ln->check_at = SCHED_TIME_NONE;
 	vc->lane = -1;
 	fair_refund(s, vc);
 	fair_clear_running(s, vc);
@@ -205,33 +200,12 @@ static struct vcpu_core *pick_below(struct sched_entity *se)
 	return heap_queued(&se->node) ? se_vcpu(se) : NULL;
 }
 
-/*
- * The waiter's side ew is owed a lane that the runner's side er holds beyond its rate: ew holds
- * fewer lanes than its rate and has not run ahead of its level, er holds more than its rate. A
- * duty vCPU waking beside hogs is the case: its group's rate is a lane, the hogs' group holds
- * both. Waiting for a rotation end (up to a slice) would serve it late though it is owed the
- * lane now; taking the lane costs the hogs nothing they are owed.
- */
-static bool lane_owed(const struct sched *s, const struct sched_entity *ew,
-		      const struct sched_entity *er)
-{
-	double eps = 1e-9;
-
-	/* An idle group never wakeup-preempts a non-idle one (check_preempt_wakeup_fair()). */
-	if (ew->idle && !er->idle)
-		return false;
-	return ew->rate > eps && (double)ew->nr_running < ew->rate - eps &&
-	       (double)er->nr_running > er->rate + eps &&
-	       ew->vt <= fair_vclock(ew->parent) + (double)s->core.params.min_run_ns / ew->rate;
-}
-
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
 	struct sched_core *c = &s->core;
 	struct vcpu_core *vc;
 	double best_key = 0;
-	int best = -1, later = -1;
-	bool best_owed = false;
+	int best = -1;
 	unsigned int l;
 
 	if (path_throttled(se))
@@ -240,7 +214,6 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		struct lane *ln = lane_of(s, l);
 		struct sched_entity *ew = se, *er;
 		double key;
-		bool owed;
 
 		if (!ln->cur)
 			return;		/* a free lane: lanes_settle() fills it */
@@ -252,61 +225,26 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 			best = (int)l;
 			break;
 		}
-		if (owns_lane(ln->cur))
+		if (c->now < ln->start + c->params.min_run_ns || owns_lane(ln->cur))
 			continue;
 		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
 		key = er->vt - ew->vt;
-		owed = lane_owed(s, ew, er);
-		if (!owed && key <= (double)c->params.min_run_ns)
-			continue;
-		if (c->now < ln->start + c->params.min_run_ns) {
-			if (later < 0 || ln->start < lane_of(s, later)->start)
-				later = (int)l;
-			continue;
-		}
-		if (best < 0 || (owed && !best_owed) || (owed == best_owed && key > best_key)) {
+		if (key > (double)c->params.min_run_ns && key > best_key) {
 			best_key = key;
-			best_owed = owed;
 			best = (int)l;
 		}
 	}
-	if (best < 0) {
-		/* Only min_run stands in the way: look again when it ends (no kick: a timer). */
-		if (later >= 0 && !se->is_group) {
-			struct lane *ln = lane_of(s, later);
-
-			ln->check_at = ln->start + c->params.min_run_ns;
-			ln->check_vc = se_vcpu(se);
-		}
+	if (best < 0)
 		return;
-	}
 	lanes_put_back(s, lane_of(s, best)->cur);
 	vc = pick_below(se);
 	lane_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
-}
-
-/* Lanes whose min_run ended with an owed waiter: the waiter's case is heard again. */
-static void lanes_check(struct sched *s)
-{
-	unsigned int l;
-
-	for (l = 0; l < s->nr_lanes; l++) {
-		struct lane *ln = lane_of(s, l);
-		struct vcpu_core *vc = ln->check_vc;
-
-		if (!ln->cur || ln->check_at > s->core.now)
-			continue;
-		ln->check_at = SCHED_TIME_NONE;
-		if (vc && fair_waiting(vc))
-			lanes_waiter_arrived(s, &vc->se);
-	}
 }
 
 void lanes_expire(struct sched *s)
 {
 	unsigned int l;
 
-	lanes_check(s);
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = lane_of(s, l);
 
@@ -349,9 +287,7 @@ void lanes_settle(struct sched *s)
 
 static uint64_t lane_until(const struct lane *ln)
 {
-	uint64_t t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
-
-	return ln->check_at < t ? ln->check_at : t;
+	return ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
 }
 
 /* Room for n more decisions; false if memory ran out (the lane is then told next time). */
@@ -403,14 +339,10 @@ void lanes_flush(struct sched *s)
 			other->start = ln->start;
 			other->rot_until = ln->rot_until;
 			other->bw_until = ln->bw_until;
-			other->check_at = ln->check_at;
-			other->check_vc = ln->check_vc;
 			ln->cur = tmp.cur;
 			ln->start = tmp.start;
 			ln->rot_until = tmp.rot_until;
 			ln->bw_until = tmp.bw_until;
-			ln->check_at = tmp.check_at;
-			ln->check_vc = tmp.check_vc;
 			other->cur->lane = (int)(other - s->core.lanes);
 			if (ln->cur)
 				ln->cur->lane = (int)l;
