@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "sched/core.h"
 #include "sched/sim.h"
 
 #define HOG_BOUND	0.1
@@ -350,6 +351,31 @@ static void test_sim_cap_on_a_loaded_host(void)
 		    HOG_BOUND);
 }
 
+/*
+ * Wake-to-lane delays: a duty vCPU alone on its lane runs the moment it wakes; beside hogs it
+ * waits at most a slice (the next rotation end), never longer.
+ */
+static void test_sim_wake_to_lane(void)
+{
+	struct sim_result *r = run("lanes 1\nduration 1s\nvcpu 0 / duty 1ms 10ms\n");
+	size_t n = 0;
+
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_wake_quantile(r, 1.0, &n), 0);
+	CU_ASSERT_EQUAL(n, 100);
+	sim_result_free(r);
+	r = run("lanes 2\nduration 2s\ngroup /d\ngroup /h\n"
+		"vcpu 0 /d duty 3ms 10ms\nvcpu 1 /d duty 3ms 10ms phase 3ms\n"
+		"vcpu 2 /h hog\nvcpu 3 /h hog\n");
+	if (!r)
+		return;
+	CU_ASSERT_TRUE(sim_wake_quantile(r, 1.0, &n) <= SCHED_SLICE_DFL_NS);
+	CU_ASSERT_EQUAL(n, 400);
+	CU_ASSERT_TRUE(sim_wake_quantile(r, 0.5, &n) <= sim_wake_quantile(r, 0.99, &n));
+	sim_result_free(r);
+}
+
 static void test_sim_usage_split(void)
 {
 	struct sim_result *r = run("lanes 1\nduration 1s\ngroup /a\nvcpu 0 /a hog sys 25\n");
@@ -417,6 +443,7 @@ static CU_TestInfo sim_tests[] = {
 	{ "a weight changed mid-run", test_sim_weight_changed_mid_run },
 	{ "everything at once, 4 lanes", test_sim_everything_at_once },
 	{ "a cap on a host that delivers less", test_sim_cap_on_a_loaded_host },
+	{ "wake-to-lane delays", test_sim_wake_to_lane },
 	{ "usage, user and system", test_sim_usage_split },
 	{ "scenario errors", test_sim_scenario_errors },
 	CU_TEST_INFO_NULL,
