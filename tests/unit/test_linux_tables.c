@@ -181,6 +181,24 @@ static void test_cpuid_apic_ids(void)
 	CU_ASSERT_FALSE(cpuid_find(c, ARRAY_SIZE(c), 7, 0)->ebx & (1U << 5));
 }
 
+static void test_cpuid_hide_parse(void)
+{
+	unsigned int m = 99;
+
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("xsave,cx16", &m), 0);
+	CU_ASSERT_EQUAL(m, LX_CPUID_HIDE_XSAVE | LX_CPUID_HIDE_CX16);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("cx16", &m), 0);
+	CU_ASSERT_EQUAL(m, LX_CPUID_HIDE_CX16);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("none", &m), 0);
+	CU_ASSERT_EQUAL(m, 0);
+	m = 7;
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("", &m), -EINVAL);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("xsave,", &m), -EINVAL);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("xsav", &m), -EINVAL);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("xsave,avx", &m), -EINVAL);
+	CU_ASSERT_EQUAL(m, 7);
+}
+
 /* Walks 4-level paging with 2 MiB pages the way the MMU does. */
 static int walk(const uint8_t *mem, uint64_t va, uint64_t *pa)
 {
@@ -227,6 +245,7 @@ static CU_TestInfo linux_tables_tests[] = {
 	{ "MP table layout and checksums", test_mptable_layout },
 	{ "MP table limits", test_mptable_limits },
 	{ "CPUID APIC ID patching", test_cpuid_apic_ids },
+	{ "--cpuid-hide parsing", test_cpuid_hide_parse },
 	{ "boot GDT and identity page tables", test_boot_tables },
 	CU_TEST_INFO_NULL,
 };

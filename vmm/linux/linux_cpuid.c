@@ -2,6 +2,7 @@
 /* Guest CPUID: KVM's supported set, patched per vCPU with its APIC ID and a flat topology. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 
 #include "vmm/linux/cpuid.h"
@@ -19,6 +20,41 @@
 
 #define TOPO_SMT 1
 #define TOPO_CORE 2
+
+static const struct {
+	const char *name;
+	unsigned int bit;
+} cpuid_hide_names[] = {
+	{ "xsave", LX_CPUID_HIDE_XSAVE },
+	{ "cx16", LX_CPUID_HIDE_CX16 },
+};
+
+int lx_cpuid_hide_parse(const char *s, unsigned int *mask)
+{
+	unsigned int m = 0, i;
+	const char *p = s;
+
+	if (!strcmp(s, "none")) {
+		*mask = 0;
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		for (i = 0; i < sizeof(cpuid_hide_names) / sizeof(cpuid_hide_names[0]); i++)
+			if (strlen(cpuid_hide_names[i].name) == len &&
+			    !strncmp(p, cpuid_hide_names[i].name, len))
+				break;
+		if (i == sizeof(cpuid_hide_names) / sizeof(cpuid_hide_names[0]))
+			return -EINVAL;
+		m |= cpuid_hide_names[i].bit;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	*mask = m;
+	return 0;
+}
 
 unsigned int lx_cpuid_core_bits(unsigned int n)
 {

@@ -18,6 +18,9 @@ struct vcpu;
 #define LX_CPUID_HIDE_XSAVE (1U << 0)	/* XSAVE/OSXSAVE, AVX*: the kernel falls back to FXSAVE */
 #define LX_CPUID_HIDE_CX16 (1U << 1)	/* CMPXCHG16B */
 
+/* "xsave,cx16" (or "none") into LX_CPUID_HIDE_* bits: 0, or -EINVAL changing nothing. */
+int lx_cpuid_hide_parse(const char *s, unsigned int *mask);
+
 /* Rewrites entries in place for vCPU apic_id of nr_cpus. */
 void lx_cpuid_patch(struct kvm_cpuid_entry2 *e, unsigned int n, unsigned int apic_id,
 		    unsigned int nr_cpus, unsigned int hide);
