@@ -4,7 +4,8 @@
 #  1. the bzImage, entered at its 64-bit entry with our zero page: the decompressor runs and
 #     reads our command line ("KASLR disabled: 'nokaslr' on cmdline.");
 #  2. the same kernel as an uncompressed ELF vmlinux (decompressed here from the bzImage's
-#     payload): "Linux version" and our e820 map appear on ttyS0.
+#     payload): "Linux version", our e820 map, our ACPI tables and 2 CPUs from the MADT
+#     appear on ttyS0.
 # Then SIGTERM must stop the VM cleanly. Skips only without /dev/kvm or without the package.
 set -u
 skip() { echo "$1"; exit 77; }
@@ -65,8 +66,8 @@ fi
 # Boots a kernel until pattern shows on the console (or timeout s), then SIGTERMs the VMM.
 boot() {
 	local kernel=$1 pattern=$2 timeout=$3 out=$4 pid i status
-	"$VSCHED" run --kernel "$kernel" --memory 256M --duration 600 \
-		--cmdline "console=ttyS0 earlyprintk=serial,ttyS0,115200 reboot=k panic=-1 acpi=off pci=off 8250.nr_uarts=1 nokaslr" \
+	"$VSCHED" run --kernel "$kernel" --memory 256M --vcpus 2 --duration 600 \
+		--cmdline "console=ttyS0 earlyprintk=serial,ttyS0,115200 reboot=k panic=-1 pci=off 8250.nr_uarts=1 nokaslr" \
 		</dev/null >"$out" 2>"$out.err" &
 	pid=$!
 	for ((i = 0; i < timeout * 10; i++)); do
@@ -90,12 +91,17 @@ grep -q "KASLR disabled: 'nokaslr' on cmdline" "$work/bz.out" ||
 # Still running when SIGTERM came: 128 + 15. A guest reset (3) would also be a clean end.
 [ $st -eq 143 ] || [ $st -eq 3 ] || fail "bzImage: vsched exit status $st" "$work/bz.out"
 
-# The e820 lines follow the banner: waiting for them also sees the banner's line complete.
-boot "$vmlinux" "BIOS-e820: .*0x0000000000100000" 150 "$work/elf.out"
+# The SMP line comes after the banner, the e820 map and the ACPI table list.
+boot "$vmlinux" "smpboot: Allowing" 240 "$work/elf.out"
 st=$?
 grep -q "Linux version [0-9]" "$work/elf.out" || fail "vmlinux: no banner on ttyS0" "$work/elf.out"
 grep -q "BIOS-e820: \[mem 0x0000000000100000-0x000000000fffffff\] usable" "$work/elf.out" ||
 	fail "vmlinux: the kernel did not print our e820 map" "$work/elf.out"
+grep -q "ACPI: RSDP 0x00000000000F2000" "$work/elf.out" ||
+	fail "vmlinux: the kernel did not find our RSDP" "$work/elf.out"
+# The cloud kernel has no MP table parser: both CPUs come from our MADT.
+grep -q "smpboot: Allowing 2 CPUs" "$work/elf.out" ||
+	fail "vmlinux: the kernel did not see 2 CPUs in the MADT" "$work/elf.out"
 [ $st -eq 143 ] || [ $st -eq 3 ] || fail "vmlinux: vsched exit status $st" "$work/elf.out"
 grep -m1 "Linux version" "$work/elf.out"
 echo "PASS"

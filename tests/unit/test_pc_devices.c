@@ -254,6 +254,17 @@ static void test_legacy_ports(void)
 	v = 0x00;
 	CU_ASSERT_EQUAL(legacy_access(LEGACY_POWEROFF_PORT, &v, true), LEGACY_POWEROFF);
 	CU_ASSERT_EQUAL(legacy_access(LEGACY_POWEROFF_PORT, &v, false), LEGACY_NONE);
+	/* ACPI sleep control: only SLP_EN with SLP_TYP 5 (S5) is power-off. */
+	v = (5 << 2) | 0x20;
+	CU_ASSERT_EQUAL(legacy_access(0x504, &v, true), LEGACY_POWEROFF);
+	v = 5 << 2;
+	CU_ASSERT_EQUAL(legacy_access(0x504, &v, true), LEGACY_NONE);
+	v = (3 << 2) | 0x20;
+	CU_ASSERT_EQUAL(legacy_access(0x504, &v, true), LEGACY_NONE);
+	v = 0x80;
+	CU_ASSERT_EQUAL(legacy_access(0x505, &v, true), LEGACY_NONE);
+	CU_ASSERT_EQUAL(legacy_access(0x505, &v, false), LEGACY_NONE);
+	CU_ASSERT_EQUAL(v, 0);
 	v = 0x12;
 	CU_ASSERT_EQUAL(legacy_access(0x80, &v, true), LEGACY_NONE);
 	v = 0;
