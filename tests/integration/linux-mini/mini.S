@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A stand-in "kernel" for t-linux-mini.sh, built as an ELF vmlinux at 16 MiB and entered like
+ * Linux (64-bit boot protocol, RSI = zero page). It checks the zero page, prints the command
+ * line and the e820 entry count on COM1, then does what the command line's first letter says:
+ * r = i8042 reset, p = power-off port 0x501, s = ACPI S5 through the sleep control register,
+ * t = triple fault, e = echo one byte read from COM1 then power off, anything else = halt.
+ */
+	.code64
+	.globl _start
+_start:
+	/* rsi = zero page: "HdrS" at 0x202, or report failure. */
+	cmpl	$0x53726448, 0x202(%rsi)
+	jne	bad
+	mov	$0x3f8, %dx
+	mov	0x228(%rsi), %ebx		/* cmd_line_ptr */
+1:	movb	(%rbx), %al
+	test	%al, %al
+	jz	2f
+	outb	%al, %dx
+	inc	%rbx
+	jmp	1b
+2:	lea	msg(%rip), %rbx
+3:	movb	(%rbx), %al
+	test	%al, %al
+	jz	4f
+	outb	%al, %dx
+	inc	%rbx
+	jmp	3b
+4:	movb	0x1e8(%rsi), %al		/* e820 entries */
+	add	$'0', %al
+	outb	%al, %dx
+	mov	$'\n', %al
+	outb	%al, %dx
+	mov	0x228(%rsi), %ebx
+	movb	(%rbx), %al
+	cmp	$'r', %al
+	je	reset
+	cmp	$'p', %al
+	je	poweroff
+	cmp	$'s', %al
+	je	s5
+	cmp	$'t', %al
+	je	triple
+	cmp	$'e', %al
+	je	echo
+	cli
+5:	hlt
+	jmp	5b
+reset:	mov	$0xfe, %al
+	outb	%al, $0x64
+	jmp	5b
+poweroff:
+	mov	$0x501, %dx
+	outb	%al, %dx
+	jmp	5b
+s5:	mov	$0x504, %dx
+	mov	$0x34, %al			/* SLP_EN | SLP_TYP 5 */
+	outb	%al, %dx
+	jmp	5b
+triple:	lidt	nullidt(%rip)
+	ud2
+echo:	mov	$0x3fd, %dx			/* LSR: wait for received data */
+6:	inb	%dx, %al
+	test	$1, %al
+	jz	6b
+	mov	$0x3f8, %dx
+	inb	%dx, %al
+	mov	%al, %bl
+	mov	$'<', %al
+	outb	%al, %dx
+	mov	%bl, %al
+	outb	%al, %dx
+	mov	$'>', %al
+	outb	%al, %dx
+	jmp	poweroff
+bad:	mov	$0x3f8, %dx
+	mov	$'!', %al
+	outb	%al, %dx
+	jmp	5b
+msg:	.asciz	" / mini kernel: e820 entries="
+nullidt: .word 0
+	.quad 0
