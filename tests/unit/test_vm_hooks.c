@@ -98,6 +98,7 @@ static void test_vm_hooks_pause_kick(void)
 	memset(&hc, 0, sizeof(hc));
 	CU_ASSERT_EQUAL(payload_parse_assign("0=hog,1=duty:500/500", 2, opts.spec), 0);
 	CU_ASSERT_EQUAL_FATAL(vm_create(&vm), 0);
+	CU_ASSERT_EQUAL(vm_set_halt_poll(&vm, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(vm_start(&vm), 0);
 	msleep(200);
 	CU_ASSERT(*vm.vcpus[0].work_units > 0);

@@ -103,6 +103,10 @@ int payload_main(struct payload_page *p)
 		case PAYLOAD_FAULT:
 			*(volatile uint64_t *)0x8000000000ULL = p->units;
 			return 1;
+		case PAYLOAD_EMUFAIL:
+			/* The MMIO read traps to KVM, whose instruction emulator has no addps. */
+			__asm__ volatile("addps (%0), %%xmm0" : : "r"(PAYLOAD_MMIO_PROBE) : "memory");
+			return 1;
 		case PAYLOAD_COUNT:
 			while (p->units < p->arg[0])
 				work_unit(p);
