@@ -7,6 +7,8 @@
 #     payload): "Linux version", our e820 map, our ACPI tables and 2 CPUs from the MADT
 #     appear on ttyS0.
 # Then SIGTERM must stop the VM cleanly. Skips only without /dev/kvm or without the package.
+# VSCHED_LINUX_SLOW=1 also waits for the bzImage's own "Linux version" (about 3 minutes here:
+# the decompressor's CPL0 code is emulated by this machine's KVM; docs/linux-boot.md).
 set -u
 skip() { echo "$1"; exit 77; }
 fail() { echo "FAIL: $1"; [ -n "${2:-}" ] && [ -f "$2" ] && tail -n 30 "$2"; exit 1; }
@@ -84,8 +86,15 @@ boot() {
 	return $status
 }
 
-boot "$vmlinuz" "KASLR disabled" 60 "$work/bz.out"
-st=$?
+if [ "${VSCHED_LINUX_SLOW:-0}" = 1 ]; then
+	boot "$vmlinuz" "Linux version" 600 "$work/bz.out"
+	st=$?
+	grep -q "Linux version [0-9]" "$work/bz.out" ||
+		fail "bzImage: no banner on ttyS0" "$work/bz.out"
+else
+	boot "$vmlinuz" "KASLR disabled" 60 "$work/bz.out"
+	st=$?
+fi
 grep -q "KASLR disabled: 'nokaslr' on cmdline" "$work/bz.out" ||
 	fail "bzImage: the decompressor did not report our command line" "$work/bz.out"
 # Still running when SIGTERM came: 128 + 15. A guest reset (3) would also be a clean end.
