@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Linux boot path end to end with a stand-in kernel (linux-mini/mini.S, assembled here):
 # ELF vmlinux loading, long-mode entry with RSI = zero page, command line and e820 in the zero
-# page, COM1 output and input, APs held in wait-for-SIPI, and every way a guest ends: i8042
+# page, COM1 output and input (polled, and by IRQ 4 through the 8259), APs held in wait-for-SIPI, and every way a guest ends: i8042
 # reset, triple fault, power-off port, ACPI S5, --duration. Also bad kernel files.
 set -u
 skip() { echo "$1"; exit 77; }
@@ -19,7 +19,7 @@ ld -m elf_x86_64 -N -Ttext=0x1000000 -e _start -o "$work/mini" "$work/mini.o" 2>
 # run ACTION EXPECTED_STATUS [stdin]: boots mini with 2 vCPUs, checks status and console.
 run() {
 	local action=$1 want=$2 input=${3:-} st n
-	printf '%s' "$input" | timeout 30 "$VSCHED" run --kernel "$work/mini" --memory 64M \
+	printf '%s' "$input" | timeout -s KILL 30 "$VSCHED" run --kernel "$work/mini" --memory 64M \
 		--vcpus 2 --duration 5 --cmdline "$action marker-$action" >"$work/out" 2>&1
 	st=$?
 	[ $st -eq "$want" ] || fail "$action: exit status $st, expected $want" "$work/out"
@@ -40,6 +40,8 @@ run s5 0
 grep -q "poweroff after" "$work/out" || fail "s5: not reported as power-off" "$work/out"
 run echo 0 "Z"
 grep -q "<Z>" "$work/out" || fail "echo: the byte from stdin did not reach the guest" "$work/out"
+run irq 0 "Q"
+grep -q "\[Q\]" "$work/out" || fail "irq: no COM1 interrupt for the byte from stdin" "$work/out"
 run halt 0
 grep -q "stopped after" "$work/out" || fail "halt: --duration did not stop it" "$work/out"
 

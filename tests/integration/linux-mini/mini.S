@@ -4,7 +4,8 @@
  * Linux (64-bit boot protocol, RSI = zero page). It checks the zero page, prints the command
  * line and the e820 entry count on COM1, then does what the command line's first letter says:
  * r = i8042 reset, p = power-off port 0x501, s = ACPI S5 through the sleep control register,
- * t = triple fault, e = echo one byte read from COM1 then power off, anything else = halt.
+ * t = triple fault, e = echo one byte read from COM1 (polled) then power off, i = the same
+ * interrupt-driven (8259 in virtual-wire mode, COM1 IRQ 4), anything else = halt.
  */
 	.code64
 	.globl _start
@@ -44,6 +45,8 @@ _start:
 	je	triple
 	cmp	$'e', %al
 	je	echo
+	cmp	$'i', %al
+	je	irq
 	cli
 5:	hlt
 	jmp	5b
@@ -74,6 +77,49 @@ echo:	mov	$0x3fd, %dx			/* LSR: wait for received data */
 	mov	$'>', %al
 	outb	%al, %dx
 	jmp	poweroff
+irq:	lea	idt(%rip), %rdi			/* gate for vector 0x24 = PIC base 0x20 + IRQ 4 */
+	lea	isr(%rip), %rax
+	mov	%ax, 0x240(%rdi)
+	movw	$0x10, 0x242(%rdi)
+	movw	$0x8e00, 0x244(%rdi)		/* present, DPL 0, 64-bit interrupt gate */
+	shr	$16, %rax
+	mov	%ax, 0x246(%rdi)
+	shr	$16, %rax
+	mov	%eax, 0x248(%rdi)
+	lidt	idtr(%rip)
+	mov	$0x11, %al			/* 8259 master: ICW1-4, vectors 0x20-0x27 */
+	outb	%al, $0x20
+	mov	$0x20, %al
+	outb	%al, $0x21
+	mov	$0x04, %al
+	outb	%al, $0x21
+	mov	$0x01, %al
+	outb	%al, $0x21
+	mov	$0xef, %al			/* only IRQ 4 unmasked */
+	outb	%al, $0x21
+	mov	$0xff, %al
+	outb	%al, $0xa1
+	mov	$0x3f9, %dx			/* IER: received data available */
+	mov	$0x01, %al
+	outb	%al, %dx
+	mov	$0x3fc, %dx			/* MCR: OUT2 gates the IRQ line */
+	mov	$0x08, %al
+	outb	%al, %dx
+	sti
+7:	hlt
+	jmp	7b
+isr:	mov	$0x3f8, %dx
+	inb	%dx, %al
+	mov	%al, %bl
+	mov	$'[', %al
+	outb	%al, %dx
+	mov	%bl, %al
+	outb	%al, %dx
+	mov	$']', %al
+	outb	%al, %dx
+	mov	$0x20, %al			/* EOI */
+	outb	%al, $0x20
+	jmp	poweroff
 bad:	mov	$0x3f8, %dx
 	mov	$'!', %al
 	outb	%al, %dx
@@ -81,3 +127,7 @@ bad:	mov	$0x3f8, %dx
 msg:	.asciz	" / mini kernel: e820 entries="
 nullidt: .word 0
 	.quad 0
+idtr:	.word 256 * 16 - 1
+	.quad idt
+	.balign 16
+idt:	.fill 256 * 16, 1, 0
