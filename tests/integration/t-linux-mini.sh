@@ -63,4 +63,17 @@ bad "$work/empty" "neither a bzImage"
 bad "$work/truncated" "outside the file"
 bad "$work/missing" "No such file"
 bad "$work" "not a regular file"
+# An initrd lands in RAM (the guest starts); one that cannot fit is refused before start.
+head -c 1048576 /dev/zero >"$work/initrd"
+"$VSCHED" run --kernel "$work/mini" --initrd "$work/initrd" --memory 64M --duration 1 \
+	--cmdline "halt initrd" </dev/null >"$work/out" 2>&1 || fail "1 MiB initrd: exit status $?" "$work/out"
+grep -q "halt initrd / mini kernel" "$work/out" || fail "1 MiB initrd: guest did not run" "$work/out"
+head -c $((60 << 20)) /dev/zero >"$work/initrd"
+bad_initrd() {
+	"$VSCHED" run --kernel "$work/mini" --initrd "$work/initrd" --memory 64M --duration 1 \
+		</dev/null >"$work/out" 2>&1
+}
+bad_initrd && fail "60 MiB initrd in 64 MiB: started" "$work/out"
+grep -q "do not fit" "$work/out" || fail "60 MiB initrd: no clear error" "$work/out"
+echo "refused: $(head -n 1 "$work/out")"
 echo "PASS"
