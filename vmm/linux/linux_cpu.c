@@ -159,3 +159,57 @@ int lx_cpu_setup_lapic(struct vcpu *vcpu)
 		return -errno;
 	return 0;
 }
+
+/* Guest-virtual to host pointer through the guest's own 4-level page tables, or NULL. */
+static void *lx_gva(struct vcpu *vcpu, uint64_t cr3, uint64_t va)
+{
+	uint64_t table = cr3 & 0x000ffffffffff000ULL, e = 0;
+	int level;
+
+	for (level = 3; level >= 0; level--) {
+		uint64_t *t = vm_gpa(vcpu->vm, table, 4096);
+
+		if (!t)
+			return NULL;
+		e = t[(va >> (12 + 9 * level)) & 511];
+		if (!(e & PTE_P))
+			return NULL;
+		if (level && level < 3 && (e & PTE_PS)) {
+			uint64_t size = 1ULL << (12 + 9 * level);
+
+			return vm_gpa(vcpu->vm, (e & 0x000ffffffffff000ULL & ~(size - 1)) + (va & (size - 1)), 1);
+		}
+		table = e & 0x000ffffffffff000ULL;
+	}
+	return vm_gpa(vcpu->vm, table + (va & 0xfff), 1);
+}
+
+int lx_cpu_emulate_int3(struct vcpu *vcpu)
+{
+	struct kvm_vcpu_events ev;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+	uint8_t *insn;
+
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+		return -errno;
+	if (!(sregs.cr0 & CR0_PG) || !(sregs.efer & EFER_LMA))
+		return -ENOTSUP;
+	insn = lx_gva(vcpu, sregs.cr3, regs.rip);
+	if (!insn || *insn != 0xcc)
+		return -ENOTSUP;
+	/* INT3 is a trap: the handler sees RIP after the instruction. */
+	regs.rip++;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0)
+		return -errno;
+	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+		return -errno;
+	ev.exception.injected = 1;
+	ev.exception.nr = 3;
+	ev.exception.has_error_code = 0;
+	ev.exception.error_code = 0;
+	ev.flags = 0;
+	if (ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev) < 0)
+		return -errno;
+	return 0;
+}

@@ -29,4 +29,11 @@ int lx_cpu_setup_ap(struct vcpu *vcpu);
 /* Both: LAPIC LINT0 = ExtINT (the 8259 pair), LINT1 = NMI, as a BIOS leaves them. */
 int lx_cpu_setup_lapic(struct vcpu *vcpu);
 
+/*
+ * This machine's KVM cannot emulate INT3 at CPL0 (Linux's int3 self test runs one early in
+ * start_kernel). If the failing instruction is INT3, deliver the #BP it would have raised:
+ * RIP past it, exception 3 injected. 0, or -ENOTSUP for any other instruction.
+ */
+int lx_cpu_emulate_int3(struct vcpu *vcpu);
+
 #endif

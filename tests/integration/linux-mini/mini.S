@@ -5,7 +5,8 @@
  * line and the e820 entry count on COM1, then does what the command line's first letter says:
  * r = i8042 reset, p = power-off port 0x501, s = ACPI S5 through the sleep control register,
  * t = triple fault, e = echo one byte read from COM1 (polled) then power off, i = the same
- * interrupt-driven (8259 in virtual-wire mode, COM1 IRQ 4), anything else = halt.
+ * interrupt-driven (8259 in virtual-wire mode, COM1 IRQ 4), b = INT3 with a #BP handler that
+ * prints "B" and returns, then "A" and power off, anything else = halt.
  */
 	.code64
 	.globl _start
@@ -47,6 +48,8 @@ _start:
 	je	echo
 	cmp	$'i', %al
 	je	irq
+	cmp	$'b', %al
+	je	bp
 	cli
 5:	hlt
 	jmp	5b
@@ -120,6 +123,25 @@ isr:	mov	$0x3f8, %dx
 	mov	$0x20, %al			/* EOI */
 	outb	%al, $0x20
 	jmp	poweroff
+bp:	lea	idt(%rip), %rdi
+	lea	bpisr(%rip), %rax
+	mov	%ax, 0x30(%rdi)
+	movw	$0x10, 0x32(%rdi)
+	movw	$0x8e00, 0x34(%rdi)
+	shr	$16, %rax
+	mov	%ax, 0x36(%rdi)
+	shr	$16, %rax
+	mov	%eax, 0x38(%rdi)
+	lidt	idtr(%rip)
+	int3
+	mov	$0x3f8, %dx
+	mov	$'A', %al
+	outb	%al, %dx
+	jmp	poweroff
+bpisr:	mov	$0x3f8, %dx
+	mov	$'B', %al
+	outb	%al, %dx
+	iretq
 bad:	mov	$0x3f8, %dx
 	mov	$'!', %al
 	outb	%al, %dx
