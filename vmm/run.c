@@ -79,7 +79,7 @@ static void run_usage(FILE *f)
 		"      --kernel FILE        boot Linux (bzImage or vmlinux) instead of payloads\n"
 		"      --initrd FILE        initramfs for --kernel\n"
 		"      --cmdline STRING     kernel command line for --kernel\n"
-		"      --cpuid-hide LIST    deny the --kernel guest CPU features: xsave,cx16\n"
+		"      --cpuid-hide LIST    deny the --kernel guest CPU features: xsave,cx16,popcnt\n"
 		"                           (instructions a software-assisted KVM cannot emulate)\n"
 		"  -d, --duration TIME      stop after TIME (3, 2.5s, 500ms); default: run until the\n"
 		"                           guest ends or SIGINT/SIGTERM\n"
@@ -141,7 +141,7 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 			break;
 		case OPT_CPUID_HIDE:
 			if (lx_cpuid_hide_parse(optarg, &cfg->kernel.cpuid_hide))
-				return run_usage_error("invalid --cpuid-hide '%s' (xsave,cx16)", optarg);
+				return run_usage_error("invalid --cpuid-hide '%s' (xsave,cx16,popcnt)", optarg);
 			cfg->cpuid_hide_set = true;
 			break;
 		case 'd':

@@ -176,8 +176,9 @@ static void test_cpuid_apic_ids(void)
 
 	/* Hiding XSAVE removes it, its AVX users and leaf 0xd. */
 	memcpy(c, e, sizeof(e));
-	lx_cpuid_patch(c, ARRAY_SIZE(c), 1, 2, LX_CPUID_HIDE_XSAVE | LX_CPUID_HIDE_CX16);
-	CU_ASSERT_FALSE(l1->ecx & ((1U << 26) | (1U << 27) | (1U << 28) | (1U << 13)));
+	lx_cpuid_patch(c, ARRAY_SIZE(c), 1, 2,
+		       LX_CPUID_HIDE_XSAVE | LX_CPUID_HIDE_CX16 | LX_CPUID_HIDE_POPCNT);
+	CU_ASSERT_FALSE(l1->ecx & ((1U << 26) | (1U << 27) | (1U << 28) | (1U << 13) | (1U << 23)));
 	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0xd, 0)->eax, 0);
 	CU_ASSERT_FALSE(cpuid_find(c, ARRAY_SIZE(c), 7, 0)->ebx & (1U << 5));
 }
@@ -188,6 +189,8 @@ static void test_cpuid_hide_parse(void)
 
 	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("xsave,cx16", &m), 0);
 	CU_ASSERT_EQUAL(m, LX_CPUID_HIDE_XSAVE | LX_CPUID_HIDE_CX16);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("popcnt,cx16", &m), 0);
+	CU_ASSERT_EQUAL(m, LX_CPUID_HIDE_POPCNT | LX_CPUID_HIDE_CX16);
 	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("cx16", &m), 0);
 	CU_ASSERT_EQUAL(m, LX_CPUID_HIDE_CX16);
 	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("none", &m), 0);

@@ -9,6 +9,7 @@
 #include "vmm/vm.h"
 
 #define CPUID1_ECX_CX16 (1U << 13)
+#define CPUID1_ECX_POPCNT (1U << 23)
 #define CPUID1_ECX_XSAVE (1U << 26)
 #define CPUID1_ECX_OSXSAVE (1U << 27)
 #define CPUID1_ECX_AVX (1U << 28)
@@ -27,6 +28,7 @@ static const struct {
 } cpuid_hide_names[] = {
 	{ "xsave", LX_CPUID_HIDE_XSAVE },
 	{ "cx16", LX_CPUID_HIDE_CX16 },
+	{ "popcnt", LX_CPUID_HIDE_POPCNT },
 };
 
 int lx_cpuid_hide_parse(const char *s, unsigned int *mask)
@@ -108,6 +110,8 @@ void lx_cpuid_patch(struct kvm_cpuid_entry2 *e, unsigned int n, unsigned int api
 				e->ecx &= ~(CPUID1_ECX_XSAVE | CPUID1_ECX_OSXSAVE | CPUID1_ECX_AVX);
 			if (hide & LX_CPUID_HIDE_CX16)
 				e->ecx &= ~CPUID1_ECX_CX16;
+			if (hide & LX_CPUID_HIDE_POPCNT)
+				e->ecx &= ~CPUID1_ECX_POPCNT;
 			break;
 		case 4:
 			/* EAX[31:26]: addressable core IDs per package - 1. */
