@@ -303,5 +303,5 @@ const struct boot_ops linux_boot_ops = {
 	.setup_vcpu = linux_setup_vcpu,
 	.teardown = linux_teardown,
 	.shutdown_is_reset = true,	/* reboot=t, or a kernel dying early: ends like a reset */
-	.emulation_failure = lx_cpu_emulate_int3,
+	.emulation_failure = lx_cpu_emulate,
 };

@@ -30,10 +30,11 @@ int lx_cpu_setup_ap(struct vcpu *vcpu);
 int lx_cpu_setup_lapic(struct vcpu *vcpu);
 
 /*
- * This machine's KVM cannot emulate INT3 at CPL0 (Linux's int3 self test runs one early in
- * start_kernel). If the failing instruction is INT3, deliver the #BP it would have raised:
- * RIP past it, exception 3 injected. 0, or -ENOTSUP for any other instruction.
+ * Emulates the few CPL0 instructions this machine's KVM cannot, when Linux uses them early:
+ * INT3 (the int3 self test in start_kernel: RIP past it, #BP injected), CLAC/STAC (entry code
+ * with SMAP) and register-to-register POPCNT (hweight). Called on an emulation failure;
+ * 0 when done, -ENOTSUP for any other instruction (the VM then ends with a dump).
  */
-int lx_cpu_emulate_int3(struct vcpu *vcpu);
+int lx_cpu_emulate(struct vcpu *vcpu);
 
 #endif

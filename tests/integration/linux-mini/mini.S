@@ -6,7 +6,8 @@
  * r = i8042 reset, p = power-off port 0x501, s = ACPI S5 through the sleep control register,
  * t = triple fault, e = echo one byte read from COM1 (polled) then power off, i = the same
  * interrupt-driven (8259 in virtual-wire mode, COM1 IRQ 4), b = INT3 with a #BP handler that
- * prints "B" and returns, then "A" and power off, anything else = halt.
+ * prints "B" and returns, then "A" and power off, c = STAC, CLAC and POPCNT (which this
+ * machine's KVM cannot emulate at CPL0; the Linux path does), anything else = halt.
  */
 	.code64
 	.globl _start
@@ -50,6 +51,8 @@ _start:
 	je	irq
 	cmp	$'b', %al
 	je	bp
+	cmp	$'c', %al
+	je	insns
 	cli
 5:	hlt
 	jmp	5b
@@ -142,6 +145,37 @@ bpisr:	mov	$0x3f8, %dx
 	mov	$'B', %al
 	outb	%al, %dx
 	iretq
+insns:	mov	$0x3f8, %dx			/* STAC/CLAC: RFLAGS.AC set, then clear */
+	stac
+	pushfq
+	pop	%rbx
+	mov	$'S', %al
+	bt	$18, %rbx
+	jc	8f
+	mov	$'-', %al
+8:	outb	%al, %dx
+	clac
+	pushfq
+	pop	%rbx
+	mov	$'C', %al
+	bt	$18, %rbx
+	jnc	8f
+	mov	$'-', %al
+8:	outb	%al, %dx
+	mov	$0xf0f0, %rdi			/* POPCNT r64: 8 */
+	popcnt	%rdi, %r9
+	lea	'0'(%r9), %rax
+	outb	%al, %dx
+	xor	%ecx, %ecx			/* POPCNT r32 of zero: ZF */
+	mov	$1, %r10d
+	popcnt	%ecx, %r10d
+	mov	$'Z', %al
+	jz	8f
+	mov	$'-', %al
+8:	outb	%al, %dx
+	lea	'0'(%r10), %rax
+	outb	%al, %dx
+	jmp	poweroff
 bad:	mov	$0x3f8, %dx
 	mov	$'!', %al
 	outb	%al, %dx
