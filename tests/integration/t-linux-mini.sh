@@ -2,8 +2,8 @@
 # The Linux boot path end to end with a stand-in kernel (linux-mini/mini.S, assembled here):
 # ELF vmlinux loading, long-mode entry with RSI = zero page, command line and e820 in the zero
 # page, COM1 output and input (polled, and by IRQ 4 through the 8259), APs held in wait-for-SIPI, and every way a guest ends: i8042
-# reset, triple fault, power-off port, ACPI S5, --duration; INT3 delivered as #BP; STAC, CLAC
-# and POPCNT results where this KVM cannot emulate them. Also bad
+# reset, triple fault, power-off port, ACPI S5, --duration; INT3 delivered as #BP; STAC, CLAC,
+# POPCNT and FWAIT results where this KVM cannot emulate them. Also bad
 # kernel files and initrd placement.
 set -u
 skip() { echo "$1"; exit 77; }
@@ -47,9 +47,9 @@ grep -q "\[Q\]" "$work/out" || fail "irq: no COM1 interrupt for the byte from st
 # INT3 at CPL0: this machine's KVM cannot emulate it, the Linux path delivers the #BP.
 run bp 0
 grep -q "BA" "$work/out" || fail "bp: the #BP handler did not run and return" "$work/out"
-# STAC, CLAC, POPCNT r64 and r32 (zero: ZF set, destination 0).
+# STAC, CLAC, POPCNT r64 and r32 (zero: ZF set, destination 0), FWAIT.
 run c 0
-grep -q "SC8Z0" "$work/out" || fail "c: wrong STAC/CLAC/POPCNT results" "$work/out"
+grep -q "SC8Z0W" "$work/out" || fail "c: wrong STAC/CLAC/POPCNT/FWAIT results" "$work/out"
 run halt 0
 grep -q "stopped after" "$work/out" || fail "halt: --duration did not stop it" "$work/out"
 

@@ -135,6 +135,8 @@ static void test_cpuid_apic_ids(void)
 		{ .function = 0xb, .index = 2, .edx = 0x3f },
 		{ .function = 0xd, .index = 0, .eax = 0x2e7, .ebx = 0x440 },
 		{ .function = 0x1f, .index = 1, .edx = 0x3f },
+		{ .function = 0x80000008, .ecx = 0x0000703f },
+		{ .function = 0x8000001e, .eax = 0x3f, .ebx = 0x0101, .ecx = 0x0300 },
 	};
 	struct kvm_cpuid_entry2 c[ARRAY_SIZE(e)];
 	struct kvm_cpuid_entry2 *l1 = &c[0];
@@ -166,6 +168,11 @@ static void test_cpuid_apic_ids(void)
 	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 4, 0)->eax >> 26, 7);
 	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 4, 0)->eax & 0x3ffffff, 0x4121);
 	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 4, 4)->eax, 0);	/* no cache: untouched */
+	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0x80000008, 0)->ecx & 0xff, 5);
+	CU_ASSERT_EQUAL((cpuid_find(c, ARRAY_SIZE(c), 0x80000008, 0)->ecx >> 12) & 0xf, 3);
+	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0x8000001e, 0)->eax, 5);
+	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0x8000001e, 0)->ebx, 5);
+	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0x8000001e, 0)->ecx, 0);
 
 	/* A single vCPU: no HTT; vCPU 0 gets APIC ID 0 whatever the host said. */
 	memcpy(c, e, sizeof(e));

@@ -258,6 +258,10 @@ int lx_cpu_emulate(struct vcpu *vcpu)
 	if (insn[0] == 0xcc) {
 		len = 1;	/* INT3 is a trap: the handler sees RIP after it */
 		bp = true;
+	} else if (insn[0] == 0x9b) {
+		/* FWAIT: only traps for a pending unmasked x87 exception; the kernel runs with
+		 * none pending (it uses it right after FNINIT), so it is a no-op here. */
+		len = 1;
 	} else if (insn[0] == 0x0f && insn[1] == 0x01 && (insn[2] == 0xca || insn[2] == 0xcb)) {
 		/* CLAC / STAC: RFLAGS.AC, the SMAP override. */
 		if (insn[2] == 0xca)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Guest CPUID: KVM's supported set, patched per vCPU with its APIC ID and a flat topology. */
+/*
+ * Guest CPUID: KVM's supported set, patched per vCPU with its APIC ID and a flat topology
+ * (Intel leaves 0xB/0x1F and 4, AMD leaves 0x80000008 and 0x8000001E).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +137,16 @@ void lx_cpuid_patch(struct kvm_cpuid_entry2 *e, unsigned int n, unsigned int api
 		case 0xb:
 		case 0x1f:
 			topo_leaf(e, apic_id, nr_cpus);
+			break;
+		case 0x80000008:
+			/* AMD: ECX[7:0] cores per package - 1, [15:12] APIC ID bits for them. */
+			e->ecx = (e->ecx & ~0xf0ffU) | (bits << 12) | (nr_cpus - 1);
+			break;
+		case 0x8000001e:
+			/* AMD: extended APIC ID, core ID (one thread per core), node 0. */
+			e->eax = apic_id;
+			e->ebx = apic_id & 0xff;
+			e->ecx = 0;
 			break;
 		}
 	}

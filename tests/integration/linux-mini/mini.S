@@ -6,7 +6,7 @@
  * r = i8042 reset, p = power-off port 0x501, s = ACPI S5 through the sleep control register,
  * t = triple fault, e = echo one byte read from COM1 (polled) then power off, i = the same
  * interrupt-driven (8259 in virtual-wire mode, COM1 IRQ 4), b = INT3 with a #BP handler that
- * prints "B" and returns, then "A" and power off, c = STAC, CLAC and POPCNT (which this
+ * prints "B" and returns, then "A" and power off, c = STAC, CLAC, POPCNT and FWAIT (which this
  * machine's KVM cannot emulate at CPL0; the Linux path does), anything else = halt.
  */
 	.code64
@@ -174,6 +174,10 @@ insns:	mov	$0x3f8, %dx			/* STAC/CLAC: RFLAGS.AC set, then clear */
 	mov	$'-', %al
 8:	outb	%al, %dx
 	lea	'0'(%r10), %rax
+	outb	%al, %dx
+	fninit					/* FWAIT with nothing pending */
+	fwait
+	mov	$'W', %al
 	outb	%al, %dx
 	jmp	poweroff
 bad:	mov	$0x3f8, %dx
