@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages that build, test and demo need. Idempotent; silent when all are present.
 set -e
-PKGS="gcc make pkg-config libxml2-dev libxml2-utils libfuse3-dev fuse3 libcunit1-dev"
+PKGS="gcc make pkg-config libxml2-dev libxml2-utils libfuse3-dev fuse3 libcunit1-dev binutils lz4 xz-utils zstd bzip2"
 [ -n "$VSCHED_EXTRA_PKGS" ] && PKGS="$PKGS $VSCHED_EXTRA_PKGS"
 missing=""
 for p in $PKGS; do

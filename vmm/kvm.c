@@ -203,6 +203,19 @@ int vm_start(struct vm *vm)
 	return 0;
 }
 
+static int join_timed(struct vcpu *vcpu, unsigned int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += ms * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return pthread_timedjoin_np(vcpu->thread, NULL, &ts);
+}
+
 void vm_join(struct vm *vm)
 {
 	unsigned int i;
@@ -210,7 +223,13 @@ void vm_join(struct vm *vm)
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++) {
 		if (!vm->vcpus[i].thread_started)
 			continue;
-		pthread_join(vm->vcpus[i].thread, NULL);
+		/*
+		 * A stopped VM's vCPU must come out of KVM_RUN; a kick can still be lost (seen
+		 * once here with an AP blocked in wait-for-SIPI under load), so repeat it.
+		 */
+		while (join_timed(&vm->vcpus[i], 50) == ETIMEDOUT)
+			if (vm_stopping(vm))
+				vcpu_kick(&vm->vcpus[i]);
 		vm->vcpus[i].thread_started = false;
 	}
 }

@@ -18,6 +18,7 @@
 
 #include "sched/runsched.h"
 #include "vmm/linux.h"
+#include "vmm/linux/cpuid.h"
 #include "vmm/opts.h"
 #include "vmm/payload.h"
 #include "vmm/run.h"
@@ -44,6 +45,7 @@ struct run_cfg {
 	const char *payload[RUN_MAX_PAYLOAD_ARGS];
 	unsigned int nr_payload;
 	struct linux_opts kernel;
+	bool cpuid_hide_set;
 	uint64_t duration_ns;
 	const char *stats;
 	unsigned int cpus;
@@ -57,8 +59,8 @@ struct run_cfg {
 	bool monitor;
 };
 
-enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_STATS, OPT_GROUP, OPT_ASSIGN,
-       OPT_NO_SCHED, OPT_MONITOR };
+enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_CPUID_HIDE, OPT_STATS, OPT_GROUP,
+       OPT_ASSIGN, OPT_NO_SCHED, OPT_MONITOR };
 
 static const struct option run_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -68,6 +70,7 @@ static const struct option run_options[] = {
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "initrd", required_argument, NULL, OPT_INITRD },
 	{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+	{ "cpuid-hide", required_argument, NULL, OPT_CPUID_HIDE },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "stats", required_argument, NULL, OPT_STATS },
 	{ "cpus", required_argument, NULL, 'P' },
@@ -97,6 +100,8 @@ static void run_usage(FILE *f)
 		"      --kernel FILE        boot Linux (bzImage or vmlinux) instead of payloads\n"
 		"      --initrd FILE        initramfs for --kernel\n"
 		"      --cmdline STRING     kernel command line for --kernel\n"
+		"      --cpuid-hide LIST    deny the --kernel guest CPU features: xsave,cx16,popcnt\n"
+		"                           (instructions a software-assisted KVM cannot emulate)\n"
 		"  -d, --duration TIME      stop after TIME (3, 2.5s, 500ms); default: run until the\n"
 		"                           guest ends or SIGINT/SIGTERM\n"
 		"      --stats FILE         write per-vCPU statistics as JSON at exit\n"
@@ -162,6 +167,11 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case OPT_CMDLINE:
 			cfg->kernel.cmdline = optarg;
 			break;
+		case OPT_CPUID_HIDE:
+			if (lx_cpuid_hide_parse(optarg, &cfg->kernel.cpuid_hide))
+				return run_usage_error("invalid --cpuid-hide '%s' (xsave,cx16,popcnt)", optarg);
+			cfg->cpuid_hide_set = true;
+			break;
 		case 'd':
 			if (opts_parse_duration(optarg, &cfg->duration_ns))
 				return run_usage_error("invalid --duration '%s'", optarg);
@@ -205,8 +215,8 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		return run_usage_error("unexpected argument '%s'", argv[optind]);
 	if (cfg->kernel.kernel && cfg->nr_payload)
 		return run_usage_error("--kernel and --payload exclude each other%s", "");
-	if (!cfg->kernel.kernel && (cfg->kernel.initrd || cfg->kernel.cmdline))
-		return run_usage_error("--initrd and --cmdline need --kernel%s", "");
+	if (!cfg->kernel.kernel && (cfg->kernel.initrd || cfg->kernel.cmdline || cfg->cpuid_hide_set))
+		return run_usage_error("--initrd, --cmdline and --cpuid-hide need --kernel%s", "");
 	if (cfg->no_sched && (cfg->nr_groups || cfg->nr_assigns))
 		return run_usage_error("--no-sched excludes --group and --assign%s", "");
 	if (cfg->demo) {

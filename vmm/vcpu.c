@@ -209,6 +209,9 @@ static void vcpu_handle_exit(struct vcpu *vcpu)
 		vcpu_handle_system_event(vcpu);
 		break;
 	case KVM_EXIT_INTERNAL_ERROR:
+		if (run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION &&
+		    vcpu->vm->boot->emulation_failure && !vcpu->vm->boot->emulation_failure(vcpu))
+			break;
 		vcpu_handle_internal_error(vcpu);
 		break;
 	case KVM_EXIT_FAIL_ENTRY:

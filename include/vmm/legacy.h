@@ -3,7 +3,7 @@
  * PC odds and ends a Linux guest touches: the POST/delay port 0x80, System Control Port A
  * (0x92: A20, fast reset), the reset control register 0xcf9 inside an absent PCI conf1
  * window, absent COM2-4, and vsched's
- * ACPI-free power-off port.
+ * ACPI-free power-off port and the ACPI sleep control register.
  */
 #ifndef VSCHED_VMM_LEGACY_H
 #define VSCHED_VMM_LEGACY_H
@@ -23,6 +23,9 @@ struct vm;
  *   printf '\0' | dd of=/dev/port bs=1 seek=1281 count=1
  */
 #define LEGACY_POWEROFF_PORT 0x501
+
+/* Also served here: the FADT's sleep control/status registers, ACPI_SLEEP_CTL_PORT and
+ * ACPI_SLEEP_STS_PORT (vmm/linux/acpi.h); SLP_EN with SLP_TYP 5 (S5) powers off. */
 
 enum legacy_event {
 	LEGACY_NONE,

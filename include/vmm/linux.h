@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The Linux boot path: a bzImage (64-bit boot protocol) or an ELF vmlinux, with a zero page,
- * an MP table, per-vCPU CPUID and the PC devices a kernel needs (COM1 on stdio, i8042 reset,
+ * an MP table, hardware-reduced ACPI tables, per-vCPU CPUID and the PC devices a kernel needs (COM1 on stdio, i8042 reset,
  * CMOS RTC, PIT). `vsched run --kernel` sets vm->boot = &linux_boot_ops and vm->boot_data to
  * a struct linux_opts; a zero-initialised struct with .kernel set is a valid configuration.
  * docs/linux-boot.md describes the memory map and the boot sequence.
@@ -15,10 +15,10 @@
  * about 64 MiB, and it wants room for the initrd beside it. */
 #define LINUX_DEFAULT_MEM (256ULL << 20)
 
-/* Used when cmdline is NULL: serial console, no ACPI/PCI, reset through the i8042. */
+/* Used when cmdline is NULL: serial console, ACPI (our tables), no PCI, reset via i8042. */
 #define LINUX_DEFAULT_CMDLINE                                                                  \
-	"console=ttyS0 earlyprintk=serial,ttyS0,115200 reboot=k panic=-1 acpi=off pci=off "     \
-	"8250.nr_uarts=1 i8042.noaux i8042.nomux i8042.dumbkbd nokaslr"
+	"console=ttyS0 earlyprintk=serial,ttyS0,115200 reboot=k panic=-1 pci=off "              \
+	"8250.nr_uarts=1 i8042.noaux i8042.nomux i8042.dumbkbd i8042.nopnp"
 
 struct linux_state;
 

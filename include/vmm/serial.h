@@ -30,6 +30,7 @@ struct serial {
 	pthread_mutex_t lock;
 	uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
 	bool thri;			/* transmitter-empty interrupt pending */
+	bool out_dead;			/* out_fd's reader is gone: drop output */
 	uint8_t rx[SERIAL_FIFO_SIZE];
 	unsigned int rx_head, rx_count;
 	int irq_level;

@@ -86,6 +86,10 @@ struct boot_ops {
 	void (*teardown)(struct vm *vm);
 	/* A triple fault is the guest's ordinary way to reboot (Linux reboot=t): no dump. */
 	bool shutdown_is_reset;
+	/* Optional: KVM could not emulate an instruction (KVM_EXIT_INTERNAL_ERROR, emulation
+	 * suberror). Return 0 if the boot method emulated it itself and the vCPU may go on;
+	 * anything else ends the VM with the usual dump. */
+	int (*emulation_failure)(struct vcpu *vcpu);
 };
 
 /*

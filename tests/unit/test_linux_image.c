@@ -271,6 +271,7 @@ static void test_zero_page(void)
 		.cmdline_len = 20,
 		.initrd_addr = 0x7e00000,
 		.initrd_size = 12345,
+		.acpi_rsdp = LX_ACPI_ADDR,
 	};
 
 	CU_ASSERT_EQUAL(zero_page_fill(bp, &a), 0);
@@ -291,6 +292,7 @@ static void test_zero_page(void)
 	CU_ASSERT_EQUAL(((uint8_t *)bp)[0x210], 0xff);
 	CU_ASSERT_EQUAL(*(uint32_t *)((uint8_t *)bp + 0x228), LX_CMDLINE);
 	CU_ASSERT_EQUAL(((uint8_t *)bp)[0x1e8], 4);
+	CU_ASSERT_EQUAL(*(uint64_t *)((uint8_t *)bp + 0x70), LX_ACPI_ADDR);
 
 	a.cmdline_len = 2048;
 	CU_ASSERT_EQUAL(zero_page_fill(bp, &a), -E2BIG);

@@ -6,6 +6,7 @@
 
 #include "test.h"
 #include "util/compiler.h"
+#include "vmm/linux/acpi.h"
 #include "vmm/linux/bootparam.h"
 #include "vmm/linux/cpu.h"
 #include "vmm/linux/cpuid.h"
@@ -134,6 +135,8 @@ static void test_cpuid_apic_ids(void)
 		{ .function = 0xb, .index = 2, .edx = 0x3f },
 		{ .function = 0xd, .index = 0, .eax = 0x2e7, .ebx = 0x440 },
 		{ .function = 0x1f, .index = 1, .edx = 0x3f },
+		{ .function = 0x80000008, .ecx = 0x0000703f },
+		{ .function = 0x8000001e, .eax = 0x3f, .ebx = 0x0101, .ecx = 0x0300 },
 	};
 	struct kvm_cpuid_entry2 c[ARRAY_SIZE(e)];
 	struct kvm_cpuid_entry2 *l1 = &c[0];
@@ -165,6 +168,11 @@ static void test_cpuid_apic_ids(void)
 	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 4, 0)->eax >> 26, 7);
 	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 4, 0)->eax & 0x3ffffff, 0x4121);
 	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 4, 4)->eax, 0);	/* no cache: untouched */
+	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0x80000008, 0)->ecx & 0xff, 5);
+	CU_ASSERT_EQUAL((cpuid_find(c, ARRAY_SIZE(c), 0x80000008, 0)->ecx >> 12) & 0xf, 3);
+	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0x8000001e, 0)->eax, 5);
+	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0x8000001e, 0)->ebx, 5);
+	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0x8000001e, 0)->ecx, 0);
 
 	/* A single vCPU: no HTT; vCPU 0 gets APIC ID 0 whatever the host said. */
 	memcpy(c, e, sizeof(e));
@@ -175,10 +183,118 @@ static void test_cpuid_apic_ids(void)
 
 	/* Hiding XSAVE removes it, its AVX users and leaf 0xd. */
 	memcpy(c, e, sizeof(e));
-	lx_cpuid_patch(c, ARRAY_SIZE(c), 1, 2, LX_CPUID_HIDE_XSAVE | LX_CPUID_HIDE_CX16);
-	CU_ASSERT_FALSE(l1->ecx & ((1U << 26) | (1U << 27) | (1U << 28) | (1U << 13)));
+	lx_cpuid_patch(c, ARRAY_SIZE(c), 1, 2,
+		       LX_CPUID_HIDE_XSAVE | LX_CPUID_HIDE_CX16 | LX_CPUID_HIDE_POPCNT);
+	CU_ASSERT_FALSE(l1->ecx & ((1U << 26) | (1U << 27) | (1U << 28) | (1U << 13) | (1U << 23)));
 	CU_ASSERT_EQUAL(cpuid_find(c, ARRAY_SIZE(c), 0xd, 0)->eax, 0);
 	CU_ASSERT_FALSE(cpuid_find(c, ARRAY_SIZE(c), 7, 0)->ebx & (1U << 5));
+}
+
+static void test_cpuid_hide_parse(void)
+{
+	unsigned int m = 99;
+
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("xsave,cx16", &m), 0);
+	CU_ASSERT_EQUAL(m, LX_CPUID_HIDE_XSAVE | LX_CPUID_HIDE_CX16);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("popcnt,cx16", &m), 0);
+	CU_ASSERT_EQUAL(m, LX_CPUID_HIDE_POPCNT | LX_CPUID_HIDE_CX16);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("cx16", &m), 0);
+	CU_ASSERT_EQUAL(m, LX_CPUID_HIDE_CX16);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("none", &m), 0);
+	CU_ASSERT_EQUAL(m, 0);
+	m = 7;
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("", &m), -EINVAL);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("xsave,", &m), -EINVAL);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("xsav", &m), -EINVAL);
+	CU_ASSERT_EQUAL(lx_cpuid_hide_parse("xsave,avx", &m), -EINVAL);
+	CU_ASSERT_EQUAL(m, 7);
+}
+
+static const struct acpi_sdt_hdr *acpi_at(const uint8_t *buf, uint32_t gpa, uint64_t addr)
+{
+	return (const struct acpi_sdt_hdr *)(buf + (addr - gpa));
+}
+
+static void test_acpi_tables(void)
+{
+	const uint32_t gpa = 0xf2000;
+	const unsigned int ncpu = 3;
+	uint8_t *buf = calloc(1, 0x4000);
+	const struct acpi_rsdp *rsdp = (const struct acpi_rsdp *)buf;
+	const struct acpi_sdt_hdr *xsdt, *fadt, *madt, *dsdt;
+	const uint8_t *f, *p, *end;
+	uint64_t ptr[2], x_dsdt;
+	uint32_t flags, dsdt32;
+	unsigned int nr_lapic = 0, nr_ioapic = 0, nr_nmi = 0;
+
+	CU_ASSERT_EQUAL(acpi_tables_write(buf, 0x4000, gpa, ncpu), (int)acpi_tables_size(ncpu));
+	CU_ASSERT_EQUAL(memcmp(rsdp->signature, "RSD PTR ", 8), 0);
+	CU_ASSERT_EQUAL(acpi_checksum(rsdp, 20), 0);
+	CU_ASSERT_EQUAL(acpi_checksum(rsdp, 36), 0);
+	CU_ASSERT_EQUAL(rsdp->revision, 2);
+	CU_ASSERT_EQUAL(gpa % 16, 0);
+
+	xsdt = acpi_at(buf, gpa, rsdp->xsdt_address);
+	CU_ASSERT_EQUAL(memcmp(xsdt->signature, "XSDT", 4), 0);
+	CU_ASSERT_EQUAL(acpi_checksum(xsdt, xsdt->length), 0);
+	CU_ASSERT_EQUAL_FATAL(xsdt->length, 36 + 16);
+	memcpy(ptr, xsdt + 1, 16);
+	fadt = acpi_at(buf, gpa, ptr[0]);
+	madt = acpi_at(buf, gpa, ptr[1]);
+
+	CU_ASSERT_EQUAL(memcmp(fadt->signature, "FACP", 4), 0);
+	CU_ASSERT_EQUAL(fadt->length, 276);
+	CU_ASSERT_EQUAL(acpi_checksum(fadt, fadt->length), 0);
+	f = (const uint8_t *)fadt;
+	memcpy(&flags, f + 112, 4);
+	CU_ASSERT_TRUE(flags & (1U << 20));		/* HW_REDUCED_ACPI */
+	CU_ASSERT_EQUAL(f[244], 1);			/* sleep control: system I/O */
+	CU_ASSERT_EQUAL(f[248] | f[249] << 8, ACPI_SLEEP_CTL_PORT);
+	CU_ASSERT_EQUAL(f[116], 1);			/* reset register: I/O 0xcf9, value 6 */
+	CU_ASSERT_EQUAL(f[120] | f[121] << 8, 0xcf9);
+	CU_ASSERT_EQUAL(f[128], 6);
+	memcpy(&dsdt32, f + 40, 4);
+	memcpy(&x_dsdt, f + 140, 8);
+	CU_ASSERT_EQUAL(dsdt32, x_dsdt);
+
+	dsdt = acpi_at(buf, gpa, x_dsdt);
+	CU_ASSERT_EQUAL(memcmp(dsdt->signature, "DSDT", 4), 0);
+	CU_ASSERT_EQUAL(acpi_checksum(dsdt, dsdt->length), 0);
+	/* Name (_S5_, Package (2) { 5, 5 }) */
+	CU_ASSERT_EQUAL(memcmp(dsdt + 1, "\x08_S5_\x12\x06\x02\x0a\x05\x0a\x05", 12), 0);
+
+	CU_ASSERT_EQUAL(memcmp(madt->signature, "APIC", 4), 0);
+	CU_ASSERT_EQUAL(acpi_checksum(madt, madt->length), 0);
+	p = (const uint8_t *)(madt + 1) + 8;
+	end = (const uint8_t *)madt + madt->length;
+	while (p < end && p[1]) {
+		if (p[0] == 0) {
+			CU_ASSERT_EQUAL(p[3], nr_lapic);	/* APIC ID = vCPU index */
+			CU_ASSERT_EQUAL(p[4] & 1, 1);
+			nr_lapic++;
+		} else if (p[0] == 1) {
+			CU_ASSERT_EQUAL(p[2], ncpu);
+			nr_ioapic++;
+		} else if (p[0] == 4) {
+			CU_ASSERT_EQUAL(p[5], 1);
+			nr_nmi++;
+		}
+		p += p[1];
+	}
+	CU_ASSERT_PTR_EQUAL(p, end);
+	CU_ASSERT_EQUAL(nr_lapic, ncpu);
+	CU_ASSERT_EQUAL(nr_ioapic, 1);
+	CU_ASSERT_EQUAL(nr_nmi, 1);
+	/* Everything stays inside the BIOS area the zero page points into. */
+	CU_ASSERT_TRUE(LX_ACPI_ADDR + acpi_tables_size(MP_MAX_CPUS) <= LX_HIGH_START);
+	CU_ASSERT_TRUE(LX_BIOS_START + mptable_size(MP_MAX_CPUS) <= LX_ACPI_ADDR);
+
+	buf[0] = 0x42;
+	CU_ASSERT_EQUAL(acpi_tables_write(buf, 0x4000, gpa, 0), -EINVAL);
+	CU_ASSERT_EQUAL(acpi_tables_write(buf, 0x4000, gpa, MP_MAX_CPUS + 1), -EINVAL);
+	CU_ASSERT_EQUAL(acpi_tables_write(buf, 100, gpa, 2), -ENOSPC);
+	CU_ASSERT_EQUAL(buf[0], 0x42);
+	free(buf);
 }
 
 /* Walks 4-level paging with 2 MiB pages the way the MMU does. */
@@ -227,6 +343,8 @@ static CU_TestInfo linux_tables_tests[] = {
 	{ "MP table layout and checksums", test_mptable_layout },
 	{ "MP table limits", test_mptable_limits },
 	{ "CPUID APIC ID patching", test_cpuid_apic_ids },
+	{ "--cpuid-hide parsing", test_cpuid_hide_parse },
+	{ "ACPI tables: RSDP, XSDT, FADT, DSDT, MADT", test_acpi_tables },
 	{ "boot GDT and identity page tables", test_boot_tables },
 	CU_TEST_INFO_NULL,
 };

@@ -2,6 +2,7 @@
 /* The Linux path's devices without a VM: 8250 UART, i8042, CMOS RTC, legacy ports. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -64,8 +65,15 @@ static void test_serial_transmit_and_thre_irq(void)
 	CU_ASSERT_EQUAL(irq_edges, 2);
 	wr(&s, IER, 0x00);
 	CU_ASSERT_EQUAL(irq_level, 0);
-	serial_exit(&s);
+
+	/* The reader goes away: output is dropped, the UART keeps working. */
 	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	wr(&s, THR, 'x');
+	CU_ASSERT_TRUE(s.out_dead);
+	wr(&s, THR, 'y');
+	CU_ASSERT_EQUAL(rd(&s, LSR), 0x60);
+	serial_exit(&s);
 	close(p[1]);
 }
 
@@ -254,6 +262,17 @@ static void test_legacy_ports(void)
 	v = 0x00;
 	CU_ASSERT_EQUAL(legacy_access(LEGACY_POWEROFF_PORT, &v, true), LEGACY_POWEROFF);
 	CU_ASSERT_EQUAL(legacy_access(LEGACY_POWEROFF_PORT, &v, false), LEGACY_NONE);
+	/* ACPI sleep control: only SLP_EN with SLP_TYP 5 (S5) is power-off. */
+	v = (5 << 2) | 0x20;
+	CU_ASSERT_EQUAL(legacy_access(0x504, &v, true), LEGACY_POWEROFF);
+	v = 5 << 2;
+	CU_ASSERT_EQUAL(legacy_access(0x504, &v, true), LEGACY_NONE);
+	v = (3 << 2) | 0x20;
+	CU_ASSERT_EQUAL(legacy_access(0x504, &v, true), LEGACY_NONE);
+	v = 0x80;
+	CU_ASSERT_EQUAL(legacy_access(0x505, &v, true), LEGACY_NONE);
+	CU_ASSERT_EQUAL(legacy_access(0x505, &v, false), LEGACY_NONE);
+	CU_ASSERT_EQUAL(v, 0);
 	v = 0x12;
 	CU_ASSERT_EQUAL(legacy_access(0x80, &v, true), LEGACY_NONE);
 	v = 0;

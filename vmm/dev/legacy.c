@@ -6,6 +6,7 @@
  */
 #include "util/compiler.h"
 #include "vmm/legacy.h"
+#include "vmm/linux/acpi.h"
 #include "vmm/vm.h"
 
 #define SYSCTL_A_RESET 0x01
@@ -33,6 +34,20 @@ enum legacy_event legacy_access(uint16_t port, uint8_t *data, bool is_write)
 			*data = 0;
 		else if (*data & RESET_CTL_RST_CPU)
 			return LEGACY_RESET;
+		return LEGACY_NONE;
+	case ACPI_SLEEP_CTL_PORT:
+		/* SLP_EN with SLP_TYP = \_S5_ is soft-off; other sleep states are not offered. */
+		if (!is_write) {
+			*data = 0;
+			return LEGACY_NONE;
+		}
+		if ((*data & ACPI_SLP_EN) &&
+		    ((*data & ACPI_SLP_TYP_MASK) >> ACPI_SLP_TYP_SHIFT) == ACPI_S5_TYP)
+			return LEGACY_POWEROFF;
+		return LEGACY_NONE;
+	case ACPI_SLEEP_STS_PORT:
+		if (!is_write)
+			*data = 0;	/* never woken: no wake status */
 		return LEGACY_NONE;
 	case LEGACY_POWEROFF_PORT:
 		if (!is_write) {
@@ -80,6 +95,9 @@ int legacy_init(struct vm *vm)
 		if (err)
 			return err;
 	}
+	err = vm_pio_register(vm, ACPI_SLEEP_CTL_PORT, 2, legacy_pio, NULL);
+	if (err)
+		return err;
 	/* 0xcf8-0xcff: no PCI host bridge (conf1 reads all-ones), but 0xcf9 resets. */
 	err = vm_pio_register(vm, LEGACY_PCI_CONF, 8, legacy_pio, NULL);
 	if (err)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -110,9 +111,14 @@ static void serial_transmit(struct serial *s, uint8_t c)
 		serial_rx_push(s, &c, 1);
 		return;
 	}
+	if (s->out_dead)
+		return;
 	do
 		r = write(s->out_fd, &c, 1);
 	while (r < 0 && errno == EINTR);
+	/* The reader went away (`vsched run | head`): the guest goes on, its output is dropped. */
+	if (r < 0 && (errno == EPIPE || errno == EBADF))
+		s->out_dead = true;
 }
 
 static uint8_t serial_msr(struct serial *s)
@@ -288,12 +294,16 @@ static void *serial_input_thread(void *arg)
 int serial_init(struct serial *s, struct vm *vm, uint16_t base, unsigned int irq, int in_fd,
 		int out_fd)
 {
+	struct sigaction sa;
 	int err;
 
 	err = serial_setup(s, base, irq, in_fd, out_fd, serial_kvm_irq);
 	if (err)
 		return err;
 	s->vm = vm;
+	/* A closed console pipe must end the output, not the VMM: SIGPIPE off unless handled. */
+	if (!sigaction(SIGPIPE, NULL, &sa) && sa.sa_handler == SIG_DFL)
+		signal(SIGPIPE, SIG_IGN);
 	err = vm_pio_register(vm, base, SERIAL_NR_REGS, serial_pio, s);
 	if (err)
 		goto out_mutex;

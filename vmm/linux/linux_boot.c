@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Linux boot method. setup_vm does a boot loader's and a BIOS's work: kernel, command line
- * and initrd into RAM, zero page with e820, MP table, boot GDT and page tables, then the PIT
- * and the PC devices. setup_vcpu gives every vCPU its CPUID and LAPIC wiring, puts the BSP at
+ * and initrd into RAM, zero page with e820, MP table, ACPI tables, boot GDT and page tables,
+ * then the PIT and the PC devices. setup_vcpu gives every vCPU its CPUID and LAPIC wiring, puts the BSP at
  * the kernel's 64-bit entry and leaves the APs waiting for INIT/SIPI.
  */
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include "vmm/i8042.h"
 #include "vmm/legacy.h"
 #include "vmm/linux.h"
+#include "vmm/linux/acpi.h"
 #include "vmm/linux/bootparam.h"
 #include "vmm/linux/cpu.h"
 #include "vmm/linux/cpuid.h"
@@ -152,6 +153,7 @@ static int lx_write_tables(struct vm *vm, struct linux_opts *o, uint32_t initrd_
 		.cmdline_len = cmdlen,
 		.initrd_addr = initrd_addr,
 		.initrd_size = initrd_len,
+		.acpi_rsdp = LX_ACPI_ADDR,
 	};
 	uint32_t sig, features;
 	int err;
@@ -179,6 +181,10 @@ static int lx_write_tables(struct vm *vm, struct linux_opts *o, uint32_t initrd_
 			    LX_BIOS_START, vm->nr_vcpus, sig, features);
 	if (err < 0)
 		return lx_fail(o, err, "MP table: %u vCPUs, at most %u", vm->nr_vcpus, MP_MAX_CPUS);
+	err = acpi_tables_write((uint8_t *)vm->mem + LX_ACPI_ADDR, LX_HIGH_START - LX_ACPI_ADDR,
+				LX_ACPI_ADDR, vm->nr_vcpus);
+	if (err < 0)
+		return lx_fail(o, err, "ACPI tables: %u vCPUs, at most %u", vm->nr_vcpus, MP_MAX_CPUS);
 	return 0;
 }
 
@@ -297,4 +303,5 @@ const struct boot_ops linux_boot_ops = {
 	.setup_vcpu = linux_setup_vcpu,
 	.teardown = linux_teardown,
 	.shutdown_is_reset = true,	/* reboot=t, or a kernel dying early: ends like a reset */
+	.emulation_failure = lx_cpu_emulate,
 };

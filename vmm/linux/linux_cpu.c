@@ -159,3 +159,123 @@ int lx_cpu_setup_lapic(struct vcpu *vcpu)
 		return -errno;
 	return 0;
 }
+
+/* Guest-virtual to host pointer through the guest's own 4-level page tables, or NULL. */
+static void *lx_gva(struct vcpu *vcpu, uint64_t cr3, uint64_t va)
+{
+	uint64_t table = cr3 & 0x000ffffffffff000ULL, e = 0;
+	int level;
+
+	for (level = 3; level >= 0; level--) {
+		uint64_t *t = vm_gpa(vcpu->vm, table, 4096);
+
+		if (!t)
+			return NULL;
+		e = t[(va >> (12 + 9 * level)) & 511];
+		if (!(e & PTE_P))
+			return NULL;
+		if (level && level < 3 && (e & PTE_PS)) {
+			uint64_t size = 1ULL << (12 + 9 * level);
+
+			return vm_gpa(vcpu->vm, (e & 0x000ffffffffff000ULL & ~(size - 1)) + (va & (size - 1)), 1);
+		}
+		table = e & 0x000ffffffffff000ULL;
+	}
+	return vm_gpa(vcpu->vm, table + (va & 0xfff), 1);
+}
+
+static __u64 *lx_gpr(struct kvm_regs *r, unsigned int n)
+{
+	__u64 *map[16] = { &r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp, &r->rsi,
+			      &r->rdi, &r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13,
+			      &r->r14, &r->r15 };
+
+	return map[n & 15];
+}
+
+/* POPCNT r, r (F3 [REX] 0F B8 /r, register source only); returns its length or 0. */
+static unsigned int lx_emulate_popcnt(struct kvm_regs *regs, const uint8_t *p)
+{
+	unsigned int rex = 0, len = 1, modrm;
+	uint64_t src;
+
+	if (p[0] != 0xf3)
+		return 0;
+	if ((p[1] & 0xf0) == 0x40)
+		rex = p[len++];
+	if (p[len] != 0x0f || p[len + 1] != 0xb8)
+		return 0;
+	modrm = p[len + 2];
+	if ((modrm >> 6) != 3)
+		return 0;
+	src = *lx_gpr(regs, (modrm & 7) | ((rex & 1) << 3));
+	if (!(rex & 8))
+		src &= 0xffffffff;
+	*lx_gpr(regs, ((modrm >> 3) & 7) | ((rex & 4) << 1)) = __builtin_popcountll(src);
+	/* ZF if the source was zero; CF, OF, SF, AF, PF cleared. */
+	regs->rflags &= ~(0x1ULL | 0x4 | 0x10 | 0x40 | 0x80 | 0x800);
+	if (!src)
+		regs->rflags |= 0x40;
+	return len + 3;
+}
+
+static int lx_inject_bp(struct vcpu *vcpu)
+{
+	struct kvm_vcpu_events ev;
+
+	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+		return -errno;
+	ev.exception.injected = 1;
+	ev.exception.nr = 3;
+	ev.exception.has_error_code = 0;
+	ev.exception.error_code = 0;
+	ev.flags = 0;
+	return ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev) < 0 ? -errno : 0;
+}
+
+int lx_cpu_emulate(struct vcpu *vcpu)
+{
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+	unsigned int len = 0, i;
+	bool bp = false;
+	uint8_t insn[16];
+
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+		return -errno;
+	if (!(sregs.cr0 & CR0_PG) || !(sregs.efer & EFER_LMA) || sregs.cs.dpl != 0)
+		return -ENOTSUP;
+	/* Byte by byte: the instruction may cross a page boundary. */
+	for (i = 0; i < sizeof(insn); i++) {
+		uint8_t *b = lx_gva(vcpu, sregs.cr3, regs.rip + i);
+
+		if (!b)
+			break;
+		insn[i] = *b;
+	}
+	if (i < 4)
+		return -ENOTSUP;
+	if (insn[0] == 0xcc) {
+		len = 1;	/* INT3 is a trap: the handler sees RIP after it */
+		bp = true;
+	} else if (insn[0] == 0x9b) {
+		/* FWAIT: only traps for a pending unmasked x87 exception; the kernel runs with
+		 * none pending (it uses it right after FNINIT), so it is a no-op here. */
+		len = 1;
+	} else if (insn[0] == 0x0f && insn[1] == 0x01 && (insn[2] == 0xca || insn[2] == 0xcb)) {
+		/* CLAC / STAC: RFLAGS.AC, the SMAP override. */
+		if (insn[2] == 0xca)
+			regs.rflags &= ~(1ULL << 18);
+		else
+			regs.rflags |= 1ULL << 18;
+		len = 3;
+	} else if (i >= 5) {
+		len = lx_emulate_popcnt(&regs, insn);
+	}
+	if (!len)
+		return -ENOTSUP;
+	regs.rip += len;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0)
+		return -errno;
+	return bp ? lx_inject_bp(vcpu) : 0;
+}

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Guest CPUID: KVM's supported set, patched per vCPU with its APIC ID and a flat topology. */
+/*
+ * Guest CPUID: KVM's supported set, patched per vCPU with its APIC ID and a flat topology
+ * (Intel leaves 0xB/0x1F and 4, AMD leaves 0x80000008 and 0x8000001E).
+ */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 
 #include "vmm/linux/cpuid.h"
 #include "vmm/vm.h"
 
 #define CPUID1_ECX_CX16 (1U << 13)
+#define CPUID1_ECX_POPCNT (1U << 23)
 #define CPUID1_ECX_XSAVE (1U << 26)
 #define CPUID1_ECX_OSXSAVE (1U << 27)
 #define CPUID1_ECX_AVX (1U << 28)
@@ -19,6 +24,42 @@
 
 #define TOPO_SMT 1
 #define TOPO_CORE 2
+
+static const struct {
+	const char *name;
+	unsigned int bit;
+} cpuid_hide_names[] = {
+	{ "xsave", LX_CPUID_HIDE_XSAVE },
+	{ "cx16", LX_CPUID_HIDE_CX16 },
+	{ "popcnt", LX_CPUID_HIDE_POPCNT },
+};
+
+int lx_cpuid_hide_parse(const char *s, unsigned int *mask)
+{
+	unsigned int m = 0, i;
+	const char *p = s;
+
+	if (!strcmp(s, "none")) {
+		*mask = 0;
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		for (i = 0; i < sizeof(cpuid_hide_names) / sizeof(cpuid_hide_names[0]); i++)
+			if (strlen(cpuid_hide_names[i].name) == len &&
+			    !strncmp(p, cpuid_hide_names[i].name, len))
+				break;
+		if (i == sizeof(cpuid_hide_names) / sizeof(cpuid_hide_names[0]))
+			return -EINVAL;
+		m |= cpuid_hide_names[i].bit;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	*mask = m;
+	return 0;
+}
 
 unsigned int lx_cpuid_core_bits(unsigned int n)
 {
@@ -72,6 +113,8 @@ void lx_cpuid_patch(struct kvm_cpuid_entry2 *e, unsigned int n, unsigned int api
 				e->ecx &= ~(CPUID1_ECX_XSAVE | CPUID1_ECX_OSXSAVE | CPUID1_ECX_AVX);
 			if (hide & LX_CPUID_HIDE_CX16)
 				e->ecx &= ~CPUID1_ECX_CX16;
+			if (hide & LX_CPUID_HIDE_POPCNT)
+				e->ecx &= ~CPUID1_ECX_POPCNT;
 			break;
 		case 4:
 			/* EAX[31:26]: addressable core IDs per package - 1. */
@@ -94,6 +137,16 @@ void lx_cpuid_patch(struct kvm_cpuid_entry2 *e, unsigned int n, unsigned int api
 		case 0xb:
 		case 0x1f:
 			topo_leaf(e, apic_id, nr_cpus);
+			break;
+		case 0x80000008:
+			/* AMD: ECX[7:0] cores per package - 1, [15:12] APIC ID bits for them. */
+			e->ecx = (e->ecx & ~0xf0ffU) | (bits << 12) | (nr_cpus - 1);
+			break;
+		case 0x8000001e:
+			/* AMD: extended APIC ID, core ID (one thread per core), node 0. */
+			e->eax = apic_id;
+			e->ebx = apic_id & 0xff;
+			e->ecx = 0;
 			break;
 		}
 	}

@@ -74,6 +74,7 @@ int zero_page_fill(struct boot_params *bp, const struct zero_page_args *a)
 	bp->hdr.cmd_line_ptr = a->cmdline_addr;
 	bp->hdr.ramdisk_image = a->initrd_addr;
 	bp->hdr.ramdisk_size = a->initrd_size;
+	bp->acpi_rsdp_addr = a->acpi_rsdp;
 	bp->ext_ramdisk_image = 0;
 	bp->ext_ramdisk_size = 0;
 	bp->ext_cmd_line_ptr = 0;

@@ -76,7 +76,9 @@ struct e820_entry {
 /* The zero page: 4 KiB, with the setup header at 0x1f1 and the e820 table at 0x2d0. */
 struct boot_params {
 	uint8_t screen_info[0x40];
-	uint8_t pad0[0xc0 - 0x40];
+	uint8_t pad0[0x70 - 0x40];
+	uint64_t acpi_rsdp_addr;	/* 2.14+: where the RSDP is, no scan needed */
+	uint8_t pad0b[0xc0 - 0x78];
 	uint32_t ext_ramdisk_image;
 	uint32_t ext_ramdisk_size;
 	uint32_t ext_cmd_line_ptr;
@@ -97,6 +99,7 @@ _Static_assert(offsetof(struct boot_params, hdr.cmd_line_ptr) == 0x228, "cmd_lin
 _Static_assert(offsetof(struct boot_params, hdr.pref_address) == 0x258, "pref_address");
 _Static_assert(offsetof(struct boot_params, hdr.kernel_info_offset) == 0x268, "hdr end");
 _Static_assert(offsetof(struct boot_params, e820_table) == 0x2d0, "e820 at 0x2d0");
+_Static_assert(offsetof(struct boot_params, acpi_rsdp_addr) == 0x70, "acpi_rsdp_addr");
 _Static_assert(sizeof(struct boot_params) == 4096, "zero page is one page");
 
 /* Guest-physical layout of the Linux boot path below 1 MiB (docs/linux-boot.md). */
@@ -109,6 +112,7 @@ _Static_assert(sizeof(struct boot_params) == 4096, "zero page is one page");
 #define LX_EBDA_START 0x9fc00
 #define LX_HOLE_START 0xa0000	/* VGA + option ROM hole, never RAM */
 #define LX_BIOS_START 0xf0000	/* reserved; the MP table lives here */
+#define LX_ACPI_ADDR 0xf2000	/* RSDP and the ACPI tables, after the MP table */
 #define LX_HIGH_START 0x100000
 #define LX_GAP_START 0xc0000000ULL	/* 32-bit MMIO gap: LAPIC, IOAPIC */
 #define LX_GAP_END 0x100000000ULL
@@ -131,6 +135,7 @@ struct zero_page_args {
 	uint32_t cmdline_len;		/* without the NUL */
 	uint32_t initrd_addr;
 	uint32_t initrd_size;
+	uint64_t acpi_rsdp;		/* 0: no ACPI tables */
 };
 int zero_page_fill(struct boot_params *bp, const struct zero_page_args *a);
 

@@ -29,4 +29,12 @@ int lx_cpu_setup_ap(struct vcpu *vcpu);
 /* Both: LAPIC LINT0 = ExtINT (the 8259 pair), LINT1 = NMI, as a BIOS leaves them. */
 int lx_cpu_setup_lapic(struct vcpu *vcpu);
 
+/*
+ * Emulates the few CPL0 instructions this machine's KVM cannot, when Linux uses them early:
+ * INT3 (the int3 self test in start_kernel: RIP past it, #BP injected), CLAC/STAC (entry code
+ * with SMAP), register-to-register POPCNT (hweight) and FWAIT (an AP's FPU setup). Called on an emulation failure;
+ * 0 when done, -ENOTSUP for any other instruction (the VM then ends with a dump).
+ */
+int lx_cpu_emulate(struct vcpu *vcpu);
+
 #endif

@@ -17,6 +17,10 @@ struct vcpu;
 /* Features a guest can be told it lacks (bits of lx_cpuid_patch's hide argument). */
 #define LX_CPUID_HIDE_XSAVE (1U << 0)	/* XSAVE/OSXSAVE, AVX*: the kernel falls back to FXSAVE */
 #define LX_CPUID_HIDE_CX16 (1U << 1)	/* CMPXCHG16B */
+#define LX_CPUID_HIDE_POPCNT (1U << 2)	/* POPCNT: the kernel's hweight falls back to C */
+
+/* "xsave,cx16,popcnt" (or "none") into LX_CPUID_HIDE_* bits: 0, or -EINVAL changing nothing. */
+int lx_cpuid_hide_parse(const char *s, unsigned int *mask);
 
 /* Rewrites entries in place for vCPU apic_id of nr_cpus. */
 void lx_cpuid_patch(struct kvm_cpuid_entry2 *e, unsigned int n, unsigned int apic_id,
