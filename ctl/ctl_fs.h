@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Private to ctl/: the mounted instance and the FUSE operations that serve it. */
+#ifndef VSCHED_CTL_FS_H
+#define VSCHED_CTL_FS_H
+
+#define FUSE_USE_VERSION 312
+#include <fuse.h>
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct vsched;
+
+struct ctl {
+	struct vsched *vs;
+	struct fuse *fuse;
+	pthread_t thread;
+	char dir[PATH_MAX];
+	bool created_dir;	/* ctl_mount made dir, so ctl_unmount removes it */
+	dev_t dev;		/* of the mount: its minor is the fusectl connection number */
+	time_t mount_time;	/* shown as every node's timestamps */
+
+	pthread_mutex_t lock;	/* guards loop_done */
+	pthread_cond_t cond;
+	bool loop_done;
+};
+
+extern const struct fuse_operations ctl_fs_ops;
+
+#endif

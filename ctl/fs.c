@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE operations of the control directory. Paths map to groups and their interface files;
+ * contents, errnos and the tree itself come from the public API (vsched.h), so this file only
+ * translates between VFS calls and API calls, and adds what cgroupfs does at the VFS level:
+ * modes and ownership (cgroup_file_mode(), delegation), the EACCES on a write-open of a
+ * read-only file, seq_file-like reads and the errnos of operations kernfs does not support.
+ */
+#include "ctl_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vsched.h"
+#include "util/compiler.h"
+
+#define READ_BUF_INIT	4096
+#define READ_BUF_MAX	(1U << 20)
+
+/*
+ * An open directory or interface file: its path (the ops get none: nullpath_ok) and, for a
+ * file, a seq_file-like snapshot of its content.
+ */
+struct ctl_file {
+	pthread_mutex_t lock;	/* one open file can be read by several threads */
+	char group[PATH_MAX];
+	char name[NAME_MAX + 1];	/* "" for a directory */
+	char *buf;
+	size_t len;
+	bool valid;		/* buf holds the content produced by the last read at offset 0 */
+};
+
+enum node_kind { NODE_NONE, NODE_DIR, NODE_FILE };
+
+struct node {
+	enum node_kind kind;
+	char group[PATH_MAX];		/* the group path ("/" for the root) */
+	char name[NAME_MAX + 1];	/* file name for NODE_FILE */
+	mode_t mode;			/* permission bits */
+	uid_t uid;
+	gid_t gid;
+};
+
+static struct ctl *ctl_self(void)
+{
+	return fuse_get_context()->private_data;
+}
+
+/* A vanished group reads and writes as a removed cgroup does (kernfs_get_active() fails). */
+static int gone_errno(int err)
+{
+	return err == -ENOENT ? -ENODEV : err;
+}
+
+/* Files a delegatee gets in the delegated group itself (cgroup-v2.rst, "Delegation"). */
+static bool file_delegatable(const char *name)
+{
+	return !strcmp(name, "cgroup.procs") || !strcmp(name, "cgroup.threads") ||
+	       !strcmp(name, "cgroup.subtree_control");
+}
+
+/* Splits "/a/b/c" into "/a/b" and "c"; "/c" gives "/" and "c". */
+static int path_split(const char *path, char *dir, size_t dlen, char *name, size_t nlen)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n;
+
+	if (!slash || !slash[1])
+		return -ENOENT;
+	if (strlen(slash + 1) >= nlen)
+		return -ENAMETOOLONG;
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= dlen)
+		return -ENAMETOOLONG;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	strcpy(name, slash + 1);
+	return 0;
+}
+
+/* The parent group path of a group path, "" for the root. */
+static void path_parent(const char *group, char *buf, size_t len)
+{
+	const char *slash = strrchr(group, '/');
+
+	if (!strcmp(group, "/") || !slash)
+		snprintf(buf, len, "%s", "");
+	else if (slash == group)
+		snprintf(buf, len, "/");
+	else
+		snprintf(buf, len, "%.*s", (int)(slash - group), group);
+}
+
+/*
+ * Ownership of a file follows cgroupfs after `chown` delegation: the delegatable files of a
+ * group follow its directory's owner; its other files belong to root unless the parent has the
+ * same owning user, i.e. the group was created inside a delegated subtree (cgroup_kn_set_ugid()).
+ * A delegatee therefore cannot raise the limits of the group it was given.
+ */
+static void file_owner(struct vsched *vs, struct node *n)
+{
+	char parent[PATH_MAX];
+	uid_t puid;
+	gid_t pgid;
+
+	if (file_delegatable(n->name))
+		return;
+	path_parent(n->group, parent, sizeof(parent));
+	if (parent[0] && !vsched_owner(vs, parent, &puid, &pgid) && puid == n->uid)
+		return;
+	n->uid = 0;
+	n->gid = 0;
+}
+
+static int node_resolve(struct vsched *vs, const char *path, struct node *n)
+{
+	char dir[PATH_MAX];
+	int mode;
+
+	memset(n, 0, sizeof(*n));
+	if (!vsched_owner(vs, path, &n->uid, &n->gid)) {
+		n->kind = NODE_DIR;
+		snprintf(n->group, sizeof(n->group), "%s", path);
+		n->mode = 0755;
+		return 0;
+	}
+	if (path_split(path, dir, sizeof(dir), n->name, sizeof(n->name)))
+		return -ENOENT;
+	if (vsched_owner(vs, dir, &n->uid, &n->gid))
+		return -ENOENT;
+	mode = vsched_file_mode(vs, dir, n->name);
+	if (mode < 0)
+		return -ENOENT;
+	n->kind = NODE_FILE;
+	snprintf(n->group, sizeof(n->group), "%s", dir);
+	n->mode = mode;
+	file_owner(vs, n);
+	return 0;
+}
+
+/* The path of an operation: given, or that of the open handle. */
+static const char *op_path(const char *path, struct fuse_file_info *fi, char *buf, size_t len)
+{
+	struct ctl_file *f = fi ? (struct ctl_file *)(uintptr_t)fi->fh : NULL;
+
+	if (path)
+		return path;
+	if (!f)
+		return NULL;
+	if (!f->name[0])
+		snprintf(buf, len, "%s", f->group);
+	else
+		snprintf(buf, len, "%s%s%s", f->group, strcmp(f->group, "/") ? "/" : "", f->name);
+	return buf;
+}
+
+static struct ctl_file *handle_new(const struct node *n)
+{
+	struct ctl_file *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	pthread_mutex_init(&f->lock, NULL);
+	snprintf(f->group, sizeof(f->group), "%s", n->group);
+	snprintf(f->name, sizeof(f->name), "%s", n->kind == NODE_FILE ? n->name : "");
+	return f;
+}
+
+static void node_stat(const struct ctl *c, const struct node *n, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = (n->kind == NODE_DIR ? S_IFDIR : S_IFREG) | n->mode;
+	st->st_nlink = n->kind == NODE_DIR ? 2 : 1;
+	st->st_uid = n->uid;
+	st->st_gid = n->gid;
+	/* Size 0 like cgroupfs; reads are direct_io so the size does not limit them. */
+	st->st_size = 0;
+	st->st_blksize = 4096;
+	st->st_atime = st->st_mtime = st->st_ctime = c->mount_time;
+}
+
+static void *ctl_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	/* Every change must be visible at once: no attribute, entry or page caching. */
+	cfg->entry_timeout = 0;
+	cfg->negative_timeout = 0;
+	cfg->attr_timeout = 0;
+	cfg->direct_io = 1;
+	cfg->kernel_cache = 0;
+	cfg->auto_cache = 0;
+	cfg->hard_remove = 1;
+	cfg->nullpath_ok = 1;
+	cfg->use_ino = 0;
+	/* One write(2) must reach us as one write: no write-back merging. */
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	return fuse_get_context()->private_data;
+}
+
+static int ctl_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	char buf[PATH_MAX + NAME_MAX + 2];
+	struct node n;
+	int ret;
+
+	path = op_path(path, fi, buf, sizeof(buf));
+	if (!path)
+		return -ENODEV;
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return fi ? -ENODEV : ret;	/* an open node whose group was removed */
+	node_stat(c, &n, st);
+	return 0;
+}
+
+struct fill_ctx {
+	void *buf;
+	fuse_fill_dir_t filler;
+};
+
+static int fill_one(const char *name, void *arg)
+{
+	struct fill_ctx *fc = arg;
+
+	return fc->filler(fc->buf, name, NULL, 0, 0) ? -ENOBUFS : 0;
+}
+
+static int ctl_opendir(const char *path, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	struct ctl_file *f;
+	struct node n;
+	int ret;
+
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return ret;
+	if (n.kind != NODE_DIR)
+		return -ENOTDIR;
+	f = handle_new(&n);
+	if (!f)
+		return -ENOMEM;
+	fi->fh = (uintptr_t)f;
+	return 0;
+}
+
+/* The whole listing in one call (offset 0 to the filler): it is small and always fresh. */
+static int ctl_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off __unused,
+		       struct fuse_file_info *fi, enum fuse_readdir_flags flags __unused)
+{
+	struct ctl *c = ctl_self();
+	struct fill_ctx fc = { buf, filler };
+	char pbuf[PATH_MAX + NAME_MAX + 2];
+	int ret;
+
+	path = op_path(path, fi, pbuf, sizeof(pbuf));
+	if (!path)
+		return -ENODEV;
+	filler(buf, ".", NULL, 0, 0);
+	filler(buf, "..", NULL, 0, 0);
+	ret = vsched_list_children(c->vs, path, fill_one, &fc);
+	if (!ret)
+		ret = vsched_list_files(c->vs, path, fill_one, &fc);
+	return gone_errno(ret);
+}
+
+static int ctl_open(const char *path, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	int acc = fi->flags & O_ACCMODE;
+	struct ctl_file *f;
+	struct node n;
+	int ret;
+
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return ret;
+	if (n.kind != NODE_FILE)
+		return -EISDIR;
+	/* kernfs_fop_open(): even root may not open for a direction the file lacks. */
+	if ((acc != O_RDONLY && !(n.mode & S_IWUSR)) || (acc != O_WRONLY && !(n.mode & S_IRUSR)))
+		return -EACCES;
+	f = handle_new(&n);
+	if (!f)
+		return -ENOMEM;
+	fi->fh = (uintptr_t)f;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	return 0;
+}
+
+static int ctl_release(const char *path __unused, struct fuse_file_info *fi)
+{
+	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+
+	if (f) {
+		pthread_mutex_destroy(&f->lock);
+		free(f->buf);
+		free(f);
+	}
+	return 0;
+}
+
+/* Formats the whole file into f->buf, growing it while the content does not fit. */
+static int file_fill(struct vsched *vs, struct ctl_file *f)
+{
+	size_t size = READ_BUF_INIT;
+	ssize_t n;
+
+	for (;;) {
+		char *b = realloc(f->buf, size);
+
+		if (!b)
+			return -ENOMEM;
+		f->buf = b;
+		n = vsched_read(vs, f->group, f->name, f->buf, size);
+		if (n >= 0 && (size_t)n < size)
+			break;
+		if ((n >= 0 || n == -ENOSPC || n == -EOVERFLOW) && size < READ_BUF_MAX) {
+			size *= 2;
+			continue;
+		}
+		f->valid = false;
+		return gone_errno(n < 0 ? (int)n : -EFBIG);
+	}
+	f->len = n;
+	f->valid = true;
+	return 0;
+}
+
+/*
+ * Like seq_file: a read at offset 0 produces a fresh snapshot, reads further on continue in
+ * that snapshot, so `cat` and partial readers never see a mix of two versions.
+ */
+static int ctl_read(const char *path __unused, char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+	struct ctl *c = ctl_self();
+	int ret = 0;
+
+	pthread_mutex_lock(&f->lock);
+	if (off == 0 || !f->valid)
+		ret = file_fill(c->vs, f);
+	if (!ret) {
+		if ((size_t)off >= f->len)
+			ret = 0;
+		else {
+			ret = min_t(size_t, size, f->len - off);
+			memcpy(buf, f->buf + off, ret);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return ret;
+}
+
+/* One write(2) is one value, whatever the offset, as in cgroup_file_write(). */
+static int ctl_write(const char *path __unused, const char *buf, size_t size, off_t off __unused,
+		     struct fuse_file_info *fi)
+{
+	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+	struct ctl *c = ctl_self();
+	struct fuse_context *ctx = fuse_get_context();
+	char *copy;
+	int ret;
+
+	if (size > VSCHED_WRITE_MAX)
+		return -E2BIG;
+	if (!size)
+		return 0;
+	copy = malloc(size + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, size);
+	copy[size] = '\0';
+	ret = vsched_write_as(c->vs, f->group, f->name, copy, size, ctx->uid);
+	free(copy);
+	pthread_mutex_lock(&f->lock);
+	f->valid = false;
+	pthread_mutex_unlock(&f->lock);
+	return ret < 0 ? gone_errno(ret) : (int)size;
+}
+
+/* `echo x > file` opens with O_TRUNC: accepted, there is nothing to truncate. */
+static int ctl_truncate(const char *path, off_t size __unused, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	char buf[PATH_MAX + NAME_MAX + 2];
+	struct node n;
+	int ret;
+
+	path = op_path(path, fi, buf, sizeof(buf));
+	if (!path)
+		return -ENODEV;
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return fi ? -ENODEV : ret;
+	return n.kind == NODE_DIR ? -EISDIR : 0;
+}
+
+static int ctl_mkdir(const char *path, mode_t mode __unused)
+{
+	struct ctl *c = ctl_self();
+	struct fuse_context *ctx = fuse_get_context();
+	int ret;
+
+	ret = vsched_mkdir(c->vs, path);
+	if (ret)
+		return ret;
+	/* cgroup_mkdir() creates the directory as the caller: a delegatee owns what it makes. */
+	if (ctx->uid || ctx->gid)
+		vsched_chown(c->vs, path, ctx->uid, ctx->gid);
+	return 0;
+}
+
+static int ctl_rmdir(const char *path)
+{
+	return vsched_rmdir(ctl_self()->vs, path);
+}
+
+/*
+ * chown of a group directory delegates it (cgroup v2 delegation). Files take their owner from
+ * their group (see file_owner()), so chown of a file is accepted only when it already holds:
+ * the delegation recipe `chown U dir dir/cgroup.procs ...` then works unchanged.
+ */
+static int ctl_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	char buf[PATH_MAX + NAME_MAX + 2];
+	struct node n;
+	int ret;
+
+	path = op_path(path, fi, buf, sizeof(buf));
+	if (!path)
+		return -ENODEV;
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return ret;
+	if (uid == (uid_t)-1)
+		uid = n.uid;
+	if (gid == (gid_t)-1)
+		gid = n.gid;
+	if (n.kind == NODE_DIR)
+		return vsched_chown(c->vs, n.group, uid, gid);
+	return uid == n.uid && gid == n.gid ? 0 : -EPERM;
+}
+
+/* Modes are cgroup_file_mode()'s and fixed: vsched keeps no per-file mode (see docs). */
+static int ctl_chmod(const char *path __unused, mode_t mode __unused,
+		     struct fuse_file_info *fi __unused)
+{
+	return -EPERM;
+}
+
+/* `touch` on a cgroupfs file succeeds; there is no timestamp to keep. */
+static int ctl_utimens(const char *path, const struct timespec tv[2] __unused,
+		       struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	char buf[PATH_MAX + NAME_MAX + 2];
+	struct node n;
+
+	path = op_path(path, fi, buf, sizeof(buf));
+	if (!path)
+		return -ENODEV;
+	return node_resolve(c->vs, path, &n);
+}
+
+/* What the VFS answers for operations kernfs does not implement. */
+static int ctl_unlink(const char *path __unused)
+{
+	return -EPERM;		/* vfs_unlink(): no ->unlink */
+}
+
+static int ctl_rename(const char *from __unused, const char *to __unused,
+		      unsigned int flags __unused)
+{
+	return -EPERM;		/* kernfs_iop_rename(): cgroup v2 has no ->rename */
+}
+
+static int ctl_create(const char *path __unused, mode_t mode __unused,
+		      struct fuse_file_info *fi __unused)
+{
+	return -EACCES;		/* lookup_open(): no ->create */
+}
+
+static int ctl_mknod(const char *path __unused, mode_t mode __unused, dev_t dev __unused)
+{
+	return -EPERM;		/* vfs_mknod(): no ->mknod */
+}
+
+static int ctl_symlink(const char *to __unused, const char *path __unused)
+{
+	return -EPERM;		/* vfs_symlink(): no ->symlink */
+}
+
+static int ctl_link(const char *from __unused, const char *to __unused)
+{
+	return -EPERM;		/* vfs_link(): no ->link */
+}
+
+const struct fuse_operations ctl_fs_ops = {
+	.init = ctl_init,
+	.getattr = ctl_getattr,
+	.opendir = ctl_opendir,
+	.readdir = ctl_readdir,
+	.releasedir = ctl_release,
+	.open = ctl_open,
+	.release = ctl_release,
+	.read = ctl_read,
+	.write = ctl_write,
+	.truncate = ctl_truncate,
+	.mkdir = ctl_mkdir,
+	.rmdir = ctl_rmdir,
+	.chown = ctl_chown,
+	.chmod = ctl_chmod,
+	.utimens = ctl_utimens,
+	.unlink = ctl_unlink,
+	.rename = ctl_rename,
+	.create = ctl_create,
+	.mknod = ctl_mknod,
+	.symlink = ctl_symlink,
+	.link = ctl_link,
+};
