@@ -30,4 +30,11 @@ struct ctl {
 
 extern const struct fuse_operations ctl_fs_ops;
 
+/* Delegation (ctl/deleg.c). The owner of file name in group: *uid/*gid hold the group's. */
+void ctl_file_owner(struct vsched *vs, const char *group, const char *name, uid_t *uid,
+		    gid_t *gid);
+/* 0 if uid may make the vCPU move that writing buf to group/name asks for, else -EACCES. */
+int ctl_move_permitted(struct vsched *vs, const char *group, const char *name, const char *buf,
+		       size_t len, uid_t uid);
+
 #endif

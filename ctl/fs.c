@@ -18,9 +18,6 @@
 #include "vsched.h"
 #include "util/compiler.h"
 
-#define READ_BUF_INIT	4096
-#define READ_BUF_MAX	(1U << 20)
-
 /*
  * An open directory or interface file: its path (the ops get none: nullpath_ok) and, for a
  * file, a seq_file-like snapshot of its content.
@@ -56,13 +53,6 @@ static int gone_errno(int err)
 	return err == -ENOENT ? -ENODEV : err;
 }
 
-/* Files a delegatee gets in the delegated group itself (cgroup-v2.rst, "Delegation"). */
-static bool file_delegatable(const char *name)
-{
-	return !strcmp(name, "cgroup.procs") || !strcmp(name, "cgroup.threads") ||
-	       !strcmp(name, "cgroup.subtree_control");
-}
-
 /* Splits "/a/b/c" into "/a/b" and "c"; "/c" gives "/" and "c". */
 static int path_split(const char *path, char *dir, size_t dlen, char *name, size_t nlen)
 {
@@ -82,63 +72,26 @@ static int path_split(const char *path, char *dir, size_t dlen, char *name, size
 	return 0;
 }
 
-/* The parent group path of a group path, "" for the root. */
-static void path_parent(const char *group, char *buf, size_t len)
-{
-	const char *slash = strrchr(group, '/');
-
-	if (!strcmp(group, "/") || !slash)
-		snprintf(buf, len, "%s", "");
-	else if (slash == group)
-		snprintf(buf, len, "/");
-	else
-		snprintf(buf, len, "%.*s", (int)(slash - group), group);
-}
-
-/*
- * Ownership of a file follows cgroupfs after `chown` delegation: the delegatable files of a
- * group follow its directory's owner; its other files belong to root unless the parent has the
- * same owning user, i.e. the group was created inside a delegated subtree (cgroup_kn_set_ugid()).
- * A delegatee therefore cannot raise the limits of the group it was given.
- */
-static void file_owner(struct vsched *vs, struct node *n)
-{
-	char parent[PATH_MAX];
-	uid_t puid;
-	gid_t pgid;
-
-	if (file_delegatable(n->name))
-		return;
-	path_parent(n->group, parent, sizeof(parent));
-	if (parent[0] && !vsched_owner(vs, parent, &puid, &pgid) && puid == n->uid)
-		return;
-	n->uid = 0;
-	n->gid = 0;
-}
-
 static int node_resolve(struct vsched *vs, const char *path, struct node *n)
 {
 	char dir[PATH_MAX];
-	int mode;
+	mode_t mode;
 
 	memset(n, 0, sizeof(*n));
-	if (!vsched_owner(vs, path, &n->uid, &n->gid)) {
+	if (!vsched_stat(vs, path, NULL, &mode) && !vsched_owner(vs, path, &n->uid, &n->gid)) {
 		n->kind = NODE_DIR;
 		snprintf(n->group, sizeof(n->group), "%s", path);
-		n->mode = 0755;
+		n->mode = mode & 07777;
 		return 0;
 	}
 	if (path_split(path, dir, sizeof(dir), n->name, sizeof(n->name)))
 		return -ENOENT;
-	if (vsched_owner(vs, dir, &n->uid, &n->gid))
-		return -ENOENT;
-	mode = vsched_file_mode(vs, dir, n->name);
-	if (mode < 0)
+	if (vsched_stat(vs, dir, n->name, &mode) || vsched_owner(vs, dir, &n->uid, &n->gid))
 		return -ENOENT;
 	n->kind = NODE_FILE;
 	snprintf(n->group, sizeof(n->group), "%s", dir);
-	n->mode = mode;
-	file_owner(vs, n);
+	n->mode = mode & 07777;
+	ctl_file_owner(vs, n->group, n->name, &n->uid, &n->gid);
 	return 0;
 }
 
@@ -222,7 +175,7 @@ struct fill_ctx {
 	fuse_fill_dir_t filler;
 };
 
-static int fill_one(const char *name, void *arg)
+static int fill_one(const char *name, mode_t mode __unused, void *arg)
 {
 	struct fill_ctx *fc = arg;
 
@@ -305,28 +258,19 @@ static int ctl_release(const char *path __unused, struct fuse_file_info *fi)
 	return 0;
 }
 
-/* Formats the whole file into f->buf, growing it while the content does not fit. */
+/* Takes a fresh snapshot of the whole file into f->buf. */
 static int file_fill(struct vsched *vs, struct ctl_file *f)
 {
-	size_t size = READ_BUF_INIT;
+	char *buf = NULL;
 	ssize_t n;
 
-	for (;;) {
-		char *b = realloc(f->buf, size);
-
-		if (!b)
-			return -ENOMEM;
-		f->buf = b;
-		n = vsched_read(vs, f->group, f->name, f->buf, size);
-		if (n >= 0 && (size_t)n < size)
-			break;
-		if ((n >= 0 || n == -ENOSPC || n == -EOVERFLOW) && size < READ_BUF_MAX) {
-			size *= 2;
-			continue;
-		}
+	n = vsched_read_alloc(vs, f->group, f->name, &buf);
+	if (n < 0) {
 		f->valid = false;
-		return gone_errno(n < 0 ? (int)n : -EFBIG);
+		return gone_errno(n);
 	}
+	free(f->buf);
+	f->buf = buf;
 	f->len = n;
 	f->valid = true;
 	return 0;
@@ -364,21 +308,11 @@ static int ctl_write(const char *path __unused, const char *buf, size_t size, of
 {
 	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
 	struct ctl *c = ctl_self();
-	struct fuse_context *ctx = fuse_get_context();
-	char *copy;
-	int ret;
+	ssize_t ret;
 
-	if (size > VSCHED_WRITE_MAX)
-		return -E2BIG;
-	if (!size)
-		return 0;
-	copy = malloc(size + 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, buf, size);
-	copy[size] = '\0';
-	ret = vsched_write_as(c->vs, f->group, f->name, copy, size, ctx->uid);
-	free(copy);
+	ret = ctl_move_permitted(c->vs, f->group, f->name, buf, size, fuse_get_context()->uid);
+	if (!ret)
+		ret = vsched_write(c->vs, f->group, f->name, buf, size);
 	pthread_mutex_lock(&f->lock);
 	f->valid = false;
 	pthread_mutex_unlock(&f->lock);
