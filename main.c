@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ctl/ctl.h"
 #include "util/compiler.h"
 
 #define VSCHED_VERSION "0.1"
@@ -19,6 +20,7 @@ static int cmd_version(int argc __unused, char **argv __unused)
 static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
+	{ "list", cmd_list, "list running VMs and their control directories" },
 };
 
 static int cmd_help(int argc __unused, char **argv __unused)

@@ -30,7 +30,7 @@ struct ctl {
 
 extern const struct fuse_operations ctl_fs_ops;
 
-/* Delegation (ctl/deleg.c). The owner of file name in group: *uid/*gid hold the group's. */
+/* Delegation (deleg.c): the owner of file name; *uid and *gid come in as the group's. */
 void ctl_file_owner(struct vsched *vs, const char *group, const char *name, uid_t *uid,
 		    gid_t *gid);
 /* 0 if uid may make the vCPU move that writing buf to group/name asks for, else -EACCES. */

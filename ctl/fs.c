@@ -47,10 +47,18 @@ static struct ctl *ctl_self(void)
 	return fuse_get_context()->private_data;
 }
 
-/* A vanished group reads and writes as a removed cgroup does (kernfs_get_active() fails). */
-static int gone_errno(int err)
+/*
+ * An open file whose group (or, after -cpu, whose cpu.* file) is gone reads and writes as on
+ * cgroupfs, where kernfs_get_active() fails: ENODEV. An -ENOENT from a file that still exists
+ * is the handler's own answer (e.g. +cpu under a parent without it) and passes unchanged.
+ */
+static int gone_errno(struct vsched *vs, const struct ctl_file *f, int err)
 {
-	return err == -ENOENT ? -ENODEV : err;
+	mode_t mode;
+
+	if (err != -ENOENT)
+		return err;
+	return vsched_stat(vs, f->group, f->name[0] ? f->name : NULL, &mode) ? -ENODEV : err;
 }
 
 /* Splits "/a/b/c" into "/a/b" and "c"; "/c" gives "/" and "c". */
@@ -218,7 +226,7 @@ static int ctl_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_
 	ret = vsched_list_children(c->vs, path, fill_one, &fc);
 	if (!ret)
 		ret = vsched_list_files(c->vs, path, fill_one, &fc);
-	return gone_errno(ret);
+	return ret == -ENOENT ? -ENODEV : ret;
 }
 
 static int ctl_open(const char *path, struct fuse_file_info *fi)
@@ -267,7 +275,7 @@ static int file_fill(struct vsched *vs, struct ctl_file *f)
 	n = vsched_read_alloc(vs, f->group, f->name, &buf);
 	if (n < 0) {
 		f->valid = false;
-		return gone_errno(n);
+		return gone_errno(vs, f, n);
 	}
 	free(f->buf);
 	f->buf = buf;
@@ -316,7 +324,7 @@ static int ctl_write(const char *path __unused, const char *buf, size_t size, of
 	pthread_mutex_lock(&f->lock);
 	f->valid = false;
 	pthread_mutex_unlock(&f->lock);
-	return ret < 0 ? gone_errno(ret) : (int)size;
+	return ret < 0 ? gone_errno(c->vs, f, ret) : (int)size;
 }
 
 /* `echo x > file` opens with O_TRUNC: accepted, there is nothing to truncate. */

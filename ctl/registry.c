@@ -123,9 +123,13 @@ static int record_read(const char *path, struct vm_record *r)
 	if (fgets(line, sizeof(line), f) && sscanf(line, "pid %d %llu", &pid, &r->start) == 2) {
 		r->pid = pid;
 		if (fgets(line, sizeof(line), f) && !strncmp(line, "ctl ", 4)) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(r->ctl, sizeof(r->ctl), "%s", line + 4);
-			ret = 0;
+			size_t n = strcspn(line + 4, "\n");
+
+			if (n < sizeof(r->ctl)) {
+				memcpy(r->ctl, line + 4, n);
+				r->ctl[n] = '\0';
+				ret = 0;
+			}
 		}
 	}
 	fclose(f);
@@ -293,6 +297,14 @@ int ctl_vm_start(struct vsched *vs, const char *name, const char *dir, struct ct
 
 void ctl_vm_stop(const char *name, struct ctl *c)
 {
+	char dflt[PATH_MAX], canon[PATH_MAX];
+	bool is_dflt;
+
+	/* The default directory is vsched's own, even if a dead VMM of this name made it. */
+	is_dflt = c && !ctl_default_dir(name, dflt, sizeof(dflt)) && realpath(dflt, canon) &&
+		  !strcmp(canon, ctl_dir(c));
 	ctl_unmount(c);
+	if (is_dflt)
+		rmdir(dflt);
 	ctl_unregister(name);
 }

@@ -24,6 +24,15 @@ ctl_tmp() {
 }
 
 HPIDS=""
+
+# vcpu_tids PID: TIDs of the threads named vcpuN, in vCPU order.
+vcpu_tids() {
+	local t c
+	for t in $(ls /proc/$1/task); do
+		c=$(cat /proc/$1/task/$t/comm 2>/dev/null)
+		case $c in vcpu*) echo "${c#vcpu} $t" ;; esac
+	done | sort -n | cut -d' ' -f2
+}
 ctl_teardown() {
 	local p
 	for p in $HPIDS; do
@@ -80,9 +89,9 @@ expect_eq() {
 expect_file() {
 	local got want
 	got=$(od -An -c "$1" 2>&1)
-	want=$(printf "$2" | od -An -c)
+	want=$(printf -- "$2" | od -An -c)
 	if [ "$got" = "$want" ]; then
-		ok "$1 reads $(printf '%q' "$(printf "$2")")"
+		ok "$1 reads $(printf '%q' "$(printf -- "$2")")"
 	else
 		bad "$1: got [$(cat "$1" 2>&1 | od -An -c)] want [$want]"
 	fi
@@ -91,8 +100,9 @@ expect_file() {
 # wr FILE VALUE WANT: one write of VALUE (printf, no newline added) into FILE; WANT is "ok"
 # or the strerror text the shell must print (the kernel's errno).
 wr() {
-	local f=$1 v=$2 want=$3 out
-	out=$({ printf '%s' "$v" >"$f"; } 2>&1)
+	local f=$1 want=$3 out v
+	out=$({ printf '%s' "$2" >"$f"; } 2>&1)
+	v=$(printf '%q' "$2")
 	if [ "$want" = ok ]; then
 		if [ -z "$out" ]; then ok "write '$v' > $f"; else bad "write '$v' > $f: $out"; fi
 	else

@@ -21,10 +21,7 @@ ESRCH="No such process"
 EAGAIN="Resource temporarily unavailable"
 ENODEV="No such device"
 
-tid() { ls /proc/$HPID/task | sort -n | while read -r t; do
-	case $(cat /proc/$HPID/task/$t/comm) in vcpu*) echo "$t" ;; esac
-done | sed -n "$(($1 + 1))p"; }
-t0=$(tid 0)
+t0=$(vcpu_tids "$HPID" | head -n 1)
 
 echo +cpu >cgroup.subtree_control
 mkdir g
@@ -98,7 +95,7 @@ rmdir g/h
 for v in domain "domain threaded" x; do wr g/cgroup.type "$v" "$EINVAL"; done
 echo "$HPID" >g/cgroup.procs
 wr g/cgroup.type threaded "$EOPNOTSUPP"
-expect_file g/cgroup.type 'domain\n'
+expect_file g/cgroup.type 'domain threaded\n'
 echo "$HPID" >cgroup.procs
 
 # cgroup.procs / cgroup.threads: parse EINVAL, unknown ESRCH, other domain EOPNOTSUPP.
@@ -165,7 +162,7 @@ exec 5>gone/cpu.weight 6<gone/cpu.weight
 rmdir gone
 out=$({ echo 5 >&5; } 2>&1)
 case $out in *"$ENODEV"*) ok "write to a removed group: ENODEV" ;; *) bad "write after rmdir: $out" ;; esac
-out=$(cat <&6 2>&1)
+out=$({ read -r x <&6; } 2>&1)
 case $out in *"$ENODEV"*) ok "read of a removed group: ENODEV" ;; *) bad "read after rmdir: $out" ;; esac
 exec 5>&- 6<&-
 

@@ -8,15 +8,17 @@ ctl_tmp
 ctl_start files --vcpus 4 || exit 1
 cd "$D" || exit 1
 
-tids=$(ls /proc/$HPID/task | sort -n | while read -r t; do
-	case $(cat /proc/$HPID/task/$t/comm) in vcpu*) echo "$t" ;; esac
-done)
+tids=$(vcpu_tids "$HPID")
 t0=$(echo "$tids" | sed -n 1p)
 t1=$(echo "$tids" | sed -n 2p)
 
 # File sets (ls sorts; the kernel's order does not matter for a listing).
 expect_eq "root files" "$(ls | tr '\n' ' ')" \
 	"cgroup.controllers cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cpu.stat vsched.vcpu.stat vsched.vcpus "
+# vsched's root starts with +cpu (a VM's groups exist to be scheduled); -cpu gives the kernel's
+# fresh-root state.
+expect_file cgroup.subtree_control 'cpu\n'
+echo -cpu >cgroup.subtree_control
 mkdir a
 expect_eq "group files without +cpu" "$(ls a | tr '\n' ' ')" \
 	"cgroup.controllers cgroup.events cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cgroup.type cpu.stat vsched.vcpu.stat vsched.vcpus "
