@@ -21,7 +21,7 @@ expect_eq "one read() returns the whole file" "$(dd if=g/cpu.stat bs=65536 count
 expect_eq "head -c 10" "$(head -c 10 g/cpu.stat)" "usage_usec"
 expect_eq "byte-by-byte reads" "$(dd if=g/cpu.stat bs=1 status=none)" "$full"
 expect_eq "read at an offset" "$(dd if=g/cpu.stat bs=1 skip=11 count=1 status=none)" "0"
-expect_eq "read at offset 13" "$(dd if=g/cpu.stat bs=13 skip=1 count=1 status=none)" "user_usec 0"
+expect_eq "read at offset 13" "$(dd if=g/cpu.stat bs=1 skip=13 count=11 status=none)" "user_usec 0"
 expect_eq "read past the end" "$(dd if=g/cpu.stat bs=1 skip=4096 count=4 status=none | wc -c)" 0
 read -r first <g/cpu.stat
 expect_eq "shell read" "$first" "usage_usec 0"
