@@ -12,6 +12,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "util/list.h"
+
 struct vsched;
 
 struct ctl {
@@ -23,12 +25,15 @@ struct ctl {
 	dev_t dev;		/* of the mount: its minor is the fusectl connection number */
 	time_t mount_time;	/* shown as every node's timestamps */
 
-	pthread_mutex_t lock;	/* guards loop_done */
+	pthread_mutex_t lock;	/* guards loop_done and files */
 	pthread_cond_t cond;
 	bool loop_done;
+	struct list_head files;	/* open handles; freed at unmount if never released */
 };
 
 extern const struct fuse_operations ctl_fs_ops;
+/* Frees the handles a severed connection never released (after the loop has ended). */
+void ctl_fs_release_all(struct ctl *c);
 
 /* Delegation (deleg.c): the owner of file name; *uid and *gid come in as the group's. */
 void ctl_file_owner(struct vsched *vs, const char *group, const char *name, uid_t *uid,

@@ -23,6 +23,7 @@
  * file, a seq_file-like snapshot of its content.
  */
 struct ctl_file {
+	struct list_head node;	/* in ctl->files */
 	pthread_mutex_t lock;	/* one open file can be read by several threads */
 	char group[PATH_MAX];
 	char name[NAME_MAX + 1];	/* "" for a directory */
@@ -119,7 +120,7 @@ static const char *op_path(const char *path, struct fuse_file_info *fi, char *bu
 	return buf;
 }
 
-static struct ctl_file *handle_new(const struct node *n)
+static struct ctl_file *handle_new(struct ctl *c, const struct node *n)
 {
 	struct ctl_file *f = calloc(1, sizeof(*f));
 
@@ -128,7 +129,27 @@ static struct ctl_file *handle_new(const struct node *n)
 	pthread_mutex_init(&f->lock, NULL);
 	snprintf(f->group, sizeof(f->group), "%s", n->group);
 	snprintf(f->name, sizeof(f->name), "%s", n->kind == NODE_FILE ? n->name : "");
+	pthread_mutex_lock(&c->lock);
+	list_add_tail(&f->node, &c->files);
+	pthread_mutex_unlock(&c->lock);
 	return f;
+}
+
+static void handle_free(struct ctl_file *f)
+{
+	pthread_mutex_destroy(&f->lock);
+	free(f->buf);
+	free(f);
+}
+
+void ctl_fs_release_all(struct ctl *c)
+{
+	struct ctl_file *f, *n;
+
+	list_for_each_entry_safe(f, n, &c->files, node) {
+		list_del(&f->node);
+		handle_free(f);
+	}
 }
 
 static void node_stat(const struct ctl *c, const struct node *n, struct stat *st)
@@ -202,7 +223,7 @@ static int ctl_opendir(const char *path, struct fuse_file_info *fi)
 		return ret;
 	if (n.kind != NODE_DIR)
 		return -ENOTDIR;
-	f = handle_new(&n);
+	f = handle_new(c, &n);
 	if (!f)
 		return -ENOMEM;
 	fi->fh = (uintptr_t)f;
@@ -245,7 +266,7 @@ static int ctl_open(const char *path, struct fuse_file_info *fi)
 	/* kernfs_fop_open(): even root may not open for a direction the file lacks. */
 	if ((acc != O_RDONLY && !(n.mode & S_IWUSR)) || (acc != O_WRONLY && !(n.mode & S_IRUSR)))
 		return -EACCES;
-	f = handle_new(&n);
+	f = handle_new(c, &n);
 	if (!f)
 		return -ENOMEM;
 	fi->fh = (uintptr_t)f;
@@ -257,11 +278,13 @@ static int ctl_open(const char *path, struct fuse_file_info *fi)
 static int ctl_release(const char *path __unused, struct fuse_file_info *fi)
 {
 	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+	struct ctl *c = ctl_self();
 
 	if (f) {
-		pthread_mutex_destroy(&f->lock);
-		free(f->buf);
-		free(f);
+		pthread_mutex_lock(&c->lock);
+		list_del(&f->node);
+		pthread_mutex_unlock(&c->lock);
+		handle_free(f);
 	}
 	return 0;
 }

@@ -3,10 +3,11 @@
  * Mount lifecycle of a control directory: stale-mount cleanup, the FUSE session and the
  * threads that serve it, and a clean unmount at VMM exit.
  */
-#define FUSE_USE_VERSION 312
-#include <fuse.h>
+#include "ctl_fs.h"
+#include <fuse_lowlevel.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
-#include "ctl_fs.h"
 
 #define CTL_MAX_THREADS	8
 #define CTL_JOIN_WAIT_S	3
@@ -119,6 +119,7 @@ int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out)
 	c->mount_time = time(NULL);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->cond, NULL);
+	list_init(&c->files);
 	if (!realpath(dir, c->dir)) {
 		ret = make_dir(dir, &c->created_dir);
 		if (ret || !realpath(dir, c->dir)) {
@@ -132,6 +133,7 @@ int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out)
 	}
 
 	c->fuse = fuse_new(&args, &ctl_fs_ops, sizeof(ctl_fs_ops), c);
+	fuse_opt_free_args(&args);
 	if (!c->fuse) {
 		ret = -EINVAL;
 		goto err_rmdir;
@@ -205,30 +207,48 @@ static void abort_connection(struct ctl *c)
 	}
 }
 
+/* True if the session's /dev/fuse descriptor reports the connection gone (POLLERR). */
+static bool connection_gone(struct ctl *c)
+{
+	struct pollfd pfd = { fuse_session_fd(fuse_get_session(c->fuse)), 0, 0 };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR);
+}
+
 void ctl_unmount(struct ctl *c)
 {
 	if (!c)
 		return;
 	fuse_exit(c->fuse);
 	/*
-	 * Detaching the mount destroys the connection once nobody uses it, and the loop's
-	 * blocked reads of /dev/fuse then return ENODEV. A process with a file open or its cwd
-	 * inside keeps it alive: then the connection is aborted through fusectl.
+	 * Sever the connection through fusectl: the loop's blocked reads of /dev/fuse return at
+	 * once, even while a process keeps a file open or its cwd inside. Without fusectl, a lazy
+	 * unmount does it as soon as the mount has no users.
 	 */
-	umount2(c->dir, MNT_DETACH);
-	if (!wait_loop_done(c) && c->dev) {
+	if (c->dev)
 		abort_connection(c);
+	if (!wait_loop_done(c)) {
+		umount2(c->dir, MNT_DETACH);
 		wait_loop_done(c);
 	}
-	/* Closes the session fd; the mount is gone already, so this unmounts nothing. */
-	fuse_unmount(c->fuse);
 	if (!c->loop_done) {
 		/* Cannot happen short of a kernel without fusectl: leave the threads be. */
 		pthread_detach(c->thread);
 		return;
 	}
 	pthread_join(c->thread, NULL);
+	/*
+	 * fuse_unmount() closes the session's descriptor and unmounts, except when the descriptor
+	 * shows POLLERR (then it assumes the mount is gone): detach it ourselves in that case.
+	 */
+	if (connection_gone(c)) {
+		fuse_unmount(c->fuse);
+		umount2(c->dir, MNT_DETACH);
+	} else {
+		fuse_unmount(c->fuse);
+	}
 	fuse_destroy(c->fuse);
+	ctl_fs_release_all(c);
 	if (c->created_dir)
 		rmdir(c->dir);
 	pthread_cond_destroy(&c->cond);
