@@ -51,6 +51,7 @@ struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
 	}
 	pthread_mutex_init(&vs->lock, NULL);
 	vs->clock = api_monotonic_ns;
+	group_set_file_exists(cftype_exists);
 	return vs;
 }
 

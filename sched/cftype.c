@@ -57,6 +57,11 @@ const struct cftype *cftype_lookup(const struct group *g, const char *name)
 	return NULL;
 }
 
+bool cftype_exists(const struct group *g, const char *name)
+{
+	return cftype_lookup(g, name) != NULL;
+}
+
 mode_t cftype_mode(const struct cftype *cft)
 {
 	mode_t mode = 0;

@@ -16,83 +16,36 @@
 #include "sched/files.h"
 #include "sched/parse.h"
 
-bool cgroup_is_threaded(const struct group *g)
+static bool cgroup_is_threaded(const struct group *g)
 {
-	return g->parent && g->type == GROUP_THREADED;
+	return group_type_of(g) == GROUP_THREADED;
 }
 
-struct group *cgroup_dom(const struct group *g)
-{
-	while (cgroup_is_threaded(g))
-		g = g->parent;
-	return (struct group *)g;
-}
-
-bool cgroup_has_tasks(const struct group *g)
-{
-	return g->nr_vcpus > 0;
-}
-
-static unsigned int cgroup_nr_threaded_children(const struct group *g)
-{
-	const struct group *c;
-	unsigned int n = 0;
-
-	list_for_each_entry(c, &g->children, sibling)
-		n += cgroup_is_threaded(c);
-	return n;
-}
-
-static bool cgroup_has_populated_domain_children(const struct group *g)
+/*
+ * cgroup_can_be_thread_root(): always for the root; otherwise not threaded and no populated
+ * domain child. (The tree keeps its copy static; the vet below needs it too.)
+ */
+static bool cgroup_can_be_thread_root(const struct group *g)
 {
 	const struct group *c;
 
-	list_for_each_entry(c, &g->children, sibling)
-		if (!cgroup_is_threaded(c) && c->nr_populated)
-			return true;
-	return false;
-}
-
-/* Only cpu is emulated, and cpu is a threaded controller: no domain controller is ever enabled. */
-bool cgroup_is_thread_root(const struct group *g)
-{
-	if (cgroup_is_threaded(g))
-		return false;
-	if (cgroup_nr_threaded_children(g))
-		return true;
-	return cgroup_has_tasks(g) && g->subtree_cpu;
-}
-
-bool cgroup_is_valid_domain(const struct group *g)
-{
-	if (cgroup_is_threaded(g))
-		return false;
-	while ((g = g->parent)) {
-		/* the root is mixable: a thread root and a parent of domains at once */
-		if (g->parent && cgroup_is_thread_root(g))
-			return false;
-		if (cgroup_is_threaded(g))
-			return false;
-	}
-	return true;
-}
-
-bool cgroup_can_be_thread_root(const struct group *g)
-{
 	if (!g->parent)
 		return true;
 	if (cgroup_is_threaded(g))
 		return false;
-	return !cgroup_has_populated_domain_children(g);
+	list_for_each_entry(c, &g->children, sibling)
+		if (!cgroup_is_threaded(c) && group_is_populated(c))
+			return false;
+	return true;
 }
 
 /* cgroup_migrate_vet_dst() plus the threads-only same-domain rule of cgroup_attach_permissions(). */
 int cgroup_vet_move(struct sched *s, const struct cpuset *set, struct group *dst, bool threads)
 {
-	struct group *dom = cgroup_dom(dst);
+	struct group *dom = group_dom(dst);
 	unsigned int i, n = sched_nr_vcpus(s);
 
-	if (!cgroup_is_valid_domain(dom))
+	if (!group_is_valid_domain(dom))
 		return -EOPNOTSUPP;
 	if (!cgroup_can_be_thread_root(dst) && !cgroup_is_threaded(dst) && dst->subtree_cpu)
 		return -EBUSY;
@@ -101,7 +54,7 @@ int cgroup_vet_move(struct sched *s, const struct cpuset *set, struct group *dst
 	for (i = 0; i < n; i++) {
 		struct sched_vcpu *v = sched_vcpu(s, i);
 
-		if (cpuset_test(set, i) && cgroup_dom(v->group) != dom)
+		if (cpuset_test(set, i) && group_dom(v->group) != dom)
 			return -EOPNOTSUPP;
 	}
 	return 0;
@@ -128,38 +81,24 @@ int cgroup_move_vcpus(struct sched *s, const struct cpuset *set, struct group *d
 ssize_t cgroup_type_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
 			 char *buf, size_t size)
 {
+	static const char *const names[] = {
+		[GROUP_DOMAIN] = "domain",
+		[GROUP_DOMAIN_THREADED] = "domain threaded",
+		[GROUP_DOMAIN_INVALID] = "domain invalid",
+		[GROUP_THREADED] = "threaded",
+	};
 	struct seqbuf sb = { buf, size };
 
-	if (cgroup_is_threaded(g))
-		seqbuf_printf(&sb, "threaded\n");
-	else if (!cgroup_is_valid_domain(g))
-		seqbuf_printf(&sb, "domain invalid\n");
-	else if (cgroup_is_thread_root(g))
-		seqbuf_printf(&sb, "domain threaded\n");
-	else
-		seqbuf_printf(&sb, "domain\n");
+	seqbuf_printf(&sb, "%s\n", names[group_type_of(g)]);
 	return seqbuf_end(&sb);
 }
 
-/* cgroup_type_write() + cgroup_enable_threaded(): one way, domain -> threaded. */
-int cgroup_type_write(struct sched *s __unused, struct group *g, char *buf, size_t len __unused)
+/* cgroup_type_write(): only "threaded" (after strstrip()); the switch is one way. */
+int cgroup_type_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
 {
-	struct group *dom;
-
 	if (strcmp(parse_strstrip(buf), "threaded"))
 		return -EINVAL;
-	if (!g->parent)
-		return -EINVAL;	/* no cgroup.type on the root; guard for direct callers */
-	if (cgroup_is_threaded(g))
-		return 0;
-	if (g->nr_populated)
-		return -EOPNOTSUPP;
-	/* we join the parent's domain: it must be valid and able to be a thread root */
-	dom = cgroup_dom(g->parent);
-	if (!cgroup_is_valid_domain(dom) || !cgroup_can_be_thread_root(dom))
-		return -EOPNOTSUPP;
-	g->type = GROUP_THREADED;
-	return 0;
+	return group_enable_threaded(s, g);
 }
 
 static int cgroup_parse_id(char *buf, int *id)
@@ -175,7 +114,7 @@ ssize_t cgroup_procs_show(struct sched *s, struct group *g, uint64_t now __unuse
 {
 	struct seqbuf sb = { buf, size };
 	struct sched_vcpu *v0 = sched_vcpu(s, 0);
-	struct group *home = v0 ? cgroup_dom(v0->group) : sched_root(s);
+	struct group *home = v0 ? group_dom(v0->group) : sched_root(s);
 
 	if (cgroup_is_threaded(g))
 		return -EOPNOTSUPP;
@@ -280,8 +219,8 @@ int cgroup_subtree_control_write(struct sched *s, struct group *g, char *buf,
 				 size_t len __unused)
 {
 	bool enable = false, disable = false;
-	struct group *c;
 	char *tok;
+	int ret;
 
 	buf = parse_strstrip(buf);
 	while ((tok = strsep(&buf, " "))) {
@@ -300,31 +239,14 @@ int cgroup_subtree_control_write(struct sched *s, struct group *g, char *buf,
 		}
 	}
 
-	if (enable) {
-		if (g->subtree_cpu)
-			enable = false;
-		else if (g->parent && !g->parent->subtree_cpu)
-			return -ENOENT;	/* top-down constraint */
-	} else if (disable) {
-		if (!g->subtree_cpu)
-			disable = false;
-		list_for_each_entry(c, &g->children, sibling)
-			if (disable && c->subtree_cpu)
-				return -EBUSY;
-	}
-	if (!enable && !disable)
+	/* already in the requested state: dropped, as the kernel drops such operations */
+	if ((enable && g->subtree_cpu) || (disable && !g->subtree_cpu) || (!enable && !disable))
 		return 0;
-
-	if (enable && g->parent) {
-		if (!cgroup_is_valid_domain(cgroup_dom(g)))
-			return -EOPNOTSUPP;
-		/* cpu is threaded: fine inside a (prospective) thread subtree */
-		if (!cgroup_can_be_thread_root(g) && !cgroup_is_threaded(g) && cgroup_has_tasks(g))
-			return -EBUSY;
-	}
-	g->subtree_cpu = enable;
-	cgroup_cpu_reset_children(s, g);
-	return 0;
+	/* the tree applies the top-down rule (ENOENT), the children rule (EBUSY) and the vet */
+	ret = group_set_subtree_cpu(s, g, enable);
+	if (!ret)
+		cgroup_cpu_reset_children(s, g);
+	return ret;
 }
 
 ssize_t cgroup_events_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
@@ -333,7 +255,7 @@ ssize_t cgroup_events_show(struct sched *s __unused, struct group *g, uint64_t n
 	struct seqbuf sb = { buf, size };
 
 	/* vsched has no cgroup.freeze, so nothing is ever frozen */
-	seqbuf_printf(&sb, "populated %d\nfrozen 0\n", g->nr_populated ? 1 : 0);
+	seqbuf_printf(&sb, "populated %d\nfrozen 0\n", group_is_populated(g) ? 1 : 0);
 	return seqbuf_end(&sb);
 }
 
@@ -388,7 +310,7 @@ static int cgroup_limit_parse(char *buf, uint64_t *out)
 	}
 	if (v < 0)
 		return -ERANGE;
-	*out = v == INT_MAX ? LIMIT_MAX : (uint64_t)v;
+	*out = v == INT_MAX ? LIMIT_MAX : (uint64_t)v;	/* INT_MAX is the kernel's "max" */
 	return 0;
 }
 
@@ -398,10 +320,12 @@ ssize_t cgroup_max_depth_show(struct sched *s __unused, struct group *g, uint64_
 	return cgroup_limit_show(g->max_depth, buf, size);
 }
 
-int cgroup_max_depth_write(struct sched *s __unused, struct group *g, char *buf,
-			   size_t len __unused)
+int cgroup_max_depth_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
 {
-	return cgroup_limit_parse(buf, &g->max_depth);
+	uint64_t v;
+	int ret = cgroup_limit_parse(buf, &v);
+
+	return ret ? ret : group_set_max_depth(s, g, v);
 }
 
 ssize_t cgroup_max_descendants_show(struct sched *s __unused, struct group *g,
@@ -410,10 +334,13 @@ ssize_t cgroup_max_descendants_show(struct sched *s __unused, struct group *g,
 	return cgroup_limit_show(g->max_descendants, buf, size);
 }
 
-int cgroup_max_descendants_write(struct sched *s __unused, struct group *g, char *buf,
+int cgroup_max_descendants_write(struct sched *s, struct group *g, char *buf,
 				 size_t len __unused)
 {
-	return cgroup_limit_parse(buf, &g->max_descendants);
+	uint64_t v;
+	int ret = cgroup_limit_parse(buf, &v);
+
+	return ret ? ret : group_set_max_descendants(s, g, v);
 }
 
 /* vsched.vcpus: the vCPU indices in g, libvirt cpuset syntax; "\n" when none (as cpuset.cpus). */

@@ -14,21 +14,7 @@
 #include "sched/files.h"
 #include "sched/parse.h"
 
-#define MIN_NICE	-20
-#define MAX_NICE	19
 #define NSEC_PER_USEC	1000U
-
-/* Indexed by nice + 20; each step is about 10% of CPU (kernel/sched/core.c). */
-const unsigned long sched_prio_to_weight[40] = {
-	/* -20 */ 88761, 71755, 56483, 46273, 36291,
-	/* -15 */ 29154, 23254, 18705, 14949, 11916,
-	/* -10 */ 9548,  7620,  6100,  4904,  3906,
-	/*  -5 */ 3121,  2501,  1991,  1586,  1277,
-	/*   0 */ 1024,  820,   655,   526,   423,
-	/*   5 */ 335,   272,   215,   172,   137,
-	/*  10 */ 110,   87,    70,    56,    45,
-	/*  15 */ 36,    29,    23,    18,    15,
-};
 
 void seqbuf_printf(struct seqbuf *sb, const char *fmt, ...)
 {
@@ -55,24 +41,6 @@ bool group_has_cpu(const struct group *g)
 	return !g->parent || g->parent->subtree_cpu;
 }
 
-/* sched_weight_from_cgroup(): DIV_ROUND_CLOSEST_ULL(w * 1024, 100). */
-unsigned long cpu_weight_to_shares(uint64_t weight)
-{
-	return (unsigned long)((weight * NICE_0_LOAD + CGROUP_WEIGHT_DFL / 2) / CGROUP_WEIGHT_DFL);
-}
-
-/* sched_weight_to_cgroup() of 6.12, clamped, so an idle group (shares 3) reads 1. */
-uint64_t cpu_shares_to_weight(unsigned long shares)
-{
-	uint64_t w = ((uint64_t)shares * CGROUP_WEIGHT_DFL + NICE_0_LOAD / 2) / NICE_0_LOAD;
-
-	if (w < CGROUP_WEIGHT_MIN)
-		return CGROUP_WEIGHT_MIN;
-	if (w > CGROUP_WEIGHT_MAX)
-		return CGROUP_WEIGHT_MAX;
-	return w;
-}
-
 /* cpu_weight_nice_read_s64(): the closest table entry; a tie goes to the lower nice. */
 int cpu_shares_to_nice(unsigned long shares)
 {
@@ -93,7 +61,7 @@ ssize_t cpu_weight_show(struct sched *s __unused, struct group *g, uint64_t now 
 {
 	struct seqbuf sb = { buf, size };
 
-	seqbuf_printf(&sb, "%" PRIu64 "\n", cpu_shares_to_weight(g->shares));
+	seqbuf_printf(&sb, "%lu\n", sched_weight_to_cgroup(g->shares));
 	return seqbuf_end(&sb);
 }
 
@@ -107,7 +75,7 @@ int cpu_weight_write(struct sched *s, struct group *g, char *buf, size_t len __u
 		return ret;
 	if (w < CGROUP_WEIGHT_MIN || w > CGROUP_WEIGHT_MAX)
 		return -ERANGE;
-	return group_set_shares(s, g, cpu_weight_to_shares(w));
+	return group_set_shares(s, g, sched_weight_from_cgroup((unsigned long)w));
 }
 
 ssize_t cpu_weight_nice_show(struct sched *s __unused, struct group *g, uint64_t now __unused,

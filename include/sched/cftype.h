@@ -34,6 +34,8 @@ extern const struct cftype cgroup_files[];	/* terminated by an entry with name =
 
 /* The entry called name if it exists in group g (root rules, +cpu), else NULL. */
 const struct cftype *cftype_lookup(const struct group *g, const char *name);
+/* Whether g has a file called name; the tree refuses a mkdir that would shadow one (EEXIST). */
+bool cftype_exists(const struct group *g, const char *name);
 /* Whether cft exists in g (the rule cftype_lookup() applies). */
 bool cftype_visible(const struct cftype *cft, const struct group *g);
 /* 0644 for files with a write handler, 0444 otherwise (cgroup_file_mode()). */

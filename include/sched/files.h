@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Handlers of the interface files (one parser and one formatter per file) and the cgroup-core
- * rules they share: thread-root / valid-domain predicates of the cgroup.type state machine and
- * the migration vet used by every way of moving a vCPU (cgroup.threads, cgroup.procs,
- * vsched.vcpus, vsched_assign()). The table that names these handlers is in sched/cftype.c.
+ * Handlers of the interface files (one parser and one formatter per file) and the migration
+ * vet used by every way of moving a vCPU (cgroup.threads, cgroup.procs, vsched.vcpus,
+ * vsched_assign()). The type state machine itself is the group tree's (sched/group.h). The table
+ * that names these handlers is in sched/cftype.c.
  */
 #ifndef VSCHED_SCHED_FILES_H
 #define VSCHED_SCHED_FILES_H
@@ -31,14 +31,6 @@ ssize_t seqbuf_end(struct seqbuf *sb);	/* length, or -ENOSPC if anything was cut
 /* Whether g has a cpu "css": the root, or a group whose parent has +cpu in subtree_control. */
 bool group_has_cpu(const struct group *g);
 
-/* cgroup.type predicates (kernel/cgroup/cgroup.c), computed from the tree. */
-bool cgroup_is_threaded(const struct group *g);
-struct group *cgroup_dom(const struct group *g);	/* dom_cgrp: nearest non-threaded */
-bool cgroup_has_tasks(const struct group *g);
-bool cgroup_is_thread_root(const struct group *g);
-bool cgroup_is_valid_domain(const struct group *g);
-bool cgroup_can_be_thread_root(const struct group *g);
-
 /*
  * Checks a move of the vCPUs in set (threads == true: as cgroup.threads, false: as a whole
  * process via cgroup.procs) into dst, as __cgroup_procs_write() does: -EOPNOTSUPP for an invalid
@@ -63,10 +55,7 @@ ssize_t cpu_max_burst_show(struct sched *s, struct group *g, uint64_t now, char 
 int cpu_max_burst_write(struct sched *s, struct group *g, char *buf, size_t len);
 ssize_t cpu_stat_show(struct sched *s, struct group *g, uint64_t now, char *buf, size_t size);
 
-/* Weight conversions (sched_weight_{from,to}_cgroup, sched_prio_to_weight). */
-extern const unsigned long sched_prio_to_weight[40];
-unsigned long cpu_weight_to_shares(uint64_t weight);
-uint64_t cpu_shares_to_weight(unsigned long shares);
+/* cpu.weight.nice read: the nice whose sched_prio_to_weight[] entry is closest to shares. */
 int cpu_shares_to_nice(unsigned long shares);
 
 /* cgroup.* and vsched.* (sched/cgroup_files.c) */
