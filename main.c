@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "ctl/ctl.h"
 #include "util/compiler.h"
+#include "vmm/run.h"
 
 #define VSCHED_VERSION "0.1"
 
@@ -20,6 +21,7 @@ static int cmd_version(int argc __unused, char **argv __unused)
 static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
+	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
 	{ "list", cmd_list, "list running VMs and their control directories" },
 };
 
