@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/ctl.h"
 #include "vmm/linux.h"
 #include "vmm/opts.h"
 #include "vmm/payload.h"
 #include "vmm/run.h"
 #include "vmm/stats.h"
 #include "vmm/vm.h"
+#include "vsched.h"
 
 #define RUN_MAX_PAYLOAD_ARGS 64
 #define RUN_DEMO_DURATION_NS 3000000000ULL
@@ -39,9 +42,12 @@ struct run_cfg {
 	unsigned int cpus;
 	bool verbose;
 	bool demo;
+	bool name_given;
+	const char *ctl_dir;
+	bool no_ctl;
 };
 
-enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_STATS };
+enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_STATS, OPT_CTL_DIR, OPT_NO_CTL };
 
 static const struct option run_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -54,6 +60,8 @@ static const struct option run_options[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "stats", required_argument, NULL, OPT_STATS },
 	{ "cpus", required_argument, NULL, 'P' },
+	{ "ctl-dir", required_argument, NULL, OPT_CTL_DIR },
+	{ "no-ctl", no_argument, NULL, OPT_NO_CTL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -80,6 +88,9 @@ static void run_usage(FILE *f)
 		"                           guest ends or SIGINT/SIGTERM\n"
 		"      --stats FILE         write per-vCPU statistics as JSON at exit\n"
 		"  -P, --cpus P             host CPUs (lanes) the vCPU scheduler may use\n"
+		"      --ctl-dir PATH       mount the control directory there (default\n"
+		"                           /run/vsched/NAME; docs/control-directory.md)\n"
+		"      --no-ctl             no control directory\n"
 		"  -v, --verbose            progress once a second and more messages\n"
 		"  -h, --help               this text\n\n"
 		"Exit status: 0 powered off or --duration, 1 setup failed, 2 usage, 3 guest reset,\n"
@@ -107,9 +118,11 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	while ((c = getopt_long(argc, argv, ":n:c:m:p:d:P:vh", run_options, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (!*optarg || strchr(optarg, '/'))
-				return run_usage_error("invalid --name '%s'", optarg);
+			if (ctl_name_valid(optarg))
+				return run_usage_error("invalid --name '%s' (A-Z a-z 0-9 _ . -, at most "
+						       "64, not starting with '.')", optarg);
 			cfg->name = optarg;
+			cfg->name_given = true;
 			break;
 		case 'c':
 			if (opts_parse_uint(optarg, 1, VM_MAX_VCPUS, &cfg->vcpus))
@@ -148,6 +161,14 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case 'v':
 			cfg->verbose = true;
 			break;
+		case OPT_CTL_DIR:
+			if (!*optarg)
+				return run_usage_error("invalid --ctl-dir '%s'", optarg);
+			cfg->ctl_dir = optarg;
+			break;
+		case OPT_NO_CTL:
+			cfg->no_ctl = true;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 1;
@@ -163,6 +184,8 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		return run_usage_error("--kernel and --payload exclude each other%s", "");
 	if (!cfg->kernel.kernel && (cfg->kernel.initrd || cfg->kernel.cmdline))
 		return run_usage_error("--initrd and --cmdline need --kernel%s", "");
+	if (cfg->ctl_dir && cfg->no_ctl)
+		return run_usage_error("--ctl-dir and --no-ctl exclude each other%s", "");
 	if (cfg->demo) {
 		cfg->name = "demo";
 		cfg->vcpus = 4;
@@ -298,9 +321,45 @@ static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
 	return 0;
 }
 
+/* The group tree the control directory shows: one lane per host CPU the VMM may use. */
+static struct vsched *run_vsched(const struct run_cfg *cfg)
+{
+	unsigned int lanes = cfg->cpus;
+	cpu_set_t cpus;
+
+	if (!lanes)
+		lanes = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 : CPU_COUNT(&cpus);
+	return vsched_create(lanes ? lanes : 1, cfg->vcpus);
+}
+
+static int run_ctl_start(const struct run_cfg *cfg, struct vm *vm, struct vsched *vs,
+			 struct vm_ctl *vc)
+{
+	struct vm_ctl_opts o = {
+		.name = cfg->name, .name_given = cfg->name_given, .dir = cfg->ctl_dir,
+		.no_ctl = cfg->no_ctl,
+	};
+	int ret = vm_ctl_start(vm, vs, &o, vc);
+
+	if (ret == -EEXIST)
+		fprintf(stderr, "vsched run: a VM named '%s' is already running (vsched list)\n",
+			cfg->name);
+	else if (ret)
+		fprintf(stderr, "vsched run: control directory %s: %s\n",
+			cfg->ctl_dir ? cfg->ctl_dir : cfg->name, strerror(-ret));
+	else if (vc->mount_err)
+		fprintf(stderr, "vsched run: no control directory (%s); running without one\n",
+			strerror(-vc->mount_err));
+	else if (cfg->verbose && vc->ctl)
+		fprintf(stderr, "vsched: control directory %s\n", ctl_dir(vc->ctl));
+	return ret;
+}
+
 static int run_vm(const struct run_cfg *cfg, struct vm *vm, FILE *stats, uint64_t start_ns)
 {
 	struct stats_run sr = { .cmd_start_ns = start_ns };
+	struct vm_ctl vc = { 0 };
+	struct vsched *vs;
 	sigset_t set, old;
 	int sfd, ret, sig;
 
@@ -329,12 +388,22 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, FILE *stats, uint64_
 		sr.exit_status = RUN_EXIT_FAILURE;
 		goto out;
 	}
+	vs = run_vsched(cfg);
+	if (!vs) {
+		fprintf(stderr, "vsched run: cannot create the group tree: %s\n", strerror(errno));
+		sr.exit_status = RUN_EXIT_FAILURE;
+		goto out;
+	}
 	ret = vm_start(vm);
 	if (ret)
 		fprintf(stderr, "vsched run: cannot start vCPU threads: %s\n", strerror(-ret));
+	else
+		ret = run_ctl_start(cfg, vm, vs, &vc);
 	sig = ret ? 0 : run_wait(vm, cfg, sfd);
 	vm_stop(vm, VM_EXIT_STOPPED);
+	vm_ctl_stop(&vc);
 	vm_join(vm);
+	vsched_destroy(vs);
 	sr.end_ns = mono_ns();
 	sr.exit_status = ret ? RUN_EXIT_FAILURE : run_exit_status(vm, sig);
 	if (vm->exit_reason == VM_EXIT_STOPPED && sig)
