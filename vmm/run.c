@@ -119,8 +119,8 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		switch (c) {
 		case 'n':
 			if (ctl_name_valid(optarg))
-				return run_usage_error("invalid --name '%s' (A-Z a-z 0-9 _ . -, at most "
-						       "64, not starting with '.')", optarg);
+				return run_usage_error("invalid --name '%s' (1-128 printable characters, "
+						       "no '/', not starting with '.')", optarg);
 			cfg->name = optarg;
 			cfg->name_given = true;
 			break;

@@ -43,7 +43,7 @@ int ctl_dir_clean(const char *dir);
  * directory ("" when run with --no-ctl).
  */
 const char *ctl_run_dir(void);
-int ctl_name_valid(const char *name);	/* 0 or -EINVAL: [A-Za-z0-9_.-], 1..64, no leading '.' */
+int ctl_name_valid(const char *name);	/* 0 or -EINVAL: 1..128 printable, no '/', no leading '.' */
 /* Default control directory of a VM: <run dir>/<name>. */
 int ctl_default_dir(const char *name, char *buf, size_t len);
 /*
@@ -70,7 +70,7 @@ struct vm_ctl_opts {
 	bool no_ctl;
 };
 struct vm_ctl {
-	char name[80];		/* the name registered */
+	char name[160];		/* the name registered */
 	struct ctl *ctl;	/* NULL without a directory */
 	int mount_err;		/* why the default directory could not be mounted, or 0 */
 	bool started;
