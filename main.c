@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "ctl/ctl.h"
+#include "sched/sim.h"
 #include "util/compiler.h"
 #include "vmm/run.h"
 
@@ -23,6 +24,7 @@ static const struct cmd cmds[] = {
 	{ "version", cmd_version, "print the version" },
 	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
 	{ "list", cmd_list, "list running VMs and their control directories" },
+	{ "sim", cmd_sim, "simulate a scenario file on the scheduler core" },
 };
 
 static int cmd_help(int argc __unused, char **argv __unused)

@@ -12,20 +12,21 @@
 
 int group_set_shares(struct sched *s, struct group *g, unsigned long shares)
 {
-	(void)s;
 	if (group_is_root(g) || g->idle)
 		return -EINVAL;
 	if (shares < MIN_SHARES)
 		shares = MIN_SHARES;
 	if (shares > MAX_SHARES)
 		shares = MAX_SHARES;
+	if (shares == g->shares)
+		return 0;
 	g->shares = shares;
+	core_group_reweight(s, g);
 	return 0;
 }
 
 int group_set_idle(struct sched *s, struct group *g, bool idle)
 {
-	(void)s;
 	if (group_is_root(g))
 		return -EINVAL;
 	if (g->idle == idle)
@@ -33,6 +34,7 @@ int group_set_idle(struct sched *s, struct group *g, bool idle)
 	g->idle = idle;
 	/* Leaving idle resets the weight to the default; the old weight is not restored. */
 	g->shares = idle ? WEIGHT_IDLEPRIO : NICE_0_LOAD;
+	core_group_idle(s, g);
 	return 0;
 }
 
@@ -61,11 +63,11 @@ int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uin
 {
 	int ret = group_bandwidth_valid(g, quota_us, period_us, burst_us);
 
-	(void)s;
 	if (ret)
 		return ret;
 	g->quota_us = quota_us;
 	g->period_us = period_us;
 	g->burst_us = burst_us;
+	core_group_bandwidth(s, g);
 	return 0;
 }
