@@ -24,7 +24,9 @@ static int vm_ctl_tids(struct vm *vm, struct vsched *vs)
 
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		while (!(tid = __atomic_load_n(&vm->vcpus[i].tid, __ATOMIC_SEQ_CST))) {
-			if (waited >= TID_WAIT_NS || vm_stopping(vm))
+			if (vm_stopping(vm))
+				return -ECANCELED;
+			if (waited >= TID_WAIT_NS)
 				return -ETIMEDOUT;
 			nanosleep(&nap, NULL);
 			waited += nap.tv_nsec;

@@ -341,6 +341,9 @@ static int run_ctl_start(const struct run_cfg *cfg, struct vm *vm, struct vsched
 	};
 	int ret = vm_ctl_start(vm, vs, &o, vc);
 
+	/* A VM that ended already (e.g. an emulation failure at once) reports its own status. */
+	if (ret == -ECANCELED)
+		return 0;
 	if (ret == -EEXIST)
 		fprintf(stderr, "vsched run: a VM named '%s' is already running (vsched list)\n",
 			cfg->name);

@@ -79,8 +79,8 @@ struct vm_ctl {
  * After vm_start(): waits for the vCPU threads' TIDs, puts them and the pid into vs, claims the
  * name and mounts the directory. If the default directory cannot be mounted (no FUSE), the VM
  * is registered without one and vc->mount_err says why; an explicit --ctl-dir must mount.
- * -EINVAL name, -EEXIST name taken by a live VMM, -ETIMEDOUT vCPU threads did not start, or a
- * mount error.
+ * -EINVAL name, -EEXIST name taken by a live VMM, -ETIMEDOUT vCPU threads did not start,
+ * -ECANCELED the VM stopped meanwhile, or a mount error.
  */
 int vm_ctl_start(struct vm *vm, struct vsched *vs, const struct vm_ctl_opts *o, struct vm_ctl *vc);
 void vm_ctl_stop(struct vm_ctl *vc);
