@@ -3,6 +3,7 @@
 # usage: bench/run.sh BUILD_DIR
 set -u
 build=${1:?usage: bench/run.sh BUILD_DIR}
+VSCHED=$(readlink -f "$build/vsched"); export VSCHED
 status=0 n=0
 for b in "$build"/bench-*; do
 	[ -x "$b" ] || continue

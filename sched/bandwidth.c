@@ -235,7 +235,7 @@ uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc)
 void bw_configure(struct sched *s, struct group_core *gc)
 {
 	struct group *g = gc->g;
-	bool enable = g->quota_us != RUNTIME_INF;
+	bool enable = g->quota_us != RUNTIME_INF && group_has_cpu(g);
 
 	if (enable != gc->bw_enabled) {
 		if (enable)

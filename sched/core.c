@@ -176,7 +176,7 @@ static void runnable_change(struct sched *s, struct group_core *gc, int d)
 
 int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *to)
 {
-	struct group_core *tc = gcore(to);
+	struct group_core *tc = gcore(group_cpu_group(to));
 
 	(void)s;
 	(void)v;
@@ -188,10 +188,9 @@ int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *
  * the new one as if it woke, keeping its lag (bounded); a lane it holds stays unless a group on
  * the new path is throttled.
  */
-void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
+static void rehome(struct sched *s, struct vcpu_core *vc, struct group_core *fc,
+		   struct group_core *tc)
 {
-	struct vcpu_core *vc = vcore(v);
-	struct group_core *fc = gcore(from), *tc = gcore(v->group);
 	bool running = vc->lane >= 0;
 
 	if (fair_waiting(vc))
@@ -219,7 +218,52 @@ void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
 		fair_enqueue(s, &vc->se);
 		lanes_waiter_arrived(s, &vc->se);
 	}
+}
+
+void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
+{
+	struct group_core *fc = gcore(group_cpu_group(from));
+	struct group_core *tc = gcore(group_cpu_group(v->group));
+
+	rehome(s, vcore(v), fc, tc);
 	finish(s);
+}
+
+static int rehome_subtree(struct sched *s, struct group *g)
+{
+	struct sched_vcpu *v;
+	struct group *c;
+	int ret = 0;
+
+	list_for_each_entry(v, &g->vcpus, group_node) {
+		struct group_core *tc = gcore(group_cpu_group(g));
+
+		if (vcore(v)->se.parent == tc)
+			continue;
+		ret = heap_reserve(&tc->queue, tc->nr_children + 1);
+		if (ret)
+			return ret;
+		rehome(s, vcore(v), vcore(v)->se.parent, tc);
+	}
+	list_for_each_entry(c, &g->children, sibling) {
+		ret = rehome_subtree(s, c);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * "cpu" was added to or removed from g's subtree_control: g's children gained or lost their task
+ * group, so every vCPU below g is scheduled in its (new) nearest group with the controller.
+ */
+int core_group_subtree(struct sched *s, struct group *g)
+{
+	int ret = rehome_subtree(s, g);
+
+	fair_rates_changed(s);
+	finish(s);
+	return ret;
 }
 
 int core_group_added(struct sched *s, struct group *g)
@@ -352,107 +396,4 @@ void sched_timer(struct sched *s, uint64_t now)
 void sched_advance(struct sched *s, uint64_t now)
 {
 	clock_update(s, now);
-}
-
-size_t sched_take_decisions(struct sched *s, struct sched_decision *out, size_t max)
-{
-	struct sched_core *c = &s->core;
-	size_t n = c->nr_dec < max ? c->nr_dec : max;
-
-	if (!n)
-		return 0;
-	memcpy(out, c->dec, n * sizeof(*out));
-	memmove(c->dec, c->dec + n, (c->nr_dec - n) * sizeof(*out));
-	c->nr_dec -= n;
-	return n;
-}
-
-size_t sched_pending_decisions(const struct sched *s)
-{
-	return s->core.nr_dec;
-}
-
-uint64_t sched_next_timer(const struct sched *s)
-{
-	uint64_t t = bw_next_timer(s);
-	unsigned int l;
-
-	for (l = 0; l < s->nr_lanes; l++) {
-		const struct lane *ln = &s->core.lanes[l];
-
-		if (!ln->cur)
-			continue;
-		if (ln->rot_until < t)
-			t = ln->rot_until;
-		if (ln->bw_until < t)
-			t = ln->bw_until;
-	}
-	return t;
-}
-
-uint64_t sched_now(const struct sched *s)
-{
-	return s->core.now;
-}
-
-int sched_vcpu_lane(const struct sched *s, unsigned int id)
-{
-	return id < s->nr_vcpus ? s->core.vcpus[id].lane : -1;
-}
-
-bool sched_vcpu_is_runnable(const struct sched *s, unsigned int id)
-{
-	return id < s->nr_vcpus && s->core.vcpus[id].runnable;
-}
-
-int sched_lane_vcpu(const struct sched *s, unsigned int lane)
-{
-	const struct vcpu_core *vc;
-
-	if (lane >= s->nr_lanes)
-		return -1;
-	vc = s->core.lanes[lane].cur;
-	return vc ? (int)vc->v->id : -1;
-}
-
-uint64_t sched_lane_until(const struct sched *s, unsigned int lane)
-{
-	const struct lane *ln;
-
-	if (lane >= s->nr_lanes)
-		return SCHED_TIME_NONE;
-	ln = &s->core.lanes[lane];
-	return ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
-}
-
-bool group_throttled(const struct group *g)
-{
-	return g->core && gcore(g)->throttled;
-}
-
-double sched_vcpu_rate(const struct sched *s, unsigned int id)
-{
-	return id < s->nr_vcpus ? s->core.vcpus[id].se.rate : 0;
-}
-
-double sched_vcpu_demand(const struct sched *s, unsigned int id)
-{
-	return id < s->nr_vcpus ? fair_vcpu_demand(&s->core.vcpus[id]) : 0;
-}
-
-unsigned long sched_nr_switches(const struct sched *s)
-{
-	return s->core.nr_switches;
-}
-
-void group_stat(struct sched *s, struct group *g, uint64_t now_ns, struct cpu_stat *out)
-{
-	struct sched_core *c = &s->core;
-	uint64_t saved = c->now;
-
-	*out = g->stat;
-	if (now_ns > c->now)
-		c->now = now_ns;
-	bw_throttle_pending(s, gcore(g), out);
-	c->now = saved;
 }

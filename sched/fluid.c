@@ -6,7 +6,6 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-
 static double cap_of(const struct group *g)
 {
 	if (g->quota_us == RUNTIME_INF)
@@ -14,27 +13,66 @@ static double cap_of(const struct group *g)
 	return (double)g->quota_us / (double)g->period_us;
 }
 
-double fluid_group_demand(struct sched *s, const struct group *g, const double *demand)
+/* The vCPUs of g and, when g has no "cpu" in subtree_control, of all its descendants. */
+static unsigned int add_vcpu_claims(const struct group *g, const double *demand,
+				    struct fluid_claim *cl, unsigned int n)
 {
 	const struct sched_vcpu *v;
 	const struct group *c;
-	double d = 0, cap = cap_of(g);
 
-	list_for_each_entry(v, &g->vcpus, group_node)
-		d += demand[v->id] > 1.0 ? 1.0 : demand[v->id];
-	list_for_each_entry(c, &g->children, sibling)
-		d += fluid_group_demand(s, c, demand);
-	return cap >= 0 && cap < d ? cap : d;
+	list_for_each_entry(v, &g->vcpus, group_node) {
+		cl[n] = (struct fluid_claim){ .weight = NICE_0_LOAD, .vcpu = v->id };
+		cl[n].demand = demand[v->id] > 1.0 ? 1.0 : demand[v->id];
+		cl[n].done = cl[n].demand <= 0;
+		n++;
+	}
+	if (!g->subtree_cpu)
+		list_for_each_entry(c, &g->children, sibling)
+			n = add_vcpu_claims(c, demand, cl, n);
+	return n;
 }
 
-static unsigned int nr_claims(const struct group *g)
+/*
+ * What g competes with inside, as the kernel schedules it: its vCPUs at weight 1024 each, with
+ * those of descendants that have no cpu controller (they run in g's task group), and, when g
+ * enabled "cpu" for its children, each child group by its weight. Group claims get demand -1:
+ * the caller knows it.
+ */
+unsigned int fluid_claims(const struct group *g, const double *demand, struct fluid_claim *cl)
 {
+	unsigned int n = add_vcpu_claims(g, demand, cl, 0);
 	const struct group *c;
-	unsigned int n = g->nr_vcpus;
 
-	list_for_each_entry(c, &g->children, sibling)
-		n++;
+	if (g->subtree_cpu)
+		list_for_each_entry(c, &g->children, sibling) {
+			cl[n] = (struct fluid_claim){ .weight = (double)c->shares, .g = c };
+			cl[n].demand = -1;
+			n++;
+		}
 	return n;
+}
+
+static double demand_of(struct sched *s, const struct group *g, const double *demand,
+			struct fluid_claim *cl)
+{
+	unsigned int n = fluid_claims(g, demand, cl), i;
+	double d = 0, cap = cap_of(g);
+
+	for (i = 0; i < n; i++)
+		d += cl[i].g ? demand_of(s, cl[i].g, demand, cl + n) : cl[i].demand;
+	return g->parent && cap >= 0 && cap < d ? cap : d;
+}
+
+double fluid_group_demand(struct sched *s, const struct group *g, const double *demand)
+{
+	struct fluid_claim *cl = calloc(fluid_scratch_size(s), sizeof(*cl));
+	double d;
+
+	if (!cl)
+		return 0;
+	d = demand_of(s, g, demand, cl);
+	free(cl);
+	return d;
 }
 
 static double open_weight(const struct fluid_claim *cl, unsigned int n)
@@ -81,28 +119,20 @@ void fluid_water_fill(struct fluid_claim *cl, unsigned int n, double cap)
 }
 
 /* Claims of g's children go to scratch[0..n), deeper levels use the space after them. */
+/* Claims of g's children go to cl[0..n), deeper levels use the space after them. */
 static void fill_group(struct sched *s, const struct group *g, double cap, const double *demand,
 		       double *rate, struct fluid_claim *cl)
 {
-	unsigned int n = nr_claims(g), i = 0;
-	const struct sched_vcpu *v;
-	const struct group *c;
+	unsigned int n = fluid_claims(g, demand, cl), i;
 
 	if (!n)
 		return;
-	list_for_each_entry(v, &g->vcpus, group_node) {
-		cl[i] = (struct fluid_claim){ .weight = NICE_0_LOAD, .vcpu = v->id };
-		cl[i].demand = demand[v->id] > 1.0 ? 1.0 : demand[v->id];
-		i++;
+	for (i = 0; i < n; i++) {
+		if (cl[i].g) {
+			cl[i].demand = demand_of(s, cl[i].g, demand, cl + n);
+			cl[i].done = cl[i].demand <= 0;
+		}
 	}
-	list_for_each_entry(c, &g->children, sibling) {
-		cl[i] = (struct fluid_claim){ .weight = (double)c->shares, .g = c };
-		cl[i].demand = fluid_group_demand(s, c, demand);
-		i++;
-	}
-	for (i = 0; i < n; i++)
-		if (cl[i].demand <= 0)
-			cl[i].done = true;
 	fluid_water_fill(cl, n, cap);
 	for (i = 0; i < n; i++) {
 		if (cl[i].g)
@@ -127,7 +157,7 @@ void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,
 			 struct fluid_claim *scratch)
 {
 	struct group *root = sched_root(s);
-	double total = fluid_group_demand(s, root, demand);
+	double total = demand_of(s, root, demand, scratch);
 	unsigned int i;
 
 	for (i = 0; i < s->nr_vcpus; i++)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cpu controller settings of a group, validated as sched_group_set_shares(),
- * sched_group_set_idle() and tg_set_cfs_bandwidth() do. On error nothing changes.
+ * sched_group_set_idle() and tg_set_cfs_bandwidth() do. On error nothing changes. A group whose
+ * parent has no "cpu" in subtree_control has no such settings: -ENOENT, as its files are absent.
  */
 #include <errno.h>
 
@@ -12,6 +13,8 @@
 
 int group_set_shares(struct sched *s, struct group *g, unsigned long shares)
 {
+	if (!group_has_cpu(g))
+		return -ENOENT;
 	if (group_is_root(g) || g->idle)
 		return -EINVAL;
 	if (shares < MIN_SHARES)
@@ -27,6 +30,8 @@ int group_set_shares(struct sched *s, struct group *g, unsigned long shares)
 
 int group_set_idle(struct sched *s, struct group *g, bool idle)
 {
+	if (!group_has_cpu(g))
+		return -ENOENT;
 	if (group_is_root(g))
 		return -EINVAL;
 	if (g->idle == idle)
@@ -61,8 +66,11 @@ int group_bandwidth_valid(const struct group *g, uint64_t quota_us, uint64_t per
 int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uint64_t period_us,
 			uint64_t burst_us)
 {
-	int ret = group_bandwidth_valid(g, quota_us, period_us, burst_us);
+	int ret;
 
+	if (!group_has_cpu(g))
+		return -ENOENT;
+	ret = group_bandwidth_valid(g, quota_us, period_us, burst_us);
 	if (ret)
 		return ret;
 	g->quota_us = quota_us;

@@ -137,8 +137,20 @@ void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from);
 void core_group_reweight(struct sched *s, struct group *g);
 void core_group_idle(struct sched *s, struct group *g);
 int core_group_added(struct sched *s, struct group *g);
+int core_group_subtree(struct sched *s, struct group *g);
 void core_group_bandwidth(struct sched *s, struct group *g);
 void core_emit(struct sched *s, enum sched_decision_type type, struct group *g);
+
+/* V of a level: the rate-weighted mean vt of the runnable children. */
+static inline double fair_vclock(const struct group_core *gc)
+{
+	return gc->sum_r > 0 ? gc->sum_rvt / gc->sum_r : gc->vbase;
+}
+
+/* rates.c: fluid rates of every entity. */
+void fair_path_changed(struct sched *s, struct vcpu_core *vc);
+void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable);
+double fair_clamp_lag(double bound, double lag, double r);
 
 /* fair.c: fluid rates and per-level virtual time. */
 int fair_init(struct sched *s);

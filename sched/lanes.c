@@ -6,10 +6,15 @@
  * runtime never interrupts a vCPU for nothing.
  *
  * When a vCPU starts waiting and every lane is busy, one lane may be taken at once: from a
- * cpu.idle sibling always, otherwise from the vCPU the waiter beats by virtual time, provided
- * that vCPU ran at least min_run on its lane (credit2's ratelimit). The other lanes get a
- * rotation end so that the waiter's turn comes within a slice.
+ * cpu.idle sibling always, otherwise from the vCPU the waiter is furthest behind in virtual time
+ * (by more than min_run), provided that vCPU ran at least min_run on its lane (credit2's
+ * ratelimit). The other lanes get a rotation end so that the waiter's turn comes within a slice.
+ *
+ * At a rotation end the lane is picked again, sticky (a near tie keeps the vCPU: no kick), and
+ * if it goes elsewhere the subtree losing it gives up the lane of its child furthest ahead.
+ * docs/scheduler.md has the reasons.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -285,24 +290,33 @@ static uint64_t lane_until(const struct lane *ln)
 	return ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
 }
 
+/* Room for n more decisions; false if memory ran out (the lane is then told next time). */
+static bool dec_reserve(struct sched_core *c, size_t n)
+{
+	struct sched_decision *d;
+	size_t cap;
+
+	if (c->nr_dec + n <= c->cap_dec)
+		return true;
+	cap = c->cap_dec ? 2 * c->cap_dec : 64;
+	while (cap < c->nr_dec + n)
+		cap *= 2;
+	d = realloc(c->dec, cap * sizeof(*d));
+	if (!d)
+		return false;
+	c->dec = d;
+	c->cap_dec = cap;
+	return true;
+}
+
 static void emit_lane(struct sched *s, enum sched_decision_type type, unsigned int l,
 		      struct vcpu_core *vc, uint64_t until)
 {
-	struct sched_decision d = {
-		.type = type, .lane = l, .vcpu = vc->v->id, .until = until,
-	};
 	struct sched_core *c = &s->core;
 
-	if (c->nr_dec == c->cap_dec) {
-		size_t cap = c->cap_dec ? 2 * c->cap_dec : 64;
-		struct sched_decision *n = realloc(c->dec, cap * sizeof(*n));
-
-		if (!n)
-			return;	/* the lane state stays right; sched_lane_*() still tell */
-		c->dec = n;
-		c->cap_dec = cap;
-	}
-	c->dec[c->nr_dec++] = d;
+	c->dec[c->nr_dec++] = (struct sched_decision){
+		.type = type, .lane = l, .vcpu = vc->v->id, .until = until,
+	};
 }
 
 /*
@@ -338,6 +352,8 @@ void lanes_flush(struct sched *s)
 		struct lane *ln = lane_of(s, l);
 		uint64_t until = lane_until(ln);
 
+		if (!dec_reserve(&s->core, 2))
+			return;
 		if (ln->told_cur != ln->cur) {
 			if (ln->told_cur) {
 				if (ln->told_cur->runnable)

@@ -122,9 +122,17 @@ static int build_tree(struct sim *sim)
 		pg = group_lookup(sim->s, parent);
 		if (!pg)
 			return fail(sim, -ENOENT, "parent of", gc->path);
+		/* Nested groups have the cpu controller, as if "+cpu" was written down the tree. */
+		ret = group_set_subtree_cpu(sim->s, pg, true);
+		if (ret)
+			return fail(sim, ret, "+cpu in", parent[0] ? parent : "/");
 		ret = group_create(sim->s, pg, slash + 1, &g);
 		if (ret)
 			return fail(sim, ret, "group", gc->path);
+		/* The VM's vCPU groups form a threaded subtree: vCPUs may sit at any level. */
+		ret = group_enable_threaded(sim->s, g);
+		if (ret)
+			return fail(sim, ret, "threaded", gc->path);
 		ret = sim_apply_settings(sim->s, g, &gc->set);
 		if (ret)
 			return fail(sim, ret, "settings of", gc->path);

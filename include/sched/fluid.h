@@ -3,7 +3,8 @@
  * The fluid ideal (design brief §3): what each vCPU and group would get from a perfectly fluid
  * scheduler. Capacity P (lanes) enters at the root; every group splits what it gets among its
  * children (child groups by their weight, its own vCPUs at weight 1024 each, as threads in a
- * cgroup v2 group compete) by water-filling: nobody gets more than its demand, and what a
+ * cgroup v2 group compete; a group whose parent did not enable "cpu" has no task group of its
+ * own, its vCPUs compete in the nearest ancestor that has one) by water-filling: nobody gets more than its demand, and what a
  * satisfied child leaves goes to the others in proportion to weight. A vCPU's demand is at most
  * one CPU; a group's is min(quota / period, the sum of its children's demands).
  *
@@ -30,6 +31,13 @@ struct fluid_claim {
  * Claims with done already set on entry take nothing.
  */
 void fluid_water_fill(struct fluid_claim *cl, unsigned int n, double cap);
+/*
+ * The claims competing inside g, as the kernel schedules them: g's vCPUs (demand[] of each,
+ * at most 1), those of descendants without the cpu controller (they run in g's task group), and
+ * g's child groups if g has "cpu" in subtree_control (demand -1: the caller fills it). Returns
+ * their number; cl needs room for every vCPU and group below g.
+ */
+unsigned int fluid_claims(const struct group *g, const double *demand, struct fluid_claim *cl);
 
 /*
  * demand[i] in CPUs (0..1) for vCPU i; rate[i] receives its ideal share in CPUs.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The scheduler core's decisions, driven by hand with explicit times. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,6 +207,101 @@ static void test_core_move_into_throttled_group(void)
 	sched_destroy(s);
 }
 
+static void test_core_remove_capped_group(void)
+{
+	struct sched *s = sched_create(2, 2);
+	struct sched_decision d[16];
+	struct cpu_stat st;
+	struct group *a;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 5000, 50000, 0), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, a), 0);
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_runnable(s, 1, 0);
+	sched_vcpu_ran(s, 0, 5 * MS, 0, 5 * MS);
+	CU_ASSERT_TRUE(group_throttled(a));
+	/* Leaving a throttled group gives the vCPU its lane back at once. */
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, sched_root(s)), 0);
+	CU_ASSERT_TRUE(sched_vcpu_lane(s, 0) >= 0);
+	CU_ASSERT_EQUAL(group_remove(s, a), 0);
+	sched_timer(s, 50 * MS);
+	take(s, d, 16);
+	/* The removed group's usage stays in the root. */
+	group_stat(s, sched_root(s), 50 * MS, &st);
+	CU_ASSERT_EQUAL(st.usage_ns, 5 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), SCHED_TIME_NONE);
+	sched_destroy(s);
+}
+
+/* nr_periods counts active periods plus one trailing idle one; the grid keeps its phase. */
+static void test_core_period_timer_stops_and_restarts(void)
+{
+	struct sched *s = sched_create(1, 1);
+	struct cpu_stat st;
+	struct group *a;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 10000, 100000, 0), 0);
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_ran(s, 0, 5 * MS, 0, 5 * MS);
+	sched_vcpu_blocked(s, 0, 5 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), 100 * MS);
+	sched_timer(s, 100 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), 200 * MS);
+	sched_timer(s, 200 * MS);
+	/* A whole period without a draw: the timer stops, after counting it. */
+	CU_ASSERT_EQUAL(sched_next_timer(s), SCHED_TIME_NONE);
+	group_stat(s, a, 500 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_periods, 2);
+	CU_ASSERT_EQUAL(st.nr_throttled, 0);
+	/* Drawing again restarts it on the same grid. */
+	sched_vcpu_runnable(s, 0, 1050 * MS);
+	sched_vcpu_ran(s, 0, MS, 0, 1051 * MS);
+	sched_vcpu_blocked(s, 0, 1051 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), 1100 * MS);
+	sched_timer(s, 1100 * MS);
+	group_stat(s, a, 1100 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_periods, 3);
+	CU_ASSERT_EQUAL(st.usage_ns, 6 * MS);
+	sched_destroy(s);
+}
+
+/* throttled_usec: time throttled times min(runnable vCPUs below, lanes). */
+static void test_core_throttled_time_width(void)
+{
+	struct sched *s = sched_create(2, 3);
+	struct sched_params p = { .slice_ns = 50 * MS, .min_run_ns = MS, .lag_ns = 100 * MS };
+	struct cpu_stat st;
+	struct group *a;
+	unsigned int i;
+
+	/* Slices longer than the pool lasts, so the slice end is the pool's. */
+	CU_ASSERT_EQUAL(sched_set_params(s, &p), 0);
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(sched_vcpu_move(s, i, a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 20000, 100000, 0), 0);
+	for (i = 0; i < 3; i++)
+		sched_vcpu_runnable(s, i, 0);
+	/* Two lanes drain the 20 ms pool in 10 ms. */
+	CU_ASSERT_EQUAL(sched_lane_until(s, 0), 10 * MS);
+	sched_vcpu_ran(s, sched_lane_vcpu(s, 0), 10 * MS, 0, 10 * MS);
+	sched_vcpu_ran(s, sched_lane_vcpu(s, 1), 10 * MS, 0, 10 * MS);
+	CU_ASSERT_TRUE(group_throttled(a));
+	/* 3 runnable vCPUs on 2 lanes count as 2 "CPUs"; one blocks at 50 ms: then 2. */
+	sched_vcpu_blocked(s, 2, 50 * MS);
+	sched_vcpu_blocked(s, 1, 60 * MS);
+	group_stat(s, a, 100 * MS, &st);
+	CU_ASSERT_EQUAL(st.throttled_ns, 2 * 40 * MS + 2 * 10 * MS + 1 * 40 * MS);
+	sched_timer(s, 100 * MS);
+	group_stat(s, a, 100 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_throttled, 1);
+	CU_ASSERT_FALSE(group_throttled(a));
+	sched_destroy(s);
+}
+
 static void test_core_params(void)
 {
 	struct sched *s = sched_create(1, 1);
@@ -243,10 +339,17 @@ static void test_core_incremental_rates(void)
 	CU_ASSERT_EQUAL(group_create(s, g[0], "d", &g[3]), 0);
 	CU_ASSERT_EQUAL(group_create(s, g[3], "e", &g[4]), 0);
 	CU_ASSERT_EQUAL(group_create(s, g[1], "f", &g[5]), 0);
+	/* vCPU groups of one VM are a threaded subtree: vCPUs may sit at every level. */
+	for (i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(group_enable_threaded(s, g[i]), 0);
+	/* a and d enable cpu for their children; b does not: f's vCPUs run in b. */
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[0], true), 0);
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[3], true), 0);
 	CU_ASSERT_EQUAL(group_set_shares(s, g[1], 3000), 0);
 	CU_ASSERT_EQUAL(group_set_shares(s, g[4], 200), 0);
 	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[3], 40000, 100000, 0), 0);
-	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[5], 150000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[1], 150000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(group_set_shares(s, g[5], 200), -ENOENT);
 	for (i = 0; i < NV; i++)
 		CU_ASSERT_EQUAL(sched_vcpu_move(s, i, i % 7 == 6 ? sched_root(s) : g[i % 7 % 6]), 0);
 	for (k = 0; k < 400; k++) {
@@ -273,6 +376,16 @@ static void test_core_incremental_rates(void)
 		}
 	}
 	CU_ASSERT_TRUE(worst < 1e-9);
+	/* Taking cpu away from d (and giving it back) reschedules e's vCPUs in d, and back. */
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[3], false), 0);
+	CU_ASSERT_EQUAL(g[4]->shares, NICE_0_LOAD);
+	for (i = 0; i < NV; i++)
+		demand[i] = sched_vcpu_demand(s, i);
+	CU_ASSERT_EQUAL(fluid_solve(s, demand, rate), 0);
+	for (i = 0; i < NV; i++)
+		if (sched_vcpu_is_runnable(s, i))
+			CU_ASSERT_TRUE(fabs(sched_vcpu_rate(s, i) - rate[i]) < 1e-9);
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[3], true), 0);
 	sched_destroy(s);
 }
 
@@ -284,6 +397,9 @@ static CU_TestInfo core_tests[] = {
 	{ "idle group preempted at once", test_core_idle_group_preempted_at_once },
 	{ "throttle when the pool runs dry", test_core_throttle_at_exhaustion },
 	{ "move into a throttled group", test_core_move_into_throttled_group },
+	{ "remove a capped group", test_core_remove_capped_group },
+	{ "period timer stops and restarts", test_core_period_timer_stops_and_restarts },
+	{ "throttled time counts runnable vCPUs per lane", test_core_throttled_time_width },
 	{ "parameters", test_core_params },
 	CU_TEST_INFO_NULL,
 };

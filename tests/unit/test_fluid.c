@@ -53,10 +53,18 @@ static void test_fluid_nested_and_internal_vcpus(void)
 
 	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
 	CU_ASSERT_EQUAL(group_create(s, a, "x", &x), 0);
+	/* x threaded, so that a may hold vCPUs beside it once a enables cpu. */
+	CU_ASSERT_EQUAL(group_enable_threaded(s, x), 0);
 	CU_ASSERT_EQUAL(group_set_shares(s, a, sched_weight_from_cgroup(300)), 0);
 	CU_ASSERT_EQUAL(sched_vcpu_move(s, 1, a), 0);
 	CU_ASSERT_EQUAL(sched_vcpu_move(s, 2, x), 0);
 	CU_ASSERT_EQUAL(sched_vcpu_move(s, 3, x), 0);
+	/* Without "cpu" in a's subtree_control, x has no task group: v1..v3 share a's 9/4. */
+	CU_ASSERT_EQUAL(fluid_solve(s, demand, rate), 0);
+	CU_ASSERT_TRUE(NEAR(rate[0], 0.75));
+	CU_ASSERT_TRUE(NEAR(rate[1], 0.75));
+	CU_ASSERT_TRUE(NEAR(rate[3], 0.75));
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, a, true), 0);
 	CU_ASSERT_EQUAL(fluid_solve(s, demand, rate), 0);
 	/* v0 3/4 CPU, a 9/4: v1 and x split 9/4 equally -> v1 capped at 1, x 5/4. */
 	CU_ASSERT_TRUE(NEAR(rate[0], 0.75));

@@ -255,6 +255,11 @@ static void test_sim_duty_beside_hogs(void)
 		    "vcpu 0 /web hog\nvcpu 1 /web duty 2ms 10ms\n"
 		    "vcpu 2 /batch hog\nvcpu 3 /batch hog\nvcpu 4 / duty 5ms 20ms\n",
 		    DUTY_BOUND);
+	/* A group owed more than its hog and duty vCPU ask (1.5 vs 1.3): it gets 1.3. */
+	check_error("lanes 2\nduration 10s\ngroup /web weight 300\ngroup /batch weight 100\n"
+		    "vcpu 0 /web hog\nvcpu 1 /web duty 3ms 10ms\nvcpu 2 /batch hog\n"
+		    "vcpu 3 /batch hog\n",
+		    DUTY_BOUND);
 	/* 30 % duty vCPUs whose demand exceeds their share: they get the share. */
 	check_error("lanes 1\nduration 10s\ngroup /a\ngroup /b weight 300\n"
 		    "vcpu 0 /a duty 3ms 10ms\nvcpu 1 /a duty 3ms 10ms\nvcpu 2 /b hog\n",
@@ -284,6 +289,20 @@ static void test_sim_weight_changed_mid_run(void)
 	check_error("lanes 1\nduration 10s\ngroup /a\ngroup /b\n"
 		    "vcpu 0 /a hog\nvcpu 1 /b hog\nat 2s idle /b 1\nat 5s idle /b 0\n",
 		    HOG_BOUND);
+}
+
+static void test_sim_everything_at_once(void)
+{
+	check_error("lanes 4\nduration 10s\n"
+		    "group /a weight 200\ngroup /a/x weight 50 max 150ms 100ms\n"
+		    "group /a/y weight 300\ngroup /a/y/z idle 1\ngroup /b weight 100\n"
+		    "group /c nice 5\n"
+		    "vcpu 0 /a/x hog\nvcpu 1 /a/x hog\nvcpu 2 /a/x duty 4ms 10ms\n"
+		    "vcpu 3 /a/y hog\nvcpu 4 /a/y duty 1ms 7ms phase 2ms\nvcpu 5 /a/y/z hog\n"
+		    "vcpu 6 /a/y/z hog\nvcpu 7 /b bursty 5ms 20ms seed 9\nvcpu 8 /b hog\n"
+		    "vcpu 9 /c hog\nvcpu 10 /c duty 2ms 5ms\nvcpu 11 / duty 3ms 30ms\n"
+		    "at 3s move 9 /a/y\nat 5s weight /b 1000\nat 7s max /a 250ms 100ms\n",
+		    DUTY_BOUND);
 }
 
 static void test_sim_usage_split(void)
@@ -350,6 +369,7 @@ static CU_TestInfo sim_tests[] = {
 	{ "duty-cycle vCPUs beside hogs", test_sim_duty_beside_hogs },
 	{ "a vCPU moved mid-run", test_sim_move_mid_run },
 	{ "a weight changed mid-run", test_sim_weight_changed_mid_run },
+	{ "everything at once, 4 lanes", test_sim_everything_at_once },
 	{ "usage, user and system", test_sim_usage_split },
 	{ "scenario errors", test_sim_scenario_errors },
 	CU_TEST_INFO_NULL,
