@@ -2,7 +2,7 @@
 # cpu.stat through the control directory against the kernel's own account of the vCPU threads
 # (/proc/PID/task/TID/schedstat, nanoseconds of CPU time): per vCPU (vsched.vcpu.stat), per
 # group (a vCPU moved into a group at a known point) and for the whole VM (root cpu.stat),
-# each within 1 % (plus the CPU time that passes while reading).
+# each within 1 % (plus the CPU time that passes while reading); and a cpu.max write in effect.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ctl-lib.sh"
 if [ ! -c /dev/fuse ]; then
@@ -67,6 +67,18 @@ snap=$(cat "$D/cpu.stat")
 expect_eq "user + system = usage (one read)" \
 	"$(echo "$snap" | awk '/^user_usec/ {s += $2} /^system_usec/ {s += $2} END {print s}')" \
 	"$(echo "$snap" | sed -n 's/^usage_usec //p')"
+
+# A write takes effect at once: a 0.2-CPU cap on a (a hog vCPU) throttles within the next
+# periods, and a gets at most 0.2 CPU (+50 % for the first period and scheduling noise) over 2 s.
+echo "20000 100000" >"$D/a/cpu.max"
+u0=$(sed -n 's/^usage_usec //p' "$D/a/cpu.stat")
+sleep 2
+stat=$(cat "$D/a/cpu.stat")
+u1=$(echo "$stat" | sed -n 's/^usage_usec //p')
+thr=$(echo "$stat" | sed -n 's/^nr_throttled //p')
+if [ "$thr" -gt 0 ]; then ok "cap in effect: nr_throttled $thr"; else bad "no throttling after cpu.max"; fi
+if [ $((u1 - u0)) -le 600000 ]; then ok "capped usage over 2 s: $((u1 - u0)) us"; else
+	bad "capped usage over 2 s: $((u1 - u0)) us (cap allows 400000)"; fi
 
 kill -TERM "$VPID"
 wait "$VPID"
