@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ctl/ctl.h"
 #include "sched/sim.h"
 #include "util/compiler.h"
 #include "vmm/run.h"
@@ -22,6 +23,7 @@ static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
 	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
+	{ "list", cmd_list, "list running VMs and their control directories" },
 	{ "sim", cmd_sim, "simulate a scenario file on the scheduler core" },
 };
 
