@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "libvirt/apply.h"
+#include "libvirt/hook.h"
 #include "util/compiler.h"
 
 #define VSCHED_VERSION "0.1"
@@ -19,6 +21,8 @@ static int cmd_version(int argc __unused, char **argv __unused)
 static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
+	{ "apply", cmd_apply, "apply a domain XML's cputune and vCPU groups to a running VM" },
+	{ "hook", cmd_hook, "libvirt QEMU hook (installed in /etc/libvirt/hooks/qemu.d/)" },
 };
 
 static int cmd_help(int argc __unused, char **argv __unused)

@@ -273,7 +273,7 @@ int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, str
 	return ret;
 }
 
-static int read_all(int fd, char **out, size_t *len)
+int domain_read(int fd, char **out, size_t *len)
 {
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap), *nb;
@@ -327,7 +327,7 @@ int domain_parse_file(const char *path, struct domain_def *def, struct xdiag *d)
 			return ret;
 		}
 	}
-	ret = read_all(fd, &buf, &len);
+	ret = domain_read(fd, &buf, &len);
 	if (fd)
 		close(fd);
 	if (ret) {

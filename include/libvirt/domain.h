@@ -37,6 +37,8 @@ struct domain_def {
 int domain_parse_file(const char *path, struct domain_def *def, struct xdiag *d);
 int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct xdiag *d);
 void domain_free(struct domain_def *def);
+/* Reads a whole XML document from fd (bounded); 0 or -errno. *out is malloc'ed. */
+int domain_read(int fd, char **out, size_t *len);
 
 /* libvirt's memory units (virScaleInteger): "KiB" (the default), "M", "GB", ... -> bytes. */
 int domain_scale_memory(const char *value, const char *unit, uint64_t *bytes);

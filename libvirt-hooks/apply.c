@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `vsched apply --domain FILE [--ctl DIR] [--pid PID] [--dry-run]` and the shared apply path. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "libvirt/apply.h"
+#include "libvirt/fsops.h"
+#include "libvirt/plan.h"
+#include "libvirt/qemu.h"
+#include "libvirt/target.h"
+
+void apply_report(const char *prog, const struct xdiag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_warn; i++)
+		fprintf(stderr, "%s: warning: %s\n", prog, d->warn[i]);
+	if (d->msg[0])
+		fprintf(stderr, "%s: %s\n", prog, d->msg);
+}
+
+int apply_find_target(const char *name, char *dir, size_t len, pid_t *pid, bool *is_vsched)
+{
+	const char *base = getenv("VSCHED_CTL_BASE");
+	struct stat st;
+	int n, ret;
+
+	n = snprintf(dir, len, "%s/%s", base && *base ? base : VSCHED_CTL_BASE_DFL, name);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	*pid = 0;
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode)) {
+		*is_vsched = true;
+		return 0;
+	}
+	*is_vsched = false;
+	ret = qemu_domain_pid(name, pid);
+	if (ret)
+		return ret;
+	return qemu_domain_cgroup(*pid, dir, len);
+}
+
+int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, bool dry_run,
+		 FILE *out, struct xdiag *d)
+{
+	struct dir_target t;
+	struct fs_backend be;
+	struct fsops ops;
+	struct plan plan;
+	int ret;
+
+	ret = plan_build(def, &plan);
+	if (ret) {
+		xerr(d, NULL, NULL, NULL, "%s", strerror(-ret));
+		return ret;
+	}
+	ret = dir_target_open(&t, dir, pid, dry_run, out);
+	if (ret) {
+		xerr(d, NULL, NULL, NULL, "%s: %s", dir, strerror(-ret));
+		goto out_plan;
+	}
+	ret = fsops_render(&plan, t.flavor, &ops, d);
+	if (ret)
+		goto out_plan;
+	if (dry_run)
+		fprintf(t.out, "# %s (%s): nothing is written\n", dir, fs_flavor_name(t.flavor));
+	dir_target_backend(&t, &be);
+	ret = fsops_exec(&ops, &be, d);
+	fsops_free(&ops);
+out_plan:
+	plan_free(&plan);
+	return ret;
+}
+
+static void apply_usage(FILE *f)
+{
+	fprintf(f, "usage: vsched apply --domain FILE [--ctl DIR] [--pid PID] [--dry-run]\n"
+		   "  Applies the domain's <cputune> and vsched groups to a running VM.\n"
+		   "  --domain FILE  domain XML (\"-\" = stdin)\n"
+		   "  --ctl DIR      the VM's control directory or cgroup (default: /run/vsched/NAME,\n"
+		   "                 else the cgroup of the libvirt QEMU domain NAME)\n"
+		   "  --pid PID      the process whose vCPU threads to move (default: the only\n"
+		   "                 process in DIR/cgroup.procs, or libvirt's pid file)\n"
+		   "  --dry-run      validate and print what would be written; touch nothing\n");
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "domain", required_argument, NULL, 'd' },
+		{ "ctl", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *file = NULL, *ctl = NULL;
+	char dir[PATH_MAX];
+	struct domain_def def;
+	struct xdiag d;
+	bool dry_run = false, is_vsched;
+	pid_t pid = 0;
+	long v;
+	char *end;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:c:p:nh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			file = optarg;
+			break;
+		case 'c':
+			ctl = optarg;
+			break;
+		case 'p':
+			v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > INT_MAX) {
+				fprintf(stderr, "vsched apply: --pid '%s': not a process ID\n", optarg);
+				return 2;
+			}
+			pid = (pid_t)v;
+			break;
+		case 'n':
+			dry_run = true;
+			break;
+		case 'h':
+			apply_usage(stdout);
+			return 0;
+		default:
+			apply_usage(stderr);
+			return 2;
+		}
+	}
+	if (!file || optind != argc) {
+		apply_usage(stderr);
+		return 2;
+	}
+	xdiag_init(&d, strcmp(file, "-") ? file : "<stdin>");
+	ret = domain_parse_file(file, &def, &d);
+	if (ret)
+		goto out;
+	if (ctl) {
+		snprintf(dir, sizeof(dir), "%s", ctl);
+	} else {
+		pid_t found;
+
+		ret = apply_find_target(def.name, dir, sizeof(dir), &found, &is_vsched);
+		if (ret) {
+			xerr(&d, NULL, NULL, NULL,
+			     "no running VM named '%s' (no %s/%s, no libvirt QEMU domain): %s",
+			     def.name, getenv("VSCHED_CTL_BASE") ?: VSCHED_CTL_BASE_DFL, def.name,
+			     strerror(-ret));
+			goto out_def;
+		}
+		if (!pid)
+			pid = found;
+	}
+	ret = apply_domain(&def, dir, pid, dry_run, stdout, &d);
+out_def:
+	domain_free(&def);
+out:
+	apply_report("vsched apply", &d);
+	xdiag_free(&d);
+	return ret ? 1 : 0;
+}
