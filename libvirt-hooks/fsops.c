@@ -168,12 +168,88 @@ static int fsops_op(struct fsops *f, const struct plan_op *op, enum fs_flavor fl
 	return -EINVAL;
 }
 
+#define BW_SHIFT	20
+#define RATIO_INF	UINT64_MAX
+
+/* The kernel's to_ratio(): quota/period in 2^-20 units. */
+static uint64_t cap_ratio(const struct plan_op *op)
+{
+	if (op->quota < 0)
+		return RATIO_INF;
+	return ((uint64_t)op->quota << BW_SHIFT) / op->value;
+}
+
+/*
+ * cgroup v1 refuses a child whose quota/period exceeds its parent's effective ratio
+ * (tg_cfs_schedulable_down()); v2 has no such rule. Checked on the whole plan before anything
+ * is written: the kernel would refuse it half-way.
+ */
+static int fsops_v1_caps(const struct plan *p, struct xdiag *d)
+{
+	const struct plan_op **caps;
+	uint64_t *eff;
+	size_t i, j, nr = 0;
+	int ret = 0;
+
+	caps = calloc(p->nr + 1, sizeof(*caps));
+	eff = calloc(p->nr + 1, sizeof(*eff));
+	if (!caps || !eff) {
+		free(caps);
+		free(eff);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->nr && !ret; i++) {
+		const struct plan_op *op = &p->ops[i], *parent = NULL;
+		uint64_t peff = RATIO_INF, r;
+		size_t best = 0;
+
+		if (op->kind != PLAN_MAX)
+			continue;
+		/* Nearest capped ancestor seen so far (the plan writes parents first). */
+		for (j = 0; j < nr; j++) {
+			size_t l = strlen(caps[j]->path);
+
+			if (l >= strlen(op->path) || (l && (strncmp(caps[j]->path, op->path, l) ||
+							     op->path[l] != '/')))
+				continue;
+			if (!parent || l >= best) {
+				parent = caps[j];
+				peff = eff[j];
+				best = l;
+			}
+		}
+		r = cap_ratio(op);
+		if (r != RATIO_INF && r > peff) {
+			char v[64];
+
+			snprintf(v, sizeof(v), "%lld %llu", (long long)op->quota,
+				 (unsigned long long)op->value);
+			ret = xerr_line(d, op->line, op->origin, v,
+					"cgroup v1 refuses a cap above the parent's: %s exceeds %s "
+					"(%lld %llu)", op->path[0] ? op->path : "the VM",
+					parent->path[0] ? parent->path : "the VM",
+					(long long)parent->quota, (unsigned long long)parent->value);
+			break;
+		}
+		caps[nr] = op;
+		eff[nr++] = r == RATIO_INF ? peff : r;
+	}
+	free(caps);
+	free(eff);
+	return ret;
+}
+
 int fsops_render(const struct plan *p, enum fs_flavor fl, struct fsops *out, struct xdiag *d)
 {
 	size_t i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	if (fl == FS_V1) {
+		ret = fsops_v1_caps(p, d);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < p->nr; i++) {
 		ret = fsops_op(out, &p->ops[i], fl, d);
 		if (ret) {
