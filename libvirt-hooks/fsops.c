@@ -186,17 +186,17 @@ static uint64_t cap_ratio(const struct plan_op *op)
  */
 static int fsops_v1_caps(const struct plan *p, struct xdiag *d)
 {
-	const struct plan_op **caps;
+	const struct plan_op **caps, **src;	/* src: whose cap is the effective one */
 	uint64_t *eff;
 	size_t i, j, nr = 0;
 	int ret = 0;
 
 	caps = calloc(p->nr + 1, sizeof(*caps));
+	src = calloc(p->nr + 1, sizeof(*src));
 	eff = calloc(p->nr + 1, sizeof(*eff));
-	if (!caps || !eff) {
-		free(caps);
-		free(eff);
-		return -ENOMEM;
+	if (!caps || !src || !eff) {
+		ret = -ENOMEM;
+		goto out;
 	}
 	for (i = 0; i < p->nr && !ret; i++) {
 		const struct plan_op *op = &p->ops[i], *parent = NULL;
@@ -213,7 +213,7 @@ static int fsops_v1_caps(const struct plan *p, struct xdiag *d)
 							     op->path[l] != '/')))
 				continue;
 			if (!parent || l >= best) {
-				parent = caps[j];
+				parent = src[j];
 				peff = eff[j];
 				best = l;
 			}
@@ -232,9 +232,12 @@ static int fsops_v1_caps(const struct plan *p, struct xdiag *d)
 			break;
 		}
 		caps[nr] = op;
+		src[nr] = r == RATIO_INF ? parent : op;
 		eff[nr++] = r == RATIO_INF ? peff : r;
 	}
+out:
 	free(caps);
+	free(src);
 	free(eff);
 	return ret;
 }
