@@ -69,29 +69,32 @@ static bool fsops_enabled(const struct fsops *f, const char *path)
 	return false;
 }
 
-/* v2: a thread group needs "cpu" enabled in its parent and the threaded type (as libvirt). */
+/*
+ * v2: a thread group is made "threaded" and then gets "cpu" from its parent, in libvirt's order
+ * (virCgroupV2MakeGroup()): a populated parent may enable cpu only once it is a thread root.
+ */
 static int fsops_mkdir(struct fsops *f, const struct plan_op *op, enum fs_flavor fl)
 {
 	char parent[PLAN_PATH_MAX];
 	struct fsop *o;
 
-	if (fl == FS_V2 && !fsops_enabled(f, parent_of(op->path, parent, sizeof(parent)))) {
-		o = fsops_add(f, FSOP_WRITE, parent, op);
-		if (!o)
-			return -ENOMEM;
-		o->optional = false;
-		strcpy(o->file, "cgroup.subtree_control");
-		strcpy(o->value, "+cpu");
-	}
 	if (!fsops_add(f, FSOP_MKDIR, op->path, op))
 		return -ENOMEM;
-	if (fl == FS_V2) {
-		o = fsops_add(f, FSOP_WRITE, op->path, op);
-		if (!o)
-			return -ENOMEM;
-		strcpy(o->file, "cgroup.type");
-		strcpy(o->value, "threaded");
-	}
+	if (fl != FS_V2)
+		return 0;
+	o = fsops_add(f, FSOP_WRITE, op->path, op);
+	if (!o)
+		return -ENOMEM;
+	strcpy(o->file, "cgroup.type");
+	strcpy(o->value, "threaded");
+	if (fsops_enabled(f, parent_of(op->path, parent, sizeof(parent))))
+		return 0;
+	o = fsops_add(f, FSOP_WRITE, parent, op);
+	if (!o)
+		return -ENOMEM;
+	o->optional = false;
+	strcpy(o->file, "cgroup.subtree_control");
+	strcpy(o->value, "+cpu");
 	return 0;
 }
 

@@ -275,9 +275,9 @@ static void test_exec_backend(void)
 	CU_ASSERT_EQUAL_FATAL(fsops_render(&p, FS_V2, &f, &d), 0);
 	/* The VM's group has no cpu.weight (a kernel-like root): warned, the rest applied. */
 	CU_ASSERT_EQUAL(fsops_exec(&f, &be, &d), 0);
-	CU_ASSERT_STRING_EQUAL(r.log, "W /cgroup.subtree_control=+cpu\n"
-				      "M g\n"
+	CU_ASSERT_STRING_EQUAL(r.log, "M g\n"
 				      "W g/cgroup.type=threaded\n"
+				      "W /cgroup.subtree_control=+cpu\n"
 				      "W g/cpu.idle=1\n"
 				      "W g/cpu.max.burst=0\n"
 				      "W g/cpu.max=max 100000\n"
