@@ -7,6 +7,7 @@
 #ifndef VSCHED_SCHED_CFTYPE_H
 #define VSCHED_SCHED_CFTYPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,7 +34,26 @@ extern const struct cftype cgroup_files[];	/* terminated by an entry with name =
 
 /* The entry called name if it exists in group g (root rules, +cpu), else NULL. */
 const struct cftype *cftype_lookup(const struct group *g, const char *name);
+/* Whether g has a file called name; the tree refuses a mkdir that would shadow one (EEXIST). */
+bool cftype_exists(const struct group *g, const char *name);
+/* Whether cft exists in g (the rule cftype_lookup() applies). */
+bool cftype_visible(const struct cftype *cft, const struct group *g);
 /* 0644 for files with a write handler, 0444 otherwise (cgroup_file_mode()). */
 mode_t cftype_mode(const struct cftype *cft);
+
+/*
+ * The one write path of every front end, with kernfs/cgroup_file_write() rules: -EACCES if the
+ * file has no write handler (kernfs refuses the open), -E2BIG above CFTYPE_WRITE_MAX bytes, a
+ * zero-length write succeeds and does nothing; the handler sees a NUL-terminated copy (so it
+ * stops at an embedded NUL, as the kernel's do). Returns len on success, else -errno.
+ */
+ssize_t cftype_write(struct sched *s, struct group *g, const struct cftype *cft, const char *buf,
+		     size_t len);
+/*
+ * The one read path: formats the whole file into buf (NUL-terminated). -EACCES without a show
+ * handler, -ENOSPC if size is too small (retry larger), else the length.
+ */
+ssize_t cftype_show(struct sched *s, struct group *g, const struct cftype *cft, uint64_t now_ns,
+		    char *buf, size_t size);
 
 #endif

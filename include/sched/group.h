@@ -30,11 +30,29 @@
 #define NICE_0_LOAD		1024UL
 #define WEIGHT_IDLEPRIO		3UL	/* the weight of a cpu.idle=1 group */
 
+/* Kernel load units (NICE_0_LOAD == cpu.weight 100) <-> cpu.weight, with the kernel's rounding. */
+static inline unsigned long sched_weight_from_cgroup(unsigned long w)
+{
+	return (w * NICE_0_LOAD + CGROUP_WEIGHT_DFL / 2) / CGROUP_WEIGHT_DFL;
+}
+
+static inline unsigned long sched_weight_to_cgroup(unsigned long shares)
+{
+	unsigned long w = (shares * CGROUP_WEIGHT_DFL + NICE_0_LOAD / 2) / NICE_0_LOAD;
+
+	return w < CGROUP_WEIGHT_MIN ? CGROUP_WEIGHT_MIN : w > CGROUP_WEIGHT_MAX ? CGROUP_WEIGHT_MAX : w;
+}
+
+#define MIN_NICE		(-20)
+#define MAX_NICE		19
+extern const unsigned long sched_prio_to_weight[40];	/* indexed by nice + 20 */
+
 #define CPU_PERIOD_DFL_US	100000ULL
 #define CPU_PERIOD_MIN_US	1000ULL
 #define CPU_PERIOD_MAX_US	1000000ULL
 #define CPU_QUOTA_MIN_US	1000ULL
 #define RUNTIME_INF		UINT64_MAX	/* "max" quota */
+#define MAX_BW_US		((1ULL << 44) - 1)	/* max_cfs_runtime: quota (+ burst) limit */
 #define LIMIT_MAX		UINT64_MAX	/* "max" for cgroup.max.depth/descendants */
 
 enum group_type {
@@ -66,7 +84,8 @@ struct group {
 	unsigned int nr_descendants;
 
 	/* cgroup core */
-	enum group_type type;
+	enum group_type type;		/* GROUP_THREADED once made so, else GROUP_DOMAIN;
+					   group_type_of() gives what cgroup.type shows */
 	bool subtree_cpu;		/* "cpu" in cgroup.subtree_control */
 	uint64_t max_depth;		/* LIMIT_MAX = "max" */
 	uint64_t max_descendants;
@@ -99,6 +118,7 @@ struct sched *sched_create(unsigned int nr_lanes, unsigned int nr_vcpus);
 void sched_destroy(struct sched *s);
 struct group *sched_root(struct sched *s);
 unsigned int sched_nr_vcpus(const struct sched *s);
+unsigned int sched_nr_lanes(const struct sched *s);
 struct sched_vcpu *sched_vcpu(struct sched *s, unsigned int id);	/* NULL if out of range */
 struct sched_vcpu *sched_vcpu_by_tid(struct sched *s, pid_t tid);
 void sched_vcpu_set_tid(struct sched *s, unsigned int id, pid_t tid);
@@ -111,10 +131,41 @@ int group_create(struct sched *s, struct group *parent, const char *name, struct
 int group_remove(struct sched *s, struct group *g);	/* -EBUSY populated or has children */
 struct group *group_lookup(struct sched *s, const char *path);	/* "a/b"; "" or "/" = root */
 struct group *group_child(struct group *parent, const char *name);
+int group_check_name(const struct group *parent, const char *name);	/* mkdir's name checks */
+bool group_is_populated(const struct group *g);	/* vCPUs here or below */
 int group_path(const struct group *g, char *buf, size_t len);	/* "/a/b", "/" for root */
 bool group_is_root(const struct group *g);
 
-/* Membership: a vCPU is in exactly one group; counters stay consistent on a move. */
+/*
+ * A directory may not shadow an interface file of its parent: kernfs refuses such a mkdir with
+ * EEXIST. The file table (sched/cftype.c) knows which files a group has and registers its lookup
+ * here; until it does, a built-in list of the kernel's cgroup v2 core and cpu file names is used.
+ */
+typedef bool (*group_file_exists_fn)(const struct group *parent, const char *name);
+void group_set_file_exists(group_file_exists_fn fn);
+
+/* cgroup.max.depth / cgroup.max.descendants (LIMIT_MAX = "max"); enforced at group_create(). */
+int group_set_max_depth(struct sched *s, struct group *g, uint64_t depth);
+int group_set_max_descendants(struct sched *s, struct group *g, uint64_t nr);
+
+/*
+ * Threaded mode (cgroup.type) and "cpu" in cgroup.subtree_control, with cgroupfs errnos:
+ * group_enable_threaded() -EOPNOTSUPP; group_set_subtree_cpu() -ENOENT (parent lacks +cpu),
+ * -EBUSY (a child still has +cpu), -EOPNOTSUPP (invalid domain). The root starts with +cpu.
+ */
+enum group_type group_type_of(const struct group *g);
+int group_enable_threaded(struct sched *s, struct group *g);
+int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable);
+struct group *group_dom(struct group *g);	/* the threaded domain a group belongs to */
+bool group_is_valid_domain(const struct group *g);
+bool group_is_thread_root(const struct group *g);
+
+/*
+ * Membership: a vCPU is in exactly one group; counters stay consistent on a move. -ESRCH for an
+ * unknown vCPU, -EOPNOTSUPP into an invalid domain. Any other group is allowed (the cpu
+ * controller is threaded); cgroup.threads' same-domain rule is the front end's to apply with
+ * group_dom().
+ */
 int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to);
 
 /* cpu controller settings, validated as the kernel does; take effect at once in the core. */
@@ -122,6 +173,9 @@ int group_set_shares(struct sched *s, struct group *g, unsigned long shares);
 int group_set_idle(struct sched *s, struct group *g, bool idle);
 int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uint64_t period_us,
 			uint64_t burst_us);
+/* The checks of group_set_bandwidth() alone: 0 or -EINVAL. */
+int group_bandwidth_valid(const struct group *g, uint64_t quota_us, uint64_t period_us,
+			  uint64_t burst_us);
 
 /* cpu.stat of a group or vCPU at time now_ns (in-progress throttling is included). */
 void group_stat(struct sched *s, struct group *g, uint64_t now_ns, struct cpu_stat *out);

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vsched public C API: the group tree of one VM, driven like cgroupfs.
+ *
+ * One struct vsched per VM wraps the scheduler core's struct sched with a mutex. The control
+ * directory (FUSE threads), the CLI, the domain XML code and programs linking libvsched all call
+ * these functions, so every way in parses and formats through the same cftype table
+ * (sched/cftype.h) and sees the same errors.
+ *
+ * Conventions:
+ *  - Functions return 0 (or a length) on success and -errno on failure, with the kernel's errno
+ *    for the same operation on cgroupfs (e.g. writing "0" to cpu.weight gives -ERANGE). A failed
+ *    call changes nothing. Nothing here prints.
+ *  - A path names a group: "" or "/" is the root (the whole VM), "a/b" or "/a/b" a nested group.
+ *    Leading and trailing slashes are ignored. A file is named by its cgroupfs name
+ *    ("cpu.max"); docs/interface-files.md lists them with formats and errnos.
+ *  - All functions take the VM's lock themselves; do not call them while holding it
+ *    (vsched_lock()), or from a listing callback.
+ *  - Time for cpu.stat reads comes from CLOCK_MONOTONIC unless vsched_set_clock() says otherwise
+ *    (the simulator passes its virtual clock); it must be the time base the core is fed with.
+ */
+#ifndef VSCHED_H
+#define VSCHED_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct vsched;
+struct sched;
+
+/* Lifetime. nr_vcpus vCPUs start in the root group. NULL with errno set on failure. */
+struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus);
+void vsched_destroy(struct vsched *vs);
+
+/* Identity of the VMM's threads, shown in cgroup.procs / cgroup.threads. */
+int vsched_set_pid(struct vsched *vs, pid_t pid);
+int vsched_set_vcpu_tid(struct vsched *vs, unsigned int vcpu, pid_t tid);	/* -ERANGE vcpu */
+
+/* Groups, as mkdir(2)/rmdir(2) on cgroupfs. mkdir: -ENOENT parent, -EEXIST, -EINVAL name,
+ * -EAGAIN cgroup.max.depth/descendants, -ENAMETOOLONG. rmdir: -ENOENT, -EBUSY (populated, has
+ * children, or the root). */
+int vsched_mkdir(struct vsched *vs, const char *path);
+int vsched_rmdir(struct vsched *vs, const char *path);
+/* mkdir, then "threaded" into its cgroup.type, so single vCPUs can move into it; undone (rmdir)
+ * if the type change is refused (-EOPNOTSUPP). */
+int vsched_mkdir_threaded(struct vsched *vs, const char *path);
+
+/*
+ * Reads a whole file into buf (NUL-terminated). Returns its length; -ENOENT (no such group or
+ * file in that group), -EACCES (not readable), -EOPNOTSUPP (cgroup.procs of a threaded group),
+ * -ENOSPC (buf too small: retry larger, or use vsched_read_alloc()).
+ */
+ssize_t vsched_read(struct vsched *vs, const char *path, const char *file, char *buf, size_t len);
+/* Same, into a malloc()ed buffer the caller frees: one consistent snapshot of the file. */
+ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file, char **out);
+
+/*
+ * Writes one value, as write(2) on cgroupfs: returns len on success, 0 for len == 0 (no
+ * effect), -E2BIG above 4096 bytes, -EACCES for read-only files, -ENOENT, else the file's
+ * errno. Success triggers the change callback.
+ */
+ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,
+		     size_t len);
+/* Convenience: vsched_write() of a C string; 0 on success. */
+int vsched_write_str(struct vsched *vs, const char *path, const char *file, const char *value);
+
+/* Moves the vCPUs in cpuset (libvirt syntax, "0-3,^2") into path; same rules as vsched.vcpus. */
+int vsched_assign(struct vsched *vs, const char *cpuset, const char *path);
+
+/* Listings for directory views. Callbacks run under the lock: copy, do not call back in.
+ * A non-zero return from the callback stops the walk and is returned. */
+typedef int (*vsched_name_fn)(const char *name, mode_t mode, void *arg);
+int vsched_list_children(struct vsched *vs, const char *path, vsched_name_fn fn, void *arg);
+int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, void *arg);
+/* The mode of a group directory (file == NULL: S_IFDIR | 0755) or of one of its files
+ * (S_IFREG | 0644 / 0444), or -ENOENT. */
+int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *mode);
+
+/* Delegation: the owner of a group directory (chown on cgroupfs). */
+int vsched_chown(struct vsched *vs, const char *path, uid_t uid, gid_t gid);
+int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid);
+
+/*
+ * Change notification, called after a successful change, outside the lock (so it may lock and
+ * call the core, e.g. to kick vCPUs so the change takes effect within one slice). path is the
+ * group, file the file written (NULL for mkdir/rmdir/assign).
+ */
+enum vsched_event {
+	VSCHED_EV_WRITE,	/* a file was written */
+	VSCHED_EV_MKDIR,
+	VSCHED_EV_RMDIR,
+	VSCHED_EV_ASSIGN,	/* vCPUs moved by vsched_assign() */
+};
+typedef void (*vsched_notify_fn)(struct vsched *vs, enum vsched_event ev, const char *path,
+				 const char *file, void *arg);
+void vsched_set_notify(struct vsched *vs, vsched_notify_fn fn, void *arg);
+
+/* Time source for cpu.stat (default: CLOCK_MONOTONIC in ns). */
+typedef uint64_t (*vsched_clock_fn)(void *arg);
+void vsched_set_clock(struct vsched *vs, vsched_clock_fn fn, void *arg);
+
+/* For the runtime and simulator: call scheduler-core functions on the tree under the lock. */
+void vsched_lock(struct vsched *vs);
+void vsched_unlock(struct vsched *vs);
+pthread_mutex_t *vsched_mutex(struct vsched *vs);
+struct sched *vsched_sched(struct vsched *vs);	/* use only while holding the lock */
+
+#endif

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The public API (vsched.h): a locked façade over the group tree and the cftype table. Every
+ * front end ends here, so locking, path rules, time for cpu.stat and change notification live
+ * in one place.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "vsched.h"
+#include "sched/cftype.h"
+#include "sched/files.h"
+#include "sched/group.h"
+
+struct vsched {
+	pthread_mutex_t lock;
+	struct sched *s;
+	vsched_notify_fn notify;
+	void *notify_arg;
+	vsched_clock_fn clock;
+	void *clock_arg;
+};
+
+static uint64_t api_monotonic_ns(void *arg __unused)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
+{
+	struct vsched *vs;
+
+	if (!nr_lanes || !nr_vcpus || nr_vcpus > CPUSET_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	vs = calloc(1, sizeof(*vs));
+	if (!vs)
+		return NULL;
+	vs->s = sched_create(nr_lanes, nr_vcpus);
+	if (!vs->s) {
+		free(vs);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&vs->lock, NULL);
+	vs->clock = api_monotonic_ns;
+	group_set_file_exists(cftype_exists);
+	return vs;
+}
+
+void vsched_destroy(struct vsched *vs)
+{
+	if (!vs)
+		return;
+	sched_destroy(vs->s);
+	pthread_mutex_destroy(&vs->lock);
+	free(vs);
+}
+
+void vsched_lock(struct vsched *vs)
+{
+	pthread_mutex_lock(&vs->lock);
+}
+
+void vsched_unlock(struct vsched *vs)
+{
+	pthread_mutex_unlock(&vs->lock);
+}
+
+pthread_mutex_t *vsched_mutex(struct vsched *vs)
+{
+	return &vs->lock;
+}
+
+struct sched *vsched_sched(struct vsched *vs)
+{
+	return vs->s;
+}
+
+void vsched_set_notify(struct vsched *vs, vsched_notify_fn fn, void *arg)
+{
+	vsched_lock(vs);
+	vs->notify = fn;
+	vs->notify_arg = arg;
+	vsched_unlock(vs);
+}
+
+void vsched_set_clock(struct vsched *vs, vsched_clock_fn fn, void *arg)
+{
+	vsched_lock(vs);
+	vs->clock = fn ? fn : api_monotonic_ns;
+	vs->clock_arg = fn ? arg : NULL;
+	vsched_unlock(vs);
+}
+
+static void api_notify(struct vsched *vs, enum vsched_event ev, const char *path,
+		       const char *file)
+{
+	vsched_notify_fn fn;
+	void *arg;
+
+	vsched_lock(vs);
+	fn = vs->notify;
+	arg = vs->notify_arg;
+	vsched_unlock(vs);
+	if (fn)
+		fn(vs, ev, path, file, arg);
+}
+
+int vsched_set_pid(struct vsched *vs, pid_t pid)
+{
+	if (pid < 0)
+		return -EINVAL;
+	vsched_lock(vs);
+	sched_set_pid(vs->s, pid);
+	vsched_unlock(vs);
+	return 0;
+}
+
+int vsched_set_vcpu_tid(struct vsched *vs, unsigned int vcpu, pid_t tid)
+{
+	int ret = 0;
+
+	if (tid < 0)
+		return -EINVAL;
+	vsched_lock(vs);
+	if (vcpu >= sched_nr_vcpus(vs->s))
+		ret = -ERANGE;
+	else
+		sched_vcpu_set_tid(vs->s, vcpu, tid);
+	vsched_unlock(vs);
+	return ret;
+}
+
+/* "/a/b/" -> "a/b" in buf; -ENAMETOOLONG if it does not fit. */
+static int api_norm(const char *path, char *buf)
+{
+	size_t len;
+
+	if (!path)
+		path = "";
+	while (*path == '/')
+		path++;
+	len = strlen(path);
+	while (len && path[len - 1] == '/')
+		len--;
+	if (len >= GROUP_PATH_MAX)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+/* The group at path, under the lock; NULL if there is none. */
+static struct group *api_group(struct vsched *vs, const char *path)
+{
+	char norm[GROUP_PATH_MAX];
+
+	if (api_norm(path, norm))
+		return NULL;
+	return group_lookup(vs->s, norm);
+}
+
+int vsched_mkdir(struct vsched *vs, const char *path)
+{
+	char norm[GROUP_PATH_MAX], *name;
+	struct group *parent;
+	int ret;
+
+	ret = api_norm(path, norm);
+	if (ret)
+		return ret;
+	if (!norm[0])
+		return -EEXIST;	/* the root */
+	name = strrchr(norm, '/');
+	vsched_lock(vs);
+	if (name) {
+		*name++ = '\0';
+		parent = group_lookup(vs->s, norm);
+	} else {
+		name = norm;
+		parent = sched_root(vs->s);
+	}
+	ret = parent ? group_create(vs->s, parent, name, NULL) : -ENOENT;
+	vsched_unlock(vs);
+	if (!ret)
+		api_notify(vs, VSCHED_EV_MKDIR, path, NULL);
+	return ret;
+}
+
+int vsched_rmdir(struct vsched *vs, const char *path)
+{
+	struct group *g;
+	int ret;
+
+	vsched_lock(vs);
+	g = api_group(vs, path);
+	if (!g)
+		ret = -ENOENT;
+	else if (group_is_root(g))
+		ret = -EBUSY;
+	else
+		ret = group_remove(vs->s, g);
+	vsched_unlock(vs);
+	if (!ret)
+		api_notify(vs, VSCHED_EV_RMDIR, path, NULL);
+	return ret;
+}
+
+int vsched_mkdir_threaded(struct vsched *vs, const char *path)
+{
+	int ret;
+
+	ret = vsched_mkdir(vs, path);
+	if (ret)
+		return ret;
+	ret = vsched_write_str(vs, path, "cgroup.type", "threaded");
+	if (ret)
+		vsched_rmdir(vs, path);
+	return ret;
+}
+
+/* Looks up group and file under the lock. */
+static int api_file(struct vsched *vs, const char *path, const char *file, struct group **g,
+		    const struct cftype **cft)
+{
+	*g = api_group(vs, path);
+	if (!*g)
+		return -ENOENT;
+	*cft = file ? cftype_lookup(*g, file) : NULL;
+	return *cft ? 0 : -ENOENT;
+}
+
+ssize_t vsched_read(struct vsched *vs, const char *path, const char *file, char *buf, size_t len)
+{
+	const struct cftype *cft;
+	struct group *g;
+	ssize_t ret;
+
+	vsched_lock(vs);
+	ret = api_file(vs, path, file, &g, &cft);
+	if (!ret)
+		ret = cftype_show(vs->s, g, cft, vs->clock(vs->clock_arg), buf, len);
+	vsched_unlock(vs);
+	return ret;
+}
+
+ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file, char **out)
+{
+	size_t size = 4096;
+	char *buf = NULL, *nbuf;
+	ssize_t ret;
+
+	for (;;) {
+		nbuf = realloc(buf, size);
+		if (!nbuf) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nbuf;
+		ret = vsched_read(vs, path, file, buf, size);
+		if (ret != -ENOSPC)
+			break;
+		size *= 2;
+	}
+	if (ret < 0) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	return ret;
+}
+
+ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,
+		     size_t len)
+{
+	const struct cftype *cft;
+	struct group *g;
+	ssize_t ret;
+
+	vsched_lock(vs);
+	ret = api_file(vs, path, file, &g, &cft);
+	if (!ret)
+		ret = cftype_write(vs->s, g, cft, buf, len);
+	vsched_unlock(vs);
+	if (ret > 0)
+		api_notify(vs, VSCHED_EV_WRITE, path, file);
+	return ret;
+}
+
+int vsched_write_str(struct vsched *vs, const char *path, const char *file, const char *value)
+{
+	ssize_t ret = vsched_write(vs, path, file, value, strlen(value));
+
+	return ret < 0 ? (int)ret : 0;
+}
+
+int vsched_assign(struct vsched *vs, const char *cpuset, const char *path)
+{
+	struct cpuset set;
+	struct group *g;
+	int ret;
+
+	vsched_lock(vs);
+	g = api_group(vs, path);
+	ret = g ? cpuset_parse(cpuset, sched_nr_vcpus(vs->s), &set) : -ENOENT;
+	if (!ret)
+		ret = cgroup_move_vcpus(vs->s, &set, g, true);
+	vsched_unlock(vs);
+	if (!ret)
+		api_notify(vs, VSCHED_EV_ASSIGN, path, NULL);
+	return ret;
+}
+
+int vsched_list_children(struct vsched *vs, const char *path, vsched_name_fn fn, void *arg)
+{
+	struct group *g, *c;
+	int ret = 0;
+
+	vsched_lock(vs);
+	g = api_group(vs, path);
+	if (!g)
+		ret = -ENOENT;
+	else
+		list_for_each_entry(c, &g->children, sibling)
+			if ((ret = fn(c->name, S_IFDIR | 0755, arg)))
+				break;
+	vsched_unlock(vs);
+	return ret;
+}
+
+int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, void *arg)
+{
+	const struct cftype *cft;
+	struct group *g;
+	int ret = 0;
+
+	vsched_lock(vs);
+	g = api_group(vs, path);
+	if (!g)
+		ret = -ENOENT;
+	else
+		for (cft = cgroup_files; cft->name; cft++)
+			if (cftype_visible(cft, g) && (ret = fn(cft->name, S_IFREG | cftype_mode(cft), arg)))
+				break;
+	vsched_unlock(vs);
+	return ret;
+}
+
+int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *mode)
+{
+	const struct cftype *cft;
+	struct group *g;
+	int ret = 0;
+
+	vsched_lock(vs);
+	if (!file) {
+		g = api_group(vs, path);
+		if (g)
+			*mode = S_IFDIR | 0755;
+		else
+			ret = -ENOENT;
+	} else {
+		ret = api_file(vs, path, file, &g, &cft);
+		if (!ret)
+			*mode = S_IFREG | cftype_mode(cft);
+	}
+	vsched_unlock(vs);
+	return ret;
+}
+
+int vsched_chown(struct vsched *vs, const char *path, uid_t uid, gid_t gid)
+{
+	struct group *g;
+
+	vsched_lock(vs);
+	g = api_group(vs, path);
+	if (g) {
+		g->uid = uid;
+		g->gid = gid;
+	}
+	vsched_unlock(vs);
+	return g ? 0 : -ENOENT;
+}
+
+int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid)
+{
+	struct group *g;
+
+	vsched_lock(vs);
+	g = api_group(vs, path);
+	if (g) {
+		*uid = g->uid;
+		*gid = g->gid;
+	}
+	vsched_unlock(vs);
+	return g ? 0 : -ENOENT;
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cpu controller's interface files (kernel/sched/core.c cpu_files[] of Linux 6.12): one
+ * parser and one formatter each. Parsers only translate syntax into values; ranges and state
+ * rules (idle groups, burst <= quota, ...) are checked by the group_set_*() setters, as the
+ * kernel's tg_set_*() do, so a write through any front end is validated in one place.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sched/files.h"
+#include "sched/parse.h"
+
+#define NSEC_PER_USEC	1000U
+
+void seqbuf_printf(struct seqbuf *sb, const char *fmt, ...)
+{
+	size_t room = sb->len < sb->size ? sb->size - sb->len : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(sb->buf + (room ? sb->len : 0), room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= room)
+		sb->overflow = true;
+	else
+		sb->len += (size_t)n;
+}
+
+ssize_t seqbuf_end(struct seqbuf *sb)
+{
+	return sb->overflow ? -ENOSPC : (ssize_t)sb->len;
+}
+
+bool group_has_cpu(const struct group *g)
+{
+	return !g->parent || g->parent->subtree_cpu;
+}
+
+/* cpu_weight_nice_read_s64(): the closest table entry; a tie goes to the lower nice. */
+int cpu_shares_to_nice(unsigned long shares)
+{
+	long last_delta = LONG_MAX, delta;
+	int prio;
+
+	for (prio = 0; prio < 40; prio++) {
+		delta = labs((long)sched_prio_to_weight[prio] - (long)shares);
+		if (delta >= last_delta)
+			break;
+		last_delta = delta;
+	}
+	return prio - 1 + MIN_NICE;
+}
+
+ssize_t cpu_weight_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
+			char *buf, size_t size)
+{
+	struct seqbuf sb = { buf, size };
+
+	seqbuf_printf(&sb, "%lu\n", sched_weight_to_cgroup(g->shares));
+	return seqbuf_end(&sb);
+}
+
+int cpu_weight_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
+{
+	uint64_t w;
+	int ret;
+
+	ret = parse_u64(buf, &w);
+	if (ret)
+		return ret;
+	if (w < CGROUP_WEIGHT_MIN || w > CGROUP_WEIGHT_MAX)
+		return -ERANGE;
+	return group_set_shares(s, g, sched_weight_from_cgroup((unsigned long)w));
+}
+
+ssize_t cpu_weight_nice_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
+			     char *buf, size_t size)
+{
+	struct seqbuf sb = { buf, size };
+
+	seqbuf_printf(&sb, "%d\n", cpu_shares_to_nice(g->shares));
+	return seqbuf_end(&sb);
+}
+
+int cpu_weight_nice_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
+{
+	int64_t nice;
+	int ret;
+
+	ret = parse_s64(buf, &nice);
+	if (ret)
+		return ret;
+	if (nice < MIN_NICE || nice > MAX_NICE)
+		return -ERANGE;
+	return group_set_shares(s, g, sched_prio_to_weight[nice - MIN_NICE]);
+}
+
+ssize_t cpu_idle_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
+		      char *buf, size_t size)
+{
+	struct seqbuf sb = { buf, size };
+
+	seqbuf_printf(&sb, "%d\n", g->idle ? 1 : 0);
+	return seqbuf_end(&sb);
+}
+
+int cpu_idle_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
+{
+	int64_t idle;
+	int ret;
+
+	ret = parse_s64(buf, &idle);
+	if (ret)
+		return ret;
+	/* sched_group_set_idle(): out of range is EINVAL, not ERANGE. */
+	if (idle < 0 || idle > 1)
+		return -EINVAL;
+	return group_set_idle(s, g, idle == 1);
+}
+
+ssize_t cpu_max_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
+		     char *buf, size_t size)
+{
+	struct seqbuf sb = { buf, size };
+
+	if (g->quota_us == RUNTIME_INF)
+		seqbuf_printf(&sb, "max");
+	else
+		seqbuf_printf(&sb, "%" PRIu64, g->quota_us);
+	seqbuf_printf(&sb, " %" PRIu64 "\n", g->period_us);
+	return seqbuf_end(&sb);
+}
+
+int cpu_max_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
+{
+	uint64_t quota, period = g->period_us;	/* one number keeps the period */
+	int ret;
+
+	ret = parse_cpu_max(buf, &quota, &period);
+	if (ret)
+		return ret;
+	return group_set_bandwidth(s, g, quota, period, g->burst_us);
+}
+
+ssize_t cpu_max_burst_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
+			   char *buf, size_t size)
+{
+	struct seqbuf sb = { buf, size };
+
+	seqbuf_printf(&sb, "%" PRIu64 "\n", g->burst_us);
+	return seqbuf_end(&sb);
+}
+
+int cpu_max_burst_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
+{
+	uint64_t burst;
+	int ret;
+
+	ret = parse_u64(buf, &burst);
+	if (ret)
+		return ret;
+	/* cpu_cfs_burst_write_u64(): the value must survive translation to ns. */
+	if (burst > UINT64_MAX / NSEC_PER_USEC)
+		return -EINVAL;
+	return group_set_bandwidth(s, g, g->quota_us, g->period_us, burst);
+}
+
+/*
+ * cpu_stat_show(): the cgroup-core part (every group, root included), then the bandwidth part
+ * when the group has a cpu css. nice_usec is printed as in 6.12; vCPU threads are never niced,
+ * so it is 0. core_sched.force_idle_usec is left out, as on a kernel without SCHED_CORE.
+ */
+ssize_t cpu_stat_show(struct sched *s, struct group *g, uint64_t now, char *buf, size_t size)
+{
+	struct seqbuf sb = { buf, size };
+	struct cpu_stat st;
+
+	group_stat(s, g, now, &st);
+	seqbuf_printf(&sb, "usage_usec %" PRIu64 "\n", st.usage_ns / NSEC_PER_USEC);
+	seqbuf_printf(&sb, "user_usec %" PRIu64 "\n", st.user_ns / NSEC_PER_USEC);
+	seqbuf_printf(&sb, "system_usec %" PRIu64 "\n", st.system_ns / NSEC_PER_USEC);
+	seqbuf_printf(&sb, "nice_usec 0\n");
+	if (group_has_cpu(g)) {
+		/* The kernel keeps these as int and prints them with %d. */
+		seqbuf_printf(&sb, "nr_periods %d\n", (int)st.nr_periods);
+		seqbuf_printf(&sb, "nr_throttled %d\n", (int)st.nr_throttled);
+		seqbuf_printf(&sb, "throttled_usec %" PRIu64 "\n", st.throttled_ns / NSEC_PER_USEC);
+		seqbuf_printf(&sb, "nr_bursts %d\n", (int)st.nr_bursts);
+		seqbuf_printf(&sb, "burst_usec %" PRIu64 "\n", st.burst_ns / NSEC_PER_USEC);
+	}
+	return seqbuf_end(&sb);
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The group tree: mkdir/rmdir semantics of cgroupfs (cgroup_mkdir(), cgroup_rmdir(),
+ * cgroup_check_hierarchy_limits()) and vCPU membership with consistent counters.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/*
+ * Names of the kernel's cgroup v2 core and cpu files, used to refuse a mkdir that would shadow a
+ * file until the file table registers its own lookup. "root" marks files that exist on the root,
+ * "cpu" files that exist only when the parent enabled +cpu.
+ */
+static const struct {
+	const char *name;
+	bool on_root, not_on_root, cpu;
+} builtin_files[] = {
+	{ "cgroup.type", false, true, false },
+	{ "cgroup.procs", true, false, false },
+	{ "cgroup.threads", true, false, false },
+	{ "cgroup.controllers", true, false, false },
+	{ "cgroup.subtree_control", true, false, false },
+	{ "cgroup.events", false, true, false },
+	{ "cgroup.max.descendants", true, false, false },
+	{ "cgroup.max.depth", true, false, false },
+	{ "cgroup.stat", true, false, false },
+	{ "cgroup.freeze", false, true, false },
+	{ "cgroup.kill", false, true, false },
+	{ "cpu.stat", true, false, false },
+	{ "cpu.stat.local", true, false, false },
+	{ "cpu.weight", false, true, true },
+	{ "cpu.weight.nice", false, true, true },
+	{ "cpu.idle", false, true, true },
+	{ "cpu.max", false, true, true },
+	{ "cpu.max.burst", false, true, true },
+};
+
+static bool builtin_file_exists(const struct group *parent, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(builtin_files) / sizeof(builtin_files[0]); i++) {
+		if (strcmp(builtin_files[i].name, name))
+			continue;
+		if (builtin_files[i].not_on_root && group_is_root(parent))
+			return false;
+		if (builtin_files[i].cpu && !(parent->parent && parent->parent->subtree_cpu))
+			return false;
+		return true;
+	}
+	return false;
+}
+
+static group_file_exists_fn file_exists = builtin_file_exists;
+
+void group_set_file_exists(group_file_exists_fn fn)
+{
+	file_exists = fn ? fn : builtin_file_exists;
+}
+
+bool group_is_root(const struct group *g)
+{
+	return !g->parent;
+}
+
+bool group_is_populated(const struct group *g)
+{
+	return g->nr_populated > 0;
+}
+
+struct group *group_child(struct group *parent, const char *name)
+{
+	struct group *c;
+
+	list_for_each_entry(c, &parent->children, sibling)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/*
+ * What the VFS and cgroup_mkdir() refuse, in their order: an empty name or one with '/' cannot
+ * be a path component, '\n' is refused by cgroup_mkdir(), "." and ".." always exist, a name
+ * longer than NAME_MAX is ENAMETOOLONG, an existing directory or file is EEXIST.
+ */
+int group_check_name(const struct group *parent, const char *name)
+{
+	size_t len = strnlen(name, GROUP_NAME_MAX + 1);
+
+	if (!len || strchr(name, '/'))
+		return -EINVAL;
+	if (len > GROUP_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (strchr(name, '\n'))
+		return -EINVAL;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return -EEXIST;
+	if (group_child((struct group *)parent, name) || file_exists(parent, name))
+		return -EEXIST;
+	return 0;
+}
+
+/* cgroup_check_hierarchy_limits(): every ancestor's depth and descendant limits. */
+static bool group_limits_allow(const struct group *parent)
+{
+	const struct group *a;
+	uint64_t level = 0;
+
+	for (a = parent; a; a = a->parent, level++) {
+		if (a->nr_descendants >= a->max_descendants)
+			return false;
+		if (level >= a->max_depth)
+			return false;
+	}
+	return true;
+}
+
+static void group_init(struct group *g, struct group *parent, const char *name)
+{
+	memset(g, 0, sizeof(*g));
+	strcpy(g->name, name);
+	g->parent = parent;
+	list_init(&g->children);
+	list_init(&g->sibling);
+	list_init(&g->vcpus);
+	g->depth = parent ? parent->depth + 1 : 0;
+	g->max_depth = LIMIT_MAX;
+	g->max_descendants = LIMIT_MAX;
+	/* A new cgroup is a domain; group_type_of() shows it invalid under a threaded parent. */
+	g->type = GROUP_DOMAIN;
+	if (parent) {
+		g->uid = parent->uid;
+		g->gid = parent->gid;
+	}
+	g->shares = NICE_0_LOAD;
+	g->quota_us = RUNTIME_INF;
+	g->period_us = CPU_PERIOD_DFL_US;
+}
+
+int group_create(struct sched *s, struct group *parent, const char *name, struct group **out)
+{
+	struct group *g, *a;
+	int ret;
+
+	(void)s;
+	ret = group_check_name(parent, name);
+	if (ret)
+		return ret;
+	if (!group_limits_allow(parent))
+		return -EAGAIN;
+	g = malloc(sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	group_init(g, parent, name);
+	list_add_tail(&g->sibling, &parent->children);
+	for (a = parent; a; a = a->parent)
+		a->nr_descendants++;
+	if (out)
+		*out = g;
+	return 0;
+}
+
+int group_remove(struct sched *s, struct group *g)
+{
+	struct group *a;
+
+	(void)s;
+	if (group_is_root(g))
+		return -EBUSY;
+	if (group_is_populated(g) || !list_empty(&g->children))
+		return -EBUSY;
+	list_del(&g->sibling);
+	for (a = g->parent; a; a = a->parent)
+		a->nr_descendants--;
+	free(g);
+	return 0;
+}
+
+struct group *group_lookup(struct sched *s, const char *path)
+{
+	struct group *g = &s->root;
+	char name[GROUP_NAME_MAX + 1];
+	const char *p = path, *end;
+
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		end = strchrnul(p, '/');
+		if ((size_t)(end - p) > GROUP_NAME_MAX)
+			return NULL;
+		memcpy(name, p, end - p);
+		name[end - p] = '\0';
+		g = group_child(g, name);
+		if (!g)
+			return NULL;
+		p = end;
+	}
+	return g;
+}
+
+int group_path(const struct group *g, char *buf, size_t len)
+{
+	const struct group *a;
+	size_t need = 0, pos;
+
+	if (group_is_root(g)) {
+		if (len < 2)
+			return -ENAMETOOLONG;
+		strcpy(buf, "/");
+		return 1;
+	}
+	for (a = g; a->parent; a = a->parent)
+		need += strlen(a->name) + 1;
+	if (need + 1 > len || need >= GROUP_PATH_MAX)
+		return -ENAMETOOLONG;
+	buf[need] = '\0';
+	pos = need;
+	for (a = g; a->parent; a = a->parent) {
+		size_t n = strlen(a->name);
+
+		pos -= n;
+		memcpy(buf + pos, a->name, n);
+		buf[--pos] = '/';
+	}
+	return (int)need;
+}
+
+int group_set_max_depth(struct sched *s, struct group *g, uint64_t depth)
+{
+	(void)s;
+	g->max_depth = depth;
+	return 0;
+}
+
+int group_set_max_descendants(struct sched *s, struct group *g, uint64_t nr)
+{
+	(void)s;
+	g->max_descendants = nr;
+	return 0;
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpu controller settings of a group, validated as sched_group_set_shares(),
+ * sched_group_set_idle() and tg_set_cfs_bandwidth() do. On error nothing changes.
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+#define MIN_SHARES	2UL
+#define MAX_SHARES	(1UL << 18)
+
+int group_set_shares(struct sched *s, struct group *g, unsigned long shares)
+{
+	(void)s;
+	if (group_is_root(g) || g->idle)
+		return -EINVAL;
+	if (shares < MIN_SHARES)
+		shares = MIN_SHARES;
+	if (shares > MAX_SHARES)
+		shares = MAX_SHARES;
+	g->shares = shares;
+	return 0;
+}
+
+int group_set_idle(struct sched *s, struct group *g, bool idle)
+{
+	(void)s;
+	if (group_is_root(g))
+		return -EINVAL;
+	if (g->idle == idle)
+		return 0;
+	g->idle = idle;
+	/* Leaving idle resets the weight to the default; the old weight is not restored. */
+	g->shares = idle ? WEIGHT_IDLEPRIO : NICE_0_LOAD;
+	return 0;
+}
+
+/* tg_set_cfs_bandwidth()'s checks in its order (6.12), in microseconds. */
+int group_bandwidth_valid(const struct group *g, uint64_t quota_us, uint64_t period_us,
+			  uint64_t burst_us)
+{
+	if (group_is_root(g))
+		return -EINVAL;
+	if (quota_us != RUNTIME_INF && quota_us < CPU_QUOTA_MIN_US)
+		return -EINVAL;
+	if (period_us < CPU_PERIOD_MIN_US || period_us > CPU_PERIOD_MAX_US)
+		return -EINVAL;
+	if (quota_us != RUNTIME_INF && quota_us > MAX_BW_US)
+		return -EINVAL;
+	if (quota_us != RUNTIME_INF && (burst_us > quota_us || burst_us + quota_us > MAX_BW_US))
+		return -EINVAL;
+	/* Mainline's explicit overflow rule for the ns conversion. */
+	if (burst_us > UINT64_MAX / 1000)
+		return -EINVAL;
+	return 0;
+}
+
+int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uint64_t period_us,
+			uint64_t burst_us)
+{
+	int ret = group_bandwidth_valid(g, quota_us, period_us, burst_us);
+
+	(void)s;
+	if (ret)
+		return ret;
+	g->quota_us = quota_us;
+	g->period_us = period_us;
+	g->burst_us = burst_us;
+	return 0;
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Threaded mode and the cpu entry of cgroup.subtree_control, as cgroup_type_show(),
+ * cgroup_enable_threaded() and cgroup_subtree_control_write() decide them. cpu is the only
+ * controller, and a threaded one, so no domain-controller rule ever applies.
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+static bool group_threaded(const struct group *g)
+{
+	return g->type == GROUP_THREADED;
+}
+
+/* The domain a group's threads belong to: itself unless threaded (cgrp->dom_cgrp). */
+struct group *group_dom(struct group *g)
+{
+	while (group_threaded(g) && g->parent)
+		g = g->parent;
+	return g;
+}
+
+static bool group_has_threaded_children(const struct group *g)
+{
+	const struct group *c;
+
+	list_for_each_entry(c, &g->children, sibling)
+		if (group_threaded(c))
+			return true;
+	return false;
+}
+
+/* cgroup_is_thread_root(): not threaded, with threaded children or tasks plus +cpu. */
+bool group_is_thread_root(const struct group *g)
+{
+	if (group_threaded(g))
+		return false;
+	if (group_has_threaded_children(g))
+		return true;
+	return g->nr_vcpus && g->subtree_cpu;
+}
+
+/* cgroup_is_valid_domain(): only the (mixable) root may be a thread root above a domain. */
+bool group_is_valid_domain(const struct group *g)
+{
+	const struct group *a;
+
+	if (group_threaded(g))
+		return false;
+	for (a = g->parent; a; a = a->parent) {
+		if (a->parent && group_is_thread_root(a))
+			return false;
+		if (group_threaded(a))
+			return false;
+	}
+	return true;
+}
+
+enum group_type group_type_of(const struct group *g)
+{
+	if (group_threaded(g))
+		return GROUP_THREADED;
+	if (!group_is_valid_domain(g))
+		return GROUP_DOMAIN_INVALID;
+	if (group_is_thread_root(g))
+		return GROUP_DOMAIN_THREADED;
+	return GROUP_DOMAIN;
+}
+
+/* cgroup_can_be_thread_root(): always for root; else no populated domain child. */
+static bool group_can_be_thread_root(const struct group *g)
+{
+	const struct group *c;
+
+	if (!g->parent)
+		return true;
+	if (group_threaded(g))
+		return false;
+	list_for_each_entry(c, &g->children, sibling)
+		if (!group_threaded(c) && group_is_populated(c))
+			return false;
+	return true;
+}
+
+int group_enable_threaded(struct sched *s, struct group *g)
+{
+	struct group *dom;
+
+	(void)s;
+	if (group_threaded(g))
+		return 0;
+	if (!g->parent || group_is_populated(g))
+		return -EOPNOTSUPP;
+	dom = group_dom(g->parent);
+	if (!group_is_valid_domain(dom) || !group_can_be_thread_root(dom))
+		return -EOPNOTSUPP;
+	g->type = GROUP_THREADED;
+	return 0;
+}
+
+int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable)
+{
+	struct group *c;
+
+	(void)s;
+	if (enable == g->subtree_cpu)
+		return 0;
+	if (enable) {
+		/* Top-down: cpu must be in this group's cgroup.controllers. */
+		if (g->parent && !g->parent->subtree_cpu)
+			return -ENOENT;
+		if (!group_is_valid_domain(g) && !group_threaded(g))
+			return -EOPNOTSUPP;
+		if (g->parent && !group_threaded(g) && !group_can_be_thread_root(g) && g->nr_vcpus)
+			return -EBUSY;
+	} else {
+		list_for_each_entry(c, &g->children, sibling)
+			if (c->subtree_cpu)
+				return -EBUSY;
+	}
+	g->subtree_cpu = enable;
+	return 0;
+}
