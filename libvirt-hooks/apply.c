@@ -54,15 +54,15 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, bool 
 	struct plan plan;
 	int ret;
 
-	ret = plan_build(def, &plan);
-	if (ret) {
-		xerr(d, NULL, NULL, NULL, "%s", strerror(-ret));
-		return ret;
-	}
 	ret = dir_target_open(&t, dir, pid, dry_run, out);
 	if (ret) {
 		xerr(d, NULL, NULL, NULL, "%s: %s", dir, strerror(-ret));
-		goto out_plan;
+		return ret;
+	}
+	ret = plan_build(def, dir_target_has_cap(&t) ? 0 : PLAN_NEST_GLOBAL, &plan);
+	if (ret) {
+		xerr(d, NULL, NULL, NULL, "%s", strerror(-ret));
+		return ret;
 	}
 	ret = fsops_render(&plan, t.flavor, &ops, d);
 	if (ret)

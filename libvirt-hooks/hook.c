@@ -62,7 +62,7 @@ static int hook_validate(const struct domain_def *def, bool is_vsched, struct xd
 	struct plan plan;
 	int ret;
 
-	ret = plan_build(def, &plan);
+	ret = plan_build(def, is_vsched ? PLAN_NEST_GLOBAL : 0, &plan);
 	if (ret)
 		return ret;
 	ret = fsops_render(&plan, is_vsched ? FS_V2 : qemu_host_flavor(), &ops, d);

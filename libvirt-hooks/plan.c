@@ -7,6 +7,10 @@
  *   |   +- vcpuN            only when the vCPU needs a group of its own: <period>/<quota>
  *   +- vcpuN                (a cap per vCPU, as libvirt's vcpuN groups) or <vcpusched idle>
  *
+ * Where the VM's group takes no cpu.max (a vsched VM: its root is cgroupfs-like, PLAN_NEST_GLOBAL),
+ * a global cap goes on a group "libvirt" below it that holds all the rest, the layout libvirt
+ * itself uses under systemd (machine scope, then "libvirt" with the global cap).
+ *
  * Every knob of a group is written, defaults included, so that applying an edited domain to a
  * running VM gives the state the domain describes (not the old state plus the change).
  */
@@ -63,28 +67,37 @@ static int plan_set(struct plan *p, enum plan_kind kind, const char *path, uint6
 	return 0;
 }
 
-static int plan_group(struct plan *p, const struct vgroup *g)
+/* prefix/rel, either part may be empty. */
+static void plan_path(char *buf, size_t len, const char *prefix, const char *rel)
+{
+	snprintf(buf, len, "%s%s%s", prefix, prefix[0] && rel[0] ? "/" : "", rel);
+}
+
+static int plan_group(struct plan *p, const struct vgroup *g, const char *prefix)
 {
 	const char *o = "vsched:group";
+	char path[PLAN_PATH_MAX];
 
-	if (!plan_add(p, PLAN_MKDIR, g->path, o, g->line))
+	plan_path(path, sizeof(path), prefix, g->path);
+	if (!plan_add(p, PLAN_MKDIR, path, o, g->line))
 		return -ENOMEM;
 	/* cpu.idle first: while a group is idle its weight cannot be written. */
-	if (plan_set(p, PLAN_IDLE, g->path, g->idle, o, g->line))
+	if (plan_set(p, PLAN_IDLE, path, g->idle, o, g->line))
 		return -ENOMEM;
 	if (!g->idle &&
-	    plan_set(p, PLAN_WEIGHT, g->path, g->weight_set ? g->weight : 100, o, g->line))
+	    plan_set(p, PLAN_WEIGHT, path, g->weight_set ? g->weight : 100, o, g->line))
 		return -ENOMEM;
 	/* Burst to 0 first: a lower quota than the running burst would be refused. */
-	if (plan_set(p, PLAN_BURST, g->path, 0, o, g->line) ||
-	    plan_max(p, g->path, g->quota, g->period, o, g->line))
+	if (plan_set(p, PLAN_BURST, path, 0, o, g->line) ||
+	    plan_max(p, path, g->quota, g->period, o, g->line))
 		return -ENOMEM;
-	if (g->burst && plan_set(p, PLAN_BURST, g->path, g->burst, o, g->line))
+	if (g->burst && plan_set(p, PLAN_BURST, path, g->burst, o, g->line))
 		return -ENOMEM;
 	return 0;
 }
 
-static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int i)
+static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int i,
+		     const char *prefix)
 {
 	const struct cputune *t = &def->tune;
 	const struct cputune_bw *bw = &t->vcpu;
@@ -94,7 +107,7 @@ static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int 
 	char path[PLAN_PATH_MAX];
 	struct plan_op *op;
 
-	snprintf(path, sizeof(path), "%s", gi >= 0 ? def->groups.g[gi].path : "");
+	plan_path(path, sizeof(path), prefix, gi >= 0 ? def->groups.g[gi].path : "");
 	if (capped || idle) {
 		size_t n = strlen(path);
 
@@ -116,29 +129,35 @@ static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int 
 	return 0;
 }
 
-int plan_build(const struct domain_def *def, struct plan *p)
+int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p)
 {
 	const struct cputune *t = &def->tune;
+	bool global = t->global.period || t->global.quota;
+	const char *prefix = "", *o = "cputune/global_quota";
 	unsigned int i;
-	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->nr_vcpus = def->vcpus;
 	if (t->shares_set && plan_set(p, PLAN_SHARES, "", t->shares, "cputune/shares",
 				      t->shares_line))
 		goto nomem;
-	if ((t->global.period || t->global.quota) &&
-	    plan_max(p, "", t->global.quota, t->global.period, "cputune/global_quota",
-		     t->global.line))
-		goto nomem;
-	for (i = 0; i < def->groups.nr; i++)
-		if (plan_group(p, &def->groups.g[i]))
-			goto nomem;
-	for (i = 0; i < def->max_vcpus; i++) {
-		ret = plan_vcpu(p, def, i);
-		if (ret)
+	if (global && (flags & PLAN_NEST_GLOBAL)) {
+		/* The VM's group takes no cpu.max: one group below it holds everything. */
+		prefix = PLAN_GLOBAL_GROUP;
+		if (!plan_add(p, PLAN_MKDIR, prefix, o, t->global.line) ||
+		    plan_set(p, PLAN_IDLE, prefix, 0, o, t->global.line) ||
+		    plan_set(p, PLAN_WEIGHT, prefix, 100, o, t->global.line) ||
+		    plan_set(p, PLAN_BURST, prefix, 0, o, t->global.line))
 			goto nomem;
 	}
+	if (global && plan_max(p, prefix, t->global.quota, t->global.period, o, t->global.line))
+		goto nomem;
+	for (i = 0; i < def->groups.nr; i++)
+		if (plan_group(p, &def->groups.g[i], prefix))
+			goto nomem;
+	for (i = 0; i < def->max_vcpus; i++)
+		if (plan_vcpu(p, def, i, prefix))
+			goto nomem;
 	return 0;
 nomem:
 	plan_free(p);

@@ -206,6 +206,11 @@ static int target_move(void *ctx, const char *path, unsigned int vcpu)
 	return write_file(p, val);
 }
 
+bool dir_target_has_cap(const struct dir_target *t)
+{
+	return file_exists(t->root, t->flavor == FS_V1 ? "cpu.cfs_quota_us" : "cpu.max");
+}
+
 void dir_target_backend(struct dir_target *t, struct fs_backend *be)
 {
 	be->mkdir = target_mkdir;

@@ -44,8 +44,12 @@ struct plan {
 	unsigned int nr_vcpus;	/* vCPUs online at start: moves exist for these */
 };
 
+/* The VM's own group cannot take cpu.max: nest everything below PLAN_GLOBAL_GROUP if capped. */
+#define PLAN_NEST_GLOBAL	(1U << 0)
+#define PLAN_GLOBAL_GROUP	"libvirt"
+
 /* Builds the plan of a validated domain. 0 or -ENOMEM; free with plan_free(). */
-int plan_build(const struct domain_def *def, struct plan *p);
+int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p);
 void plan_free(struct plan *p);
 /* One line per operation, in order (the abstract plan, before any target is chosen). */
 void plan_print(const struct plan *p, FILE *out);

@@ -29,6 +29,8 @@ struct dir_target {
  */
 int dir_target_open(struct dir_target *t, const char *root, pid_t pid, bool dry_run, FILE *out);
 void dir_target_backend(struct dir_target *t, struct fs_backend *be);
+/* Whether the VM's own group takes a cap (a kernel-like root does not). */
+bool dir_target_has_cap(const struct dir_target *t);
 
 /* TID of vCPU n of process pid, found by thread name: "vcpuN" (vsched) or "CPU N/KVM" (QEMU). */
 int vcpu_thread_find(pid_t pid, unsigned int vcpu, pid_t *tid);

@@ -44,7 +44,7 @@ static void test_plan_build(void)
 	char *txt;
 
 	CU_ASSERT_EQUAL_FATAL(parse_str(dom_full, &def, &d), 0);
-	CU_ASSERT_EQUAL_FATAL(plan_build(&def, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, 0, &p), 0);
 	plan_text(&p, &txt);
 	CU_ASSERT_STRING_EQUAL(txt,
 			       "shares / 300\n"
@@ -87,7 +87,7 @@ static void test_plan_minimal(void)
 	/* No cputune, no metadata: every online vCPU goes to the VM's group, nothing else. */
 	CU_ASSERT_EQUAL_FATAL(parse_str("<domain><name>m</name><memory>1</memory>"
 					"<vcpu current='1'>2</vcpu></domain>", &def, &d), 0);
-	CU_ASSERT_EQUAL_FATAL(plan_build(&def, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, 0, &p), 0);
 	plan_text(&p, &txt);
 	CU_ASSERT_STRING_EQUAL(txt, "move / vcpu0\n");
 	free(txt);
@@ -115,7 +115,7 @@ static void test_render_v1_v2(void)
 	struct plan p;
 
 	CU_ASSERT_EQUAL_FATAL(parse_str(dom_full, &def, &d), 0);
-	CU_ASSERT_EQUAL_FATAL(plan_build(&def, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, 0, &p), 0);
 	CU_ASSERT_EQUAL_FATAL(fsops_render(&p, FS_V2, &f2, &d), 0);
 	/* v2: <shares> verbatim into cpu.weight; thread groups are threaded, +cpu in parents. */
 	CU_ASSERT_TRUE(has_op(&f2, "", "cpu.weight", "300"));
@@ -159,7 +159,7 @@ static int render_str(const char *xml, enum fs_flavor fl, struct xdiag *d)
 	ret = parse_str(xml, &def, d);
 	if (ret)
 		return ret;
-	ret = plan_build(&def, &p);
+	ret = plan_build(&def, 0, &p);
 	if (!ret) {
 		ret = fsops_render(&p, fl, &f, d);
 		if (!ret)
@@ -271,7 +271,7 @@ static void test_exec_backend(void)
 					"<metadata><v:groups xmlns:v='" NS "'>\n"
 					"<v:group name='g' idle='1'/><v:assign vcpus='1' group='g'/>"
 					"</v:groups></metadata></domain>", &def, &d), 0);
-	CU_ASSERT_EQUAL_FATAL(plan_build(&def, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, 0, &p), 0);
 	CU_ASSERT_EQUAL_FATAL(fsops_render(&p, FS_V2, &f, &d), 0);
 	/* The VM's group has no cpu.weight (a kernel-like root): warned, the rest applied. */
 	CU_ASSERT_EQUAL(fsops_exec(&f, &be, &d), 0);
