@@ -7,6 +7,7 @@
 #include "libvirt/apply.h"
 #include "libvirt/hook.h"
 #include "util/compiler.h"
+#include "vmm/run.h"
 
 #define VSCHED_VERSION "0.1"
 
@@ -21,6 +22,7 @@ static int cmd_version(int argc __unused, char **argv __unused)
 static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
+	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
 	{ "apply", cmd_apply, "apply a domain XML's cputune and vCPU groups to a running VM" },
 	{ "hook", cmd_hook, "libvirt QEMU hook (installed in /etc/libvirt/hooks/qemu.d/)" },
 };

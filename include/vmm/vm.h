@@ -1,15 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A KVM virtual machine: memory, vCPU threads, the exit loop and port/MMIO dispatch.
- * Boot methods (built-in payload guests, Linux) plug in through struct boot_ops.
+ * Boot methods (built-in payload guests, Linux) plug in through struct boot_ops; the
+ * scheduler runtime plugs into the vCPU loop through struct vcpu_sched_ops.
+ *
+ * Life cycle (the caller fills the configuration fields of struct vm first):
+ *	vm_create()  /dev/kvm, VM, RAM, TSS, in-kernel irqchip, boot->setup_vm(),
+ *	             then every vCPU (KVM_CREATE_VCPU, kvm_run mmap, boot->setup_vcpu())
+ *	vm_start()   one thread per vCPU, named vcpuN
+ *	vm_stop()    from any thread (or a vCPU) when the VM should end
+ *	vm_join()    waits for the vCPU threads
+ *	vm_destroy() boot->teardown(), closes and unmaps everything
  */
 #ifndef VSCHED_VMM_VM_H
 #define VSCHED_VMM_VM_H
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* The payload layout keeps one TSS descriptor per vCPU in a one-page GDT. */
+#define VM_MAX_VCPUS 128
 
 struct kvm_run;
 struct vm;
@@ -25,8 +38,21 @@ enum vm_exit_reason {
 	VM_EXIT_NONE,		/* still running */
 	VM_EXIT_POWEROFF,	/* guest asked to power off (payload done, ACPI-free off path) */
 	VM_EXIT_RESET,		/* i8042 reset or triple fault */
-	VM_EXIT_STOPPED,	/* --duration elapsed, or SIGINT/SIGTERM */
+	VM_EXIT_STOPPED,	/* --duration elapsed, vm_stop() by the VMM, or SIGINT/SIGTERM */
 	VM_EXIT_ERROR,		/* emulation failure, failed entry, internal error */
+};
+
+/* Per-vCPU counters; written only by the vCPU thread, read by anyone (torn reads are fine). */
+struct vcpu_stats {
+	uint64_t exits_io;	/* KVM_EXIT_IO */
+	uint64_t exits_mmio;	/* KVM_EXIT_MMIO */
+	uint64_t exits_intr;	/* KVM_RUN returned EINTR: a kick or another signal */
+	uint64_t exits_other;	/* everything else */
+	uint64_t unhandled;	/* port/MMIO accesses nobody registered */
+	uint64_t sleeps;	/* paravirtual sleeps */
+	uint64_t sleep_ns;	/* time asked for by those sleeps */
+	uint64_t cpu_ns;	/* the thread's own CPU clock when it ended */
+	uint64_t first_entry_ns; /* CLOCK_MONOTONIC of the first KVM_RUN, 0 before */
 };
 
 struct vcpu {
@@ -34,39 +60,118 @@ struct vcpu {
 	unsigned int id;
 	int fd;
 	struct kvm_run *run;
+	size_t run_size;
 	pthread_t thread;
-	pid_t tid;
-	uint64_t nr_exits;
+	bool thread_started;
+	volatile int ended;	/* the thread left its loop; stats.cpu_ns is final */
+	pid_t tid;		/* the thread's kernel TID, 0 until the thread runs */
+	uint64_t nr_exits;	/* every return from KVM_RUN */
+	struct vcpu_stats stats;
+	/* Guest work counter (payload guests) the VMM reads while the guest runs, or NULL. */
+	volatile uint64_t *work_units;
+	/* Requests from other threads, see vcpu_kick(). */
+	volatile int paused;	/* the thread sits parked in vm_pause() */
 	void *boot;		/* per-vCPU state of the boot method */
+	void *sched;		/* per-vCPU state of the scheduler runtime */
 };
 
 struct boot_ops {
 	const char *name;
-	/* Before vCPUs exist: load images into memory, create irqchip/PIT, register devices. */
+	/* Before vCPUs exist (irqchip already created): load images, create the PIT, register
+	 * devices. Returns 0 or -errno; the VM is then torn down. */
 	int (*setup_vm)(struct vm *vm);
-	/* After KVM_CREATE_VCPU: CPUID, registers, segments, page tables for this vCPU. */
+	/* After KVM_CREATE_VCPU: CPUID, registers, segments, MP state for this vCPU. */
 	int (*setup_vcpu)(struct vcpu *vcpu);
+	/* Optional: after the vCPU threads ended, before memory goes. */
 	void (*teardown)(struct vm *vm);
+	/* A triple fault is the guest's ordinary way to reboot (Linux reboot=t): no dump. */
+	bool shutdown_is_reset;
 };
 
+/*
+ * Scheduler runtime hooks into the vCPU loop (NULL ops: unscheduled, every vCPU runs
+ * whenever the host lets it). All are called on the vCPU's own thread, so they may block,
+ * except wake() which any thread may call. The loop is:
+ *
+ *	thread_start()
+ *	while the VM runs:
+ *		park here while vm_pause() holds the VM
+ *		enter()			blocks until the vCPU may use a lane
+ *		KVM_RUN
+ *		charge(cpu_ns)		thread CPU time since the previous charge
+ *		dispatch the exit	a paravirtual sleep calls sleep(ns)
+ *	thread_exit()
+ *
+ * enter() returns 0 to run, or nonzero to make the loop re-check stop/pause first.
+ * enter() and sleep() must return soon after wake(): the core calls it after vm_stop() and
+ * vm_pause() set their flag, so a blocked vCPU notices. A preemption is vcpu_kick(): the
+ * vCPU leaves KVM_RUN, charges, and calls enter() again, where the runtime may hold it.
+ */
+struct vcpu_sched_ops {
+	void (*thread_start)(struct vcpu *vcpu);
+	int (*enter)(struct vcpu *vcpu);
+	void (*charge)(struct vcpu *vcpu, uint64_t cpu_ns);
+	void (*sleep)(struct vcpu *vcpu, uint64_t ns);
+	void (*wake)(struct vcpu *vcpu);
+	void (*thread_exit)(struct vcpu *vcpu);
+};
+
+struct vm_io_range;
+
 struct vm {
+	/* Configuration, filled by the caller before vm_create(). */
 	const char *name;
+	uint64_t mem_size;
+	unsigned int nr_vcpus;
+	unsigned int nr_lanes;	/* --cpus: host CPUs the scheduler may use (0: unset) */
+	const struct boot_ops *boot;
+	void *boot_data;
+	const struct vcpu_sched_ops *sched;	/* NULL: unscheduled */
+	void *sched_data;
+	bool verbose;
+
+	/* State. */
 	int kvm_fd;
 	int fd;
 	void *mem;
-	uint64_t mem_size;
-	unsigned int nr_vcpus;
+	uint64_t mem_map_size;	/* mmap length (RAM plus the hole when RAM crosses 3 GiB) */
 	struct vcpu *vcpus;
-	const struct boot_ops *boot;
-	void *boot_data;
 	volatile int exit_reason;	/* enum vm_exit_reason, first one wins */
+	int exit_signal;	/* the signal that stopped the VM, or 0 */
+	int stop_fd;		/* eventfd, readable once vm_stop() ran */
+	volatile int pause_req;
+	pthread_mutex_t lock;	/* pause/resume and paravirtual sleep */
+	pthread_cond_t cond;
+	unsigned int nr_parked;
+	struct vm_io_range *pio, *mmio;
+	unsigned int nr_pio, nr_mmio;
+	uint64_t start_ns;	/* CLOCK_MONOTONIC at vm_create() */
 };
+
+int vm_create(struct vm *vm);
+int vm_start(struct vm *vm);
+void vm_join(struct vm *vm);
+void vm_destroy(struct vm *vm);
 
 /* Guest-physical to host pointer for [gpa, gpa + len), or NULL if outside RAM. */
 void *vm_gpa(struct vm *vm, uint64_t gpa, uint64_t len);
+/* Registration happens before vm_start(); ranges may not overlap (-EBUSY). */
 int vm_pio_register(struct vm *vm, uint16_t base, uint16_t len, pio_fn fn, void *opaque);
 int vm_mmio_register(struct vm *vm, uint64_t base, uint64_t len, mmio_fn fn, void *opaque);
-/* Ends the VM with reason (the first caller wins) and kicks every vCPU out of KVM_RUN. */
+/* Raises or lowers an in-kernel irqchip line (KVM_IRQ_LINE). */
+int vm_irq_line(struct vm *vm, unsigned int irq, int level);
+/* Ends the VM with reason (the first caller wins) and kicks every vCPU out of KVM_RUN.
+ * Safe from any thread; not from a signal handler. */
 void vm_stop(struct vm *vm, enum vm_exit_reason reason);
+/* Parks every vCPU outside KVM_RUN and returns when all are parked; resume lets them go. */
+void vm_pause(struct vm *vm);
+void vm_resume(struct vm *vm);
+
+static inline bool vm_stopping(const struct vm *vm)
+{
+	return __atomic_load_n(&vm->exit_reason, __ATOMIC_SEQ_CST) != VM_EXIT_NONE;
+}
+
+const char *vm_exit_reason_name(enum vm_exit_reason reason);
 
 #endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vCPU creation, the vCPU thread and its KVM_RUN loop with the exit dispatcher. */
+#ifndef VSCHED_VMM_VCPU_H
+#define VSCHED_VMM_VCPU_H
+
+#include <stdint.h>
+
+#include "vmm/vm.h"
+
+/* KVM_CREATE_VCPU and the kvm_run mapping; 0 or -errno. */
+int vcpu_create(struct vm *vm, struct vcpu *vcpu, unsigned int id);
+void vcpu_destroy(struct vcpu *vcpu);
+/* The vCPU thread body (arg is the struct vcpu). */
+void *vcpu_thread(void *arg);
+/* The thread's CPU time so far, readable from any thread while it runs. */
+uint64_t vcpu_cpu_ns(const struct vcpu *vcpu);
+/* Paravirtual sleep on the vCPU thread: the scheduler's sleep hook, else a timed wait;
+ * returns early when the VM stops or pauses. The vCPU is idle meanwhile. */
+void vcpu_sleep(struct vcpu *vcpu, uint64_t ns);
+/* CPUID from KVM_GET_SUPPORTED_CPUID with this vCPU's APIC ID (leaf 1, 0xb, 0x1f). */
+int vcpu_setup_cpuid(struct vcpu *vcpu);
+/* Registers, segments and the code bytes around RIP, on stderr. */
+void vcpu_dump(struct vcpu *vcpu);
+
+#endif

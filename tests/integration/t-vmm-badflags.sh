@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Bad flags give a usage error (exit 2) and start nothing (no stats file, no KVM needed).
+set -u
+. "$(dirname "$0")/lib-vmm.sh"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+bad=(
+	"--vcpus 0" "--vcpus 129" "--vcpus x" "--memory 12Q" "--memory 0" "--duration -1"
+	"--duration 5h" "--payload nope" "--payload hog:3" "--payload duty:10"
+	"--payload duty:0/5" "--vcpus 2 --payload 0-2=hog" "--vcpus 2 --payload 0=hog,0=io:3"
+	"--vcpus 2 --payload 0=hog,1" "--payload halt-duty:1/5000000" "--cpus 0" "--bogus"
+	"--vcpus" "--initrd /x" "--cmdline x" "--kernel /k --payload hog" "extra"
+	"--memory 64K"
+)
+for b in "${bad[@]}"; do
+	# shellcheck disable=SC2086
+	"$VSCHED" run $b --stats "$out/s.json" >"$out/log" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || { cat "$out/log"; fail "'$b': exit $rc, want 2"; }
+	grep -q "vsched run" "$out/log" || fail "'$b': no message"
+	[ ! -e "$out/s.json" ] || fail "'$b': a VM ran"
+done
+"$VSCHED" run --help | grep -q -- "--payload" || fail "--help lacks --payload"
+echo "bad flags refused"

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vCPU threads: creation, the KVM_RUN loop with the scheduler hook points, and the exit
+ * dispatcher. Every exit the VMM does not expect ends the VM with a message and a
+ * register dump; nothing a guest does can take the VMM down with it.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmm/ioport.h"
+#include "vmm/kick.h"
+#include "vmm/vcpu.h"
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return ts->tv_sec * 1000000000ULL + ts->tv_nsec;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts_ns(&ts);
+}
+
+uint64_t vcpu_cpu_ns(const struct vcpu *vcpu)
+{
+	struct timespec ts;
+	clockid_t cid;
+
+	if (!vcpu->thread_started || vcpu->ended)
+		return vcpu->stats.cpu_ns;
+	if (pthread_getcpuclockid(vcpu->thread, &cid) || clock_gettime(cid, &ts))
+		return vcpu->stats.cpu_ns;	/* the thread just ended */
+	return ts_ns(&ts);
+}
+
+int vcpu_create(struct vm *vm, struct vcpu *vcpu, unsigned int id)
+{
+	int size;
+
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, id);
+	if (vcpu->fd < 0)
+		return -errno;
+	size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (size < (int)sizeof(struct kvm_run))
+		return size < 0 ? -errno : -EINVAL;
+	vcpu->run = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
+	if (vcpu->run == MAP_FAILED) {
+		vcpu->run = NULL;
+		return -errno;
+	}
+	vcpu->run_size = size;
+	return 0;
+}
+
+void vcpu_destroy(struct vcpu *vcpu)
+{
+	if (vcpu->run)
+		munmap(vcpu->run, vcpu->run_size);
+	vcpu->run = NULL;
+	if (vcpu->fd >= 0)
+		close(vcpu->fd);
+	vcpu->fd = -1;
+}
+
+void vcpu_sleep(struct vcpu *vcpu, uint64_t ns)
+{
+	struct vm *vm = vcpu->vm;
+	struct timespec end;
+
+	vcpu->stats.sleeps++;
+	vcpu->stats.sleep_ns += ns;
+	if (vm->sched && vm->sched->sleep) {
+		vm->sched->sleep(vcpu, ns);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ns / 1000000000ULL;
+	end.tv_nsec += ns % 1000000000ULL;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	/* A condition wait, not nanosleep: vm_stop()/vm_pause() broadcast, so no wake-up is
+	 * lost between the flag check and the sleep. */
+	pthread_mutex_lock(&vm->lock);
+	while (!vm_stopping(vm) && !vm->pause_req)
+		if (pthread_cond_timedwait(&vm->cond, &vm->lock, &end) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&vm->lock);
+}
+
+static void vcpu_park(struct vcpu *vcpu)
+{
+	struct vm *vm = vcpu->vm;
+
+	pthread_mutex_lock(&vm->lock);
+	vm->nr_parked++;
+	vcpu->paused = 1;
+	pthread_cond_broadcast(&vm->cond);
+	while (vm->pause_req && !vm_stopping(vm))
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	vcpu->paused = 0;
+	vm->nr_parked--;
+	pthread_mutex_unlock(&vm->lock);
+}
+
+static void vcpu_handle_io(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	bool out = run->io.direction == KVM_EXIT_IO_OUT;
+	uint32_t i;
+
+	vcpu->stats.exits_io++;
+	/* String I/O (rep ins/outs) arrives as count back-to-back elements. */
+	for (i = 0; i < run->io.count; i++)
+		ioport_dispatch(vcpu, run->io.port, data + i * run->io.size, run->io.size, out);
+}
+
+static void vcpu_fail(struct vcpu *vcpu, const char *what)
+{
+	fprintf(stderr, "vsched: vcpu%u: %s; stopping the VM\n", vcpu->id, what);
+	vcpu_dump(vcpu);
+	vm_stop(vcpu->vm, VM_EXIT_ERROR);
+}
+
+static void vcpu_handle_system_event(struct vcpu *vcpu)
+{
+	switch (vcpu->run->system_event.type) {
+	case KVM_SYSTEM_EVENT_SHUTDOWN:
+		vm_stop(vcpu->vm, VM_EXIT_POWEROFF);
+		break;
+	case KVM_SYSTEM_EVENT_RESET:
+		vm_stop(vcpu->vm, VM_EXIT_RESET);
+		break;
+	default:
+		fprintf(stderr, "vsched: vcpu%u: system event %u\n", vcpu->id,
+			vcpu->run->system_event.type);
+		vm_stop(vcpu->vm, VM_EXIT_ERROR);
+		break;
+	}
+}
+
+static void vcpu_handle_internal_error(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	char msg[160];
+	uint32_t i;
+	int n;
+
+	if (run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION)
+		n = snprintf(msg, sizeof(msg), "emulation failure (KVM cannot emulate the instruction)");
+	else
+		n = snprintf(msg, sizeof(msg), "KVM internal error, suberror %u",
+			     run->internal.suberror);
+	for (i = 0; i < run->internal.ndata && i < 4 && n > 0 && n < (int)sizeof(msg); i++)
+		n += snprintf(msg + n, sizeof(msg) - n, " %#llx",
+			      (unsigned long long)run->internal.data[i]);
+	vcpu_fail(vcpu, msg);
+}
+
+static void vcpu_handle_exit(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	char msg[96];
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		vcpu_handle_io(vcpu);
+		return;
+	case KVM_EXIT_MMIO:
+		vcpu->stats.exits_mmio++;
+		mmio_dispatch(vcpu, run->mmio.phys_addr, run->mmio.data, run->mmio.len,
+			      run->mmio.is_write);
+		return;
+	case KVM_EXIT_INTR:
+		vcpu->stats.exits_intr++;
+		return;
+	}
+	vcpu->stats.exits_other++;
+	switch (run->exit_reason) {
+	case KVM_EXIT_HLT:
+		/* Only without an in-kernel LAPIC, which every VM here has: nothing could wake
+		 * this vCPU again, so the guest has stopped for good. */
+		if (vcpu->vm->verbose)
+			fprintf(stderr, "vsched: vcpu%u halted\n", vcpu->id);
+		vm_stop(vcpu->vm, VM_EXIT_POWEROFF);
+		break;
+	case KVM_EXIT_SHUTDOWN:
+		if (!vcpu->vm->boot->shutdown_is_reset) {
+			fprintf(stderr, "vsched: vcpu%u: triple fault\n", vcpu->id);
+			vcpu_dump(vcpu);
+		}
+		vm_stop(vcpu->vm, VM_EXIT_RESET);
+		break;
+	case KVM_EXIT_SYSTEM_EVENT:
+		vcpu_handle_system_event(vcpu);
+		break;
+	case KVM_EXIT_INTERNAL_ERROR:
+		vcpu_handle_internal_error(vcpu);
+		break;
+	case KVM_EXIT_FAIL_ENTRY:
+		snprintf(msg, sizeof(msg), "VM entry failed, hardware reason %#llx",
+			 (unsigned long long)run->fail_entry.hardware_entry_failure_reason);
+		vcpu_fail(vcpu, msg);
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "unexpected exit reason %u", run->exit_reason);
+		vcpu_fail(vcpu, msg);
+		break;
+	}
+}
+
+void *vcpu_thread(void *arg)
+{
+	struct vcpu *vcpu = arg;
+	struct vm *vm = vcpu->vm;
+	const struct vcpu_sched_ops *sched = vm->sched;
+	uint64_t last_cpu = 0, now;
+	struct timespec ts;
+	char name[16];
+	sigset_t set;
+	int ret;
+
+	snprintf(name, sizeof(name), "vcpu%u", vcpu->id);
+	pthread_setname_np(pthread_self(), name);
+	__atomic_store_n(&vcpu->tid, gettid(), __ATOMIC_SEQ_CST);
+	sigemptyset(&set);
+	sigaddset(&set, VCPU_KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	if (sched && sched->thread_start)
+		sched->thread_start(vcpu);
+	if (sched)
+		last_cpu = thread_cpu_ns();
+
+	while (!vm_stopping(vm)) {
+		if (__atomic_load_n(&vm->pause_req, __ATOMIC_SEQ_CST)) {
+			vcpu_park(vcpu);
+			continue;
+		}
+		/* Hook: wait for a lane. */
+		if (sched && sched->enter && sched->enter(vcpu))
+			continue;
+		if (!vcpu->stats.first_entry_ns) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			vcpu->stats.first_entry_ns = ts_ns(&ts);
+		}
+		ret = ioctl(vcpu->fd, KVM_RUN, 0);
+		if (ret < 0)
+			ret = -errno;
+		vcpu_kick_clear(vcpu);
+		vcpu->nr_exits++;
+		/* Hook: charge what the thread really got. */
+		if (sched && sched->charge) {
+			now = thread_cpu_ns();
+			sched->charge(vcpu, now - last_cpu);
+			last_cpu = now;
+		}
+		if (ret == -EINTR || ret == -EAGAIN) {
+			vcpu->stats.exits_intr++;
+			continue;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "vsched: vcpu%u: KVM_RUN: %s\n", vcpu->id, strerror(-ret));
+			vm_stop(vm, VM_EXIT_ERROR);
+			break;
+		}
+		vcpu_handle_exit(vcpu);
+	}
+
+	vcpu->stats.cpu_ns = thread_cpu_ns();
+	__atomic_store_n(&vcpu->ended, 1, __ATOMIC_SEQ_CST);
+	if (sched && sched->thread_exit)
+		sched->thread_exit(vcpu);
+	return NULL;
+}
