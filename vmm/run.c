@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libvirt/apply.h"
+#include "libvirt/launch.h"
 #include "vmm/linux.h"
 #include "vmm/opts.h"
 #include "vmm/payload.h"
@@ -36,12 +38,13 @@ struct run_cfg {
 	struct linux_opts kernel;
 	uint64_t duration_ns;
 	const char *stats;
+	const char *domain;
 	unsigned int cpus;
 	bool verbose;
 	bool demo;
 };
 
-enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_STATS };
+enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_STATS, OPT_DOMAIN };
 
 static const struct option run_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -53,6 +56,7 @@ static const struct option run_options[] = {
 	{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "stats", required_argument, NULL, OPT_STATS },
+	{ "domain", required_argument, NULL, OPT_DOMAIN },
 	{ "cpus", required_argument, NULL, 'P' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -79,6 +83,8 @@ static void run_usage(FILE *f)
 		"  -d, --duration TIME      stop after TIME (3, 2.5s, 500ms); default: run until the\n"
 		"                           guest ends or SIGINT/SIGTERM\n"
 		"      --stats FILE         write per-vCPU statistics as JSON at exit\n"
+		"      --domain FILE        libvirt domain XML: name, vCPUs, memory, <os> kernel,\n"
+		"                           <cputune> and vCPU groups (docs/libvirt.md)\n"
 		"  -P, --cpus P             host CPUs (lanes) the vCPU scheduler may use\n"
 		"  -v, --verbose            progress once a second and more messages\n"
 		"  -h, --help               this text\n\n"
@@ -95,12 +101,43 @@ static int run_usage_error(const char *fmt, const char *arg)
 	return -EINVAL;
 }
 
+static const char run_default_name[] = "vm";
+/* The domain of --domain: its strings back cfg's for the whole run. */
+static struct domain_launch run_launch;
+
+/* --domain FILE: everything validated (groups and <cputune> too) before anything starts. */
+static int run_domain(struct run_cfg *cfg)
+{
+	const struct domain_def *def = &run_launch.def;
+	int ret;
+
+	ret = domain_launch_load(cfg->domain, &run_launch);
+	apply_report("vsched run", &run_launch.diag);
+	if (ret)
+		return ret;
+	if (def->vcpus > VM_MAX_VCPUS) {
+		fprintf(stderr, "vsched run: %s: %u vCPUs, this VMM runs at most %u\n",
+			cfg->domain, def->vcpus, VM_MAX_VCPUS);
+		return -EINVAL;
+	}
+	if (def->vcpus < def->max_vcpus)
+		fprintf(stderr, "vsched run: warning: %s: starting %u of %u vCPUs (current); "
+			"vsched has no vCPU hot-plug\n", cfg->domain, def->vcpus, def->max_vcpus);
+	cfg->name = def->name;
+	cfg->vcpus = def->vcpus;
+	cfg->mem = def->memory;
+	cfg->kernel.kernel = def->kernel;
+	cfg->kernel.initrd = def->initrd;
+	cfg->kernel.cmdline = def->cmdline;
+	return 0;
+}
+
 static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 {
 	bool vcpus_set = false, mem_set = false;
 	int c;
 
-	*cfg = (struct run_cfg){ .name = "vm", .vcpus = 1 };
+	*cfg = (struct run_cfg){ .name = run_default_name, .vcpus = 1 };
 	cfg->demo = argc <= 1;
 	optind = 1;
 	opterr = 0;
@@ -139,6 +176,9 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 			if (opts_parse_duration(optarg, &cfg->duration_ns))
 				return run_usage_error("invalid --duration '%s'", optarg);
 			break;
+		case OPT_DOMAIN:
+			cfg->domain = optarg;
+			break;
 		case OPT_STATS:
 			cfg->stats = optarg;
 			break;
@@ -160,6 +200,15 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	}
 	if (optind < argc)
 		return run_usage_error("unexpected argument '%s'", argv[optind]);
+	if (cfg->domain) {
+		if (cfg->name != run_default_name || vcpus_set || mem_set || cfg->kernel.kernel ||
+		    cfg->kernel.initrd || cfg->kernel.cmdline)
+			return run_usage_error("--domain gives the name, vCPUs, memory and kernel; "
+					       "%sdo not repeat them as flags", "");
+		if (run_domain(cfg))
+			return -EINVAL;
+		mem_set = true;
+	}
 	if (cfg->kernel.kernel && cfg->nr_payload)
 		return run_usage_error("--kernel and --payload exclude each other%s", "");
 	if (!cfg->kernel.kernel && (cfg->kernel.initrd || cfg->kernel.cmdline))
@@ -363,6 +412,11 @@ int cmd_run(int argc, char **argv)
 		.name = cfg.name, .mem_size = cfg.mem, .nr_vcpus = cfg.vcpus,
 		.nr_lanes = cfg.cpus, .verbose = cfg.verbose,
 	};
+	/* The plan needs the VM's group scheduler (domain_launch_apply() on its struct vsched). */
+	if (cfg.domain && !vm.sched)
+		fprintf(stderr, "vsched run: warning: %s: vCPUs run unscheduled in this build; the "
+			"domain's <cputune> and groups were validated but are not applied\n",
+			cfg.domain);
 	if (cfg.kernel.kernel) {
 		vm.boot = &linux_boot_ops;
 		vm.boot_data = &cfg.kernel;
