@@ -22,32 +22,32 @@ struct cputune_ctx {
 	struct cpuset pinned_iothreads;
 };
 
-int cputune_check_period(struct xdiag *d, xmlNode *n, const char *elem, const char *raw,
-			 uint64_t *out)
+int cputune_check_period(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+			 const char *what, const char *raw, uint64_t *out)
 {
 	unsigned long long v;
 
 	if (parse_ull(raw, &v))
-		return xerr(d, n, elem, raw, "can't parse cputune %s value", elem);
+		return xerr(d, n, elem, raw, "can't parse %s %s value", in, what);
 	/* 0 means "no value" (docs and C code), although the RNG says >= 1000. */
 	if (v > 0 && (v < CPUTUNE_PERIOD_MIN || v > CPUTUNE_PERIOD_MAX))
-		return xerr(d, n, elem, raw, "Value of cputune '%s' must be in range [%llu, %llu]",
-			    elem, CPUTUNE_PERIOD_MIN, CPUTUNE_PERIOD_MAX);
+		return xerr(d, n, elem, raw, "Value of %s '%s' must be in range [%llu, %llu]",
+			    in, what, CPUTUNE_PERIOD_MIN, CPUTUNE_PERIOD_MAX);
 	*out = v;
 	return 0;
 }
 
-int cputune_check_quota(struct xdiag *d, xmlNode *n, const char *elem, const char *raw,
-			int64_t *out)
+int cputune_check_quota(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+			const char *what, const char *raw, int64_t *out)
 {
 	long long v;
 
 	if (parse_ll(raw, &v))
-		return xerr(d, n, elem, raw, "can't parse cputune %s value", elem);
+		return xerr(d, n, elem, raw, "can't parse %s %s value", in, what);
 	/* Any negative value is "unlimited", 0 is "no value". */
 	if (v > 0 && (v < CPUTUNE_QUOTA_MIN || v > CPUTUNE_QUOTA_MAX))
-		return xerr(d, n, elem, raw, "Value of cputune '%s' must be in range [%llu, %llu]",
-			    elem, (unsigned long long)CPUTUNE_QUOTA_MIN,
+		return xerr(d, n, elem, raw, "Value of %s '%s' must be in range [%llu, %llu]",
+			    in, what, (unsigned long long)CPUTUNE_QUOTA_MIN,
 			    (unsigned long long)CPUTUNE_QUOTA_MAX);
 	*out = v;
 	return 0;
@@ -84,7 +84,7 @@ static int cputune_period(struct cputune_ctx *c, xmlNode *n, const char *raw)
 
 	if (!bw->line)
 		bw->line = xml_line(n);
-	return cputune_check_period(c->d, n, name, raw, &bw->period);
+	return cputune_check_period(c->d, n, name, "cputune", name, raw, &bw->period);
 }
 
 static int cputune_quota(struct cputune_ctx *c, xmlNode *n, const char *raw)
@@ -94,7 +94,7 @@ static int cputune_quota(struct cputune_ctx *c, xmlNode *n, const char *raw)
 
 	if (!bw->line)
 		bw->line = xml_line(n);
-	return cputune_check_quota(c->d, n, name, raw, &bw->quota);
+	return cputune_check_quota(c->d, n, name, "cputune", name, raw, &bw->quota);
 }
 
 /* A host CPU list; libvirt refuses an empty one ("Invalid value of 'cpuset'"). */

@@ -152,11 +152,12 @@ static int vg_group(struct vg_ctx *c, xmlNode *n)
 		free(v);
 	}
 	if (!ret && (v = xml_prop(n, "period"))) {
-		ret = cputune_check_period(c->d, n, "period", v, &g->period);
+		ret = cputune_check_period(c->d, n, "group", "group", "period", v,
+					   &g->period);
 		free(v);
 	}
 	if (!ret && (v = xml_prop(n, "quota"))) {
-		ret = cputune_check_quota(c->d, n, "quota", v, &g->quota);
+		ret = cputune_check_quota(c->d, n, "group", "group", "quota", v, &g->quota);
 		free(v);
 	}
 	if (!ret && (v = xml_prop(n, "burst"))) {

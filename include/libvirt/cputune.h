@@ -69,10 +69,14 @@ int cputune_parse(xmlNode *node, unsigned int max_vcpus, unsigned int nr_iothrea
 		  struct cputune *t, struct xdiag *d);
 void cputune_free(struct cputune *t);
 
-/* "Value of cputune '%s' must be in range [..]" checks, shared with the metadata parser. */
-int cputune_check_period(struct xdiag *d, xmlNode *n, const char *elem, const char *raw,
-			 uint64_t *out);
-int cputune_check_quota(struct xdiag *d, xmlNode *n, const char *elem, const char *raw,
-			int64_t *out);
+/*
+ * libvirt's period/quota rules ("Value of cputune 'period' must be in range [..]"), shared with
+ * the metadata parser: elem names the element in the message prefix, in the container
+ * ("cputune", "group") and what the knob in libvirt's wording.
+ */
+int cputune_check_period(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+			 const char *what, const char *raw, uint64_t *out);
+int cputune_check_quota(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+			const char *what, const char *raw, int64_t *out);
 
 #endif

@@ -96,10 +96,10 @@ static void test_vgroups_errors(void)
 			  "weight must be in range [1, 10000]");
 	expect_meta_error(META("<v:group name='a' weight='10001'/>"), "<group> '10001'",
 			  "weight must be in range [1, 10000]");
-	expect_meta_error(META("<v:group name='a' quota='999'/>"), "<quota> '999'",
-			  "must be in range [1000, 17592186044415]");
-	expect_meta_error(META("<v:group name='a' period='2000000'/>"), "<period> '2000000'",
-			  "must be in range [1000, 1000000]");
+	expect_meta_error(META("<v:group name='a' quota='999'/>"), "t.xml:7: <group> '999'",
+			  "Value of group 'quota' must be in range [1000, 17592186044415]");
+	expect_meta_error(META("<v:group name='a' period='2000000'/>"), "<group> '2000000'",
+			  "Value of group 'period' must be in range [1000, 1000000]");
 	expect_meta_error(META("<v:group name='a' idle='maybe'/>"), "<group> 'maybe'",
 			  "idle must be 'yes' or 'no'");
 	expect_meta_error(META("<v:group name='a' idle='yes' weight='5'/>"), "<group> 'a'",
