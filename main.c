@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ctl/ctl.h"
 #include "libvirt/apply.h"
 #include "libvirt/hook.h"
 #include "util/compiler.h"
@@ -23,6 +24,7 @@ static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
 	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
+	{ "list", cmd_list, "list running VMs and their control directories" },
 	{ "apply", cmd_apply, "apply a domain XML's cputune and vCPU groups to a running VM" },
 	{ "hook", cmd_hook, "libvirt QEMU hook (installed in /etc/libvirt/hooks/qemu.d/)" },
 };

@@ -219,7 +219,6 @@ int cgroup_subtree_control_write(struct sched *s, struct group *g, char *buf,
 				 size_t len __unused)
 {
 	bool enable = false, disable = false;
-	struct group *c;
 	char *tok;
 	int ret;
 
@@ -240,21 +239,10 @@ int cgroup_subtree_control_write(struct sched *s, struct group *g, char *buf,
 		}
 	}
 
-	if (enable) {
-		if (g->subtree_cpu)
-			enable = false;
-		else if (g->parent && !g->parent->subtree_cpu)
-			return -ENOENT;	/* top-down constraint */
-	} else if (disable) {
-		if (!g->subtree_cpu)
-			disable = false;
-		list_for_each_entry(c, &g->children, sibling)
-			if (disable && c->subtree_cpu)
-				return -EBUSY;
-	}
-	if (!enable && !disable)
+	/* already in the requested state: dropped, as the kernel drops such operations */
+	if ((enable && g->subtree_cpu) || (disable && !g->subtree_cpu) || (!enable && !disable))
 		return 0;
-	/* the tree applies cgroup_vet_subtree_control_enable() */
+	/* the tree applies the top-down rule (ENOENT), the children rule (EBUSY) and the vet */
 	ret = group_set_subtree_cpu(s, g, enable);
 	if (!ret)
 		cgroup_cpu_reset_children(s, g);
@@ -267,7 +255,7 @@ ssize_t cgroup_events_show(struct sched *s __unused, struct group *g, uint64_t n
 	struct seqbuf sb = { buf, size };
 
 	/* vsched has no cgroup.freeze, so nothing is ever frozen */
-	seqbuf_printf(&sb, "populated %d\nfrozen 0\n", g->nr_populated ? 1 : 0);
+	seqbuf_printf(&sb, "populated %d\nfrozen 0\n", group_is_populated(g) ? 1 : 0);
 	return seqbuf_end(&sb);
 }
 

@@ -275,7 +275,7 @@ struct hammer {
 static void *hammer_thread(void *arg)
 {
 	struct hammer *h = arg;
-	char path[8], buf[64], val[16];
+	char path[16], buf[64], val[16];
 	int i;
 
 	snprintf(path, sizeof(path), "g%d", h->id);

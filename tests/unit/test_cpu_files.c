@@ -7,6 +7,7 @@
 
 #include "vs_test.h"
 #include "sched/files.h"
+#include "sched/group.h"
 #include "util/compiler.h"
 
 static struct vsched *vs;
@@ -304,6 +305,34 @@ static void test_cpu_files_visibility(void)
 	CU_ASSERT_EQUAL(vsched_rmdir(vs, "g/h"), 0);
 }
 
+/*
+ * Formatting of non-zero counters: ns truncated to us, counts as %d. The values are planted in
+ * the accumulators group_stat() reports for a tree where nothing runs.
+ */
+static void test_cpu_stat_format(void)
+{
+	struct vsched *v = vs_new(2);
+	struct group *g;
+
+	CU_ASSERT_EQUAL_FATAL(vsched_mkdir(v, "g"), 0);
+	vsched_lock(v);
+	g = group_lookup(vsched_sched(v), "g");
+	g->stat = (struct cpu_stat){ .usage_ns = 1999, .user_ns = 1500, .system_ns = 499,
+				     .nr_periods = 7, .nr_throttled = 3,
+				     .throttled_ns = 123456789, .nr_bursts = 2, .burst_ns = 999 };
+	sched_vcpu(vsched_sched(v), 1)->stat.usage_ns = 5000999;
+	sched_vcpu(vsched_sched(v), 1)->stat.user_ns = 4000999;
+	sched_vcpu(vsched_sched(v), 1)->stat.system_ns = 1000000;
+	vsched_unlock(v);
+	READ_IS(v, "g", "cpu.stat",
+		"usage_usec 1\nuser_usec 1\nsystem_usec 0\nnice_usec 0\nnr_periods 7\n"
+		"nr_throttled 3\nthrottled_usec 123456\nnr_bursts 2\nburst_usec 0\n");
+	READ_IS(v, "/", "vsched.vcpu.stat",
+		"0 tid=4001 usage_usec=0 user_usec=0 system_usec=0\n"
+		"1 tid=4002 usage_usec=5000 user_usec=4000 system_usec=1000\n");
+	vsched_destroy(v);
+}
+
 static CU_TestInfo cpu_files_tests[] = {
 	{ "defaults byte-exact", test_cpu_defaults },
 	{ "cpu.weight errnos", test_cpu_weight_errnos },
@@ -313,6 +342,7 @@ static CU_TestInfo cpu_files_tests[] = {
 	{ "cpu.max write table", test_cpu_max_table },
 	{ "cpu.max.burst and quota interplay", test_cpu_max_burst },
 	{ "visibility, +cpu, modes", test_cpu_files_visibility },
+	{ "cpu.stat and vsched.vcpu.stat formatting", test_cpu_stat_format },
 	CU_TEST_INFO_NULL,
 };
 

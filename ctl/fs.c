@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE operations of the control directory. Paths map to groups and their interface files;
+ * contents, errnos and the tree itself come from the public API (vsched.h), so this file only
+ * translates between VFS calls and API calls, and adds what cgroupfs does at the VFS level:
+ * modes and ownership (cgroup_file_mode(), delegation), the EACCES on a write-open of a
+ * read-only file, seq_file-like reads and the errnos of operations kernfs does not support.
+ */
+#include "ctl_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vsched.h"
+#include "util/compiler.h"
+
+/*
+ * An open directory or interface file: its path (the ops get none: nullpath_ok) and, for a
+ * file, a seq_file-like snapshot of its content.
+ */
+struct ctl_file {
+	struct list_head node;	/* in ctl->files */
+	pthread_mutex_t lock;	/* one open file can be read by several threads */
+	char group[PATH_MAX];
+	char name[NAME_MAX + 1];	/* "" for a directory */
+	char *buf;
+	size_t len;
+	bool valid;		/* buf holds the content produced by the last read at offset 0 */
+};
+
+enum node_kind { NODE_NONE, NODE_DIR, NODE_FILE };
+
+struct node {
+	enum node_kind kind;
+	char group[PATH_MAX];		/* the group path ("/" for the root) */
+	char name[NAME_MAX + 1];	/* file name for NODE_FILE */
+	mode_t mode;			/* permission bits */
+	uid_t uid;
+	gid_t gid;
+};
+
+static struct ctl *ctl_self(void)
+{
+	return fuse_get_context()->private_data;
+}
+
+/*
+ * An open file whose group (or, after -cpu, whose cpu.* file) is gone reads and writes as on
+ * cgroupfs, where kernfs_get_active() fails: ENODEV. An -ENOENT from a file that still exists
+ * is the handler's own answer (e.g. +cpu under a parent without it) and passes unchanged.
+ */
+static int gone_errno(struct vsched *vs, const struct ctl_file *f, int err)
+{
+	mode_t mode;
+
+	if (err != -ENOENT)
+		return err;
+	return vsched_stat(vs, f->group, f->name[0] ? f->name : NULL, &mode) ? -ENODEV : err;
+}
+
+/* Splits "/a/b/c" into "/a/b" and "c"; "/c" gives "/" and "c". */
+static int path_split(const char *path, char *dir, size_t dlen, char *name, size_t nlen)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n;
+
+	if (!slash || !slash[1])
+		return -ENOENT;
+	if (strlen(slash + 1) >= nlen)
+		return -ENAMETOOLONG;
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= dlen)
+		return -ENAMETOOLONG;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	strcpy(name, slash + 1);
+	return 0;
+}
+
+static int node_resolve(struct vsched *vs, const char *path, struct node *n)
+{
+	char dir[PATH_MAX];
+	mode_t mode;
+
+	memset(n, 0, sizeof(*n));
+	if (!vsched_stat(vs, path, NULL, &mode) && !vsched_owner(vs, path, &n->uid, &n->gid)) {
+		n->kind = NODE_DIR;
+		snprintf(n->group, sizeof(n->group), "%s", path);
+		n->mode = mode & 07777;
+		return 0;
+	}
+	if (path_split(path, dir, sizeof(dir), n->name, sizeof(n->name)))
+		return -ENOENT;
+	if (vsched_stat(vs, dir, n->name, &mode) || vsched_owner(vs, dir, &n->uid, &n->gid))
+		return -ENOENT;
+	n->kind = NODE_FILE;
+	snprintf(n->group, sizeof(n->group), "%s", dir);
+	n->mode = mode & 07777;
+	ctl_file_owner(vs, n->group, n->name, &n->uid, &n->gid);
+	return 0;
+}
+
+/* The path of an operation: given, or that of the open handle. */
+static const char *op_path(const char *path, struct fuse_file_info *fi, char *buf, size_t len)
+{
+	struct ctl_file *f = fi ? (struct ctl_file *)(uintptr_t)fi->fh : NULL;
+
+	if (path)
+		return path;
+	if (!f)
+		return NULL;
+	if (!f->name[0])
+		snprintf(buf, len, "%s", f->group);
+	else
+		snprintf(buf, len, "%s%s%s", f->group, strcmp(f->group, "/") ? "/" : "", f->name);
+	return buf;
+}
+
+static struct ctl_file *handle_new(struct ctl *c, const struct node *n)
+{
+	struct ctl_file *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	pthread_mutex_init(&f->lock, NULL);
+	snprintf(f->group, sizeof(f->group), "%s", n->group);
+	snprintf(f->name, sizeof(f->name), "%s", n->kind == NODE_FILE ? n->name : "");
+	pthread_mutex_lock(&c->lock);
+	list_add_tail(&f->node, &c->files);
+	pthread_mutex_unlock(&c->lock);
+	return f;
+}
+
+static void handle_free(struct ctl_file *f)
+{
+	pthread_mutex_destroy(&f->lock);
+	free(f->buf);
+	free(f);
+}
+
+void ctl_fs_release_all(struct ctl *c)
+{
+	struct ctl_file *f, *n;
+
+	list_for_each_entry_safe(f, n, &c->files, node) {
+		list_del(&f->node);
+		handle_free(f);
+	}
+}
+
+static void node_stat(const struct ctl *c, const struct node *n, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = (n->kind == NODE_DIR ? S_IFDIR : S_IFREG) | n->mode;
+	st->st_nlink = n->kind == NODE_DIR ? 2 : 1;
+	st->st_uid = n->uid;
+	st->st_gid = n->gid;
+	/* Size 0 like cgroupfs; reads are direct_io so the size does not limit them. */
+	st->st_size = 0;
+	st->st_blksize = 4096;
+	st->st_atime = st->st_mtime = st->st_ctime = c->mount_time;
+}
+
+static void *ctl_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	/* Every change must be visible at once: no attribute, entry or page caching. */
+	cfg->entry_timeout = 0;
+	cfg->negative_timeout = 0;
+	cfg->attr_timeout = 0;
+	cfg->direct_io = 1;
+	cfg->kernel_cache = 0;
+	cfg->auto_cache = 0;
+	cfg->hard_remove = 1;
+	cfg->nullpath_ok = 1;
+	cfg->use_ino = 0;
+	/* One write(2) must reach us as one write: no write-back merging. */
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	return fuse_get_context()->private_data;
+}
+
+static int ctl_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	char buf[PATH_MAX + NAME_MAX + 2];
+	struct node n;
+	int ret;
+
+	path = op_path(path, fi, buf, sizeof(buf));
+	if (!path)
+		return -ENODEV;
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return fi ? -ENODEV : ret;	/* an open node whose group was removed */
+	node_stat(c, &n, st);
+	return 0;
+}
+
+struct fill_ctx {
+	void *buf;
+	fuse_fill_dir_t filler;
+};
+
+static int fill_one(const char *name, mode_t mode __unused, void *arg)
+{
+	struct fill_ctx *fc = arg;
+
+	return fc->filler(fc->buf, name, NULL, 0, 0) ? -ENOBUFS : 0;
+}
+
+static int ctl_opendir(const char *path, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	struct ctl_file *f;
+	struct node n;
+	int ret;
+
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return ret;
+	if (n.kind != NODE_DIR)
+		return -ENOTDIR;
+	f = handle_new(c, &n);
+	if (!f)
+		return -ENOMEM;
+	fi->fh = (uintptr_t)f;
+	return 0;
+}
+
+/* The whole listing in one call (offset 0 to the filler): it is small and always fresh. */
+static int ctl_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off __unused,
+		       struct fuse_file_info *fi, enum fuse_readdir_flags flags __unused)
+{
+	struct ctl *c = ctl_self();
+	struct fill_ctx fc = { buf, filler };
+	char pbuf[PATH_MAX + NAME_MAX + 2];
+	int ret;
+
+	path = op_path(path, fi, pbuf, sizeof(pbuf));
+	if (!path)
+		return -ENODEV;
+	filler(buf, ".", NULL, 0, 0);
+	filler(buf, "..", NULL, 0, 0);
+	ret = vsched_list_children(c->vs, path, fill_one, &fc);
+	if (!ret)
+		ret = vsched_list_files(c->vs, path, fill_one, &fc);
+	return ret == -ENOENT ? -ENODEV : ret;
+}
+
+static int ctl_open(const char *path, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	int acc = fi->flags & O_ACCMODE;
+	struct ctl_file *f;
+	struct node n;
+	int ret;
+
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return ret;
+	if (n.kind != NODE_FILE)
+		return -EISDIR;
+	/* kernfs_fop_open(): even root may not open for a direction the file lacks. */
+	if ((acc != O_RDONLY && !(n.mode & S_IWUSR)) || (acc != O_WRONLY && !(n.mode & S_IRUSR)))
+		return -EACCES;
+	f = handle_new(c, &n);
+	if (!f)
+		return -ENOMEM;
+	fi->fh = (uintptr_t)f;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	return 0;
+}
+
+static int ctl_release(const char *path __unused, struct fuse_file_info *fi)
+{
+	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+	struct ctl *c = ctl_self();
+
+	if (f) {
+		pthread_mutex_lock(&c->lock);
+		list_del(&f->node);
+		pthread_mutex_unlock(&c->lock);
+		handle_free(f);
+	}
+	return 0;
+}
+
+/* Takes a fresh snapshot of the whole file into f->buf. */
+static int file_fill(struct vsched *vs, struct ctl_file *f)
+{
+	char *buf = NULL;
+	ssize_t n;
+
+	n = vsched_read_alloc(vs, f->group, f->name, &buf);
+	if (n < 0) {
+		f->valid = false;
+		return gone_errno(vs, f, n);
+	}
+	free(f->buf);
+	f->buf = buf;
+	f->len = n;
+	f->valid = true;
+	return 0;
+}
+
+/*
+ * Like seq_file: a read at offset 0 produces a fresh snapshot, reads further on continue in
+ * that snapshot, so `cat` and partial readers never see a mix of two versions.
+ */
+static int ctl_read(const char *path __unused, char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+	struct ctl *c = ctl_self();
+	int ret = 0;
+
+	pthread_mutex_lock(&f->lock);
+	if (off == 0 || !f->valid)
+		ret = file_fill(c->vs, f);
+	if (!ret) {
+		if ((size_t)off >= f->len)
+			ret = 0;
+		else {
+			ret = min_t(size_t, size, f->len - off);
+			memcpy(buf, f->buf + off, ret);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return ret;
+}
+
+/* One write(2) is one value, whatever the offset, as in cgroup_file_write(). */
+static int ctl_write(const char *path __unused, const char *buf, size_t size, off_t off __unused,
+		     struct fuse_file_info *fi)
+{
+	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+	struct ctl *c = ctl_self();
+	ssize_t ret;
+
+	ret = ctl_move_permitted(c->vs, f->group, f->name, buf, size, fuse_get_context()->uid);
+	if (!ret)
+		ret = vsched_write(c->vs, f->group, f->name, buf, size);
+	pthread_mutex_lock(&f->lock);
+	f->valid = false;
+	pthread_mutex_unlock(&f->lock);
+	return ret < 0 ? gone_errno(c->vs, f, ret) : (int)size;
+}
+
+/* `echo x > file` opens with O_TRUNC: accepted, there is nothing to truncate. */
+static int ctl_truncate(const char *path, off_t size __unused, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	char buf[PATH_MAX + NAME_MAX + 2];
+	struct node n;
+	int ret;
+
+	path = op_path(path, fi, buf, sizeof(buf));
+	if (!path)
+		return -ENODEV;
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return fi ? -ENODEV : ret;
+	return n.kind == NODE_DIR ? -EISDIR : 0;
+}
+
+static int ctl_mkdir(const char *path, mode_t mode __unused)
+{
+	struct ctl *c = ctl_self();
+	struct fuse_context *ctx = fuse_get_context();
+	int ret;
+
+	ret = vsched_mkdir(c->vs, path);
+	if (ret)
+		return ret;
+	/* cgroup_mkdir() creates the directory as the caller: a delegatee owns what it makes. */
+	if (ctx->uid || ctx->gid)
+		vsched_chown(c->vs, path, ctx->uid, ctx->gid);
+	return 0;
+}
+
+static int ctl_rmdir(const char *path)
+{
+	return vsched_rmdir(ctl_self()->vs, path);
+}
+
+/*
+ * chown of a group directory delegates it (cgroup v2 delegation). Files take their owner from
+ * their group (see file_owner()), so chown of a file is accepted only when it already holds:
+ * the delegation recipe `chown U dir dir/cgroup.procs ...` then works unchanged.
+ */
+static int ctl_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	char buf[PATH_MAX + NAME_MAX + 2];
+	struct node n;
+	int ret;
+
+	path = op_path(path, fi, buf, sizeof(buf));
+	if (!path)
+		return -ENODEV;
+	ret = node_resolve(c->vs, path, &n);
+	if (ret)
+		return ret;
+	if (uid == (uid_t)-1)
+		uid = n.uid;
+	if (gid == (gid_t)-1)
+		gid = n.gid;
+	if (n.kind == NODE_DIR)
+		return vsched_chown(c->vs, n.group, uid, gid);
+	return uid == n.uid && gid == n.gid ? 0 : -EPERM;
+}
+
+/* Modes are cgroup_file_mode()'s and fixed: vsched keeps no per-file mode (see docs). */
+static int ctl_chmod(const char *path __unused, mode_t mode __unused,
+		     struct fuse_file_info *fi __unused)
+{
+	return -EPERM;
+}
+
+/* `touch` on a cgroupfs file succeeds; there is no timestamp to keep. */
+static int ctl_utimens(const char *path, const struct timespec tv[2] __unused,
+		       struct fuse_file_info *fi)
+{
+	struct ctl *c = ctl_self();
+	char buf[PATH_MAX + NAME_MAX + 2];
+	struct node n;
+
+	path = op_path(path, fi, buf, sizeof(buf));
+	if (!path)
+		return -ENODEV;
+	return node_resolve(c->vs, path, &n);
+}
+
+/* What the VFS answers for operations kernfs does not implement. */
+static int ctl_unlink(const char *path __unused)
+{
+	return -EPERM;		/* vfs_unlink(): no ->unlink */
+}
+
+static int ctl_rename(const char *from __unused, const char *to __unused,
+		      unsigned int flags __unused)
+{
+	return -EPERM;		/* kernfs_iop_rename(): cgroup v2 has no ->rename */
+}
+
+static int ctl_create(const char *path __unused, mode_t mode __unused,
+		      struct fuse_file_info *fi __unused)
+{
+	return -EACCES;		/* lookup_open(): no ->create */
+}
+
+static int ctl_mknod(const char *path __unused, mode_t mode __unused, dev_t dev __unused)
+{
+	return -EPERM;		/* vfs_mknod(): no ->mknod */
+}
+
+static int ctl_symlink(const char *to __unused, const char *path __unused)
+{
+	return -EPERM;		/* vfs_symlink(): no ->symlink */
+}
+
+static int ctl_link(const char *from __unused, const char *to __unused)
+{
+	return -EPERM;		/* vfs_link(): no ->link */
+}
+
+const struct fuse_operations ctl_fs_ops = {
+	.init = ctl_init,
+	.getattr = ctl_getattr,
+	.opendir = ctl_opendir,
+	.readdir = ctl_readdir,
+	.releasedir = ctl_release,
+	.open = ctl_open,
+	.release = ctl_release,
+	.read = ctl_read,
+	.write = ctl_write,
+	.truncate = ctl_truncate,
+	.mkdir = ctl_mkdir,
+	.rmdir = ctl_rmdir,
+	.chown = ctl_chown,
+	.chmod = ctl_chmod,
+	.utimens = ctl_utimens,
+	.unlink = ctl_unlink,
+	.rename = ctl_rename,
+	.create = ctl_create,
+	.mknod = ctl_mknod,
+	.symlink = ctl_symlink,
+	.link = ctl_link,
+};

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mount lifecycle of a control directory: stale-mount cleanup, the FUSE session and the
+ * threads that serve it, and a clean unmount at VMM exit.
+ */
+#include "ctl_fs.h"
+#include <fuse_lowlevel.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/ctl.h"
+
+#define CTL_MAX_THREADS	8
+#define CTL_JOIN_WAIT_S	3
+#define FUSECTL_DIR	"/sys/fs/fuse/connections"
+
+bool ctl_dir_is_stale(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) && errno == ENOTCONN;
+}
+
+int ctl_dir_clean(const char *dir)
+{
+	if (!ctl_dir_is_stale(dir))
+		return 0;
+	/* MNT_DETACH: the dead connection cannot answer, a plain umount could block. */
+	if (umount2(dir, MNT_DETACH))
+		return -errno;
+	return ctl_dir_is_stale(dir) ? -EBUSY : 0;
+}
+
+/* True if dir is the root of a mount (another st_dev than its parent). */
+static bool is_mount_point(const char *dir)
+{
+	char parent[PATH_MAX + 4];
+	struct stat a, b;
+
+	snprintf(parent, sizeof(parent), "%s/..", dir);
+	if (stat(dir, &a) || stat(parent, &b))
+		return false;
+	return a.st_dev != b.st_dev || a.st_ino == b.st_ino;
+}
+
+static int make_dir(const char *dir, bool *created)
+{
+	char tmp[PATH_MAX], *p;
+
+	*created = false;
+	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (!mkdir(tmp, 0755))
+		*created = true;
+	else if (errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void *ctl_thread(void *arg)
+{
+	struct ctl *c = arg;
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+
+	if (cfg) {
+		fuse_loop_cfg_set_max_threads(cfg, CTL_MAX_THREADS);
+		fuse_loop_cfg_set_idle_threads(cfg, 2);
+		fuse_loop_mt(c->fuse, cfg);
+		fuse_loop_cfg_destroy(cfg);
+	}
+	pthread_mutex_lock(&c->lock);
+	c->loop_done = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out)
+{
+	char *argv[] = { "vsched-ctl", "-o",
+			 "allow_other,default_permissions,fsname=vsched,subtype=vsched", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	sigset_t all, old;
+	struct stat st;
+	struct ctl *c;
+	int ret;
+
+	if (!vs || !dir || !*dir)
+		return -EINVAL;
+	if (ctl_dir_is_stale(dir)) {
+		ret = ctl_dir_clean(dir);
+		if (ret)
+			return ret;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->vs = vs;
+	c->mount_time = time(NULL);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	list_init(&c->files);
+	if (!realpath(dir, c->dir)) {
+		ret = make_dir(dir, &c->created_dir);
+		if (ret || !realpath(dir, c->dir)) {
+			ret = ret ? ret : -errno;
+			goto err_free;
+		}
+	}
+	if (is_mount_point(c->dir)) {
+		ret = -EBUSY;	/* a live file system is mounted there */
+		goto err_rmdir;
+	}
+
+	c->fuse = fuse_new(&args, &ctl_fs_ops, sizeof(ctl_fs_ops), c);
+	fuse_opt_free_args(&args);
+	if (!c->fuse) {
+		ret = -EINVAL;
+		goto err_rmdir;
+	}
+	if (fuse_mount(c->fuse, c->dir)) {
+		ret = -EIO;
+		goto err_destroy;
+	}
+	/* The serving threads take no signals: SIGINT/SIGTERM belong to the VMM. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&c->thread, NULL, ctl_thread, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		goto err_unmount;
+	/* The connection number (for fusectl) is the mount's device minor. */
+	if (!stat(c->dir, &st))
+		c->dev = st.st_dev;
+	*out = c;
+	return 0;
+
+err_unmount:
+	fuse_unmount(c->fuse);
+err_destroy:
+	fuse_destroy(c->fuse);
+err_rmdir:
+	if (c->created_dir)
+		rmdir(c->dir);
+err_free:
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	return ret;
+}
+
+const char *ctl_dir(const struct ctl *c)
+{
+	return c->dir;
+}
+
+/* Waits up to CTL_JOIN_WAIT_S for the loop to end; false if it did not. */
+static bool wait_loop_done(struct ctl *c)
+{
+	struct timespec ts;
+	bool done;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += CTL_JOIN_WAIT_S;
+	pthread_mutex_lock(&c->lock);
+	while (!c->loop_done)
+		if (pthread_cond_timedwait(&c->cond, &c->lock, &ts) == ETIMEDOUT)
+			break;
+	done = c->loop_done;
+	pthread_mutex_unlock(&c->lock);
+	return done;
+}
+
+/* Severs the FUSE connection through fusectl, mounting fusectl if needed. */
+static void abort_connection(struct ctl *c)
+{
+	char path[96];
+	FILE *f;
+
+	snprintf(path, sizeof(path), FUSECTL_DIR "/%u/abort", minor(c->dev));
+	if (access(path, W_OK))
+		mount("fusectl", FUSECTL_DIR, "fusectl", 0, NULL);
+	f = fopen(path, "we");
+	if (f) {
+		fputs("1", f);
+		fclose(f);
+	}
+}
+
+/* True if the session's /dev/fuse descriptor reports the connection gone (POLLERR). */
+static bool connection_gone(struct ctl *c)
+{
+	struct pollfd pfd = { fuse_session_fd(fuse_get_session(c->fuse)), 0, 0 };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR);
+}
+
+void ctl_unmount(struct ctl *c)
+{
+	if (!c)
+		return;
+	fuse_exit(c->fuse);
+	/*
+	 * Sever the connection through fusectl: the loop's blocked reads of /dev/fuse return at
+	 * once, even while a process keeps a file open or its cwd inside. Without fusectl, a lazy
+	 * unmount does it as soon as the mount has no users.
+	 */
+	if (c->dev)
+		abort_connection(c);
+	if (!wait_loop_done(c)) {
+		umount2(c->dir, MNT_DETACH);
+		wait_loop_done(c);
+	}
+	if (!c->loop_done) {
+		/* Cannot happen short of a kernel without fusectl: leave the threads be. */
+		pthread_detach(c->thread);
+		return;
+	}
+	pthread_join(c->thread, NULL);
+	/*
+	 * fuse_unmount() closes the session's descriptor and unmounts, except when the descriptor
+	 * shows POLLERR (then it assumes the mount is gone): detach it ourselves in that case.
+	 */
+	if (connection_gone(c)) {
+		fuse_unmount(c->fuse);
+		umount2(c->dir, MNT_DETACH);
+	} else {
+		fuse_unmount(c->fuse);
+	}
+	fuse_destroy(c->fuse);
+	ctl_fs_release_all(c);
+	if (c->created_dir)
+		rmdir(c->dir);
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}

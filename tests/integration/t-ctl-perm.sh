@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Modes and ownership as cgroupfs (root-owned, 0755 / 0644 / 0444), and cgroup v2 delegation:
+# `chown USER dir` lets USER manage the subtree below dir but not dir's own limits, and move
+# vCPUs only between groups it owns; everyone else gets EACCES.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/ctl-lib.sh"
+ctl_require_fuse
+ctl_tmp
+ctl_start perm --vcpus 4 || exit 1
+cd "$D" || exit 1
+
+EACCES="Permission denied"
+EPERM="Operation not permitted"
+U=65534	# nobody
+O=65533	# a user with no delegation
+as_u() { setpriv --reuid=$U --regid=$U --clear-groups "$@"; }
+as_o() { setpriv --reuid=$O --regid=$O --clear-groups "$@"; }
+statof() { stat -c '%A %u %g %s' "$1"; }
+
+read -r t0 t1 < <(vcpu_tids "$HPID" | head -n 2 | tr '\n' ' ')
+
+mkdir d
+expect_eq "root dir" "$(statof .)" "drwxr-xr-x 0 0 0"
+expect_eq "group dir" "$(statof d)" "drwxr-xr-x 0 0 0"
+expect_eq "rw file" "$(statof d/cpu.weight)" "-rw-r--r-- 0 0 0"
+expect_eq "ro file" "$(statof d/cpu.stat)" "-r--r--r-- 0 0 0"
+expect_eq "ro cgroup.events" "$(statof d/cgroup.events)" "-r--r--r-- 0 0 0"
+expect_eq "rw cgroup.procs" "$(statof cgroup.procs)" "-rw-r--r-- 0 0 0"
+
+# Before delegation nobody may change anything.
+run_err "$EACCES" as_u mkdir d/x
+run_err "$EACCES" as_u bash -c "echo 50 > d/cpu.weight"
+run_err "$EPERM" as_u chown $U d
+
+# Delegate d, threaded so that single vCPUs can move in; put vCPU 0 there.
+echo threaded >d/cgroup.type
+echo "$t0" >d/cgroup.threads
+chown $U:$U d
+chown $U:$U d/cgroup.procs d/cgroup.threads d/cgroup.subtree_control &&
+	ok "chown of the delegatable files (recipe of cgroup-v2.rst)" || bad "chown of delegatable files"
+run_err "$EPERM" chown $U d/cpu.weight
+expect_eq "delegated dir" "$(statof d)" "drwxr-xr-x $U $U 0"
+expect_eq "delegated cgroup.threads" "$(statof d/cgroup.threads)" "-rw-r--r-- $U $U 0"
+expect_eq "delegated cgroup.subtree_control" "$(statof d/cgroup.subtree_control)" "-rw-r--r-- $U $U 0"
+expect_eq "delegated group's own cpu.weight stays root's" "$(statof d/cpu.weight)" "-rw-r--r-- 0 0 0"
+expect_eq "delegated group's own cpu.max stays root's" "$(statof d/cpu.max)" "-rw-r--r-- 0 0 0"
+
+# The delegatee manages the subtree.
+as_u mkdir d/x && ok "delegatee mkdir d/x" || bad "delegatee mkdir d/x"
+expect_eq "created group is the creator's" "$(statof d/x)" "drwxr-xr-x $U $U 0"
+as_u bash -c "echo +cpu > d/cgroup.subtree_control" && ok "delegatee +cpu in d" || bad "+cpu in d"
+expect_eq "files of a group inside the subtree" "$(statof d/x/cpu.weight)" "-rw-r--r-- $U $U 0"
+as_u bash -c "echo 50 > d/x/cpu.weight" && ok "delegatee writes d/x/cpu.weight" || bad "d/x/cpu.weight"
+expect_file d/x/cpu.weight '50\n'
+as_u bash -c "echo '5000 100000' > d/x/cpu.max" && ok "delegatee writes d/x/cpu.max" || bad "d/x/cpu.max"
+as_u bash -c "echo threaded > d/x/cgroup.type" && ok "delegatee makes d/x threaded" || bad "d/x threaded"
+as_u mkdir d/x/deep && as_u rmdir d/x/deep && ok "delegatee mkdir/rmdir below" || bad "nested mkdir/rmdir"
+
+# ... but not the delegated group's own limits, nor anything outside it.
+run_err "$EACCES" as_u bash -c "echo 500 > d/cpu.weight"
+run_err "$EACCES" as_u bash -c "echo 1000 > d/cpu.max"
+run_err "$EACCES" as_u bash -c "echo 1 > d/cgroup.max.depth"
+run_err "$EACCES" as_u mkdir other
+run_err "$EACCES" as_u rmdir d
+run_err "$EACCES" as_u bash -c "echo -cpu > cgroup.subtree_control"
+expect_file d/cpu.weight '100\n'
+
+# vCPU moves: within the subtree yes; from outside (common ancestor = root, root's) EACCES.
+as_u bash -c "echo $t0 > d/x/cgroup.threads" && ok "delegatee moves vCPU 0 inside its subtree" ||
+	bad "move inside subtree"
+expect_file d/x/vsched.vcpus '0\n'
+run_err "$EACCES" as_u bash -c "echo $t1 > d/x/cgroup.threads"
+run_err "$EACCES" as_u bash -c "echo 1 > d/x/vsched.vcpus"
+run_err "$EACCES" as_u bash -c "echo $t0 > cgroup.threads"
+expect_file vsched.vcpus '1-3\n'
+as_u bash -c "echo 0 > d/vsched.vcpus" && ok "delegatee moves vCPU 0 back to d" || bad "vsched.vcpus in d"
+
+# Another user has nothing: EACCES everywhere, reads are allowed (0644/0444).
+run_err "$EACCES" as_o mkdir d/y
+run_err "$EACCES" as_o bash -c "echo 10 > d/x/cpu.weight"
+run_err "$EACCES" as_o bash -c "echo $t0 > d/x/cgroup.threads"
+expect_eq "others read" "$(as_o cat d/x/cpu.weight)" "50"
+
+# chown by the delegatee of its own group to another user: EPERM (no CAP_CHOWN).
+run_err "$EPERM" as_u chown $O d/x
+
+# Taking the delegation back (chown to root) ends it.
+echo "$HPID" >cgroup.procs
+as_u rmdir d/x && ok "delegatee removes its group" || bad "rmdir d/x"
+chown 0:0 d
+run_err "$EACCES" as_u mkdir d/x
+rmdir d
+
+ctl_finish

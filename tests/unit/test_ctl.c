@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Control directory: the VM registry (names, records, liveness) and, where /dev/fuse is usable,
+ * a mount served in-process, driven with plain syscalls (so ASan sees the FUSE handlers).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl/ctl.h"
+#include "test.h"
+#include "vsched.h"
+
+static char run_dir[64];
+
+static void set_run_dir(void)
+{
+	snprintf(run_dir, sizeof(run_dir), "/tmp/vsched-ut-ctl.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(run_dir));
+	setenv("VSCHED_RUN_DIR", run_dir, 1);
+}
+
+static void rm_run_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", run_dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	unsetenv("VSCHED_RUN_DIR");
+}
+
+static void test_ctl_names(void)
+{
+	char buf[PATH_MAX];
+
+	CU_ASSERT_EQUAL(ctl_name_valid("vm-1_a.b"), 0);
+	CU_ASSERT_EQUAL(ctl_name_valid(""), -EINVAL);
+	CU_ASSERT_EQUAL(ctl_name_valid(".hidden"), -EINVAL);
+	CU_ASSERT_EQUAL(ctl_name_valid("a/b"), -EINVAL);
+	CU_ASSERT_EQUAL(ctl_name_valid("a b"), -EINVAL);
+	CU_ASSERT_EQUAL(ctl_name_valid("x123456789x123456789x123456789x123456789x123456789x123456789x1234"),
+			-EINVAL);
+	set_run_dir();
+	CU_ASSERT_EQUAL(ctl_default_dir("vm1", buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(strncmp(buf, run_dir, strlen(run_dir)), 0);
+	CU_ASSERT_STRING_EQUAL(buf + strlen(run_dir), "/vm1");
+	CU_ASSERT_EQUAL(ctl_default_dir("../x", buf, sizeof(buf)), -EINVAL);
+	CU_ASSERT_EQUAL(ctl_default_dir("vm1", buf, 8), -ENAMETOOLONG);
+	rm_run_dir();
+}
+
+static bool record_exists(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/.vms/%s", run_dir, name);
+	return access(path, F_OK) == 0;
+}
+
+static void test_ctl_register_liveness(void)
+{
+	int to_child[2], from_child[2], status;
+	char c;
+	pid_t pid;
+
+	set_run_dir();
+	CU_ASSERT_EQUAL(ctl_register("bad/name", NULL), -EINVAL);
+	CU_ASSERT_EQUAL(ctl_register("me", "/somewhere"), 0);
+	CU_ASSERT_TRUE(record_exists("me"));
+	/* Our own record may be rewritten (the canonical directory, after mounting). */
+	CU_ASSERT_EQUAL(ctl_register("me", "/elsewhere"), 0);
+	ctl_unregister("me");
+	CU_ASSERT_FALSE(record_exists("me"));
+
+	/* A live holder keeps its name; a dead one's record is replaced. */
+	CU_ASSERT_EQUAL_FATAL(pipe(to_child), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(from_child), 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		c = ctl_register("held", "") ? 'e' : 'k';
+		if (write(from_child[1], &c, 1) != 1 || read(to_child[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(read(from_child[0], &c, 1), 1);
+	CU_ASSERT_EQUAL(c, 'k');
+	CU_ASSERT_EQUAL(ctl_register("held", ""), -EEXIST);
+	/* Someone else's record is not removed by our unregister. */
+	ctl_unregister("held");
+	CU_ASSERT_TRUE(record_exists("held"));
+	CU_ASSERT_EQUAL(write(to_child[1], "x", 1), 1);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_EQUAL(ctl_register("held", ""), 0);
+	ctl_unregister("held");
+	close(to_child[0]);
+	close(to_child[1]);
+	close(from_child[0]);
+	close(from_child[1]);
+	rm_run_dir();
+}
+
+static ssize_t read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+static ssize_t write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
+static void test_ctl_mount_serves_api(void)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 32], buf[256];
+	struct vsched *vs;
+	struct ctl *c;
+	struct stat st;
+	int fd;
+
+	if (access("/dev/fuse", R_OK | W_OK) || geteuid()) {
+		test_skip("mounting needs /dev/fuse and root");
+		return;
+	}
+	set_run_dir();
+	snprintf(dir, sizeof(dir), "%s/mnt", run_dir);
+	vs = vsched_create(2, 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL_FATAL(ctl_mount(vs, dir, &c), 0);
+
+	CU_ASSERT_EQUAL(stat(dir, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode, S_IFDIR | 0755);
+	CU_ASSERT_EQUAL(mkdir(strcat(strcpy(p, dir), "/g"), 0), 0);
+	CU_ASSERT_EQUAL(mkdir(p, 0), -1);
+	CU_ASSERT_EQUAL(errno, EEXIST);
+	snprintf(p, sizeof(p), "%s/g/cpu.weight", dir);
+	CU_ASSERT_EQUAL(stat(p, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode, S_IFREG | 0644);
+	CU_ASSERT_EQUAL(st.st_size, 0);
+	CU_ASSERT_EQUAL(read_file(p, buf, sizeof(buf)), 4);
+	CU_ASSERT_STRING_EQUAL(buf, "100\n");
+	CU_ASSERT_EQUAL(write_file(p, "0"), -ERANGE);
+	CU_ASSERT_EQUAL(write_file(p, "250\n"), 4);
+	CU_ASSERT_EQUAL(vsched_read(vs, "g", "cpu.weight", buf, sizeof(buf)), 4);
+	CU_ASSERT_STRING_EQUAL(buf, "250\n");
+	/* A change through the API shows at once in the directory. */
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "g", "cpu.max", "5000 10000"), 0);
+	snprintf(p, sizeof(p), "%s/g/cpu.max", dir);
+	CU_ASSERT_EQUAL(read_file(p, buf, sizeof(buf)), 11);
+	CU_ASSERT_STRING_EQUAL(buf, "5000 10000\n");
+	/* Read-only file: EACCES on a write-open even for root. */
+	snprintf(p, sizeof(p), "%s/g/cpu.stat", dir);
+	fd = open(p, O_WRONLY);
+	CU_ASSERT_EQUAL(fd, -1);
+	CU_ASSERT_EQUAL(errno, EACCES);
+	snprintf(p, sizeof(p), "%s/g", dir);
+	CU_ASSERT_EQUAL(rmdir(p), 0);
+	CU_ASSERT_EQUAL(vsched_stat(vs, "g", NULL, &st.st_mode), -ENOENT);
+
+	ctl_unmount(c);
+	CU_ASSERT_EQUAL(stat(dir, &st), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	vsched_destroy(vs);
+	rm_run_dir();
+}
+
+/* An open descriptor inside the mount must not stop the unmount from finishing. */
+static void test_ctl_unmount_with_open_file(void)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 32], buf[64];
+	struct vsched *vs;
+	struct ctl *c;
+	int fd;
+
+	if (access("/dev/fuse", R_OK | W_OK) || geteuid()) {
+		test_skip("mounting needs /dev/fuse and root");
+		return;
+	}
+	set_run_dir();
+	snprintf(dir, sizeof(dir), "%s/busy", run_dir);
+	vs = vsched_create(1, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL_FATAL(ctl_mount(vs, dir, &c), 0);
+	snprintf(p, sizeof(p), "%s/cpu.stat", dir);
+	fd = open(p, O_RDONLY);
+	CU_ASSERT(fd >= 0);
+	ctl_unmount(c);
+	/* The descriptor now belongs to a severed connection. */
+	CU_ASSERT_EQUAL(read(fd, buf, sizeof(buf)), -1);
+	close(fd);
+	vsched_destroy(vs);
+	rm_run_dir();
+}
+
+static CU_TestInfo ctl_tests[] = {
+	{ "VM names and default directory", test_ctl_names },
+	{ "registry: own, live and dead holders", test_ctl_register_liveness },
+	{ "mount serves the API", test_ctl_mount_serves_api },
+	{ "unmount with a file open inside", test_ctl_unmount_with_open_file },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("ctl", ctl_tests);
