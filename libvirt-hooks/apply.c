@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ctl/ctl.h"
 #include "libvirt/apply.h"
 #include "libvirt/fsops.h"
 #include "libvirt/plan.h"
@@ -24,21 +25,22 @@ void apply_report(const char *prog, const struct xdiag *d)
 		fprintf(stderr, "%s: %s\n", prog, d->msg);
 }
 
+bool apply_is_vsched(const char *name, char *dir, size_t len)
+{
+	struct stat st;
+
+	/* A name the control directory cannot have is no vsched VM's. */
+	return !ctl_default_dir(name, dir, len) && !stat(dir, &st) && S_ISDIR(st.st_mode);
+}
+
 int apply_find_target(const char *name, char *dir, size_t len, pid_t *pid, bool *is_vsched)
 {
-	const char *base = getenv("VSCHED_CTL_BASE");
-	struct stat st;
-	int n, ret;
+	int ret;
 
-	n = snprintf(dir, len, "%s/%s", base && *base ? base : VSCHED_CTL_BASE_DFL, name);
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
 	*pid = 0;
-	if (!stat(dir, &st) && S_ISDIR(st.st_mode)) {
-		*is_vsched = true;
+	*is_vsched = apply_is_vsched(name, dir, len);
+	if (*is_vsched)
 		return 0;
-	}
-	*is_vsched = false;
 	ret = qemu_domain_pid(name, pid);
 	if (ret)
 		return ret;
@@ -154,8 +156,7 @@ int cmd_apply(int argc, char **argv)
 		if (ret) {
 			xerr(&d, NULL, NULL, NULL,
 			     "no running VM named '%s' (no %s/%s, no libvirt QEMU domain): %s",
-			     def.name, getenv("VSCHED_CTL_BASE") ?: VSCHED_CTL_BASE_DFL, def.name,
-			     strerror(-ret));
+			     def.name, ctl_run_dir(), def.name, strerror(-ret));
 			goto out_def;
 		}
 		if (!pid)

@@ -76,15 +76,13 @@ static int hook_run(const char *name, enum hook_action action, const char *xml, 
 		    struct xdiag *d)
 {
 	struct domain_def def;
-	char dir[PATH_MAX], probe[PATH_MAX];
-	const char *base = getenv("VSCHED_CTL_BASE");
+	char dir[PATH_MAX];
 	bool is_vsched, opted_in;
 	pid_t pid = 0;
 	int ret;
 
 	/* Opted in: our namespace appears in the XML, or a vsched VM of this name runs. */
-	snprintf(probe, sizeof(probe), "%s/%s", base && *base ? base : VSCHED_CTL_BASE_DFL, name);
-	is_vsched = !access(probe, F_OK);
+	is_vsched = apply_is_vsched(name, dir, sizeof(dir));
 	opted_in = is_vsched || memmem(xml, len, VGROUPS_NS_PREFIX, strlen(VGROUPS_NS_PREFIX));
 	if (!opted_in)
 		return 0;

@@ -12,9 +12,8 @@
 
 #include "libvirt/domain.h"
 
-/* Control directories of running vsched VMs; $VSCHED_CTL_BASE overrides it (tests). */
-#define VSCHED_CTL_BASE_DFL	"/run/vsched"
-
+/* Whether a vsched VM called name runs: its control directory (ctl_default_dir()) exists. */
+bool apply_is_vsched(const char *name, char *dir, size_t len);
 /*
  * The directory to apply domain name to, when none is given: the vsched VM's control directory
  * if one runs under that name, else the cgroup of the QEMU domain libvirt runs (*pid set).

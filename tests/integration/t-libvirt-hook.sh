@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `vsched hook` as libvirt calls it (argv: guest operation sub-operation extra; XML on stdin),
 # without libvirt: which operations act, exit codes, and the opt-in rule. The "running VM" is a
-# test cgroup named like the domain under $VSCHED_CTL_BASE (cgroupfs behaves as a vsched
+# test cgroup named like the domain under $VSCHED_RUN_DIR (cgroupfs behaves as a vsched
 # control directory does), holding a process whose threads are named vcpu0..1.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,7 +46,7 @@ cat > "$tmp/d.xml" <<XML
 </domain>
 XML
 sed 's/weight="300"/weight="99999"/' "$tmp/d.xml" > "$tmp/bad.xml"
-hook() { VSCHED_CTL_BASE=$base VSCHED_LIBVIRT_RUNDIR=$tmp/none "$VSCHED" hook "$@"; }
+hook() { VSCHED_RUN_DIR=$base VSCHED_LIBVIRT_RUNDIR=$tmp/none "$VSCHED" hook "$@"; }
 
 # Lifecycle operations that must not act, whatever the XML.
 for op in "stopped end -" "release end destroyed" "migrate end -" "daemon start -"; do
