@@ -235,9 +235,10 @@ static int cputune_sched_ids(struct cputune_ctx *c, xmlNode *n, const char *elem
 	unsigned int w;
 	int ret = 0;
 
+	/* libvirt's wording, "%ssched" with the attribute: "vcpussched", "iothreadssched". */
 	if (!s)
-		return xerr(c->d, n, elem, NULL, "Missing attribute '%s' in element '%s'", attr,
-			    elem);
+		return xerr(c->d, n, elem, NULL, "Missing attribute '%s' in element '%ssched'", attr,
+			    attr);
 	if (cpuset_parse(s, CPUSET_MAX, set))
 		ret = xerr(c->d, n, elem, s, "Invalid value of '%s': %s", attr, s);
 	else if (!cpuset_count(set))
@@ -245,8 +246,8 @@ static int cputune_sched_ids(struct cputune_ctx *c, xmlNode *n, const char *elem
 	if (!ret)
 		for (w = 0; w < CPUSET_MAX / 64; w++)
 			if (seen->bits[w] & set->bits[w]) {
-				ret = xerr(c->d, n, elem, s, "%s attributes '%s' must not overlap",
-					   elem, attr);
+				ret = xerr(c->d, n, elem, s, "%ssched attributes '%s' must not overlap",
+					   attr, attr);
 				break;
 			}
 	if (!ret)

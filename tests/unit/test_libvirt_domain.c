@@ -102,7 +102,7 @@ static void test_testdata_vcpusched_overlap(void)
 	CU_ASSERT_EQUAL(parse_testdata("qemuxml2argvdata__cputune-vcpusched-overlap.xml", &def,
 				       &d), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, ":16: <vcpusched> '1-2': "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "vcpusched attributes 'vcpus' must not overlap"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "vcpussched attributes 'vcpus' must not overlap"));
 	CU_ASSERT_PTR_NULL(def.name);
 	xdiag_free(&d);
 }
@@ -262,7 +262,7 @@ static void test_cputune_lists(void)
 	expect_error(TUNE("<emulatorpin cpuset='0'/><emulatorpin cpuset='1'/>"),
 		     "<emulatorpin>", "only one emulatorpin is supported");
 	expect_error(TUNE("<vcpusched scheduler='idle'/>"), "<vcpusched>",
-		     "Missing attribute 'vcpus' in element 'vcpusched'");
+		     "Missing attribute 'vcpus' in element 'vcpussched'");
 	expect_error(TUNE("<vcpusched vcpus='0' scheduler='fair'/>"), "<vcpusched> 'fair'",
 		     "Invalid scheduler attribute: 'fair'");
 	expect_error(TUNE("<vcpusched vcpus='0' scheduler='fifo'/>"), "<vcpusched>",
