@@ -47,9 +47,23 @@ int apply_find_target(const char *name, char *dir, size_t len, pid_t *pid, bool 
 	return qemu_domain_cgroup(*pid, dir, len);
 }
 
-int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, bool dry_run,
+/*
+ * libvirt under systemd on cgroup v2 nests the thread groups in "scope/libvirt" (the parent of
+ * emulator, our domain group) and puts <shares> on the scope above it.
+ */
+static bool apply_shares_up(const struct dir_target *t, unsigned int flags)
+{
+	const char *base = strrchr(t->root, '/');
+
+	return (flags & APPLY_QEMU) && t->flavor == FS_V2 && base &&
+	       !strcmp(base + 1, PLAN_GLOBAL_GROUP);
+}
+
+int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
 		 FILE *out, struct xdiag *d)
 {
+	bool dry_run = flags & APPLY_DRY_RUN;
+	unsigned int pflags = 0;
 	struct dir_target t;
 	struct fs_backend be;
 	struct fsops ops;
@@ -61,7 +75,11 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, bool 
 		xerr(d, NULL, NULL, NULL, "%s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	ret = plan_build(def, dir_target_has_cap(&t) ? 0 : PLAN_NEST_GLOBAL, &plan);
+	if (!dir_target_has_cap(&t))
+		pflags |= PLAN_NEST_GLOBAL;
+	if (apply_shares_up(&t, flags))
+		pflags |= PLAN_SHARES_UP;
+	ret = plan_build(def, pflags, &plan);
 	if (ret) {
 		xerr(d, NULL, NULL, NULL, "%s", strerror(-ret));
 		return ret;
@@ -105,7 +123,7 @@ int cmd_apply(int argc, char **argv)
 	char dir[PATH_MAX];
 	struct domain_def def;
 	struct xdiag d;
-	bool dry_run = false, is_vsched;
+	bool dry_run = false, is_vsched = false;
 	pid_t pid = 0;
 	long v;
 	char *end;
@@ -162,7 +180,8 @@ int cmd_apply(int argc, char **argv)
 		if (!pid)
 			pid = found;
 	}
-	ret = apply_domain(&def, dir, pid, dry_run, stdout, &d);
+	ret = apply_domain(&def, dir, pid, (dry_run ? APPLY_DRY_RUN : 0) |
+				   (!ctl && !is_vsched ? APPLY_QEMU : 0), stdout, &d);
 out_def:
 	domain_free(&def);
 out:

@@ -103,7 +103,7 @@ static int hook_run(const char *name, enum hook_action action, const char *xml, 
 		     "process/cgroup found: %s", name, strerror(-ret));
 		goto out;
 	}
-	ret = apply_domain(&def, dir, pid, false, NULL, d);
+	ret = apply_domain(&def, dir, pid, is_vsched ? 0 : APPLY_QEMU, NULL, d);
 out:
 	domain_free(&def);
 	return ret;

@@ -20,11 +20,14 @@ bool apply_is_vsched(const char *name, char *dir, size_t len);
  * 0, -ENOENT (neither runs) or -errno.
  */
 int apply_find_target(const char *name, char *dir, size_t len, pid_t *pid, bool *is_vsched);
+#define APPLY_DRY_RUN	(1U << 0)	/* print, write nothing */
+#define APPLY_QEMU	(1U << 1)	/* dir is the cgroup libvirt made for a QEMU domain */
+
 /*
- * Plan, render for the target's flavour, then execute (or print, dry_run). Nothing is written
- * unless the whole plan renders. 0 or -errno, message in d.
+ * Plan, render for the target's flavour, then execute (or print: APPLY_DRY_RUN, to out). Nothing
+ * is written unless the whole plan renders. 0 or -errno, message in d.
  */
-int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, bool dry_run,
+int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
 		 FILE *out, struct xdiag *d);
 /* Prints d's warnings and error (if any) to stderr, each prefixed by prog. */
 void apply_report(const char *prog, const struct xdiag *d);

@@ -47,6 +47,8 @@ struct plan {
 /* The VM's own group cannot take cpu.max: nest everything below PLAN_GLOBAL_GROUP if capped. */
 #define PLAN_NEST_GLOBAL	(1U << 0)
 #define PLAN_GLOBAL_GROUP	"libvirt"
+/* <shares> belongs to the parent of the VM's group (libvirt's systemd layout on cgroup v2). */
+#define PLAN_SHARES_UP		(1U << 1)
 
 /* Builds the plan of a validated domain. 0 or -ENOMEM; free with plan_free(). */
 int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p);

@@ -388,7 +388,7 @@ static void test_dir_backend(void)
 	fclose(f);
 	free(out);
 	f = open_memstream(&out, &len);
-	CU_ASSERT_EQUAL(apply_domain(&def, root, getpid(), true, f, &d), 0);
+	CU_ASSERT_EQUAL(apply_domain(&def, root, getpid(), APPLY_DRY_RUN, f, &d), 0);
 	fclose(f);
 	snprintf(buf, sizeof(buf), "write %s/g/tasks %d\n", root, (int)tid1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, buf));
@@ -403,7 +403,7 @@ static void test_dir_backend(void)
 	CU_ASSERT_STRING_EQUAL(buf, "");
 
 	/* For real. */
-	CU_ASSERT_EQUAL(apply_domain(&def, root, getpid(), false, NULL, &d), 0);
+	CU_ASSERT_EQUAL(apply_domain(&def, root, getpid(), 0, NULL, &d), 0);
 	read_file(root, "cpu.shares", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "2048");
 	read_file(sub, "cpu.shares", buf, sizeof(buf));
@@ -425,6 +425,45 @@ static void test_dir_backend(void)
 	CU_ASSERT_EQUAL(system(buf), 0);
 }
 
+/* libvirt's systemd layout on cgroup v2: <shares> on the scope, the rest in scope/libvirt. */
+static void test_dir_backend_v2_scope(void)
+{
+	char root[] = "/tmp/vsched-scope-XXXXXX", dom[128], buf[128];
+	struct domain_def def;
+	struct xdiag d;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	snprintf(dom, sizeof(dom), "%s/libvirt", root);
+	CU_ASSERT_EQUAL_FATAL(mkdir(dom, 0755), 0);
+	make_file(root, "cpu.weight");
+	make_file(dom, "cpu.weight");
+	make_file(dom, "cpu.max");
+	make_file(dom, "cgroup.threads");
+	CU_ASSERT_EQUAL_FATAL(parse_str(DOM_HEAD("1") "<cputune><shares>300</shares>"
+					"<global_quota>50000</global_quota></cputune></domain>",
+					&def, &d), 0);
+	/* A QEMU domain: shares go up to the scope, the global cap stays on scope/libvirt. */
+	CU_ASSERT_EQUAL(apply_domain(&def, dom, getpid(), APPLY_QEMU, NULL, &d), -ESRCH);
+	read_file(root, "cpu.weight", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "300");
+	read_file(dom, "cpu.weight", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "");
+	read_file(dom, "cpu.max", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "50000 100000");
+	/* No thread named like vCPU 0 in this process: the move fails, named. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "moving vCPU 0 to /: No such process"));
+	xdiag_free(&d);
+	xdiag_init(&d, "t.xml");
+	/* Given as a plain directory (--ctl), nothing is guessed: shares on the group itself. */
+	CU_ASSERT_EQUAL(apply_domain(&def, dom, getpid(), 0, NULL, &d), -ESRCH);
+	read_file(dom, "cpu.weight", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "300");
+	domain_free(&def);
+	xdiag_free(&d);
+	snprintf(buf, sizeof(buf), "rm -rf %s", root);
+	CU_ASSERT_EQUAL(system(buf), 0);
+}
+
 static CU_TestInfo tests[] = {
 	{ "plan of a full domain", test_plan_build },
 	{ "plan of a bare domain", test_plan_minimal },
@@ -433,6 +472,7 @@ static CU_TestInfo tests[] = {
 	{ "cgroup v1 cap hierarchy checked before writing", test_render_v1_caps },
 	{ "execution through a back end", test_exec_backend },
 	{ "directory back end, dry run and real", test_dir_backend },
+	{ "libvirt's v2 systemd layout: shares on the scope", test_dir_backend_v2_scope },
 	CU_TEST_INFO_NULL,
 };
 
