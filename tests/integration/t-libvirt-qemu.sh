@@ -153,6 +153,14 @@ else
 	[ "$(cat "$dom/fast/cpu.weight")" = 800 ] || fail "re-tuned cpu.weight"
 fi
 
+# 4. The libvirt way: change the groups with `virsh metadata --live`, apply the live XML.
+virsh metadata $name https://vsched.dev/xmlns/groups/1.0 --key vs --live --set \
+	'<groups><group name="fast" weight="900"/><assign vcpus="0-1" group="fast"/></groups>' \
+	>/dev/null || fail "virsh metadata"
+virsh dumpxml $name | "$VSCHED" apply --domain - || fail "apply from virsh dumpxml"
+p1=$(cpu_cgroup "${tids[1]}")
+case "$p1" in */fast/vcpu1) ;; *) fail "CPU 1/KVM is in $p1 after re-tune, want .../fast/vcpu1" ;; esac
+
 virsh destroy $name >/dev/null || fail "destroy"
 [ -d "$dom" ] && fail "libvirt left $dom behind"
 echo ok
