@@ -108,6 +108,15 @@ int vm_irq_line(struct vm *vm, unsigned int irq, int level)
 	return ioctl(vm->fd, KVM_IRQ_LINE, &l) < 0 ? -errno : 0;
 }
 
+int vm_set_halt_poll(struct vm *vm, uint32_t ns)
+{
+	struct kvm_enable_cap cap = { .cap = KVM_CAP_HALT_POLL, .args = { ns } };
+
+	if (ioctl(vm->fd, KVM_CHECK_EXTENSION, KVM_CAP_HALT_POLL) <= 0)
+		return -ENOTSUP;
+	return ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0 ? -errno : 0;
+}
+
 static int vm_check_ext(struct vm *vm, long ext)
 {
 	return ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, ext) > 0;

@@ -76,7 +76,7 @@ static void run_usage(FILE *f)
 		"                           vCPU list in cpuset syntax (0-1=hog,2-3=duty:3000/7000);\n"
 		"                           repeatable; vCPUs given none run hog. Kinds: hog,\n"
 		"                           duty:BUSY_US/SLEEP_US, halt-duty:BUSY_US/SLEEP_US, io:N,\n"
-		"                           probe, fault, count:N\n"
+		"                           probe, fault, count:N, emufail\n"
 		"      --kernel FILE        boot Linux (bzImage or vmlinux) instead of payloads\n"
 		"      --initrd FILE        initramfs for --kernel\n"
 		"      --cmdline STRING     kernel command line for --kernel\n"
@@ -134,7 +134,7 @@ static int run_domain(struct run_cfg *cfg)
 
 static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 {
-	bool vcpus_set = false, mem_set = false;
+	bool mem_set = false;
 	int c;
 
 	*cfg = (struct run_cfg){ .name = run_default_name, .vcpus = 1 };
@@ -151,7 +151,6 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case 'c':
 			if (opts_parse_uint(optarg, 1, VM_MAX_VCPUS, &cfg->vcpus))
 				return run_usage_error("invalid --vcpus '%s' (1-128)", optarg);
-			vcpus_set = true;
 			break;
 		case 'm':
 			if (opts_parse_size(optarg, &cfg->mem) || !cfg->mem)
@@ -219,7 +218,6 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		cfg->payload[cfg->nr_payload++] = run_demo_payload;
 		cfg->duration_ns = RUN_DEMO_DURATION_NS;
 	}
-	(void)vcpus_set;
 	if (!mem_set)
 		cfg->mem = cfg->kernel.kernel ? LINUX_DEFAULT_MEM : PAYLOAD_DEFAULT_MEM;
 	return 0;
@@ -337,24 +335,19 @@ static int run_exit_status(const struct vm *vm, int sig)
 	}
 }
 
-static int run_write_stats(const char *path, struct vm *vm, const struct stats_run *sr)
+static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
+			   const struct stats_run *sr)
 {
-	FILE *f = fopen(path, "w");
-	int ret;
+	int ret = stats_write_json(f, vm, sr);
 
-	if (!f) {
-		fprintf(stderr, "vsched run: --stats %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	ret = stats_write_json(f, vm, sr);
 	if (fclose(f) || ret) {
-		fprintf(stderr, "vsched run: --stats %s: write failed\n", path);
+		fprintf(stderr, "vsched run: --stats %s: write failed\n", cfg->stats);
 		return -EIO;
 	}
 	return 0;
 }
 
-static int run_vm(const struct run_cfg *cfg, struct vm *vm, uint64_t start_ns)
+static int run_vm(const struct run_cfg *cfg, struct vm *vm, FILE *stats, uint64_t start_ns)
 {
 	struct stats_run sr = { .cmd_start_ns = start_ns };
 	sigset_t set, old;
@@ -365,7 +358,16 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, uint64_t start_ns)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	ret = sfd < 0 ? -errno : vm_create(vm);
+	if (sfd < 0) {
+		fprintf(stderr, "vsched run: signalfd: %s\n", strerror(errno));
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (stats) {
+			fclose(stats);
+			unlink(cfg->stats);
+		}
+		return RUN_EXIT_FAILURE;
+	}
+	ret = vm_create(vm);
 	if (ret) {
 		if (vm->boot == &linux_boot_ops && cfg->kernel.err[0])
 			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", cfg->kernel.err);
@@ -386,13 +388,18 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, uint64_t start_ns)
 	sr.exit_status = ret ? RUN_EXIT_FAILURE : run_exit_status(vm, sig);
 	if (vm->exit_reason == VM_EXIT_STOPPED && sig)
 		fprintf(stderr, "vsched run: %s: stopping the VM\n", strsignal(sig));
-	if (cfg->stats && run_write_stats(cfg->stats, vm, &sr) && !sr.exit_status)
+	if (stats && run_write_stats(cfg, stats, vm, &sr) && !sr.exit_status)
 		sr.exit_status = RUN_EXIT_FAILURE;
+	stats = NULL;
 	stats_print_summary(stdout, vm, &sr);
 out:
+	if (stats) {
+		/* No VM ran: leave no empty statistics file behind. */
+		fclose(stats);
+		unlink(cfg->stats);
+	}
 	vm_destroy(vm);
-	if (sfd >= 0)
-		close(sfd);
+	close(sfd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return sr.exit_status;
 }
@@ -401,6 +408,7 @@ int cmd_run(int argc, char **argv)
 {
 	uint64_t start_ns = mono_ns();
 	static struct payload_opts popts;
+	FILE *stats = NULL;
 	struct run_cfg cfg;
 	struct vm vm;
 	int ret;
@@ -432,7 +440,12 @@ int cmd_run(int argc, char **argv)
 		vm.boot = &payload_boot_ops;
 		vm.boot_data = &popts;
 	}
+	/* Opened now, so a path that cannot be written is refused before anything runs. */
+	if (cfg.stats && !(stats = fopen(cfg.stats, "w"))) {
+		fprintf(stderr, "vsched run: --stats %s: %s\n", cfg.stats, strerror(errno));
+		return RUN_EXIT_USAGE;
+	}
 	if (cfg.demo)
 		printf("vsched demo: 4 vCPUs (%s) for 3 s\n", run_demo_payload);
-	return run_vm(&cfg, &vm, start_ns);
+	return run_vm(&cfg, &vm, stats, start_ns);
 }

@@ -55,12 +55,13 @@ struct payload_opts {
 	struct payload_vcpu vcpu[VM_MAX_VCPUS];
 	uint32_t exit_status;	/* the first nonzero value written to PAYLOAD_PORT_EXIT */
 	unsigned int nr_done;	/* vCPUs that wrote PAYLOAD_PORT_EXIT */
+	uint64_t lapic_khz;	/* measured LAPIC timer rate, 0 until a halt-duty vCPU needs it */
 };
 
 extern const struct boot_ops payload_boot_ops;
 
 /* "hog", "duty:BUSY_US/SLEEP_US", "halt-duty:BUSY_US/SLEEP_US", "io:N", "probe", "fault",
- * "count:N". 0 or -EINVAL (spec untouched). */
+ * "count:N", "emufail". 0 or -EINVAL (spec untouched). */
 int payload_parse_kind(const char *s, struct payload_spec *spec);
 /* One --payload value: "KIND[:ARGS]" for every vCPU not yet given one, or
  * "LIST=KIND[:ARGS][,LIST=KIND[:ARGS]...]" with LIST in libvirt cpuset syntax. A vCPU

@@ -41,6 +41,7 @@ enum payload_kind {
 	PAYLOAD_PROBE,		/* unserved port and MMIO accesses; errors counts wrong values */
 	PAYLOAD_FAULT,		/* touches unmapped memory with no IDT entry: triple fault */
 	PAYLOAD_COUNT,		/* arg0 units, then done (PAYLOAD_PORT_EXIT, status 0) */
+	PAYLOAD_EMUFAIL,	/* an SSE add from MMIO, which KVM's emulator cannot do */
 };
 
 /* At PAYLOAD_LOAD_ADDR: where the VMM finds the entry points. */

@@ -104,8 +104,12 @@ struct boot_ops {
  *
  * enter() returns 0 to run, or nonzero to make the loop re-check stop/pause first.
  * enter() and sleep() must return soon after wake(): the core calls it after vm_stop() and
- * vm_pause() set their flag, so a blocked vCPU notices. A preemption is vcpu_kick(): the
- * vCPU leaves KVM_RUN, charges, and calls enter() again, where the runtime may hold it.
+ * vm_pause() set their flag, so a blocked vCPU notices. A preemption is vcpu_kick()
+ * (vmm/kick.h; per-vCPU timers should raise VCPU_KICK_SIGNAL the same way): the vCPU
+ * leaves KVM_RUN, charges, and calls enter() again, where the runtime may hold it.
+ * A paravirtual sleep (payload sleep port) reaches sleep() through vcpu_sleep()
+ * (vmm/vcpu.h). A HLT with the in-kernel irqchip stays inside KVM_RUN: the runtime sees it
+ * only as the thread's CPU clock standing still.
  */
 struct vcpu_sched_ops {
 	void (*thread_start)(struct vcpu *vcpu);
@@ -158,6 +162,9 @@ void *vm_gpa(struct vm *vm, uint64_t gpa, uint64_t len);
 /* Registration happens before vm_start(); ranges may not overlap (-EBUSY). */
 int vm_pio_register(struct vm *vm, uint16_t base, uint16_t len, pio_fn fn, void *opaque);
 int vm_mmio_register(struct vm *vm, uint64_t base, uint64_t len, mmio_fn fn, void *opaque);
+/* Maximum KVM halt polling per halt, in ns, for every vCPU (KVM_CAP_HALT_POLL); 0 turns it
+ * off, so a halted vCPU thread stops using CPU at once. Any time after vm_create(). */
+int vm_set_halt_poll(struct vm *vm, uint32_t ns);
 /* Raises or lowers an in-kernel irqchip line (KVM_IRQ_LINE). */
 int vm_irq_line(struct vm *vm, unsigned int irq, int level);
 /* Ends the VM with reason (the first caller wins) and kicks every vCPU out of KVM_RUN.

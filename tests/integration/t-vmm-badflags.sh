@@ -21,5 +21,9 @@ for b in "${bad[@]}"; do
 	grep -q "vsched run" "$out/log" || fail "'$b': no message"
 	[ ! -e "$out/s.json" ] || fail "'$b': a VM ran"
 done
+"$VSCHED" run --payload hog --stats "$out/no/such/dir.json" >"$out/log" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "unwritable --stats: exit $rc, want 2"
+grep -q -- "--stats" "$out/log" || fail "unwritable --stats: no message"
 "$VSCHED" run --help | grep -q -- "--payload" || fail "--help lacks --payload"
 echo "bad flags refused"

@@ -6,7 +6,12 @@ vmm_require_kvm
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-"$VSCHED" run --vcpus 4 --payload hog --cpus 2 --duration 1 --stats "$out/s.json" || fail "exit $?"
+"$VSCHED" run --name lanes-test --vcpus 4 --payload hog --cpus 2 --duration 1.5 --verbose \
+	--stats "$out/s.json" 2>"$out/err" || fail "exit $?"
+[ "$(vmm_field "$out/s.json" name)" = lanes-test ] || fail "name not recorded"
+# --verbose reports every vCPU's units once a second.
+grep -q "units vcpu0=[0-9]* vcpu1=[0-9]* vcpu2=[0-9]* vcpu3=[0-9]*" "$out/err" ||
+	fail "no --verbose progress line"
 [ "$(vmm_field "$out/s.json" nr_lanes)" = 2 ] || fail "lanes not recorded"
 for v in 0 1 2 3; do
 	u=$(vmm_vcpu_field "$out/s.json" $v units)

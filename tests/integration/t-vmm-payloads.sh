@@ -26,6 +26,10 @@ for v in 1 2; do
 	# 40 % duty over 1.5 s: 0.6 s of busy; 1.2 s would mean it never idled.
 	[ "${c:-0}" -lt 1200000000 ] || fail "vcpu$v used ${c} ns of CPU: it did not idle"
 done
+# halt-duty idles in HLT inside KVM_RUN (woken by the LAPIC timer), not through exits:
+# about 300 busy/halt periods in 1.5 s, but only the hello and final exits.
+e=$(vmm_vcpu_field "$out/s.json" 2 exits)
+[ "${e:-99}" -lt 10 ] || fail "halt-duty vCPU made $e exits"
 # io makes a port exit every 500 units.
 u=$(vmm_vcpu_field "$out/s.json" 3 units)
 io=$(vmm_vcpu_field "$out/s.json" 3 io_port_exits)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Unhandled port and MMIO accesses read as all-ones, are logged rate-limited, and the VMM
-# keeps running. A triple fault ends the VM with a register dump and exit status 3.
+# keeps running. A triple fault ends the VM with a register dump and exit status 3; an
+# emulation failure ends it with a clear message, a dump and exit status 4.
 set -u
 . "$(dirname "$0")/lib-vmm.sh"
 vmm_require_kvm
@@ -25,4 +26,11 @@ cat "$out/log"
 [ $rc -eq 3 ] || fail "fault: exit $rc, want 3"
 grep -q "triple fault" "$out/log" || fail "no triple fault message"
 grep -q "rip " "$out/log" && grep -q "code:" "$out/log" || fail "no register/code dump"
-echo "probe and fault ok"
+
+"$VSCHED" run --vcpus 2 --payload 0=emufail,1=hog --duration 5 >"$out/log" 2>&1
+rc=$?
+cat "$out/log"
+[ $rc -eq 4 ] || fail "emufail: exit $rc, want 4"
+grep -q "emulation failure" "$out/log" || fail "no emulation failure message"
+grep -q "code:" "$out/log" || fail "no code dump"
+echo "probe, fault and emulation failure ok"

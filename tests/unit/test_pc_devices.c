@@ -259,6 +259,9 @@ static void test_legacy_ports(void)
 	v = 0;
 	CU_ASSERT_EQUAL(legacy_access(0x2fd, &v, false), LEGACY_NONE);
 	CU_ASSERT_EQUAL(v, 0xff);			/* absent COM2 */
+	v = 0;
+	CU_ASSERT_EQUAL(legacy_access(0xcfc, &v, false), LEGACY_NONE);
+	CU_ASSERT_EQUAL(v, 0xff);			/* no PCI host bridge */
 }
 
 static CU_TestInfo pc_devices_tests[] = {

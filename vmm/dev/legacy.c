@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Legacy ports with fixed behaviour. Serving them here keeps the VMM's "unhandled port" log
+ * Legacy ports with fixed behaviour. A multi-byte access acts byte by byte on its first port
+ * (so a dword at 0xcf8 never reaches the byte-wide reset register at 0xcf9). Serving them here keeps the VMM's "unhandled port" log
  * for accesses that really are unexpected.
  */
 #include "util/compiler.h"
@@ -70,8 +71,7 @@ static int legacy_pio(struct vcpu *vcpu, uint16_t port, void *data, unsigned int
 
 int legacy_init(struct vm *vm)
 {
-	static const uint16_t ports[] = { LEGACY_POST_PORT, LEGACY_SYSCTL_A, LEGACY_RESET_CTL,
-					  LEGACY_POWEROFF_PORT };
+	static const uint16_t ports[] = { LEGACY_POST_PORT, LEGACY_SYSCTL_A, LEGACY_POWEROFF_PORT };
 	unsigned int i;
 	int err;
 
@@ -80,6 +80,10 @@ int legacy_init(struct vm *vm)
 		if (err)
 			return err;
 	}
+	/* 0xcf8-0xcff: no PCI host bridge (conf1 reads all-ones), but 0xcf9 resets. */
+	err = vm_pio_register(vm, LEGACY_PCI_CONF, 8, legacy_pio, NULL);
+	if (err)
+		return err;
 	for (i = 0; i < ARRAY_SIZE(absent_uarts); i++) {
 		err = vm_pio_register(vm, absent_uarts[i], 8, legacy_pio, NULL);
 		if (err)

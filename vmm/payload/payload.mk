@@ -10,7 +10,7 @@ $(PAYLOAD_OUT)/%.o: vmm/payload/guest/%.S include/vmm/payload_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(PAYLOAD_CFLAGS) -c -o $@ $<
 
-$(PAYLOAD_OUT)/%.o: vmm/payload/guest/%.c include/vmm/payload_abi.h
+$(PAYLOAD_OUT)/%.o: vmm/payload/guest/%.c vmm/payload/guest/work.h include/vmm/payload_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(PAYLOAD_CFLAGS) -c -o $@ $<
 

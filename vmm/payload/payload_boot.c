@@ -307,8 +307,12 @@ static int payload_setup_vcpu(struct vcpu *vcpu)
 		ret = payload_setup_sregs(vcpu);
 	if (!ret && ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0)
 		ret = -errno;
-	if (!ret && spec->kind == PAYLOAD_HALT_DUTY)
-		ret = payload_lapic_khz(vcpu, &page->lapic_khz);
+	/* Every LAPIC of a VM counts at the same rate: measure once, on the first vCPU that
+	 * needs it. */
+	if (!ret && spec->kind == PAYLOAD_HALT_DUTY && !opts->lapic_khz)
+		ret = payload_lapic_khz(vcpu, &opts->lapic_khz);
+	if (!ret)
+		page->lapic_khz = opts->lapic_khz;
 	if (!ret)
 		ret = payload_setup_lapic(vcpu);
 	/* With the in-kernel irqchip, vCPUs other than 0 wait for INIT/SIPI; these start now. */

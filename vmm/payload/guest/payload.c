@@ -4,6 +4,7 @@
  * VMM wrote into this vCPU's work page and counts work units there.
  */
 #include "vmm/payload_abi.h"
+#include "work.h"
 
 static inline uint64_t rdtsc(void)
 {
@@ -37,22 +38,6 @@ static inline uint8_t inb(uint16_t port)
 
 	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port) : "memory");
 	return v;
-}
-
-/* One unit: a dependent xorshift chain the compiler cannot fold, then a visible count. */
-static void work_unit(struct payload_page *p)
-{
-	uint64_t x = p->sink | 1;
-	int i;
-
-	for (i = 0; i < PAYLOAD_UNIT_ITERS; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		__asm__ volatile("" : "+r"(x));
-	}
-	p->sink = x;
-	p->units = p->units + 1;
 }
 
 static void busy_for(struct payload_page *p, uint64_t us)
@@ -117,6 +102,10 @@ int payload_main(struct payload_page *p)
 			break;
 		case PAYLOAD_FAULT:
 			*(volatile uint64_t *)0x8000000000ULL = p->units;
+			return 1;
+		case PAYLOAD_EMUFAIL:
+			/* The MMIO read traps to KVM, whose instruction emulator has no addps. */
+			__asm__ volatile("addps (%0), %%xmm0" : : "r"(PAYLOAD_MMIO_PROBE) : "memory");
 			return 1;
 		case PAYLOAD_COUNT:
 			while (p->units < p->arg[0])
