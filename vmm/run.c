@@ -134,7 +134,7 @@ static int run_domain(struct run_cfg *cfg)
 
 static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 {
-	bool mem_set = false;
+	bool vcpus_set = false, mem_set = false;
 	int c;
 
 	*cfg = (struct run_cfg){ .name = run_default_name, .vcpus = 1 };
@@ -151,6 +151,7 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case 'c':
 			if (opts_parse_uint(optarg, 1, VM_MAX_VCPUS, &cfg->vcpus))
 				return run_usage_error("invalid --vcpus '%s' (1-128)", optarg);
+			vcpus_set = true;
 			break;
 		case 'm':
 			if (opts_parse_size(optarg, &cfg->mem) || !cfg->mem)
