@@ -40,13 +40,21 @@ all: $(VSCHED)
 
 -include $(sort $(wildcard */*.mk */*/*.mk))
 
+# ar keys members by file name alone: refuse two objects with one name, and start from an empty
+# archive so that objects of deleted sources do not linger.
+define make-archive
+@mkdir -p $(@D)
+@dups=$$(printf '%s\n' $(notdir $^) | sort | uniq -d); \
+[ -z "$$dups" ] || { echo "libvsched: two objects named $$dups; rename one" >&2; exit 1; }
+@rm -f $@
+$(AR) rcs $@ $^
+endef
+
 $(BUILD)/libvsched.a: $(LIB_OBJS) $(GEN_OBJS)
-	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	$(make-archive)
 
 $(BUILD)/asan/libvsched.a: $(ASAN_LIB_OBJS) $(GEN_OBJS)
-	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	$(make-archive)
 
 $(VSCHED): $(BUILD)/main.o $(BUILD)/libvsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)

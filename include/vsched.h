@@ -18,6 +18,8 @@
  *    (vsched_lock()), or from a listing callback.
  *  - Time for cpu.stat reads comes from CLOCK_MONOTONIC unless vsched_set_clock() says otherwise
  *    (the simulator passes its virtual clock); it must be the time base the core is fed with.
+ *    Before a change (write, assign, mkdir, rmdir) the core's clock is advanced to that time
+ *    (sched_advance()), so the change takes effect "now" (sched/core.h).
  */
 #ifndef VSCHED_H
 #define VSCHED_H
@@ -30,7 +32,7 @@
 struct vsched;
 struct sched;
 
-/* Lifetime. nr_vcpus vCPUs start in the root group. NULL with errno set on failure. */
+/* Lifetime. nr_vcpus (1..1024) vCPUs start in the root group. NULL with errno set on failure. */
 struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus);
 void vsched_destroy(struct vsched *vs);
 

@@ -12,6 +12,7 @@
 
 #include "vsched.h"
 #include "sched/cftype.h"
+#include "sched/core.h"
 #include "sched/files.h"
 #include "sched/group.h"
 
@@ -139,6 +140,15 @@ int vsched_set_vcpu_tid(struct vsched *vs, unsigned int vcpu, pid_t tid)
 	return ret;
 }
 
+/*
+ * Under the lock, before a change: the core applies configuration at the latest time it has
+ * seen, so bring it to now first (sched/core.h), or a new quota would start in the past.
+ */
+static void api_advance(struct vsched *vs)
+{
+	sched_advance(vs->s, vs->clock(vs->clock_arg));
+}
+
 /* "/a/b/" -> "a/b" in buf; -ENAMETOOLONG if it does not fit. */
 static int api_norm(const char *path, char *buf)
 {
@@ -188,6 +198,8 @@ int vsched_mkdir(struct vsched *vs, const char *path)
 		name = norm;
 		parent = sched_root(vs->s);
 	}
+	if (parent)
+		api_advance(vs);
 	ret = parent ? group_create(vs->s, parent, name, NULL) : -ENOENT;
 	vsched_unlock(vs);
 	if (!ret)
@@ -202,12 +214,14 @@ int vsched_rmdir(struct vsched *vs, const char *path)
 
 	vsched_lock(vs);
 	g = api_group(vs, path);
-	if (!g)
+	if (!g) {
 		ret = -ENOENT;
-	else if (group_is_root(g))
+	} else if (group_is_root(g)) {
 		ret = -EBUSY;
-	else
+	} else {
+		api_advance(vs);
 		ret = group_remove(vs->s, g);
+	}
 	vsched_unlock(vs);
 	if (!ret)
 		api_notify(vs, VSCHED_EV_RMDIR, path, NULL);
@@ -287,8 +301,11 @@ ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, cons
 
 	vsched_lock(vs);
 	ret = api_file(vs, path, file, &g, &cft);
-	if (!ret)
+	if (!ret) {
+		if (len && cft->write)
+			api_advance(vs);
 		ret = cftype_write(vs->s, g, cft, buf, len);
+	}
 	vsched_unlock(vs);
 	if (ret > 0)
 		api_notify(vs, VSCHED_EV_WRITE, path, file);
@@ -311,8 +328,10 @@ int vsched_assign(struct vsched *vs, const char *cpuset, const char *path)
 	vsched_lock(vs);
 	g = api_group(vs, path);
 	ret = g ? cpuset_parse(cpuset, sched_nr_vcpus(vs->s), &set) : -ENOENT;
-	if (!ret)
+	if (!ret) {
+		api_advance(vs);
 		ret = cgroup_move_vcpus(vs->s, &set, g, true);
+	}
 	vsched_unlock(vs);
 	if (!ret)
 		api_notify(vs, VSCHED_EV_ASSIGN, path, NULL);
@@ -329,9 +348,11 @@ int vsched_list_children(struct vsched *vs, const char *path, vsched_name_fn fn,
 	if (!g)
 		ret = -ENOENT;
 	else
-		list_for_each_entry(c, &g->children, sibling)
-			if ((ret = fn(c->name, S_IFDIR | 0755, arg)))
+		list_for_each_entry(c, &g->children, sibling) {
+			ret = fn(c->name, S_IFDIR | 0755, arg);
+			if (ret)
 				break;
+		}
 	vsched_unlock(vs);
 	return ret;
 }
@@ -347,9 +368,13 @@ int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, vo
 	if (!g)
 		ret = -ENOENT;
 	else
-		for (cft = cgroup_files; cft->name; cft++)
-			if (cftype_visible(cft, g) && (ret = fn(cft->name, S_IFREG | cftype_mode(cft), arg)))
+		for (cft = cgroup_files; cft->name; cft++) {
+			if (!cftype_visible(cft, g))
+				continue;
+			ret = fn(cft->name, S_IFREG | cftype_mode(cft), arg);
+			if (ret)
 				break;
+		}
 	vsched_unlock(vs);
 	return ret;
 }

@@ -39,7 +39,7 @@ static bool cgroup_can_be_thread_root(const struct group *g)
 	return true;
 }
 
-/* cgroup_migrate_vet_dst() plus the threads-only same-domain rule of cgroup_attach_permissions(). */
+/* cgroup_migrate_vet_dst(), plus cgroup_attach_permissions()' same-domain rule for threads. */
 int cgroup_vet_move(struct sched *s, const struct cpuset *set, struct group *dst, bool threads)
 {
 	struct group *dom = group_dom(dst);

@@ -16,26 +16,6 @@
 
 #define NSEC_PER_USEC	1000U
 
-void seqbuf_printf(struct seqbuf *sb, const char *fmt, ...)
-{
-	size_t room = sb->len < sb->size ? sb->size - sb->len : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(sb->buf + (room ? sb->len : 0), room, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= room)
-		sb->overflow = true;
-	else
-		sb->len += (size_t)n;
-}
-
-ssize_t seqbuf_end(struct seqbuf *sb)
-{
-	return sb->overflow ? -ENOSPC : (ssize_t)sb->len;
-}
-
 bool group_has_cpu(const struct group *g)
 {
 	return !g->parent || g->parent->subtree_cpu;

@@ -145,7 +145,6 @@ int group_create(struct sched *s, struct group *parent, const char *name, struct
 	struct group *g, *a;
 	int ret;
 
-	(void)s;
 	ret = group_check_name(parent, name);
 	if (ret)
 		return ret;
@@ -155,9 +154,19 @@ int group_create(struct sched *s, struct group *parent, const char *name, struct
 	if (!g)
 		return -ENOMEM;
 	group_init(g, parent, name);
+	ret = core_group_init(s, g);
+	if (ret) {
+		free(g);
+		return ret;
+	}
 	list_add_tail(&g->sibling, &parent->children);
 	for (a = parent; a; a = a->parent)
 		a->nr_descendants++;
+	ret = core_group_added(s, g);
+	if (ret) {
+		group_remove(s, g);
+		return ret;
+	}
 	if (out)
 		*out = g;
 	return 0;
@@ -167,11 +176,11 @@ int group_remove(struct sched *s, struct group *g)
 {
 	struct group *a;
 
-	(void)s;
 	if (group_is_root(g))
 		return -EBUSY;
 	if (group_is_populated(g) || !list_empty(&g->children))
 		return -EBUSY;
+	core_group_exit(s, g);
 	list_del(&g->sibling);
 	for (a = g->parent; a; a = a->parent)
 		a->nr_descendants--;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cpu controller settings of a group, validated as sched_group_set_shares(),
- * sched_group_set_idle() and tg_set_cfs_bandwidth() do. On error nothing changes.
+ * sched_group_set_idle() and tg_set_cfs_bandwidth() do. On error nothing changes. A group whose
+ * parent has no "cpu" in subtree_control has no such settings: -ENOENT, as its files are absent.
  */
 #include <errno.h>
 
@@ -12,20 +13,25 @@
 
 int group_set_shares(struct sched *s, struct group *g, unsigned long shares)
 {
-	(void)s;
+	if (!group_has_cpu(g))
+		return -ENOENT;
 	if (group_is_root(g) || g->idle)
 		return -EINVAL;
 	if (shares < MIN_SHARES)
 		shares = MIN_SHARES;
 	if (shares > MAX_SHARES)
 		shares = MAX_SHARES;
+	if (shares == g->shares)
+		return 0;
 	g->shares = shares;
+	core_group_reweight(s, g);
 	return 0;
 }
 
 int group_set_idle(struct sched *s, struct group *g, bool idle)
 {
-	(void)s;
+	if (!group_has_cpu(g))
+		return -ENOENT;
 	if (group_is_root(g))
 		return -EINVAL;
 	if (g->idle == idle)
@@ -33,6 +39,7 @@ int group_set_idle(struct sched *s, struct group *g, bool idle)
 	g->idle = idle;
 	/* Leaving idle resets the weight to the default; the old weight is not restored. */
 	g->shares = idle ? WEIGHT_IDLEPRIO : NICE_0_LOAD;
+	core_group_idle(s, g);
 	return 0;
 }
 
@@ -59,13 +66,16 @@ int group_bandwidth_valid(const struct group *g, uint64_t quota_us, uint64_t per
 int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uint64_t period_us,
 			uint64_t burst_us)
 {
-	int ret = group_bandwidth_valid(g, quota_us, period_us, burst_us);
+	int ret;
 
-	(void)s;
+	if (!group_has_cpu(g))
+		return -ENOENT;
+	ret = group_bandwidth_valid(g, quota_us, period_us, burst_us);
 	if (ret)
 		return ret;
 	g->quota_us = quota_us;
 	g->period_us = period_us;
 	g->burst_us = burst_us;
+	core_group_bandwidth(s, g);
 	return 0;
 }

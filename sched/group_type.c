@@ -57,6 +57,13 @@ bool group_is_valid_domain(const struct group *g)
 	return true;
 }
 
+struct group *group_cpu_group(struct group *g)
+{
+	while (!group_has_cpu(g))
+		g = g->parent;
+	return g;
+}
+
 enum group_type group_type_of(const struct group *g)
 {
 	if (group_threaded(g))
@@ -99,11 +106,29 @@ int group_enable_threaded(struct sched *s, struct group *g)
 	return 0;
 }
 
+/*
+ * A child losing the controller loses its cpu settings and bandwidth counters (its css dies):
+ * enabling again gives fresh defaults. Usage counters are cgroup core data and stay.
+ */
+static void group_reset_cpu(struct sched *s, struct group *c)
+{
+	if (c->idle) {
+		c->idle = false;
+		core_group_idle(s, c);
+	}
+	c->shares = NICE_0_LOAD;
+	c->quota_us = RUNTIME_INF;
+	c->period_us = CPU_PERIOD_DFL_US;
+	c->burst_us = 0;
+	core_group_bandwidth(s, c);
+	c->stat.nr_periods = c->stat.nr_throttled = c->stat.throttled_ns = 0;
+	c->stat.nr_bursts = c->stat.burst_ns = 0;
+}
+
 int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable)
 {
 	struct group *c;
 
-	(void)s;
 	if (enable == g->subtree_cpu)
 		return 0;
 	if (enable) {
@@ -120,5 +145,8 @@ int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable)
 				return -EBUSY;
 	}
 	g->subtree_cpu = enable;
-	return 0;
+	if (!enable)
+		list_for_each_entry(c, &g->children, sibling)
+			group_reset_cpu(s, c);
+	return core_group_subtree(s, g);
 }

@@ -1,12 +1,101 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * State shared by the files of sched/: the scheduler instance. Not a public header: front ends
- * use sched/group.h.
+ * State shared by the files of sched/: the scheduler instance and the core's per-entity data.
+ * Not a public header: front ends use sched/group.h and sched/core.h.
  */
 #ifndef VSCHED_SCHED_INTERNAL_H
 #define VSCHED_SCHED_INTERNAL_H
 
+#include "sched/core.h"
 #include "sched/group.h"
+#include "util/heap.h"
+
+struct group_core;
+struct fluid_claim;
+
+/*
+ * A schedulable entity at one level of the tree: a vCPU or a group, competing with its siblings
+ * inside its parent group. rate is its fluid share (CPUs) while it is runnable; its virtual time
+ * vt advances by service / rate, so siblings served exactly at their rates keep equal vt.
+ */
+struct sched_entity {
+	double vt;
+	double rate;
+	double new_rate;		/* scratch of fair_update_rates() */
+	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
+	struct heap_node node;		/* in parent->queue while it has a waiting vCPU below */
+	struct list_head run_node;	/* in parent->running while nr_running > 0 */
+	unsigned int nr_running;	/* lanes held by vCPUs at or below this entity */
+	bool runnable;			/* a runnable vCPU at or below */
+	bool is_group;
+	bool idle;			/* a cpu.idle group */
+	struct group_core *parent;	/* NULL for the root's entity */
+};
+
+struct group_core {
+	struct sched_entity se;
+	struct group *g;
+	struct heap queue;		/* child entities with waiting vCPUs, by vt */
+	struct list_head running;	/* child entities holding lanes */
+	double sum_rvt, sum_r;		/* over runnable children: V = sum_rvt / sum_r */
+	double vbase;			/* V while no child is runnable */
+	double demand;			/* min(quota / period, children's demand), cached */
+	bool on_path;			/* demand changed below: fair_update_rates() */
+	unsigned int nr_children;	/* child entities: queue capacity */
+	unsigned int nr_runnable;	/* runnable vCPUs at or below, running or not */
+
+	/* Bandwidth (cpu.max, cpu.max.burst), in ns; see sched/bandwidth.c. */
+	bool bw_enabled;
+	uint64_t quota, period, burst;
+	uint64_t runtime;		/* left in the pool this period */
+	uint64_t runtime_snap;		/* pool right after the last refill */
+	uint64_t debt;			/* overrun past an empty pool, paid at the next refill */
+	uint64_t phase;			/* the period grid: phase + k * period */
+	uint64_t next_refill;
+	struct heap_node timer_node;	/* in core.timers while the period timer is active */
+	bool idle_period;		/* cfs_b->idle: nothing drawn since the last refill */
+	bool throttled;
+	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
+};
+
+struct vcpu_core {
+	struct sched_entity se;
+	struct sched_vcpu *v;
+	bool runnable;
+	int lane;			/* -1 when not on a lane */
+	int told_lane;			/* the lane the runtime was told, -1 if none */
+	double est;			/* recent runnable fraction, the demand it keeps asleep */
+	uint64_t est_stamp;
+	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
+};
+
+struct lane {
+	struct vcpu_core *cur;
+	uint64_t start;			/* when cur got (or was re-granted) the lane */
+	uint64_t rot_until;		/* rotation end while others wait, else NONE */
+	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
+	/* What the runtime was last told, to emit only changes. */
+	struct vcpu_core *told_cur;
+	uint64_t told_until;
+};
+
+struct sched_core {
+	struct sched_params params;
+	uint64_t now;
+	struct lane *lanes;
+	struct vcpu_core *vcpus;
+	struct heap timers;		/* groups with an active period timer, by next_refill */
+	unsigned int nr_bw_groups;	/* groups with a finite quota */
+	unsigned int nr_idle_groups;
+	struct sched_decision *dec;
+	size_t nr_dec, cap_dec;
+	unsigned long nr_switches;
+	bool rates_dirty;		/* everything: configuration changed */
+	struct vcpu_core *path_dirty;	/* only this vCPU's runnability changed */
+	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
+	struct fluid_claim *claims;
+	size_t nr_claims;
+};
 
 struct sched {
 	struct group root;
@@ -14,6 +103,92 @@ struct sched {
 	unsigned int nr_vcpus;
 	struct sched_vcpu *vcpus;
 	pid_t pid;
+	struct sched_core core;
 };
+
+static inline struct group_core *gcore(const struct group *g)
+{
+	return g->core;
+}
+
+static inline struct vcpu_core *vcore(const struct sched_vcpu *v)
+{
+	return v->core;
+}
+
+static inline struct group_core *se_group(struct sched_entity *se)
+{
+	return container_of(se, struct group_core, se);
+}
+
+static inline struct vcpu_core *se_vcpu(struct sched_entity *se)
+{
+	return container_of(se, struct vcpu_core, se);
+}
+
+/* core.c: hooks from the tree. */
+int core_init(struct sched *s);
+void core_exit(struct sched *s);
+int core_group_init(struct sched *s, struct group *g);
+void core_group_exit(struct sched *s, struct group *g);
+void core_group_free_all(struct group *g);
+int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *to);
+void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from);
+void core_group_reweight(struct sched *s, struct group *g);
+void core_group_idle(struct sched *s, struct group *g);
+int core_group_added(struct sched *s, struct group *g);
+int core_group_subtree(struct sched *s, struct group *g);
+void core_group_bandwidth(struct sched *s, struct group *g);
+void core_emit(struct sched *s, enum sched_decision_type type, struct group *g);
+
+/* V of a level: the rate-weighted mean vt of the runnable children. */
+static inline double fair_vclock(const struct group_core *gc)
+{
+	return gc->sum_r > 0 ? gc->sum_rvt / gc->sum_r : gc->vbase;
+}
+
+/* rates.c: fluid rates of every entity. */
+void fair_path_changed(struct sched *s, struct vcpu_core *vc);
+void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable);
+double fair_clamp_lag(double bound, double lag, double r);
+
+/* fair.c: fluid rates and per-level virtual time. */
+int fair_init(struct sched *s);
+void fair_exit(struct sched *s);
+int fair_reserve(struct sched *s);
+void fair_rates_changed(struct sched *s);
+void fair_update_rates(struct sched *s);
+void fair_enqueue(struct sched *s, struct sched_entity *se);
+void fair_dequeue(struct sched *s, struct sched_entity *se);
+void fair_wake(struct sched *s, struct vcpu_core *vc);
+void fair_block(struct sched *s, struct vcpu_core *vc);
+void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
+void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
+void fair_refund(struct sched *s, struct vcpu_core *vc);
+struct vcpu_core *fair_pick(struct sched *s);
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
+void fair_set_running(struct sched *s, struct vcpu_core *vc);
+void fair_clear_running(struct sched *s, struct vcpu_core *vc);
+bool fair_waiting(const struct vcpu_core *vc);
+double fair_vcpu_demand(const struct vcpu_core *vc);
+
+/* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
+void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta);
+void bw_timer(struct sched *s);
+uint64_t bw_next_timer(const struct sched *s);
+void bw_configure(struct sched *s, struct group_core *gc);
+bool bw_path_throttled(const struct vcpu_core *vc);
+uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc);
+void bw_runnable_changing(struct sched *s, struct group_core *gc);
+void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);
+void bw_group_exit(struct sched *s, struct group_core *gc);
+
+/* lanes.c: handing out lanes, slice ends, decisions. */
+void lanes_put_back(struct sched *s, struct vcpu_core *vc);
+void lanes_repick(struct sched *s, unsigned int l);
+void lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
+void lanes_settle(struct sched *s);
+void lanes_flush(struct sched *s);
+void lanes_expire(struct sched *s);
 
 #endif

@@ -53,6 +53,11 @@ struct sched *sched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
 	}
 	s->root.nr_vcpus = nr_vcpus;
 	s->root.nr_populated = nr_vcpus;
+	if (core_init(s)) {
+		free(s->vcpus);
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -62,6 +67,7 @@ static void group_free_subtree(struct group *g)
 
 	list_for_each_entry_safe(c, n, &g->children, sibling) {
 		group_free_subtree(c);
+		core_group_free_all(c);
 		free(c);
 	}
 }
@@ -71,6 +77,7 @@ void sched_destroy(struct sched *s)
 	if (!s)
 		return;
 	group_free_subtree(&s->root);
+	core_exit(s);
 	free(s->vcpus);
 	free(s);
 }
@@ -139,6 +146,8 @@ int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to)
 	from = v->group;
 	if (from == to)
 		return 0;
+	if (core_vcpu_prepare_move(s, v, to))
+		return -ENOMEM;
 	list_del(&v->group_node);
 	from->nr_vcpus--;
 	for (a = from; a; a = a->parent)
@@ -148,5 +157,6 @@ int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to)
 	to->nr_vcpus++;
 	for (a = to; a; a = a->parent)
 		a->nr_populated++;
+	core_vcpu_move(s, v, from);
 	return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "libvirt/apply.h"
 #include "libvirt/launch.h"
+#include "sched/runsched.h"
 #include "vmm/linux.h"
 #include "vmm/opts.h"
 #include "vmm/payload.h"
@@ -27,7 +28,16 @@
 
 #define RUN_MAX_PAYLOAD_ARGS 64
 #define RUN_DEMO_DURATION_NS 3000000000ULL
-static const char run_demo_payload[] = "0=hog,1=duty:3000/7000,2=halt-duty:2000/8000,3=io:1000";
+/*
+ * The demo: six vCPUs in four groups on the default lanes, so the shares show: web (weight 300)
+ * against batch (100), a latency vCPU at 30 % duty, and a vCPU capped at 0.2 CPU.
+ */
+#define RUN_DEMO_VCPUS 6
+static const char run_demo_payload[] = "0-3=hog,4=duty:3000/7000,5=hog";
+static const char *const run_demo_groups[] = {
+	"web:weight=300", "batch:weight=100", "latency:weight=100", "capped:max=20000 100000",
+};
+static const char *const run_demo_assigns[] = { "0-1=web", "2-3=batch", "4=latency", "5=capped" };
 
 struct run_cfg {
 	const char *name;
@@ -42,9 +52,16 @@ struct run_cfg {
 	unsigned int cpus;
 	bool verbose;
 	bool demo;
+	const char *groups[RUN_MAX_PAYLOAD_ARGS];
+	unsigned int nr_groups;
+	const char *assigns[RUN_MAX_PAYLOAD_ARGS];
+	unsigned int nr_assigns;
+	bool no_sched;
+	bool monitor;
 };
 
-enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_STATS, OPT_DOMAIN };
+enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_STATS, OPT_GROUP, OPT_ASSIGN,
+       OPT_NO_SCHED, OPT_MONITOR, OPT_DOMAIN };
 
 static const struct option run_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -58,6 +75,10 @@ static const struct option run_options[] = {
 	{ "stats", required_argument, NULL, OPT_STATS },
 	{ "domain", required_argument, NULL, OPT_DOMAIN },
 	{ "cpus", required_argument, NULL, 'P' },
+	{ "group", required_argument, NULL, OPT_GROUP },
+	{ "assign", required_argument, NULL, OPT_ASSIGN },
+	{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
+	{ "monitor", no_argument, NULL, OPT_MONITOR },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -85,7 +106,14 @@ static void run_usage(FILE *f)
 		"      --stats FILE         write per-vCPU statistics as JSON at exit\n"
 		"      --domain FILE        libvirt domain XML: name, vCPUs, memory, <os> kernel,\n"
 		"                           <cputune> and vCPU groups (docs/libvirt.md)\n"
-		"  -P, --cpus P             host CPUs (lanes) the vCPU scheduler may use\n"
+		"  -P, --cpus P             host CPUs (lanes) the vCPU scheduler may use (default:\n"
+		"                           the CPUs in this process's affinity mask)\n"
+		"      --group PATH[:K=V,..] create a group (and missing parents) and set it up;\n"
+		"                           K is weight, nice, max, burst, idle or a file name:\n"
+		"                           --group web:weight=300,max=\"50000 100000\"; repeatable\n"
+		"      --assign CPUSET=PATH move vCPUs into a group: --assign 0-1=web/fe; repeatable\n"
+		"      --no-sched           no vCPU scheduler: the host kernel runs the vCPU threads\n"
+		"      --monitor            print each group's CPU share once a second\n"
 		"  -v, --verbose            progress once a second and more messages\n"
 		"  -h, --help               this text\n\n"
 		"Exit status: 0 powered off or --duration, 1 setup failed, 2 usage, 3 guest reset,\n"
@@ -129,7 +157,20 @@ static int run_domain(struct run_cfg *cfg)
 	cfg->kernel.kernel = def->kernel;
 	cfg->kernel.initrd = def->initrd;
 	cfg->kernel.cmdline = def->cmdline;
+	xdiag_free(&run_launch.diag);	/* reported: keep only what applying adds */
 	return 0;
+}
+
+/* The domain's groups and <cputune>, through the C API, on the tree before the VM exists. */
+static int run_domain_apply(const struct run_cfg *cfg, struct runsched *rs)
+{
+	int ret = domain_launch_apply(&run_launch, rs->vs);
+
+	apply_report("vsched run", &run_launch.diag);
+	if (!ret && cfg->no_sched)
+		fprintf(stderr, "vsched run: warning: %s: --no-sched: the groups are set up but the "
+			"host kernel schedules the vCPU threads\n", cfg->domain);
+	return ret;
 }
 
 static int run_parse(int argc, char **argv, struct run_cfg *cfg)
@@ -189,6 +230,22 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case 'v':
 			cfg->verbose = true;
 			break;
+		case OPT_GROUP:
+			if (cfg->nr_groups == RUN_MAX_PAYLOAD_ARGS)
+				return run_usage_error("too many --group options%s", "");
+			cfg->groups[cfg->nr_groups++] = optarg;
+			break;
+		case OPT_ASSIGN:
+			if (cfg->nr_assigns == RUN_MAX_PAYLOAD_ARGS)
+				return run_usage_error("too many --assign options%s", "");
+			cfg->assigns[cfg->nr_assigns++] = optarg;
+			break;
+		case OPT_NO_SCHED:
+			cfg->no_sched = true;
+			break;
+		case OPT_MONITOR:
+			cfg->monitor = true;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 1;
@@ -205,6 +262,9 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		    cfg->kernel.initrd || cfg->kernel.cmdline)
 			return run_usage_error("--domain gives the name, vCPUs, memory and kernel; "
 					       "%sdo not repeat them as flags", "");
+		if (cfg->nr_groups || cfg->nr_assigns)
+			return run_usage_error("--domain has its own groups (<metadata>); %suse "
+					       "--group/--assign without it", "");
 		if (run_domain(cfg))
 			return -EINVAL;
 		mem_set = true;
@@ -213,11 +273,20 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		return run_usage_error("--kernel and --payload exclude each other%s", "");
 	if (!cfg->kernel.kernel && (cfg->kernel.initrd || cfg->kernel.cmdline))
 		return run_usage_error("--initrd and --cmdline need --kernel%s", "");
+	if (cfg->no_sched && (cfg->nr_groups || cfg->nr_assigns))
+		return run_usage_error("--no-sched excludes --group and --assign%s", "");
 	if (cfg->demo) {
+		unsigned int i;
+
 		cfg->name = "demo";
-		cfg->vcpus = 4;
+		cfg->vcpus = RUN_DEMO_VCPUS;
 		cfg->payload[cfg->nr_payload++] = run_demo_payload;
 		cfg->duration_ns = RUN_DEMO_DURATION_NS;
+		for (i = 0; i < sizeof(run_demo_groups) / sizeof(run_demo_groups[0]); i++)
+			cfg->groups[cfg->nr_groups++] = run_demo_groups[i];
+		for (i = 0; i < sizeof(run_demo_assigns) / sizeof(run_demo_assigns[0]); i++)
+			cfg->assigns[cfg->nr_assigns++] = run_demo_assigns[i];
+		cfg->monitor = true;
 	}
 	if (!mem_set)
 		cfg->mem = cfg->kernel.kernel ? LINUX_DEFAULT_MEM : PAYLOAD_DEFAULT_MEM;
@@ -258,6 +327,23 @@ static int run_payload_specs(const struct run_cfg *cfg, struct payload_opts *opt
 		if (!opts->spec[i].kind)
 			opts->spec[i] = hog;
 	return 0;
+}
+
+/* Each payload vCPU's long-run demand in CPUs, for the fluid ideal in the group table. */
+static int run_payload_demand(struct runsched *rs, const struct payload_opts *po, unsigned int n)
+{
+	double demand[VM_MAX_VCPUS];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct payload_spec *sp = &po->spec[i];
+
+		demand[i] = (sp->kind == PAYLOAD_DUTY || sp->kind == PAYLOAD_HALT_DUTY) &&
+					    sp->arg[0] + sp->arg[1] ?
+				    (double)sp->arg[0] / (double)(sp->arg[0] + sp->arg[1]) :
+				    1.0;
+	}
+	return runsched_set_demand(rs, demand, n);
 }
 
 static uint64_t mono_ns(void)
@@ -348,7 +434,8 @@ static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
 	return 0;
 }
 
-static int run_vm(const struct run_cfg *cfg, struct vm *vm, FILE *stats, uint64_t start_ns)
+static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs, FILE *stats,
+		  uint64_t start_ns)
 {
 	struct stats_run sr = { .cmd_start_ns = start_ns };
 	sigset_t set, old;
@@ -366,6 +453,7 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, FILE *stats, uint64_
 			fclose(stats);
 			unlink(cfg->stats);
 		}
+		runsched_destroy(rs);
 		return RUN_EXIT_FAILURE;
 	}
 	ret = vm_create(vm);
@@ -379,12 +467,20 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, FILE *stats, uint64_
 		sr.exit_status = RUN_EXIT_FAILURE;
 		goto out;
 	}
+	ret = runsched_attach(rs, vm, cfg->monitor);
+	if (ret) {
+		fprintf(stderr, "vsched run: cannot start the vCPU scheduler: %s\n", strerror(-ret));
+		sr.exit_status = RUN_EXIT_FAILURE;
+		goto out;
+	}
 	ret = vm_start(vm);
 	if (ret)
 		fprintf(stderr, "vsched run: cannot start vCPU threads: %s\n", strerror(-ret));
 	sig = ret ? 0 : run_wait(vm, cfg, sfd);
 	vm_stop(vm, VM_EXIT_STOPPED);
 	vm_join(vm);
+	runsched_finish(rs);
+	runsched_stats(rs, &sr);
 	sr.end_ns = mono_ns();
 	sr.exit_status = ret ? RUN_EXIT_FAILURE : run_exit_status(vm, sig);
 	if (vm->exit_reason == VM_EXIT_STOPPED && sig)
@@ -394,6 +490,7 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, FILE *stats, uint64_
 	stats = NULL;
 	stats_print_summary(stdout, vm, &sr);
 out:
+	runsched_destroy(rs);
 	if (stats) {
 		/* No VM ran: leave no empty statistics file behind. */
 		fclose(stats);
@@ -409,8 +506,11 @@ int cmd_run(int argc, char **argv)
 {
 	uint64_t start_ns = mono_ns();
 	static struct payload_opts popts;
+	struct runsched rs;
 	FILE *stats = NULL;
 	struct run_cfg cfg;
+	unsigned int lanes;
+	char msg[512];
 	struct vm vm;
 	int ret;
 
@@ -421,11 +521,6 @@ int cmd_run(int argc, char **argv)
 		.name = cfg.name, .mem_size = cfg.mem, .nr_vcpus = cfg.vcpus,
 		.nr_lanes = cfg.cpus, .verbose = cfg.verbose,
 	};
-	/* The plan needs the VM's group scheduler (domain_launch_apply() on its struct vsched). */
-	if (cfg.domain && !vm.sched)
-		fprintf(stderr, "vsched run: warning: %s: vCPUs run unscheduled in this build; the "
-			"domain's <cputune> and groups were validated but are not applied\n",
-			cfg.domain);
 	if (cfg.kernel.kernel) {
 		vm.boot = &linux_boot_ops;
 		vm.boot_data = &cfg.kernel;
@@ -441,12 +536,39 @@ int cmd_run(int argc, char **argv)
 		vm.boot = &payload_boot_ops;
 		vm.boot_data = &popts;
 	}
+	lanes = cfg.cpus ? cfg.cpus : runsched_default_lanes();
+	ret = runsched_setup(&rs, cfg.vcpus, lanes, !cfg.no_sched,
+			     (const char *const *)cfg.groups, cfg.nr_groups,
+			     (const char *const *)cfg.assigns, cfg.nr_assigns, msg, sizeof(msg));
+	if (ret) {
+		fprintf(stderr, "vsched run: %s\nTry 'vsched run --help'.\n", msg);
+		runsched_destroy(&rs);
+		return RUN_EXIT_USAGE;
+	}
+	if (cfg.domain && run_domain_apply(&cfg, &rs)) {
+		runsched_destroy(&rs);
+		return RUN_EXIT_USAGE;
+	}
+	vm.nr_lanes = lanes;
+	if (!cfg.kernel.kernel && run_payload_demand(&rs, &popts, cfg.vcpus)) {
+		runsched_destroy(&rs);
+		return RUN_EXIT_FAILURE;
+	}
+	if (cfg.demo) {
+		unsigned int i;
+
+		printf("vsched demo: %u vCPUs (%s) on %u lanes for 3 s, in groups:\n",
+		       RUN_DEMO_VCPUS, run_demo_payload, lanes);
+		for (i = 0; i < cfg.nr_groups; i++)
+			printf("  --group %s\n", cfg.groups[i]);
+		for (i = 0; i < cfg.nr_assigns; i++)
+			printf("  --assign %s\n", cfg.assigns[i]);
+	}
 	/* Opened now, so a path that cannot be written is refused before anything runs. */
 	if (cfg.stats && !(stats = fopen(cfg.stats, "w"))) {
 		fprintf(stderr, "vsched run: --stats %s: %s\n", cfg.stats, strerror(errno));
+		runsched_destroy(&rs);
 		return RUN_EXIT_USAGE;
 	}
-	if (cfg.demo)
-		printf("vsched demo: 4 vCPUs (%s) for 3 s\n", run_demo_payload);
-	return run_vm(&cfg, &vm, stats, start_ns);
+	return run_vm(&cfg, &vm, &rs, stats, start_ns);
 }

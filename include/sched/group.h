@@ -152,8 +152,19 @@ int group_set_max_descendants(struct sched *s, struct group *g, uint64_t nr);
  * Threaded mode (cgroup.type) and "cpu" in cgroup.subtree_control, with cgroupfs errnos:
  * group_enable_threaded() -EOPNOTSUPP; group_set_subtree_cpu() -ENOENT (parent lacks +cpu),
  * -EBUSY (a child still has +cpu), -EOPNOTSUPP (invalid domain). The root starts with +cpu.
+ * Disabling resets the children's cpu settings and bandwidth counters (fresh css later); the
+ * core reschedules the vCPUs below at once.
  */
 enum group_type group_type_of(const struct group *g);
+/*
+ * Whether g has the cpu controller (its parent enabled "cpu", or it is the root). A group
+ * without it has no settings of its own that count: its vCPUs are scheduled in
+ * group_cpu_group(g), the nearest ancestor that has it, as the kernel runs tasks of such a
+ * cgroup in the nearest ancestor's task group. (group_has_cpu() is defined with the cpu files,
+ * sched/cpu_files.c, which also declares it in sched/files.h.)
+ */
+bool group_has_cpu(const struct group *g);
+struct group *group_cpu_group(struct group *g);
 int group_enable_threaded(struct sched *s, struct group *g);
 int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable);
 struct group *group_dom(struct group *g);	/* the threaded domain a group belongs to */
@@ -168,7 +179,10 @@ bool group_is_thread_root(const struct group *g);
  */
 int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to);
 
-/* cpu controller settings, validated as the kernel does; take effect at once in the core. */
+/*
+ * cpu controller settings, validated as the kernel does; take effect at once in the core.
+ * -ENOENT on a group without the controller (group_has_cpu() false).
+ */
 int group_set_shares(struct sched *s, struct group *g, unsigned long shares);
 int group_set_idle(struct sched *s, struct group *g, bool idle);
 int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uint64_t period_us,

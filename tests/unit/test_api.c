@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "vs_test.h"
+#include "sched/core.h"
 #include "util/compiler.h"
 
 static void test_api_create_and_ids(void)
@@ -333,6 +334,54 @@ static void test_api_concurrency(void)
 	vsched_destroy(vs);
 }
 
+/* End to end: time the core charged shows in cpu.stat of the group and of every ancestor. */
+static void test_api_cpu_stat_from_core(void)
+{
+	struct vsched *vs = vsched_create(2, 2);
+	struct sched_decision d[8];
+	struct sched *s;
+	uint64_t now = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	vsched_set_clock(vs, fake_clock, &now);
+	vsched_set_vcpu_tid(vs, 1, VS_TID0 + 1);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "t"), 0);
+	CU_ASSERT_EQUAL(vsched_assign(vs, "1", "t"), 0);
+	vsched_lock(vs);
+	s = vsched_sched(vs);
+	CU_ASSERT_EQUAL(sched_vcpu_runnable(s, 1, 1000), 0);
+	sched_take_decisions(s, d, ARRAY_SIZE(d));
+	CU_ASSERT_EQUAL(sched_vcpu_ran(s, 1, 2500000, 500999, 3001999), 0);
+	sched_take_decisions(s, d, ARRAY_SIZE(d));
+	vsched_unlock(vs);
+	now = 3001999;
+	READ_IS(vs, "t", "cpu.stat",
+		"usage_usec 3000\nuser_usec 2500\nsystem_usec 500\nnice_usec 0\nnr_periods 0\n"
+		"nr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n");
+	READ_IS(vs, "/", "cpu.stat",
+		"usage_usec 3000\nuser_usec 2500\nsystem_usec 500\nnice_usec 0\nnr_periods 0\n"
+		"nr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n");
+	READ_IS(vs, "t", "vsched.vcpu.stat",
+		"1 tid=4002 usage_usec=3000 user_usec=2500 system_usec=500\n");
+	/* the usage stays with the group when the vCPU leaves, as in the kernel */
+	now = 7000000;
+	CU_ASSERT_EQUAL(vsched_assign(vs, "1", "/"), 0);
+	/* a change is applied at the VM's "now": the API brought the core's clock there first */
+	vsched_lock(vs);
+	CU_ASSERT_EQUAL(sched_now(vsched_sched(vs)), 7000000);
+	vsched_unlock(vs);
+	now = 8000000;
+	WRITE_OK(vs, "t", "cpu.max", "5000");
+	vsched_lock(vs);
+	CU_ASSERT_EQUAL(sched_now(vsched_sched(vs)), 8000000);
+	vsched_unlock(vs);
+	READ_IS(vs, "t", "cpu.stat",
+		"usage_usec 3000\nuser_usec 2500\nsystem_usec 500\nnice_usec 0\nnr_periods 0\n"
+		"nr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n");
+	READ_IS(vs, "t", "cpu.max", "5000 100000\n");
+	vsched_destroy(vs);
+}
+
 static CU_TestInfo api_tests[] = {
 	{ "create, pid and TIDs", test_api_create_and_ids },
 	{ "generic write rules (E2BIG, 0 bytes, NUL, EACCES)", test_api_generic_write_rules },
@@ -341,6 +390,7 @@ static CU_TestInfo api_tests[] = {
 	{ "listings, stat, ownership", test_api_listings },
 	{ "change notification and clock", test_api_notify_and_clock },
 	{ "concurrent writers and readers", test_api_concurrency },
+	{ "cpu.stat from the core's accounting", test_api_cpu_stat_from_core },
 	CU_TEST_INFO_NULL,
 };
 

@@ -286,7 +286,33 @@ static void test_group_subtree_cpu(void)
 	sched_destroy(s);
 }
 
+static void test_group_setters_need_the_controller(void)
+{
+	struct sched *s = sched_create(1, 0);
+	struct group *a, *b;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(group_create(s, a, "b", &b), 0);
+	CU_ASSERT_FALSE(group_has_cpu(b));
+	CU_ASSERT_PTR_EQUAL(group_cpu_group(b), a);
+	CU_ASSERT_EQUAL(group_set_shares(s, b, 2048), -ENOENT);
+	CU_ASSERT_EQUAL(group_set_idle(s, b, true), -ENOENT);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, b, 999, 100000, 0), -ENOENT);
+	CU_ASSERT_EQUAL(b->shares, NICE_0_LOAD);
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, a, true), 0);
+	CU_ASSERT_PTR_EQUAL(group_cpu_group(b), b);
+	CU_ASSERT_EQUAL(group_set_shares(s, b, 2048), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, b, 50000, 100000, 1000), 0);
+	/* -cpu: b's settings die with its css; enabling again gives fresh defaults. */
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, a, false), 0);
+	CU_ASSERT_EQUAL(b->shares, NICE_0_LOAD);
+	CU_ASSERT_EQUAL(b->quota_us, RUNTIME_INF);
+	CU_ASSERT_EQUAL(b->burst_us, 0);
+	sched_destroy(s);
+}
+
 static CU_TestInfo group_tests[] = {
+	{ "setters need the cpu controller", test_group_setters_need_the_controller },
 	{ "threaded mode", test_group_threaded_mode },
 	{ "cpu in subtree_control", test_group_subtree_cpu },
 	{ "create, lookup, path", test_group_create_lookup_path },

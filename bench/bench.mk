@@ -1,0 +1,6 @@
+# Benchmarks: every $(BUILD)/bench-* binary is run by bench/run.sh (make bench).
+BENCH_BINS += $(BUILD)/bench-decision
+
+$(BUILD)/bench-decision: bench/bench_decision.c $(BUILD)/libvsched.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libvsched.a $(LDLIBS)

@@ -1,2 +1,0 @@
-build/asan/tests/unit/main.o: tests/unit/main.c tests/unit/test.h
-tests/unit/test.h:

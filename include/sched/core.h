@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The scheduler core: a pure state machine that hands P lanes (vCPUs allowed inside KVM_RUN at
+ * once) to runnable vCPUs, by hierarchical weighted virtual time and per-group bandwidth pools.
+ *
+ * No threads, no clocks: every input carries its time (ns, any monotonic base, never going
+ * back; an older time is taken as the latest one seen). Outputs are decisions, drained with
+ * sched_take_decisions(), and the time of the next timer, sched_next_timer().
+ *
+ * Runtime contract (issue 5): hold one mutex around every call into this file and group.h; any
+ * vCPU thread may make the calls. After each call, drain the decisions and act on them:
+ *  - SCHED_RUN: vCPU may enter KVM_RUN on the lane until `until` (UINT64_MAX: no timer). Wake
+ *    its thread if parked; arm its timer.
+ *  - SCHED_PREEMPT: the vCPU lost its lane. If it is inside KVM_RUN and is not the caller, this
+ *    is the one place a kick is needed (immediate_exit + signal). Only emitted for a vCPU that
+ *    is still runnable; one that blocked by itself already left.
+ *  - SCHED_RETIME: same vCPU, new slice end: re-arm its timer (timer_settime needs no kick).
+ *  - SCHED_THROTTLE / SCHED_UNTHROTTLE: informational (logs, cgroup.events-like notifications).
+ * Report a running vCPU's consumption (its thread CPU clock) with sched_vcpu_ran() at each exit
+ * and before any event where it matters (slice end, block); the core charges only what it is
+ * told, so in-flight time not yet reported is invisible to decisions.
+ * Config changes through group.h act at the latest time the core has seen: feed
+ * sched_advance(s, now) first when the clock moved since the last event.
+ */
+#ifndef VSCHED_SCHED_CORE_H
+#define VSCHED_SCHED_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sched/group.h"
+
+#define SCHED_TIME_NONE		UINT64_MAX
+
+struct sched_params {
+	uint64_t slice_ns;	/* lane rotation period while vCPUs wait */
+	uint64_t min_run_ns;	/* no weight-driven preemption before this (>= 1 ms) */
+	uint64_t lag_ns;	/* bound on credit or debt an entity keeps on wake, in service */
+};
+
+#define SCHED_SLICE_DFL_NS	3000000ULL
+#define SCHED_MIN_RUN_DFL_NS	1000000ULL
+#define SCHED_MIN_RUN_MIN_NS	1000000ULL
+
+enum sched_decision_type {
+	SCHED_RUN,
+	SCHED_PREEMPT,
+	SCHED_RETIME,
+	SCHED_THROTTLE,
+	SCHED_UNTHROTTLE,
+};
+
+struct sched_decision {
+	enum sched_decision_type type;
+	unsigned int lane;	/* RUN, PREEMPT, RETIME */
+	unsigned int vcpu;	/* RUN, PREEMPT, RETIME */
+	struct group *group;	/* THROTTLE, UNTHROTTLE */
+	uint64_t until;		/* RUN, RETIME: slice end, SCHED_TIME_NONE for none */
+};
+
+/* 0, or -EINVAL if min_run < 1 ms, slice < min_run or lag < slice. */
+int sched_set_params(struct sched *s, const struct sched_params *p);
+void sched_get_params(const struct sched *s, struct sched_params *p);
+
+/* Events. -ESRCH for an unknown vCPU; a repeated runnable/blocked is a no-op. */
+int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now);
+int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now);
+int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t system_ns,
+		   uint64_t now);
+void sched_timer(struct sched *s, uint64_t now);	/* a slice end or a period refill */
+void sched_advance(struct sched *s, uint64_t now);	/* move the clock, nothing else */
+
+/* Outputs. */
+size_t sched_take_decisions(struct sched *s, struct sched_decision *out, size_t max);
+size_t sched_pending_decisions(const struct sched *s);
+uint64_t sched_next_timer(const struct sched *s);	/* SCHED_TIME_NONE if nothing */
+
+/* State, for the runtime, tests and stats. */
+uint64_t sched_now(const struct sched *s);
+int sched_vcpu_lane(const struct sched *s, unsigned int id);	/* -1 if not on a lane */
+bool sched_vcpu_is_runnable(const struct sched *s, unsigned int id);
+int sched_lane_vcpu(const struct sched *s, unsigned int lane);	/* -1 if the lane is free */
+uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
+bool group_throttled(const struct group *g);
+double sched_vcpu_rate(const struct sched *s, unsigned int id);	/* CPUs owed now, 0 if blocked */
+double sched_vcpu_demand(const struct sched *s, unsigned int id);	/* what the rates assume */
+unsigned long sched_nr_switches(const struct sched *s);	/* lane changes of vCPU, for stats */
+
+#endif

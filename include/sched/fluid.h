@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fluid ideal (design brief §3): what each vCPU and group would get from a perfectly fluid
+ * scheduler. Capacity P (lanes) enters at the root; every group splits what it gets among its
+ * children (child groups by their weight, its own vCPUs at weight 1024 each, as threads in a
+ * cgroup v2 group compete; a group whose parent did not enable "cpu" has no task group of its
+ * own, its vCPUs compete in the nearest ancestor that has one) by water-filling: nobody gets more than its demand, and what a
+ * satisfied child leaves goes to the others in proportion to weight. A vCPU's demand is at most
+ * one CPU; a group's is min(quota / period, the sum of its children's demands).
+ *
+ * The scheduler core uses the same function with demand 1 for every runnable vCPU to get the
+ * rate each vCPU is owed right now (sched/fair.c); the simulator uses it with long-run demands
+ * to get the ideal it measures against.
+ */
+#ifndef VSCHED_SCHED_FLUID_H
+#define VSCHED_SCHED_FLUID_H
+
+#include "sched/group.h"
+
+/* One child's claim on its parent's capacity. */
+struct fluid_claim {
+	double weight, demand, got;
+	const struct group *g;		/* NULL for a vCPU */
+	unsigned int vcpu;
+	bool done;
+};
+
+/*
+ * Water-filling of cap among n claims, in place: every claim whose demand fits in its weighted
+ * share of what is left gets its demand (done set), the others split the rest by weight.
+ * Claims with done already set on entry take nothing.
+ */
+void fluid_water_fill(struct fluid_claim *cl, unsigned int n, double cap);
+/*
+ * The claims competing inside g, as the kernel schedules them: g's vCPUs (demand[] of each,
+ * at most 1), those of descendants without the cpu controller (they run in g's task group), and
+ * g's child groups if g has "cpu" in subtree_control (demand -1: the caller fills it). Returns
+ * their number; cl needs room for every vCPU and group below g.
+ */
+unsigned int fluid_claims(const struct group *g, const double *demand, struct fluid_claim *cl);
+
+/*
+ * demand[i] in CPUs (0..1) for vCPU i; rate[i] receives its ideal share in CPUs.
+ * 0 or -ENOMEM.
+ */
+int fluid_solve(struct sched *s, const double *demand, double *rate);
+/* The same with caller-provided scratch of fluid_scratch_size() entries: never fails. */
+size_t fluid_scratch_size(struct sched *s);	/* entries */
+size_t fluid_claim_size(void);			/* bytes per entry */
+void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,
+			 struct fluid_claim *scratch);
+/* A group's ideal: the sum of rate[] over the vCPUs in it and below. */
+double fluid_group_rate(struct sched *s, const struct group *g, const double *rate);
+/* min(quota / period, sum of children's demands) for g, from vCPU demands. */
+double fluid_group_demand(struct sched *s, const struct group *g, const double *demand);
+
+#endif

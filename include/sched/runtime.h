@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The scheduler runtime: binds the pure scheduler core (sched/core.h) to the VMM's vCPU threads.
+ *
+ * Lanes: at most nr_lanes vCPUs are inside KVM_RUN with a lane (a permit). A vCPU asks for a lane
+ * in the enter() hook and waits there, on its own condition variable, until the core grants one.
+ * Slice ends are per-vCPU POSIX timers (SIGEV_THREAD_ID) whose handler only sets
+ * kvm_run->immediate_exit; a decision that must take effect before the slice ends kicks
+ * (immediate_exit + signal). Nothing is armed and nobody is kicked while no vCPU waits.
+ *
+ * Charging: each vCPU thread reads its own CPU clock after every KVM_RUN, so a group's
+ * usage_usec is the sum of its vCPU threads' CPU time; user/system follow getrusage(RUSAGE_THREAD).
+ *
+ * One helper thread runs the core's timers (period refills, unthrottling), the idle detection of
+ * in-kernel HLT (the lane holder's CPU clock stops: its lane is lent until it runs again) and the
+ * liveness watchdog (a runnable, unthrottled vCPU waiting > 1 s: log and fall back to letting
+ * the host kernel schedule every vCPU).
+ *
+ * All state is guarded by the lock given at creation, the same lock the public API (vsched.h)
+ * holds while it changes the group tree, so configuration changes and scheduling serialise.
+ */
+#ifndef VSCHED_SCHED_RUNTIME_H
+#define VSCHED_SCHED_RUNTIME_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vm;
+struct sched;
+struct vcpu_sched_ops;
+
+#define RT_WATCHDOG_NS		1000000000ULL	/* longest wait of a runnable, unthrottled vCPU */
+#define RT_IDLE_POLL_NS		1000000ULL	/* idle detection period while someone waits */
+#define RT_IDLE_POLL_SLOW_NS	10000000ULL	/* the same when no vCPU halted for a while */
+#define RT_IDLE_QUIET_NS	200000000ULL	/* "a while" */
+#define RT_WAKE_BUCKETS		64		/* log2-spaced wake-to-run histogram, 4 per octave */
+
+struct runtime_stats {
+	uint64_t kicks;			/* preemptions that needed a kick */
+	uint64_t timer_arms;		/* slice timers armed */
+	uint64_t grants;		/* lanes handed out */
+	uint64_t throttles;		/* groups throttled (quota ran out) */
+	uint64_t lends;			/* lanes lent by halted vCPUs */
+	uint64_t reclaims;		/* lent lanes taken back */
+	uint64_t watchdog_trips;
+	bool fallback;			/* the watchdog handed scheduling to the host kernel */
+	uint64_t nr_wake;		/* wake-to-run samples (paravirtual sleeps) */
+	uint64_t wake_hist[RT_WAKE_BUCKETS];
+	uint64_t nr_handoff;		/* lane grant to a parked vCPU -> its KVM_RUN */
+	uint64_t handoff_ns;		/* their sum: lane time spent handing over */
+	uint64_t handoff_hist[RT_WAKE_BUCKETS];
+};
+
+struct runtime;
+
+/*
+ * A runtime for vm's vCPUs on nr_lanes lanes, scheduling with the core inside s (whose vCPU
+ * count must match), serialised by lock. unscheduled: every vCPU runs whenever the host lets it
+ * (accounting still happens), the baseline for throughput comparisons. 0 or -errno.
+ */
+int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
+		   bool unscheduled, struct runtime **out);
+/* Starts the helper thread; call before vm_start(). 0 or -errno. */
+int runtime_start(struct runtime *rt);
+/* Stops the helper thread (after vm_join()) and frees everything. */
+void runtime_destroy(struct runtime *rt);
+/* The hooks to put into vm->sched. */
+extern const struct vcpu_sched_ops runtime_vcpu_ops;
+
+/*
+ * The group tree changed (weight, cap, burst, idle, membership). Called with the lock held,
+ * e.g. from the public API's change notification; re-evaluates at once, so a change takes
+ * effect within one slice.
+ */
+void runtime_config_changed(struct runtime *rt);
+/* The same, taking the lock: for the public API's change notification (called outside it). */
+void runtime_notify(struct runtime *rt);
+
+/*
+ * Brings the core's clock to now (CLOCK_MONOTONIC) before groups are configured, so cpu.max
+ * periods start at the real time rather than at 0. Takes the public API's lock.
+ */
+struct vsched;
+void runtime_clock_init(struct vsched *vs);
+
+/* Copies the counters (takes the lock). */
+void runtime_get_stats(struct runtime *rt, struct runtime_stats *out);
+/* The wake-to-run delay at quantile q (0..1) in ns, from the histogram; 0 without samples. */
+uint64_t runtime_wake_quantile(const struct runtime_stats *st, double q);
+/* The same for a histogram of the same layout (handoff_hist). */
+uint64_t runtime_hist_quantile(const uint64_t *hist, uint64_t nr, double q);
+
+#endif

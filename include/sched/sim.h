@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The deterministic simulator: drives the scheduler core on a virtual clock with synthetic vCPUs
+ * described in a scenario file, and compares what each group got with the fluid ideal.
+ *
+ * Scenario files are line based; '#' starts a comment. Times take a unit (ns, us, ms, s); a bare
+ * number is microseconds, as in cpu.max.
+ *
+ *   lanes 2                       P, the vCPUs that may run at once
+ *   duration 10s
+ *   slice 3ms | min_run 1ms | lag 6ms          core parameters (optional)
+ *   group /a weight 200           weight W | nice N | max QUOTA PERIOD | max max [PERIOD]
+ *   group /a/b max 20ms 100ms burst 10ms       | burst B | idle 0|1   (parents first)
+ *   vcpu 0 /a hog                 always runnable
+ *   vcpu 1 /a/b duty 3ms 10ms     BUSY of work arrives every PERIOD [phase T]
+ *   vcpu 2 / bursty 5ms 20ms      work of 0.5-1.5 x BURST arrives every 0.5-1.5 x GAP [seed N]
+ *   vcpu 3 / idle                 never runnable; add "sys PCT" to charge PCT % as system time
+ *   at 5s move 1 /c               timed events: move, weight, nice, max, burst, idle
+ *   at 2s max /a/b 20ms 100ms
+ */
+#ifndef VSCHED_SCHED_SIM_H
+#define VSCHED_SCHED_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sched/group.h"
+
+struct sim_scenario;
+struct sim_result;
+
+/* 0 or -errno; on error err holds "line N: what". */
+int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t errlen);
+int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errlen);
+void sim_scenario_free(struct sim_scenario *sc);
+
+int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen);
+/* The same, printing every decision of the core to trace as it is taken. */
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
+		   size_t errlen);
+void sim_result_free(struct sim_result *r);
+void sim_report(const struct sim_result *r, FILE *f);
+
+/* Results, for tests and tools. Paths as in the scenario ("/" is the root). */
+double sim_capacity_ns(const struct sim_result *r);	/* lanes x duration */
+double sim_max_group_error(const struct sim_result *r);	/* % of capacity, non-root groups */
+int sim_group_usage(const struct sim_result *r, const char *path, double *usage_ns,
+		    double *ideal_ns);
+int sim_group_stat(const struct sim_result *r, const char *path, struct cpu_stat *st);
+int sim_vcpu_usage(const struct sim_result *r, unsigned int id, double *usage_ns,
+		   double *ideal_ns);
+unsigned long sim_preemptions(const struct sim_result *r);	/* PREEMPT decisions (kicks) */
+unsigned long sim_timer_wakeups(const struct sim_result *r);	/* slice ends that fired */
+unsigned long sim_min_run_violations(const struct sim_result *r);
+/* Usage of a group in each of its bandwidth periods (ns), for per-period checks. */
+size_t sim_group_periods(const struct sim_result *r, const char *path, const double **usage);
+
+int cmd_sim(int argc, char **argv);
+
+#endif

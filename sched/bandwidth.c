@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpu.max and cpu.max.burst: one runtime pool per capped group, refilled by a period timer and
+ * charged at every capped ancestor of a vCPU that ran (kernel/sched/fair.c, without per-CPU
+ * silos: the pool is exact, and a lane's slice end is the moment the pool would run dry if all
+ * lanes below the group keep running). The counters follow do_sched_cfs_period_timer():
+ *
+ *  nr_periods	 periods elapsed while the period timer was active; the timer starts when runtime
+ *		 is drawn (or at a cpu.max write) and stops after a period with no draw and
+ *		 nothing throttled;
+ *  nr_throttled periods that ended with the group throttled;
+ *  throttled_ns time throttled by the group's own pool, times the number of "CPUs" whose
+ *		 runqueue of the group held work: min(runnable vCPUs below, lanes);
+ *  nr_bursts, burst_ns  periods that drew more than quota from the pool, and the excess.
+ *
+ * Overrun past an empty pool (a late report from the runtime) is debt, paid from the next
+ * refill after the burst snapshot, as the kernel pays a silo's negative runtime_remaining.
+ */
+#include "internal.h"
+
+static bool timer_less(const struct heap_node *a, const struct heap_node *b)
+{
+	const struct group_core *x = container_of(a, struct group_core, timer_node);
+	const struct group_core *y = container_of(b, struct group_core, timer_node);
+
+	return x->next_refill < y->next_refill;
+}
+
+void bw_init(struct sched *s)
+{
+	heap_init(&s->core.timers, timer_less);
+}
+
+static bool timer_active(const struct group_core *gc)
+{
+	return heap_queued(&gc->timer_node);
+}
+
+/* start_cfs_bandwidth(): the first point of the period grid after now. */
+static void timer_start(struct sched *s, struct group_core *gc)
+{
+	uint64_t now = s->core.now;
+
+	if (timer_active(gc))
+		return;
+	if (now < gc->phase)
+		gc->next_refill = gc->phase;
+	else
+		gc->next_refill = gc->phase + ((now - gc->phase) / gc->period + 1) * gc->period;
+	heap_insert(&s->core.timers, &gc->timer_node);
+}
+
+static void timer_stop(struct sched *s, struct group_core *gc)
+{
+	if (timer_active(gc))
+		heap_remove(&s->core.timers, &gc->timer_node);
+}
+
+/* __refill_cfs_bandwidth_runtime(), burst statistics included. */
+static void refill(struct group_core *gc)
+{
+	struct cpu_stat *st = &gc->g->stat;
+
+	if (!gc->bw_enabled)
+		return;
+	gc->runtime += gc->quota;
+	if (gc->runtime_snap > gc->runtime) {
+		st->burst_ns += gc->runtime_snap - gc->runtime;
+		st->nr_bursts++;
+	}
+	if (gc->runtime > gc->quota + gc->burst)
+		gc->runtime = gc->quota + gc->burst;
+	gc->runtime_snap = gc->runtime;
+}
+
+static void pay_debt(struct group_core *gc)
+{
+	uint64_t pay = gc->debt < gc->runtime ? gc->debt : gc->runtime;
+
+	gc->debt -= pay;
+	gc->runtime -= pay;
+}
+
+static unsigned int throttle_width(const struct sched *s, const struct group_core *gc)
+{
+	return gc->nr_runnable < s->nr_lanes ? gc->nr_runnable : s->nr_lanes;
+}
+
+static void throttle_account(struct sched *s, struct group_core *gc)
+{
+	gc->g->stat.throttled_ns += throttle_width(s, gc) * (s->core.now - gc->throttle_clock);
+	gc->throttle_clock = s->core.now;
+}
+
+void bw_runnable_changing(struct sched *s, struct group_core *gc)
+{
+	if (gc->throttled)
+		throttle_account(s, gc);
+}
+
+void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st)
+{
+	if (gc->throttled && s->core.now > gc->throttle_clock)
+		st->throttled_ns += throttle_width(s, gc) * (s->core.now - gc->throttle_clock);
+}
+
+static bool se_under(const struct sched_entity *se, const struct group_core *gc)
+{
+	for (; se->parent; se = &se->parent->se)
+		if (se->parent == gc)
+			return true;
+	return false;
+}
+
+static void throttle(struct sched *s, struct group_core *gc)
+{
+	unsigned int l;
+
+	gc->throttled = true;
+	gc->throttle_clock = s->core.now;
+	if (heap_queued(&gc->se.node))
+		fair_dequeue(s, &gc->se);
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct vcpu_core *vc = s->core.lanes[l].cur;
+
+		if (vc && se_under(&vc->se, gc))
+			lanes_put_back(s, vc);
+	}
+	core_emit(s, SCHED_THROTTLE, gc->g);
+}
+
+static void unthrottle(struct sched *s, struct group_core *gc)
+{
+	throttle_account(s, gc);
+	gc->throttled = false;
+	if (gc->queue.nr && gc->se.parent) {
+		fair_enqueue(s, &gc->se);
+		lanes_waiter_arrived(s, &gc->se);
+	}
+	core_emit(s, SCHED_UNTHROTTLE, gc->g);
+}
+
+bool bw_path_throttled(const struct vcpu_core *vc)
+{
+	const struct group_core *gc;
+
+	for (gc = vc->se.parent; gc; gc = gc->se.parent)
+		if (gc->throttled)
+			return true;
+	return false;
+}
+
+void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta)
+{
+	gc->idle_period = false;
+	timer_start(s, gc);
+	if (gc->runtime >= delta) {
+		gc->runtime -= delta;
+	} else {
+		gc->debt += delta - gc->runtime;
+		gc->runtime = 0;
+	}
+	if (!gc->runtime && !gc->throttled)
+		throttle(s, gc);
+}
+
+/* do_sched_cfs_period_timer() for every group whose period ended by now. */
+void bw_timer(struct sched *s)
+{
+	struct heap_node *n;
+
+	while ((n = heap_min(&s->core.timers))) {
+		struct group_core *gc = container_of(n, struct group_core, timer_node);
+		uint64_t overrun;
+		bool throttled;
+
+		if (gc->next_refill > s->core.now)
+			break;
+		overrun = 1 + (s->core.now - gc->next_refill) / gc->period;
+		gc->next_refill += overrun * gc->period;
+		if (!gc->bw_enabled) {
+			timer_stop(s, gc);
+			continue;
+		}
+		throttled = gc->throttled;
+		gc->g->stat.nr_periods += overrun;
+		refill(gc);
+		pay_debt(gc);
+		if (gc->idle_period && !throttled) {
+			timer_stop(s, gc);
+			continue;
+		}
+		heap_fix(&s->core.timers, n);
+		if (!throttled) {
+			gc->idle_period = true;
+			continue;
+		}
+		gc->g->stat.nr_throttled += overrun;
+		if (gc->runtime)
+			unthrottle(s, gc);
+		gc->idle_period = false;
+	}
+}
+
+uint64_t bw_next_timer(const struct sched *s)
+{
+	struct heap_node *n = heap_min(&s->core.timers);
+
+	return n ? container_of(n, struct group_core, timer_node)->next_refill : SCHED_TIME_NONE;
+}
+
+/* The earliest moment a capped ancestor of running vc runs dry, all its lanes running. */
+uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc)
+{
+	uint64_t until = SCHED_TIME_NONE;
+	const struct group_core *gc;
+
+	for (gc = vc->se.parent; gc; gc = gc->se.parent) {
+		unsigned int k = gc->se.nr_running;
+		uint64_t t;
+
+		if (!gc->bw_enabled || !k)
+			continue;
+		t = s->core.now + (gc->runtime + k - 1) / k;
+		if (t < until)
+			until = t;
+	}
+	return until;
+}
+
+/*
+ * tg_set_cfs_bandwidth()'s side effects, on every successful write: new values, debts
+ * forgiven, a refill, the period timer started, and the group unthrottled.
+ */
+void bw_configure(struct sched *s, struct group_core *gc)
+{
+	struct group *g = gc->g;
+	bool enable = g->quota_us != RUNTIME_INF && group_has_cpu(g);
+
+	if (enable != gc->bw_enabled) {
+		if (enable)
+			s->core.nr_bw_groups++;
+		else
+			s->core.nr_bw_groups--;
+	}
+	gc->bw_enabled = enable;
+	gc->period = g->period_us * 1000;
+	gc->burst = g->burst_us * 1000;
+	if (enable) {
+		gc->quota = g->quota_us * 1000;
+		gc->debt = 0;
+		refill(gc);
+		if (!timer_active(gc))
+			gc->phase = s->core.now;
+		timer_start(s, gc);
+	}
+	if (gc->throttled)
+		unthrottle(s, gc);
+}
+
+void bw_group_exit(struct sched *s, struct group_core *gc)
+{
+	timer_stop(s, gc);
+	if (gc->bw_enabled)
+		s->core.nr_bw_groups--;
+}

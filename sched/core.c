@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scheduler core's entry points: events from the runtime or the simulator, and the hooks the
+ * group tree calls so that config changes take effect at once. Each entry ends with
+ * lanes_settle() (fill lanes, set slice ends) and lanes_flush() (decisions for what changed).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void bw_init(struct sched *s);
+
+static bool queue_less(const struct heap_node *a, const struct heap_node *b)
+{
+	const struct sched_entity *x = container_of(a, struct sched_entity, node);
+	const struct sched_entity *y = container_of(b, struct sched_entity, node);
+
+	return x->vt < y->vt;
+}
+
+static void entity_init(struct sched_entity *se, struct group_core *parent, bool is_group)
+{
+	memset(se, 0, sizeof(*se));
+	heap_node_init(&se->node);
+	list_init(&se->run_node);
+	se->is_group = is_group;
+	se->parent = parent;
+}
+
+static struct group_core *group_core_alloc(struct group *g, struct group_core *parent)
+{
+	struct group_core *gc = calloc(1, sizeof(*gc));
+
+	if (!gc)
+		return NULL;
+	entity_init(&gc->se, parent, true);
+	gc->se.idle = g->idle;
+	gc->g = g;
+	heap_init(&gc->queue, queue_less);
+	list_init(&gc->running);
+	heap_node_init(&gc->timer_node);
+	gc->period = g->period_us * 1000;
+	return gc;
+}
+
+int core_init(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	struct group_core *root;
+	unsigned int i;
+
+	c->params.slice_ns = SCHED_SLICE_DFL_NS;
+	c->params.min_run_ns = SCHED_MIN_RUN_DFL_NS;
+	c->params.lag_ns = 2 * SCHED_SLICE_DFL_NS;
+	bw_init(s);
+	c->lanes = calloc(s->nr_lanes, sizeof(*c->lanes));
+	c->vcpus = calloc(s->nr_vcpus ? s->nr_vcpus : 1, sizeof(*c->vcpus));
+	root = group_core_alloc(&s->root, NULL);
+	s->root.core = root;
+	if (!c->lanes || !c->vcpus || !root || heap_reserve(&root->queue, s->nr_vcpus) ||
+	    fair_init(s)) {
+		core_exit(s);
+		return -ENOMEM;
+	}
+	root->nr_children = s->nr_vcpus;
+	for (i = 0; i < s->nr_lanes; i++) {
+		c->lanes[i].rot_until = SCHED_TIME_NONE;
+		c->lanes[i].bw_until = SCHED_TIME_NONE;
+		c->lanes[i].told_until = SCHED_TIME_NONE;
+	}
+	for (i = 0; i < s->nr_vcpus; i++) {
+		struct vcpu_core *vc = &c->vcpus[i];
+
+		entity_init(&vc->se, root, false);
+		vc->v = &s->vcpus[i];
+		vc->lane = -1;
+		vc->told_lane = -1;
+		s->vcpus[i].core = vc;
+	}
+	return 0;
+}
+
+static void group_core_free(struct group_core *gc)
+{
+	heap_free(&gc->queue);
+	free(gc);
+}
+
+void core_exit(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+
+	if (s->root.core)
+		group_core_free(s->root.core);
+	s->root.core = NULL;
+	fair_exit(s);
+	heap_free(&c->timers);
+	free(c->lanes);
+	free(c->vcpus);
+	free(c->dec);
+}
+
+int core_group_init(struct sched *s, struct group *g)
+{
+	struct group_core *parent = gcore(g->parent), *gc;
+
+	if (heap_reserve(&parent->queue, parent->nr_children + 1) ||
+	    heap_reserve(&s->core.timers, s->root.nr_descendants + 1))
+		return -ENOMEM;
+	gc = group_core_alloc(g, parent);
+	if (!gc)
+		return -ENOMEM;
+	parent->nr_children++;
+	g->core = gc;
+	return 0;
+}
+
+/* The group is empty: no vCPU below, no child, so it is neither queued nor running. */
+void core_group_exit(struct sched *s, struct group *g)
+{
+	struct group_core *gc = gcore(g);
+
+	bw_group_exit(s, gc);
+	if (gc->se.idle)
+		s->core.nr_idle_groups--;
+	gcore(g->parent)->nr_children--;
+	group_core_free(gc);
+	g->core = NULL;
+}
+
+void core_group_free_all(struct group *g)
+{
+	if (g->core)
+		group_core_free(g->core);
+	g->core = NULL;
+}
+
+void core_emit(struct sched *s, enum sched_decision_type type, struct group *g)
+{
+	struct sched_core *c = &s->core;
+
+	if (c->nr_dec == c->cap_dec) {
+		size_t cap = c->cap_dec ? 2 * c->cap_dec : 64;
+		struct sched_decision *n = realloc(c->dec, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		c->dec = n;
+		c->cap_dec = cap;
+	}
+	c->dec[c->nr_dec++] = (struct sched_decision){ .type = type, .group = g };
+}
+
+static void clock_update(struct sched *s, uint64_t now)
+{
+	if (now > s->core.now)
+		s->core.now = now;
+}
+
+static void finish(struct sched *s)
+{
+	fair_update_rates(s);
+	lanes_settle(s);
+	lanes_flush(s);
+}
+
+static void runnable_change(struct sched *s, struct group_core *gc, int d)
+{
+	for (; gc; gc = gc->se.parent) {
+		bw_runnable_changing(s, gc);
+		gc->nr_runnable += d;
+	}
+}
+
+int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *to)
+{
+	struct group_core *tc = gcore(group_cpu_group(to));
+
+	(void)s;
+	(void)v;
+	return heap_reserve(&tc->queue, tc->nr_children + 1);
+}
+
+/*
+ * v->group is already the new group. The vCPU leaves the old path as if it blocked and joins
+ * the new one as if it woke, keeping its lag (bounded); a lane it holds stays unless a group on
+ * the new path is throttled.
+ */
+static void rehome(struct sched *s, struct vcpu_core *vc, struct group_core *fc,
+		   struct group_core *tc)
+{
+	bool running = vc->lane >= 0;
+
+	if (fair_waiting(vc))
+		fair_dequeue(s, &vc->se);
+	if (running)
+		fair_clear_running(s, vc);
+	if (vc->runnable) {
+		runnable_change(s, fc, -1);
+		/* The tree changed under vc: redo all rates, not just along a path. */
+		fair_rates_changed(s);
+		fair_block(s, vc);
+	}
+	fc->nr_children--;
+	tc->nr_children++;
+	vc->se.parent = tc;
+	if (vc->runnable) {
+		runnable_change(s, tc, 1);
+		fair_wake(s, vc);
+	}
+	if (running) {
+		fair_set_running(s, vc);
+		if (bw_path_throttled(vc))
+			lanes_put_back(s, vc);
+	} else if (vc->runnable) {
+		fair_enqueue(s, &vc->se);
+		lanes_waiter_arrived(s, &vc->se);
+	}
+}
+
+void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
+{
+	struct group_core *fc = gcore(group_cpu_group(from));
+	struct group_core *tc = gcore(group_cpu_group(v->group));
+
+	rehome(s, vcore(v), fc, tc);
+	finish(s);
+}
+
+static int rehome_subtree(struct sched *s, struct group *g)
+{
+	struct sched_vcpu *v;
+	struct group *c;
+	int ret = 0;
+
+	list_for_each_entry(v, &g->vcpus, group_node) {
+		struct group_core *tc = gcore(group_cpu_group(g));
+
+		if (vcore(v)->se.parent == tc)
+			continue;
+		ret = heap_reserve(&tc->queue, tc->nr_children + 1);
+		if (ret)
+			return ret;
+		rehome(s, vcore(v), vcore(v)->se.parent, tc);
+	}
+	list_for_each_entry(c, &g->children, sibling) {
+		ret = rehome_subtree(s, c);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * "cpu" was added to or removed from g's subtree_control: g's children gained or lost their task
+ * group, so every vCPU below g is scheduled in its (new) nearest group with the controller.
+ */
+int core_group_subtree(struct sched *s, struct group *g)
+{
+	int ret = rehome_subtree(s, g);
+
+	fair_rates_changed(s);
+	finish(s);
+	return ret;
+}
+
+int core_group_added(struct sched *s, struct group *g)
+{
+	(void)g;
+	return fair_reserve(s);
+}
+
+void core_group_idle(struct sched *s, struct group *g)
+{
+	struct group_core *gc = gcore(g);
+
+	if (gc->se.idle != g->idle) {
+		if (g->idle)
+			s->core.nr_idle_groups++;
+		else
+			s->core.nr_idle_groups--;
+		gc->se.idle = g->idle;
+	}
+	fair_rates_changed(s);
+	finish(s);
+}
+
+/* A weight is only an input of the rates: new rates, every lag kept. */
+void core_group_reweight(struct sched *s, struct group *g)
+{
+	(void)g;
+	fair_rates_changed(s);
+	finish(s);
+}
+
+void core_group_bandwidth(struct sched *s, struct group *g)
+{
+	bw_configure(s, gcore(g));
+	fair_rates_changed(s);
+	finish(s);
+}
+
+int sched_set_params(struct sched *s, const struct sched_params *p)
+{
+	if (p->min_run_ns < SCHED_MIN_RUN_MIN_NS || p->slice_ns < p->min_run_ns ||
+	    p->lag_ns < p->slice_ns)
+		return -EINVAL;
+	s->core.params = *p;
+	return 0;
+}
+
+void sched_get_params(const struct sched *s, struct sched_params *p)
+{
+	*p = s->core.params;
+}
+
+int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
+{
+	struct vcpu_core *vc;
+
+	if (id >= s->nr_vcpus)
+		return -ESRCH;
+	vc = vcore(&s->vcpus[id]);
+	clock_update(s, now);
+	if (vc->runnable)
+		return 0;
+	runnable_change(s, vc->se.parent, 1);
+	vc->runnable = true;
+	fair_wake(s, vc);
+	fair_enqueue(s, &vc->se);
+	lanes_waiter_arrived(s, &vc->se);
+	finish(s);
+	return 0;
+}
+
+int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
+{
+	struct vcpu_core *vc;
+
+	if (id >= s->nr_vcpus)
+		return -ESRCH;
+	vc = vcore(&s->vcpus[id]);
+	clock_update(s, now);
+	if (!vc->runnable)
+		return 0;
+	runnable_change(s, vc->se.parent, -1);
+	vc->runnable = false;		/* before lanes_put_back(): it must not queue vc again */
+	if (vc->lane >= 0)
+		lanes_put_back(s, vc);
+	else if (fair_waiting(vc))
+		fair_dequeue(s, &vc->se);
+	fair_block(s, vc);
+	finish(s);
+	return 0;
+}
+
+int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t system_ns,
+		   uint64_t now)
+{
+	uint64_t delta = user_ns + system_ns;
+	struct vcpu_core *vc;
+	struct group *g;
+
+	if (id >= s->nr_vcpus)
+		return -ESRCH;
+	vc = vcore(&s->vcpus[id]);
+	clock_update(s, now);
+	if (!delta)
+		return 0;
+	vc->v->stat.usage_ns += delta;
+	vc->v->stat.user_ns += user_ns;
+	vc->v->stat.system_ns += system_ns;
+	for (g = vc->v->group; g; g = g->parent) {
+		g->stat.usage_ns += delta;
+		g->stat.user_ns += user_ns;
+		g->stat.system_ns += system_ns;
+	}
+	fair_charge(s, vc, delta);
+	for (g = vc->v->group; g; g = g->parent)
+		if (gcore(g)->bw_enabled)
+			bw_charge(s, gcore(g), delta);
+	finish(s);
+	return 0;
+}
+
+void sched_timer(struct sched *s, uint64_t now)
+{
+	clock_update(s, now);
+	bw_timer(s);
+	lanes_expire(s);
+	finish(s);
+}
+
+void sched_advance(struct sched *s, uint64_t now)
+{
+	clock_update(s, now);
+}

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hierarchical fairness by fluid rates and per-level virtual time.
+ *
+ * Rates (sched/rates.c). The fluid ideal solved for the current demand (weights, water-filling
+ * and cpu.max caps as in sched/fluid.c) gives every runnable entity, vCPU or group, its rate: the
+ * CPUs it is owed right now; a group's rate is the sum of its children's.
+ *
+ * Virtual time. Every group keeps its runnable children in a sum and the ones with a waiting
+ * vCPU below in a queue ordered by vt; service d advances an entity's vt by d / rate at every
+ * level. A lane goes to the vCPU reached by taking the smallest vt at each level from the root
+ * down (fair_pick()). Siblings served exactly at their rates keep equal vt, so vt differences
+ * are time lags, and every group's usage follows its fluid share at every level.
+ *
+ * Why rates and not weights: with P lanes, a child whose demand is below its weighted share
+ * (one vCPU, or a cap) would under weights fall behind in vt and build up credit; with its
+ * rate being what water-filling gives it, it keeps pace, and its siblings' rates already
+ * include what it leaves over. A group owed 1.2 CPUs whose one-vCPU child is owed 0.9 keeps a
+ * lane as long as that child needs it, because the child's vt, not the group's lane history,
+ * decides inside the group.
+ *
+ * Lag. L = rate * (V - vt) is service owed, V being the rate-weighted mean vt of the runnable
+ * siblings. A rate change keeps every L. An entity that stops being runnable keeps its L and
+ * gets it back when it becomes runnable again, bounded to [-lag, +lag]: no hoard of credit for
+ * a long sleeper, no debt kept forever either.
+ *
+ * Cost: pick, charge, enqueue are O(depth * log n); rates change only on wakes, blocks and
+ * configuration changes (sched/rates.c).
+ */
+
+#include "internal.h"
+
+#define RATE_MIN	1e-12
+
+/* Queue se in its parent and, where the parent had nobody waiting, the parent in its own
+ * parent, up to the root or a throttled group. */
+void fair_enqueue(struct sched *s, struct sched_entity *se)
+{
+	struct group_core *p;
+
+	(void)s;
+	while ((p = se->parent)) {
+		bool was_empty = !p->queue.nr;
+
+		heap_insert(&p->queue, &se->node);
+		if (!was_empty || p->throttled || !p->se.parent)
+			break;
+		se = &p->se;
+	}
+}
+
+void fair_dequeue(struct sched *s, struct sched_entity *se)
+{
+	struct group_core *gc;
+
+	(void)s;
+	while ((gc = se->parent)) {
+		heap_remove(&gc->queue, &se->node);
+		if (gc->queue.nr)
+			break;
+		se = &gc->se;
+		if (!heap_queued(&se->node))
+			break;
+	}
+}
+
+bool fair_waiting(const struct vcpu_core *vc)
+{
+	return heap_queued(&vc->se.node);
+}
+
+static void sum_remove(struct sched_entity *e)
+{
+	struct group_core *p = e->parent;
+	double V = fair_vclock(p);
+
+	p->sum_rvt -= e->rate * e->vt;
+	p->sum_r -= e->rate;
+	if (p->sum_r <= RATE_MIN) {
+		p->sum_r = 0;
+		p->sum_rvt = 0;
+		p->vbase = V;
+	}
+}
+
+/*
+ * vc became runnable. Entities on its path that were not runnable become so; after the new
+ * rates are in, each gets its saved lag back, bounded by lag (in service).
+ */
+void fair_wake(struct sched *s, struct vcpu_core *vc)
+{
+	double bound = (double)s->core.params.lag_ns;
+	struct sched_entity *se, *woken[64];
+	unsigned int n = 0;
+
+	fair_est_update(s, vc, false);
+	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
+		se->runnable = true;
+		se->rate = 0;
+		if (n < 64)
+			woken[n++] = se;
+	}
+	fair_path_changed(s, vc);
+	fair_update_rates(s);
+	while (n--) {
+		struct group_core *p;
+		double lag;
+		double V;
+
+		se = woken[n];
+		p = se->parent;
+		V = fair_vclock(p);
+		lag = fair_clamp_lag(bound, se->lag, se->rate);
+		p->sum_rvt -= se->rate * se->vt;
+		se->vt = V - lag / se->rate;
+		p->sum_rvt += se->rate * se->vt;
+		if (heap_queued(&se->node))
+			heap_fix(&p->queue, &se->node);
+	}
+}
+
+/* vc stopped being runnable: it, and groups left with nothing runnable, save their lag. */
+void fair_block(struct sched *s, struct vcpu_core *vc)
+{
+	struct sched_entity *se = &vc->se;
+
+	fair_est_update(s, vc, true);
+	for (; se->parent; se = &se->parent->se) {
+		if (se->is_group && se_group(se)->nr_runnable)
+			break;
+		se->lag = se->rate * (fair_vclock(se->parent) - se->vt);
+		sum_remove(se);
+		se->runnable = false;
+		se->rate = 0;
+	}
+	fair_path_changed(s, vc);
+	fair_update_rates(s);
+}
+
+/*
+ * An entity running everything it has (lanes held, nobody waiting below) cannot use more than
+ * it gets: credit it builds up (its rate holds a sleeper's reservation, or its demand is below
+ * its share) means nothing while it stays so, and left in V it would make its siblings look
+ * ahead and ineligible. Keep it within a slice of V.
+ */
+static void bound_saturated(struct sched_entity *se, double slice)
+{
+	struct group_core *p = se->parent;
+	double lo = fair_vclock(p) - slice / se->rate;
+
+	if (heap_queued(&se->node) || !se->nr_running || se->vt >= lo)
+		return;
+	p->sum_rvt += se->rate * (lo - se->vt);
+	se->vt = lo;
+}
+
+static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
+{
+	double slice = (double)s->core.params.slice_ns;
+	struct sched_entity *se;
+
+	for (se = &vc->se; se->parent; se = &se->parent->se) {
+		if (se->rate <= 0) {
+			/* Reported after it stopped being runnable: its saved lag pays. */
+			se->lag -= d;
+			continue;
+		}
+		se->vt += d / se->rate;
+		se->parent->sum_rvt += d;
+		if (heap_queued(&se->node))
+			heap_fix(&se->parent->queue, &se->node);
+		else if (d > 0)
+			bound_saturated(se, slice);
+	}
+}
+
+/*
+ * Charge first (scx_flatcg): a vCPU given a lane with a slice end pays for the slice at once,
+ * at every level. Lanes handed out at the same moment then see each other: they spread over
+ * groups by share instead of all going to whoever was behind, so a group holds its lanes as
+ * evenly over time as its share allows. Service first uses up the prepayment; what is left is
+ * refunded when the vCPU leaves the lane or nobody waits any more.
+ */
+void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice)
+{
+	(void)s;
+	vc->resv += slice;
+	charge_path(s, vc, (double)slice);
+}
+
+void fair_refund(struct sched *s, struct vcpu_core *vc)
+{
+	(void)s;
+	if (!vc->resv)
+		return;
+	charge_path(s, vc, -(double)vc->resv);
+	vc->resv = 0;
+}
+
+void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
+{
+	uint64_t used = delta < vc->resv ? delta : vc->resv;
+
+	(void)s;
+	vc->resv -= used;
+	if (delta > used)
+		charge_path(s, vc, (double)(delta - used));
+}
+
+/* The first waiting vCPU by vt alone, level by level: work-conserving fallback. */
+static struct vcpu_core *pick_min(struct group_core *gc)
+{
+	for (;;) {
+		struct heap_node *n = heap_min(&gc->queue);
+		struct sched_entity *se;
+
+		if (!n)
+			return NULL;
+		se = container_of(n, struct sched_entity, node);
+		if (!se->is_group)
+			return se_vcpu(se);
+		gc = se_group(se);
+	}
+}
+
+/*
+ * Eligible (EEVDF's word): not ahead of its level by more than a slice of its own service. A
+ * group whose only waiters are far ahead does not take a lane for them while anyone else is
+ * eligible; otherwise a child that is the only one waiting in a group owed lanes (say, while a
+ * sibling with reserved demand sleeps) would take the group's whole share.
+ */
+static bool eligible(const struct sched *s, const struct group_core *gc,
+		     const struct sched_entity *e)
+{
+	return e->rate <= 0 ||
+	       e->vt <= fair_vclock(gc) + (double)s->core.params.slice_ns / e->rate;
+}
+
+static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc);
+
+static struct vcpu_core *pick_entity(struct sched *s, struct group_core *gc,
+				     struct sched_entity *se)
+{
+	if (!eligible(s, gc, se))
+		return NULL;
+	return se->is_group ? pick_in(s, se_group(se)) : se_vcpu(se);
+}
+
+/* The eligible waiting vCPU reached by the smallest eligible vt at every level, or NULL. */
+static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
+{
+	struct heap_node *n = heap_min(&gc->queue);
+	struct sched_entity *first, *prev;
+	struct vcpu_core *vc;
+	unsigned int i;
+
+	if (!n)
+		return NULL;
+	first = container_of(n, struct sched_entity, node);
+	vc = pick_entity(s, gc, first);
+	if (vc)
+		return vc;
+	/* Rare: try the others in vt order (a scan per try; queues are short). */
+	for (prev = first;;) {
+		struct sched_entity *next = NULL;
+
+		for (i = 0; i < gc->queue.nr; i++) {
+			struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity,
+							      node);
+
+			if (e->vt < prev->vt || (e->vt == prev->vt && e <= prev))
+				continue;
+			if (!next || e->vt < next->vt || (e->vt == next->vt && e < next))
+				next = e;
+		}
+		if (!next)
+			return NULL;
+		vc = pick_entity(s, gc, next);
+		if (vc)
+			return vc;
+		prev = next;
+	}
+}
+
+struct vcpu_core *fair_pick(struct sched *s)
+{
+	struct vcpu_core *vc = pick_in(s, gcore(&s->root));
+
+	return vc ? vc : pick_min(gcore(&s->root));
+}
+
+/*
+ * fair_pick() for a lane whose vCPU r was just put back: at every level where r's path is still
+ * queued, r's side keeps the lane unless the first entity is ahead of it by more than gran
+ * (time). A near tie is not worth a switch (a kick), and a lane kept inside a group is still
+ * handed out by vt further down.
+ */
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
+{
+	struct sched_entity *path[64], *e;
+	struct group_core *gc = gcore(&s->root);
+	unsigned int n = 0;
+
+	for (e = &r->se; e->parent && n < 64; e = &e->parent->se)
+		path[n++] = e;
+	while (n) {
+		struct heap_node *hn = heap_min(&gc->queue);
+		struct sched_entity *first, *p = path[--n];
+
+		if (!hn)
+			return NULL;
+		first = container_of(hn, struct sched_entity, node);
+		if (p->parent != gc || !heap_queued(&p->node) || !eligible(s, gc, p) ||
+		    (p != first && p->vt - first->vt > gran))
+			break;
+		if (!p->is_group)
+			return se_vcpu(p);
+		gc = se_group(p);
+	}
+	e = (struct sched_entity *)pick_in(s, gc);
+	return e ? (struct vcpu_core *)e : fair_pick(s);
+}
+
+static void running_inc(struct sched_entity *se)
+{
+	for (; se; se = se->parent ? &se->parent->se : NULL)
+		if (!se->nr_running++ && se->parent)
+			list_add_tail(&se->run_node, &se->parent->running);
+}
+
+static void running_dec(struct sched_entity *se)
+{
+	for (; se; se = se->parent ? &se->parent->se : NULL)
+		if (!--se->nr_running && se->parent)
+			list_del(&se->run_node);
+}
+
+void fair_set_running(struct sched *s, struct vcpu_core *vc)
+{
+	if (heap_queued(&vc->se.node))
+		fair_dequeue(s, &vc->se);
+	running_inc(&vc->se);
+}
+
+void fair_clear_running(struct sched *s, struct vcpu_core *vc)
+{
+	(void)s;
+	running_dec(&vc->se);
+}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The fluid ideal by recursive water-filling; see include/sched/fluid.h. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "sched/fluid.h"
+
+static double cap_of(const struct group *g)
+{
+	if (g->quota_us == RUNTIME_INF)
+		return -1.0;
+	return (double)g->quota_us / (double)g->period_us;
+}
+
+/* The vCPUs of g and, when g has no "cpu" in subtree_control, of all its descendants. */
+static unsigned int add_vcpu_claims(const struct group *g, const double *demand,
+				    struct fluid_claim *cl, unsigned int n)
+{
+	const struct sched_vcpu *v;
+	const struct group *c;
+
+	list_for_each_entry(v, &g->vcpus, group_node) {
+		cl[n] = (struct fluid_claim){ .weight = NICE_0_LOAD, .vcpu = v->id };
+		cl[n].demand = demand[v->id] > 1.0 ? 1.0 : demand[v->id];
+		cl[n].done = cl[n].demand <= 0;
+		n++;
+	}
+	if (!g->subtree_cpu)
+		list_for_each_entry(c, &g->children, sibling)
+			n = add_vcpu_claims(c, demand, cl, n);
+	return n;
+}
+
+/*
+ * What g competes with inside, as the kernel schedules it: its vCPUs at weight 1024 each, with
+ * those of descendants that have no cpu controller (they run in g's task group), and, when g
+ * enabled "cpu" for its children, each child group by its weight. Group claims get demand -1:
+ * the caller knows it.
+ */
+unsigned int fluid_claims(const struct group *g, const double *demand, struct fluid_claim *cl)
+{
+	unsigned int n = add_vcpu_claims(g, demand, cl, 0);
+	const struct group *c;
+
+	if (g->subtree_cpu)
+		list_for_each_entry(c, &g->children, sibling) {
+			cl[n] = (struct fluid_claim){ .weight = (double)c->shares, .g = c };
+			cl[n].demand = -1;
+			n++;
+		}
+	return n;
+}
+
+static double demand_of(struct sched *s, const struct group *g, const double *demand,
+			struct fluid_claim *cl)
+{
+	unsigned int n = fluid_claims(g, demand, cl), i;
+	double d = 0, cap = cap_of(g);
+
+	for (i = 0; i < n; i++)
+		d += cl[i].g ? demand_of(s, cl[i].g, demand, cl + n) : cl[i].demand;
+	return g->parent && cap >= 0 && cap < d ? cap : d;
+}
+
+double fluid_group_demand(struct sched *s, const struct group *g, const double *demand)
+{
+	struct fluid_claim *cl = calloc(fluid_scratch_size(s), sizeof(*cl));
+	double d;
+
+	if (!cl)
+		return 0;
+	d = demand_of(s, g, demand, cl);
+	free(cl);
+	return d;
+}
+
+static double open_weight(const struct fluid_claim *cl, unsigned int n)
+{
+	double w = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!cl[i].done)
+			w += cl[i].weight;
+	return w;
+}
+
+/*
+ * Water-filling of cap among the claims, in place: settle every claim whose demand fits in its
+ * weighted share of what is left, until none does; the others split the rest by weight.
+ */
+void fluid_water_fill(struct fluid_claim *cl, unsigned int n, double cap)
+{
+	unsigned int i;
+	bool again = true;
+	double w;
+
+	while (again) {
+		again = false;
+		w = open_weight(cl, n);
+		if (w <= 0)
+			return;
+		for (i = 0; i < n; i++) {
+			if (cl[i].done || cl[i].demand > cap * cl[i].weight / w)
+				continue;
+			cl[i].got = cl[i].demand;
+			cl[i].done = true;
+			cap -= cl[i].demand;
+			again = true;
+		}
+		if (cap < 0)
+			cap = 0;
+	}
+	w = open_weight(cl, n);
+	for (i = 0; i < n; i++)
+		if (!cl[i].done)
+			cl[i].got = cap * cl[i].weight / w;
+}
+
+/* Claims of g's children go to scratch[0..n), deeper levels use the space after them. */
+/* Claims of g's children go to cl[0..n), deeper levels use the space after them. */
+static void fill_group(struct sched *s, const struct group *g, double cap, const double *demand,
+		       double *rate, struct fluid_claim *cl)
+{
+	unsigned int n = fluid_claims(g, demand, cl), i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n; i++) {
+		if (cl[i].g) {
+			cl[i].demand = demand_of(s, cl[i].g, demand, cl + n);
+			cl[i].done = cl[i].demand <= 0;
+		}
+	}
+	fluid_water_fill(cl, n, cap);
+	for (i = 0; i < n; i++) {
+		if (cl[i].g)
+			fill_group(s, cl[i].g, cl[i].got, demand, rate, cl + n);
+		else
+			rate[cl[i].vcpu] = cl[i].got;
+	}
+}
+
+size_t fluid_claim_size(void)
+{
+	return sizeof(struct fluid_claim);
+}
+
+size_t fluid_scratch_size(struct sched *s)
+{
+	/* Every vCPU and every group is a claim once; root's own entry is not needed. */
+	return (size_t)s->nr_vcpus + s->root.nr_descendants + 1;
+}
+
+void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,
+			 struct fluid_claim *scratch)
+{
+	struct group *root = sched_root(s);
+	double total = demand_of(s, root, demand, scratch);
+	unsigned int i;
+
+	for (i = 0; i < s->nr_vcpus; i++)
+		rate[i] = 0;
+	fill_group(s, root, total < s->nr_lanes ? total : s->nr_lanes, demand, rate, scratch);
+}
+
+int fluid_solve(struct sched *s, const double *demand, double *rate)
+{
+	struct fluid_claim *scratch = calloc(fluid_scratch_size(s), sizeof(*scratch));
+
+	if (!scratch)
+		return -ENOMEM;
+	fluid_solve_scratch(s, demand, rate, scratch);
+	free(scratch);
+	return 0;
+}
+
+double fluid_group_rate(struct sched *s, const struct group *g, const double *rate)
+{
+	const struct sched_vcpu *v;
+	const struct group *c;
+	double r = 0;
+
+	list_for_each_entry(v, &g->vcpus, group_node)
+		r += rate[v->id];
+	list_for_each_entry(c, &g->children, sibling)
+		r += fluid_group_rate(s, c, rate);
+	return r;
+}

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Handing out lanes. A lane runs one vCPU until its slice end: the rotation end (slice after it
+ * got the lane, only while some vCPU waits) or the moment a capped ancestor's pool runs dry,
+ * whichever is first. With nobody waiting and no cap there is no slice end at all, so the
+ * runtime never interrupts a vCPU for nothing.
+ *
+ * When a vCPU starts waiting and every lane is busy, one lane may be taken at once: from a
+ * cpu.idle sibling always, otherwise from the vCPU the waiter is furthest behind in virtual time
+ * (by more than min_run), provided that vCPU ran at least min_run on its lane (credit2's
+ * ratelimit). The other lanes get a rotation end so that the waiter's turn comes within a slice.
+ *
+ * At a rotation end the lane is picked again, sticky (a near tie keeps the vCPU: no kick), and
+ * if it goes elsewhere the subtree losing it gives up the lane of its child furthest ahead.
+ * docs/scheduler.md has the reasons.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+static struct lane *lane_of(struct sched *s, unsigned int l)
+{
+	return &s->core.lanes[l];
+}
+
+/*
+ * A vCPU owed a whole CPU by the fluid ideal keeps its lane while others wait: rotating it out
+ * would only cost kicks and hand the lane to whoever's lag swung last (a sibling whose rate
+ * just dropped when some vCPU woke). Only its caps can end its run.
+ */
+static bool owns_lane(const struct vcpu_core *vc)
+{
+	return vc->se.rate >= 1.0 - 1e-9;
+}
+
+/*
+ * While others wait, a lane comes with a rotation end, prepaid at once so that the next lane
+ * handed out at the same moment already sees it (fair_prepay()).
+ */
+static void lane_set_rotation(struct sched *s, struct lane *ln)
+{
+	struct sched_core *c = &s->core;
+
+	ln->rot_until = ln->start + c->params.slice_ns > c->now ? ln->start + c->params.slice_ns :
+								 c->now + c->params.slice_ns;
+	fair_prepay(s, ln->cur, ln->rot_until - c->now);
+}
+
+static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
+{
+	struct lane *ln = lane_of(s, l);
+
+	ln->cur = vc;
+	ln->start = s->core.now;
+	ln->rot_until = SCHED_TIME_NONE;
+	vc->lane = (int)l;
+	fair_set_running(s, vc);
+	if (gcore(&s->root)->queue.nr && !owns_lane(vc))
+		lane_set_rotation(s, ln);
+}
+
+/* Takes vc off its lane and, if still runnable, queues it again (as a lane given back). */
+void lanes_put_back(struct sched *s, struct vcpu_core *vc)
+{
+	struct lane *ln = lane_of(s, vc->lane);
+
+	ln->cur = NULL;
+	ln->rot_until = SCHED_TIME_NONE;
+	vc->lane = -1;
+	fair_refund(s, vc);
+	fair_clear_running(s, vc);
+	if (vc->runnable)
+		fair_enqueue(s, &vc->se);
+}
+
+static unsigned int se_depth(const struct sched_entity *se)
+{
+	unsigned int d = 0;
+
+	for (; se->parent; se = &se->parent->se)
+		d++;
+	return d;
+}
+
+/* The two entities under the deepest common ancestor of a and b. */
+static void common_level(struct sched_entity **a, struct sched_entity **b)
+{
+	unsigned int da = se_depth(*a), db = se_depth(*b);
+
+	while (da > db) {
+		*a = &(*a)->parent->se;
+		da--;
+	}
+	while (db > da) {
+		*b = &(*b)->parent->se;
+		db--;
+	}
+	while ((*a)->parent != (*b)->parent) {
+		*a = &(*a)->parent->se;
+		*b = &(*b)->parent->se;
+	}
+}
+
+/* Below a running entity, the vCPU reached by taking the running child furthest ahead. */
+static struct vcpu_core *most_served(struct sched_entity *se)
+{
+	while (se->is_group) {
+		struct group_core *gc = se_group(se);
+		struct sched_entity *e, *best = NULL;
+
+		list_for_each_entry(e, &gc->running, run_node)
+			if (!best || best->vt < e->vt)
+				best = e;
+		se = best;
+	}
+	return se_vcpu(se);
+}
+
+/*
+ * r's lane is going to v, so the subtree under their common ancestor on r's side loses a lane.
+ * Inside it the lane should come from the child furthest ahead at each level, which need not be
+ * r: when a lane's slice ends says nothing about who is ahead. Returns the vCPU that should give
+ * its lane up: r, or one that ran at least min_run.
+ */
+static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r, struct vcpu_core *v)
+{
+	struct sched_entity *ev = &v->se, *er = &r->se, *path[64], *e;
+	unsigned int n = 0;
+
+	common_level(&ev, &er);
+	for (e = &r->se; e != er && n < 64; e = &e->parent->se)
+		path[n++] = e;
+	/* path[n - 1] is r's entity just inside er, path[0] is r itself. */
+	while (er->is_group && n) {
+		struct group_core *gc = se_group(er);
+		struct sched_entity *c = path[--n], *best = c;
+
+		list_for_each_entry(e, &gc->running, run_node)
+			if (best->vt < e->vt)
+				best = e;
+		if (best != c) {
+			struct vcpu_core *x = most_served(best);
+			struct lane *ln = lane_of(s, x->lane);
+
+			if (owns_lane(x) || s->core.now < ln->start + s->core.params.min_run_ns)
+				return r;
+			return x;
+		}
+		er = c;
+	}
+	return r;
+}
+
+void lanes_repick(struct sched *s, unsigned int l)
+{
+	struct lane *ln = lane_of(s, l);
+	struct vcpu_core *r = ln->cur, *v, *x;
+
+	if (r)
+		lanes_put_back(s, r);
+	v = r ? fair_pick_sticky(s, r, (double)s->core.params.min_run_ns) : fair_pick(s);
+	if (!v)
+		return;
+	if (r && v != r && (x = lane_victim(s, r, v)) != r) {
+		/* r keeps its lane; x gives up its own to whoever is first now. */
+		unsigned int lx = (unsigned int)x->lane;
+
+		lane_give(s, l, r);
+		lanes_put_back(s, x);
+		v = fair_pick(s);
+		if (v)
+			lane_give(s, lx, v);
+		return;
+	}
+	lane_give(s, l, v);
+}
+
+static bool path_throttled(const struct sched_entity *se)
+{
+	const struct group_core *gc;
+
+	for (gc = se->is_group ? se_group((struct sched_entity *)se) : se->parent; gc;
+	     gc = gc->se.parent)
+		if (gc->throttled)
+			return true;
+	return false;
+}
+
+/* The first waiting vCPU at or below se. */
+static struct vcpu_core *pick_below(struct sched_entity *se)
+{
+	while (se->is_group) {
+		struct heap_node *n = heap_min(&se_group(se)->queue);
+
+		if (!n)
+			return NULL;
+		se = container_of(n, struct sched_entity, node);
+	}
+	return heap_queued(&se->node) ? se_vcpu(se) : NULL;
+}
+
+void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
+{
+	struct sched_core *c = &s->core;
+	struct vcpu_core *vc;
+	double best_key = 0;
+	int best = -1;
+	unsigned int l;
+
+	if (path_throttled(se))
+		return;
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+		struct sched_entity *ew = se, *er;
+		double key;
+
+		if (!ln->cur)
+			return;		/* a free lane: lanes_settle() fills it */
+		er = &ln->cur->se;
+		if (er == se)
+			continue;
+		common_level(&ew, &er);
+		if (er->idle && !ew->idle) {
+			best = (int)l;
+			break;
+		}
+		if (c->now < ln->start + c->params.min_run_ns || owns_lane(ln->cur))
+			continue;
+		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
+		key = er->vt - ew->vt;
+		if (key > (double)c->params.min_run_ns && key > best_key) {
+			best_key = key;
+			best = (int)l;
+		}
+	}
+	if (best < 0)
+		return;
+	lanes_put_back(s, lane_of(s, best)->cur);
+	vc = pick_below(se);
+	lane_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
+}
+
+void lanes_expire(struct sched *s)
+{
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+
+		if (ln->cur && ln->rot_until <= s->core.now)
+			lanes_repick(s, l);
+	}
+}
+
+/* Fill free lanes, then give every busy lane the slice end the situation calls for. */
+void lanes_settle(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	struct vcpu_core *vc;
+	unsigned int l;
+	bool waiters;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		if (lane_of(s, l)->cur)
+			continue;
+		vc = fair_pick(s);
+		if (!vc)
+			break;
+		lane_give(s, l, vc);
+	}
+	waiters = gcore(&s->root)->queue.nr > 0;
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+
+		if (!ln->cur)
+			continue;
+		if (!waiters || owns_lane(ln->cur)) {
+			ln->rot_until = SCHED_TIME_NONE;
+			fair_refund(s, ln->cur);
+		} else if (ln->rot_until == SCHED_TIME_NONE) {
+			lane_set_rotation(s, ln);
+		}
+		ln->bw_until = c->nr_bw_groups ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
+	}
+}
+
+static uint64_t lane_until(const struct lane *ln)
+{
+	return ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
+}
+
+/* Room for n more decisions; false if memory ran out (the lane is then told next time). */
+static bool dec_reserve(struct sched_core *c, size_t n)
+{
+	struct sched_decision *d;
+	size_t cap;
+
+	if (c->nr_dec + n <= c->cap_dec)
+		return true;
+	cap = c->cap_dec ? 2 * c->cap_dec : 64;
+	while (cap < c->nr_dec + n)
+		cap *= 2;
+	d = realloc(c->dec, cap * sizeof(*d));
+	if (!d)
+		return false;
+	c->dec = d;
+	c->cap_dec = cap;
+	return true;
+}
+
+static void emit_lane(struct sched *s, enum sched_decision_type type, unsigned int l,
+		      struct vcpu_core *vc, uint64_t until)
+{
+	struct sched_core *c = &s->core;
+
+	c->dec[c->nr_dec++] = (struct sched_decision){
+		.type = type, .lane = l, .vcpu = vc->v->id, .until = until,
+	};
+}
+
+/*
+ * Tell the runtime what changed since it was last told. Lanes are interchangeable permits, so a
+ * vCPU that was re-granted a lane is first moved back to the lane it was told about: no kick for
+ * a vCPU that keeps running.
+ */
+void lanes_flush(struct sched *s)
+{
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+
+		while (ln->cur && ln->cur->told_lane >= 0 && ln->cur->told_lane != (int)l) {
+			struct lane *other = lane_of(s, ln->cur->told_lane), tmp;
+
+			tmp = *other;
+			other->cur = ln->cur;
+			other->start = ln->start;
+			other->rot_until = ln->rot_until;
+			other->bw_until = ln->bw_until;
+			ln->cur = tmp.cur;
+			ln->start = tmp.start;
+			ln->rot_until = tmp.rot_until;
+			ln->bw_until = tmp.bw_until;
+			other->cur->lane = (int)(other - s->core.lanes);
+			if (ln->cur)
+				ln->cur->lane = (int)l;
+		}
+	}
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+		uint64_t until = lane_until(ln);
+
+		if (!dec_reserve(&s->core, 2))
+			return;
+		if (ln->told_cur != ln->cur) {
+			if (ln->told_cur) {
+				if (ln->told_cur->runnable)
+					emit_lane(s, SCHED_PREEMPT, l, ln->told_cur, 0);
+				ln->told_cur->told_lane = -1;
+			}
+			if (ln->cur) {
+				emit_lane(s, SCHED_RUN, l, ln->cur, until);
+				ln->cur->told_lane = (int)l;
+				s->core.nr_switches++;
+			}
+			ln->told_cur = ln->cur;
+			ln->told_until = until;
+		} else if (ln->cur && until != ln->told_until) {
+			emit_lane(s, SCHED_RETIME, l, ln->cur, until);
+			ln->told_until = until;
+		}
+	}
+}

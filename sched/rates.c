@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fluid rates of every entity, kept up to date (see sched/fair.c for how they are used).
+ *
+ * The rates are the fluid ideal (sched/fluid.c) solved for the current demand: a runnable vCPU
+ * demands a whole CPU, a blocked one keeps the share of recent time it was runnable. A wake or a
+ * block changes demands along one path only, so the water-filling is redone level by level along
+ * that path, going down into another subtree only where its capacity moved. Configuration
+ * changes and moves redo everything. Every rate change keeps the entity's lag, bounded.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "sched/fluid.h"
+
+#define RATE_MIN	1e-12
+#define RATE_EPS	1e-12
+#define DEMAND_TAU_NS	100e6
+
+int fair_init(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+
+	c->demand = calloc(s->nr_vcpus + 1, sizeof(double));
+	c->rate = calloc(s->nr_vcpus + 1, sizeof(double));
+	if (!c->demand || !c->rate)
+		return -ENOMEM;
+	return fair_reserve(s);
+}
+
+void fair_exit(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+
+	free(c->demand);
+	free(c->rate);
+	free(c->claims);
+}
+
+/* Scratch for the rate computation, grown as groups are created so events never allocate. */
+int fair_reserve(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	size_t n = fluid_scratch_size(s) + 1;
+	struct fluid_claim *cl;
+
+	if (n <= c->nr_claims)
+		return 0;
+	n *= 2;
+	cl = realloc(c->claims, n * fluid_claim_size());
+	if (!cl)
+		return -ENOMEM;
+	c->claims = cl;
+	c->nr_claims = n;
+	return 0;
+}
+
+void fair_rates_changed(struct sched *s)
+{
+	s->core.rates_dirty = true;
+}
+
+/* Only vc's runnability changed: the rates can be redone along its path. */
+void fair_path_changed(struct sched *s, struct vcpu_core *vc)
+{
+	struct sched_core *c = &s->core;
+
+	if (c->path_dirty && c->path_dirty != vc)
+		c->rates_dirty = true;
+	c->path_dirty = vc;
+}
+
+/*
+ * A vCPU's demand in the rates: a whole CPU while runnable; while blocked, the share of recent
+ * time it was runnable (an average over DEMAND_TAU_NS). The fluid ideal counts a duty-cycle vCPU
+ * by its long-run demand, so its group keeps that part of its share while it sleeps, and when
+ * it wakes its group is owed the lane it needs instead of finding its share given away. Too
+ * high an estimate costs nothing: service is still work-conserving, and an entity that cannot
+ * use its rate only piles up lag, which is bounded (set_rate()).
+ */
+static double vcpu_demand(const struct vcpu_core *vc)
+{
+	return vc->se.runnable ? 1.0 : vc->est;
+}
+
+void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable)
+{
+	uint64_t now = s->core.now;
+	double a = exp(-(double)(now - vc->est_stamp) / DEMAND_TAU_NS);
+
+	vc->est = vc->est * a + (was_runnable ? 1.0 - a : 0.0);
+	vc->est_stamp = now;
+}
+
+double fair_vcpu_demand(const struct vcpu_core *vc)
+{
+	return vcpu_demand(vc);
+}
+
+/* c->demand[] holds every vCPU's demand; refreshed for one vCPU when it changes. */
+static void demand_refresh(struct sched *s, struct vcpu_core *vc)
+{
+	s->core.demand[vc->v->id] = vcpu_demand(vc);
+}
+
+/* min(quota/period, claims' demand) of a group with a task group, from cached demands. */
+static double group_demand(struct sched *s, const struct group *g, struct fluid_claim *cl)
+{
+	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
+	double d = 0;
+
+	for (i = 0; i < n; i++)
+		d += cl[i].g ? gcore(cl[i].g)->demand : cl[i].demand;
+	if (g->parent && g->quota_us != RUNTIME_INF) {
+		double cap = (double)g->quota_us / (double)g->period_us;
+
+		if (cap < d)
+			d = cap;
+	}
+	return d;
+}
+
+/* Bottom-up over the groups that have a task group (the others' vCPUs count in an ancestor). */
+static void cache_demands(struct sched *s, struct group *g)
+{
+	struct group *c;
+
+	if (g->subtree_cpu)
+		list_for_each_entry(c, &g->children, sibling)
+			cache_demands(s, c);
+	gcore(g)->demand = group_demand(s, g, s->core.claims);
+}
+
+/* A child's rate changes to r (0 if not runnable): keep its lag around the level's V. */
+/*
+ * Lag (service) kept across a rate change or a sleep: credit at most bound (lag_ns) of the
+ * entity's own rate, debt at most bound (times the rate above one CPU). Credit must scale with
+ * the rate: an entity owed 0.1 % of a CPU would otherwise turn a few ms of credit, gained while
+ * its rate was briefly high, into seconds of priority. And an entity that could not use its
+ * rate (demand below it, a sleeper's reservation) must not hoard the difference.
+ */
+double fair_clamp_lag(double bound, double lag, double r)
+{
+	double credit = bound * r, debt = bound * (r > 1.0 ? r : 1.0);
+
+	return lag > credit ? credit : lag < -debt ? -debt : lag;
+}
+
+static void set_rate(struct group_core *gc, struct sched_entity *e, double r, double V,
+		     double bound)
+{
+	if (!e->runnable)
+		return;
+	if (r < RATE_MIN)
+		r = RATE_MIN;
+	if (e->rate > 0) {
+		gc->sum_rvt -= e->rate * e->vt;
+		gc->sum_r -= e->rate;
+		e->vt = V - fair_clamp_lag(bound, e->rate * (V - e->vt), r) / r;
+	} else {
+		e->vt = V;
+	}
+	e->rate = r;
+	gc->sum_rvt += r * e->vt;
+	gc->sum_r += r;
+	if (heap_queued(&e->node))
+		heap_fix(&gc->queue, &e->node);
+}
+
+/*
+ * Water-fill cap among g's children from the cached demands and change the rates that moved;
+ * go down only where a child's capacity moved or its demand changed below it. A wake or a block
+ * thus costs the siblings along one path, unless it shifts capacity across whole subtrees.
+ */
+static void refill_group(struct sched *s, struct group *g, double cap, struct fluid_claim *cl,
+			 double bound)
+{
+	struct group_core *gc = gcore(g);
+	double V = fair_vclock(gc);
+	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
+
+	for (i = 0; i < n; i++) {
+		if (cl[i].g) {
+			cl[i].demand = gcore(cl[i].g)->demand;
+			cl[i].done = cl[i].demand <= 0;
+		}
+	}
+	fluid_water_fill(cl, n, cap);
+	for (i = 0; i < n; i++) {
+		struct group_core *cc;
+		bool moved;
+
+		if (!cl[i].g) {
+			struct sched_entity *e = &s->core.vcpus[cl[i].vcpu].se;
+
+			if (fabs(cl[i].got - e->rate) > RATE_EPS)
+				set_rate(gc, e, cl[i].got, V, bound);
+			continue;
+		}
+		cc = gcore(cl[i].g);
+		moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
+		if (moved || cc->on_path)
+			refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n, bound);
+		if (moved)
+			set_rate(gc, &cc->se, cl[i].got, V, bound);
+		cc->on_path = false;
+	}
+	if (gc->sum_r <= RATE_MIN) {
+		gc->sum_r = 0;
+		gc->sum_rvt = 0;
+		gc->vbase = V;
+	}
+}
+
+static void update_path(struct sched *s, struct vcpu_core *vc)
+{
+	struct group *g, *root = &s->root;
+	double cap;
+
+	demand_refresh(s, vc);
+	for (g = group_cpu_group(vc->v->group); g; g = g->parent) {
+		gcore(g)->demand = group_demand(s, g, s->core.claims);
+		gcore(g)->on_path = true;
+	}
+	cap = gcore(root)->demand < s->nr_lanes ? gcore(root)->demand : s->nr_lanes;
+	refill_group(s, root, cap, s->core.claims, (double)s->core.params.lag_ns);
+	gcore(root)->on_path = false;
+}
+
+static void zero_rates(struct group *g)
+{
+	struct group *c;
+
+	gcore(g)->se.new_rate = 0;
+	list_for_each_entry(c, &g->children, sibling)
+		zero_rates(c);
+}
+
+static void retag_child(struct group_core *gc, struct sched_entity *e, double V, double bound)
+{
+	double r = e->new_rate > RATE_MIN ? e->new_rate : RATE_MIN;
+
+	if (!e->runnable) {
+		e->rate = 0;
+		return;
+	}
+	/* Keep the lag rate * (V - vt); an entity new to the sum starts at V. */
+	e->vt = e->rate > 0 ? V - fair_clamp_lag(bound, e->rate * (V - e->vt), r) / r : V;
+	e->rate = r;
+	gc->sum_rvt += r * e->vt;
+	gc->sum_r += r;
+	if (heap_queued(&e->node))
+		heap_fix(&gc->queue, &e->node);
+}
+
+static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl, double bound)
+{
+	struct group_core *gc = gcore(g);
+	double V = fair_vclock(gc);
+	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
+
+	gc->sum_rvt = 0;
+	gc->sum_r = 0;
+	for (i = 0; i < n; i++) {
+		if (!cl[i].g) {
+			retag_child(gc, &s->core.vcpus[cl[i].vcpu].se, V, bound);
+			continue;
+		}
+		retag_child(gc, &gcore(cl[i].g)->se, V, bound);
+		retag_group(s, (struct group *)cl[i].g, cl + n, bound);
+	}
+	if (gc->sum_r <= 0)
+		gc->vbase = V;
+}
+
+void fair_update_rates(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	unsigned int i;
+
+	if (!c->rates_dirty) {
+		if (c->path_dirty)
+			update_path(s, c->path_dirty);
+		c->path_dirty = NULL;
+		return;
+	}
+	c->rates_dirty = false;
+	c->path_dirty = NULL;
+	for (i = 0; i < s->nr_vcpus; i++)
+		c->demand[i] = vcpu_demand(&c->vcpus[i]);
+	cache_demands(s, &s->root);
+	fluid_solve_scratch(s, c->demand, c->rate, c->claims);
+	zero_rates(&s->root);
+	for (i = 0; i < s->nr_vcpus; i++) {
+		struct group *g;
+
+		c->vcpus[i].se.new_rate = c->rate[i];
+		for (g = group_cpu_group(s->vcpus[i].group); g; g = g->parent)
+			gcore(g)->se.new_rate += c->rate[i];
+	}
+	retag_group(s, &s->root, c->claims, (double)c->params.lag_ns);
+}

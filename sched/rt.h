@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to the runtime (sched/runtime*.c, sched/rt_*.c): per-vCPU state, the lane
+ * bookkeeping and the narrow interface to the scheduler core (sched/rt_core.c is the only
+ * file that calls sched/core.h).
+ */
+#ifndef VSCHED_SCHED_RT_H
+#define VSCHED_SCHED_RT_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+
+#include "sched/runtime.h"
+
+#define RT_INF			UINT64_MAX
+#define RT_WATCHDOG_CHECK_NS	100000000ULL	/* how often the watchdog looks while vCPUs wait */
+#define RT_RUSAGE_EVERY_NS	1000000ULL	/* user/system split resolution */
+#define RT_TIMER_GRACE_NS	200000ULL	/* a vCPU's own timer handles its slice end */
+#define RT_TOPUP_NS		10000000ULL	/* charge vCPUs that stay in KVM_RUN this often */
+#define RT_KICK_SLACK_NS	50000ULL	/* a slice timer this close makes a kick pointless */
+
+struct vm;
+struct vcpu;
+struct sched;
+
+enum rt_state {
+	RT_OFF,		/* thread not started or ended */
+	RT_BLOCKED,	/* paravirtual sleep (or not yet runnable) */
+	RT_WAITING,	/* runnable, no lane: waits in enter() (or still in KVM_RUN, being kicked) */
+	RT_RUNNING,	/* holds a lane */
+	RT_LENT,	/* halted inside KVM_RUN; its lane is lent to others */
+};
+
+struct rt_vcpu {
+	struct runtime *rt;
+	struct vcpu *vcpu;
+	unsigned int id;
+	enum rt_state state;
+	pthread_cond_t cond;
+	bool in_guest;		/* between enter() returning 0 and the next charge() */
+	uint64_t until;		/* slice end while RUNNING, RT_INF: none */
+	uint64_t armed;		/* the timer's current deadline, 0: disarmed */
+	timer_t timer;
+	bool has_timer;
+	clockid_t cpu_clock;	/* the thread's CPU clock, readable by the helper */
+	pid_t tid;
+	int stat_fd;		/* /proc/self/task/TID/stat, for the idle check */
+	int blocking_fd;	/* KVM stats fd with the "blocking" statistic, or -1 */
+	off_t blocking_off;
+	uint64_t wait_since;	/* when it last became WAITING */
+	uint64_t wake_deadline;	/* end of the last paravirtual sleep, 0: none pending */
+	uint64_t granted_at;	/* when a waiting vCPU got its lane, 0: not pending */
+
+	/* Charging: written by the vCPU thread only. */
+	uint64_t cpu_base;	/* thread CPU clock at thread_start */
+	uint64_t clock_charged;	/* thread CPU clock up to which the core was told (lock) */
+	uint64_t since_sample;	/* charged since the last getrusage() */
+	uint64_t ru_user, ru_sys;	/* last getrusage(RUSAGE_THREAD) sample, ns */
+	double user_frac;	/* user share of the host's split over the last sample */
+
+	/* Idle detection: last sample of the CPU clock, by the helper. */
+	uint64_t probe_t, probe_cpu;
+	unsigned int probe_quiet;	/* polls in a row that looked halted (fallback check) */
+};
+
+struct runtime {
+	struct vm *vm;
+	struct sched *s;
+	pthread_mutex_t *lock;
+	unsigned int nr_lanes;
+	bool unscheduled;
+	bool fallback;
+	unsigned int nr_vcpus;
+	struct rt_vcpu *v;
+	unsigned int nr_waiting;
+	unsigned int nr_lent;
+
+	pthread_t helper;
+	bool helper_started;
+	bool helper_stop;
+	pthread_cond_t helper_cond;
+	uint64_t helper_at;	/* when the helper plans to wake, RT_INF: only when signalled */
+	uint64_t watchdog_at;
+	uint64_t last_grant;	/* when a waiting vCPU last got a lane */
+	uint64_t last_lend;	/* when a halted lane holder last lent its lane */
+	uint64_t topup_at;
+
+	struct runtime_stats st;
+	void *core;		/* rt_core.c's state */
+};
+
+uint64_t rt_now(void);
+
+/* Decisions, applied with the lock held (called back from rt_core.c). */
+void rt_grant(struct runtime *rt, unsigned int id, uint64_t until);
+void rt_preempt(struct runtime *rt, unsigned int id);
+void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until);
+/* After any event: wake the helper if the core's next timer moved earlier. */
+void rt_poke_helper(struct runtime *rt, uint64_t now);
+
+/* Slice timers and kicks (rt_timer.c). */
+int rt_timer_init(void);
+int rt_timer_create(struct rt_vcpu *rv);
+void rt_timer_delete(struct rt_vcpu *rv);
+void rt_timer_arm(struct rt_vcpu *rv, uint64_t until);
+void rt_timer_bind_self(struct vcpu *vcpu);
+void rt_kick(struct rt_vcpu *rv);
+
+/* Halt detection (rt_idle.c). */
+void rt_idle_open(struct rt_vcpu *rv);
+void rt_idle_close(struct rt_vcpu *rv);
+int rt_idle_blocking(const struct rt_vcpu *rv);
+
+/* Charging (rt_account.c). */
+void rt_account_start(struct rt_vcpu *rv);
+void rt_account_split(struct rt_vcpu *rv, uint64_t cpu_ns, bool self, uint64_t *user,
+		      uint64_t *sys);
+void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool self,
+		    uint64_t now);
+uint64_t rt_vcpu_clock(const struct rt_vcpu *rv);
+uint64_t rt_thread_cpu_ns(void);
+
+/* The helper thread (rt_helper.c). */
+int rt_helper_start(struct runtime *rt);
+void rt_helper_stop(struct runtime *rt);
+
+/*
+ * The scheduler core, seen from the runtime (rt_core.c). Every call has the lock held and may
+ * call the decision functions above before it returns.
+ */
+int rtc_create(struct runtime *rt);
+void rtc_destroy(struct runtime *rt);
+void rtc_runnable(struct runtime *rt, unsigned int id, uint64_t now);
+void rtc_blocked(struct runtime *rt, unsigned int id, uint64_t now);
+void rtc_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys_ns, uint64_t now);
+void rtc_tick(struct runtime *rt, uint64_t now);
+void rtc_config(struct runtime *rt, uint64_t now);
+uint64_t rtc_next_timer(struct runtime *rt);	/* RT_INF: none */
+bool rtc_throttled(struct runtime *rt, unsigned int id);
+
+#endif

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Charging from the vCPU thread's own CPU clock. The core gets every charge at once (usage is
+ * exact); the user/system split of a charge follows the proportion the host reported for this
+ * thread (getrusage(RUSAGE_THREAD)) over the last sample, refreshed every millisecond of charged
+ * time so a busy exit path does not pay a system call per exit.
+ */
+#include <sys/resource.h>
+#include <time.h>
+
+#include "rt.h"
+
+uint64_t rt_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ULL + (uint64_t)tv->tv_usec * 1000ULL;
+}
+
+static void rt_rusage(uint64_t *user, uint64_t *sys)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru)) {
+		*user = *sys = 0;
+		return;
+	}
+	*user = tv_ns(&ru.ru_utime);
+	*sys = tv_ns(&ru.ru_stime);
+}
+
+uint64_t rt_vcpu_clock(const struct rt_vcpu *rv)
+{
+	struct timespec ts;
+
+	if (clock_gettime(rv->cpu_clock, &ts))
+		return rv->clock_charged;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void rt_account_start(struct rt_vcpu *rv)
+{
+	rv->cpu_base = rt_thread_cpu_ns();
+	rv->clock_charged = rv->cpu_base;
+	rv->since_sample = 0;
+	rv->user_frac = 1.0;	/* guest time is user time until the host says otherwise */
+	rt_rusage(&rv->ru_user, &rv->ru_sys);
+}
+
+/* Splits cpu_ns into user and system time; self: on the vCPU thread, which may sample. */
+void rt_account_split(struct rt_vcpu *rv, uint64_t cpu_ns, bool self, uint64_t *user,
+		      uint64_t *sys)
+{
+	rv->since_sample += cpu_ns;
+	if (self && rv->since_sample >= RT_RUSAGE_EVERY_NS) {
+		uint64_t u, s, du, ds;
+
+		rt_rusage(&u, &s);
+		du = u > rv->ru_user ? u - rv->ru_user : 0;
+		ds = s > rv->ru_sys ? s - rv->ru_sys : 0;
+		/* The host's split moves in ticks; keep the last one until a tick shows up. */
+		if (du + ds)
+			rv->user_frac = (double)du / (double)(du + ds);
+		rv->ru_user = u;
+		rv->ru_sys = s;
+		rv->since_sample = 0;
+	}
+	*user = (uint64_t)((double)cpu_ns * rv->user_frac);
+	if (*user > cpu_ns)
+		*user = cpu_ns;
+	*sys = cpu_ns - *user;
+}
+
+/*
+ * Tells the core everything the thread's CPU clock shows up to clock, once: the vCPU thread
+ * itself at each exit, the helper for vCPUs that stay inside KVM_RUN. Lock held.
+ */
+void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool self,
+		    uint64_t now)
+{
+	uint64_t user, sys;
+
+	if (clock <= rv->clock_charged)
+		return;
+	rt_account_split(rv, clock - rv->clock_charged, self, &user, &sys);
+	rv->clock_charged = clock;
+	rtc_ran(rt, rv->id, user, sys, now);
+}

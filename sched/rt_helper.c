@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The runtime's helper thread: the core's timers (period refills, unthrottling, due waiters),
+ * idle detection of vCPUs halted inside KVM_RUN, and the liveness watchdog. It sleeps until the
+ * earliest of these is due and is woken when an event moves that earlier; with no group
+ * limits, nobody waiting and nobody halted it does not wake at all.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "vmm/vm.h"
+
+/*
+ * How often to look for halted lane holders: every millisecond while some vCPU waits and halts
+ * have been seen lately (or a lane is lent), every 10 ms while vCPUs wait but none halted for
+ * 200 ms (hogs only: the helper then costs next to nothing), never while nobody waits.
+ */
+static uint64_t rt_idle_period(const struct runtime *rt, uint64_t now)
+{
+	if (rt->nr_lent || (rt->nr_waiting && now - rt->last_lend < RT_IDLE_QUIET_NS))
+		return RT_IDLE_POLL_NS;
+	return rt->nr_waiting ? RT_IDLE_POLL_SLOW_NS : RT_INF;
+}
+
+void rt_poke_helper(struct runtime *rt, uint64_t now)
+{
+	uint64_t next = rtc_next_timer(rt), idle = rt_idle_period(rt, now);
+
+	if (idle != RT_INF && next > now + idle)
+		next = now + idle;
+	if (rt->topup_at < next)
+		next = rt->topup_at;
+	if (next < rt->helper_at)
+		pthread_cond_signal(&rt->helper_cond);
+}
+
+/*
+ * A vCPU that nobody interrupts stays inside KVM_RUN for seconds; charge what its CPU clock shows
+ * every RT_TOPUP_NS so cpu.stat, quotas and a membership change see its usage in time.
+ */
+static bool rt_topup(struct runtime *rt, uint64_t now)
+{
+	bool any = false;
+	unsigned int i;
+
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct rt_vcpu *rv = &rt->v[i];
+
+		if (!rv->in_guest)
+			continue;
+		any = true;
+		rt_charge_upto(rt, rv, rt_vcpu_clock(rv), false, now);
+	}
+	return any;
+}
+
+/* Whether the thread sleeps in the kernel ('S' in /proc/self/task/TID/stat). */
+static bool rt_thread_sleeping(const struct rt_vcpu *rv)
+{
+	char buf[256], *p;
+	ssize_t n;
+
+	if (rv->stat_fd < 0)
+		return false;
+	n = pread(rv->stat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the comm field may contain anything */
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+/*
+ * Halted? Exactly from KVM's "blocking" statistic where the kernel has it; else a lane holder
+ * whose CPU clock advanced less than a quarter of the poll period at two polls in a row while
+ * its thread sleeps.
+ */
+static bool rt_halted(struct rt_vcpu *rv, uint64_t cpu, uint64_t dt)
+{
+	int b = rt_idle_blocking(rv);
+
+	if (b >= 0)
+		return b;
+	if (!rv->probe_t || dt < RT_IDLE_POLL_NS / 2 || cpu - rv->probe_cpu >= dt / 4 ||
+	    !rt_thread_sleeping(rv)) {
+		rv->probe_quiet = 0;
+		return false;
+	}
+	return ++rv->probe_quiet >= 2;
+}
+
+/*
+ * A lane holder halted inside KVM_RUN lends its lane. A lent vCPU that runs again needs it back,
+ * and is kicked out of KVM_RUN if the core does not grant one at once.
+ */
+static void rt_idle_detect(struct runtime *rt, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct rt_vcpu *rv = &rt->v[i];
+		uint64_t cpu, dt;
+
+		if (!rv->in_guest || (rv->state != RT_RUNNING && rv->state != RT_LENT) ||
+		    (rv->state == RT_RUNNING && !rt->nr_waiting)) {
+			rv->probe_t = 0;	/* nobody would take the lane */
+			rv->probe_quiet = 0;
+			continue;
+		}
+		cpu = rt_vcpu_clock(rv);
+		dt = now - rv->probe_t;
+		if (rv->state == RT_RUNNING && rt_halted(rv, cpu, dt)) {
+			rt->nr_lent++;
+			rt->st.lends++;
+			rt->last_lend = now;
+			rv->state = RT_LENT;
+			rv->until = RT_INF;
+			rt_timer_arm(rv, RT_INF);
+			rtc_blocked(rt, rv->id, now);
+		} else if (rv->state == RT_LENT && !rt_halted(rv, cpu, dt)) {
+			rt->nr_lent--;
+			rt->st.reclaims++;
+			rv->state = RT_WAITING;
+			rv->wait_since = now;
+			rt->nr_waiting++;
+			rtc_runnable(rt, rv->id, now);
+			if (rv->state == RT_WAITING) {
+				rt->st.kicks++;
+				rt_kick(rv);
+			}
+		}
+		rv->probe_t = now;
+		rv->probe_cpu = cpu;
+	}
+}
+
+/*
+ * Liveness. A runnable vCPU of an unthrottled group that waited more than 1 s is a stall when
+ * the scheduler is not making progress: a lane sits free, or a slice end was overrun by 1 s. (A vCPU of a cpu.idle or weight-1 group beside busy siblings
+ * may wait that long by design: its fluid share is a few ms per second.) On a stall: log once
+ * and hand every vCPU to the host kernel's scheduler.
+ */
+static bool rt_stalled(struct runtime *rt, uint64_t now)
+{
+	unsigned int i, running = 0;
+
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		const struct rt_vcpu *rv = &rt->v[i];
+
+		if (rv->state != RT_RUNNING)
+			continue;
+		running++;
+		if (rv->until != RT_INF && now > rv->until + RT_WATCHDOG_NS)
+			return true;
+	}
+	return running < rt->nr_lanes;
+}
+
+static void rt_watchdog(struct runtime *rt, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct rt_vcpu *rv = &rt->v[i];
+
+		/* wait_since may be a little later than now: set while this pass ran. */
+		if (rv->state != RT_WAITING || now < rv->wait_since ||
+		    now - rv->wait_since <= RT_WATCHDOG_NS || rtc_throttled(rt, i) ||
+		    !rt_stalled(rt, now))
+			continue;
+		rt->st.watchdog_trips++;
+		rt->fallback = true;
+		fprintf(stderr, "vsched: watchdog: vcpu%u runnable and unthrottled but waited %llu ms "
+				"for a lane; falling back to host scheduling of all vCPUs\n",
+			i, (unsigned long long)((now - rv->wait_since) / 1000000));
+		for (i = 0; i < rt->nr_vcpus; i++) {
+			rt_timer_arm(&rt->v[i], RT_INF);
+			pthread_cond_broadcast(&rt->v[i].cond);
+		}
+		return;
+	}
+}
+
+static bool rt_timer_owned(struct runtime *rt, uint64_t t, uint64_t now)
+{
+	unsigned int i;
+
+	if (now >= t + RT_TIMER_GRACE_NS)
+		return false;
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		const struct rt_vcpu *rv = &rt->v[i];
+
+		if (rv->state == RT_RUNNING && rv->in_guest && rv->until == t && rv->armed == t)
+			return true;
+	}
+	return false;
+}
+
+static void *rt_helper(void *arg)
+{
+	struct runtime *rt = arg;
+	struct timespec ts;
+	uint64_t now, next, idle;
+
+	pthread_setname_np(pthread_self(), "vsched-rt");
+	pthread_mutex_lock(rt->lock);
+	while (!rt->helper_stop) {
+		now = rt_now();
+		if (!rt->fallback) {
+			next = rtc_next_timer(rt);
+			if (next <= now && !rt_timer_owned(rt, next, now))
+				rtc_tick(rt, now);
+			if (rt->nr_waiting || rt->nr_lent)
+				rt_idle_detect(rt, now);
+			if (now >= rt->topup_at)
+				rt->topup_at = rt_topup(rt, now) ? now + RT_TOPUP_NS : RT_INF;
+			/* A paused VM waits on purpose. */
+			if (rt->nr_waiting && now >= rt->watchdog_at &&
+			    !__atomic_load_n(&rt->vm->pause_req, __ATOMIC_SEQ_CST)) {
+				rt_watchdog(rt, now);
+				rt->watchdog_at = now + RT_WATCHDOG_CHECK_NS;
+			}
+		}
+		if (rt->fallback)
+			next = RT_INF;
+		else {
+			next = rtc_next_timer(rt);
+			if (next != RT_INF && rt_timer_owned(rt, next, next))
+				next += RT_TIMER_GRACE_NS;
+			idle = rt_idle_period(rt, now);
+			if (idle != RT_INF && next > now + idle)
+				next = now + idle;
+			if (rt->topup_at < next)
+				next = rt->topup_at;
+		}
+		rt->helper_at = next;
+		if (next == RT_INF) {
+			pthread_cond_wait(&rt->helper_cond, rt->lock);
+		} else if (next > now) {
+			ts.tv_sec = next / 1000000000ULL;
+			ts.tv_nsec = next % 1000000000ULL;
+			pthread_cond_timedwait(&rt->helper_cond, rt->lock, &ts);
+		}
+		rt->helper_at = RT_INF;
+	}
+	pthread_mutex_unlock(rt->lock);
+	return NULL;
+}
+
+int rt_helper_start(struct runtime *rt)
+{
+	int err = pthread_create(&rt->helper, NULL, rt_helper, rt);
+
+	if (err)
+		return -err;
+	rt->helper_started = true;
+	return 0;
+}
+
+void rt_helper_stop(struct runtime *rt)
+{
+	if (!rt->helper_started)
+		return;
+	pthread_mutex_lock(rt->lock);
+	rt->helper_stop = true;
+	pthread_cond_signal(&rt->helper_cond);
+	pthread_mutex_unlock(rt->lock);
+	pthread_join(rt->helper, NULL);
+	rt->helper_started = false;
+}

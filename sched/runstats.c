@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --stats "groups" JSON and the live group table of `vsched run`, over the public API. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/fluid.h"
+#include "sched/group.h"
+#include "sched/runstats.h"
+#include "sched/runtime.h"
+#include "vsched.h"
+
+#define RS_MAX_GROUPS	32
+
+struct rs_names {
+	unsigned int nr;
+	char name[RS_MAX_GROUPS][256];
+};
+
+static int rs_collect(const char *name, mode_t mode __attribute__((unused)), void *arg)
+{
+	struct rs_names *n = arg;
+
+	if (n->nr >= RS_MAX_GROUPS)
+		return -ENOSPC;
+	snprintf(n->name[n->nr++], sizeof(n->name[0]), "%s", name);
+	return 0;
+}
+
+/* Paths of every group, root ("") first, parents before children. */
+static unsigned int rs_paths(struct vsched *vs, char (*paths)[256], unsigned int max)
+{
+	unsigned int nr = 1, i, k;
+
+	paths[0][0] = '\0';
+	for (i = 0; i < nr; i++) {
+		static struct rs_names kids;
+		char parent[256];
+
+		kids.nr = 0;
+		memcpy(parent, paths[i], sizeof(parent));
+		vsched_list_children(vs, parent, rs_collect, &kids);
+		for (k = 0; k < kids.nr && nr < max; k++) {
+			int n = snprintf(paths[nr], 256, "%s%s%s", parent, parent[0] ? "/" : "",
+					 kids.name[k]);
+
+			if (n > 0 && n < 256)	/* deeper paths than a table line shows are left out */
+				nr++;
+		}
+	}
+	return nr;
+}
+
+static uint64_t rs_stat_field(const char *stat, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p = stat;
+
+	while (p && *p) {
+		if (!strncmp(p, key, len) && p[len] == ' ')
+			return strtoull(p + len + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+/* A one-line file without its newline; "" if unreadable. */
+static void rs_read(struct vsched *vs, const char *path, const char *file, char *buf, size_t len)
+{
+	if (vsched_read(vs, path, file, buf, len) < 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';	/* single-line files only */
+}
+
+void runstats_write_groups(FILE *f, void *arg)
+{
+	struct runstats_ctx *ctx = arg;
+	static char paths[RS_MAX_GROUPS][256];
+	unsigned int nr = rs_paths(ctx->vs, paths, RS_MAX_GROUPS), i;
+	char stat[1024], val[256];
+
+	fprintf(f, "[\n");
+	for (i = 0; i < nr; i++) {
+		char *line, *save = NULL;
+		bool first = true;
+
+		fprintf(f, "    {\"path\": \"/%s\"", paths[i]);
+		if (i) {
+			rs_read(ctx->vs, paths[i], "cpu.weight", val, sizeof(val));
+			fprintf(f, ", \"cpu.weight\": %s", val[0] ? val : "null");
+			rs_read(ctx->vs, paths[i], "cpu.max", val, sizeof(val));
+			fprintf(f, ", \"cpu.max\": \"%s\"", val);
+			rs_read(ctx->vs, paths[i], "cpu.idle", val, sizeof(val));
+			fprintf(f, ", \"cpu.idle\": %s", val[0] ? val : "null");
+		}
+		fprintf(f, ", \"cpu.stat\": {");
+		if (vsched_read(ctx->vs, paths[i], "cpu.stat", stat, sizeof(stat)) < 0)
+			stat[0] = '\0';
+		for (line = strtok_r(stat, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *sp = strchr(line, ' ');
+
+			if (!sp)
+				continue;
+			*sp = '\0';
+			fprintf(f, "%s\"%s\": %s", first ? "" : ", ", line, sp + 1);
+			first = false;
+		}
+		fprintf(f, "}}%s\n", i + 1 < nr ? "," : "");
+	}
+	fprintf(f, "  ]");
+	if (ctx->rt) {
+		struct runtime_stats st;
+
+		runtime_get_stats(ctx->rt, &st);
+		fprintf(f, ",\n  \"runtime\": {\"grants\": %" PRIu64 ", \"kicks\": %" PRIu64
+			   ", \"timer_arms\": %" PRIu64 ", \"lends\": %" PRIu64 ", \"reclaims\": %"
+			   PRIu64 ", \"watchdog_trips\": %" PRIu64 ", \"fallback\": %s, \"wakes\": %"
+			   PRIu64 ", \"wake_p50_ns\": %" PRIu64 ", \"wake_p99_ns\": %" PRIu64 "}",
+			st.grants, st.kicks, st.timer_arms, st.lends, st.reclaims, st.watchdog_trips,
+			st.fallback ? "true" : "false", st.nr_wake, runtime_wake_quantile(&st, 0.5),
+			runtime_wake_quantile(&st, 0.99));
+	}
+}
+
+void runstats_snapshot(struct vsched *vs, struct runstats_snap *snap)
+{
+	char stat[1024];
+	unsigned int i;
+
+	snap->nr = rs_paths(vs, snap->path, RS_MAX_GROUPS);
+	for (i = 0; i < snap->nr; i++) {
+		if (vsched_read(vs, snap->path[i], "cpu.stat", stat, sizeof(stat)) < 0)
+			stat[0] = '\0';
+		snap->usage_usec[i] = rs_stat_field(stat, "usage_usec");
+		snap->nr_throttled[i] = rs_stat_field(stat, "nr_throttled");
+	}
+}
+
+/* The fluid ideal of each path in snap, in % of lanes; false if it cannot be had. */
+static bool rs_ideal(struct vsched *vs, const struct runstats_snap *snap, const double *demand,
+		     unsigned int lanes, double *pct)
+{
+	struct sched *s = vsched_sched(vs);
+	double *rate;
+	unsigned int i;
+	bool ok;
+
+	vsched_lock(vs);
+	rate = calloc(sched_nr_vcpus(s), sizeof(*rate));
+	ok = rate && !fluid_solve(s, demand, rate);
+	for (i = 0; ok && i < snap->nr; i++) {
+		struct group *g = group_lookup(s, snap->path[i]);
+
+		pct[i] = g ? 100.0 * fluid_group_rate(s, g, rate) / lanes : 0;
+	}
+	vsched_unlock(vs);
+	free(rate);
+	return ok;
+}
+
+void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap *before,
+			  const struct runstats_snap *after, double seconds, unsigned int lanes,
+			  const double *demand)
+{
+	double ideal[RS_MAX_GROUPS];
+	bool have_ideal = demand && rs_ideal(vs, after, demand, lanes, ideal);
+	unsigned int i, k;
+
+	fprintf(f, "%-16s %7s %-16s %5s %8s %9s%s\n", "group", "weight", "cpu.max", "idle",
+		"cpu %", "throttled", have_ideal ? "  ideal %" : "");
+	for (i = 0; i < after->nr; i++) {
+		uint64_t u0 = 0, t0 = 0;
+		char w[32] = "", m[64] = "", idle[8] = "";
+
+		for (k = 0; k < before->nr; k++)
+			if (!strcmp(before->path[k], after->path[i])) {
+				u0 = before->usage_usec[k];
+				t0 = before->nr_throttled[k];
+			}
+		if (i) {
+			rs_read(vs, after->path[i], "cpu.weight", w, sizeof(w));
+			rs_read(vs, after->path[i], "cpu.max", m, sizeof(m));
+			rs_read(vs, after->path[i], "cpu.idle", idle, sizeof(idle));
+		}
+		fprintf(f, "/%-15s %7s %-16s %5s %7.1f%% %9" PRIu64, after->path[i], w, m, idle,
+			100.0 * (double)(after->usage_usec[i] - u0) / (seconds * 1e6 * lanes),
+			after->nr_throttled[i] - t0);
+		if (have_ideal)
+			fprintf(f, "  %6.1f%%", ideal[i]);
+		fputc('\n', f);
+	}
+}
+
+struct runstats_monitor {
+	FILE *f;
+	struct vsched *vs;
+	unsigned int lanes;
+	uint64_t interval_ns;
+	const double *demand;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	uint64_t start_ns;
+	struct runstats_snap first, prev, cur;
+};
+
+static uint64_t rs_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void *rs_monitor(void *arg)
+{
+	struct runstats_monitor *m = arg;
+	uint64_t last = m->start_ns, next = m->start_ns + m->interval_ns;
+	struct timespec ts;
+
+	pthread_setname_np(pthread_self(), "vsched-mon");
+	pthread_mutex_lock(&m->lock);
+	while (!m->stop) {
+		ts.tv_sec = next / 1000000000ULL;
+		ts.tv_nsec = next % 1000000000ULL;
+		if (pthread_cond_timedwait(&m->cond, &m->lock, &ts) != ETIMEDOUT)
+			continue;
+		runstats_snapshot(m->vs, &m->cur);
+		fprintf(m->f, "-- %.1f s\n", (double)(next - m->start_ns) / 1e9);
+		runstats_print_table(m->f, m->vs, &m->prev, &m->cur, (double)(next - last) / 1e9,
+				     m->lanes, m->demand);
+		fflush(m->f);
+		m->prev = m->cur;
+		last = next;
+		next += m->interval_ns;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+int runstats_monitor_start(FILE *f, struct vsched *vs, unsigned int lanes, uint64_t interval_ns,
+			   const double *demand, struct runstats_monitor **out)
+{
+	struct runstats_monitor *m = calloc(1, sizeof(*m));
+	pthread_condattr_t ca;
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	m->f = f;
+	m->vs = vs;
+	m->lanes = lanes;
+	m->interval_ns = interval_ns;
+	m->demand = demand;
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	runstats_snapshot(vs, &m->first);
+	m->prev = m->first;
+	m->start_ns = rs_mono_ns();
+	err = pthread_create(&m->thread, NULL, rs_monitor, m);
+	if (err) {
+		pthread_cond_destroy(&m->cond);
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return -err;
+	}
+	*out = m;
+	return 0;
+}
+
+void runstats_monitor_stop(struct runstats_monitor *m)
+{
+	double secs;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->stop = true;
+	pthread_cond_signal(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+	pthread_join(m->thread, NULL);
+	secs = (double)(rs_mono_ns() - m->start_ns) / 1e9;
+	runstats_snapshot(m->vs, &m->cur);
+	fprintf(m->f, "== whole run, %.1f s on %u lanes\n", secs, m->lanes);
+	runstats_print_table(m->f, m->vs, &m->first, &m->cur, secs, m->lanes, m->demand);
+	fflush(m->f);
+	pthread_cond_destroy(&m->cond);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}

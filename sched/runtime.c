@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The runtime's vCPU hooks and lane permits. Each vCPU thread calls enter() before KVM_RUN,
+ * charge() after it, sleep() for a paravirtual sleep; the core answers with decisions (grant a
+ * lane until t, preempt, move a slice end), applied here under the lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "sched/core.h"
+#include "sched/group.h"
+#include "vmm/kick.h"
+#include "vmm/vm.h"
+#include "vsched.h"
+
+uint64_t rt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static struct rt_vcpu *rt_of(struct vcpu *vcpu)
+{
+	return vcpu->sched;
+}
+
+static bool rt_hands_off(const struct runtime *rt)
+{
+	return rt->unscheduled || rt->fallback;
+}
+
+static void rt_set_waiting(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
+{
+	rv->state = RT_WAITING;
+	rv->wait_since = now;
+	rt->nr_waiting++;
+}
+
+/* Delays in log buckets of 2^(b/4) microseconds, b = 4 * log2(delay / 1 us), clamped. */
+static void rt_hist_add(uint64_t *hist, uint64_t *nr, uint64_t delay)
+{
+	unsigned int b = 0;
+
+	if (delay >= 1000) {
+		double us = (double)delay / 1000.0;
+
+		while (b + 1 < RT_WAKE_BUCKETS && us >= 1.189207115)	/* 2^(1/4) */
+			us /= 1.189207115, b++;
+	}
+	hist[b]++;
+	(*nr)++;
+}
+
+uint64_t runtime_hist_quantile(const uint64_t *hist, uint64_t nr, double q)
+{
+	uint64_t need, seen = 0;
+	unsigned int b;
+
+	if (!nr)
+		return 0;
+	need = (uint64_t)(q * (double)nr);
+	if (need >= nr)
+		need = nr - 1;
+	for (b = 0; b < RT_WAKE_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen > need)
+			break;
+	}
+	/* The upper edge of the bucket, in ns. */
+	return b == 0 ? 1000 : (uint64_t)(1000.0 * __builtin_powi(1.189207115, (int)b + 1));
+}
+
+uint64_t runtime_wake_quantile(const struct runtime_stats *st, double q)
+{
+	return runtime_hist_quantile(st->wake_hist, st->nr_wake, q);
+}
+
+/* Decisions from the core. */
+
+void rt_grant(struct runtime *rt, unsigned int id, uint64_t until)
+{
+	struct rt_vcpu *rv = &rt->v[id];
+
+	if (rv->state == RT_WAITING) {
+		rt->nr_waiting--;
+		rv->granted_at = rt_now();
+		rt->last_grant = rv->granted_at;
+	} else if (rv->state == RT_LENT) {
+		rt->nr_lent--;
+	} else if (rv->state != RT_RUNNING) {
+		return;
+	}
+	rv->state = RT_RUNNING;
+	rv->until = until;
+	rt->st.grants++;
+	/* A lent vCPU that was running on its own keeps going, with its slice end armed now. */
+	if (rv->in_guest && !rt_hands_off(rt))
+		rt_timer_arm(rv, until);
+	pthread_cond_signal(&rv->cond);
+}
+
+void rt_preempt(struct runtime *rt, unsigned int id)
+{
+	struct rt_vcpu *rv = &rt->v[id];
+	uint64_t now;
+
+	if (rv->state != RT_RUNNING)
+		return;
+	now = rt_now();
+	rt_set_waiting(rt, rv, now);
+	rv->until = RT_INF;
+	/*
+	 * Kick only a vCPU inside KVM_RUN whose own slice timer is not about to take it out anyway:
+	 * lanes often end in step, and the core then expires the second lane while its vCPU is
+	 * already on its way out.
+	 */
+	if (rv->in_guest && !rt_hands_off(rt) &&
+	    !(rv->armed && rv->armed <= now + RT_KICK_SLACK_NS)) {
+		rt->st.kicks++;
+		rt_kick(rv);
+	}
+}
+
+void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until)
+{
+	struct rt_vcpu *rv = &rt->v[id];
+
+	if (rv->state != RT_RUNNING || rv->until == until)
+		return;
+	rv->until = until;
+	if (rv->in_guest && !rt_hands_off(rt))
+		rt_timer_arm(rv, until);
+}
+
+/* The hooks. */
+
+static void rt_thread_start(struct vcpu *vcpu)
+{
+	struct rt_vcpu *rv = rt_of(vcpu);
+	struct runtime *rt = rv->rt;
+	char path[64];
+
+	/* Exact paravirtual sleeps and slice timers: no 50 us timer slack on this thread. */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	rt_timer_bind_self(vcpu);
+	rv->tid = vcpu->tid;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)rv->tid);
+	rv->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	rt_idle_open(rv);
+	pthread_getcpuclockid(pthread_self(), &rv->cpu_clock);
+	rt_account_start(rv);
+	rt_timer_create(rv);
+
+	pthread_mutex_lock(rt->lock);
+	sched_vcpu_set_tid(rt->s, rv->id, rv->tid);
+	rv->state = RT_BLOCKED;
+	pthread_mutex_unlock(rt->lock);
+}
+
+static bool rt_must_leave(struct runtime *rt)
+{
+	return vm_stopping(rt->vm) || __atomic_load_n(&rt->vm->pause_req, __ATOMIC_SEQ_CST);
+}
+
+static int rt_enter(struct vcpu *vcpu)
+{
+	struct rt_vcpu *rv = rt_of(vcpu);
+	struct runtime *rt = rv->rt;
+	uint64_t now;
+
+	pthread_mutex_lock(rt->lock);
+	now = rt_now();
+	if (!rt_hands_off(rt)) {
+		switch (rv->state) {
+		case RT_OFF:
+		case RT_BLOCKED:
+		case RT_LENT:
+			if (rv->state == RT_LENT)
+				rt->nr_lent--;
+			rt_set_waiting(rt, rv, now);
+			rtc_runnable(rt, rv->id, now);
+			break;
+		case RT_RUNNING:
+			/* Back from an exit; a slice that ended lets the core decide again. */
+			if (now >= rv->until)
+				rtc_tick(rt, now);
+			break;
+		case RT_WAITING:
+			break;
+		}
+		rt_poke_helper(rt, now);
+		while (rv->state == RT_WAITING && !rt->fallback && !rt_must_leave(rt))
+			pthread_cond_wait(&rv->cond, rt->lock);
+	}
+	if (rv->state == RT_RUNNING || rt_hands_off(rt)) {
+		now = rt_now();
+		if (rv->wake_deadline) {
+			rt_hist_add(rt->st.wake_hist, &rt->st.nr_wake,
+				    now > rv->wake_deadline ? now - rv->wake_deadline : 0);
+			rv->wake_deadline = 0;
+		}
+		if (rv->granted_at) {
+			rt_hist_add(rt->st.handoff_hist, &rt->st.nr_handoff,
+				    now > rv->granted_at ? now - rv->granted_at : 0);
+			rt->st.handoff_ns += now > rv->granted_at ? now - rv->granted_at : 0;
+			rv->granted_at = 0;
+		}
+		if (!rt_hands_off(rt))
+			rt_timer_arm(rv, rv->until);
+		rv->in_guest = true;
+		if (rt->topup_at == RT_INF && !rt->unscheduled) {
+			rt->topup_at = now + RT_TOPUP_NS;
+			rt_poke_helper(rt, now);
+		}
+		pthread_mutex_unlock(rt->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(rt->lock);
+	return 1;
+}
+
+/*
+ * After KVM_RUN. The hook's cpu_ns is the loop's own difference; the runtime charges from its
+ * clock bookkeeping instead, because the helper may already have charged part of that time.
+ */
+static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused)))
+{
+	struct rt_vcpu *rv = rt_of(vcpu);
+	struct runtime *rt = rv->rt;
+	uint64_t now;
+
+	pthread_mutex_lock(rt->lock);
+	now = rt_now();
+	rv->in_guest = false;
+	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
+	if (rv->state == RT_LENT && !rt_hands_off(rt)) {
+		/* A lent vCPU left KVM_RUN by itself: it runs again and needs a lane. */
+		rt->nr_lent--;
+		rt->st.reclaims++;
+		rt_set_waiting(rt, rv, now);
+		rtc_runnable(rt, rv->id, now);
+	}
+	rt_poke_helper(rt, now);
+	pthread_mutex_unlock(rt->lock);
+}
+
+static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
+{
+	struct rt_vcpu *rv = rt_of(vcpu);
+	struct runtime *rt = rv->rt;
+	struct timespec ts;
+	uint64_t now, end;
+
+	pthread_mutex_lock(rt->lock);
+	now = rt_now();
+	if (rv->state == RT_WAITING)
+		rt->nr_waiting--;
+	else if (rv->state == RT_LENT)
+		rt->nr_lent--;
+	if (rv->state != RT_BLOCKED && rv->state != RT_OFF)
+		rtc_blocked(rt, rv->id, now);
+	rv->state = RT_BLOCKED;
+	rv->until = RT_INF;
+	rt_timer_arm(rv, RT_INF);
+	rt_poke_helper(rt, now);
+	end = now + ns;
+	ts.tv_sec = end / 1000000000ULL;
+	ts.tv_nsec = end % 1000000000ULL;
+	while (!rt_must_leave(rt))
+		if (pthread_cond_timedwait(&rv->cond, rt->lock, &ts) == ETIMEDOUT)
+			break;
+	rv->wake_deadline = rt_must_leave(rt) ? 0 : end;
+	pthread_mutex_unlock(rt->lock);
+}
+
+static void rt_wake(struct vcpu *vcpu)
+{
+	struct rt_vcpu *rv = rt_of(vcpu);
+
+	if (!rv)
+		return;
+	pthread_mutex_lock(rv->rt->lock);
+	pthread_cond_broadcast(&rv->cond);
+	pthread_mutex_unlock(rv->rt->lock);
+}
+
+static void rt_thread_exit(struct vcpu *vcpu)
+{
+	struct rt_vcpu *rv = rt_of(vcpu);
+	struct runtime *rt = rv->rt;
+	uint64_t now;
+
+	pthread_mutex_lock(rt->lock);
+	now = rt_now();
+	/* What ran after the last charge (exit handling, the last wait) belongs to the vCPU too. */
+	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
+	if (rv->state == RT_WAITING)
+		rt->nr_waiting--;
+	else if (rv->state == RT_LENT)
+		rt->nr_lent--;
+	if (rv->state != RT_BLOCKED && rv->state != RT_OFF)
+		rtc_blocked(rt, rv->id, now);
+	rv->state = RT_OFF;
+	rv->in_guest = false;
+	rt_timer_delete(rv);
+	if (rv->stat_fd >= 0)
+		close(rv->stat_fd);
+	rv->stat_fd = -1;
+	rt_idle_close(rv);
+	pthread_mutex_unlock(rt->lock);
+}
+
+const struct vcpu_sched_ops runtime_vcpu_ops = {
+	.thread_start = rt_thread_start,
+	.enter = rt_enter,
+	.charge = rt_charge,
+	.sleep = rt_sleep,
+	.wake = rt_wake,
+	.thread_exit = rt_thread_exit,
+};
+
+/* Life cycle. */
+
+int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
+		   bool unscheduled, struct runtime **out)
+{
+	pthread_condattr_t ca;
+	struct runtime *rt;
+	unsigned int i;
+	int err;
+
+	if (!nr_lanes || vm->nr_vcpus != sched_nr_vcpus(s))
+		return -EINVAL;
+	err = rt_timer_init();
+	if (err)
+		return err;
+	rt = calloc(1, sizeof(*rt));
+	if (!rt)
+		return -ENOMEM;
+	rt->v = calloc(vm->nr_vcpus, sizeof(*rt->v));
+	if (!rt->v) {
+		free(rt);
+		return -ENOMEM;
+	}
+	rt->vm = vm;
+	rt->s = s;
+	rt->lock = lock;
+	rt->nr_lanes = nr_lanes;
+	rt->unscheduled = unscheduled;
+	rt->nr_vcpus = vm->nr_vcpus;
+	rt->helper_at = RT_INF;
+	rt->topup_at = RT_INF;
+	rt->last_grant = rt_now();
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&rt->helper_cond, &ca);
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct rt_vcpu *rv = &rt->v[i];
+
+		rv->rt = rt;
+		rv->vcpu = &vm->vcpus[i];
+		rv->id = i;
+		rv->until = RT_INF;
+		rv->stat_fd = -1;
+		rv->blocking_fd = -1;
+		pthread_cond_init(&rv->cond, &ca);
+		vm->vcpus[i].sched = rv;
+	}
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_lock(lock);
+	err = rtc_create(rt);
+	pthread_mutex_unlock(lock);
+	if (err) {
+		runtime_destroy(rt);
+		return err;
+	}
+	*out = rt;
+	return 0;
+}
+
+int runtime_start(struct runtime *rt)
+{
+	return rt->unscheduled ? 0 : rt_helper_start(rt);
+}
+
+void runtime_destroy(struct runtime *rt)
+{
+	unsigned int i;
+
+	if (!rt)
+		return;
+	rt_helper_stop(rt);
+	pthread_mutex_lock(rt->lock);
+	if (rt->core)
+		rtc_destroy(rt);
+	pthread_mutex_unlock(rt->lock);
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		pthread_cond_destroy(&rt->v[i].cond);
+		if (rt->v[i].stat_fd >= 0)
+			close(rt->v[i].stat_fd);
+		rt_idle_close(&rt->v[i]);
+		rt_timer_delete(&rt->v[i]);
+		rt->vm->vcpus[i].sched = NULL;
+	}
+	pthread_cond_destroy(&rt->helper_cond);
+	free(rt->v);
+	free(rt);
+}
+
+void runtime_config_changed(struct runtime *rt)
+{
+	uint64_t now = rt_now();
+
+	if (rt_hands_off(rt))
+		return;
+	rtc_config(rt, now);
+	rt_poke_helper(rt, now);
+}
+
+void runtime_clock_init(struct vsched *vs)
+{
+	vsched_lock(vs);
+	sched_advance(vsched_sched(vs), rt_now());
+	vsched_unlock(vs);
+}
+
+void runtime_notify(struct runtime *rt)
+{
+	if (!rt)
+		return;
+	pthread_mutex_lock(rt->lock);
+	runtime_config_changed(rt);
+	pthread_mutex_unlock(rt->lock);
+}
+
+void runtime_get_stats(struct runtime *rt, struct runtime_stats *out)
+{
+	pthread_mutex_lock(rt->lock);
+	*out = rt->st;
+	out->fallback = rt->fallback;
+	pthread_mutex_unlock(rt->lock);
+}

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulator's run loop. Time jumps from one event to the next: a work arrival, a vCPU
+ * finishing its work, a scenario event, the core's next timer, a period sample, the end. Between
+ * two events every vCPU on a lane runs at full speed; it is charged for exactly that with
+ * sched_vcpu_ran() before anything else happens at the new time, as a runtime reading thread
+ * CPU clocks would. The fluid ideal is integrated over the same intervals, from the demands the
+ * patterns declare.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sched/fluid.h"
+#include "sim_types.h"
+
+struct sim_vcpu {
+	uint64_t backlog;		/* work left (ns); UINT64_MAX for a hog */
+	uint64_t next_arrival;		/* SCHED_TIME_NONE if none */
+	uint64_t rng;
+	uint64_t run_start;
+	bool runnable;
+};
+
+struct sim {
+	const struct sim_scenario *sc;
+	struct sched *s;
+	struct sim_vcpu *v;
+	struct group **groups;		/* [0] root, [i + 1] scenario group i */
+	uint64_t *next_sample;		/* per group: end of its current period sample */
+	double *sample_base;
+	double *demand, *rate;
+	struct sim_result *r;
+	uint64_t now, seg_start;
+	char *err;
+	size_t errlen;
+	FILE *trace;
+};
+
+const char *sim_pattern_name(enum sim_pattern p)
+{
+	static const char *const names[] = { "idle", "hog", "duty", "bursty" };
+
+	return names[p];
+}
+
+static uint64_t rng_next(uint64_t *x)
+{
+	/* xorshift64*: deterministic and good enough for arrival jitter. */
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ULL;
+}
+
+/* Uniform in [0.5, 1.5] x mean. */
+static uint64_t rng_around(uint64_t *x, uint64_t mean)
+{
+	return mean / 2 + (uint64_t)((double)(rng_next(x) >> 11) / (double)(1ULL << 53) * mean);
+}
+
+int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set)
+{
+	int ret;
+
+	if (set->has_idle && !set->idle && (ret = group_set_idle(s, g, false)))
+		return ret;
+	if (set->has_weight && (ret = group_set_shares(s, g, sched_weight_from_cgroup(set->weight))))
+		return ret;
+	if (set->has_nice &&
+	    (ret = group_set_shares(s, g, sched_prio_to_weight[set->nice - MIN_NICE])))
+		return ret;
+	if (set->has_idle && set->idle && (ret = group_set_idle(s, g, true)))
+		return ret;
+	if (set->has_max || set->has_burst) {
+		uint64_t quota = set->has_max ? set->quota_us : g->quota_us;
+		uint64_t period = set->has_max && set->period_us ? set->period_us : g->period_us;
+		uint64_t burst = set->has_burst ? set->burst_us : g->burst_us;
+
+		ret = group_set_bandwidth(s, g, quota, period, burst);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static double pattern_demand(const struct sim_vcpu_cfg *c)
+{
+	switch (c->kind) {
+	case SIM_HOG:
+		return 1.0;
+	case SIM_DUTY:
+	case SIM_BURSTY:
+		return (double)c->busy / (double)c->period;
+	default:
+		return 0.0;
+	}
+}
+
+static int fail(struct sim *sim, int ret, const char *what, const char *path)
+{
+	snprintf(sim->err, sim->errlen, "%s %s: %s", what, path, strerror(-ret));
+	return ret;
+}
+
+static int build_tree(struct sim *sim)
+{
+	const struct sim_scenario *sc = sim->sc;
+	unsigned int i;
+	int ret;
+
+	sim->groups[0] = sched_root(sim->s);
+	for (i = 0; i < sc->nr_groups; i++) {
+		const struct sim_group_cfg *gc = &sc->groups[i];
+		char parent[GROUP_PATH_MAX], *slash;
+		struct group *pg, *g;
+
+		strcpy(parent, gc->path);
+		slash = strrchr(parent, '/');
+		*slash = '\0';
+		pg = group_lookup(sim->s, parent);
+		if (!pg)
+			return fail(sim, -ENOENT, "parent of", gc->path);
+		/* Nested groups have the cpu controller, as if "+cpu" was written down the tree. */
+		ret = group_set_subtree_cpu(sim->s, pg, true);
+		if (ret)
+			return fail(sim, ret, "+cpu in", parent[0] ? parent : "/");
+		ret = group_create(sim->s, pg, slash + 1, &g);
+		if (ret)
+			return fail(sim, ret, "group", gc->path);
+		/* The VM's vCPU groups form a threaded subtree: vCPUs may sit at any level. */
+		ret = group_enable_threaded(sim->s, g);
+		if (ret)
+			return fail(sim, ret, "threaded", gc->path);
+		ret = sim_apply_settings(sim->s, g, &gc->set);
+		if (ret)
+			return fail(sim, ret, "settings of", gc->path);
+		sim->groups[i + 1] = g;
+	}
+	for (i = 0; i < sc->nr_vcpus; i++) {
+		struct group *g = group_lookup(sim->s, sc->vcpus[i].path);
+
+		if (!g)
+			return fail(sim, -ENOENT, "group of a vcpu,", sc->vcpus[i].path);
+		ret = sched_vcpu_move(sim->s, i, g);
+		if (ret)
+			return fail(sim, ret, "vcpu into", sc->vcpus[i].path);
+	}
+	return 0;
+}
+
+static void integrate_ideal(struct sim *sim)
+{
+	double dt = (double)(sim->now - sim->seg_start);
+	unsigned int i;
+
+	for (i = 0; i <= sim->sc->nr_groups; i++)
+		sim->r->groups[i].ideal += dt * fluid_group_rate(sim->s, sim->groups[i], sim->rate);
+	for (i = 0; i < sim->sc->nr_vcpus; i++)
+		sim->r->vcpus[i].ideal += dt * sim->rate[i];
+	sim->seg_start = sim->now;
+}
+
+static int resolve_ideal(struct sim *sim)
+{
+	return fluid_solve(sim->s, sim->demand, sim->rate);
+}
+
+static void sim_trace(FILE *f, uint64_t now, const struct sched_decision *d)
+{
+	static const char *const names[] = { "run", "preempt", "retime", "throttle", "unthrottle" };
+	char path[GROUP_PATH_MAX];
+
+	fprintf(f, "%12.6f ms %-10s", (double)now / 1e6, names[d->type]);
+	if (d->type == SCHED_THROTTLE || d->type == SCHED_UNTHROTTLE) {
+		group_path(d->group, path, sizeof(path));
+		fprintf(f, " %s\n", path);
+	} else if (d->until == SCHED_TIME_NONE || d->type == SCHED_PREEMPT) {
+		fprintf(f, " vcpu %u lane %u\n", d->vcpu, d->lane);
+	} else {
+		fprintf(f, " vcpu %u lane %u until %.6f ms\n", d->vcpu, d->lane,
+			(double)d->until / 1e6);
+	}
+}
+
+static void drain(struct sim *sim)
+{
+	const struct sched_params *p = &sim->s->core.params;
+	struct sched_decision d[64];
+	size_t n, i;
+
+	while ((n = sched_take_decisions(sim->s, d, 64))) {
+		sim->r->decisions += n;
+		for (i = 0; i < n; i++) {
+			if (sim->trace)
+				sim_trace(sim->trace, sim->now, &d[i]);
+			struct sim_vcpu *v;
+			struct group *g;
+			bool excused = false;
+
+			if (d[i].type == SCHED_RUN) {
+				sim->v[d[i].vcpu].run_start = sim->now;
+				sim->r->switches++;
+			}
+			if (d[i].type != SCHED_PREEMPT)
+				continue;
+			sim->r->preemptions++;
+			v = &sim->v[d[i].vcpu];
+			if (sim->now - v->run_start >= p->min_run_ns)
+				continue;
+			/* Cap enforcement and idle-group preemption may cut a run short. */
+			for (g = sim->s->vcpus[d[i].vcpu].group; g; g = g->parent)
+				if (group_throttled(g) || g->idle)
+					excused = true;
+			if (!excused)
+				sim->r->min_run_violations++;
+		}
+	}
+}
+
+static int apply_event(struct sim *sim, const struct sim_event *ev)
+{
+	struct group *g = group_lookup(sim->s, ev->path);
+	int ret;
+
+	if (!g)
+		return fail(sim, -ENOENT, "event on", ev->path);
+	if (ev->type == SIM_EV_MOVE)
+		ret = sched_vcpu_move(sim->s, ev->vcpu, g);
+	else
+		ret = sim_apply_settings(sim->s, g, &ev->set);
+	if (ret)
+		return fail(sim, ret, "event on", ev->path);
+	return resolve_ideal(sim);
+}
+
+static void arrive(struct sim *sim, unsigned int i)
+{
+	const struct sim_vcpu_cfg *c = &sim->sc->vcpus[i];
+	struct sim_vcpu *v = &sim->v[i];
+
+	if (c->kind == SIM_DUTY) {
+		v->backlog += c->busy;
+		v->next_arrival += c->period;
+	} else {
+		v->backlog += rng_around(&v->rng, c->busy);
+		v->next_arrival += rng_around(&v->rng, c->period);
+	}
+	if (!v->runnable) {
+		v->runnable = true;
+		sched_vcpu_runnable(sim->s, i, sim->now);
+	}
+}
+
+static void sample_periods(struct sim *sim)
+{
+	unsigned int i;
+
+	for (i = 1; i <= sim->sc->nr_groups; i++) {
+		struct sim_group_result *gr = &sim->r->groups[i];
+		struct group *g = sim->groups[i];
+
+		if (!sim->next_sample[i] || sim->next_sample[i] > sim->now)
+			continue;
+		if (gr->nr_periods == gr->cap_periods) {
+			size_t cap = gr->cap_periods ? 2 * gr->cap_periods : 64;
+			double *a = realloc(gr->period_usage, cap * sizeof(*a));
+
+			if (!a)
+				continue;
+			gr->period_usage = a;
+			gr->cap_periods = cap;
+		}
+		gr->period_usage[gr->nr_periods++] = (double)g->stat.usage_ns - sim->sample_base[i];
+		sim->sample_base[i] = (double)g->stat.usage_ns;
+		sim->next_sample[i] += g->period_us * 1000;
+	}
+}
+
+static uint64_t next_time(struct sim *sim, unsigned int ev)
+{
+	const struct sim_scenario *sc = sim->sc;
+	uint64_t t = sc->duration, x;
+	unsigned int i, l;
+
+	if (ev < sc->nr_events && sc->events[ev].at < t)
+		t = sc->events[ev].at;
+	x = sched_next_timer(sim->s);
+	if (x < t)
+		t = x;
+	for (i = 0; i < sc->nr_vcpus; i++)
+		if (sim->v[i].next_arrival < t)
+			t = sim->v[i].next_arrival;
+	for (i = 1; i <= sc->nr_groups; i++)
+		if (sim->next_sample[i] && sim->next_sample[i] < t)
+			t = sim->next_sample[i];
+	for (l = 0; l < sim->s->nr_lanes; l++) {
+		int id = sched_lane_vcpu(sim->s, l);
+
+		if (id >= 0 && sim->v[id].backlog != UINT64_MAX && sim->now + sim->v[id].backlog < t)
+			t = sim->now + sim->v[id].backlog;
+	}
+	return t < sim->now ? sim->now : t;
+}
+
+/* Everyone on a lane ran from now to t. */
+static void run_lanes(struct sim *sim, uint64_t t)
+{
+	uint64_t d = t - sim->now;
+	unsigned int l, n = 0;
+	int ids[1024];
+
+	for (l = 0; l < sim->s->nr_lanes && n < 1024; l++) {
+		int id = sched_lane_vcpu(sim->s, l);
+
+		if (id >= 0)
+			ids[n++] = id;
+	}
+	sim->now = t;
+	for (l = 0; l < n && d; l++) {
+		struct sim_vcpu *v = &sim->v[ids[l]];
+		uint64_t sys = d * sim->sc->vcpus[ids[l]].sys_pct / 100;
+
+		sched_vcpu_ran(sim->s, (unsigned int)ids[l], d - sys, sys, t);
+		if (v->backlog != UINT64_MAX)
+			v->backlog -= d < v->backlog ? d : v->backlog;
+	}
+}
+
+static int sim_loop(struct sim *sim)
+{
+	const struct sim_scenario *sc = sim->sc;
+	unsigned int ev = 0, i, stuck = 0;
+	uint64_t last = 0;
+	int ret;
+
+	while (sim->now < sc->duration) {
+		uint64_t t = next_time(sim, ev);
+
+		run_lanes(sim, t);
+		if (sim->now >= sc->duration)
+			break;
+		stuck = t == last ? stuck + 1 : 0;
+		last = t;
+		if (stuck > 100000) {
+			snprintf(sim->err, sim->errlen, "no progress at %llu ns",
+				 (unsigned long long)t);
+			return -EDEADLK;
+		}
+		for (i = 0; i < sc->nr_vcpus; i++) {
+			struct sim_vcpu *v = &sim->v[i];
+
+			if (v->runnable && !v->backlog) {
+				v->runnable = false;
+				sched_vcpu_blocked(sim->s, i, t);
+			}
+		}
+		for (i = 0; i < sc->nr_vcpus; i++)
+			while (sim->v[i].next_arrival <= t)
+				arrive(sim, i);
+		if (ev < sc->nr_events && sc->events[ev].at <= t)
+			integrate_ideal(sim);
+		while (ev < sc->nr_events && sc->events[ev].at <= t) {
+			ret = apply_event(sim, &sc->events[ev++]);
+			if (ret)
+				return ret;
+		}
+		sample_periods(sim);
+		if (sched_next_timer(sim->s) <= t) {
+			sim->r->timer_wakeups++;
+			sched_timer(sim->s, t);
+		}
+		drain(sim);
+	}
+	integrate_ideal(sim);
+	sample_periods(sim);
+	return 0;
+}
+
+static int sim_setup(struct sim *sim)
+{
+	const struct sim_scenario *sc = sim->sc;
+	unsigned int i, nv = sc->nr_vcpus, ng = sc->nr_groups + 1;
+	struct sim_result *r;
+	int ret;
+
+	sim->s = sched_create(sc->lanes, nv);
+	r = sim->r = calloc(1, sizeof(*r));
+	sim->v = calloc(nv + 1, sizeof(*sim->v));
+	sim->groups = calloc(ng, sizeof(*sim->groups));
+	sim->next_sample = calloc(ng, sizeof(*sim->next_sample));
+	sim->sample_base = calloc(ng, sizeof(*sim->sample_base));
+	sim->demand = calloc(nv + 1, sizeof(double));
+	sim->rate = calloc(nv + 1, sizeof(double));
+	if (r) {
+		r->groups = calloc(ng, sizeof(*r->groups));
+		r->vcpus = calloc(nv + 1, sizeof(*r->vcpus));
+	}
+	if (!sim->s || !r || !sim->v || !sim->groups || !sim->next_sample || !sim->sample_base ||
+	    !sim->demand || !sim->rate || !r->groups || !r->vcpus)
+		return fail(sim, -ENOMEM, "setting up", "the simulation");
+	r->lanes = sc->lanes;
+	r->duration = sc->duration;
+	r->nr_groups = ng;
+	r->nr_vcpus = nv;
+	if (sc->has_params && (ret = sched_set_params(sim->s, &sc->params)))
+		return fail(sim, ret, "parameters", "slice/min_run/lag");
+	ret = build_tree(sim);
+	if (ret)
+		return ret;
+	for (i = 1; i < ng; i++)
+		if (sim->groups[i]->quota_us != RUNTIME_INF)
+			sim->next_sample[i] = sim->groups[i]->period_us * 1000;
+	for (i = 0; i < nv; i++) {
+		const struct sim_vcpu_cfg *c = &sc->vcpus[i];
+		struct sim_vcpu *v = &sim->v[i];
+
+		v->rng = c->seed * 0x9E3779B97F4A7C15ULL + 1;
+		v->next_arrival = SCHED_TIME_NONE;
+		sim->demand[i] = pattern_demand(c);
+		if (c->kind == SIM_HOG) {
+			v->backlog = UINT64_MAX;
+			v->runnable = true;
+			sched_vcpu_runnable(sim->s, i, 0);
+		} else if (c->kind == SIM_DUTY) {
+			v->next_arrival = c->phase;
+		} else if (c->kind == SIM_BURSTY) {
+			v->next_arrival = c->phase + rng_around(&v->rng, c->period) / 2;
+		}
+	}
+	drain(sim);
+	return resolve_ideal(sim);
+}
+
+static void collect(struct sim *sim)
+{
+	struct sim_result *r = sim->r;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_groups; i++) {
+		struct sim_group_result *gr = &r->groups[i];
+		struct group *g = sim->groups[i];
+
+		group_path(g, gr->path, sizeof(gr->path));
+		gr->usage = (double)g->stat.usage_ns;
+		group_stat(sim->s, g, sim->now, &gr->stat);
+		gr->weight = sched_weight_to_cgroup(g->shares);
+		gr->quota_us = g->quota_us;
+		gr->period_us = g->period_us;
+		gr->burst_us = g->burst_us;
+		gr->idle = g->idle;
+	}
+	for (i = 0; i < r->nr_vcpus; i++) {
+		struct sched_vcpu *v = sched_vcpu(sim->s, i);
+
+		group_path(v->group, r->vcpus[i].path, sizeof(r->vcpus[i].path));
+		r->vcpus[i].kind = sim->sc->vcpus[i].kind;
+		r->vcpus[i].usage = (double)v->stat.usage_ns;
+	}
+}
+
+int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen)
+{
+	return sim_run_traced(sc, out, NULL, err, errlen);
+}
+
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
+		   size_t errlen)
+{
+	struct sim sim = { .sc = sc, .err = err, .errlen = errlen, .trace = trace };
+	int ret;
+
+	ret = sim_setup(&sim);
+	if (!ret)
+		ret = sim_loop(&sim);
+	if (!ret)
+		collect(&sim);
+	sched_destroy(sim.s);
+	free(sim.v);
+	free(sim.groups);
+	free(sim.next_sample);
+	free(sim.sample_base);
+	free(sim.demand);
+	free(sim.rate);
+	if (ret) {
+		sim_result_free(sim.r);
+		return ret;
+	}
+	*out = sim.r;
+	return 0;
+}
+
+void sim_result_free(struct sim_result *r)
+{
+	unsigned int i;
+
+	if (!r)
+		return;
+	for (i = 0; r->groups && i < r->nr_groups; i++)
+		free(r->groups[i].period_usage);
+	free(r->groups);
+	free(r->vcpus);
+	free(r);
+}

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Scenario files of the simulator; the format is described in include/sched/sim.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_types.h"
+#include "util/compiler.h"
+
+#define SIM_MAX_TOKENS	32
+
+struct parser {
+	struct sim_scenario *sc;
+	unsigned int line;
+	char *err;
+	size_t errlen;
+};
+
+static __printf(2, 3) int perr(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(p->err, p->errlen, "line %u: ", p->line);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < p->errlen)
+		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A time with a unit (ns, us, ms, s); bare numbers are microseconds. */
+static int parse_time(const char *tok, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mul;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000 } };
+	char *end;
+	double v;
+	size_t i;
+
+	if (!*tok || *tok == '-')
+		return -EINVAL;
+	v = strtod(tok, &end);
+	if (end == tok)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		v *= (double)units[i].mul;
+		if (v < 0 || v > 1e18)
+			return -ERANGE;
+		*out = (uint64_t)(v + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_ulong(const char *tok, unsigned long *out)
+{
+	char *end;
+
+	if (!*tok || *tok == '-')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoul(tok, &end, 10);
+	return *end || errno ? -EINVAL : 0;
+}
+
+static int parse_path(struct parser *p, const char *tok, char *out)
+{
+	if (tok[0] != '/')
+		return perr(p, "group path '%s' must start with '/'", tok);
+	if (strlen(tok) >= GROUP_PATH_MAX)
+		return perr(p, "group path too long");
+	strcpy(out, tok);
+	return 0;
+}
+
+static int us_of(struct parser *p, const char *tok, uint64_t *us)
+{
+	uint64_t ns;
+
+	if (parse_time(tok, &ns))
+		return perr(p, "bad time '%s'", tok);
+	*us = ns / 1000;
+	return 0;
+}
+
+/* Settings: weight W | nice N | max QUOTA PERIOD | max max [PERIOD] | burst B | idle 0|1 */
+static int parse_settings(struct parser *p, char **tok, int n, struct sim_settings *set)
+{
+	unsigned long v;
+	int i = 0;
+
+	memset(set, 0, sizeof(*set));
+	while (i < n) {
+		const char *key = tok[i];
+
+		if (i + 1 >= n)
+			return perr(p, "'%s' needs a value", key);
+		if (!strcmp(key, "weight")) {
+			if (parse_ulong(tok[i + 1], &v) || v < CGROUP_WEIGHT_MIN ||
+			    v > CGROUP_WEIGHT_MAX)
+				return perr(p, "weight must be in [1, 10000]");
+			set->has_weight = true;
+			set->weight = v;
+			i += 2;
+		} else if (!strcmp(key, "nice")) {
+			long nv = strtol(tok[i + 1], NULL, 10);
+
+			if (nv < MIN_NICE || nv > MAX_NICE)
+				return perr(p, "nice must be in [-20, 19]");
+			set->has_nice = true;
+			set->nice = (int)nv;
+			i += 2;
+		} else if (!strcmp(key, "max")) {
+			set->has_max = true;
+			if (!strcmp(tok[i + 1], "max"))
+				set->quota_us = RUNTIME_INF;
+			else if (us_of(p, tok[i + 1], &set->quota_us))
+				return -EINVAL;
+			i += 2;
+			if (i < n && (tok[i][0] >= '0' && tok[i][0] <= '9')) {
+				if (us_of(p, tok[i], &set->period_us))
+					return -EINVAL;
+				i++;
+			}
+		} else if (!strcmp(key, "burst")) {
+			if (us_of(p, tok[i + 1], &set->burst_us))
+				return -EINVAL;
+			set->has_burst = true;
+			i += 2;
+		} else if (!strcmp(key, "idle")) {
+			if (strcmp(tok[i + 1], "0") && strcmp(tok[i + 1], "1"))
+				return perr(p, "idle is 0 or 1");
+			set->has_idle = true;
+			set->idle = tok[i + 1][0] == '1';
+			i += 2;
+		} else {
+			return perr(p, "unknown setting '%s'", key);
+		}
+	}
+	return 0;
+}
+
+static void *grow(void *a, unsigned int nr, size_t size)
+{
+	return realloc(a, (nr + 1) * size);
+}
+
+static int parse_group(struct parser *p, char **tok, int n)
+{
+	struct sim_scenario *sc = p->sc;
+	struct sim_group_cfg *g;
+
+	if (n < 2)
+		return perr(p, "group needs a path");
+	g = grow(sc->groups, sc->nr_groups, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	sc->groups = g;
+	g = &sc->groups[sc->nr_groups];
+	memset(g, 0, sizeof(*g));
+	if (parse_path(p, tok[1], g->path) || parse_settings(p, tok + 2, n - 2, &g->set))
+		return -EINVAL;
+	sc->nr_groups++;
+	return 0;
+}
+
+static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cfg *v)
+{
+	int i;
+
+	if (n < 1)
+		return perr(p, "vcpu needs a pattern");
+	if (!strcmp(tok[0], "hog")) {
+		v->kind = SIM_HOG;
+		i = 1;
+	} else if (!strcmp(tok[0], "idle")) {
+		v->kind = SIM_IDLE;
+		i = 1;
+	} else if (!strcmp(tok[0], "duty") || !strcmp(tok[0], "bursty")) {
+		v->kind = tok[0][0] == 'd' ? SIM_DUTY : SIM_BURSTY;
+		if (n < 3 || parse_time(tok[1], &v->busy) || parse_time(tok[2], &v->period))
+			return perr(p, "%s needs BUSY and PERIOD times", tok[0]);
+		if (!v->busy || v->period < v->busy)
+			return perr(p, "%s needs 0 < BUSY <= PERIOD", tok[0]);
+		i = 3;
+	} else {
+		return perr(p, "unknown pattern '%s'", tok[0]);
+	}
+	while (i < n) {
+		unsigned long val;
+
+		if (i + 1 >= n)
+			return perr(p, "'%s' needs a value", tok[i]);
+		if (!strcmp(tok[i], "phase")) {
+			if (parse_time(tok[i + 1], &v->phase))
+				return perr(p, "bad phase");
+		} else if (!strcmp(tok[i], "seed")) {
+			if (parse_ulong(tok[i + 1], &val))
+				return perr(p, "bad seed");
+			v->seed = val;
+		} else if (!strcmp(tok[i], "sys")) {
+			if (parse_ulong(tok[i + 1], &val) || val > 100)
+				return perr(p, "sys is a percentage");
+			v->sys_pct = (unsigned int)val;
+		} else {
+			return perr(p, "unknown vcpu option '%s'", tok[i]);
+		}
+		i += 2;
+	}
+	return 0;
+}
+
+static int parse_vcpu(struct parser *p, char **tok, int n)
+{
+	struct sim_scenario *sc = p->sc;
+	unsigned long id;
+	unsigned int i;
+
+	if (n < 4 || parse_ulong(tok[1], &id) || id >= 4096)
+		return perr(p, "usage: vcpu ID PATH PATTERN [ARGS] (ID < 4096)");
+	if (id >= sc->nr_vcpus) {
+		struct sim_vcpu_cfg *v = realloc(sc->vcpus, (id + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (i = sc->nr_vcpus; i <= id; i++) {
+			memset(&v[i], 0, sizeof(v[i]));
+			strcpy(v[i].path, "/");
+		}
+		sc->vcpus = v;
+		sc->nr_vcpus = (unsigned int)id + 1;
+	}
+	if (parse_path(p, tok[2], sc->vcpus[id].path))
+		return -EINVAL;
+	sc->vcpus[id].seed = id + 1;
+	return parse_pattern(p, tok + 3, n - 3, &sc->vcpus[id]);
+}
+
+static int parse_at(struct parser *p, char **tok, int n)
+{
+	struct sim_scenario *sc = p->sc;
+	struct sim_event *ev;
+	unsigned long id;
+
+	if (n < 4)
+		return perr(p, "usage: at TIME move|weight|nice|max|burst|idle ...");
+	ev = grow(sc->events, sc->nr_events, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	sc->events = ev;
+	ev = &sc->events[sc->nr_events];
+	memset(ev, 0, sizeof(*ev));
+	ev->line = p->line;
+	if (parse_time(tok[1], &ev->at))
+		return perr(p, "bad time '%s'", tok[1]);
+	if (!strcmp(tok[2], "move")) {
+		if (n != 5 || parse_ulong(tok[3], &id))
+			return perr(p, "usage: at TIME move VCPU PATH");
+		ev->type = SIM_EV_MOVE;
+		ev->vcpu = (unsigned int)id;
+		if (parse_path(p, tok[4], ev->path))
+			return -EINVAL;
+	} else {
+		char *set[SIM_MAX_TOKENS];
+		int i, m = 0;
+
+		ev->type = SIM_EV_SET;
+		if (parse_path(p, tok[3], ev->path))
+			return -EINVAL;
+		set[m++] = tok[2];
+		for (i = 4; i < n; i++)
+			set[m++] = tok[i];
+		if (parse_settings(p, set, m, &ev->set))
+			return -EINVAL;
+	}
+	sc->nr_events++;
+	return 0;
+}
+
+static int parse_line(struct parser *p, char *line)
+{
+	struct sim_scenario *sc = p->sc;
+	char *tok[SIM_MAX_TOKENS], *save = NULL, *t;
+	uint64_t ns;
+	int n = 0;
+
+	*strchrnul(line, '#') = '\0';
+	for (t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		if (n == SIM_MAX_TOKENS)
+			return perr(p, "too many words");
+		tok[n++] = t;
+	}
+	if (!n)
+		return 0;
+	if (!strcmp(tok[0], "group"))
+		return parse_group(p, tok, n);
+	if (!strcmp(tok[0], "vcpu"))
+		return parse_vcpu(p, tok, n);
+	if (!strcmp(tok[0], "at"))
+		return parse_at(p, tok, n);
+	if (n != 2)
+		return perr(p, "'%s' takes one value", tok[0]);
+	if (!strcmp(tok[0], "lanes")) {
+		unsigned long v;
+
+		if (parse_ulong(tok[1], &v) || !v || v > 1024)
+			return perr(p, "lanes must be in [1, 1024]");
+		sc->lanes = (unsigned int)v;
+		return 0;
+	}
+	if (parse_time(tok[1], &ns))
+		return perr(p, "bad time '%s'", tok[1]);
+	if (!strcmp(tok[0], "duration")) {
+		if (!ns)
+			return perr(p, "duration must be > 0");
+		sc->duration = ns;
+	} else if (!strcmp(tok[0], "slice")) {
+		sc->params.slice_ns = ns;
+		sc->has_params = true;
+	} else if (!strcmp(tok[0], "min_run")) {
+		sc->params.min_run_ns = ns;
+		sc->has_params = true;
+	} else if (!strcmp(tok[0], "lag")) {
+		sc->params.lag_ns = ns;
+		sc->has_params = true;
+	} else {
+		return perr(p, "unknown keyword '%s'", tok[0]);
+	}
+	return 0;
+}
+
+static int event_cmp(const void *a, const void *b)
+{
+	const struct sim_event *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t errlen)
+{
+	struct parser p = { .err = err, .errlen = errlen };
+	char *copy = strdup(text), *line, *save = NULL;
+	struct sim_scenario *sc;
+	int ret = 0;
+
+	sc = calloc(1, sizeof(*sc));
+	if (!copy || !sc) {
+		free(copy);
+		free(sc);
+		return -ENOMEM;
+	}
+	p.sc = sc;
+	sc->lanes = 1;
+	sc->duration = 1000000000ULL;
+	sc->params.slice_ns = SCHED_SLICE_DFL_NS;
+	sc->params.min_run_ns = SCHED_MIN_RUN_DFL_NS;
+	sc->params.lag_ns = 2 * SCHED_SLICE_DFL_NS;
+	/* strsep keeps empty lines, so line numbers stay right. */
+	save = copy;
+	while (!ret && (line = strsep(&save, "\n"))) {
+		p.line++;
+		ret = parse_line(&p, line);
+	}
+	free(copy);
+	if (ret) {
+		sim_scenario_free(sc);
+		return ret;
+	}
+	if (sc->nr_events)
+		qsort(sc->events, sc->nr_events, sizeof(*sc->events), event_cmp);
+	*out = sc;
+	return 0;
+}
+
+int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	if (getdelim(&text, &len, '\0', f) < 0) {
+		ret = ferror(f) ? -EIO : 0;
+		if (ret) {
+			snprintf(err, errlen, "%s: read error", path);
+			fclose(f);
+			free(text);
+			return ret;
+		}
+	}
+	fclose(f);
+	ret = sim_parse(text ? text : "", out, err, errlen);
+	free(text);
+	return ret;
+}
+
+void sim_scenario_free(struct sim_scenario *sc)
+{
+	if (!sc)
+		return;
+	free(sc->groups);
+	free(sc->vcpus);
+	free(sc->events);
+	free(sc);
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The simulator's report, result accessors and the `vsched sim` subcommand. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim_types.h"
+
+double sim_capacity_ns(const struct sim_result *r)
+{
+	return (double)r->lanes * (double)r->duration;
+}
+
+static double err_pct(const struct sim_result *r, double usage, double ideal)
+{
+	return fabs(usage - ideal) * 100.0 / sim_capacity_ns(r);
+}
+
+double sim_max_group_error(const struct sim_result *r)
+{
+	double m = 0;
+	unsigned int i;
+
+	for (i = 1; i < r->nr_groups; i++) {
+		double e = err_pct(r, r->groups[i].usage, r->groups[i].ideal);
+
+		if (e > m)
+			m = e;
+	}
+	return m;
+}
+
+static const struct sim_group_result *find(const struct sim_result *r, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_groups; i++)
+		if (!strcmp(r->groups[i].path, path))
+			return &r->groups[i];
+	return NULL;
+}
+
+int sim_group_usage(const struct sim_result *r, const char *path, double *usage_ns,
+		    double *ideal_ns)
+{
+	const struct sim_group_result *g = find(r, path);
+
+	if (!g)
+		return -ENOENT;
+	*usage_ns = g->usage;
+	*ideal_ns = g->ideal;
+	return 0;
+}
+
+int sim_group_stat(const struct sim_result *r, const char *path, struct cpu_stat *st)
+{
+	const struct sim_group_result *g = find(r, path);
+
+	if (!g)
+		return -ENOENT;
+	*st = g->stat;
+	return 0;
+}
+
+size_t sim_group_periods(const struct sim_result *r, const char *path, const double **usage)
+{
+	const struct sim_group_result *g = find(r, path);
+
+	if (!g)
+		return 0;
+	*usage = g->period_usage;
+	return g->nr_periods;
+}
+
+int sim_vcpu_usage(const struct sim_result *r, unsigned int id, double *usage_ns,
+		   double *ideal_ns)
+{
+	if (id >= r->nr_vcpus)
+		return -ENOENT;
+	*usage_ns = r->vcpus[id].usage;
+	*ideal_ns = r->vcpus[id].ideal;
+	return 0;
+}
+
+unsigned long sim_preemptions(const struct sim_result *r)
+{
+	return r->preemptions;
+}
+
+unsigned long sim_timer_wakeups(const struct sim_result *r)
+{
+	return r->timer_wakeups;
+}
+
+unsigned long sim_min_run_violations(const struct sim_result *r)
+{
+	return r->min_run_violations;
+}
+
+static void fmt_max(char *buf, size_t len, const struct sim_group_result *g)
+{
+	if (g->quota_us == RUNTIME_INF)
+		snprintf(buf, len, "max %llu", (unsigned long long)g->period_us);
+	else
+		snprintf(buf, len, "%llu %llu", (unsigned long long)g->quota_us,
+			 (unsigned long long)g->period_us);
+}
+
+void sim_report(const struct sim_result *r, FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "simulated %.3f s on %u lanes (capacity %.3f CPU-s)\n\n",
+		(double)r->duration / 1e9, r->lanes, sim_capacity_ns(r) / 1e9);
+	fprintf(f, "%-20s %6s %-16s %6s %4s %11s %11s %8s\n", "group", "weight", "cpu.max",
+		"burst", "idle", "usage_ms", "ideal_ms", "err_%cap");
+	for (i = 0; i < r->nr_groups; i++) {
+		const struct sim_group_result *g = &r->groups[i];
+		char max[48];
+
+		fmt_max(max, sizeof(max), g);
+		fprintf(f, "%-20s %6lu %-16s %6llu %4d %11.3f %11.3f %8.4f\n", g->path,
+			i ? g->weight : 0, i ? max : "-", (unsigned long long)g->burst_us, g->idle,
+			g->usage / 1e6, g->ideal / 1e6, err_pct(r, g->usage, g->ideal));
+	}
+	fprintf(f, "\n%-6s %-20s %-7s %11s %11s %8s\n", "vcpu", "group", "pattern", "usage_ms",
+		"ideal_ms", "err_%cap");
+	for (i = 0; i < r->nr_vcpus; i++) {
+		const struct sim_vcpu_result *v = &r->vcpus[i];
+
+		fprintf(f, "%-6u %-20s %-7s %11.3f %11.3f %8.4f\n", i, v->path,
+			sim_pattern_name(v->kind), v->usage / 1e6, v->ideal / 1e6,
+			err_pct(r, v->usage, v->ideal));
+	}
+	fprintf(f, "\ncpu.stat counters (usec, as the kernel prints them)\n");
+	fprintf(f, "%-20s %12s %12s %12s %10s %12s %14s %9s %11s\n", "group", "usage_usec",
+		"user_usec", "system_usec", "nr_periods", "nr_throttled", "throttled_usec",
+		"nr_bursts", "burst_usec");
+	for (i = 0; i < r->nr_groups; i++) {
+		const struct cpu_stat *st = &r->groups[i].stat;
+
+		fprintf(f, "%-20s %12llu %12llu %12llu %10llu %12llu %14llu %9llu %11llu\n",
+			r->groups[i].path, (unsigned long long)(st->usage_ns / 1000),
+			(unsigned long long)(st->user_ns / 1000),
+			(unsigned long long)(st->system_ns / 1000),
+			(unsigned long long)st->nr_periods, (unsigned long long)st->nr_throttled,
+			(unsigned long long)(st->throttled_ns / 1000),
+			(unsigned long long)st->nr_bursts, (unsigned long long)(st->burst_ns / 1000));
+	}
+	fprintf(f, "\nmax group error vs the fluid ideal: %.4f %% of capacity\n",
+		sim_max_group_error(r));
+	fprintf(f, "decisions %lu, lane switches %lu, preemptions (kicks) %lu, timer wakeups %lu, "
+		   "min-run violations %lu\n",
+		r->decisions, r->switches, r->preemptions, r->timer_wakeups, r->min_run_violations);
+}
+
+static void sim_usage(FILE *f)
+{
+	fprintf(f, "usage: vsched sim [--quiet] [--trace] SCENARIO\n"
+		   "Runs a scenario on the scheduler core with a virtual clock and prints per-group\n"
+		   "and per-vCPU usage against the fluid ideal, and every group's cpu.stat counters.\n"
+		   "  -q, --quiet   print only the max group error (%% of capacity)\n"
+		   "  -t, --trace   print every decision of the core as it is taken\n"
+		   "The scenario format is in docs/scheduler.md and include/sched/sim.h.\n");
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "trace", no_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sim_scenario *sc;
+	struct sim_result *r;
+	bool quiet = false, trace = false;
+	char err[256];
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qth", opts, NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			quiet = true;
+			break;
+		case 't':
+			trace = true;
+			break;
+		case 'h':
+			sim_usage(stdout);
+			return 0;
+		default:
+			sim_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		sim_usage(stderr);
+		return 2;
+	}
+	ret = sim_load(argv[optind], &sc, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], err);
+		return 1;
+	}
+	ret = sim_run_traced(sc, &r, trace ? stdout : NULL, err, sizeof(err));
+	sim_scenario_free(sc);
+	if (ret) {
+		fprintf(stderr, "vsched sim: %s\n", err);
+		return 1;
+	}
+	if (quiet)
+		printf("%.4f\n", sim_max_group_error(r));
+	else
+		sim_report(r, stdout);
+	sim_result_free(r);
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The simulator's scenario and result, shared by sim_parse.c, sim.c and sim_report.c. */
+#ifndef VSCHED_SCHED_SIM_TYPES_H
+#define VSCHED_SCHED_SIM_TYPES_H
+
+#include "sched/core.h"
+#include "sched/sim.h"
+
+enum sim_pattern { SIM_IDLE, SIM_HOG, SIM_DUTY, SIM_BURSTY };
+
+struct sim_settings {
+	bool has_weight, has_nice, has_max, has_burst, has_idle;
+	unsigned long weight;
+	int nice;
+	uint64_t quota_us, period_us;	/* period 0: keep the current one */
+	uint64_t burst_us;
+	bool idle;
+};
+
+struct sim_group_cfg {
+	char path[GROUP_PATH_MAX];
+	struct sim_settings set;
+};
+
+struct sim_vcpu_cfg {
+	char path[GROUP_PATH_MAX];
+	enum sim_pattern kind;
+	uint64_t busy, period, phase;	/* duty: work per period; bursty: mean work, mean gap */
+	uint64_t seed;
+	unsigned int sys_pct;
+};
+
+enum sim_event_type { SIM_EV_MOVE, SIM_EV_SET };
+
+struct sim_event {
+	uint64_t at;
+	enum sim_event_type type;
+	unsigned int vcpu;
+	char path[GROUP_PATH_MAX];
+	struct sim_settings set;
+	unsigned int line;
+};
+
+struct sim_scenario {
+	unsigned int lanes;
+	uint64_t duration;
+	struct sched_params params;
+	bool has_params;
+	struct sim_group_cfg *groups;
+	unsigned int nr_groups;
+	struct sim_vcpu_cfg *vcpus;
+	unsigned int nr_vcpus;
+	struct sim_event *events;
+	unsigned int nr_events;
+};
+
+struct sim_group_result {
+	char path[GROUP_PATH_MAX];
+	double usage, ideal;		/* ns */
+	struct cpu_stat stat;
+	unsigned long weight;
+	uint64_t quota_us, period_us, burst_us;
+	bool idle;
+	double *period_usage;
+	size_t nr_periods, cap_periods;
+};
+
+struct sim_vcpu_result {
+	char path[GROUP_PATH_MAX];	/* group at the end */
+	enum sim_pattern kind;
+	double usage, ideal;
+};
+
+struct sim_result {
+	unsigned int lanes;
+	uint64_t duration;
+	struct sim_group_result *groups;	/* [0] is the root */
+	unsigned int nr_groups;
+	struct sim_vcpu_result *vcpus;
+	unsigned int nr_vcpus;
+	unsigned long preemptions, timer_wakeups, switches, min_run_violations, decisions;
+};
+
+/* Applies the settings to g with the group.h setters, in the order cgroupfs would need. */
+int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set);
+const char *sim_pattern_name(enum sim_pattern p);
+
+#endif

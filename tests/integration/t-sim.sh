@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `vsched sim` on every example scenario: each runs, prints the report, and stays within the
+# accuracy bound its name promises (0.1 % of capacity for hog-only scenarios, 0.5 % otherwise).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+dir="$here/../../sim/scenarios"
+n=0
+for f in "$dir"/*.sim; do
+	err=$("$VSCHED" sim --quiet "$f")
+	bound=0.1
+	grep -qE 'duty|bursty' "$f" && bound=0.5
+	awk -v e="$err" -v b="$bound" 'BEGIN { exit !(e <= b) }' ||
+		{ echo "$(basename "$f"): error $err % > $bound %"; exit 1; }
+	"$VSCHED" sim "$f" | grep -q '^max group error vs the fluid ideal'
+	n=$((n + 1))
+done
+[ "$n" -ge 12 ] || { echo "only $n scenarios"; exit 1; }
+# Bad input: a clear error and exit status 1; usage errors exit 2.
+printf 'lanes 0\n' > /tmp/vsched-t-sim.$$
+if "$VSCHED" sim /tmp/vsched-t-sim.$$ 2>/tmp/vsched-t-sim.err.$$; then exit 1; fi
+grep -q 'line 1: lanes must be' /tmp/vsched-t-sim.err.$$
+rm -f /tmp/vsched-t-sim.$$ /tmp/vsched-t-sim.err.$$
+set +e
+"$VSCHED" sim >/dev/null 2>&1
+[ $? -eq 2 ] || exit 1
+echo "ok: $n scenarios"

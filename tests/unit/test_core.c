@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The scheduler core's decisions, driven by hand with explicit times. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "sched/core.h"
+#include "sched/fluid.h"
+
+#define MS 1000000ULL
+
+static size_t take(struct sched *s, struct sched_decision *d, size_t max)
+{
+	return sched_take_decisions(s, d, max);
+}
+
+static bool has(const struct sched_decision *d, size_t n, enum sched_decision_type t, int vcpu)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (d[i].type == t && (vcpu < 0 || d[i].vcpu == (unsigned int)vcpu))
+			return true;
+	return false;
+}
+
+static void test_core_alone_no_slice_end(void)
+{
+	struct sched *s = sched_create(2, 2);
+	struct sched_decision d[8];
+	size_t n;
+
+	CU_ASSERT_EQUAL(sched_vcpu_runnable(s, 0, 0), 0);
+	n = take(s, d, 8);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(d[0].type, SCHED_RUN);
+	CU_ASSERT_EQUAL(d[0].vcpu, 0);
+	CU_ASSERT_EQUAL(d[0].until, SCHED_TIME_NONE);
+	/* A second vCPU on the second lane: still nobody waits, no timers at all. */
+	CU_ASSERT_EQUAL(sched_vcpu_runnable(s, 1, 5 * MS), 0);
+	n = take(s, d, 8);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(d[0].until, SCHED_TIME_NONE);
+	CU_ASSERT_EQUAL(sched_next_timer(s), SCHED_TIME_NONE);
+	CU_ASSERT_EQUAL(sched_vcpu_ran(s, 0, 100 * MS, 0, 100 * MS), 0);
+	CU_ASSERT_EQUAL(take(s, d, 8), 0);
+	/* Repeated events are no-ops; unknown vCPUs are ESRCH. */
+	CU_ASSERT_EQUAL(sched_vcpu_runnable(s, 0, 100 * MS), 0);
+	CU_ASSERT_EQUAL(take(s, d, 8), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_runnable(s, 2, 0), -ESRCH);
+	CU_ASSERT_EQUAL(sched_vcpu_blocked(s, 2, 0), -ESRCH);
+	CU_ASSERT_EQUAL(sched_vcpu_ran(s, 2, 1, 0, 0), -ESRCH);
+	CU_ASSERT_EQUAL(sched_vcpu_blocked(s, 1, 100 * MS), 0);
+	n = take(s, d, 8);
+	CU_ASSERT_EQUAL(n, 0);	/* it left by itself: no preempt */
+	CU_ASSERT_EQUAL(sched_lane_vcpu(s, 0) + sched_lane_vcpu(s, 1), -1 + 0);
+	sched_destroy(s);
+}
+
+static void test_core_rotation_and_min_run(void)
+{
+	struct sched *s = sched_create(1, 2);
+	struct sched_decision d[8];
+	size_t n;
+
+	sched_vcpu_runnable(s, 0, 0);
+	take(s, d, 8);
+	/* v1 wakes 0.5 ms later: v0 ran less than min_run, so no preemption, a slice end. */
+	sched_vcpu_ran(s, 0, MS / 2, 0, MS / 2);
+	sched_vcpu_runnable(s, 1, MS / 2);
+	n = take(s, d, 8);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(d[0].type, SCHED_RETIME);
+	CU_ASSERT_EQUAL(d[0].until, SCHED_SLICE_DFL_NS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), SCHED_SLICE_DFL_NS);
+	/* At the slice end v1 gets the lane. */
+	sched_vcpu_ran(s, 0, SCHED_SLICE_DFL_NS - MS / 2, 0, SCHED_SLICE_DFL_NS);
+	sched_timer(s, SCHED_SLICE_DFL_NS);
+	n = take(s, d, 8);
+	CU_ASSERT_TRUE(has(d, n, SCHED_PREEMPT, 0));
+	CU_ASSERT_TRUE(has(d, n, SCHED_RUN, 1));
+	CU_ASSERT_EQUAL(sched_lane_vcpu(s, 0), 1);
+	CU_ASSERT_EQUAL(sched_vcpu_lane(s, 0), -1);
+	/* v1 blocks: v0 back, alone again, so no slice end. */
+	sched_vcpu_ran(s, 1, MS, 0, SCHED_SLICE_DFL_NS + MS);
+	sched_vcpu_blocked(s, 1, SCHED_SLICE_DFL_NS + MS);
+	n = take(s, d, 8);
+	CU_ASSERT_TRUE(has(d, n, SCHED_RUN, 0));
+	CU_ASSERT_FALSE(has(d, n, SCHED_PREEMPT, 1));
+	CU_ASSERT_EQUAL(sched_lane_until(s, 0), SCHED_TIME_NONE);
+	sched_destroy(s);
+}
+
+static void test_core_wake_preempts_after_min_run(void)
+{
+	struct sched *s = sched_create(1, 2);
+	struct sched_decision d[8];
+	size_t n;
+
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_runnable(s, 1, 0);
+	sched_vcpu_blocked(s, 1, 0);
+	take(s, d, 8);
+	/* v0 ran alone 50 ms; v1 wakes owed its share: it takes the lane at once. */
+	sched_vcpu_ran(s, 0, 50 * MS, 0, 50 * MS);
+	sched_vcpu_runnable(s, 1, 50 * MS);
+	n = take(s, d, 8);
+	CU_ASSERT_TRUE(has(d, n, SCHED_PREEMPT, 0));
+	CU_ASSERT_TRUE(has(d, n, SCHED_RUN, 1));
+	sched_destroy(s);
+}
+
+static void test_core_idle_group_preempted_at_once(void)
+{
+	struct sched *s = sched_create(1, 2);
+	struct sched_decision d[8];
+	struct group *batch;
+	size_t n;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "batch", &batch), 0);
+	CU_ASSERT_EQUAL(group_set_idle(s, batch, true), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, batch), 0);
+	sched_vcpu_runnable(s, 0, 0);
+	take(s, d, 8);
+	/* 0.1 ms into the idle vCPU's run, a normal vCPU wakes: no slice protection. */
+	sched_vcpu_ran(s, 0, MS / 10, 0, MS / 10);
+	sched_vcpu_runnable(s, 1, MS / 10);
+	n = take(s, d, 8);
+	CU_ASSERT_TRUE(has(d, n, SCHED_PREEMPT, 0));
+	CU_ASSERT_TRUE(has(d, n, SCHED_RUN, 1));
+	sched_destroy(s);
+}
+
+static void test_core_throttle_at_exhaustion(void)
+{
+	struct sched *s = sched_create(1, 1);
+	struct sched_decision d[8];
+	struct group *a;
+	struct cpu_stat st;
+	size_t n;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 10000, 100000, 0), 0);
+	sched_vcpu_runnable(s, 0, 0);
+	n = take(s, d, 8);
+	/* Alone, but capped: the slice end is when the 10 ms pool runs dry. */
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(d[0].until, 10 * MS);
+	sched_vcpu_ran(s, 0, 10 * MS, 0, 10 * MS);
+	n = take(s, d, 8);
+	CU_ASSERT_TRUE(has(d, n, SCHED_THROTTLE, -1));
+	CU_ASSERT_TRUE(has(d, n, SCHED_PREEMPT, 0));
+	CU_ASSERT_TRUE(group_throttled(a));
+	CU_ASSERT_EQUAL(sched_next_timer(s), 100 * MS);
+	group_stat(s, a, 60 * MS, &st);
+	CU_ASSERT_EQUAL(st.throttled_ns, 50 * MS);	/* in progress, counted on read */
+	sched_timer(s, 100 * MS);
+	n = take(s, d, 8);
+	CU_ASSERT_TRUE(has(d, n, SCHED_UNTHROTTLE, -1));
+	CU_ASSERT_TRUE(has(d, n, SCHED_RUN, 0));
+	group_stat(s, a, 100 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_periods, 1);
+	CU_ASSERT_EQUAL(st.nr_throttled, 1);
+	CU_ASSERT_EQUAL(st.throttled_ns, 90 * MS);
+	CU_ASSERT_EQUAL(st.usage_ns, 10 * MS);
+	/* A cpu.max write unthrottles at once (tg_set_cfs_bandwidth()). */
+	sched_vcpu_ran(s, 0, 10 * MS, 0, 110 * MS);
+	CU_ASSERT_TRUE(group_throttled(a));
+	take(s, d, 8);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 20000, 100000, 0), 0);
+	CU_ASSERT_FALSE(group_throttled(a));
+	n = take(s, d, 8);
+	CU_ASSERT_TRUE(has(d, n, SCHED_UNTHROTTLE, -1));
+	CU_ASSERT_TRUE(has(d, n, SCHED_RUN, 0));
+	CU_ASSERT_EQUAL(d[n - 1].until, 130 * MS);
+	/* Back to "max": no slice end any more. */
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, RUNTIME_INF, 100000, 0), 0);
+	CU_ASSERT_EQUAL(sched_lane_until(s, 0), SCHED_TIME_NONE);
+	sched_destroy(s);
+}
+
+static void test_core_move_into_throttled_group(void)
+{
+	struct sched *s = sched_create(1, 2);
+	struct sched_decision d[8];
+	struct group *a;
+	size_t n;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 1000, 100000, 0), 0);
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_ran(s, 0, MS, 0, MS);
+	CU_ASSERT_TRUE(group_throttled(a));
+	sched_vcpu_runnable(s, 1, MS);
+	take(s, d, 8);
+	CU_ASSERT_EQUAL(sched_lane_vcpu(s, 0), 1);
+	/* Moving the running vCPU into the throttled group takes its lane away now. */
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 1, a), 0);
+	n = take(s, d, 8);
+	CU_ASSERT_TRUE(has(d, n, SCHED_PREEMPT, 1));
+	CU_ASSERT_EQUAL(sched_lane_vcpu(s, 0), -1);
+	CU_ASSERT_EQUAL(a->nr_vcpus, 2);
+	sched_destroy(s);
+}
+
+static void test_core_remove_capped_group(void)
+{
+	struct sched *s = sched_create(2, 2);
+	struct sched_decision d[16];
+	struct cpu_stat st;
+	struct group *a;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 5000, 50000, 0), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, a), 0);
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_runnable(s, 1, 0);
+	sched_vcpu_ran(s, 0, 5 * MS, 0, 5 * MS);
+	CU_ASSERT_TRUE(group_throttled(a));
+	/* Leaving a throttled group gives the vCPU its lane back at once. */
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, sched_root(s)), 0);
+	CU_ASSERT_TRUE(sched_vcpu_lane(s, 0) >= 0);
+	CU_ASSERT_EQUAL(group_remove(s, a), 0);
+	sched_timer(s, 50 * MS);
+	take(s, d, 16);
+	/* The removed group's usage stays in the root. */
+	group_stat(s, sched_root(s), 50 * MS, &st);
+	CU_ASSERT_EQUAL(st.usage_ns, 5 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), SCHED_TIME_NONE);
+	sched_destroy(s);
+}
+
+/* nr_periods counts active periods plus one trailing idle one; the grid keeps its phase. */
+static void test_core_period_timer_stops_and_restarts(void)
+{
+	struct sched *s = sched_create(1, 1);
+	struct cpu_stat st;
+	struct group *a;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 10000, 100000, 0), 0);
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_ran(s, 0, 5 * MS, 0, 5 * MS);
+	sched_vcpu_blocked(s, 0, 5 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), 100 * MS);
+	sched_timer(s, 100 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), 200 * MS);
+	sched_timer(s, 200 * MS);
+	/* A whole period without a draw: the timer stops, after counting it. */
+	CU_ASSERT_EQUAL(sched_next_timer(s), SCHED_TIME_NONE);
+	group_stat(s, a, 500 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_periods, 2);
+	CU_ASSERT_EQUAL(st.nr_throttled, 0);
+	/* Drawing again restarts it on the same grid. */
+	sched_vcpu_runnable(s, 0, 1050 * MS);
+	sched_vcpu_ran(s, 0, MS, 0, 1051 * MS);
+	sched_vcpu_blocked(s, 0, 1051 * MS);
+	CU_ASSERT_EQUAL(sched_next_timer(s), 1100 * MS);
+	sched_timer(s, 1100 * MS);
+	group_stat(s, a, 1100 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_periods, 3);
+	CU_ASSERT_EQUAL(st.usage_ns, 6 * MS);
+	sched_destroy(s);
+}
+
+/* throttled_usec: time throttled times min(runnable vCPUs below, lanes). */
+static void test_core_throttled_time_width(void)
+{
+	struct sched *s = sched_create(2, 3);
+	struct sched_params p = { .slice_ns = 50 * MS, .min_run_ns = MS, .lag_ns = 100 * MS };
+	struct cpu_stat st;
+	struct group *a;
+	unsigned int i;
+
+	/* Slices longer than the pool lasts, so the slice end is the pool's. */
+	CU_ASSERT_EQUAL(sched_set_params(s, &p), 0);
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(sched_vcpu_move(s, i, a), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 20000, 100000, 0), 0);
+	for (i = 0; i < 3; i++)
+		sched_vcpu_runnable(s, i, 0);
+	/* Two lanes drain the 20 ms pool in 10 ms. */
+	CU_ASSERT_EQUAL(sched_lane_until(s, 0), 10 * MS);
+	sched_vcpu_ran(s, sched_lane_vcpu(s, 0), 10 * MS, 0, 10 * MS);
+	sched_vcpu_ran(s, sched_lane_vcpu(s, 1), 10 * MS, 0, 10 * MS);
+	CU_ASSERT_TRUE(group_throttled(a));
+	/* 3 runnable vCPUs on 2 lanes count as 2 "CPUs"; one blocks at 50 ms: then 2. */
+	sched_vcpu_blocked(s, 2, 50 * MS);
+	sched_vcpu_blocked(s, 1, 60 * MS);
+	group_stat(s, a, 100 * MS, &st);
+	CU_ASSERT_EQUAL(st.throttled_ns, 2 * 40 * MS + 2 * 10 * MS + 1 * 40 * MS);
+	sched_timer(s, 100 * MS);
+	group_stat(s, a, 100 * MS, &st);
+	CU_ASSERT_EQUAL(st.nr_throttled, 1);
+	CU_ASSERT_FALSE(group_throttled(a));
+	sched_destroy(s);
+}
+
+static void test_core_params(void)
+{
+	struct sched *s = sched_create(1, 1);
+	struct sched_params p;
+
+	sched_get_params(s, &p);
+	CU_ASSERT_TRUE(p.min_run_ns >= SCHED_MIN_RUN_MIN_NS);
+	p.min_run_ns = MS / 2;
+	CU_ASSERT_EQUAL(sched_set_params(s, &p), -EINVAL);
+	p.min_run_ns = 2 * MS;
+	p.slice_ns = MS;
+	CU_ASSERT_EQUAL(sched_set_params(s, &p), -EINVAL);
+	p.slice_ns = 4 * MS;
+	p.lag_ns = MS;
+	CU_ASSERT_EQUAL(sched_set_params(s, &p), -EINVAL);
+	p.lag_ns = 8 * MS;
+	CU_ASSERT_EQUAL(sched_set_params(s, &p), 0);
+	sched_get_params(s, &p);
+	CU_ASSERT_EQUAL(p.slice_ns, 4 * MS);
+	sched_destroy(s);
+}
+
+/* Rates kept up to date along one path at a time equal a full solve of the fluid ideal. */
+static void test_core_incremental_rates(void)
+{
+	enum { NV = 24 };
+	struct sched *s = sched_create(3, NV);
+	struct group *g[6];
+	double demand[NV], rate[NV], worst = 0;
+	unsigned int i, k, seed = 7;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &g[0]), 0);
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "b", &g[1]), 0);
+	CU_ASSERT_EQUAL(group_create(s, g[0], "c", &g[2]), 0);
+	CU_ASSERT_EQUAL(group_create(s, g[0], "d", &g[3]), 0);
+	CU_ASSERT_EQUAL(group_create(s, g[3], "e", &g[4]), 0);
+	CU_ASSERT_EQUAL(group_create(s, g[1], "f", &g[5]), 0);
+	/* vCPU groups of one VM are a threaded subtree: vCPUs may sit at every level. */
+	for (i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(group_enable_threaded(s, g[i]), 0);
+	/* a and d enable cpu for their children; b does not: f's vCPUs run in b. */
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[0], true), 0);
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[3], true), 0);
+	CU_ASSERT_EQUAL(group_set_shares(s, g[1], 3000), 0);
+	CU_ASSERT_EQUAL(group_set_shares(s, g[4], 200), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[3], 40000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, g[1], 150000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(group_set_shares(s, g[5], 200), -ENOENT);
+	for (i = 0; i < NV; i++)
+		CU_ASSERT_EQUAL(sched_vcpu_move(s, i, i % 7 == 6 ? sched_root(s) : g[i % 7 % 6]), 0);
+	for (k = 0; k < 400; k++) {
+		unsigned int v = rand_r(&seed) % NV;
+
+		if (sched_vcpu_is_runnable(s, v))
+			sched_vcpu_blocked(s, v, k * MS);
+		else
+			sched_vcpu_runnable(s, v, k * MS);
+		for (i = 0; i < NV; i++)
+			demand[i] = sched_vcpu_demand(s, i);
+		CU_ASSERT_EQUAL_FATAL(fluid_solve(s, demand, rate), 0);
+		for (i = 0; i < NV; i++) {
+			double d;
+
+			if (!sched_vcpu_is_runnable(s, i))
+				continue;	/* a sleeper's share is held by its groups */
+			d = sched_vcpu_rate(s, i) - rate[i];
+
+			if (d < 0)
+				d = -d;
+			if (d > worst)
+				worst = d;
+		}
+	}
+	CU_ASSERT_TRUE(worst < 1e-9);
+	/* Taking cpu away from d (and giving it back) reschedules e's vCPUs in d, and back. */
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[3], false), 0);
+	CU_ASSERT_EQUAL(g[4]->shares, NICE_0_LOAD);
+	for (i = 0; i < NV; i++)
+		demand[i] = sched_vcpu_demand(s, i);
+	CU_ASSERT_EQUAL(fluid_solve(s, demand, rate), 0);
+	for (i = 0; i < NV; i++)
+		if (sched_vcpu_is_runnable(s, i))
+			CU_ASSERT_TRUE(fabs(sched_vcpu_rate(s, i) - rate[i]) < 1e-9);
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, g[3], true), 0);
+	sched_destroy(s);
+}
+
+static CU_TestInfo core_tests[] = {
+	{ "incremental rates equal the fluid ideal", test_core_incremental_rates },
+	{ "a vCPU alone gets no slice end", test_core_alone_no_slice_end },
+	{ "rotation and min_run", test_core_rotation_and_min_run },
+	{ "a waker owed service preempts after min_run", test_core_wake_preempts_after_min_run },
+	{ "idle group preempted at once", test_core_idle_group_preempted_at_once },
+	{ "throttle when the pool runs dry", test_core_throttle_at_exhaustion },
+	{ "move into a throttled group", test_core_move_into_throttled_group },
+	{ "remove a capped group", test_core_remove_capped_group },
+	{ "period timer stops and restarts", test_core_period_timer_stops_and_restarts },
+	{ "throttled time counts runnable vCPUs per lane", test_core_throttled_time_width },
+	{ "parameters", test_core_params },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("sched/core", core_tests)

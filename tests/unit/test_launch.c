@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --group / --assign specs of `vsched run`, applied through the public API. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "sched/launch.h"
+#include "test.h"
+#include "vsched.h"
+
+static void read_file(struct vsched *vs, const char *path, const char *file, char *buf,
+		      size_t len)
+{
+	ssize_t n = vsched_read(vs, path, file, buf, len);
+
+	CU_ASSERT_TRUE(n >= 0);
+	if (n < 0)
+		buf[0] = '\0';
+}
+
+static void test_launch_group_settings(void)
+{
+	struct vsched *vs = vsched_create(2, 4);
+	char msg[256], buf[256];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL(launch_group(vs, "web:weight=300,max=\"50000 100000\"", msg, sizeof(msg)),
+			0);
+	CU_ASSERT_EQUAL(launch_group(vs, "web/fe:burst=20000", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(launch_group(vs, "bg:idle=1", msg, sizeof(msg)), 0);
+	read_file(vs, "web", "cpu.weight", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "300\n");
+	read_file(vs, "web", "cpu.max", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "50000 100000\n");
+	read_file(vs, "web/fe", "cpu.max.burst", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "20000\n");
+	read_file(vs, "bg", "cpu.idle", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "1\n");
+	/* Missing parents are created on the way; an existing group is reused. */
+	CU_ASSERT_EQUAL(launch_group(vs, "a/b/c", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(launch_group(vs, "a/b:weight=50", msg, sizeof(msg)), 0);
+	read_file(vs, "a/b", "cpu.weight", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "50\n");
+	vsched_destroy(vs);
+}
+
+static void test_launch_group_errors(void)
+{
+	struct vsched *vs = vsched_create(2, 4);
+	char msg[256], buf[256];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL(launch_group(vs, "web:weight=0", msg, sizeof(msg)), -ERANGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cpu.weight"));
+	CU_ASSERT_EQUAL(launch_group(vs, "web:colour=red", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(launch_group(vs, "web:weight", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(launch_group(vs, ":weight=3", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(launch_group(vs, "web:max=1 100000", msg, sizeof(msg)), -EINVAL);
+	/* The failed value left the group's setting as it was. */
+	read_file(vs, "web", "cpu.weight", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "100\n");
+	vsched_destroy(vs);
+}
+
+static void test_launch_assign(void)
+{
+	struct vsched *vs = vsched_create(2, 4);
+	char msg[256], buf[256];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	vsched_set_vcpu_tid(vs, 0, 1000);
+	vsched_set_vcpu_tid(vs, 1, 1001);
+	vsched_set_vcpu_tid(vs, 2, 1002);
+	CU_ASSERT_EQUAL(launch_group(vs, "web/fe", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(launch_group(vs, "bg", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(launch_assign(vs, "0-1=web/fe", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(launch_assign(vs, "2=bg", msg, sizeof(msg)), 0);
+	read_file(vs, "web/fe", "cgroup.threads", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "1000\n1001\n");
+	read_file(vs, "bg", "cgroup.threads", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "1002\n");
+	CU_ASSERT_EQUAL(launch_assign(vs, "0-1", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(launch_assign(vs, "=web", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(launch_assign(vs, "7=web", msg, sizeof(msg)), -ERANGE);
+	CU_ASSERT_EQUAL(launch_assign(vs, "0=nope", msg, sizeof(msg)), -ENOENT);
+	read_file(vs, "web/fe", "cgroup.threads", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "1000\n1001\n");
+	vsched_destroy(vs);
+}
+
+static CU_TestInfo launch_tests[] = {
+	{ "--group creates groups and writes settings", test_launch_group_settings },
+	{ "--group errors name the part and change nothing", test_launch_group_errors },
+	{ "--assign moves vCPUs by cpuset", test_launch_assign },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("launch", launch_tests);

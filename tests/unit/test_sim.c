@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scheduler core against the fluid ideal, on the deterministic simulator. Bounds (design
+ * brief §6, issue 3): max group error <= 0.1 % of capacity over 10 simulated seconds when every
+ * vCPU is a hog, <= 0.5 % when duty-cycle vCPUs take part; cpu.max usage within +-1 % of quota
+ * averaged over 10 periods; cpu.stat counters as the kernel defines them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "test.h"
+#include "sched/sim.h"
+
+#define HOG_BOUND	0.1
+#define DUTY_BOUND	0.5
+
+static struct sim_result *run(const char *text)
+{
+	struct sim_scenario *sc = NULL;
+	struct sim_result *r = NULL;
+	char err[256] = "";
+	int ret;
+
+	ret = sim_parse(text, &sc, err, sizeof(err));
+	CU_ASSERT_EQUAL(ret, 0);
+	if (ret) {
+		printf("\n  parse: %s\n", err);
+		return NULL;
+	}
+	ret = sim_run(sc, &r, err, sizeof(err));
+	sim_scenario_free(sc);
+	CU_ASSERT_EQUAL(ret, 0);
+	if (ret)
+		printf("\n  run: %s\n", err);
+	return ret ? NULL : r;
+}
+
+static void check_error(const char *text, double bound)
+{
+	struct sim_result *r = run(text);
+
+	if (!r)
+		return;
+	if (sim_max_group_error(r) > bound) {
+		printf("\n  max group error %.4f %% > %.2f %%\n", sim_max_group_error(r), bound);
+		sim_report(r, stdout);
+	}
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= bound);
+	CU_ASSERT_EQUAL(sim_min_run_violations(r), 0);
+	sim_result_free(r);
+}
+
+static double usage(const struct sim_result *r, const char *path)
+{
+	double u = -1, ideal;
+
+	CU_ASSERT_EQUAL(sim_group_usage(r, path, &u, &ideal), 0);
+	return u;
+}
+
+/* Every run of 10 consecutive periods averages within +-1 % of quota. */
+static void check_quota(const struct sim_result *r, const char *path, double quota_ns)
+{
+	const double *u = NULL;
+	size_t n = sim_group_periods(r, path, &u), i, j;
+
+	CU_ASSERT_TRUE(n >= 10);
+	for (i = 0; i + 10 <= n; i++) {
+		double sum = 0;
+
+		for (j = i; j < i + 10; j++)
+			sum += u[j];
+		CU_ASSERT_TRUE(fabs(sum / 10 - quota_ns) <= 0.01 * quota_ns);
+	}
+}
+
+static void test_sim_flat_weights(void)
+{
+	check_error("lanes 2\nduration 10s\n"
+		    "group /a weight 100\ngroup /b weight 200\ngroup /c weight 300\n"
+		    "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 /b hog\nvcpu 3 /b hog\n"
+		    "vcpu 4 /c hog\nvcpu 5 /c hog\n",
+		    HOG_BOUND);
+}
+
+static void test_sim_extreme_weights(void)
+{
+	check_error("lanes 1\nduration 10s\ngroup /lo weight 1\ngroup /hi weight 10000\n"
+		    "vcpu 0 /lo hog\nvcpu 1 /hi hog\n",
+		    HOG_BOUND);
+	check_error("lanes 2\nduration 10s\ngroup /lo weight 1\ngroup /hi weight 10000\n"
+		    "vcpu 0 /lo hog\nvcpu 1 /lo hog\nvcpu 2 /hi hog\n",
+		    HOG_BOUND);
+}
+
+static void test_sim_more_vcpus_than_lanes(void)
+{
+	/* A has 1 vCPU, B 3, weights 1:2, 2 lanes: A 2/3 CPU, B 4/3. */
+	check_error("lanes 2\nduration 10s\ngroup /a weight 100\ngroup /b weight 200\n"
+		    "vcpu 0 /a hog\nvcpu 1 /b hog\nvcpu 2 /b hog\nvcpu 3 /b hog\n",
+		    HOG_BOUND);
+	check_error("lanes 3\nduration 10s\ngroup /a\ngroup /b weight 50\n"
+		    "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 /a hog\nvcpu 3 /a hog\nvcpu 4 /a hog\n"
+		    "vcpu 5 /b hog\nvcpu 6 /b hog\nvcpu 7 / hog\n",
+		    HOG_BOUND);
+}
+
+static void test_sim_fewer_vcpus_than_lanes_no_kicks(void)
+{
+	struct sim_result *r = run("lanes 4\nduration 10s\ngroup /a weight 100\n"
+				   "group /b weight 900\nvcpu 0 /a hog\nvcpu 1 /b hog\n");
+
+	if (!r)
+		return;
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= HOG_BOUND);
+	/* Nobody ever waits: no preemption, no slice end ever fires. */
+	CU_ASSERT_EQUAL(sim_preemptions(r), 0);
+	CU_ASSERT_EQUAL(sim_timer_wakeups(r), 0);
+	sim_result_free(r);
+}
+
+static void test_sim_nested_three_levels(void)
+{
+	/* vCPUs at inner levels too, and a one-vCPU child owed 0.9 of a 1.2-CPU parent. */
+	check_error("lanes 2\nduration 10s\n"
+		    "group /a weight 300\ngroup /a/x weight 100\ngroup /a/x/p weight 50\n"
+		    "group /a/x/q weight 150\ngroup /a/y weight 300\ngroup /b weight 100\n"
+		    "vcpu 0 /a/x/p hog\nvcpu 1 /a/x/q hog\nvcpu 2 /a/x hog\nvcpu 3 /a/y hog\n"
+		    "vcpu 4 /b hog\nvcpu 5 /b hog\nvcpu 6 / hog\n",
+		    HOG_BOUND);
+	check_error("lanes 4\nduration 10s\n"
+		    "group /a\ngroup /a/b weight 400\ngroup /a/b/c weight 25\ngroup /a/b/d\n"
+		    "group /e weight 50\n"
+		    "vcpu 0 /a/b/c hog\nvcpu 1 /a/b/c hog\nvcpu 2 /a/b/d hog\nvcpu 3 /a/b/d hog\n"
+		    "vcpu 4 /a/b/d hog\nvcpu 5 /a hog\nvcpu 6 /e hog\nvcpu 7 /e hog\n",
+		    HOG_BOUND);
+}
+
+static void test_sim_caps_at_every_level(void)
+{
+	struct sim_result *r = run("lanes 2\nduration 10s\n"
+				   "group /a weight 100 max 120ms 100ms\n"
+				   "group /a/x max 25ms 50ms\ngroup /a/y max 90ms 100ms\n"
+				   "group /b weight 100\ngroup /c weight 400 max 30ms 100ms\n"
+				   "vcpu 0 /a/x hog\nvcpu 1 /a/x hog\nvcpu 2 /a/y hog\n"
+				   "vcpu 3 /b hog\nvcpu 4 /b hog\nvcpu 5 /c hog\n");
+
+	if (!r)
+		return;
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= HOG_BOUND);
+	check_quota(r, "/c", 30e6);
+	sim_result_free(r);
+	/* A parent's cap binds its children: /p may use 0.6 CPU of which /p/q at most 0.2. */
+	r = run("lanes 2\nduration 10s\ngroup /p max 60ms 100ms\ngroup /p/q max 20ms 100ms\n"
+		"group /p/r\ngroup /s weight 1\n"
+		"vcpu 0 /p/q hog\nvcpu 1 /p/r hog\nvcpu 2 /p/r hog\nvcpu 3 /s hog\nvcpu 4 /s hog\n");
+	if (!r)
+		return;
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= HOG_BOUND);
+	check_quota(r, "/p", 60e6);
+	check_quota(r, "/p/q", 20e6);
+	sim_result_free(r);
+}
+
+static void test_sim_cap_below_fair_share(void)
+{
+	struct sim_result *r = run("lanes 2\nduration 10s\ngroup /a max 30ms 100ms\ngroup /b\n"
+				   "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 /b hog\nvcpu 3 /b hog\n");
+	struct cpu_stat st;
+
+	if (!r)
+		return;
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= HOG_BOUND);
+	check_quota(r, "/a", 30e6);
+	CU_ASSERT_EQUAL(sim_group_stat(r, "/a", &st), 0);
+	/* The period timer runs from the cpu.max write at 0: expiries at 0.1 .. 9.9 s. */
+	CU_ASSERT_EQUAL(st.nr_periods, 99);
+	/* Always at the limit: every period ends throttled. */
+	CU_ASSERT_EQUAL(st.nr_throttled, 99);
+	CU_ASSERT_TRUE(st.throttled_ns > 0);
+	CU_ASSERT_EQUAL(st.nr_bursts, 0);
+	CU_ASSERT_EQUAL(st.usage_ns, st.user_ns + st.system_ns);
+	sim_result_free(r);
+}
+
+static void test_sim_burst_counters(void)
+{
+	/*
+	 * 40 ms of work every 300 ms under quota 20 ms / 100 ms, burst 20 ms, 3 s. First cycle:
+	 * the pool holds 20 ms (set at the write), so the work takes two periods, throttled 20-100
+	 * ms (80 ms, one vCPU) and again at 120 ms when the work ends (nothing left to hold: 0 ms).
+	 * By the next cycle the pool has refilled to quota + burst = 40 ms: the work runs in one
+	 * go, the pool is empty at the end, and the refill after that counts a burst of 20 ms.
+	 * Nine such cycles; 11 periods ended throttled; the timer never stopped: 29 periods.
+	 */
+	struct sim_result *r = run("lanes 1\nduration 3s\ngroup /a max 20ms 100ms burst 20ms\n"
+				   "vcpu 0 /a duty 40ms 300ms\n");
+	struct cpu_stat st;
+
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_group_stat(r, "/a", &st), 0);
+	CU_ASSERT_EQUAL(st.usage_ns, 400000000ULL);
+	CU_ASSERT_EQUAL(st.nr_periods, 29);
+	CU_ASSERT_EQUAL(st.nr_throttled, 11);
+	CU_ASSERT_EQUAL(st.throttled_ns, 80000000ULL);
+	CU_ASSERT_EQUAL(st.nr_bursts, 9);
+	CU_ASSERT_EQUAL(st.burst_ns, 180000000ULL);
+	sim_result_free(r);
+	/* Burst beside a hog: still the long-run quota. */
+	check_error("lanes 2\nduration 10s\ngroup /a max 20ms 100ms burst 20ms\ngroup /b\n"
+		    "vcpu 0 /a bursty 30ms 200ms seed 3\nvcpu 1 /b hog\n",
+		    DUTY_BOUND);
+}
+
+static void test_sim_no_false_throttling(void)
+{
+	/* Demand 0.3 CPU under a 0.5 CPU quota, in bursts: never throttled. */
+	struct sim_result *r = run("lanes 2\nduration 10s\ngroup /a max 50ms 100ms\ngroup /b\n"
+				   "vcpu 0 /a duty 3ms 10ms\nvcpu 1 /a duty 6ms 40ms phase 1ms\n"
+				   "vcpu 2 /b hog\nvcpu 3 /b hog\n");
+	struct cpu_stat st;
+
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_group_stat(r, "/a", &st), 0);
+	CU_ASSERT_EQUAL(st.nr_throttled, 0);
+	CU_ASSERT_EQUAL(st.throttled_ns, 0);
+	CU_ASSERT_EQUAL(st.nr_periods, 99);
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= DUTY_BOUND);
+	sim_result_free(r);
+}
+
+static void test_sim_idle_groups(void)
+{
+	check_error("lanes 2\nduration 10s\ngroup /batch idle 1\ngroup /web\n"
+		    "vcpu 0 /batch hog\nvcpu 1 /batch hog\nvcpu 2 /web hog\n",
+		    HOG_BOUND);
+	/* The idle group runs in the gaps of a duty vCPU, which preempts it at once. */
+	check_error("lanes 2\nduration 10s\ngroup /batch idle 1\ngroup /web weight 100\n"
+		    "vcpu 0 /batch hog\nvcpu 1 /batch hog\nvcpu 2 /web hog\n"
+		    "vcpu 3 /web duty 2ms 10ms\n",
+		    DUTY_BOUND);
+}
+
+static void test_sim_duty_beside_hogs(void)
+{
+	check_error("lanes 2\nduration 10s\ngroup /lat\ngroup /batch\n"
+		    "vcpu 0 /lat duty 3ms 10ms\nvcpu 1 /lat duty 3ms 10ms phase 5ms\n"
+		    "vcpu 2 /batch hog\nvcpu 3 /batch hog\nvcpu 4 /batch hog\n",
+		    DUTY_BOUND);
+	/* In the same group as a hog, and a latency vCPU alone against two groups. */
+	check_error("lanes 2\nduration 10s\ngroup /web\ngroup /batch\n"
+		    "vcpu 0 /web hog\nvcpu 1 /web duty 2ms 10ms\n"
+		    "vcpu 2 /batch hog\nvcpu 3 /batch hog\nvcpu 4 / duty 5ms 20ms\n",
+		    DUTY_BOUND);
+	/* A group owed more than its hog and duty vCPU ask (1.5 vs 1.3): it gets 1.3. */
+	check_error("lanes 2\nduration 10s\ngroup /web weight 300\ngroup /batch weight 100\n"
+		    "vcpu 0 /web hog\nvcpu 1 /web duty 3ms 10ms\nvcpu 2 /batch hog\n"
+		    "vcpu 3 /batch hog\n",
+		    DUTY_BOUND);
+	/* 30 % duty vCPUs whose demand exceeds their share: they get the share. */
+	check_error("lanes 1\nduration 10s\ngroup /a\ngroup /b weight 300\n"
+		    "vcpu 0 /a duty 3ms 10ms\nvcpu 1 /a duty 3ms 10ms\nvcpu 2 /b hog\n",
+		    DUTY_BOUND);
+}
+
+static void test_sim_move_mid_run(void)
+{
+	check_error("lanes 2\nduration 10s\ngroup /a\ngroup /b weight 300\n"
+		    "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 /a hog\nvcpu 3 /b hog\n"
+		    "at 5s move 2 /b\n",
+		    HOG_BOUND);
+	/* Into and out of a capped group. */
+	check_error("lanes 2\nduration 10s\ngroup /a max 50ms 100ms\ngroup /b\n"
+		    "vcpu 0 /a hog\nvcpu 1 /b hog\nvcpu 2 /b hog\n"
+		    "at 3s move 1 /a\nat 6s move 0 /b\n",
+		    HOG_BOUND);
+}
+
+static void test_sim_weight_changed_mid_run(void)
+{
+	check_error("lanes 2\nduration 10s\ngroup /a\ngroup /b\n"
+		    "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 /b hog\nvcpu 3 /b hog\n"
+		    "at 3s weight /a 400\nat 6s max /b 50ms 100ms\nat 8s max /b max\n"
+		    "at 9s nice /a 5\n",
+		    HOG_BOUND);
+	check_error("lanes 1\nduration 10s\ngroup /a\ngroup /b\n"
+		    "vcpu 0 /a hog\nvcpu 1 /b hog\nat 2s idle /b 1\nat 5s idle /b 0\n",
+		    HOG_BOUND);
+}
+
+static void test_sim_everything_at_once(void)
+{
+	check_error("lanes 4\nduration 10s\n"
+		    "group /a weight 200\ngroup /a/x weight 50 max 150ms 100ms\n"
+		    "group /a/y weight 300\ngroup /a/y/z idle 1\ngroup /b weight 100\n"
+		    "group /c nice 5\n"
+		    "vcpu 0 /a/x hog\nvcpu 1 /a/x hog\nvcpu 2 /a/x duty 4ms 10ms\n"
+		    "vcpu 3 /a/y hog\nvcpu 4 /a/y duty 1ms 7ms phase 2ms\nvcpu 5 /a/y/z hog\n"
+		    "vcpu 6 /a/y/z hog\nvcpu 7 /b bursty 5ms 20ms seed 9\nvcpu 8 /b hog\n"
+		    "vcpu 9 /c hog\nvcpu 10 /c duty 2ms 5ms\nvcpu 11 / duty 3ms 30ms\n"
+		    "at 3s move 9 /a/y\nat 5s weight /b 1000\nat 7s max /a 250ms 100ms\n",
+		    DUTY_BOUND);
+}
+
+static void test_sim_usage_split(void)
+{
+	struct sim_result *r = run("lanes 1\nduration 1s\ngroup /a\nvcpu 0 /a hog sys 25\n");
+	struct cpu_stat st;
+
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_group_stat(r, "/a", &st), 0);
+	CU_ASSERT_EQUAL(st.usage_ns, 1000000000ULL);
+	CU_ASSERT_EQUAL(st.system_ns, 250000000ULL);
+	CU_ASSERT_EQUAL(st.user_ns + st.system_ns, st.usage_ns);
+	CU_ASSERT_EQUAL(sim_group_stat(r, "/nope", &st), -ENOENT);
+	CU_ASSERT_TRUE(usage(r, "/") == 1e9);
+	sim_result_free(r);
+}
+
+static void test_sim_scenario_errors(void)
+{
+	static const char *const bad[] = {
+		"lanes 0\n", "lanes x\n", "duration 0\n", "duration 5parsecs\n", "bogus 1\n",
+		"group a\n", "group /a weight 0\n", "group /a weight 10001\n", "group /a nice 20\n",
+		"group /a idle 2\n", "group /a frobs 3\n", "vcpu 0 /a\n", "vcpu 0 /a spin\n",
+		"vcpu 0 /a duty 5ms\n", "vcpu 0 /a duty 5ms 1ms\n", "at 1s move 0\n",
+		"at 1s weight /a\n", "vcpu 9999 / hog\n",
+	};
+	struct sim_scenario *sc;
+	struct sim_result *r;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(sim_parse(bad[i], &sc, err, sizeof(err)), -EINVAL);
+		CU_ASSERT_TRUE(!strncmp(err, "line 1: ", 8));
+	}
+	/* Errors that only the group tree can see come back from sim_run() with the errno. */
+	CU_ASSERT_EQUAL(sim_parse("group /a/b\n", &sc, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -ENOENT);
+	sim_scenario_free(sc);
+	CU_ASSERT_EQUAL(sim_parse("group /a max 500us 100ms\n", &sc, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -EINVAL);
+	sim_scenario_free(sc);
+	/* cpu.weight of an idle group is EINVAL (sched_group_set_shares()). */
+	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nat 1ms weight /a 5\n", &sc, err, sizeof(err)),
+			0);
+	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -EINVAL);
+	sim_scenario_free(sc);
+	CU_ASSERT_EQUAL(sim_load("/nonexistent/x.sim", &sc, err, sizeof(err)), -ENOENT);
+}
+
+static CU_TestInfo sim_tests[] = {
+	{ "flat weights", test_sim_flat_weights },
+	{ "extreme weights 1 vs 10000", test_sim_extreme_weights },
+	{ "more vCPUs than lanes", test_sim_more_vcpus_than_lanes },
+	{ "fewer vCPUs than lanes, no kicks", test_sim_fewer_vcpus_than_lanes_no_kicks },
+	{ "nesting three levels deep", test_sim_nested_three_levels },
+	{ "caps at every level", test_sim_caps_at_every_level },
+	{ "cap below a fair share", test_sim_cap_below_fair_share },
+	{ "burst and its counters", test_sim_burst_counters },
+	{ "no false throttling", test_sim_no_false_throttling },
+	{ "idle groups", test_sim_idle_groups },
+	{ "duty-cycle vCPUs beside hogs", test_sim_duty_beside_hogs },
+	{ "a vCPU moved mid-run", test_sim_move_mid_run },
+	{ "a weight changed mid-run", test_sim_weight_changed_mid_run },
+	{ "everything at once, 4 lanes", test_sim_everything_at_once },
+	{ "usage, user and system", test_sim_usage_split },
+	{ "scenario errors", test_sim_scenario_errors },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("sched/sim", sim_tests)
