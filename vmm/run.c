@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "libvirt/apply.h"
-#include "libvirt/launch.h"
+#include "libvirt/domain_launch.h"
 #include "sched/runsched.h"
 #include "vmm/linux.h"
 #include "vmm/opts.h"

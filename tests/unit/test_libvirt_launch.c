@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libvirt/launch.h"
+#include "libvirt/domain_launch.h"
 #include "libvirt_util.h"
 #include "test.h"
 #include "vsched.h"

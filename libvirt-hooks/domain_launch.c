@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "libvirt/api_backend.h"
-#include "libvirt/launch.h"
+#include "libvirt/domain_launch.h"
 #include "libvirt/plan.h"
 
 int domain_launch_load(const char *path, struct domain_launch *l)

@@ -4,8 +4,8 @@
  * direct-kernel boot, pinning, and the group plan, all validated before anything starts. The
  * plan is applied to the VM's struct vsched through the C API once the VM exists.
  */
-#ifndef VSCHED_LIBVIRT_LAUNCH_H
-#define VSCHED_LIBVIRT_LAUNCH_H
+#ifndef VSCHED_LIBVIRT_DOMAIN_LAUNCH_H
+#define VSCHED_LIBVIRT_DOMAIN_LAUNCH_H
 
 #include "libvirt/domain.h"
 #include "libvirt/fsops.h"
