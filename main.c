@@ -25,8 +25,8 @@ static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
 	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
-	{ "sim", cmd_sim, "simulate a scenario file on the scheduler core" },
 	{ "list", cmd_list, "list running VMs and their control directories" },
+	{ "sim", cmd_sim, "simulate a scenario file on the scheduler core" },
 	{ "apply", cmd_apply, "apply a domain XML's cputune and vCPU groups to a running VM" },
 	{ "hook", cmd_hook, "libvirt QEMU hook (installed in /etc/libvirt/hooks/qemu.d/)" },
 };

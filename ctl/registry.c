@@ -20,7 +20,7 @@
 #include "ctl/ctl.h"
 
 #define VMS_SUBDIR	".vms"
-#define NAME_MAX_LEN	64
+#define NAME_MAX_LEN	128
 
 struct vm_record {
 	pid_t pid;
@@ -35,6 +35,7 @@ const char *ctl_run_dir(void)
 	return d && *d ? d : CTL_RUN_DIR_DFL;
 }
 
+/* A libvirt domain name works as is: anything printable but '/', not hidden. */
 int ctl_name_valid(const char *name)
 {
 	size_t i, n = strlen(name);
@@ -42,7 +43,7 @@ int ctl_name_valid(const char *name)
 	if (n == 0 || n > NAME_MAX_LEN || name[0] == '.')
 		return -EINVAL;
 	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)name[i]) && !strchr("_.-", name[i]))
+		if (name[i] == '/' || iscntrl((unsigned char)name[i]))
 			return -EINVAL;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/ctl.h"
 #include "libvirt/apply.h"
 #include "libvirt/domain_launch.h"
 #include "sched/runsched.h"
@@ -25,6 +26,7 @@
 #include "vmm/run.h"
 #include "vmm/stats.h"
 #include "vmm/vm.h"
+#include "vsched.h"
 
 #define RUN_MAX_PAYLOAD_ARGS 64
 #define RUN_DEMO_DURATION_NS 3000000000ULL
@@ -58,10 +60,13 @@ struct run_cfg {
 	unsigned int nr_assigns;
 	bool no_sched;
 	bool monitor;
+	bool name_given;
+	const char *ctl_dir;
+	bool no_ctl;
 };
 
 enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_STATS, OPT_GROUP, OPT_ASSIGN,
-       OPT_NO_SCHED, OPT_MONITOR, OPT_DOMAIN };
+       OPT_NO_SCHED, OPT_MONITOR, OPT_CTL_DIR, OPT_NO_CTL, OPT_DOMAIN };
 
 static const struct option run_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -79,6 +84,8 @@ static const struct option run_options[] = {
 	{ "assign", required_argument, NULL, OPT_ASSIGN },
 	{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
 	{ "monitor", no_argument, NULL, OPT_MONITOR },
+	{ "ctl-dir", required_argument, NULL, OPT_CTL_DIR },
+	{ "no-ctl", no_argument, NULL, OPT_NO_CTL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -114,6 +121,9 @@ static void run_usage(FILE *f)
 		"      --assign CPUSET=PATH move vCPUs into a group: --assign 0-1=web/fe; repeatable\n"
 		"      --no-sched           no vCPU scheduler: the host kernel runs the vCPU threads\n"
 		"      --monitor            print each group's CPU share once a second\n"
+		"      --ctl-dir PATH       mount the control directory there (default\n"
+		"                           /run/vsched/NAME; docs/control-directory.md)\n"
+		"      --no-ctl             no control directory\n"
 		"  -v, --verbose            progress once a second and more messages\n"
 		"  -h, --help               this text\n\n"
 		"Exit status: 0 powered off or --duration, 1 setup failed, 2 usage, 3 guest reset,\n"
@@ -185,9 +195,11 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	while ((c = getopt_long(argc, argv, ":n:c:m:p:d:P:vh", run_options, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (!*optarg || strchr(optarg, '/'))
-				return run_usage_error("invalid --name '%s'", optarg);
+			if (ctl_name_valid(optarg))
+				return run_usage_error("invalid --name '%s' (1-128 printable characters, "
+						       "no '/', not starting with '.')", optarg);
 			cfg->name = optarg;
+			cfg->name_given = true;
 			break;
 		case 'c':
 			if (opts_parse_uint(optarg, 1, VM_MAX_VCPUS, &cfg->vcpus))
@@ -229,6 +241,14 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 			break;
 		case 'v':
 			cfg->verbose = true;
+			break;
+		case OPT_CTL_DIR:
+			if (!*optarg)
+				return run_usage_error("invalid --ctl-dir '%s'", optarg);
+			cfg->ctl_dir = optarg;
+			break;
+		case OPT_NO_CTL:
+			cfg->no_ctl = true;
 			break;
 		case OPT_GROUP:
 			if (cfg->nr_groups == RUN_MAX_PAYLOAD_ARGS)
@@ -273,6 +293,8 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		return run_usage_error("--kernel and --payload exclude each other%s", "");
 	if (!cfg->kernel.kernel && (cfg->kernel.initrd || cfg->kernel.cmdline))
 		return run_usage_error("--initrd and --cmdline need --kernel%s", "");
+	if (cfg->ctl_dir && cfg->no_ctl)
+		return run_usage_error("--ctl-dir and --no-ctl exclude each other%s", "");
 	if (cfg->no_sched && (cfg->nr_groups || cfg->nr_assigns))
 		return run_usage_error("--no-sched excludes --group and --assign%s", "");
 	if (cfg->demo) {
@@ -434,10 +456,37 @@ static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
 	return 0;
 }
 
+static int run_ctl_start(const struct run_cfg *cfg, struct vm *vm, struct vsched *vs,
+			 struct vm_ctl *vc)
+{
+	struct vm_ctl_opts o = {
+		.name = cfg->name, .name_given = cfg->name_given, .dir = cfg->ctl_dir,
+		.no_ctl = cfg->no_ctl,
+	};
+	int ret = vm_ctl_start(vm, vs, &o, vc);
+
+	/* A VM that ended already (e.g. an emulation failure at once) reports its own status. */
+	if (ret == -ECANCELED)
+		return 0;
+	if (ret == -EEXIST)
+		fprintf(stderr, "vsched run: a VM named '%s' is already running (vsched list)\n",
+			cfg->name);
+	else if (ret)
+		fprintf(stderr, "vsched run: control directory %s: %s\n",
+			cfg->ctl_dir ? cfg->ctl_dir : cfg->name, strerror(-ret));
+	else if (vc->mount_err)
+		fprintf(stderr, "vsched run: no control directory (%s); running without one\n",
+			strerror(-vc->mount_err));
+	else if (cfg->verbose && vc->ctl)
+		fprintf(stderr, "vsched: control directory %s\n", ctl_dir(vc->ctl));
+	return ret;
+}
+
 static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs, FILE *stats,
 		  uint64_t start_ns)
 {
 	struct stats_run sr = { .cmd_start_ns = start_ns };
+	struct vm_ctl vc = { 0 };
 	sigset_t set, old;
 	int sfd, ret, sig;
 
@@ -476,8 +525,11 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs,
 	ret = vm_start(vm);
 	if (ret)
 		fprintf(stderr, "vsched run: cannot start vCPU threads: %s\n", strerror(-ret));
+	else
+		ret = run_ctl_start(cfg, vm, rs->vs, &vc);
 	sig = ret ? 0 : run_wait(vm, cfg, sfd);
 	vm_stop(vm, VM_EXIT_STOPPED);
+	vm_ctl_stop(&vc);
 	vm_join(vm);
 	runsched_finish(rs);
 	runsched_stats(rs, &sr);

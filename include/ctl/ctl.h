@@ -43,7 +43,7 @@ int ctl_dir_clean(const char *dir);
  * directory ("" when run with --no-ctl).
  */
 const char *ctl_run_dir(void);
-int ctl_name_valid(const char *name);	/* 0 or -EINVAL: [A-Za-z0-9_.-], 1..64, no leading '.' */
+int ctl_name_valid(const char *name);	/* 0 or -EINVAL: 1..128 printable, no '/', no leading '.' */
 /* Default control directory of a VM: <run dir>/<name>. */
 int ctl_default_dir(const char *name, char *buf, size_t len);
 /*
@@ -60,6 +60,30 @@ void ctl_unregister(const char *name);
  */
 int ctl_vm_start(struct vsched *vs, const char *name, const char *dir, struct ctl **out);
 void ctl_vm_stop(const char *name, struct ctl *c);
+
+/* For `vsched run` (ctl/vm_ctl.c): --name, --ctl-dir, --no-ctl. */
+struct vm;
+struct vm_ctl_opts {
+	const char *name;
+	bool name_given;	/* false: "vm" was the default, a taken one becomes "vm-<pid>" */
+	const char *dir;	/* --ctl-dir, NULL for <run dir>/<name> */
+	bool no_ctl;
+};
+struct vm_ctl {
+	char name[160];		/* the name registered */
+	struct ctl *ctl;	/* NULL without a directory */
+	int mount_err;		/* why the default directory could not be mounted, or 0 */
+	bool started;
+};
+/*
+ * After vm_start(): waits for the vCPU threads' TIDs, puts them and the pid into vs, claims the
+ * name and mounts the directory. If the default directory cannot be mounted (no FUSE), the VM
+ * is registered without one and vc->mount_err says why; an explicit --ctl-dir must mount.
+ * -EINVAL name, -EEXIST name taken by a live VMM, -ETIMEDOUT vCPU threads did not start,
+ * -ECANCELED the VM stopped meanwhile, or a mount error.
+ */
+int vm_ctl_start(struct vm *vm, struct vsched *vs, const struct vm_ctl_opts *o, struct vm_ctl *vc);
+void vm_ctl_stop(struct vm_ctl *vc);
 
 /* `vsched list`: running VMs, their pids and control directories. */
 int cmd_list(int argc, char **argv);

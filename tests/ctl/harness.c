@@ -5,7 +5,7 @@
  * mounted as a VMM would mount it, served until SIGINT or SIGTERM. No KVM involved: the
  * integration tests use it to drive the directory fast and deterministically.
  *
- * usage: vsched-ctl-harness [--name NAME] [--vcpus N] [--ctl-dir DIR]
+ * usage: vsched-ctl-harness [--name NAME] [--vcpus N] [--ctl-dir DIR]  (--ctl-dir "": none)
  * Prints "ready DIR" on stdout once mounted.
  */
 #include <errno.h>
@@ -51,7 +51,8 @@ static void *idle_thread(void *arg)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: vsched-ctl-harness [--name NAME] [--vcpus N] [--ctl-dir DIR]\n");
+	fprintf(f, "usage: vsched-ctl-harness [--name NAME] [--vcpus N] [--ctl-dir DIR]\n"
+		   "--ctl-dir \"\" registers the VM without a directory (as --no-ctl)\n");
 }
 
 int main(int argc, char **argv)

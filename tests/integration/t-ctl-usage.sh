@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# cpu.stat through the control directory against the kernel's own account of the vCPU threads
+# (/proc/PID/task/TID/schedstat, nanoseconds of CPU time): per vCPU (vsched.vcpu.stat), per
+# group (a vCPU moved into a group at a known point) and for the whole VM (root cpu.stat),
+# each within 1 % (plus the CPU time that passes while reading).
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/ctl-lib.sh"
+if [ ! -c /dev/fuse ]; then
+	echo "no /dev/fuse on this machine: control-directory tests need FUSE"
+	exit 77
+fi
+if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+	echo "no usable /dev/kvm: this test runs a real VM"
+	exit 77
+fi
+ctl_tmp
+
+"$VSCHED" run --name usage --vcpus 2 --payload hog --duration 60 >"$TMPD/vm.log" 2>&1 &
+VPID=$!
+HPIDS="$HPIDS $VPID"
+D=$VSCHED_RUN_DIR/usage
+for i in $(seq 100); do
+	[ -f "$D/cgroup.threads" ] && [ "$(wc -l <"$D/cgroup.threads")" = 2 ] && break
+	sleep 0.1
+done
+read -r t0 t1 < <(vcpu_tids "$VPID" | tr '\n' ' ')
+cpu_us() { echo $(($(cut -d' ' -f1 /proc/$VPID/task/$1/schedstat) / 1000)); }
+
+# vCPU 1 into group a; its CPU time at the move is a's zero.
+mkdir "$D/a"
+echo threaded >"$D/a/cgroup.type"
+m0=$(cpu_us "$t1")
+echo "$t1" >"$D/a/cgroup.threads"
+m1=$(cpu_us "$t1")
+sleep 3
+
+# within LABEL VALUE LOW HIGH: LOW - 1 % <= VALUE <= HIGH + 1 %.
+within() {
+	local lo=$(($3 - $3 / 100)) hi=$(($4 + $4 / 100))
+	if [ "$2" -ge "$lo" ] && [ "$2" -le "$hi" ]; then
+		ok "$1: $2 us in [$3, $4] (+-1 %)"
+	else
+		bad "$1: $2 us outside [$lo, $hi]"
+	fi
+}
+
+for v in 0 1; do
+	t=$(eval echo \$t$v)
+	grp=$([ $v = 1 ] && echo a || echo .)
+	b=$(cpu_us "$t")
+	u=$(sed -n "s/^$v tid=$t usage_usec=\([0-9]*\) .*/\1/p" "$D/$grp/vsched.vcpu.stat")
+	a=$(cpu_us "$t")
+	within "vCPU $v usage" "$u" "$b" "$a"
+done
+
+b=$(cpu_us "$t1")
+u=$(sed -n 's/^usage_usec //p' "$D/a/cpu.stat")
+a=$(cpu_us "$t1")
+within "group a usage since the move" "$u" $((b - m1)) $((a - m0))
+
+b=$(($(cpu_us "$t0") + $(cpu_us "$t1")))
+u=$(sed -n 's/^usage_usec //p' "$D/cpu.stat")
+a=$(($(cpu_us "$t0") + $(cpu_us "$t1")))
+within "root usage" "$u" "$b" "$a"
+# One snapshot: user + system = usage.
+snap=$(cat "$D/cpu.stat")
+expect_eq "user + system = usage (one read)" \
+	"$(echo "$snap" | awk '/^user_usec/ {s += $2} /^system_usec/ {s += $2} END {print s}')" \
+	"$(echo "$snap" | sed -n 's/^usage_usec //p')"
+
+kill -TERM "$VPID"
+wait "$VPID"
+ctl_finish
