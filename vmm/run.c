@@ -139,7 +139,6 @@ static int run_usage_error(const char *fmt, const char *arg)
 	return -EINVAL;
 }
 
-static const char run_default_name[] = "vm";
 /* The domain of --domain: its strings back cfg's for the whole run. */
 static struct domain_launch run_launch;
 
@@ -162,6 +161,7 @@ static int run_domain(struct run_cfg *cfg)
 		fprintf(stderr, "vsched run: warning: %s: starting %u of %u vCPUs (current); "
 			"vsched has no vCPU hot-plug\n", cfg->domain, def->vcpus, def->max_vcpus);
 	cfg->name = def->name;
+	cfg->name_given = true;		/* a clash with a running VM is an error, not renamed */
 	cfg->vcpus = def->vcpus;
 	cfg->mem = def->memory;
 	cfg->kernel.kernel = def->kernel;
@@ -188,7 +188,7 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	bool vcpus_set = false, mem_set = false;
 	int c;
 
-	*cfg = (struct run_cfg){ .name = run_default_name, .vcpus = 1 };
+	*cfg = (struct run_cfg){ .name = "vm", .vcpus = 1 };
 	cfg->demo = argc <= 1;
 	optind = 1;
 	opterr = 0;
@@ -278,7 +278,7 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	if (optind < argc)
 		return run_usage_error("unexpected argument '%s'", argv[optind]);
 	if (cfg->domain) {
-		if (cfg->name != run_default_name || vcpus_set || mem_set || cfg->kernel.kernel ||
+		if (cfg->name_given || vcpus_set || mem_set || cfg->kernel.kernel ||
 		    cfg->kernel.initrd || cfg->kernel.cmdline)
 			return run_usage_error("--domain gives the name, vCPUs, memory and kernel; "
 					       "%sdo not repeat them as flags", "");
