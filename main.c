@@ -5,6 +5,8 @@
 
 #include "cmd.h"
 #include "ctl/ctl.h"
+#include "libvirt/apply.h"
+#include "libvirt/hook.h"
 #include "sched/sim.h"
 #include "util/compiler.h"
 #include "vmm/run.h"
@@ -25,6 +27,8 @@ static const struct cmd cmds[] = {
 	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
 	{ "list", cmd_list, "list running VMs and their control directories" },
 	{ "sim", cmd_sim, "simulate a scenario file on the scheduler core" },
+	{ "apply", cmd_apply, "apply a domain XML's cputune and vCPU groups to a running VM" },
+	{ "hook", cmd_hook, "libvirt QEMU hook (installed in /etc/libvirt/hooks/qemu.d/)" },
 };
 
 static int cmd_help(int argc __unused, char **argv __unused)

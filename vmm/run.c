@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "libvirt/apply.h"
+#include "libvirt/domain_launch.h"
 #include "sched/runsched.h"
 #include "vmm/linux.h"
 #include "vmm/linux/cpuid.h"
@@ -50,6 +52,7 @@ struct run_cfg {
 	bool cpuid_hide_set;
 	uint64_t duration_ns;
 	const char *stats;
+	const char *domain;
 	unsigned int cpus;
 	bool verbose;
 	bool demo;
@@ -65,7 +68,7 @@ struct run_cfg {
 };
 
 enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_CPUID_HIDE, OPT_STATS, OPT_GROUP,
-       OPT_ASSIGN, OPT_NO_SCHED, OPT_MONITOR, OPT_CTL_DIR, OPT_NO_CTL };
+       OPT_ASSIGN, OPT_NO_SCHED, OPT_MONITOR, OPT_CTL_DIR, OPT_NO_CTL, OPT_DOMAIN };
 
 static const struct option run_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -78,6 +81,7 @@ static const struct option run_options[] = {
 	{ "cpuid-hide", required_argument, NULL, OPT_CPUID_HIDE },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "stats", required_argument, NULL, OPT_STATS },
+	{ "domain", required_argument, NULL, OPT_DOMAIN },
 	{ "cpus", required_argument, NULL, 'P' },
 	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "assign", required_argument, NULL, OPT_ASSIGN },
@@ -112,6 +116,8 @@ static void run_usage(FILE *f)
 		"  -d, --duration TIME      stop after TIME (3, 2.5s, 500ms); default: run until the\n"
 		"                           guest ends or SIGINT/SIGTERM\n"
 		"      --stats FILE         write per-vCPU statistics as JSON at exit\n"
+		"      --domain FILE        libvirt domain XML: name, vCPUs, memory, <os> kernel,\n"
+		"                           <cputune> and vCPU groups (docs/libvirt.md)\n"
 		"  -P, --cpus P             host CPUs (lanes) the vCPU scheduler may use (default:\n"
 		"                           the CPUs in this process's affinity mask)\n"
 		"      --group PATH[:K=V,..] create a group (and missing parents) and set it up;\n"
@@ -138,9 +144,53 @@ static int run_usage_error(const char *fmt, const char *arg)
 	return -EINVAL;
 }
 
+/* The domain of --domain: its strings back cfg's for the whole run. */
+static struct domain_launch run_launch;
+
+/* --domain FILE: everything validated (groups and <cputune> too) before anything starts. */
+static int run_domain(struct run_cfg *cfg)
+{
+	const struct domain_def *def = &run_launch.def;
+	int ret;
+
+	ret = domain_launch_load(cfg->domain, &run_launch);
+	apply_report("vsched run", &run_launch.diag);
+	if (ret)
+		return ret;
+	if (def->vcpus > VM_MAX_VCPUS) {
+		fprintf(stderr, "vsched run: %s: %u vCPUs, this VMM runs at most %u\n",
+			cfg->domain, def->vcpus, VM_MAX_VCPUS);
+		return -EINVAL;
+	}
+	if (def->vcpus < def->max_vcpus)
+		fprintf(stderr, "vsched run: warning: %s: starting %u of %u vCPUs (current); "
+			"vsched has no vCPU hot-plug\n", cfg->domain, def->vcpus, def->max_vcpus);
+	cfg->name = def->name;
+	cfg->name_given = true;		/* a clash with a running VM is an error, not renamed */
+	cfg->vcpus = def->vcpus;
+	cfg->mem = def->memory;
+	cfg->kernel.kernel = def->kernel;
+	cfg->kernel.initrd = def->initrd;
+	cfg->kernel.cmdline = def->cmdline;
+	xdiag_free(&run_launch.diag);	/* reported: keep only what applying adds */
+	return 0;
+}
+
+/* The domain's groups and <cputune>, through the C API, on the tree before the VM exists. */
+static int run_domain_apply(const struct run_cfg *cfg, struct runsched *rs)
+{
+	int ret = domain_launch_apply(&run_launch, rs->vs);
+
+	apply_report("vsched run", &run_launch.diag);
+	if (!ret && cfg->no_sched)
+		fprintf(stderr, "vsched run: warning: %s: --no-sched: the groups are set up but the "
+			"host kernel schedules the vCPU threads\n", cfg->domain);
+	return ret;
+}
+
 static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 {
-	bool mem_set = false;
+	bool vcpus_set = false, mem_set = false;
 	int c;
 
 	*cfg = (struct run_cfg){ .name = "vm", .vcpus = 1 };
@@ -159,6 +209,7 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case 'c':
 			if (opts_parse_uint(optarg, 1, VM_MAX_VCPUS, &cfg->vcpus))
 				return run_usage_error("invalid --vcpus '%s' (1-128)", optarg);
+			vcpus_set = true;
 			break;
 		case 'm':
 			if (opts_parse_size(optarg, &cfg->mem) || !cfg->mem)
@@ -187,6 +238,9 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case 'd':
 			if (opts_parse_duration(optarg, &cfg->duration_ns))
 				return run_usage_error("invalid --duration '%s'", optarg);
+			break;
+		case OPT_DOMAIN:
+			cfg->domain = optarg;
 			break;
 		case OPT_STATS:
 			cfg->stats = optarg;
@@ -233,6 +287,18 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	}
 	if (optind < argc)
 		return run_usage_error("unexpected argument '%s'", argv[optind]);
+	if (cfg->domain) {
+		if (cfg->name_given || vcpus_set || mem_set || cfg->kernel.kernel ||
+		    cfg->kernel.initrd || cfg->kernel.cmdline)
+			return run_usage_error("--domain gives the name, vCPUs, memory and kernel; "
+					       "%sdo not repeat them as flags", "");
+		if (cfg->nr_groups || cfg->nr_assigns)
+			return run_usage_error("--domain has its own groups (<metadata>); %suse "
+					       "--group/--assign without it", "");
+		if (run_domain(cfg))
+			return -EINVAL;
+		mem_set = true;
+	}
 	if (cfg->kernel.kernel && cfg->nr_payload)
 		return run_usage_error("--kernel and --payload exclude each other%s", "");
 	if (!cfg->kernel.kernel && (cfg->kernel.initrd || cfg->kernel.cmdline || cfg->cpuid_hide_set))
@@ -538,6 +604,10 @@ int cmd_run(int argc, char **argv)
 			     (const char *const *)cfg.assigns, cfg.nr_assigns, msg, sizeof(msg));
 	if (ret) {
 		fprintf(stderr, "vsched run: %s\nTry 'vsched run --help'.\n", msg);
+		runsched_destroy(&rs);
+		return RUN_EXIT_USAGE;
+	}
+	if (cfg.domain && run_domain_apply(&cfg, &rs)) {
 		runsched_destroy(&rs);
 		return RUN_EXIT_USAGE;
 	}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `vsched apply`: apply a domain's groups and <cputune> to a running VM (live re-tuning after an
+ * edit), and the shared target lookup that `vsched hook` uses too.
+ */
+#ifndef VSCHED_LIBVIRT_APPLY_H
+#define VSCHED_LIBVIRT_APPLY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "libvirt/domain.h"
+
+/* Whether a vsched VM called name runs: its control directory (ctl_default_dir()) exists. */
+bool apply_is_vsched(const char *name, char *dir, size_t len);
+/*
+ * The directory to apply domain name to, when none is given: the vsched VM's control directory
+ * if one runs under that name, else the cgroup of the QEMU domain libvirt runs (*pid set).
+ * 0, -ENOENT (neither runs) or -errno.
+ */
+int apply_find_target(const char *name, char *dir, size_t len, pid_t *pid, bool *is_vsched);
+#define APPLY_DRY_RUN	(1U << 0)	/* print, write nothing */
+#define APPLY_QEMU	(1U << 1)	/* dir is the cgroup libvirt made for a QEMU domain */
+
+/*
+ * Plan, render for the target's flavour, then execute (or print: APPLY_DRY_RUN, to out). Nothing
+ * is written unless the whole plan renders. 0 or -errno, message in d.
+ */
+int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
+		 FILE *out, struct xdiag *d);
+/* Prints d's warnings and error (if any) to stderr, each prefixed by prog. */
+void apply_report(const char *prog, const struct xdiag *d);
+
+int cmd_apply(int argc, char **argv);
+
+#endif

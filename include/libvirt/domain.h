@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A libvirt domain XML document, read with libxml2: what vsched uses of it (name, uuid, vCPUs,
+ * memory, the direct-kernel <os> boot, <cputune>, and our <metadata> groups). Everything is
+ * validated while parsing; a parsed domain_def is known good.
+ */
+#ifndef VSCHED_LIBVIRT_DOMAIN_H
+#define VSCHED_LIBVIRT_DOMAIN_H
+
+#include <stdint.h>
+
+#include "libvirt/cputune.h"
+#include "libvirt/vgroups.h"
+#include "libvirt/xmlutil.h"
+
+#define DOMAIN_VCPUS_MAX	CPUSET_MAX
+
+struct domain_def {
+	char *name;
+	char uuid[37];			/* canonical text form, "" if the XML has none */
+	unsigned int max_vcpus;		/* <vcpu>N</vcpu> */
+	unsigned int vcpus;		/* current='M' (online at start), default N */
+	unsigned int nr_iothreads;
+	uint64_t memory;		/* bytes, from <memory unit=...> */
+	char *kernel;			/* <os><kernel>, NULL if absent */
+	char *initrd;
+	char *cmdline;
+	struct cputune tune;
+	struct vgroups groups;
+};
+
+/*
+ * Parse a domain from a file ("-" = stdin) or from memory. On error returns -EINVAL (one
+ * message in d->msg: file, line, element, value) or -errno; def is left empty. Warnings
+ * (elements vsched ignores) are in d->warn on success too. d->file is used in messages.
+ */
+int domain_parse_file(const char *path, struct domain_def *def, struct xdiag *d);
+int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct xdiag *d);
+void domain_free(struct domain_def *def);
+/* Reads a whole XML document from fd (bounded); 0 or -errno. *out is malloc'ed. */
+int domain_read(int fd, char **out, size_t *len);
+
+/* libvirt's memory units (virScaleInteger): "KiB" (the default), "M", "GB", ... -> bytes. */
+int domain_scale_memory(const char *value, const char *unit, uint64_t *bytes);
+
+#endif

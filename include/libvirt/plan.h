@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The apply plan: what a parsed domain asks of a group tree, as an ordered list of operations
+ * (make a group, set one knob, move a vCPU), independent of where it is applied. Paths are
+ * relative to the VM's own group ("" = the VM: a vsched control directory's root, or the
+ * domain cgroup libvirt made for QEMU). fsops.h turns a plan into file writes for a target.
+ */
+#ifndef VSCHED_LIBVIRT_PLAN_H
+#define VSCHED_LIBVIRT_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "libvirt/domain.h"
+
+#define PLAN_PATH_MAX	(VGROUP_PATH_MAX + 16)
+#define PLAN_PERIOD_DFL	100000ULL
+
+enum plan_kind {
+	PLAN_MKDIR,		/* path */
+	PLAN_SHARES,		/* <shares>, passed through: cpu.weight on v2, cpu.shares on v1 */
+	PLAN_WEIGHT,		/* cgroup v2 weight (1..10000) */
+	PLAN_IDLE,		/* value 0/1 */
+	PLAN_MAX,		/* quota (< 0 = max), period */
+	PLAN_BURST,		/* value µs */
+	PLAN_MOVE,		/* vcpu into path */
+};
+
+struct plan_op {
+	enum plan_kind kind;
+	char path[PLAN_PATH_MAX];
+	uint64_t value;		/* shares, weight, idle, burst, or the period of PLAN_MAX */
+	int64_t quota;		/* PLAN_MAX */
+	unsigned int vcpu;	/* PLAN_MOVE */
+	const char *origin;	/* the XML element it comes from, for messages */
+	int line;
+};
+
+struct plan {
+	struct plan_op *ops;
+	size_t nr, cap;
+	unsigned int nr_vcpus;	/* vCPUs online at start: moves exist for these */
+};
+
+/* The VM's own group cannot take cpu.max: nest everything below PLAN_GLOBAL_GROUP if capped. */
+#define PLAN_NEST_GLOBAL	(1U << 0)
+#define PLAN_GLOBAL_GROUP	"libvirt"
+/* <shares> belongs to the parent of the VM's group (libvirt's systemd layout on cgroup v2). */
+#define PLAN_SHARES_UP		(1U << 1)
+
+/* Builds the plan of a validated domain. 0 or -ENOMEM; free with plan_free(). */
+int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p);
+void plan_free(struct plan *p);
+/* One line per operation, in order (the abstract plan, before any target is chosen). */
+void plan_print(const struct plan *p, FILE *out);
+
+#endif

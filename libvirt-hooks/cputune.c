@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * <cputune>: children in any order (the RNG uses <interleave>). Scalars are read like libvirt's
+ * XPath "name[1]": the first one counts. Ranges and messages follow libvirt's
+ * virDomainDefCputuneValidate() and the list-element parsers of domain_conf.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libvirt/cputune.h"
+
+struct cputune_ctx {
+	struct cputune *t;
+	struct xdiag *d;
+	unsigned int max_vcpus;
+	unsigned int nr_iothreads;
+	unsigned int seen;		/* bit per table entry: scalars seen, warnings given */
+	struct cpuset sched_vcpus;	/* union of <vcpusched vcpus>, for the overlap check */
+	struct cpuset sched_iothreads;
+	struct cpuset pinned_iothreads;
+};
+
+int cputune_check_period(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+			 const char *what, const char *raw, uint64_t *out)
+{
+	unsigned long long v;
+
+	if (parse_ull(raw, &v))
+		return xerr(d, n, elem, raw, "can't parse %s %s value", in, what);
+	/* 0 means "no value" (docs and C code), although the RNG says >= 1000. */
+	if (v > 0 && (v < CPUTUNE_PERIOD_MIN || v > CPUTUNE_PERIOD_MAX))
+		return xerr(d, n, elem, raw, "Value of %s '%s' must be in range [%llu, %llu]",
+			    in, what, CPUTUNE_PERIOD_MIN, CPUTUNE_PERIOD_MAX);
+	*out = v;
+	return 0;
+}
+
+int cputune_check_quota(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+			const char *what, const char *raw, int64_t *out)
+{
+	long long v;
+
+	if (parse_ll(raw, &v))
+		return xerr(d, n, elem, raw, "can't parse %s %s value", in, what);
+	/* Any negative value is "unlimited", 0 is "no value". */
+	if (v > 0 && (v < CPUTUNE_QUOTA_MIN || v > CPUTUNE_QUOTA_MAX))
+		return xerr(d, n, elem, raw, "Value of %s '%s' must be in range [%llu, %llu]",
+			    in, what, (unsigned long long)CPUTUNE_QUOTA_MIN,
+			    (unsigned long long)CPUTUNE_QUOTA_MAX);
+	*out = v;
+	return 0;
+}
+
+static int cputune_shares(struct cputune_ctx *c, xmlNode *n, const char *raw)
+{
+	unsigned long long v;
+
+	/* Range checks happen where the value is applied: it depends on cgroup v1 or v2. */
+	if (parse_ull(raw, &v))
+		return xerr(c->d, n, "shares", raw, "can't parse cputune shares value");
+	c->t->shares = v;
+	c->t->shares_set = true;
+	c->t->shares_line = xml_line(n);
+	return 0;
+}
+
+static struct cputune_bw *cputune_bw_of(struct cputune *t, const char *name)
+{
+	if (!strncmp(name, "global_", 7))
+		return &t->global;
+	if (!strncmp(name, "emulator_", 9))
+		return &t->emulator;
+	if (!strncmp(name, "iothread_", 9))
+		return &t->iothread;
+	return &t->vcpu;
+}
+
+static int cputune_period(struct cputune_ctx *c, xmlNode *n, const char *raw)
+{
+	const char *name = (const char *)n->name;
+	struct cputune_bw *bw = cputune_bw_of(c->t, name);
+
+	if (!bw->line)
+		bw->line = xml_line(n);
+	return cputune_check_period(c->d, n, name, "cputune", name, raw, &bw->period);
+}
+
+static int cputune_quota(struct cputune_ctx *c, xmlNode *n, const char *raw)
+{
+	const char *name = (const char *)n->name;
+	struct cputune_bw *bw = cputune_bw_of(c->t, name);
+
+	if (!bw->line)
+		bw->line = xml_line(n);
+	return cputune_check_quota(c->d, n, name, "cputune", name, raw, &bw->quota);
+}
+
+/* A host CPU list; libvirt refuses an empty one ("Invalid value of 'cpuset'"). */
+static int cputune_cpuset(struct cputune_ctx *c, xmlNode *n, const char *elem,
+			  struct cpuset *set)
+{
+	char *raw = xml_prop(n, "cpuset");
+	int ret = 0;
+
+	if (!raw)
+		return xerr(c->d, n, elem, NULL, "missing cpuset for %s", elem);
+	if (cpuset_parse(raw, CPUSET_MAX, set) || !cpuset_count(set))
+		ret = xerr(c->d, n, elem, raw, "Invalid value of 'cpuset': %s", raw);
+	free(raw);
+	return ret;
+}
+
+static int cputune_vcpupin(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
+{
+	unsigned long long id;
+	struct cpuset set;
+	char *vcpu = xml_prop(n, "vcpu");
+	int ret;
+
+	if (!vcpu)
+		return xerr(c->d, n, "vcpupin", NULL, "missing vcpu id in vcpupin");
+	if (parse_ull(vcpu, &id) || id > 65535) {
+		ret = xerr(c->d, n, "vcpupin", vcpu, "invalid setting for vcpu '%s'", vcpu);
+		free(vcpu);
+		return ret;
+	}
+	free(vcpu);
+	ret = cputune_cpuset(c, n, "vcpupin", &set);
+	if (ret)
+		return ret;
+	if (id >= c->max_vcpus)	/* libvirt only warns here */
+		return xwarn(c->d, n, "vcpupin", "Ignoring vcpupin for missing vcpus (vcpu %llu)",
+			     id);
+	if (c->t->vcpus[id].pinned) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%llu", id);
+		return xerr(c->d, n, "vcpupin", buf, "duplicate vcpupin for vcpu '%llu'", id);
+	}
+	c->t->vcpus[id].pinned = true;
+	c->t->vcpus[id].pin = set;
+	return 0;
+}
+
+static int cputune_emulatorpin(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
+{
+	if (c->t->emulatorpin_set)
+		return xerr(c->d, n, "emulatorpin", NULL, "only one emulatorpin is supported");
+	c->t->emulatorpin_set = true;
+	return cputune_cpuset(c, n, "emulatorpin", &c->t->emulatorpin);
+}
+
+/* An iothread id from iothreadpin/iothreadsched: > 0 and defined by <iothreads>. */
+static int cputune_iothread_id(struct cputune_ctx *c, xmlNode *n, const char *elem,
+			       unsigned long long id)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", id);
+	if (id == 0)
+		return xerr(c->d, n, elem, buf, "zero is an invalid iothread id value");
+	if (id > c->nr_iothreads)
+		return xerr(c->d, n, elem, buf, "Cannot find 'iothread' : %llu", id);
+	return 0;
+}
+
+static int cputune_iothreadpin(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
+{
+	unsigned long long id;
+	struct cpuset set;
+	char *s = xml_prop(n, "iothread");
+	int ret;
+
+	if (!s)
+		return xerr(c->d, n, "iothreadpin", NULL, "missing iothread id in iothreadpin");
+	if (parse_ull(s, &id) || id > UINT32_MAX) {
+		ret = xerr(c->d, n, "iothreadpin", s, "invalid setting for iothread '%s'", s);
+		free(s);
+		return ret;
+	}
+	free(s);
+	ret = cputune_iothread_id(c, n, "iothreadpin", id);
+	if (!ret)
+		ret = cputune_cpuset(c, n, "iothreadpin", &set);
+	if (ret)
+		return ret;
+	if (cpuset_test(&c->pinned_iothreads, (unsigned int)id))
+		return xerr(c->d, n, "iothreadpin", NULL,
+			    "duplicate iothreadpin for same iothread '%llu'", id);
+	cpuset_set(&c->pinned_iothreads, (unsigned int)id);
+	return 0;
+}
+
+/* schedparam: scheduler batch|idle, or fifo|rr with a priority (any int, 0 included). */
+static int cputune_schedparam(struct cputune_ctx *c, xmlNode *n, const char *elem,
+			      enum vcpu_policy *policy, int *prio)
+{
+	char *s = xml_prop(n, "scheduler"), *p;
+	long long v;
+	int ret = 0;
+
+	if (!s)
+		return xerr(c->d, n, elem, NULL, "Missing scheduler attribute");
+	if (!strcmp(s, "batch"))
+		*policy = VCPU_SCHED_BATCH;
+	else if (!strcmp(s, "idle"))
+		*policy = VCPU_SCHED_IDLE;
+	else if (!strcmp(s, "fifo"))
+		*policy = VCPU_SCHED_FIFO;
+	else if (!strcmp(s, "rr"))
+		*policy = VCPU_SCHED_RR;
+	else
+		ret = xerr(c->d, n, elem, s, "Invalid scheduler attribute: '%s'", s);
+	free(s);
+	if (ret || (*policy != VCPU_SCHED_FIFO && *policy != VCPU_SCHED_RR))
+		return ret;
+	p = xml_prop(n, "priority");
+	if (!p)
+		return xerr(c->d, n, elem, NULL, "Missing scheduler priority");
+	if (parse_ll(p, &v) || v < INT32_MIN || v > INT32_MAX)
+		ret = xerr(c->d, n, elem, p, "Invalid value for element priority");
+	else
+		*prio = (int)v;
+	free(p);
+	return ret;
+}
+
+/* The id list of vcpusched/iothreadsched: mandatory, non-empty, disjoint from earlier ones. */
+static int cputune_sched_ids(struct cputune_ctx *c, xmlNode *n, const char *elem,
+			     const char *attr, struct cpuset *seen, struct cpuset *set)
+{
+	char *s = xml_prop(n, attr);
+	unsigned int w;
+	int ret = 0;
+
+	/* libvirt's wording, "%ssched" with the attribute: "vcpussched", "iothreadssched". */
+	if (!s)
+		return xerr(c->d, n, elem, NULL, "Missing attribute '%s' in element '%ssched'", attr,
+			    attr);
+	if (cpuset_parse(s, CPUSET_MAX, set))
+		ret = xerr(c->d, n, elem, s, "Invalid value of '%s': %s", attr, s);
+	else if (!cpuset_count(set))
+		ret = xerr(c->d, n, elem, s, "'%s' scheduler bitmap '%s' is empty", attr, s);
+	if (!ret)
+		for (w = 0; w < CPUSET_MAX / 64; w++)
+			if (seen->bits[w] & set->bits[w]) {
+				ret = xerr(c->d, n, elem, s, "%ssched attributes '%s' must not overlap",
+					   attr, attr);
+				break;
+			}
+	if (!ret)
+		for (w = 0; w < CPUSET_MAX / 64; w++)
+			seen->bits[w] |= set->bits[w];
+	free(s);
+	return ret;
+}
+
+static int cputune_vcpusched(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
+{
+	enum vcpu_policy policy = VCPU_SCHED_NONE;
+	struct cpuset set;
+	unsigned int i;
+	int prio = 0, ret;
+
+	ret = cputune_sched_ids(c, n, "vcpusched", "vcpus", &c->sched_vcpus, &set);
+	if (!ret)
+		ret = cputune_schedparam(c, n, "vcpusched", &policy, &prio);
+	if (ret)
+		return ret;
+	for (i = 0; i < CPUSET_MAX; i++) {
+		if (!cpuset_test(&set, i))
+			continue;
+		if (i >= c->max_vcpus) {
+			char buf[16];
+
+			snprintf(buf, sizeof(buf), "%u", i);
+			return xerr(c->d, n, "vcpusched", buf, "invalid vcpu '%u' for vcpusched", i);
+		}
+		c->t->vcpus[i].policy = policy;
+		c->t->vcpus[i].priority = prio;
+	}
+	if (policy == VCPU_SCHED_BATCH)
+		return xwarn(c->d, n, "vcpusched",
+			     "scheduler 'batch': vsched groups have no batch class, the vCPUs are "
+			     "scheduled as normal ones");
+	if (policy == VCPU_SCHED_FIFO || policy == VCPU_SCHED_RR)
+		return xwarn(c->d, n, "vcpusched",
+			     "real-time scheduler '%s' is not used by vsched, the vCPUs are "
+			     "scheduled by weight", policy == VCPU_SCHED_FIFO ? "fifo" : "rr");
+	return 0;
+}
+
+static int cputune_iothreadsched(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
+{
+	enum vcpu_policy policy;
+	struct cpuset set;
+	unsigned int i;
+	int prio, ret;
+
+	ret = cputune_sched_ids(c, n, "iothreadsched", "iothreads", &c->sched_iothreads, &set);
+	if (!ret)
+		ret = cputune_schedparam(c, n, "iothreadsched", &policy, &prio);
+	for (i = 0; !ret && i < CPUSET_MAX; i++)
+		if (cpuset_test(&set, i))
+			ret = cputune_iothread_id(c, n, "iothreadsched", i);
+	return ret;
+}
+
+static int cputune_emulatorsched(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
+{
+	enum vcpu_policy policy;
+	int prio;
+
+	return cputune_schedparam(c, n, "emulatorsched", &policy, &prio);
+}
+
+/* cachetune/memorytune: resctrl, which vsched does not drive; check the vcpus list only. */
+static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
+{
+	const char *elem = (const char *)n->name;
+	struct cpuset set;
+	char *s = xml_prop(n, "vcpus");
+	int ret = 0;
+
+	if (!s)
+		return xerr(c->d, n, elem, NULL, "Missing attribute 'vcpus' in element '%s'",
+			    elem);
+	if (cpuset_parse(s, CPUSET_MAX, &set) || !cpuset_count(&set))
+		ret = xerr(c->d, n, elem, s, "Invalid value of 'vcpus': %s", s);
+	free(s);
+	return ret;
+}
+
+#define CT_SCALAR	(1U << 0)	/* first one counts, like XPath name[1] */
+#define CT_TEXT		(1U << 1)	/* the handler gets the element's text */
+
+static const struct cputune_elem {
+	const char *name;
+	unsigned int flags;
+	int (*parse)(struct cputune_ctx *c, xmlNode *n, const char *raw);
+	const char *ignored;		/* why vsched ignores it (a warning), or NULL */
+} cputune_elems[] = {
+	{ "shares", CT_SCALAR | CT_TEXT, cputune_shares, NULL },
+	{ "period", CT_SCALAR | CT_TEXT, cputune_period, NULL },
+	{ "quota", CT_SCALAR | CT_TEXT, cputune_quota, NULL },
+	{ "global_period", CT_SCALAR | CT_TEXT, cputune_period, NULL },
+	{ "global_quota", CT_SCALAR | CT_TEXT, cputune_quota, NULL },
+	{ "emulator_period", CT_SCALAR | CT_TEXT, cputune_period,
+	  "vsched has no emulator thread group; ignored" },
+	{ "emulator_quota", CT_SCALAR | CT_TEXT, cputune_quota,
+	  "vsched has no emulator thread group; ignored" },
+	{ "iothread_period", CT_SCALAR | CT_TEXT, cputune_period,
+	  "vsched has no iothreads; ignored" },
+	{ "iothread_quota", CT_SCALAR | CT_TEXT, cputune_quota,
+	  "vsched has no iothreads; ignored" },
+	{ "vcpupin", 0, cputune_vcpupin, NULL },
+	{ "emulatorpin", 0, cputune_emulatorpin, NULL },
+	{ "iothreadpin", 0, cputune_iothreadpin, "vsched has no iothreads; ignored" },
+	{ "vcpusched", 0, cputune_vcpusched, NULL },
+	{ "iothreadsched", 0, cputune_iothreadsched, "vsched has no iothreads; ignored" },
+	{ "emulatorsched", CT_SCALAR, cputune_emulatorsched,
+	  "vsched has no emulator thread to schedule; ignored" },
+	{ "cachetune", 0, cputune_resctrl, "vsched does not drive resctrl (CAT); ignored" },
+	{ "memorytune", 0, cputune_resctrl, "vsched does not drive resctrl (MBA); ignored" },
+};
+
+static int cputune_child(struct cputune_ctx *c, xmlNode *n)
+{
+	const struct cputune_elem *e = NULL;
+	unsigned int i, bit;
+	char *raw = NULL;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cputune_elems); i++)
+		if (xml_is(n, cputune_elems[i].name))
+			e = &cputune_elems[i];
+	if (!e)
+		return xwarn(c->d, n, (const char *)n->name,
+			     "unknown element in <cputune>; ignored");
+	bit = 1U << (e - cputune_elems);
+	if ((e->flags & CT_SCALAR) && (c->seen & bit))
+		return xwarn(c->d, n, e->name, "only the first <%s> counts; this one is ignored",
+			     e->name);
+	if (e->flags & CT_TEXT) {
+		raw = xml_text(n);
+		if (!raw)
+			return -ENOMEM;
+	}
+	ret = e->parse(c, n, raw);
+	free(raw);
+	if (ret)
+		return ret;
+	/* One warning per element name: the user needs to know, not to count. */
+	if (e->ignored && !(c->seen & bit))
+		ret = xwarn(c->d, n, e->name, "%s", e->ignored);
+	c->seen |= bit;
+	return ret;
+}
+
+int cputune_parse(xmlNode *node, unsigned int max_vcpus, unsigned int nr_iothreads,
+		  struct cputune *t, struct xdiag *d)
+{
+	struct cputune_ctx c = { .t = t, .d = d, .max_vcpus = max_vcpus,
+				 .nr_iothreads = nr_iothreads };
+	xmlNode *n;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->vcpus = calloc(max_vcpus ? max_vcpus : 1, sizeof(*t->vcpus));
+	if (!t->vcpus)
+		return -ENOMEM;
+	if (!node)
+		return 0;
+	for (n = node->children; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		ret = cputune_child(&c, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void cputune_free(struct cputune *t)
+{
+	free(t->vcpus);
+	t->vcpus = NULL;
+}

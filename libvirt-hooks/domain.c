@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Domain XML: document loading, top-level elements, and the hand-off to cputune/vgroups. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+
+#include "libvirt/domain.h"
+
+/* The largest XML we read: a domain is a few KiB; this only bounds stdin. */
+#define DOMAIN_XML_MAX	(16 << 20)
+
+static const struct mem_unit {
+	const char *name;
+	uint64_t scale;
+} mem_units[] = {
+	{ "b", 1 }, { "bytes", 1 },
+	{ "KB", 1000ULL }, { "k", 1ULL << 10 }, { "KiB", 1ULL << 10 },
+	{ "MB", 1000000ULL }, { "M", 1ULL << 20 }, { "MiB", 1ULL << 20 },
+	{ "GB", 1000000000ULL }, { "G", 1ULL << 30 }, { "GiB", 1ULL << 30 },
+	{ "TB", 1000000000000ULL }, { "T", 1ULL << 40 }, { "TiB", 1ULL << 40 },
+	{ "PB", 1000000000000000ULL }, { "P", 1ULL << 50 }, { "PiB", 1ULL << 50 },
+	{ "EB", 1000000000000000000ULL }, { "E", 1ULL << 60 }, { "EiB", 1ULL << 60 },
+};
+
+int domain_scale_memory(const char *value, const char *unit, uint64_t *bytes)
+{
+	unsigned long long v;
+	uint64_t scale = 0;
+	size_t i;
+
+	if (parse_ull(value, &v))
+		return -EINVAL;
+	if (!unit || !*unit) {
+		scale = 1024;
+	} else {
+		/* virScaleInteger: single letters are case-insensitive, the rest exact. */
+		for (i = 0; i < ARRAY_SIZE(mem_units); i++)
+			if (strlen(unit) == 1 ? !strcasecmp(unit, mem_units[i].name)
+					      : !strcmp(unit, mem_units[i].name))
+				scale = mem_units[i].scale;
+		if (!scale)
+			return -EINVAL;
+	}
+	if (v > UINT64_MAX / scale)
+		return -ERANGE;
+	*bytes = v * scale;
+	return 0;
+}
+
+static int domain_memory(xmlNode *root, struct domain_def *def, struct xdiag *d)
+{
+	xmlNode *n = xml_child(root, "memory");
+	char *v, *unit;
+	int ret;
+
+	if (!n)
+		return xerr(d, root, "memory", NULL,
+			    "Memory size must be specified via <memory> or in the <numa> "
+			    "configuration");
+	v = xml_text(n);
+	unit = xml_prop(n, "unit");
+	ret = domain_scale_memory(v, unit, &def->memory);
+	if (ret == -EINVAL && unit && parse_ull(v, &(unsigned long long){ 0 }) == 0)
+		ret = xerr(d, n, "memory", unit, "unknown suffix '%s'", unit);
+	else if (ret == -ERANGE)
+		ret = xerr(d, n, "memory", v, "value too large for unit '%s'", unit ? unit : "KiB");
+	else if (ret)
+		ret = xerr(d, n, "memory", v, "Invalid value '%s' for element or attribute "
+			   "'./memory[1]'", v);
+	else if (!def->memory)
+		ret = xerr(d, n, "memory", v, "Memory size must be specified via <memory> or "
+			   "in the <numa> configuration");
+	free(v);
+	free(unit);
+	return ret;
+}
+
+static int domain_vcpu(xmlNode *root, struct domain_def *def, struct xdiag *d)
+{
+	xmlNode *n = xml_child(root, "vcpu");
+	unsigned long long max = 1, cur;
+	char *v, *c;
+	int ret = 0;
+
+	if (!n) {		/* libvirt's default: one vCPU */
+		def->max_vcpus = def->vcpus = 1;
+		return 0;
+	}
+	v = xml_text(n);
+	if (parse_ull(v, &max) || max == 0)
+		ret = xerr(d, n, "vcpu", v, "maximum vcpus count must be an integer");
+	else if (max > DOMAIN_VCPUS_MAX)
+		ret = xerr(d, n, "vcpu", v, "vsched supports at most %d vCPUs", DOMAIN_VCPUS_MAX);
+	free(v);
+	if (ret)
+		return ret;
+	cur = max;
+	c = xml_prop(n, "current");
+	if (c && (parse_ull(c, &cur) || cur == 0))
+		ret = xerr(d, n, "vcpu", c, "current vcpus count must be an integer");
+	else if (c && cur > max)
+		ret = xerr(d, n, "vcpu", c,
+			   "maxvcpus must not be less than current vcpus (%llu < %llu)", max, cur);
+	free(c);
+	def->max_vcpus = (unsigned int)max;
+	def->vcpus = (unsigned int)cur;
+	return ret;
+}
+
+static int domain_iothreads(xmlNode *root, struct domain_def *def, struct xdiag *d)
+{
+	xmlNode *n = xml_child(root, "iothreads");
+	unsigned long long v;
+	char *s;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	s = xml_text(n);
+	if (parse_ull(s, &v) || v > UINT32_MAX)
+		ret = xerr(d, n, "iothreads", s, "failed to parse iothreads");
+	else
+		def->nr_iothreads = (unsigned int)v;
+	free(s);
+	return ret;
+}
+
+/* virUUIDParse: 32 hex digits, dashes anywhere between pairs, blanks around. */
+static int domain_uuid(xmlNode *root, struct domain_def *def, struct xdiag *d)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[16];
+	xmlNode *n = xml_child(root, "uuid");
+	char *s, *p;
+	unsigned int i = 0, k;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	s = xml_text(n);
+	for (p = s; *p && i < 32; p++) {
+		const char *h;
+
+		if (*p == '-')
+			continue;
+		h = strchr(hex, *p >= 'A' && *p <= 'F' ? *p + 32 : *p);
+		if (!h || !*p)
+			break;
+		if (i % 2 == 0)
+			raw[i / 2] = (unsigned char)((h - hex) << 4);
+		else
+			raw[i / 2] |= (unsigned char)(h - hex);
+		i++;
+	}
+	if (i != 32 || *p)
+		ret = xerr(d, n, "uuid", s, "malformed uuid element");
+	free(s);
+	if (ret)
+		return ret;
+	for (i = 0, k = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			def->uuid[k++] = '-';
+		def->uuid[k++] = hex[raw[i] >> 4];
+		def->uuid[k++] = hex[raw[i] & 15];
+	}
+	def->uuid[k] = '\0';
+	return 0;
+}
+
+static int domain_os(xmlNode *root, struct domain_def *def)
+{
+	xmlNode *os = xml_child(root, "os"), *n;
+
+	if (!os)
+		return 0;
+	if ((n = xml_child(os, "kernel")) && !(def->kernel = xml_text(n)))
+		return -ENOMEM;
+	if ((n = xml_child(os, "initrd")) && !(def->initrd = xml_text(n)))
+		return -ENOMEM;
+	if ((n = xml_child(os, "cmdline")) && !(def->cmdline = xml_text(n)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int domain_name(xmlNode *root, struct domain_def *def, struct xdiag *d)
+{
+	xmlNode *n = xml_child(root, "name");
+
+	if (!n)
+		return xerr(d, root, "domain", NULL, "missing domain name information");
+	def->name = xml_text(n);
+	if (!def->name)
+		return -ENOMEM;
+	if (!*def->name)
+		return xerr(d, n, "name", "", "missing domain name information");
+	if (strchr(def->name, '/'))
+		return xerr(d, n, "name", def->name, "name %s cannot contain '/'", def->name);
+	if (!strcmp(def->name, ".") || !strcmp(def->name, ".."))
+		return xerr(d, n, "name", def->name, "name %s is not a valid domain name",
+			    def->name);
+	return 0;
+}
+
+static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct xdiag *d)
+{
+	xmlNode *root = xmlDocGetRootElement(doc);
+	int ret;
+
+	if (!root || !xml_is(root, "domain"))
+		return xerr(d, root, root ? (const char *)root->name : "?", NULL,
+			    "unexpected root element <%s>, expecting <domain>",
+			    root ? (const char *)root->name : "");
+	ret = domain_name(root, def, d);
+	if (!ret)
+		ret = domain_uuid(root, def, d);
+	if (!ret)
+		ret = domain_vcpu(root, def, d);
+	if (!ret)
+		ret = domain_iothreads(root, def, d);
+	if (!ret)
+		ret = domain_memory(root, def, d);
+	if (!ret)
+		ret = domain_os(root, def);
+	if (!ret)
+		ret = cputune_parse(xml_child(root, "cputune"), def->max_vcpus, def->nr_iothreads,
+				    &def->tune, d);
+	if (!ret)
+		ret = vgroups_parse(xml_child(root, "metadata"), def->max_vcpus, &def->groups, d);
+	return ret;
+}
+
+int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct xdiag *d)
+{
+	xmlParserCtxt *ctxt;
+	xmlDoc *doc;
+	int ret;
+
+	memset(def, 0, sizeof(*def));
+	if (len > DOMAIN_XML_MAX || len > INT32_MAX)
+		return xerr(d, NULL, NULL, NULL, "domain XML larger than %d bytes",
+			    DOMAIN_XML_MAX);
+	ctxt = xmlNewParserCtxt();
+	if (!ctxt)
+		return -ENOMEM;
+	/* No network, no entity expansion tricks; errors are collected, not printed. */
+	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, d->file, NULL,
+				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+					XML_PARSE_BIG_LINES);
+	if (!doc) {
+		const xmlError *e = xmlCtxtGetLastError(ctxt);
+		char msg[XERR_MAX];
+		size_t n;
+
+		snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : "not XML");
+		n = strlen(msg);
+		while (n && msg[n - 1] == '\n')
+			msg[--n] = '\0';
+		ret = xerr_line(d, e ? e->line : 0, NULL, NULL, "malformed XML: %s", msg);
+		xmlFreeParserCtxt(ctxt);
+		return ret;
+	}
+	ret = domain_parse_doc(doc, def, d);
+	xmlFreeDoc(doc);
+	xmlFreeParserCtxt(ctxt);
+	if (ret)
+		domain_free(def);
+	return ret;
+}
+
+int domain_read(int fd, char **out, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap), *nb;
+	ssize_t r;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= DOMAIN_XML_MAX) {
+				free(buf);
+				return -EFBIG;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			r = -errno;
+			free(buf);
+			return (int)r;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int domain_parse_file(const char *path, struct domain_def *def, struct xdiag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int fd = 0, ret;
+
+	memset(def, 0, sizeof(*def));
+	if (strcmp(path, "-")) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			xerr(d, NULL, NULL, NULL, "%s", strerror(errno));
+			return ret;
+		}
+	}
+	ret = domain_read(fd, &buf, &len);
+	if (fd)
+		close(fd);
+	if (ret) {
+		xerr(d, NULL, NULL, NULL, "reading: %s", strerror(-ret));
+		return ret;
+	}
+	ret = domain_parse_memory(buf, len, def, d);
+	free(buf);
+	return ret;
+}
+
+void domain_free(struct domain_def *def)
+{
+	free(def->name);
+	free(def->kernel);
+	free(def->initrd);
+	free(def->cmdline);
+	cputune_free(&def->tune);
+	vgroups_free(&def->groups);
+	memset(def, 0, sizeof(*def));
+}

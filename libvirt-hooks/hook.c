@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The libvirt QEMU hook. Which operations act (docs/hooks.rst order):
+ *   prepare/start/migrate/restore begin  validate the domain; a bad one is not started
+ *   started begin                        apply (vCPU threads and libvirt's cgroups exist now)
+ *   reconnect/attach begin               apply again, but never fail: libvirt would kill QEMU
+ *   stopped/release end, anything else   nothing
+ * A domain without our <metadata> element is left to libvirt unless a vsched VM of that name
+ * runs: libvirt already applied its <cputune> to QEMU, and we must not refuse what it accepts.
+ * Nothing goes to stdout: for migrate/restore it would replace the domain XML.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libvirt/apply.h"
+#include "libvirt/fsops.h"
+#include "libvirt/hook.h"
+#include "libvirt/plan.h"
+#include "libvirt/qemu.h"
+
+#define PROG "vsched hook"
+
+enum hook_action {
+	HOOK_NONE,
+	HOOK_VALIDATE,
+	HOOK_APPLY,
+	HOOK_REAPPLY,		/* apply, report errors, exit 0 */
+};
+
+static const struct hook_op {
+	const char *op;
+	const char *sub;
+	enum hook_action action;
+} hook_ops[] = {
+	{ "prepare", "begin", HOOK_VALIDATE },
+	{ "start", "begin", HOOK_VALIDATE },
+	{ "migrate", "begin", HOOK_VALIDATE },
+	{ "restore", "begin", HOOK_VALIDATE },
+	{ "started", "begin", HOOK_APPLY },
+	{ "reconnect", "begin", HOOK_REAPPLY },
+	{ "attach", "begin", HOOK_REAPPLY },
+};
+
+static enum hook_action hook_action(const char *op, const char *sub)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hook_ops); i++)
+		if (!strcmp(hook_ops[i].op, op) && !strcmp(hook_ops[i].sub, sub))
+			return hook_ops[i].action;
+	return HOOK_NONE;
+}
+
+/* Full validation, including the flavour-dependent ranges, without touching anything. */
+static int hook_validate(const struct domain_def *def, bool is_vsched, struct xdiag *d)
+{
+	struct fsops ops;
+	struct plan plan;
+	int ret;
+
+	ret = plan_build(def, is_vsched ? PLAN_NEST_GLOBAL : 0, &plan);
+	if (ret)
+		return ret;
+	ret = fsops_render(&plan, is_vsched ? FS_V2 : qemu_host_flavor(), &ops, d);
+	if (!ret)
+		fsops_free(&ops);
+	plan_free(&plan);
+	return ret;
+}
+
+static int hook_run(const char *name, enum hook_action action, const char *xml, size_t len,
+		    struct xdiag *d)
+{
+	struct domain_def def;
+	char dir[PATH_MAX];
+	bool is_vsched, opted_in;
+	pid_t pid = 0;
+	int ret;
+
+	/* Opted in: our namespace appears in the XML, or a vsched VM of this name runs. */
+	is_vsched = apply_is_vsched(name, dir, sizeof(dir));
+	opted_in = is_vsched || memmem(xml, len, VGROUPS_NS_PREFIX, strlen(VGROUPS_NS_PREFIX));
+	if (!opted_in)
+		return 0;
+	ret = domain_parse_memory(xml, len, &def, d);
+	if (ret)
+		return ret;
+	if (strcmp(def.name, name)) {
+		ret = xerr(d, NULL, "name", def.name, "the hook was called for domain '%s'", name);
+		goto out;
+	}
+	if (action == HOOK_VALIDATE) {
+		ret = hook_validate(&def, is_vsched, d);
+		goto out;
+	}
+	ret = apply_find_target(name, dir, sizeof(dir), &pid, &is_vsched);
+	if (ret) {
+		xerr(d, NULL, NULL, NULL, "domain '%s': no vsched control directory and no QEMU "
+		     "process/cgroup found: %s", name, strerror(-ret));
+		goto out;
+	}
+	ret = apply_domain(&def, dir, pid, is_vsched ? 0 : APPLY_QEMU, NULL, d);
+out:
+	domain_free(&def);
+	return ret;
+}
+
+int cmd_hook(int argc, char **argv)
+{
+	enum hook_action action;
+	struct xdiag d;
+	char *xml = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: vsched hook GUEST OPERATION SUB-OPERATION EXTRA "
+				"< domain.xml\n  (called by libvirt as "
+				"/etc/libvirt/hooks/qemu.d/vsched)\n");
+		return 2;
+	}
+	action = hook_action(argv[2], argv[3]);
+	/* Read stdin in every case, so libvirt never writes into a closed pipe. */
+	ret = domain_read(STDIN_FILENO, &xml, &len);
+	if (ret) {
+		fprintf(stderr, "%s: reading the domain XML from stdin: %s\n", PROG,
+			strerror(-ret));
+		return action == HOOK_NONE || action == HOOK_REAPPLY ? 0 : 1;
+	}
+	if (action == HOOK_NONE || !strcmp(argv[1], "-")) {
+		free(xml);
+		return 0;
+	}
+	xdiag_init(&d, "<domain XML on stdin>");
+	ret = hook_run(argv[1], action, xml, len, &d);
+	apply_report(PROG, &d);
+	xdiag_free(&d);
+	free(xml);
+	if (ret && action == HOOK_REAPPLY)
+		return 0;
+	return ret ? 1 : 0;
+}

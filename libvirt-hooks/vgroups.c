@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The vsched groups element of <metadata>. Strict on purpose: an unknown attribute or element
+ * in our namespace is an error, so a typo never silently drops a setting.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libvirt/cputune.h"
+#include "libvirt/vgroups.h"
+#include "util/cpuset.h"
+
+#define VG_BW_MAX	17592186044415ULL	/* kernel MAX_BW in µs: quota + burst */
+
+struct vg_ctx {
+	struct vgroups *vg;
+	struct xdiag *d;
+	unsigned int max_vcpus;
+	char **parent_name;		/* [nr], resolved after all groups are read */
+	int *parent_line;
+};
+
+static bool vg_is(xmlNode *n, const char *name)
+{
+	return n->type == XML_ELEMENT_NODE && n->ns && n->ns->href &&
+	       !strcmp((const char *)n->ns->href, VGROUPS_NS) &&
+	       !strcmp((const char *)n->name, name);
+}
+
+/* Refuses attributes other than the allowed ones (NULL-terminated). */
+static int vg_check_attrs(struct vg_ctx *c, xmlNode *n, const char *const *allowed)
+{
+	const char *const *a;
+	xmlAttr *p;
+
+	for (p = n->properties; p; p = p->next) {
+		for (a = allowed; *a; a++)
+			if (!p->ns && !strcmp((const char *)p->name, *a))
+				break;
+		if (!*a)
+			return xerr(c->d, n, (const char *)n->name, (const char *)p->name,
+				    "unknown attribute");
+	}
+	return 0;
+}
+
+/* A name that is a valid directory and collides with no interface file or libvirt group. */
+static int vg_check_name(struct vg_ctx *c, xmlNode *n, const char *name)
+{
+	const char *p;
+
+	if (!*name || strlen(name) > VGROUP_NAME_MAX)
+		return xerr(c->d, n, "group", name, "a group name has 1 to %d characters",
+			    VGROUP_NAME_MAX);
+	for (p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
+			return xerr(c->d, n, "group", name,
+				    "a group name uses only letters, digits, '_', '-' and '.'");
+	if (name[0] == '.' || !strncmp(name, "cgroup.", 7) || !strncmp(name, "cpu.", 4) ||
+	    !strncmp(name, "vsched.", 7))
+		return xerr(c->d, n, "group", name,
+			    "a group name may not start with '.', 'cgroup.', 'cpu.' or 'vsched.'");
+	if (!strcmp(name, "emulator") ||
+	    ((!strncmp(name, "vcpu", 4) && name[4] && strspn(name + 4, "0123456789") ==
+	      strlen(name + 4)) ||
+	     (!strncmp(name, "iothread", 8) && name[8] &&
+	      strspn(name + 8, "0123456789") == strlen(name + 8))))
+		return xerr(c->d, n, "group", name,
+			    "the names vcpuN, iothreadN and emulator are libvirt's thread groups");
+	return 0;
+}
+
+static int vg_weight(struct vg_ctx *c, xmlNode *n, const char *raw, struct vgroup *g)
+{
+	unsigned long long v;
+
+	if (parse_ull(raw, &v) || v < 1 || v > 10000)
+		return xerr(c->d, n, "group", raw, "weight must be in range [1, 10000]");
+	g->weight = (unsigned int)v;
+	g->weight_set = true;
+	return 0;
+}
+
+static int vg_idle(struct vg_ctx *c, xmlNode *n, const char *raw, struct vgroup *g)
+{
+	if (!strcmp(raw, "yes") || !strcmp(raw, "1"))
+		g->idle = true;
+	else if (!strcmp(raw, "no") || !strcmp(raw, "0"))
+		g->idle = false;
+	else
+		return xerr(c->d, n, "group", raw, "idle must be 'yes' or 'no'");
+	return 0;
+}
+
+static int vg_burst(struct vg_ctx *c, xmlNode *n, const char *raw, struct vgroup *g)
+{
+	unsigned long long v;
+
+	if (parse_ull(raw, &v) || v > VG_BW_MAX)
+		return xerr(c->d, n, "group", raw, "burst must be in range [0, %llu] (µs)",
+			    VG_BW_MAX);
+	g->burst = v;
+	return 0;
+}
+
+static int vg_group(struct vg_ctx *c, xmlNode *n)
+{
+	static const char *const attrs[] = { "name", "parent", "weight", "idle", "period",
+					     "quota", "burst", NULL };
+	struct vgroups *vg = c->vg;
+	struct vgroup *g;
+	char *v;
+	unsigned int i;
+	int ret;
+
+	ret = vg_check_attrs(c, n, attrs);
+	if (ret)
+		return ret;
+	if (vg->nr == VGROUPS_MAX)
+		return xerr(c->d, n, "group", NULL, "more than %d groups", VGROUPS_MAX);
+	g = &vg->g[vg->nr];
+	memset(g, 0, sizeof(*g));
+	g->parent = -1;
+	g->line = xml_line(n);
+	v = xml_prop(n, "name");
+	if (!v)
+		return xerr(c->d, n, "group", NULL, "missing attribute 'name'");
+	ret = vg_check_name(c, n, v);
+	if (!ret) {
+		strcpy(g->name, v);
+		for (i = 0; i < vg->nr; i++)
+			if (!strcmp(vg->g[i].name, v))
+				ret = xerr(c->d, n, "group", v,
+					   "duplicate group (first defined on line %d)",
+					   vg->g[i].line);
+	}
+	free(v);
+	if (ret)
+		return ret;
+
+	c->parent_name[vg->nr] = xml_prop(n, "parent");
+	c->parent_line[vg->nr] = g->line;
+	if ((v = xml_prop(n, "weight"))) {
+		ret = vg_weight(c, n, v, g);
+		free(v);
+	}
+	if (!ret && (v = xml_prop(n, "idle"))) {
+		ret = vg_idle(c, n, v, g);
+		free(v);
+	}
+	if (!ret && (v = xml_prop(n, "period"))) {
+		ret = cputune_check_period(c->d, n, "group", "group", "period", v,
+					   &g->period);
+		free(v);
+	}
+	if (!ret && (v = xml_prop(n, "quota"))) {
+		ret = cputune_check_quota(c->d, n, "group", "group", "quota", v, &g->quota);
+		free(v);
+	}
+	if (!ret && (v = xml_prop(n, "burst"))) {
+		ret = vg_burst(c, n, v, g);
+		free(v);
+	}
+	vg->nr++;		/* counted even on error so parent_name is freed */
+	if (ret)
+		return ret;
+	/* An idle group's weight is fixed by the kernel (cpu.weight writes give EINVAL). */
+	if (g->idle && g->weight_set)
+		return xerr(c->d, n, "group", g->name, "weight and idle='yes' are exclusive");
+	if (g->quota > 0 && g->burst > (uint64_t)g->quota)
+		return xerr(c->d, n, "group", g->name,
+			    "burst %llu is larger than quota %lld (the kernel refuses that)",
+			    (unsigned long long)g->burst, (long long)g->quota);
+	if (g->quota > 0 && g->burst + (uint64_t)g->quota > VG_BW_MAX)
+		return xerr(c->d, n, "group", g->name, "quota + burst exceed %llu", VG_BW_MAX);
+	return 0;
+}
+
+static int vg_find(struct vgroups *vg, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < vg->nr; i++)
+		if (!strcmp(vg->g[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int vg_assign(struct vg_ctx *c, xmlNode *n)
+{
+	static const char *const attrs[] = { "vcpus", "group", NULL };
+	struct vgroups *vg = c->vg;
+	char *vcpus = NULL, *group = NULL;
+	struct cpuset set;
+	unsigned int i;
+	int gi, ret;
+
+	ret = vg_check_attrs(c, n, attrs);
+	if (ret)
+		return ret;
+	vcpus = xml_prop(n, "vcpus");
+	group = xml_prop(n, "group");
+	if (!vcpus || !group) {
+		ret = xerr(c->d, n, "assign", NULL, "missing attribute '%s'",
+			   !vcpus ? "vcpus" : "group");
+		goto out;
+	}
+	gi = vg_find(vg, group);
+	if (gi < 0) {
+		ret = xerr(c->d, n, "assign", group, "unknown group");
+		goto out;
+	}
+	ret = cpuset_parse(vcpus, CPUSET_MAX, &set);
+	if (ret || !cpuset_count(&set)) {
+		ret = xerr(c->d, n, "assign", vcpus,
+			   "not a vCPU list in libvirt's cpuset syntax (\"0-3,^2\")");
+		goto out;
+	}
+	for (i = 0; i < CPUSET_MAX; i++) {
+		if (!cpuset_test(&set, i))
+			continue;
+		if (i >= c->max_vcpus) {
+			ret = xerr(c->d, n, "assign", vcpus, "vCPU %u is beyond the domain's %u vCPUs",
+				   i, c->max_vcpus);
+			goto out;
+		}
+		if (vg->vcpu_group[i] >= 0) {
+			ret = xerr(c->d, n, "assign", vcpus,
+				   "vCPU %u is already assigned to group '%s'", i,
+				   vg->g[vg->vcpu_group[i]].name);
+			goto out;
+		}
+		vg->vcpu_group[i] = gi;
+	}
+out:
+	free(vcpus);
+	free(group);
+	return ret;
+}
+
+/* Links parents, refuses unknown parents and cycles, computes paths. */
+static int vg_link(struct vg_ctx *c)
+{
+	struct vgroups *vg = c->vg;
+	unsigned int i, steps;
+	int p;
+
+	for (i = 0; i < vg->nr; i++) {
+		if (!c->parent_name[i])
+			continue;
+		p = vg_find(vg, c->parent_name[i]);
+		if (p < 0)
+			return xerr_line(c->d, c->parent_line[i], "group", c->parent_name[i],
+					 "unknown parent group of '%s'", vg->g[i].name);
+		vg->g[i].parent = p;
+	}
+	for (i = 0; i < vg->nr; i++) {
+		char chain[VGROUP_PATH_MAX] = "";
+		size_t len = 0;
+
+		steps = 0;
+		for (p = (int)i; p >= 0 && steps <= vg->nr; p = vg->g[p].parent, steps++)
+			;
+		if (p < 0) {
+			vg->g[i].depth = steps;
+			continue;
+		}
+		/* A cycle (maybe reached through other groups): step into it, then name it. */
+		for (p = (int)i, steps = 0; steps < vg->nr; steps++)
+			p = vg->g[p].parent;
+		i = (unsigned int)p;
+		do {
+			len += (size_t)snprintf(chain + len, sizeof(chain) - len, "%s -> ",
+						vg->g[p].name);
+			if (len >= sizeof(chain))
+				break;
+			p = vg->g[p].parent;
+		} while (p != (int)i && p >= 0);
+		if (len < sizeof(chain))
+			snprintf(chain + len, sizeof(chain) - len, "%s", vg->g[i].name);
+		return xerr_line(c->d, vg->g[i].line, "group", vg->g[i].name,
+				 "nesting cycle: %s", chain);
+	}
+	for (i = 0; i < vg->nr; i++) {
+		struct vgroup *g = &vg->g[i];
+
+		if (g->depth > VGROUP_DEPTH_MAX)
+			return xerr_line(c->d, g->line, "group", g->name,
+					 "nested deeper than %d levels", VGROUP_DEPTH_MAX);
+	}
+	return 0;
+}
+
+static int vg_path(struct vgroups *vg, int i, char *buf, size_t len)
+{
+	int n = 0;
+
+	if (vg->g[i].parent >= 0)
+		n = vg_path(vg, vg->g[i].parent, buf, len);
+	return n + snprintf(buf + n, len - (size_t)n, "%s%s", n ? "/" : "", vg->g[i].name);
+}
+
+/* Orders groups parents-first (by depth, stable) and remaps indices. */
+static int vg_sort(struct vgroups *vg, unsigned int max_vcpus)
+{
+	struct vgroup *sorted;
+	int *map;
+	unsigned int i, d, k = 0;
+
+	sorted = calloc(vg->nr ? vg->nr : 1, sizeof(*sorted));
+	map = calloc(vg->nr ? vg->nr : 1, sizeof(*map));
+	if (!sorted || !map) {
+		free(sorted);
+		free(map);
+		return -ENOMEM;
+	}
+	for (i = 0; i < vg->nr; i++)
+		vg_path(vg, (int)i, vg->g[i].path, sizeof(vg->g[i].path));
+	for (d = 1; d <= VGROUP_DEPTH_MAX; d++)
+		for (i = 0; i < vg->nr; i++)
+			if (vg->g[i].depth == d) {
+				map[i] = (int)k;
+				sorted[k++] = vg->g[i];
+			}
+	for (i = 0; i < vg->nr; i++)
+		if (sorted[i].parent >= 0)
+			sorted[i].parent = map[sorted[i].parent];
+	for (i = 0; i < max_vcpus; i++)
+		if (vg->vcpu_group[i] >= 0)
+			vg->vcpu_group[i] = map[vg->vcpu_group[i]];
+	memcpy(vg->g, sorted, vg->nr * sizeof(*sorted));
+	free(sorted);
+	free(map);
+	return 0;
+}
+
+/* Finds our element; any other version of our namespace or a second element is an error. */
+static int vg_find_root(struct xdiag *d, xmlNode *metadata, xmlNode **out)
+{
+	xmlNode *n;
+
+	*out = NULL;
+	for (n = metadata ? metadata->children : NULL; n; n = n->next) {
+		const char *href;
+
+		if (n->type != XML_ELEMENT_NODE || !n->ns || !n->ns->href)
+			continue;
+		href = (const char *)n->ns->href;
+		if (strncmp(href, VGROUPS_NS_PREFIX, strlen(VGROUPS_NS_PREFIX)))
+			continue;
+		if (strcmp(href, VGROUPS_NS))
+			return xerr(d, n, (const char *)n->name, href,
+				    "unsupported vsched groups namespace (this vsched reads %s)",
+				    VGROUPS_NS);
+		if (*out)
+			return xerr(d, n, (const char *)n->name, NULL,
+				    "only one top-level element per namespace (the first is on "
+				    "line %d)", xml_line(*out));
+		if (strcmp((const char *)n->name, "groups"))
+			return xerr(d, n, (const char *)n->name, NULL,
+				    "unknown element; the top-level element is <groups>");
+		*out = n;
+	}
+	return 0;
+}
+
+int vgroups_parse(xmlNode *metadata, unsigned int max_vcpus, struct vgroups *vg,
+		  struct xdiag *d)
+{
+	struct vg_ctx c = { .vg = vg, .d = d, .max_vcpus = max_vcpus };
+	xmlNode *root, *n;
+	unsigned int i;
+	int ret;
+
+	memset(vg, 0, sizeof(*vg));
+	vg->vcpu_group = malloc((max_vcpus ? max_vcpus : 1) * sizeof(int));
+	vg->g = calloc(VGROUPS_MAX, sizeof(*vg->g));
+	c.parent_name = calloc(VGROUPS_MAX, sizeof(char *));
+	c.parent_line = calloc(VGROUPS_MAX, sizeof(int));
+	if (!vg->vcpu_group || !vg->g || !c.parent_name || !c.parent_line) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < max_vcpus; i++)
+		vg->vcpu_group[i] = -1;
+	ret = vg_find_root(d, metadata, &root);
+	if (ret || !root)
+		goto out;
+	vg->present = true;
+	if (root->properties) {
+		ret = xerr(d, root, "groups", (const char *)root->properties->name,
+			   "unknown attribute");
+		goto out;
+	}
+	/* Groups first (assignments may come before the group they name). */
+	for (n = root->children; n && !ret; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (vg_is(n, "group"))
+			ret = vg_group(&c, n);
+		else if (!vg_is(n, "assign"))
+			ret = xerr(d, n, (const char *)n->name, NULL,
+				   "unknown element in <groups> (expected <group> or <assign>)");
+	}
+	if (!ret)
+		ret = vg_link(&c);
+	for (n = root->children; n && !ret; n = n->next)
+		if (vg_is(n, "assign"))
+			ret = vg_assign(&c, n);
+	if (!ret)
+		ret = vg_sort(vg, max_vcpus);
+out:
+	if (c.parent_name)
+		for (i = 0; i < vg->nr; i++)
+			free(c.parent_name[i]);
+	free(c.parent_name);
+	free(c.parent_line);
+	return ret;
+}
+
+void vgroups_free(struct vgroups *vg)
+{
+	free(vg->g);
+	free(vg->vcpu_group);
+	vg->g = NULL;
+	vg->vcpu_group = NULL;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Diagnostics and small libxml2 helpers for the domain XML parsers. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libvirt/xmlutil.h"
+
+void xdiag_init(struct xdiag *d, const char *file)
+{
+	memset(d, 0, sizeof(*d));
+	d->file = file ? file : "<domain>";
+}
+
+void xdiag_free(struct xdiag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_warn; i++)
+		free(d->warn[i]);
+	free(d->warn);
+	d->warn = NULL;
+	d->nr_warn = 0;
+}
+
+static int xerr_va(struct xdiag *d, int line, const char *elem, const char *value,
+		   const char *fmt, va_list ap)
+{
+	char text[XERR_MAX];
+	int n = 0;
+
+	if (d->msg[0])
+		return -EINVAL;		/* keep the first error only */
+	vsnprintf(text, sizeof(text), fmt, ap);
+	if (line > 0)
+		n = snprintf(d->msg, sizeof(d->msg), "%s:%d: ", d->file, line);
+	else
+		n = snprintf(d->msg, sizeof(d->msg), "%s: ", d->file);
+	if (elem && value)
+		snprintf(d->msg + n, sizeof(d->msg) - n, "<%s> '%s': %s", elem, value, text);
+	else if (elem)
+		snprintf(d->msg + n, sizeof(d->msg) - n, "<%s>: %s", elem, text);
+	else
+		snprintf(d->msg + n, sizeof(d->msg) - n, "%s", text);
+	return -EINVAL;
+}
+
+int xerr(struct xdiag *d, xmlNode *node, const char *elem, const char *value, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = xerr_va(d, node ? xml_line(node) : 0, elem, value, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int xerr_line(struct xdiag *d, int line, const char *elem, const char *value, const char *fmt,
+	      ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = xerr_va(d, line, elem, value, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int xwarn(struct xdiag *d, xmlNode *node, const char *elem, const char *fmt, ...)
+{
+	char text[XERR_MAX], *w, **nw;
+	va_list ap;
+	int line = node ? xml_line(node) : 0;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (line > 0) {
+		if (asprintf(&w, "%s:%d: <%s>: %s", d->file, line, elem, text) < 0)
+			return -ENOMEM;
+	} else if (asprintf(&w, "%s: <%s>: %s", d->file, elem, text) < 0) {
+		return -ENOMEM;
+	}
+	nw = realloc(d->warn, (d->nr_warn + 1) * sizeof(*nw));
+	if (!nw) {
+		free(w);
+		return -ENOMEM;
+	}
+	d->warn = nw;
+	d->warn[d->nr_warn++] = w;
+	return 0;
+}
+
+static char *xml_trim_dup(xmlChar *x)
+{
+	char *s = (char *)x, *e, *out;
+
+	if (!x)
+		return NULL;
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	out = strndup(s, (size_t)(e - s));
+	xmlFree(x);
+	return out;
+}
+
+char *xml_text(xmlNode *node)
+{
+	return xml_trim_dup(xmlNodeGetContent(node));
+}
+
+char *xml_prop(xmlNode *node, const char *name)
+{
+	return xml_trim_dup(xmlGetNoNsProp(node, (const xmlChar *)name));
+}
+
+int xml_line(xmlNode *node)
+{
+	return (int)xmlGetLineNo(node);
+}
+
+bool xml_is(xmlNode *node, const char *name)
+{
+	return node->type == XML_ELEMENT_NODE && !node->ns &&
+	       !strcmp((const char *)node->name, name);
+}
+
+xmlNode *xml_child(xmlNode *parent, const char *name)
+{
+	xmlNode *c;
+
+	for (c = parent->children; c; c = c->next)
+		if (xml_is(c, name))
+			return c;
+	return NULL;
+}
+
+int parse_ull(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	/* virStrToLong_ullp: no sign at all, digits only. */
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	return errno == ERANGE ? -ERANGE : 0;
+}
+
+int parse_ll(const char *s, long long *out)
+{
+	const char *p = s;
+	char *end;
+
+	if (!s)
+		return -EINVAL;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	return errno == ERANGE ? -ERANGE : 0;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `vsched run --domain FILE`: the VM takes its name, vCPU count and memory from the domain XML,
+# and the domain's groups and <cputune> are set up on its group tree (seen in --stats); an
+# invalid domain (bad value, bad groups) is refused with one message and nothing starts.
+set -u
+skip() { echo "$1"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+[ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "no usable /dev/kvm"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cat > "$tmp/ok.xml" <<'XML'
+<domain type='kvm'>
+  <name>fromxml</name>
+  <memory unit='MiB'>48</memory>
+  <vcpu current='2'>3</vcpu>
+  <cputune><period>100000</period><quota>60000</quota></cputune>
+  <metadata>
+    <vs:groups xmlns:vs="https://vsched.dev/xmlns/groups/1.0">
+      <vs:group name="latency" weight="400"/>
+      <vs:assign vcpus="0" group="latency"/>
+    </vs:groups>
+  </metadata>
+</domain>
+XML
+out=$("$VSCHED" run --domain "$tmp/ok.xml" --duration 300ms --stats "$tmp/s.json" 2>"$tmp/err") ||
+	fail "run --domain: $(cat "$tmp/err")"
+echo "$out" | grep -q "^vm fromxml: " || fail "name not taken from the domain: $out"
+[ "$(echo "$out" | grep -c '^vcpu[0-9]')" = 2 ] || fail "want 2 vCPUs (current): $out"
+grep -q "starting 2 of 3 vCPUs" "$tmp/err" || fail "no hot-plug warning: $(cat "$tmp/err")"
+grep -q '"memory": 50331648,' "$tmp/s.json" || fail "memory not 48 MiB: $(grep memory "$tmp/s.json")"
+# The plan ran on the VM's group tree: the groups, their settings, the per-vCPU caps.
+grep -q '{"path": "/latency", "cpu.weight": 400, "cpu.max": "max 100000"' "$tmp/s.json" ||
+	fail "no /latency group: $(grep path "$tmp/s.json")"
+grep -q '{"path": "/latency/vcpu0", "cpu.weight": 100, "cpu.max": "60000 100000"' "$tmp/s.json" ||
+	fail "no per-vCPU cap for vCPU 0: $(grep path "$tmp/s.json")"
+grep -q '{"path": "/vcpu1", "cpu.weight": 100, "cpu.max": "60000 100000"' "$tmp/s.json" ||
+	fail "no per-vCPU cap for vCPU 1: $(grep path "$tmp/s.json")"
+
+# --domain brings its own groups: --group/--assign beside it is a usage error.
+"$VSCHED" run --domain "$tmp/ok.xml" --assign 0=latency --duration 300ms >/dev/null 2>&1
+[ $? = 2 ] || fail "--domain with --assign accepted"
+
+# Invalid: one message naming file, line, element and value; exit 2; no VM.
+sed 's/weight="400"/weight="0"/' "$tmp/ok.xml" > "$tmp/bad.xml"
+out=$("$VSCHED" run --domain "$tmp/bad.xml" --duration 300ms 2>"$tmp/err")
+rc=$?
+[ $rc = 2 ] || fail "bad domain: exit $rc, want 2"
+[ -z "$out" ] || fail "something ran: $out"
+grep -q "bad.xml:8: <group> '0': weight must be in range \[1, 10000\]" "$tmp/err" ||
+	fail "message: $(cat "$tmp/err")"
+[ "$(wc -l < "$tmp/err")" = 1 ] || fail "more than one message: $(cat "$tmp/err")"
+
+printf '<domain><name>x</name><memory>1024</memory>\n<cputune><shares>0</shares></cputune></domain>' \
+	> "$tmp/zero.xml"
+"$VSCHED" run --domain "$tmp/zero.xml" --duration 300ms >/dev/null 2>"$tmp/err" &&
+	fail "shares 0 accepted"
+grep -q "zero.xml:2: <shares> '0': shares '0' must be in range \[1, 10000\]" "$tmp/err" ||
+	fail "message: $(cat "$tmp/err")"
+echo ok

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared helpers of the libvirt unit tests: parse a domain from a string or the test data. */
+#ifndef VSCHED_TESTS_LIBVIRT_UTIL_H
+#define VSCHED_TESTS_LIBVIRT_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libvirt/domain.h"
+
+/* A domain around a <cputune> body and a <metadata> body; vcpu count as a string. */
+#define DOM_HEAD(vcpus)                                                                     \
+	"<domain type='kvm'>\n<name>t</name>\n<memory unit='MiB'>64</memory>\n"              \
+	"<vcpu placement='static'>" vcpus "</vcpu>\n"
+
+static inline int parse_str(const char *xml, struct domain_def *def, struct xdiag *d)
+{
+	xdiag_init(d, "t.xml");
+	return domain_parse_memory(xml, strlen(xml), def, d);
+}
+
+/* $SHARED, or ../shared next to the repository (tests run from the repository root). */
+static inline const char *shared_dir(void)
+{
+	const char *s = getenv("SHARED");
+
+	return s && *s ? s : "../shared";
+}
+
+#endif

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Domain XML parsing: libvirt's own test files, top-level elements, <cputune>, errors. */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "libvirt_util.h"
+#include "test.h"
+
+static int parse_testdata(const char *name, struct domain_def *def, struct xdiag *d)
+{
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/testdata/libvirt/%s", shared_dir(), name);
+	xdiag_init(d, path);
+	return domain_parse_file(path, def, d);
+}
+
+static bool has_warning(const struct xdiag *d, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_warn; i++)
+		if (strstr(d->warn[i], needle))
+			return true;
+	return false;
+}
+
+/* tests/qemuxmlconfdata/cputune.xml: positive in libvirt's suite. */
+static void test_testdata_cputune(void)
+{
+	struct domain_def def;
+	struct xdiag d;
+
+	CU_ASSERT_EQUAL_FATAL(parse_testdata("qemuxmlconfdata__cputune.xml", &def, &d), 0);
+	CU_ASSERT_STRING_EQUAL(def.name, "QEMUGuest1");
+	CU_ASSERT_STRING_EQUAL(def.uuid, "c7a5fdbd-edaf-9455-926a-d65c16db1809");
+	CU_ASSERT_EQUAL(def.max_vcpus, 4);
+	CU_ASSERT_EQUAL(def.vcpus, 4);
+	CU_ASSERT_EQUAL(def.memory, 219136ULL * 1024);
+	CU_ASSERT_EQUAL(def.nr_iothreads, 4);
+	CU_ASSERT_TRUE(def.tune.shares_set);
+	CU_ASSERT_EQUAL(def.tune.shares, 2048);
+	CU_ASSERT_EQUAL(def.tune.vcpu.period, 1000000);
+	CU_ASSERT_TRUE(def.tune.vcpu.quota < 0);
+	CU_ASSERT_EQUAL(def.tune.global.period, 1000000);
+	CU_ASSERT_TRUE(def.tune.global.quota < 0);
+	CU_ASSERT_TRUE(def.tune.vcpus[0].pinned && cpuset_test(&def.tune.vcpus[0].pin, 0));
+	CU_ASSERT_TRUE(def.tune.vcpus[1].pinned && cpuset_test(&def.tune.vcpus[1].pin, 1));
+	CU_ASSERT_TRUE(def.tune.emulatorpin_set && cpuset_test(&def.tune.emulatorpin, 1));
+	CU_ASSERT_EQUAL(def.tune.vcpus[0].policy, VCPU_SCHED_BATCH);
+	CU_ASSERT_EQUAL(def.tune.vcpus[1].policy, VCPU_SCHED_FIFO);
+	CU_ASSERT_EQUAL(def.tune.vcpus[1].priority, 0);
+	CU_ASSERT_EQUAL(def.tune.vcpus[2].policy, VCPU_SCHED_RR);
+	CU_ASSERT_EQUAL(def.tune.vcpus[3].policy, VCPU_SCHED_RR);
+	CU_ASSERT_FALSE(def.groups.present);
+	/* Things vsched cannot do are named, not silently dropped. */
+	CU_ASSERT_TRUE(has_warning(&d, "<iothread_period>"));
+	CU_ASSERT_TRUE(has_warning(&d, "<iothreadsched>"));
+	CU_ASSERT_TRUE(has_warning(&d, "<vcpusched>: real-time scheduler 'rr'"));
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+/* tests/qemuxml2argvdata/cputune-iothreads.xml: children "intentionally in odd order". */
+static void test_testdata_odd_order(void)
+{
+	struct domain_def def;
+	struct xdiag d;
+
+	CU_ASSERT_EQUAL_FATAL(parse_testdata("qemuxml2argvdata__cputune-iothreads.xml", &def, &d),
+			      0);
+	CU_ASSERT_EQUAL(def.tune.shares, 2048);
+	CU_ASSERT_EQUAL(def.tune.vcpu.period, 1000000);
+	CU_ASSERT_TRUE(def.tune.vcpu.quota < 0);
+	CU_ASSERT_TRUE(def.tune.vcpus[1].pinned && cpuset_test(&def.tune.vcpus[1].pin, 1));
+	CU_ASSERT_TRUE(has_warning(&d, "<iothreadpin>"));
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+/* cputune-zero-shares.xml parses in libvirt (the cgroup back end refuses 0 later, as ours). */
+static void test_testdata_zero_shares(void)
+{
+	struct domain_def def;
+	struct xdiag d;
+
+	CU_ASSERT_EQUAL_FATAL(parse_testdata("qemuxml2argvdata__cputune-zero-shares.xml", &def,
+					     &d), 0);
+	CU_ASSERT_TRUE(def.tune.shares_set);
+	CU_ASSERT_EQUAL(def.tune.shares, 0);
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+/* cputune-vcpusched-overlap.xml is a DO_TEST_PARSE_ERROR in libvirt. */
+static void test_testdata_vcpusched_overlap(void)
+{
+	struct domain_def def;
+	struct xdiag d;
+
+	CU_ASSERT_EQUAL(parse_testdata("qemuxml2argvdata__cputune-vcpusched-overlap.xml", &def,
+				       &d), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, ":16: <vcpusched> '1-2': "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "vcpussched attributes 'vcpus' must not overlap"));
+	CU_ASSERT_PTR_NULL(def.name);
+	xdiag_free(&d);
+}
+
+static void test_top_level(void)
+{
+	struct domain_def def;
+	struct xdiag d;
+	const char *xml = "<domain type='kvm'><name>vm-a</name>"
+			  "<uuid>C7A5FDBD EDAF-9455-926A-D65C16DB1809</uuid>"
+			  "<memory unit='GiB'>2</memory><vcpu current='2'>6</vcpu>"
+			  "<os><type>hvm</type><kernel>/k/bzImage</kernel><initrd>/k/initrd</initrd>"
+			  "<cmdline>console=ttyS0 quiet</cmdline></os></domain>";
+
+	/* The blank in the uuid is not allowed (only dashes). */
+	CU_ASSERT_EQUAL(parse_str(xml, &def, &d), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "<uuid>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "malformed uuid element"));
+	xdiag_free(&d);
+
+	xml = "<domain type='kvm'><name>vm-a</name>"
+	      "<uuid>C7A5FDBD-EDAF-9455-926A-D65C16DB1809</uuid>"
+	      "<memory unit='GiB'>2</memory><vcpu current='2'>6</vcpu>"
+	      "<os><type>hvm</type><kernel>/k/bzImage</kernel><initrd>/k/initrd</initrd>"
+	      "<cmdline>console=ttyS0 quiet</cmdline></os></domain>";
+	CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+	CU_ASSERT_STRING_EQUAL(def.uuid, "c7a5fdbd-edaf-9455-926a-d65c16db1809");
+	CU_ASSERT_EQUAL(def.memory, 2ULL << 30);
+	CU_ASSERT_EQUAL(def.max_vcpus, 6);
+	CU_ASSERT_EQUAL(def.vcpus, 2);
+	CU_ASSERT_STRING_EQUAL(def.kernel, "/k/bzImage");
+	CU_ASSERT_STRING_EQUAL(def.initrd, "/k/initrd");
+	CU_ASSERT_STRING_EQUAL(def.cmdline, "console=ttyS0 quiet");
+	CU_ASSERT_EQUAL(d.nr_warn, 0);
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+static void test_memory_units(void)
+{
+	uint64_t b;
+
+	CU_ASSERT_EQUAL(domain_scale_memory("5", NULL, &b), 0);
+	CU_ASSERT_EQUAL(b, 5 * 1024);
+	CU_ASSERT_EQUAL(domain_scale_memory("5", "KB", &b), 0);
+	CU_ASSERT_EQUAL(b, 5000);
+	CU_ASSERT_EQUAL(domain_scale_memory("3", "m", &b), 0);
+	CU_ASSERT_EQUAL(b, 3ULL << 20);
+	CU_ASSERT_EQUAL(domain_scale_memory("1", "TB", &b), 0);
+	CU_ASSERT_EQUAL(b, 1000000000000ULL);
+	CU_ASSERT_EQUAL(domain_scale_memory("7", "bytes", &b), 0);
+	CU_ASSERT_EQUAL(b, 7);
+	CU_ASSERT_EQUAL(domain_scale_memory("1", "mib", &b), -EINVAL);
+	CU_ASSERT_EQUAL(domain_scale_memory("-1", "MiB", &b), -EINVAL);
+	CU_ASSERT_EQUAL(domain_scale_memory("16", "EiB", &b), -ERANGE);
+}
+
+/* One message: file, line, element, value. Nothing is kept of the domain. */
+static void expect_error(const char *xml, const char *where, const char *text)
+{
+	struct domain_def def;
+	struct xdiag d;
+
+	CU_ASSERT_EQUAL(parse_str(xml, &def, &d), -EINVAL);
+	if (!strstr(d.msg, where) || !strstr(d.msg, text))
+		printf("\n    got: %s\n    want: %s ... %s\n", d.msg, where, text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, where));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, text));
+	CU_ASSERT_PTR_NULL(def.name);
+	xdiag_free(&d);
+}
+
+#define TUNE(body) DOM_HEAD("4") "<cputune>\n" body "\n</cputune>\n</domain>"
+
+static void test_errors_name_element_value_line(void)
+{
+	expect_error("<domain>\n<name>x</name>\n<vcpu>2</cpu>\n</domain>", "t.xml:3: ",
+		     "malformed XML: Opening and ending tag mismatch: vcpu");
+	expect_error("", "t.xml", "malformed XML");
+	expect_error("<vm><name>x</name></vm>", "t.xml:1: <vm>",
+		     "unexpected root element <vm>, expecting <domain>");
+	expect_error("<domain>\n<memory>1</memory></domain>", "t.xml:1: <domain>",
+		     "missing domain name information");
+	expect_error("<domain><name>a/b</name><memory>1</memory></domain>", "<name> 'a/b'",
+		     "cannot contain '/'");
+	expect_error("<domain><name>x</name>\n<memory unit='MiB'>1x</memory></domain>",
+		     "t.xml:2: <memory> '1x'", "Invalid value");
+	expect_error("<domain><name>x</name>\n<memory unit='QiB'>1</memory></domain>",
+		     "t.xml:2: <memory> 'QiB'", "unknown suffix");
+	expect_error("<domain><name>x</name><vcpu>2</vcpu></domain>", "t.xml:1: <memory>",
+		     "Memory size must be specified");
+	expect_error(DOM_HEAD("four") "</domain>", "t.xml:4: <vcpu> 'four'",
+		     "maximum vcpus count must be an integer");
+	expect_error("<domain><name>x</name><memory>1</memory>\n<vcpu current='3'>2</vcpu>"
+		     "</domain>", "t.xml:2: <vcpu> '3'",
+		     "maxvcpus must not be less than current vcpus (2 < 3)");
+}
+
+static void test_cputune_ranges(void)
+{
+	struct domain_def def;
+	struct xdiag d;
+
+	expect_error(TUNE("<shares>many</shares>"), "t.xml:6: <shares> 'many'",
+		     "can't parse cputune shares value");
+	expect_error(TUNE("<shares>-5</shares>"), "<shares> '-5'",
+		     "can't parse cputune shares value");
+	expect_error(TUNE("<period>999</period>"), "t.xml:6: <period> '999'",
+		     "Value of cputune 'period' must be in range [1000, 1000000]");
+	expect_error(TUNE("<quota>5</quota>\n<period>1000001</period>"),
+		     "t.xml:6: <quota> '5'",
+		     "Value of cputune 'quota' must be in range [1000, 17592186044415]");
+	expect_error(TUNE("<global_period>1000001</global_period>"),
+		     "<global_period> '1000001'",
+		     "Value of cputune 'global_period' must be in range [1000, 1000000]");
+	expect_error(TUNE("<global_quota>17592186044416</global_quota>"),
+		     "<global_quota> '17592186044416'", "must be in range [1000, 17592186044415]");
+	expect_error(TUNE("<emulator_quota>12.5</emulator_quota>"),
+		     "<emulator_quota> '12.5'", "can't parse cputune emulator_quota value");
+
+	/* Edges that pass: 0 = unset, any negative = unlimited, the largest quota. */
+	CU_ASSERT_EQUAL_FATAL(parse_str(TUNE("<period>0</period><quota>-17</quota>"
+					     "<global_period>1000</global_period>"
+					     "<global_quota>17592186044415</global_quota>"
+					     "<shares>262144</shares>"), &def, &d), 0);
+	CU_ASSERT_EQUAL(def.tune.vcpu.period, 0);
+	CU_ASSERT_EQUAL(def.tune.vcpu.quota, -17);
+	CU_ASSERT_EQUAL(def.tune.global.period, 1000);
+	CU_ASSERT_EQUAL(def.tune.global.quota, 17592186044415LL);
+	CU_ASSERT_EQUAL(def.tune.shares, 262144);
+	domain_free(&def);
+	xdiag_free(&d);
+
+	/* Scalars: the first counts (XPath name[1]), later ones are warned about. */
+	CU_ASSERT_EQUAL_FATAL(parse_str(TUNE("<period>2000</period>\n<period>5</period>"), &def,
+					&d), 0);
+	CU_ASSERT_EQUAL(def.tune.vcpu.period, 2000);
+	CU_ASSERT_TRUE(has_warning(&d, "t.xml:7: <period>: only the first"));
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+static void test_cputune_lists(void)
+{
+	struct domain_def def;
+	struct xdiag d;
+
+	expect_error(TUNE("<vcpupin cpuset='1'/>"), "t.xml:6: <vcpupin>",
+		     "missing vcpu id in vcpupin");
+	expect_error(TUNE("<vcpupin vcpu='x' cpuset='1'/>"), "<vcpupin> 'x'",
+		     "invalid setting for vcpu 'x'");
+	expect_error(TUNE("<vcpupin vcpu='1'/>"), "<vcpupin>", "missing cpuset for vcpupin");
+	expect_error(TUNE("<vcpupin vcpu='1' cpuset='0'/>\n<vcpupin vcpu='1' cpuset='1'/>"),
+		     "t.xml:7: <vcpupin> '1'", "duplicate vcpupin for vcpu '1'");
+	expect_error(TUNE("<vcpupin vcpu='1' cpuset='0,^0'/>"), "<vcpupin> '0,^0'",
+		     "Invalid value of 'cpuset'");
+	expect_error(TUNE("<emulatorpin cpuset='0'/><emulatorpin cpuset='1'/>"),
+		     "<emulatorpin>", "only one emulatorpin is supported");
+	expect_error(TUNE("<vcpusched scheduler='idle'/>"), "<vcpusched>",
+		     "Missing attribute 'vcpus' in element 'vcpussched'");
+	expect_error(TUNE("<vcpusched vcpus='0' scheduler='fair'/>"), "<vcpusched> 'fair'",
+		     "Invalid scheduler attribute: 'fair'");
+	expect_error(TUNE("<vcpusched vcpus='0' scheduler='fifo'/>"), "<vcpusched>",
+		     "Missing scheduler priority");
+	expect_error(TUNE("<vcpusched vcpus='5' scheduler='idle'/>"), "<vcpusched> '5'",
+		     "invalid vcpu '5' for vcpusched");
+	expect_error(TUNE("<iothreadpin iothread='1' cpuset='0'/>"), "<iothreadpin> '1'",
+		     "Cannot find 'iothread' : 1");
+	expect_error(TUNE("<cachetune><cache id='0' level='3' type='both' size='3' "
+			  "unit='MiB'/></cachetune>"),
+		     "<cachetune>", "Missing attribute 'vcpus' in element 'cachetune'");
+
+	/* vcpupin beyond the vCPUs: libvirt only warns. vcpusched idle maps to cpu.idle. */
+	CU_ASSERT_EQUAL_FATAL(parse_str(TUNE("<vcpupin vcpu='9' cpuset='0'/>"
+					     "<vcpusched vcpus='1-2' scheduler='idle'/>"
+					     "<emulator_period>2000</emulator_period>"
+					     "<memorytune vcpus='0'><node id='0' bandwidth='20'/>"
+					     "</memorytune>"
+					     "<cachetune vcpus='1'/><bogus/>"), &def, &d), 0);
+	CU_ASSERT_TRUE(has_warning(&d, "Ignoring vcpupin for missing vcpus"));
+	CU_ASSERT_EQUAL(def.tune.vcpus[1].policy, VCPU_SCHED_IDLE);
+	CU_ASSERT_EQUAL(def.tune.vcpus[2].policy, VCPU_SCHED_IDLE);
+	CU_ASSERT_EQUAL(def.tune.vcpus[0].policy, VCPU_SCHED_NONE);
+	CU_ASSERT_EQUAL(def.tune.emulator.period, 2000);
+	CU_ASSERT_TRUE(has_warning(&d, "<emulator_period>: vsched has no emulator"));
+	CU_ASSERT_TRUE(has_warning(&d, "<memorytune>: vsched does not drive resctrl"));
+	CU_ASSERT_TRUE(has_warning(&d, "<cachetune>: vsched does not drive resctrl"));
+	CU_ASSERT_TRUE(has_warning(&d, "<bogus>: unknown element"));
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+static CU_TestInfo tests[] = {
+	{ "libvirt testdata: cputune.xml parses", test_testdata_cputune },
+	{ "libvirt testdata: odd child order parses", test_testdata_odd_order },
+	{ "libvirt testdata: zero shares parses", test_testdata_zero_shares },
+	{ "libvirt testdata: vcpusched overlap is refused", test_testdata_vcpusched_overlap },
+	{ "name, uuid, memory, vcpu current, os", test_top_level },
+	{ "memory units", test_memory_units },
+	{ "errors name element, value, line", test_errors_name_element_value_line },
+	{ "cputune ranges as libvirt validates", test_cputune_ranges },
+	{ "cputune list elements and warnings", test_cputune_lists },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("libvirt_domain", tests);

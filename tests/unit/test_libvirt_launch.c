@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `vsched run --domain`: the launch description and the plan applied through the C API. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libvirt/domain_launch.h"
+#include "libvirt_util.h"
+#include "test.h"
+#include "vsched.h"
+
+#define NS "https://vsched.dev/xmlns/groups/1.0"
+
+static const char *write_tmp(const char *xml)
+{
+	static char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/vsched-launch-%d.xml", (int)getpid());
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(xml, f);
+	fclose(f);
+	return path;
+}
+
+static void expect_file(struct vsched *vs, const char *path, const char *file, const char *want)
+{
+	char buf[256];
+	ssize_t n = vsched_read(vs, path, file, buf, sizeof(buf));
+
+	if (n < 0 || strcmp(buf, want))
+		printf("\n    %s/%s: got '%s' (%zd), want '%s'\n", path, file, n < 0 ? "" : buf, n,
+		       want);
+	CU_ASSERT_TRUE(n >= 0 && !strcmp(buf, want));
+}
+
+static void test_launch_apply_api(void)
+{
+	const char *xml =
+		"<domain type='kvm'><name>direct</name><memory unit='MiB'>128</memory>\n"
+		"<vcpu current='3'>4</vcpu>\n"
+		"<os><type>hvm</type><kernel>/boot/bzImage</kernel><initrd>/boot/initrd</initrd>"
+		"<cmdline>console=ttyS0</cmdline></os>\n"
+		"<cputune><shares>300</shares><global_quota>150000</global_quota>\n"
+		"<period>100000</period><quota>60000</quota><vcpupin vcpu='1' cpuset='0-1'/>"
+		"<vcpusched vcpus='2' scheduler='idle'/></cputune>\n"
+		"<metadata><v:groups xmlns:v='" NS "'>\n"
+		"<v:group name='latency' weight='400' burst='5000' quota='50000'/>\n"
+		"<v:group name='batch' weight='50'/>\n"
+		"<v:assign vcpus='0-1' group='latency'/><v:assign vcpus='3' group='batch'/>\n"
+		"</v:groups></metadata></domain>";
+	const char *path = write_tmp(xml);
+	struct domain_launch l;
+	struct vsched *vs;
+
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, &l), 0);
+	CU_ASSERT_STRING_EQUAL(l.def.name, "direct");
+	CU_ASSERT_EQUAL(l.def.max_vcpus, 4);
+	CU_ASSERT_EQUAL(l.def.vcpus, 3);
+	CU_ASSERT_EQUAL(l.def.memory, 128ULL << 20);
+	CU_ASSERT_STRING_EQUAL(l.def.kernel, "/boot/bzImage");
+	CU_ASSERT_STRING_EQUAL(l.def.initrd, "/boot/initrd");
+	CU_ASSERT_STRING_EQUAL(l.def.cmdline, "console=ttyS0");
+	CU_ASSERT_TRUE(l.def.tune.vcpus[1].pinned);
+
+	vs = vsched_create(2, 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL(domain_launch_apply(&l, vs), 0);
+	/* The root (the VM) takes no cpu.weight: <shares> is reported, not applied. */
+	CU_ASSERT_EQUAL(l.diag.nr_warn, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.warn[0], "no cpu.weight here; '300' not applied"));
+	/* The global cap sits on "libvirt", which holds everything else. */
+	expect_file(vs, "libvirt", "cpu.max", "150000 100000\n");
+	expect_file(vs, "libvirt/latency", "cpu.weight", "400\n");
+	expect_file(vs, "libvirt/latency", "cpu.max", "50000 100000\n");
+	expect_file(vs, "libvirt/latency", "cpu.max.burst", "5000\n");
+	expect_file(vs, "libvirt/batch", "cpu.weight", "50\n");
+	expect_file(vs, "libvirt/latency/vcpu0", "cpu.max", "60000 100000\n");
+	expect_file(vs, "libvirt/latency/vcpu0", "vsched.vcpus", "0\n");
+	expect_file(vs, "libvirt/latency/vcpu1", "vsched.vcpus", "1\n");
+	expect_file(vs, "libvirt/vcpu2", "cpu.idle", "1\n");
+	expect_file(vs, "libvirt/vcpu2", "vsched.vcpus", "2\n");
+	/* vCPU 3 is offline at start ("current" 3): its group exists, it was not moved. */
+	expect_file(vs, "libvirt/batch/vcpu3", "vsched.vcpus", "\n");
+	expect_file(vs, "", "vsched.vcpus", "3\n");
+
+	/* Applying the same plan again (live re-tune with no change) is harmless. */
+	CU_ASSERT_EQUAL(domain_launch_apply(&l, vs), 0);
+	expect_file(vs, "libvirt/latency/vcpu1", "vsched.vcpus", "1\n");
+	vsched_destroy(vs);
+	domain_launch_free(&l);
+	unlink(path);
+}
+
+static void test_launch_refuses_before_start(void)
+{
+	struct domain_launch l;
+	const char *path;
+
+	/* libvirt's parser takes <shares>0</shares>; a cgroup v2 tree does not. */
+	path = write_tmp("<domain><name>z</name><memory>1024</memory>\n"
+			 "<cputune><shares>0</shares></cputune></domain>");
+	CU_ASSERT_EQUAL(domain_launch_load(path, &l), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":2: <shares> '0': shares '0' must be in "
+						  "range [1, 10000]"));
+	CU_ASSERT_PTR_NULL(l.def.name);
+	domain_launch_free(&l);
+	CU_ASSERT_EQUAL(domain_launch_load("/nonexistent/d.xml", &l), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, "/nonexistent/d.xml: No such file"));
+	domain_launch_free(&l);
+	unlink(path);
+}
+
+static CU_TestInfo tests[] = {
+	{ "plan applied through the C API", test_launch_apply_api },
+	{ "a bad domain is refused before anything starts", test_launch_refuses_before_start },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("libvirt_launch", tests);
