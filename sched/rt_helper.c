@@ -93,6 +93,18 @@ static bool rt_halted(struct rt_vcpu *rv, uint64_t cpu, uint64_t dt)
 }
 
 /*
+ * A lent vCPU may wake, work and halt again between two polls; its CPU clock still shows that it
+ * ran without a lane, so it is taken back then too. The threshold stays above the few
+ * microseconds an in-kernel wake-up costs.
+ */
+#define RT_LENT_RAN_NS 250000ULL
+
+static bool rt_ran_while_lent(const struct rt_vcpu *rv, uint64_t cpu)
+{
+	return rv->probe_t && cpu - rv->probe_cpu >= RT_LENT_RAN_NS;
+}
+
+/*
  * A lane holder halted inside KVM_RUN lends its lane. A lent vCPU that runs again needs it back,
  * and is kicked out of KVM_RUN if the core does not grant one at once.
  */
@@ -120,7 +132,8 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);
 			rtc_blocked(rt, rv->id, now);
-		} else if (rv->state == RT_LENT && !rt_halted(rv, cpu, dt)) {
+		} else if (rv->state == RT_LENT &&
+			   (!rt_halted(rv, cpu, dt) || rt_ran_while_lent(rv, cpu))) {
 			rt->nr_lent--;
 			rt->st.reclaims++;
 			rv->state = RT_WAITING;
