@@ -19,7 +19,7 @@ LDLIBS  := $(PKG_LIBS) -lpthread -lrt -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Every .c under these folders is part of libvsched; main.c is the CLI entry.
-SRC_DIRS := util sched ctl vmm vmm/* libvirt-hooks
+SRC_DIRS := util sched sched/* ctl vmm vmm/* libvirt-hooks
 LIB_SRCS := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
 

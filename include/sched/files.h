@@ -3,7 +3,7 @@
  * Handlers of the interface files (one parser and one formatter per file) and the migration
  * vet used by every way of moving a vCPU (cgroup.threads, cgroup.procs, vsched.vcpus,
  * vsched_assign()). The type state machine itself is the group tree's (sched/group.h). The table
- * that names these handlers is in sched/cftype.c.
+ * that names these handlers is in sched/files/cftype.c.
  */
 #ifndef VSCHED_SCHED_FILES_H
 #define VSCHED_SCHED_FILES_H
@@ -40,7 +40,7 @@ int cgroup_vet_move(struct sched *s, const struct cpuset *set, struct group *dst
 /* Vets, then moves every vCPU in set into dst; all or nothing. */
 int cgroup_move_vcpus(struct sched *s, const struct cpuset *set, struct group *dst, bool threads);
 
-/* cpu.* (sched/cpu_files.c) */
+/* cpu.* (sched/files/cpu_files.c) */
 ssize_t cpu_weight_show(struct sched *s, struct group *g, uint64_t now, char *buf, size_t size);
 int cpu_weight_write(struct sched *s, struct group *g, char *buf, size_t len);
 ssize_t cpu_weight_nice_show(struct sched *s, struct group *g, uint64_t now, char *buf,
@@ -58,7 +58,7 @@ ssize_t cpu_stat_show(struct sched *s, struct group *g, uint64_t now, char *buf,
 /* cpu.weight.nice read: the nice whose sched_prio_to_weight[] entry is closest to shares. */
 int cpu_shares_to_nice(unsigned long shares);
 
-/* cgroup.* and vsched.* (sched/cgroup_files.c) */
+/* cgroup.* and vsched.* (sched/files/cgroup_files.c) */
 ssize_t cgroup_type_show(struct sched *s, struct group *g, uint64_t now, char *buf, size_t size);
 int cgroup_type_write(struct sched *s, struct group *g, char *buf, size_t len);
 ssize_t cgroup_procs_show(struct sched *s, struct group *g, uint64_t now, char *buf, size_t size);

@@ -138,7 +138,7 @@ bool group_is_root(const struct group *g);
 
 /*
  * A directory may not shadow an interface file of its parent: kernfs refuses such a mkdir with
- * EEXIST. The file table (sched/cftype.c) knows which files a group has and registers its lookup
+ * EEXIST. The file table (sched/files/cftype.c) knows which files a group has and registers its lookup
  * here; until it does, a built-in list of the kernel's cgroup v2 core and cpu file names is used.
  */
 typedef bool (*group_file_exists_fn)(const struct group *parent, const char *name);
@@ -161,7 +161,7 @@ enum group_type group_type_of(const struct group *g);
  * without it has no settings of its own that count: its vCPUs are scheduled in
  * group_cpu_group(g), the nearest ancestor that has it, as the kernel runs tasks of such a
  * cgroup in the nearest ancestor's task group. (group_has_cpu() is defined with the cpu files,
- * sched/cpu_files.c, which also declares it in sched/files.h.)
+ * sched/files/cpu_files.c, which also declares it in sched/files.h.)
  */
 bool group_has_cpu(const struct group *g);
 struct group *group_cpu_group(struct group *g);

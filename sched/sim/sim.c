@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "../internal.h"
 #include "sched/fluid.h"
 #include "sim_types.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Private to the runtime (sched/runtime*.c, sched/rt_*.c): per-vCPU state, the lane
- * bookkeeping and the narrow interface to the scheduler core (sched/rt_core.c is the only
+ * bookkeeping and the narrow interface to the scheduler core (sched/runtime/rt_core.c is the only
  * file that calls sched/core.h).
  */
 #ifndef VSCHED_SCHED_RT_H
