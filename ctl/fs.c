@@ -120,6 +120,15 @@ static const char *op_path(const char *path, struct fuse_file_info *fi, char *bu
 	return buf;
 }
 
+/* The node an operation names (by path or by open handle); -ENODEV if the handle has none. */
+static int op_resolve(struct ctl *c, const char *path, struct fuse_file_info *fi, struct node *n)
+{
+	char buf[PATH_MAX + NAME_MAX + 2];
+
+	path = op_path(path, fi, buf, sizeof(buf));
+	return path ? node_resolve(c->vs, path, n) : -ENODEV;
+}
+
 static struct ctl_file *handle_new(struct ctl *c, const struct node *n)
 {
 	struct ctl_file *f = calloc(1, sizeof(*f));
@@ -185,14 +194,10 @@ static void *ctl_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 static int ctl_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
 	struct ctl *c = ctl_self();
-	char buf[PATH_MAX + NAME_MAX + 2];
 	struct node n;
 	int ret;
 
-	path = op_path(path, fi, buf, sizeof(buf));
-	if (!path)
-		return -ENODEV;
-	ret = node_resolve(c->vs, path, &n);
+	ret = op_resolve(c, path, fi, &n);
 	if (ret)
 		return fi ? -ENODEV : ret;	/* an open node whose group was removed */
 	node_stat(c, &n, st);
@@ -354,14 +359,10 @@ static int ctl_write(const char *path __unused, const char *buf, size_t size, of
 static int ctl_truncate(const char *path, off_t size __unused, struct fuse_file_info *fi)
 {
 	struct ctl *c = ctl_self();
-	char buf[PATH_MAX + NAME_MAX + 2];
 	struct node n;
 	int ret;
 
-	path = op_path(path, fi, buf, sizeof(buf));
-	if (!path)
-		return -ENODEV;
-	ret = node_resolve(c->vs, path, &n);
+	ret = op_resolve(c, path, fi, &n);
 	if (ret)
 		return fi ? -ENODEV : ret;
 	return n.kind == NODE_DIR ? -EISDIR : 0;
@@ -395,14 +396,10 @@ static int ctl_rmdir(const char *path)
 static int ctl_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
 	struct ctl *c = ctl_self();
-	char buf[PATH_MAX + NAME_MAX + 2];
 	struct node n;
 	int ret;
 
-	path = op_path(path, fi, buf, sizeof(buf));
-	if (!path)
-		return -ENODEV;
-	ret = node_resolve(c->vs, path, &n);
+	ret = op_resolve(c, path, fi, &n);
 	if (ret)
 		return ret;
 	if (uid == (uid_t)-1)
@@ -425,14 +422,9 @@ static int ctl_chmod(const char *path __unused, mode_t mode __unused,
 static int ctl_utimens(const char *path, const struct timespec tv[2] __unused,
 		       struct fuse_file_info *fi)
 {
-	struct ctl *c = ctl_self();
-	char buf[PATH_MAX + NAME_MAX + 2];
 	struct node n;
 
-	path = op_path(path, fi, buf, sizeof(buf));
-	if (!path)
-		return -ENODEV;
-	return node_resolve(c->vs, path, &n);
+	return op_resolve(ctl_self(), path, fi, &n);
 }
 
 /* What the VFS answers for operations kernfs does not implement. */
