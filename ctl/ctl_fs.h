@@ -34,6 +34,7 @@ struct ctl {
 extern const struct fuse_operations ctl_fs_ops;
 /* Frees the handles a severed connection never released (after the loop has ended). */
 void ctl_fs_release_all(struct ctl *c);
+int ctl_mkdir_p(const char *dir, mode_t mode, bool *created);
 
 /* Delegation (deleg.c): the owner of file name; *uid and *gid come in as the group's. */
 void ctl_file_owner(struct vsched *vs, const char *group, const char *name, uid_t *uid,

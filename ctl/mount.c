@@ -55,28 +55,6 @@ static bool is_mount_point(const char *dir)
 	return a.st_dev != b.st_dev || a.st_ino == b.st_ino;
 }
 
-static int make_dir(const char *dir, bool *created)
-{
-	char tmp[PATH_MAX], *p;
-
-	*created = false;
-	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (!mkdir(tmp, 0755))
-		*created = true;
-	else if (errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static void *ctl_thread(void *arg)
 {
 	struct ctl *c = arg;
@@ -121,7 +99,7 @@ int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out)
 	pthread_cond_init(&c->cond, NULL);
 	list_init(&c->files);
 	if (!realpath(dir, c->dir)) {
-		ret = make_dir(dir, &c->created_dir);
+		ret = ctl_mkdir_p(dir, 0755, &c->created_dir);
 		if (ret || !realpath(dir, c->dir)) {
 			ret = ret ? ret : -errno;
 			goto err_free;

@@ -18,6 +18,7 @@
 #include <dirent.h>
 
 #include "ctl/ctl.h"
+#include "ctl_fs.h"
 
 #define VMS_SUBDIR	".vms"
 #define NAME_MAX_LEN	128
@@ -86,10 +87,13 @@ static unsigned long long pid_start_time(pid_t pid)
 	return start;
 }
 
-static int mkdir_p(const char *dir, mode_t mode)
+/* mkdir -p; *created (if given) tells whether the last component was made here. */
+int ctl_mkdir_p(const char *dir, mode_t mode, bool *created)
 {
 	char tmp[PATH_MAX], *p;
 
+	if (created)
+		*created = false;
 	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	for (p = tmp + 1; *p; p++) {
@@ -100,8 +104,12 @@ static int mkdir_p(const char *dir, mode_t mode)
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(tmp, mode) && errno != EEXIST)
+	if (!mkdir(tmp, mode)) {
+		if (created)
+			*created = true;
+	} else if (errno != EEXIST) {
 		return -errno;
+	}
 	return 0;
 }
 
@@ -154,7 +162,7 @@ int ctl_register(const char *name, const char *ctl_dir)
 		return -EINVAL;
 	if (snprintf(dir, sizeof(dir), "%s/" VMS_SUBDIR, ctl_run_dir()) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
-	ret = mkdir_p(dir, 0755);
+	ret = ctl_mkdir_p(dir, 0755, NULL);
 	if (ret)
 		return ret;
 	ret = record_path(name, path, sizeof(path));
