@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <CUnit/CUnit.h>
+#include <errno.h>
+
 #include "libvirt/domain.h"
 
 /* A domain around a <cputune> body and a <metadata> body; vcpu count as a string. */
@@ -18,6 +21,21 @@ static inline int parse_str(const char *xml, struct domain_def *def, struct xdia
 {
 	xdiag_init(d, "t.xml");
 	return domain_parse_memory(xml, strlen(xml), def, d);
+}
+
+/* xml is refused with one message naming where and text, and nothing of the domain is kept. */
+static inline void expect_parse_error(const char *xml, const char *where, const char *text)
+{
+	struct domain_def def;
+	struct xdiag d;
+
+	CU_ASSERT_EQUAL(parse_str(xml, &def, &d), -EINVAL);
+	if (!strstr(d.msg, where) || !strstr(d.msg, text))
+		printf("\n    got: %s\n    want: %s ... %s\n", d.msg, where, text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, where));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, text));
+	CU_ASSERT_PTR_NULL(def.name);
+	xdiag_free(&d);
 }
 
 /* $SHARED, or ../shared next to the repository (tests run from the repository root). */
