@@ -350,15 +350,7 @@ int host_run(const struct scenario *s, unsigned int lanes, double seconds, struc
 		r->nr_periods[i] = per - per0[i];
 		r->nr_throttled[i] = thr - thr0[i];
 	}
-	for (i = 0; i < n; i++) {
-		int gi = scn_group_index(s, s->vcpus[i].group);
-
-		r->vcpu_ns[i] = cpu1[i] - cpu0[i];
-		r->work[i] = w1[i] - w0[i];
-		/* Hierarchical: the vCPU's group and every ancestor. */
-		for (; gi >= 0; gi = scn_parent_index(s, gi))
-			r->group_ns[gi] += r->vcpu_ns[i];
-	}
+	result_tally(r, s, cpu0, cpu1, w0, w1);
 stop:
 	atomic_store(&run->stop, true);
 	for (i = 0; i < (unsigned int)started; i++)

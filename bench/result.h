@@ -27,4 +27,24 @@ static inline double result_pct(const struct bench_result *r, uint64_t ns)
 	return 100.0 * (double)ns / (r->seconds * 1e9 * r->lanes);
 }
 
+/*
+ * Per-vCPU CPU time and work over the window from the readings at its start (0) and end (1),
+ * and each group's CPU time: its vCPUs' and its descendants' (hierarchical, as cpu.stat).
+ */
+static inline void result_tally(struct bench_result *r, const struct scenario *s,
+				const uint64_t *cpu0, const uint64_t *cpu1, const uint64_t *w0,
+				const uint64_t *w1)
+{
+	unsigned int i;
+
+	for (i = 0; i < scn_nr_vcpus(s); i++) {
+		int gi = scn_group_index(s, s->vcpus[i].group);
+
+		r->vcpu_ns[i] = cpu1[i] - cpu0[i];
+		r->work[i] = w1[i] - w0[i];
+		for (; gi >= 0; gi = scn_parent_index(s, gi))
+			r->group_ns[gi] += r->vcpu_ns[i];
+	}
+}
+
 #endif

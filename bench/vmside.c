@@ -164,14 +164,7 @@ int vmside_run(const struct scenario *s, unsigned int lanes, double seconds, boo
 
 	r->seconds = (double)(t1 - t0) / 1e9;
 	r->lanes = lanes;
-	for (i = 0; i < n; i++) {
-		int gi = scn_group_index(s, s->vcpus[i].group);
-
-		r->vcpu_ns[i] = cpu1[i] - cpu0[i];
-		r->work[i] = w1[i] - w0[i];
-		for (; gi >= 0; gi = scn_parent_index(s, gi))
-			r->group_ns[gi] += r->vcpu_ns[i];
-	}
+	result_tally(r, s, cpu0, cpu1, w0, w1);
 out:
 	runvm_destroy(&vm);
 	return ret;
