@@ -322,8 +322,9 @@ int main(int argc, char **argv)
 			       runtime_hist_quantile(rst.handoff_hist, rst.nr_handoff, 0.99) / 1e3,
 			       100.0 * (double)rst.handoff_ns / ((secs + 0.3) * 1e9 * lanes));
 		if (v)
-			printf("  runtime: %llu grants, %llu kicks, %llu timer arms, %llu lends, "
-			       "%llu reclaims%s\n", (unsigned long long)rst.grants,
+			printf("  runtime: %llu grants, %llu re-pins, %llu kicks, %llu timer arms, "
+			       "%llu lends, %llu reclaims%s\n", (unsigned long long)rst.grants,
+			       (unsigned long long)rst.migrations,
 			       (unsigned long long)rst.kicks, (unsigned long long)rst.timer_arms,
 			       (unsigned long long)rst.lends, (unsigned long long)rst.reclaims,
 			       rst.fallback ? ", WATCHDOG FALLBACK" : "");

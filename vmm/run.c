@@ -61,6 +61,7 @@ struct run_cfg {
 	const char *assigns[RUN_MAX_PAYLOAD_ARGS];
 	unsigned int nr_assigns;
 	bool no_sched;
+	bool no_pin;
 	bool monitor;
 	bool name_given;
 	const char *ctl_dir;
@@ -68,7 +69,7 @@ struct run_cfg {
 };
 
 enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_CPUID_HIDE, OPT_STATS, OPT_GROUP,
-       OPT_ASSIGN, OPT_NO_SCHED, OPT_MONITOR, OPT_CTL_DIR, OPT_NO_CTL, OPT_DOMAIN };
+       OPT_ASSIGN, OPT_NO_SCHED, OPT_NO_PIN, OPT_MONITOR, OPT_CTL_DIR, OPT_NO_CTL, OPT_DOMAIN };
 
 static const struct option run_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -86,6 +87,7 @@ static const struct option run_options[] = {
 	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "assign", required_argument, NULL, OPT_ASSIGN },
 	{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
+	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 	{ "monitor", no_argument, NULL, OPT_MONITOR },
 	{ "ctl-dir", required_argument, NULL, OPT_CTL_DIR },
 	{ "no-ctl", no_argument, NULL, OPT_NO_CTL },
@@ -125,6 +127,7 @@ static void run_usage(FILE *f)
 		"                           --group web:weight=300,max=\"50000 100000\"; repeatable\n"
 		"      --assign CPUSET=PATH move vCPUs into a group: --assign 0-1=web/fe; repeatable\n"
 		"      --no-sched           no vCPU scheduler: the host kernel runs the vCPU threads\n"
+		"      --no-pin             lanes float: do not run lane i on the i-th host CPU\n"
 		"      --monitor            print each group's CPU share once a second\n"
 		"      --ctl-dir PATH       mount the control directory there (default\n"
 		"                           /run/vsched/NAME; docs/control-directory.md)\n"
@@ -272,6 +275,9 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 			break;
 		case OPT_NO_SCHED:
 			cfg->no_sched = true;
+			break;
+		case OPT_NO_PIN:
+			cfg->no_pin = true;
 			break;
 		case OPT_MONITOR:
 			cfg->monitor = true;
@@ -526,6 +532,7 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs,
 		sr.exit_status = RUN_EXIT_FAILURE;
 		goto out;
 	}
+	rs->no_pin = cfg->no_pin;
 	ret = runsched_attach(rs, vm, cfg->monitor);
 	if (ret) {
 		fprintf(stderr, "vsched run: cannot start the vCPU scheduler: %s\n", strerror(-ret));

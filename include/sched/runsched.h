@@ -23,6 +23,7 @@ struct runsched {
 	struct runstats_ctx ctx;
 	unsigned int lanes;
 	bool scheduled;
+	bool no_pin;		/* lanes float instead of running on host CPUs (--no-pin) */
 	double *demand;		/* per vCPU, for the table's ideal column; NULL: unknown */
 };
 

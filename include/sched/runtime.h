@@ -40,6 +40,7 @@ struct runtime_stats {
 	uint64_t kicks;			/* preemptions that needed a kick */
 	uint64_t timer_arms;		/* slice timers armed */
 	uint64_t grants;		/* lanes handed out */
+	uint64_t migrations;		/* vCPU threads re-pinned to another lane's host CPU */
 	uint64_t throttles;		/* groups throttled (quota ran out) */
 	uint64_t lends;			/* lanes lent by halted vCPUs */
 	uint64_t reclaims;		/* lent lanes taken back */
@@ -54,13 +55,18 @@ struct runtime_stats {
 
 struct runtime;
 
+/* runtime_create() flags */
+#define RUNTIME_UNSCHEDULED	0x1	/* every vCPU runs whenever the host lets it (accounting
+					 * still happens): the baseline for throughput comparisons */
+#define RUNTIME_NO_PIN		0x2	/* lanes float: the host kernel places the vCPU threads */
+
 /*
  * A runtime for vm's vCPUs on nr_lanes lanes, scheduling with the core inside s (whose vCPU
- * count must match), serialised by lock. unscheduled: every vCPU runs whenever the host lets it
- * (accounting still happens), the baseline for throughput comparisons. 0 or -errno.
+ * count must match), serialised by lock. Lane i runs on the i-th CPU of the process's affinity
+ * mask (when it has nr_lanes CPUs and RUNTIME_NO_PIN is not given). 0 or -errno.
  */
 int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
-		   bool unscheduled, struct runtime **out);
+		   unsigned int flags, struct runtime **out);
 /* Starts the helper thread; call before vm_start(). 0 or -errno. */
 int runtime_start(struct runtime *rt);
 /* Stops the helper thread (after vm_join()) and frees everything. */

@@ -8,6 +8,7 @@
 #define VSCHED_SCHED_RT_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +49,7 @@ struct rt_vcpu {
 	bool has_timer;
 	clockid_t cpu_clock;	/* the thread's CPU clock, readable by the helper */
 	pid_t tid;
+	int cpu;		/* host CPU it is pinned to, -1: none (rt_pin.c) */
 	int stat_fd;		/* /proc/self/task/TID/stat, for the idle check */
 	int blocking_fd;	/* KVM stats fd with the "blocking" statistic, or -1 */
 	off_t blocking_off;
@@ -73,6 +75,8 @@ struct runtime {
 	pthread_mutex_t *lock;
 	unsigned int nr_lanes;
 	bool unscheduled;
+	int *lane_cpu;		/* host CPU of each lane, NULL: not pinned */
+	cpu_set_t host_cpus;	/* the process affinity mask at creation */
 	bool fallback;
 	unsigned int nr_vcpus;
 	struct rt_vcpu *v;
@@ -96,7 +100,7 @@ struct runtime {
 uint64_t rt_now(void);
 
 /* Decisions, applied with the lock held (called back from rt_core.c). */
-void rt_grant(struct runtime *rt, unsigned int id, uint64_t until);
+void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until);
 void rt_preempt(struct runtime *rt, unsigned int id);
 void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until);
 /* After any event: wake the helper if the core's next timer moved earlier. */
@@ -109,6 +113,12 @@ void rt_timer_delete(struct rt_vcpu *rv);
 void rt_timer_arm(struct rt_vcpu *rv, uint64_t until);
 void rt_timer_bind_self(struct vcpu *vcpu);
 void rt_kick(struct rt_vcpu *rv);
+
+/* Lanes on host CPUs (rt_pin.c). */
+int rt_pin_init(struct runtime *rt);
+void rt_pin_exit(struct runtime *rt);
+void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane);
+void rt_pin_release(struct runtime *rt);
 
 /* Halt detection (rt_idle.c). */
 void rt_idle_open(struct rt_vcpu *rv);

@@ -22,7 +22,7 @@ static void rtc_drain(struct runtime *rt)
 		for (i = 0; i < n; i++) {
 			switch (d[i].type) {
 			case SCHED_RUN:
-				rt_grant(rt, d[i].vcpu, d[i].until);
+				rt_grant(rt, d[i].vcpu, d[i].lane, d[i].until);
 				break;
 			case SCHED_PREEMPT:
 				rt_preempt(rt, d[i].vcpu);

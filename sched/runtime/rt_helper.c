@@ -189,6 +189,7 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
 		fprintf(stderr, "vsched: watchdog: vcpu%u runnable and unthrottled but waited %llu ms "
 				"for a lane; falling back to host scheduling of all vCPUs\n",
 			i, (unsigned long long)((now - rv->wait_since) / 1000000));
+		rt_pin_release(rt);
 		for (i = 0; i < rt->nr_vcpus; i++) {
 			rt_timer_arm(&rt->v[i], RT_INF);
 			pthread_cond_broadcast(&rt->v[i].cond);

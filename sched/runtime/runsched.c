@@ -78,7 +78,8 @@ int runsched_attach(struct runsched *rs, struct vm *vm, bool monitor)
 	int ret;
 
 	ret = runtime_create(vm, vsched_sched(rs->vs), vsched_mutex(rs->vs), rs->lanes,
-			     !rs->scheduled, &rs->rt);
+			     (rs->scheduled ? 0 : RUNTIME_UNSCHEDULED) | (rs->no_pin ? RUNTIME_NO_PIN : 0),
+			     &rs->rt);
 	if (ret)
 		return ret;
 	vm->sched = &runtime_vcpu_ops;

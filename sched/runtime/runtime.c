@@ -85,7 +85,7 @@ uint64_t runtime_wake_quantile(const struct runtime_stats *st, double q)
 
 /* Decisions from the core. */
 
-void rt_grant(struct runtime *rt, unsigned int id, uint64_t until)
+void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until)
 {
 	struct rt_vcpu *rv = &rt->v[id];
 
@@ -101,6 +101,8 @@ void rt_grant(struct runtime *rt, unsigned int id, uint64_t until)
 	rv->state = RT_RUNNING;
 	rv->until = until;
 	rt->st.grants++;
+	if (!rt_hands_off(rt))
+		rt_pin_lane(rt, rv, lane);
 	/* A lent vCPU that was running on its own keeps going, with its slice end armed now. */
 	if (rv->in_guest && !rt_hands_off(rt))
 		rt_timer_arm(rv, until);
@@ -330,7 +332,7 @@ const struct vcpu_sched_ops runtime_vcpu_ops = {
 /* Life cycle. */
 
 int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
-		   bool unscheduled, struct runtime **out)
+		   unsigned int flags, struct runtime **out)
 {
 	pthread_condattr_t ca;
 	struct runtime *rt;
@@ -354,7 +356,7 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	rt->s = s;
 	rt->lock = lock;
 	rt->nr_lanes = nr_lanes;
-	rt->unscheduled = unscheduled;
+	rt->unscheduled = flags & RUNTIME_UNSCHEDULED;
 	rt->nr_vcpus = vm->nr_vcpus;
 	rt->helper_at = RT_INF;
 	rt->topup_at = RT_INF;
@@ -371,10 +373,16 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 		rv->until = RT_INF;
 		rv->stat_fd = -1;
 		rv->blocking_fd = -1;
+		rv->cpu = -1;
 		pthread_cond_init(&rv->cond, &ca);
 		vm->vcpus[i].sched = rv;
 	}
 	pthread_condattr_destroy(&ca);
+	err = rt->unscheduled || (flags & RUNTIME_NO_PIN) ? 0 : rt_pin_init(rt);
+	if (err) {
+		runtime_destroy(rt);
+		return err;
+	}
 	pthread_mutex_lock(lock);
 	err = rtc_create(rt);
 	pthread_mutex_unlock(lock);
@@ -411,6 +419,7 @@ void runtime_destroy(struct runtime *rt)
 		rt->vm->vcpus[i].sched = NULL;
 	}
 	pthread_cond_destroy(&rt->helper_cond);
+	rt_pin_exit(rt);
 	free(rt->v);
 	free(rt);
 }

@@ -52,7 +52,7 @@ int runvm_start(struct runvm *r)
 		return ret;
 	if (r->scheduled) {
 		ret = runtime_create(&r->vm, vsched_sched(r->vs), vsched_mutex(r->vs), r->vm.nr_lanes,
-				     false, &r->rt);
+				     0, &r->rt);
 		if (ret)
 			return ret;
 		r->vm.sched = &runtime_vcpu_ops;

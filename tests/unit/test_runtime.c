@@ -4,11 +4,13 @@
  * are generous and say why; accuracy is measured by bench-fair, not here.
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sched/core.h"
 #include "sched/launch.h"
 #include "sched/runtime.h"
 #include "sched/runvm.h"
@@ -176,7 +178,55 @@ static void test_runtime_weight_change_acts(void)
 	runvm_destroy(&r);
 }
 
+/*
+ * Four hogs on two lanes: lane i runs on the i-th CPU of the process's affinity mask, so every
+ * lane holder's thread must be pinned to exactly its lane's CPU whenever we look (the grant
+ * pins it under the same lock the check holds). Rotation moves vCPUs between lanes, so re-pins
+ * happen.
+ */
+static void test_runtime_lanes_on_host_cpus(void)
+{
+	int lane_cpu[2], cpu, n = 0, seen = 0, round, id;
+	struct runtime_stats st;
+	cpu_set_t mask, set;
+	struct runvm r;
+
+	if (!have_kvm())
+		return;
+	sched_getaffinity(0, sizeof(mask), &mask);
+	for (cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
+		if (CPU_ISSET(cpu, &mask))
+			lane_cpu[n++] = cpu;
+	if (n < 2) {
+		test_skip("fewer than 2 host CPUs: lanes are not pinned");
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "t-pin", 4, 2, true), 0);
+	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
+	for (round = 0; round < 20; round++) {
+		msleep(20);
+		vsched_lock(r.vs);
+		for (id = 0; id < 4; id++) {
+			int lane = sched_vcpu_lane(vsched_sched(r.vs), (unsigned int)id);
+
+			if (lane < 0 || !r.vm.vcpus[id].tid)
+				continue;
+			CU_ASSERT_EQUAL(sched_getaffinity(r.vm.vcpus[id].tid, sizeof(set), &set), 0);
+			CU_ASSERT_EQUAL(CPU_COUNT(&set), 1);
+			CU_ASSERT_TRUE(CPU_ISSET(lane_cpu[lane], &set));
+			seen++;
+		}
+		vsched_unlock(r.vs);
+	}
+	runtime_get_stats(r.rt, &st);
+	runvm_stop(&r);
+	CU_ASSERT_TRUE(seen >= 20);
+	CU_ASSERT_TRUE(st.migrations >= 1);
+	runvm_destroy(&r);
+}
+
 static CU_TestInfo runtime_tests[] = {
+	{ "lane holders run on their lane's host CPU", test_runtime_lanes_on_host_cpus },
 	{ "a weight change acts while vCPUs run", test_runtime_weight_change_acts },
 	{ "no kicks and no timers when nothing waits", test_runtime_no_kicks_without_waiters },
 	{ "a vCPU moved mid-run is charged to its new group", test_runtime_move_charges_new_group },
