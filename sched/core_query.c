@@ -40,6 +40,11 @@ uint64_t sched_next_timer(const struct sched *s)
 	return t;
 }
 
+uint64_t sched_next_group_timer(const struct sched *s)
+{
+	return bw_next_timer(s);
+}
+
 uint64_t sched_now(const struct sched *s)
 {
 	return s->core.now;

@@ -2,7 +2,9 @@
 /*
  * `vsched run`: flags into a struct vm, then start it and wait for the first of: the guest
  * ending, --duration, SIGINT or SIGTERM. The main thread blocks those signals before any
- * vCPU thread exists (so they inherit the mask) and reads them from a signalfd.
+ * vCPU thread exists (so they inherit the mask) and takes them only inside ppoll(). Not a
+ * signalfd: every signal sent to any thread of the process (each vCPU slice timer) wakes a
+ * signalfd's pollers, which cost a host context switch per slice.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -403,15 +404,24 @@ static void run_progress(struct vm *vm)
 	fprintf(stderr, "\n");
 }
 
-/* Waits for the VM to stop; returns the signal that stopped it, or 0. */
-static int run_wait(struct vm *vm, const struct run_cfg *cfg, int sfd)
+static volatile sig_atomic_t run_signal;
+
+static void run_on_signal(int sig)
 {
-	struct pollfd pfd[3] = {
-		{ .fd = sfd, .events = POLLIN },
+	run_signal = sig;
+}
+
+/*
+ * Waits for the VM to stop; returns the signal that stopped it, or 0. SIGINT and SIGTERM are
+ * blocked except inside ppoll() (waitmask), so they interrupt it and nothing else.
+ */
+static int run_wait(struct vm *vm, const struct run_cfg *cfg, const sigset_t *waitmask)
+{
+	struct pollfd pfd[2] = {
 		{ .fd = vm->stop_fd, .events = POLLIN },
 		{ .fd = -1, .events = POLLIN },
 	};
-	struct signalfd_siginfo si;
+	struct timespec progress = { 1, 0 };
 	int tfd = -1, sig = 0;
 
 	if (cfg->duration_ns) {
@@ -422,23 +432,24 @@ static int run_wait(struct vm *vm, const struct run_cfg *cfg, int sfd)
 
 		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 		if (tfd >= 0 && !timerfd_settime(tfd, 0, &its, NULL))
-			pfd[2].fd = tfd;
+			pfd[1].fd = tfd;
 	}
 	while (!vm_stopping(vm)) {
-		int n = poll(pfd, 3, cfg->verbose ? 1000 : -1);
+		int n = ppoll(pfd, 2, cfg->verbose ? &progress : NULL, waitmask);
 
+		if (run_signal) {
+			sig = run_signal;
+			vm->exit_signal = sig;
+			vm_stop(vm, VM_EXIT_STOPPED);
+			break;
+		}
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n == 0) {
 			run_progress(vm);
 			continue;
 		}
-		if ((pfd[0].revents & POLLIN) && read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			sig = si.ssi_signo;
-			vm->exit_signal = sig;
-			vm_stop(vm, VM_EXIT_STOPPED);
-		}
-		if (pfd[2].revents & POLLIN)
+		if (n > 0 && (pfd[1].revents & POLLIN))
 			vm_stop(vm, VM_EXIT_STOPPED);
 	}
 	if (tfd >= 0)
@@ -503,24 +514,21 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs,
 {
 	struct stats_run sr = { .cmd_start_ns = start_ns };
 	struct vm_ctl vc = { 0 };
-	sigset_t set, old;
-	int sfd, ret, sig;
+	struct sigaction sa = { .sa_handler = run_on_signal }, old_int, old_term;
+	sigset_t set, old, waitmask;
+	int ret, sig;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0) {
-		fprintf(stderr, "vsched run: signalfd: %s\n", strerror(errno));
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (stats) {
-			fclose(stats);
-			unlink(cfg->stats);
-		}
-		runsched_destroy(rs);
-		return RUN_EXIT_FAILURE;
-	}
+	waitmask = old;
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	run_signal = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	ret = vm_create(vm);
 	if (ret) {
 		if (vm->boot == &linux_boot_ops && cfg->kernel.err[0])
@@ -544,7 +552,7 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs,
 		fprintf(stderr, "vsched run: cannot start vCPU threads: %s\n", strerror(-ret));
 	else
 		ret = run_ctl_start(cfg, vm, rs->vs, &vc);
-	sig = ret ? 0 : run_wait(vm, cfg, sfd);
+	sig = ret ? 0 : run_wait(vm, cfg, &waitmask);
 	vm_stop(vm, VM_EXIT_STOPPED);
 	vm_ctl_stop(&vc);
 	vm_join(vm);
@@ -566,7 +574,8 @@ out:
 		unlink(cfg->stats);
 	}
 	vm_destroy(vm);
-	close(sfd);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return sr.exit_status;
 }

@@ -20,7 +20,7 @@
 #define RT_INF			UINT64_MAX
 #define RT_WATCHDOG_CHECK_NS	100000000ULL	/* how often the watchdog looks while vCPUs wait */
 #define RT_RUSAGE_EVERY_NS	1000000ULL	/* user/system split resolution */
-#define RT_TIMER_GRACE_NS	200000ULL	/* a vCPU's own timer handles its slice end */
+#define RT_BACKSTOP_NS		10000000ULL	/* the helper takes over a slice end this late */
 #define RT_TOPUP_NS		10000000ULL	/* charge vCPUs that stay in KVM_RUN this often */
 #define RT_KICK_SLACK_NS	50000ULL	/* a slice timer this close makes a kick pointless */
 
@@ -150,6 +150,7 @@ void rtc_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys
 void rtc_tick(struct runtime *rt, uint64_t now);
 void rtc_config(struct runtime *rt, uint64_t now);
 uint64_t rtc_next_timer(struct runtime *rt);	/* RT_INF: none */
+uint64_t rtc_next_group_timer(struct runtime *rt);	/* without slice ends; RT_INF: none */
 bool rtc_throttled(struct runtime *rt, unsigned int id);
 
 #endif

@@ -99,6 +99,13 @@ uint64_t rtc_next_timer(struct runtime *rt)
 	return t == SCHED_TIME_NONE ? RT_INF : t;
 }
 
+uint64_t rtc_next_group_timer(struct runtime *rt)
+{
+	uint64_t t = sched_next_group_timer(rt->s);
+
+	return t == SCHED_TIME_NONE ? RT_INF : t;
+}
+
 bool rtc_throttled(struct runtime *rt, unsigned int id)
 {
 	struct sched_vcpu *v = sched_vcpu(rt->s, id);

@@ -25,18 +25,6 @@ static uint64_t rt_idle_period(const struct runtime *rt, uint64_t now)
 	return rt->nr_waiting ? RT_IDLE_POLL_SLOW_NS : RT_INF;
 }
 
-void rt_poke_helper(struct runtime *rt, uint64_t now)
-{
-	uint64_t next = rtc_next_timer(rt), idle = rt_idle_period(rt, now);
-
-	if (idle != RT_INF && next > now + idle)
-		next = now + idle;
-	if (rt->topup_at < next)
-		next = rt->topup_at;
-	if (next < rt->helper_at)
-		pthread_cond_signal(&rt->helper_cond);
-}
-
 /*
  * A vCPU that nobody interrupts stays inside KVM_RUN for seconds; charge what its CPU clock shows
  * every RT_TOPUP_NS so cpu.stat, quotas and a membership change see its usage in time.
@@ -198,34 +186,67 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
 	}
 }
 
-static bool rt_timer_owned(struct runtime *rt, uint64_t t, uint64_t now)
+/*
+ * The earliest core timer the helper must run: group timers (period refills, unthrottling) and
+ * slice ends that no lane holder's own timer takes care of. A holder's timer owns its slice end
+ * while it is armed inside KVM_RUN or about to be armed (a holder outside KVM_RUN arms it in
+ * enter()); the helper then only stands behind it, RT_BACKSTOP_NS late, on the same schedule as
+ * its idle polls and top-ups. (Standing behind it by a short grace woke the helper uselessly
+ * once per slice, because the holder had long moved the slice end by then.)
+ */
+static uint64_t rt_helper_timer(struct runtime *rt)
 {
+	uint64_t t = rtc_next_group_timer(rt), any = rtc_next_timer(rt);
 	unsigned int i;
 
-	if (now >= t + RT_TIMER_GRACE_NS)
-		return false;
+	if (any != RT_INF && any + RT_BACKSTOP_NS < t)
+		t = any + RT_BACKSTOP_NS;
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		const struct rt_vcpu *rv = &rt->v[i];
 
-		if (rv->state == RT_RUNNING && rv->in_guest && rv->until == t && rv->armed == t)
-			return true;
+		if (rv->state == RT_RUNNING && rv->until < t && rv->in_guest && rv->armed != rv->until)
+			t = rv->until;
 	}
-	return false;
+	return t;
+}
+
+/* When the helper must next wake: its timers, idle polls, top-up charging. */
+static uint64_t rt_helper_due(struct runtime *rt, uint64_t now)
+{
+	uint64_t next = rt_helper_timer(rt), idle = rt_idle_period(rt, now);
+
+	if (idle != RT_INF && next > now + idle)
+		next = now + idle;
+	return rt->topup_at < next ? rt->topup_at : next;
+}
+
+/*
+ * After an event: wake the helper only if it must act earlier than it planned. Most events
+ * (a grant, an exit) move a slice end that the vCPU's own timer handles; waking the helper for
+ * those cost two host context switches per lane change.
+ */
+void rt_poke_helper(struct runtime *rt, uint64_t now)
+{
+	uint64_t due = rt_helper_due(rt, now);
+
+	if (due < rt->helper_at) {
+		pthread_cond_signal(&rt->helper_cond);
+		rt->helper_at = due;	/* signalled: no second signal before it replans */
+	}
 }
 
 static void *rt_helper(void *arg)
 {
 	struct runtime *rt = arg;
 	struct timespec ts;
-	uint64_t now, next, idle;
+	uint64_t now, next;
 
 	pthread_setname_np(pthread_self(), "vsched-rt");
 	pthread_mutex_lock(rt->lock);
 	while (!rt->helper_stop) {
 		now = rt_now();
 		if (!rt->fallback) {
-			next = rtc_next_timer(rt);
-			if (next <= now && !rt_timer_owned(rt, next, now))
+			if (rt_helper_timer(rt) <= now)
 				rtc_tick(rt, now);
 			if (rt->nr_waiting || rt->nr_lent)
 				rt_idle_detect(rt, now);
@@ -238,18 +259,7 @@ static void *rt_helper(void *arg)
 				rt->watchdog_at = now + RT_WATCHDOG_CHECK_NS;
 			}
 		}
-		if (rt->fallback)
-			next = RT_INF;
-		else {
-			next = rtc_next_timer(rt);
-			if (next != RT_INF && rt_timer_owned(rt, next, next))
-				next += RT_TIMER_GRACE_NS;
-			idle = rt_idle_period(rt, now);
-			if (idle != RT_INF && next > now + idle)
-				next = now + idle;
-			if (rt->topup_at < next)
-				next = rt->topup_at;
-		}
+		next = rt->fallback ? RT_INF : rt_helper_due(rt, now);
 		rt->helper_at = next;
 		if (next == RT_INF) {
 			pthread_cond_wait(&rt->helper_cond, rt->lock);
