@@ -114,11 +114,19 @@ static bool se_under(const struct sched_entity *se, const struct group_core *gc)
 	return false;
 }
 
+/* A throttled group demands nothing: its siblings share its part until the refill (rates.c). */
+static void throttle_rates(struct sched *s, struct group_core *gc, bool throttled)
+{
+	gc->throttled = throttled;
+	fair_rates_changed(s);
+	fair_update_rates(s);
+}
+
 static void throttle(struct sched *s, struct group_core *gc)
 {
 	unsigned int l;
 
-	gc->throttled = true;
+	throttle_rates(s, gc, true);
 	gc->throttle_clock = s->core.now;
 	if (heap_queued(&gc->se.node))
 		fair_dequeue(s, &gc->se);
@@ -134,7 +142,7 @@ static void throttle(struct sched *s, struct group_core *gc)
 static void unthrottle(struct sched *s, struct group_core *gc)
 {
 	throttle_account(s, gc);
-	gc->throttled = false;
+	throttle_rates(s, gc, false);
 	if (gc->queue.nr && gc->se.parent) {
 		fair_enqueue(s, &gc->se);
 		lanes_waiter_arrived(s, &gc->se);

@@ -6,10 +6,10 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-/* A group's cap in lanes: quota / period CPUs, at `deliver` CPU per lane. */
+/* A group's cap in lanes: quota / period CPUs, at `deliver` CPU per lane; -1: none. */
 static double cap_of(const struct group *g, double deliver)
 {
-	if (g->quota_us == RUNTIME_INF)
+	if (g->quota_us == RUNTIME_INF || deliver == FLUID_NO_CAPS)
 		return -1.0;
 	return (double)g->quota_us / (double)g->period_us / deliver;
 }
@@ -59,6 +59,9 @@ static double demand_of(struct sched *s, const struct group *g, const double *de
 	unsigned int n = fluid_claims(g, demand, cl), i;
 	double d = 0, cap = cap_of(g, deliver);
 
+	/* The core's rates: a throttled group demands nothing until its refill. */
+	if (deliver == FLUID_NO_CAPS && g->parent && gcore(g)->throttled)
+		return 0;
 	for (i = 0; i < n; i++)
 		d += cl[i].g ? demand_of(s, cl[i].g, demand, cl + n, deliver) : cl[i].demand;
 	return g->parent && cap >= 0 && cap < d ? cap : d;

@@ -98,7 +98,6 @@ struct sched_core {
 	size_t nr_claims;
 	/* Delivered capacity (rates.c): CPU reported per ns of lane held, measured. */
 	double deliver;			/* smoothed measurement, (0, 1] */
-	double deliver_used;		/* the value the rates were solved with */
 	double dl_cpu, dl_held;		/* the current measurement window */
 	double dl_cpu_total, dl_held_total;	/* since the start, for stats */
 };

@@ -3,7 +3,13 @@
  * Fluid rates of every entity, kept up to date (see sched/fair.c for how they are used).
  *
  * The rates are the fluid ideal (sched/fluid.c) solved for the current demand: a runnable vCPU
- * demands a whole CPU, a blocked one keeps the share of recent time it was runnable. A wake or a
+ * demands a whole CPU, a blocked one keeps the share of recent time it was runnable. cpu.max
+ * is not in them: a quota is runtime per period, which a group may spend at any speed its
+ * weight allows until the pool runs dry (sched/bandwidth.c throttles it then), as in the kernel;
+ * a throttled group demands nothing until its refill, so its siblings share its part.
+ * Rates capped at quota / period held a group that bursts within its quota to that rate while
+ * it ran: a vCPU busy 20 ms of every 100 in a 0.3 CPU group ran at 0.3 CPU, losing over half
+ * of each burst to rotation (bench-fair "burst": 4.4 % of capacity where the ideal is 10 %). A wake or a
  * block changes demands along one path only, so the water-filling is redone level by level along
  * that path, going down into another subtree only where its capacity moved. Configuration
  * changes and moves redo everything. Every rate change keeps the entity's lag, bounded.
@@ -21,14 +27,12 @@
 #define DELIVER_WINDOW_NS	100e6	/* lane time per measurement */
 #define DELIVER_ALPHA	0.5		/* weight of a new measurement */
 #define DELIVER_MIN	0.05
-#define DELIVER_MOVED	0.01		/* relative change that re-solves the rates */
 
 int fair_init(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
 	c->deliver = 1.0;
-	c->deliver_used = 1.0;
 	c->demand = calloc(s->nr_vcpus + 1, sizeof(double));
 	c->rate = calloc(s->nr_vcpus + 1, sizeof(double));
 	if (!c->demand || !c->rate)
@@ -111,20 +115,19 @@ static void demand_refresh(struct sched *s, struct vcpu_core *vc)
 	s->core.demand[vc->v->id] = vcpu_demand(vc);
 }
 
-/* min(quota/period, claims' demand) of a group with a task group, from cached demands. */
+/*
+ * The claims' demand of a group with a task group, from cached demands: no cap (see top), and
+ * nothing while it is throttled.
+ */
 static double group_demand(struct sched *s, const struct group *g, struct fluid_claim *cl)
 {
 	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
 	double d = 0;
 
+	if (gcore(g)->throttled)
+		return 0;
 	for (i = 0; i < n; i++)
 		d += cl[i].g ? gcore(cl[i].g)->demand : cl[i].demand;
-	if (g->parent && g->quota_us != RUNTIME_INF) {
-		double cap = (double)g->quota_us / (double)g->period_us / s->core.deliver_used;
-
-		if (cap < d)
-			d = cap;
-	}
 	return d;
 }
 
@@ -297,7 +300,7 @@ void fair_update_rates(struct sched *s)
 	for (i = 0; i < s->nr_vcpus; i++)
 		c->demand[i] = vcpu_demand(&c->vcpus[i]);
 	cache_demands(s, &s->root);
-	fluid_solve_scratch(s, c->demand, c->rate, c->claims, c->deliver_used);
+	fluid_solve_scratch(s, c->demand, c->rate, c->claims, FLUID_NO_CAPS);
 	zero_rates(&s->root);
 	for (i = 0; i < s->nr_vcpus; i++) {
 		struct group *g;
@@ -310,15 +313,10 @@ void fair_update_rates(struct sched *s)
 }
 
 /*
- * Delivered capacity. Rates are in lanes, and a lane is a CPU only if the host runs the vCPU
- * holding it all the time. On a loaded host it delivers less, say 0.6 CPU per second. Weights
- * are proportions: they share whatever the host delivers, so lanes serve them as well as CPUs.
- * cpu.max is not: a group capped at 0.2 CPU must get 0.2 CPU, which is 0.33 of a lane that
- * delivers 0.6. Solving caps as quota / period lanes would hold the group to 0.12 CPU, below
- * its quota while hogs beside it run. So the core measures what a lane delivers (CPU reported
- * per ns of lane held, paired per vCPU: each report covers the lane time since the vCPU's last
- * one) and converts caps to lanes at that rate. The bandwidth pool still enforces the quota
- * exactly, so a measurement that is too low cannot let a group exceed it.
+ * Delivered capacity: what a lane gives its holder, CPU reported per ns of lane held (paired per
+ * vCPU: each report covers the lane time since the vCPU's last one). On a loaded host a lane
+ * delivers less than a CPU. Weights share whatever is delivered; the bandwidth code uses the
+ * measurement to predict when a pool runs dry (sched/bandwidth.c), and the statistics report it.
  */
 void fair_lanes_held(struct sched *s, uint64_t dt)
 {
@@ -347,12 +345,6 @@ void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu)
 	c->deliver += DELIVER_ALPHA * (x - c->deliver);
 	c->dl_cpu = 0;
 	c->dl_held = 0;
-	if (fabs(c->deliver - c->deliver_used) > DELIVER_MOVED * c->deliver_used) {
-		c->deliver_used = c->deliver;
-		/* Only caps are converted: without one the rates do not change. */
-		if (c->nr_bw_groups)
-			fair_rates_changed(s);
-	}
 }
 
 double sched_delivered(const struct sched *s)

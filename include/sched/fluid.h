@@ -54,8 +54,11 @@ int fluid_solve_delivered(struct sched *s, const double *demand, double *rate, d
 /*
  * In lanes, with caller-provided scratch of fluid_scratch_size() entries; never fails. demand[]
  * and rate[] are in lanes (1 = a whole lane); caps are converted at `deliver` CPU per lane (1:
- * lanes are CPUs). The core's rates.
+ * lanes are CPUs), or left out with FLUID_NO_CAPS: the core's instantaneous rates, where quota
+ * is enforced by the bandwidth pools instead and a throttled group demands nothing
+ * (sched/rates.c).
  */
+#define FLUID_NO_CAPS	0.0
 size_t fluid_scratch_size(struct sched *s);	/* entries */
 size_t fluid_claim_size(void);			/* bytes per entry */
 void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,

