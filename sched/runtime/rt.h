@@ -50,7 +50,6 @@ struct rt_vcpu {
 	clockid_t cpu_clock;	/* the thread's CPU clock, readable by the helper */
 	pid_t tid;
 	int cpu;		/* host CPU it is pinned to, -1: none (rt_pin.c) */
-	bool batch;		/* SCHED_BATCH while it waits for a lane (rt_pin.c) */
 	int stat_fd;		/* /proc/self/task/TID/stat, for the idle check */
 	int blocking_fd;	/* KVM stats fd with the "blocking" statistic, or -1 */
 	off_t blocking_off;
@@ -78,7 +77,6 @@ struct runtime {
 	bool unscheduled;
 	int *lane_cpu;		/* host CPU of each lane, NULL: not pinned */
 	cpu_set_t host_cpus;	/* the process affinity mask at creation */
-	bool batch_ok;		/* vCPU threads may switch to SCHED_BATCH and back */
 	bool fallback;
 	unsigned int nr_vcpus;
 	struct rt_vcpu *v;
@@ -120,7 +118,6 @@ void rt_kick(struct rt_vcpu *rv);
 int rt_pin_init(struct runtime *rt);
 void rt_pin_exit(struct runtime *rt);
 void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane);
-void rt_pin_batch(struct runtime *rt, struct rt_vcpu *rv, bool batch);
 void rt_pin_release(struct runtime *rt);
 
 /* Halt detection (rt_idle.c). */

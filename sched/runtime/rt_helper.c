@@ -119,7 +119,6 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			rv->state = RT_LENT;
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);
-			rt_pin_batch(rt, rv, false);
 			rtc_blocked(rt, rv->id, now);
 		} else if (rv->state == RT_LENT &&
 			   (!rt_halted(rv, cpu, dt) || rt_ran_while_lent(rv, cpu))) {

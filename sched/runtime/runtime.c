@@ -199,8 +199,6 @@ static int rt_enter(struct vcpu *vcpu)
 			break;
 		}
 		rt_poke_helper(rt, now);
-		if (rv->state == RT_WAITING)
-			rt_pin_batch(rt, rv, true);
 		while (rv->state == RT_WAITING && !rt->fallback && !rt_must_leave(rt))
 			pthread_cond_wait(&rv->cond, rt->lock);
 	}
@@ -274,7 +272,6 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	rv->state = RT_BLOCKED;
 	rv->until = RT_INF;
 	rt_timer_arm(rv, RT_INF);
-	rt_pin_batch(rt, rv, false);
 	rt_poke_helper(rt, now);
 	end = now + ns;
 	ts.tv_sec = end / 1000000000ULL;
