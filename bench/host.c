@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "util/file.h"
 #include "work.h"
 
 #define V1_ROOT		"/sys/fs/cgroup/cpu"
@@ -61,39 +62,16 @@ struct host_run {
 static int write_file(const char *dir, const char *file, const char *val)
 {
 	char path[768];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
-}
-
-static int read_file(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
+	return file_write(path, val, strlen(val));
 }
 
 static bool v2_has_cpu(void)
 {
 	char buf[512];
 
-	if (read_file(V2_ROOT "/cgroup.subtree_control", buf, sizeof(buf)))
+	if (file_read(V2_ROOT "/cgroup.subtree_control", buf, sizeof(buf)))
 		return false;
 	return strstr(buf, "cpu") != NULL && strstr(buf, "cpuset") != strstr(buf, "cpu");
 }
@@ -128,7 +106,7 @@ static int cg_setup(struct host_cg *cg, const struct scenario *s)
 		char buf[512], *p;
 
 		/* The whole process enters the top, which becomes a threaded domain. */
-		if ((err = read_file("/proc/self/cgroup", buf, sizeof(buf))))
+		if ((err = file_read("/proc/self/cgroup", buf, sizeof(buf))))
 			return err;
 		p = strstr(buf, "0::");
 		snprintf(cg->orig, sizeof(cg->orig), "%s%s", V2_ROOT, p ? p + 3 : "/");
@@ -208,7 +186,7 @@ static void cg_throttle_stat(const struct host_cg *cg, const char *path, uint64_
 	group_dir(cg, path, dir, sizeof(dir));
 	snprintf(file, sizeof(file), "%s/cpu.stat", dir);
 	*periods = *throttled = 0;
-	if (read_file(file, buf, sizeof(buf)))
+	if (file_read(file, buf, sizeof(buf)))
 		return;
 	if ((p = strstr(buf, "nr_periods ")))
 		*periods = strtoull(p + 11, NULL, 10);

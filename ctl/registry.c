@@ -19,6 +19,7 @@
 
 #include "ctl/ctl.h"
 #include "ctl_fs.h"
+#include "util/file.h"
 
 #define VMS_SUBDIR	".vms"
 #define NAME_MAX_LEN	128
@@ -64,18 +65,11 @@ static unsigned long long pid_start_time(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long start = 0;
-	ssize_t n;
-	int fd, field;
+	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (file_read(path, buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	/* The command name may hold spaces and parentheses: fields start after the last ')'. */
 	p = strrchr(buf, ')');
 	if (!p)

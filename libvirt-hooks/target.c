@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "libvirt/target.h"
+#include "util/file.h"
 
 static bool file_exists(const char *dir, const char *name)
 {
@@ -83,22 +84,7 @@ static int target_mkdir(void *ctx, const char *path)
 
 static int write_file(const char *p, const char *value)
 {
-	size_t len = strlen(value);
-	ssize_t n;
-	int fd, ret = 0;
-
-	fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* One write(2) per value, as cgroupfs wants it. */
-	n = write(fd, value, len);
-	if (n < 0)
-		ret = -errno;
-	else if ((size_t)n != len)
-		ret = -EIO;
-	if (close(fd) && !ret)
-		ret = -errno;
-	return ret;
+	return file_write(p, value, strlen(value));
 }
 
 static int target_write(void *ctx, const char *path, const char *file, const char *value)
@@ -121,18 +107,14 @@ static int target_write(void *ctx, const char *path, const char *file, const cha
 static int thread_name(pid_t pid, const char *tid, char *buf, size_t len)
 {
 	char p[320];
-	ssize_t n;
-	int fd;
+	size_t n;
+	int ret;
 
 	snprintf(p, sizeof(p), "/proc/%d/task/%.255s/comm", (int)pid, tid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	buf[n] = '\0';
+	ret = file_read(p, buf, len);
+	if (ret)
+		return ret;
+	n = strlen(buf);
 	if (n && buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
 	return 0;

@@ -19,6 +19,7 @@
 
 #include "vs_test.h"
 #include "util/compiler.h"
+#include "util/file.h"
 #include "sched/parse.h"
 
 static char v2_mnt[1024], v1_cpu_mnt[1024];
@@ -55,35 +56,17 @@ static void kdiff_find_mounts(void)
 static int kwrite(const char *dir, const char *file, const char *buf, size_t len)
 {
 	char path[PATH_MAX * 2];
-	ssize_t n;
-	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, buf, len);
-	ret = n < 0 ? -errno : 0;
-	close(fd);
-	return ret;
+	return file_write(path, buf, len);
 }
 
 static int kread(const char *dir, const char *file, char *buf, size_t size)
 {
 	char path[PATH_MAX * 2];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
+	return file_read(path, buf, size);
 }
 
 static bool kfile_has(const char *dir, const char *file, const char *word)

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small files the kernel serves (cgroupfs, procfs): one read or one write, errors as -errno. */
+#ifndef VSCHED_UTIL_FILE_H
+#define VSCHED_UTIL_FILE_H
+
+#include <stddef.h>
+
+/* Reads at most size - 1 bytes of path into buf and terminates it. 0 or -errno. */
+int file_read(const char *path, char *buf, size_t size);
+/*
+ * Writes buf[0..len) to path in one write(2), as cgroupfs wants a value. 0, -errno, or -EIO
+ * for a short write.
+ */
+int file_write(const char *path, const char *buf, size_t len);
+
+#endif

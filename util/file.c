@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One-shot reads and writes of small kernel files; see include/util/file.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "util/file.h"
+
+int file_read(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	ret = n < 0 ? -errno : 0;
+	close(fd);
+	if (!ret)
+		buf[n] = '\0';
+	return ret;
+}
+
+int file_write(const char *path, const char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
