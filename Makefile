@@ -112,4 +112,4 @@ help:
 	@echo "make bench   benchmarks (timing lives here, never in tests)"
 	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook"
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/main.d
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/main.d $(wildcard $(BUILD)/bench/*.d)
