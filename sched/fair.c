@@ -110,9 +110,17 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 		se = woken[n];
 		p = se->parent;
 		V = fair_vclock(p);
-		lag = fair_clamp_lag(bound, se->lag, se->rate);
 		p->sum_rvt -= se->rate * se->vt;
-		se->vt = V - lag / se->rate;
+		/*
+		 * No rate (it woke under a throttled group, which demands nothing until its
+		 * refill): no lag can be expressed in virtual time; it starts level, at V.
+		 */
+		if (se->rate > 0) {
+			lag = fair_clamp_lag(bound, se->lag, se->rate);
+			se->vt = V - lag / se->rate;
+		} else {
+			se->vt = V;
+		}
 		p->sum_rvt += se->rate * se->vt;
 		if (heap_queued(&se->node))
 			heap_fix(&p->queue, &se->node);

@@ -188,8 +188,11 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 {
 	struct group_core *gc = gcore(g);
 	double V = fair_vclock(gc);
-	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
+	unsigned int n, i;
 
+	if (gc->throttled)
+		return;	/* frozen inside: see retag_group() */
+	n = fluid_claims(g, s->core.demand, cl);
 	for (i = 0; i < n; i++) {
 		if (cl[i].g) {
 			cl[i].demand = gcore(cl[i].g)->demand;
@@ -264,12 +267,21 @@ static void retag_child(struct group_core *gc, struct sched_entity *e, double V,
 		heap_fix(&gc->queue, &e->node);
 }
 
+/*
+ * A throttled group demands nothing from its parent, but inside it nothing changes: its
+ * children keep their rates and virtual times until the refill, as a throttled cfs_rq keeps its
+ * tasks' vruntimes. Retagged to the minimum rate they lost their lags (a sibling's credit is
+ * bounded by its rate), and with a quota below a slice the same vCPU won every period.
+ */
 static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl, double bound)
 {
 	struct group_core *gc = gcore(g);
 	double V = fair_vclock(gc);
-	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
+	unsigned int n, i;
 
+	if (gc->throttled)
+		return;
+	n = fluid_claims(g, s->core.demand, cl);
 	gc->sum_rvt = 0;
 	gc->sum_r = 0;
 	for (i = 0; i < n; i++) {

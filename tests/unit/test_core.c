@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "sched/core.h"
@@ -205,6 +207,63 @@ static void test_core_move_into_throttled_group(void)
 	CU_ASSERT_EQUAL(sched_lane_vcpu(s, 0), -1);
 	CU_ASSERT_EQUAL(a->nr_vcpus, 2);
 	sched_destroy(s);
+}
+
+/*
+ * A vCPU that wakes inside a throttled group has no rate (the group demands nothing until its
+ * refill); its virtual time must still be a number and its turn must come. It once became NaN
+ * (lag / 0): the vCPU then never ran, and with more waiters the pick in that group looped
+ * forever, so this runs in a child with an alarm.
+ */
+static void wake_into_throttled_group(void)
+{
+	struct sched *s = sched_create(2, 3);
+	struct sched_decision d[16];
+	struct group *a;
+	uint64_t t;
+	size_t n;
+	bool ran0 = false, ran1 = false;
+
+	group_create(s, sched_root(s), "a", &a);
+	sched_vcpu_move(s, 0, a);
+	sched_vcpu_move(s, 1, a);
+	group_set_bandwidth(s, a, 1000, 100000, 0);
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_runnable(s, 2, 0);
+	take(s, d, 16);
+	sched_vcpu_ran(s, 0, MS, 0, MS);
+	if (!group_throttled(a))
+		exit(2);
+	sched_vcpu_runnable(s, 1, 2 * MS);
+	take(s, d, 16);
+	/* Each period, whoever of a holds a lane uses the 1 ms quota up. */
+	for (t = 100 * MS; t <= 400 * MS; t += 100 * MS) {
+		sched_timer(s, t);
+		n = take(s, d, 16);
+		ran0 |= has(d, n, SCHED_RUN, 0);
+		ran1 |= has(d, n, SCHED_RUN, 1);
+		if (sched_vcpu_lane(s, 0) >= 0)
+			sched_vcpu_ran(s, 0, MS, 0, t + MS);
+		if (sched_vcpu_lane(s, 1) >= 0)
+			sched_vcpu_ran(s, 1, MS, 0, t + MS);
+		take(s, d, 16);
+	}
+	exit(ran0 && ran1 ? 0 : 3);
+}
+
+static void test_core_wake_into_throttled_group(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		alarm(5);
+		wake_into_throttled_group();
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status));	/* not killed by the alarm: no endless pick */
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);	/* and both vCPUs ran after refills */
 }
 
 static void test_core_remove_capped_group(void)
@@ -457,6 +516,7 @@ static CU_TestInfo core_tests[] = {
 	{ "idle group preempted at once", test_core_idle_group_preempted_at_once },
 	{ "throttle when the pool runs dry", test_core_throttle_at_exhaustion },
 	{ "move into a throttled group", test_core_move_into_throttled_group },
+	{ "wake into a throttled group", test_core_wake_into_throttled_group },
 	{ "remove a capped group", test_core_remove_capped_group },
 	{ "period timer stops and restarts", test_core_period_timer_stops_and_restarts },
 	{ "throttled time counts runnable vCPUs per lane", test_core_throttled_time_width },
