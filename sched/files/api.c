@@ -33,6 +33,21 @@ static uint64_t api_monotonic_ns(void *arg __unused)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Priority inheritance: the runtime's helper and lent vCPUs run SCHED_FIFO (sched/runtime/
+ * rt_watch.c); a normal thread holding this lock while one of them waits for it runs at the
+ * waiter's priority until it lets go, instead of sitting preempted behind a lent vCPU.
+ */
+static void api_lock_init(pthread_mutex_t *lock)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
 struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
 {
 	struct vsched *vs;
@@ -50,7 +65,7 @@ struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
 		errno = ENOMEM;
 		return NULL;
 	}
-	pthread_mutex_init(&vs->lock, NULL);
+	api_lock_init(&vs->lock);
 	vs->clock = api_monotonic_ns;
 	group_set_file_exists(cftype_exists);
 	return vs;

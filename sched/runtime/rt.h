@@ -22,6 +22,9 @@
 #define RT_RUSAGE_EVERY_NS	1000000ULL	/* user/system split resolution */
 #define RT_BACKSTOP_NS		10000000ULL	/* the helper takes over a slice end this late */
 #define RT_TOPUP_NS		10000000ULL	/* charge vCPUs that stay in KVM_RUN this often */
+#define RT_WATCH_RAN_NS		50000ULL	/* CPU time that shows a lent vCPU runs again */
+#define RT_PRIO_HELPER		2		/* SCHED_FIFO priorities (rt_helper.c, rt_watch.c) */
+#define RT_PRIO_LENT		1
 #define RT_KICK_SLACK_NS	50000ULL	/* a slice timer this close makes a kick pointless */
 
 struct vm;
@@ -34,6 +37,13 @@ enum rt_state {
 	RT_WAITING,	/* runnable, no lane: waits in enter() (or still in KVM_RUN, being kicked) */
 	RT_RUNNING,	/* holds a lane */
 	RT_LENT,	/* halted inside KVM_RUN; its lane is lent to others */
+};
+
+/* What the host kernel reports about a vCPU thread to the helper (rt_watch.c). */
+enum rt_watch_mode {
+	WATCH_NONE,
+	WATCH_HALT,	/* a lane holder in KVM_RUN: that it leaves the CPU */
+	WATCH_RUN,	/* a lent vCPU: that it gets a CPU again */
 };
 
 struct rt_vcpu {
@@ -53,6 +63,10 @@ struct rt_vcpu {
 	int stat_fd;		/* /proc/self/task/TID/stat, for the idle check */
 	int blocking_fd;	/* KVM stats fd with the "blocking" statistic, or -1 */
 	off_t blocking_off;
+	int switch_fd, run_fd;	/* perf events of the watch, or -1 */
+	void *ring;		/* their shared sample ring, NULL: not watched */
+	enum rt_watch_mode watch_mode;
+	uint64_t last_lend;	/* when it last lent its lane: it is watched for halts a while */
 	uint64_t wait_since;	/* when it last became WAITING */
 	uint64_t wake_deadline;	/* end of the last paravirtual sleep, 0: none pending */
 	uint64_t granted_at;	/* when a waiting vCPU got its lane, 0: not pending */
@@ -82,11 +96,13 @@ struct runtime {
 	struct rt_vcpu *v;
 	unsigned int nr_waiting;
 	unsigned int nr_lent;
+	bool idle_polls;	/* some vCPU's halts are found only by polling */
 
 	pthread_t helper;
 	bool helper_started;
 	bool helper_stop;
-	pthread_cond_t helper_cond;
+	int epoll_fd;		/* the helper sleeps here: pokes and watch events */
+	int poke_fd;		/* eventfd */
 	uint64_t helper_at;	/* when the helper plans to wake, RT_INF: only when signalled */
 	uint64_t watchdog_at;
 	uint64_t last_grant;	/* when a waiting vCPU last got a lane */
@@ -119,6 +135,17 @@ int rt_pin_init(struct runtime *rt);
 void rt_pin_exit(struct runtime *rt);
 void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane);
 void rt_pin_release(struct runtime *rt);
+
+/* What wakes the helper (rt_watch.c). */
+int rt_watch_init(struct runtime *rt);
+void rt_watch_exit(struct runtime *rt);
+void rt_watch_open(struct rt_vcpu *rv);
+void rt_watch_close(struct rt_vcpu *rv);
+bool rt_watched(const struct rt_vcpu *rv);
+void rt_watch_set(struct rt_vcpu *rv, enum rt_watch_mode mode);
+void rt_watch_holder(struct rt_vcpu *rv, uint64_t now);
+void rt_watch_poke(struct runtime *rt);
+void rt_watch_wait(struct runtime *rt, uint64_t until);
 
 /* Halt detection (rt_idle.c). */
 void rt_idle_open(struct rt_vcpu *rv);

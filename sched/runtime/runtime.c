@@ -91,8 +91,10 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 
 	if (rv->state == RT_WAITING) {
 		rt->nr_waiting--;
-		rv->granted_at = rt_now();
-		rt->last_grant = rv->granted_at;
+		rt->last_grant = rt_now();
+		/* A handoff is the wait of a parked thread; one still in KVM_RUN has none. */
+		if (!rv->in_guest)
+			rv->granted_at = rt->last_grant;
 	} else if (rv->state == RT_LENT) {
 		rt->nr_lent--;
 	} else if (rv->state != RT_RUNNING) {
@@ -104,8 +106,10 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 	if (!rt_hands_off(rt))
 		rt_pin_lane(rt, rv, lane);
 	/* A lent vCPU that was running on its own keeps going, with its slice end armed now. */
-	if (rv->in_guest && !rt_hands_off(rt))
+	if (rv->in_guest && !rt_hands_off(rt)) {
 		rt_timer_arm(rv, until);
+		rt_watch_holder(rv, rt_now());
+	}
 	pthread_cond_signal(&rv->cond);
 }
 
@@ -157,11 +161,15 @@ static void rt_thread_start(struct vcpu *vcpu)
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)rv->tid);
 	rv->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	rt_idle_open(rv);
+	rt_watch_open(rv);
 	pthread_getcpuclockid(pthread_self(), &rv->cpu_clock);
 	rt_account_start(rv);
 	rt_timer_create(rv);
 
 	pthread_mutex_lock(rt->lock);
+	/* Halts this vCPU's watch or KVM's statistics cannot report are found by polling. */
+	if (!rt_watched(rv) || rv->blocking_fd < 0)
+		rt->idle_polls = true;
 	sched_vcpu_set_tid(rt->s, rv->id, rv->tid);
 	rv->state = RT_BLOCKED;
 	pthread_mutex_unlock(rt->lock);
@@ -215,8 +223,10 @@ static int rt_enter(struct vcpu *vcpu)
 			rt->st.handoff_ns += now > rv->granted_at ? now - rv->granted_at : 0;
 			rv->granted_at = 0;
 		}
-		if (!rt_hands_off(rt))
+		if (!rt_hands_off(rt)) {
 			rt_timer_arm(rv, rv->until);
+			rt_watch_holder(rv, now);
+		}
 		rv->in_guest = true;
 		if (rt->topup_at == RT_INF && !rt->unscheduled) {
 			rt->topup_at = now + RT_TOPUP_NS;
@@ -242,6 +252,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 	pthread_mutex_lock(rt->lock);
 	now = rt_now();
 	rv->in_guest = false;
+	rt_watch_set(rv, WATCH_NONE);
 	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
 	if (rv->state == RT_LENT && !rt_hands_off(rt)) {
 		/* A lent vCPU left KVM_RUN by itself: it runs again and needs a lane. */
@@ -317,6 +328,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 		close(rv->stat_fd);
 	rv->stat_fd = -1;
 	rt_idle_close(rv);
+	rt_watch_close(rv);
 	pthread_mutex_unlock(rt->lock);
 }
 
@@ -363,7 +375,7 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	rt->last_grant = rt_now();
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&rt->helper_cond, &ca);
+	rt->epoll_fd = rt->poke_fd = -1;
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		struct rt_vcpu *rv = &rt->v[i];
 
@@ -373,12 +385,15 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 		rv->until = RT_INF;
 		rv->stat_fd = -1;
 		rv->blocking_fd = -1;
+		rv->switch_fd = rv->run_fd = -1;
 		rv->cpu = -1;
 		pthread_cond_init(&rv->cond, &ca);
 		vm->vcpus[i].sched = rv;
 	}
 	pthread_condattr_destroy(&ca);
-	err = rt->unscheduled || (flags & RUNTIME_NO_PIN) ? 0 : rt_pin_init(rt);
+	err = rt_watch_init(rt);
+	if (!err && !rt->unscheduled && !(flags & RUNTIME_NO_PIN))
+		err = rt_pin_init(rt);
 	if (err) {
 		runtime_destroy(rt);
 		return err;
@@ -415,10 +430,11 @@ void runtime_destroy(struct runtime *rt)
 		if (rt->v[i].stat_fd >= 0)
 			close(rt->v[i].stat_fd);
 		rt_idle_close(&rt->v[i]);
+		rt_watch_close(&rt->v[i]);
 		rt_timer_delete(&rt->v[i]);
 		rt->vm->vcpus[i].sched = NULL;
 	}
-	pthread_cond_destroy(&rt->helper_cond);
+	rt_watch_exit(rt);
 	rt_pin_exit(rt);
 	free(rt->v);
 	free(rt);
