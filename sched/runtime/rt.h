@@ -108,6 +108,9 @@ struct runtime {
 	uint64_t last_grant;	/* when a waiting vCPU last got a lane */
 	uint64_t last_lend;	/* when a halted lane holder last lent its lane */
 	uint64_t topup_at;
+	uint64_t exit_cost, handoff_cost;	/* EWMA of a lane change's two halves (rt_slice.c) */
+	uint64_t slice_min;	/* the core's own slice: never shorter */
+	uint64_t slice_planned;	/* when the slice was last planned */
 
 	struct runtime_stats st;
 	void *core;		/* rt_core.c's state */
@@ -147,6 +150,11 @@ void rt_watch_holder(struct rt_vcpu *rv, uint64_t now);
 void rt_watch_poke(struct runtime *rt);
 void rt_watch_wait(struct runtime *rt, uint64_t until);
 
+/* The rotation slice from the measured cost of a lane change (rt_slice.c). */
+void rt_slice_exit(struct runtime *rt, const struct rt_vcpu *rv, uint64_t now);
+void rt_slice_handoff(struct runtime *rt, uint64_t ns);
+void rt_slice_plan(struct runtime *rt, uint64_t now);
+
 /* Halt detection (rt_idle.c). */
 void rt_idle_open(struct rt_vcpu *rv);
 void rt_idle_close(struct rt_vcpu *rv);
@@ -179,5 +187,6 @@ void rtc_config(struct runtime *rt, uint64_t now);
 uint64_t rtc_next_timer(struct runtime *rt);	/* RT_INF: none */
 uint64_t rtc_next_group_timer(struct runtime *rt);	/* without slice ends; RT_INF: none */
 bool rtc_throttled(struct runtime *rt, unsigned int id);
+int rtc_set_slice(struct runtime *rt, uint64_t slice);
 
 #endif

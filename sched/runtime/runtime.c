@@ -218,9 +218,11 @@ static int rt_enter(struct vcpu *vcpu)
 			rv->wake_deadline = 0;
 		}
 		if (rv->granted_at) {
-			rt_hist_add(rt->st.handoff_hist, &rt->st.nr_handoff,
-				    now > rv->granted_at ? now - rv->granted_at : 0);
-			rt->st.handoff_ns += now > rv->granted_at ? now - rv->granted_at : 0;
+			uint64_t d = now > rv->granted_at ? now - rv->granted_at : 0;
+
+			rt_hist_add(rt->st.handoff_hist, &rt->st.nr_handoff, d);
+			rt->st.handoff_ns += d;
+			rt_slice_handoff(rt, d);
 			rv->granted_at = 0;
 		}
 		if (!rt_hands_off(rt)) {
@@ -253,6 +255,10 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 	now = rt_now();
 	rv->in_guest = false;
 	rt_watch_set(rv, WATCH_NONE);
+	if (!rt_hands_off(rt)) {
+		rt_slice_exit(rt, rv, now);
+		rt_slice_plan(rt, now);
+	}
 	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
 	if (rv->state == RT_LENT && !rt_hands_off(rt)) {
 		/* A lent vCPU left KVM_RUN by itself: it runs again and needs a lane. */
