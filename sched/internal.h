@@ -23,6 +23,8 @@ struct sched_entity {
 	double rate;
 	double new_rate;		/* scratch of fair_update_rates() */
 	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
+	double resv;			/* not runnable: the rate its recent demand still reserves */
+	uint64_t resv_since;		/* lag accrued from resv up to here */
 	struct heap_node node;		/* in parent->queue while it has a waiting vCPU below */
 	struct list_head run_node;	/* in parent->running while nr_running > 0 */
 	unsigned int nr_running;	/* lanes held by vCPUs at or below this entity */
@@ -169,6 +171,7 @@ void fair_enqueue(struct sched *s, struct sched_entity *se);
 void fair_dequeue(struct sched *s, struct sched_entity *se);
 void fair_wake(struct sched *s, struct vcpu_core *vc);
 void fair_block(struct sched *s, struct vcpu_core *vc);
+void fair_accrue(struct sched *s, struct sched_entity *se, uint64_t now);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
 void fair_refund(struct sched *s, struct vcpu_core *vc);

@@ -157,6 +157,13 @@ double fair_clamp_lag(double bound, double lag, double r)
 	return lag > credit ? credit : lag < -debt ? -debt : lag;
 }
 
+/* A sleeper's reservation changes: what it was owed so far is counted at the old one. */
+static void set_resv(struct sched *s, struct sched_entity *e, double r)
+{
+	fair_accrue(s, e, s->core.now);
+	e->resv = r;
+}
+
 static void set_rate(struct group_core *gc, struct sched_entity *e, double r, double V,
 		     double bound)
 {
@@ -207,11 +214,15 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 		if (!cl[i].g) {
 			struct sched_entity *e = &s->core.vcpus[cl[i].vcpu].se;
 
-			if (fabs(cl[i].got - e->rate) > RATE_EPS)
+			if (!e->runnable)
+				set_resv(s, e, cl[i].got);
+			else if (fabs(cl[i].got - e->rate) > RATE_EPS)
 				set_rate(gc, e, cl[i].got, V, bound);
 			continue;
 		}
 		cc = gcore(cl[i].g);
+		if (!cc->se.runnable)
+			set_resv(s, &cc->se, cl[i].got);
 		moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
 		if (moved || cc->on_path)
 			refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n, bound);
@@ -250,12 +261,14 @@ static void zero_rates(struct group *g)
 		zero_rates(c);
 }
 
-static void retag_child(struct group_core *gc, struct sched_entity *e, double V, double bound)
+static void retag_child(struct sched *s, struct group_core *gc, struct sched_entity *e,
+			double V, double bound)
 {
 	double r = e->new_rate > RATE_MIN ? e->new_rate : RATE_MIN;
 
 	if (!e->runnable) {
 		e->rate = 0;
+		set_resv(s, e, e->new_rate);
 		return;
 	}
 	/* Keep the lag rate * (V - vt); an entity new to the sum starts at V. */
@@ -286,10 +299,10 @@ static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl
 	gc->sum_r = 0;
 	for (i = 0; i < n; i++) {
 		if (!cl[i].g) {
-			retag_child(gc, &s->core.vcpus[cl[i].vcpu].se, V, bound);
+			retag_child(s, gc, &s->core.vcpus[cl[i].vcpu].se, V, bound);
 			continue;
 		}
-		retag_child(gc, &gcore(cl[i].g)->se, V, bound);
+		retag_child(s, gc, &gcore(cl[i].g)->se, V, bound);
 		retag_group(s, (struct group *)cl[i].g, cl + n, bound);
 	}
 	if (gc->sum_r <= 0)
