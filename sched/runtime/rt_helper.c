@@ -17,11 +17,10 @@
 /*
  * How often to look for halted lane holders while some vCPU waits (or is lent). A vCPU that
  * halted lately is watched (rt_watch.c), so polls only discover vCPUs that start halting, and
- * back the watch up: every 10 ms. Without
- * watches (or KVM's "blocking" statistic) they find every halt and every wake-up of a lent
- * vCPU: every millisecond while halts have been seen lately (or a lane is lent), every 10 ms
- * after 200 ms without one (hogs only: the helper then costs next to nothing). Never while
- * nobody waits.
+ * back the watch up: every 10 ms. Without watches (or KVM's "blocking" statistic) they find
+ * every halt and every wake-up of a lent vCPU: every millisecond while halts have been seen
+ * lately (or a lane is lent), every 10 ms after 200 ms without one (hogs only: the helper then
+ * costs next to nothing). Never while nobody waits.
  */
 static uint64_t rt_idle_period(const struct runtime *rt, uint64_t now)
 {
