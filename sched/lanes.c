@@ -35,15 +35,38 @@ static bool owns_lane(const struct vcpu_core *vc)
 }
 
 /*
+ * A vCPU under a cpu.idle group whose level has a non-idle sibling waiting takes min_run turns,
+ * not slices: its share is a few per mille, and in whole slices it arrived in lumps of a slice
+ * (bench idle: 0.36 % of capacity where 0.29 % is owed, with 6 ms slices). Among idle siblings
+ * only, turns stay a slice long.
+ */
+static bool idle_turn(const struct vcpu_core *vc)
+{
+	const struct sched_entity *se = &vc->se;
+	const struct group_core *p;
+	unsigned int i;
+
+	while (se->parent && !se->idle)
+		se = &se->parent->se;
+	if (!se->parent)
+		return false;
+	p = se->parent;
+	for (i = 0; i < p->queue.nr; i++)
+		if (!container_of(p->queue.a[i], struct sched_entity, node)->idle)
+			return true;
+	return false;
+}
+
+/*
  * While others wait, a lane comes with a rotation end, prepaid at once so that the next lane
  * handed out at the same moment already sees it (fair_prepay()).
  */
 static void lane_set_rotation(struct sched *s, struct lane *ln)
 {
 	struct sched_core *c = &s->core;
+	uint64_t len = idle_turn(ln->cur) ? c->params.min_run_ns : c->params.slice_ns;
 
-	ln->rot_until = ln->start + c->params.slice_ns > c->now ? ln->start + c->params.slice_ns :
-								 c->now + c->params.slice_ns;
+	ln->rot_until = ln->start + len > c->now ? ln->start + len : c->now + len;
 	fair_prepay(s, ln->cur, ln->rot_until - c->now);
 }
 

@@ -135,6 +135,53 @@ static void test_core_idle_group_preempted_at_once(void)
 	sched_destroy(s);
 }
 
+/*
+ * One lane, a normal vCPU beside a cpu.idle group's vCPU: whenever the idle one gets the lane
+ * while the normal one waits, its turn ends after min_run, not a slice. Two idle siblings
+ * alone rotate in whole slices.
+ */
+static void idle_turns(bool beside_normal, uint64_t want)
+{
+	struct sched *s = sched_create(1, 2);
+	struct sched_decision d[8];
+	struct group *bg;
+	uint64_t t = 0;
+	unsigned int turns = 0, i;
+	size_t n, k;
+
+	group_create(s, sched_root(s), "bg", &bg);
+	group_set_idle(s, bg, true);
+	sched_vcpu_move(s, 1, bg);
+	if (!beside_normal)
+		sched_vcpu_move(s, 0, bg);
+	sched_vcpu_runnable(s, 0, 0);
+	sched_vcpu_runnable(s, 1, 0);
+	take(s, d, 8);
+	for (i = 0; i < 20000 && turns < 3; i++) {
+		int v = sched_lane_vcpu(s, 0);
+		uint64_t until = sched_lane_until(s, 0);
+
+		CU_ASSERT_FATAL(v >= 0 && until != SCHED_TIME_NONE && until > t);
+		sched_vcpu_ran(s, (unsigned int)v, until - t, 0, until);
+		t = until;
+		sched_timer(s, t);
+		n = take(s, d, 8);
+		for (k = 0; k < n; k++)
+			if (d[k].type == SCHED_RUN && d[k].vcpu == 1) {
+				CU_ASSERT_EQUAL(d[k].until - t, want);
+				turns++;
+			}
+	}
+	CU_ASSERT_EQUAL(turns, 3);
+	sched_destroy(s);
+}
+
+static void test_core_idle_group_short_turns(void)
+{
+	idle_turns(true, SCHED_MIN_RUN_DFL_NS);
+	idle_turns(false, SCHED_SLICE_DFL_NS);
+}
+
 static void test_core_throttle_at_exhaustion(void)
 {
 	struct sched *s = sched_create(1, 1);
@@ -514,6 +561,7 @@ static CU_TestInfo core_tests[] = {
 	{ "rotation and min_run", test_core_rotation_and_min_run },
 	{ "a waker owed service preempts after min_run", test_core_wake_preempts_after_min_run },
 	{ "idle group preempted at once", test_core_idle_group_preempted_at_once },
+	{ "idle group takes min_run turns beside others", test_core_idle_group_short_turns },
 	{ "throttle when the pool runs dry", test_core_throttle_at_exhaustion },
 	{ "move into a throttled group", test_core_move_into_throttled_group },
 	{ "wake into a throttled group", test_core_wake_into_throttled_group },
