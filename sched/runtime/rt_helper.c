@@ -267,6 +267,7 @@ static void *rt_helper(void *arg)
 	pthread_mutex_lock(rt->lock);
 	while (!rt->helper_stop) {
 		now = rt_now();
+		rt->st.helper_wakes++;
 		if (!rt->fallback) {
 			if (rt_helper_timer(rt) <= now)
 				rtc_tick(rt, now);
