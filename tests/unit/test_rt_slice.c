@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The rotation slice planned from measured lane-change costs (sched/runtime/rt_slice.c), fed
- * by hand: the core's own slice is the floor, 6 ms the ceiling, about 100 times the cost in
+ * by hand: the core's own slice is the floor, 8 ms the ceiling, about 100 times the cost in
  * between; outliers are clipped; plans come at most every 100 ms. White-box: private to the
  * runtime.
  */
@@ -65,9 +65,9 @@ static void test_slice_follows_cost(void)
 	feed(&g, 200, 25 * US, 20 * US);
 	slice = plan(&g);
 	CU_ASSERT_TRUE(slice > 4300 * US && slice < 4600 * US);
-	/* Costly changes: capped at 6 ms. */
+	/* Costly changes: capped at 8 ms. */
 	feed(&g, 200, 100 * US, 80 * US);
-	CU_ASSERT_EQUAL(plan(&g), 6 * MS);
+	CU_ASSERT_EQUAL(plan(&g), 8 * MS);
 	/* Cheap again: back down to the floor, never below. */
 	feed(&g, 400, 2 * US, 2 * US);
 	CU_ASSERT_EQUAL(plan(&g), SCHED_SLICE_DFL_NS);
@@ -81,10 +81,10 @@ static void test_slice_clips_and_waits(void)
 
 	rig_init(&g);
 	feed(&g, 1, 50 * MS, 50 * MS);
-	CU_ASSERT_EQUAL(plan(&g), 6 * MS);	/* 2 x 1 ms clipped, x 100, capped */
+	CU_ASSERT_EQUAL(plan(&g), 8 * MS);	/* 2 x 1 ms clipped, x 100, capped */
 	feed(&g, 400, 10 * US, 10 * US);
 	rt_slice_plan(&g.rt, g.now + 50 * MS);	/* too soon after the last plan: no change */
-	CU_ASSERT_EQUAL(g.rt.st.slice_ns, 6 * MS);
+	CU_ASSERT_EQUAL(g.rt.st.slice_ns, 8 * MS);
 	CU_ASSERT_EQUAL(plan(&g), SCHED_SLICE_DFL_NS);
 	sched_destroy(g.rt.s);
 }
