@@ -60,6 +60,7 @@ struct rt_vcpu {
 	clockid_t cpu_clock;	/* the thread's CPU clock, readable by the helper */
 	pid_t tid;
 	int cpu;		/* host CPU it is pinned to, -1: none (rt_pin.c) */
+	int lane;		/* the lane it was last pinned for, -1: none */
 	int stat_fd;		/* /proc/self/task/TID/stat, for the idle check */
 	int blocking_fd;	/* KVM stats fd with the "blocking" statistic, or -1 */
 	off_t blocking_off;
@@ -90,6 +91,8 @@ struct runtime {
 	unsigned int nr_lanes;
 	bool unscheduled;
 	int *lane_cpu;		/* host CPU of each lane, NULL: not pinned */
+	unsigned int pin_shift;	/* lane i runs on lane_cpu[(i + pin_shift) % nr_lanes] */
+	uint64_t pin_rotate_at;	/* next move of the lanes over their CPUs */
 	cpu_set_t host_cpus;	/* the process affinity mask at creation */
 	bool fallback;
 	unsigned int nr_vcpus;
@@ -138,6 +141,7 @@ int rt_pin_init(struct runtime *rt);
 void rt_pin_exit(struct runtime *rt);
 void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane);
 void rt_pin_release(struct runtime *rt);
+void rt_pin_rotate(struct runtime *rt, uint64_t now);
 
 /* What wakes the helper (rt_watch.c). */
 int rt_watch_init(struct runtime *rt);

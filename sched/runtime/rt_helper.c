@@ -275,6 +275,7 @@ static void *rt_helper(void *arg)
 				rt_idle_detect(rt, now);
 			if (now >= rt->topup_at)
 				rt->topup_at = rt_topup(rt, now) ? now + RT_TOPUP_NS : RT_INF;
+			rt_pin_rotate(rt, now);
 			/* A paused VM waits on purpose. */
 			if (rt->nr_waiting && now >= rt->watchdog_at &&
 			    !__atomic_load_n(&rt->vm->pause_req, __ATOMIC_SEQ_CST)) {

@@ -393,6 +393,7 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 		rv->blocking_fd = -1;
 		rv->switch_fd = rv->run_fd = -1;
 		rv->cpu = -1;
+		rv->lane = -1;
 		pthread_cond_init(&rv->cond, &ca);
 		vm->vcpus[i].sched = rv;
 	}

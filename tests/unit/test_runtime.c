@@ -179,14 +179,16 @@ static void test_runtime_weight_change_acts(void)
 }
 
 /*
- * Four hogs on two lanes: lane i runs on the i-th CPU of the process's affinity mask, so every
- * lane holder's thread must be pinned to exactly its lane's CPU whenever we look (the grant
- * pins it under the same lock the check holds). Rotation moves vCPUs between lanes, so re-pins
- * happen.
+ * Four hogs on two lanes: lane i runs on the (i + shift)-th of the first two CPUs of the
+ * process's affinity mask, the shift moving every 250 ms, so whenever we look (the grant pins
+ * under the same lock the check holds) every lane holder's thread is pinned to exactly one CPU,
+ * the two holders to different CPUs by one common shift, and over 0.8 s both shifts show.
+ * Rotation moves vCPUs between lanes, so re-pins happen.
  */
 static void test_runtime_lanes_on_host_cpus(void)
 {
 	int lane_cpu[2], cpu, n = 0, seen = 0, round, id;
+	bool shifts[2] = { false, false };
 	struct runtime_stats st;
 	cpu_set_t mask, set;
 	struct runvm r;
@@ -203,24 +205,31 @@ static void test_runtime_lanes_on_host_cpus(void)
 	}
 	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "t-pin", 4, 2, true), 0);
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
-	for (round = 0; round < 20; round++) {
+	for (round = 0; round < 40; round++) {
+		int shift = -1;
+
 		msleep(20);
 		vsched_lock(r.vs);
 		for (id = 0; id < 4; id++) {
-			int lane = sched_vcpu_lane(vsched_sched(r.vs), (unsigned int)id);
+			int lane = sched_vcpu_lane(vsched_sched(r.vs), (unsigned int)id), s;
 
 			if (lane < 0 || !r.vm.vcpus[id].tid)
 				continue;
 			CU_ASSERT_EQUAL(sched_getaffinity(r.vm.vcpus[id].tid, sizeof(set), &set), 0);
 			CU_ASSERT_EQUAL(CPU_COUNT(&set), 1);
-			CU_ASSERT_TRUE(CPU_ISSET(lane_cpu[lane], &set));
+			s = CPU_ISSET(lane_cpu[lane], &set) ? 0 : 1;
+			CU_ASSERT_TRUE(CPU_ISSET(lane_cpu[(lane + s) % 2], &set));
+			CU_ASSERT_TRUE(shift < 0 || shift == s);
+			shift = s;
+			shifts[s] = true;
 			seen++;
 		}
 		vsched_unlock(r.vs);
 	}
 	runtime_get_stats(r.rt, &st);
 	runvm_stop(&r);
-	CU_ASSERT_TRUE(seen >= 20);
+	CU_ASSERT_TRUE(seen >= 40);
+	CU_ASSERT_TRUE(shifts[0] && shifts[1]);
 	CU_ASSERT_TRUE(st.migrations >= 1);
 	runvm_destroy(&r);
 }
