@@ -125,6 +125,8 @@ uint64_t rt_now(void);
 void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until);
 void rt_preempt(struct runtime *rt, unsigned int id);
 void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until);
+/* A lent vCPU runs again (runtime.c). */
+void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now);
 /* After any event: wake the helper if the core's next timer moved earlier. */
 void rt_poke_helper(struct runtime *rt, uint64_t now);
 

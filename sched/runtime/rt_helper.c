@@ -128,12 +128,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			rtc_blocked(rt, rv->id, now);
 		} else if (rv->state == RT_LENT &&
 			   (!rt_halted(rv, cpu, dt) || rt_ran_while_lent(rv, cpu))) {
-			rt->nr_lent--;
-			rt->st.reclaims++;
-			rv->state = RT_WAITING;
-			rv->wait_since = now;
-			rt->nr_waiting++;
-			rtc_runnable(rt, rv->id, now);
+			rt_reclaim(rt, rv, now);
 			if (rv->state == RT_WAITING) {
 				rt_watch_set(rv, WATCH_NONE);
 				rt->st.kicks++;

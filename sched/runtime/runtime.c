@@ -44,6 +44,26 @@ static void rt_set_waiting(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
 	rt->nr_waiting++;
 }
 
+/* A lent vCPU runs again: it waits for a lane, unless the core grants one at once. */
+void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
+{
+	rt->nr_lent--;
+	rt->st.reclaims++;
+	rt_set_waiting(rt, rv, now);
+	rtc_runnable(rt, rv->id, now);
+}
+
+/* Out of the runnable states (a sleep, the thread's end): the core hears it blocked. */
+static void rt_leave_runnable(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
+{
+	if (rv->state == RT_WAITING)
+		rt->nr_waiting--;
+	else if (rv->state == RT_LENT)
+		rt->nr_lent--;
+	if (rv->state != RT_BLOCKED && rv->state != RT_OFF)
+		rtc_blocked(rt, rv->id, now);
+}
+
 /* Delays in log buckets of 2^(b/4) microseconds, b = 4 * log2(delay / 1 us), clamped. */
 static void rt_hist_add(uint64_t *hist, uint64_t *nr, uint64_t delay)
 {
@@ -262,10 +282,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
 	if (rv->state == RT_LENT && !rt_hands_off(rt)) {
 		/* A lent vCPU left KVM_RUN by itself: it runs again and needs a lane. */
-		rt->nr_lent--;
-		rt->st.reclaims++;
-		rt_set_waiting(rt, rv, now);
-		rtc_runnable(rt, rv->id, now);
+		rt_reclaim(rt, rv, now);
 	}
 	rt_poke_helper(rt, now);
 	pthread_mutex_unlock(rt->lock);
@@ -280,12 +297,7 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 
 	pthread_mutex_lock(rt->lock);
 	now = rt_now();
-	if (rv->state == RT_WAITING)
-		rt->nr_waiting--;
-	else if (rv->state == RT_LENT)
-		rt->nr_lent--;
-	if (rv->state != RT_BLOCKED && rv->state != RT_OFF)
-		rtc_blocked(rt, rv->id, now);
+	rt_leave_runnable(rt, rv, now);
 	rv->state = RT_BLOCKED;
 	rv->until = RT_INF;
 	rt_timer_arm(rv, RT_INF);
@@ -321,12 +333,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	now = rt_now();
 	/* What ran after the last charge (exit handling, the last wait) belongs to the vCPU too. */
 	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
-	if (rv->state == RT_WAITING)
-		rt->nr_waiting--;
-	else if (rv->state == RT_LENT)
-		rt->nr_lent--;
-	if (rv->state != RT_BLOCKED && rv->state != RT_OFF)
-		rtc_blocked(rt, rv->id, now);
+	rt_leave_runnable(rt, rv, now);
 	rv->state = RT_OFF;
 	rv->in_guest = false;
 	rt_timer_delete(rv);
