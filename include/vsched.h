@@ -99,7 +99,11 @@ typedef void (*vsched_notify_fn)(struct vsched *vs, enum vsched_event ev, const 
 				 const char *file, void *arg);
 void vsched_set_notify(struct vsched *vs, vsched_notify_fn fn, void *arg);
 
-/* Time source for cpu.stat (default: CLOCK_MONOTONIC in ns). */
+/*
+ * Time source for cpu.stat and changes (default: CLOCK_MONOTONIC in ns). Called under the lock
+ * before every read and change, so it may bring the core up to date first: the runtime charges
+ * what the vCPUs inside KVM_RUN ran so far (runtime_bind()).
+ */
 typedef uint64_t (*vsched_clock_fn)(void *arg);
 void vsched_set_clock(struct vsched *vs, vsched_clock_fn fn, void *arg);
 

@@ -34,6 +34,8 @@ struct vcpu_sched_ops;
 #define RT_IDLE_POLL_NS		1000000ULL	/* idle detection period while someone waits */
 #define RT_IDLE_POLL_SLOW_NS	10000000ULL	/* the same when no vCPU halted for a while */
 #define RT_IDLE_QUIET_NS	200000000ULL	/* "a while" */
+#define RT_IDLE_POLL_RARE_NS	50000000ULL	/* the same when none halted for a long while */
+#define RT_IDLE_RARE_NS		1000000000ULL	/* "a long while" */
 #define RT_WAKE_BUCKETS		64		/* log2-spaced wake-to-run histogram, 4 per octave */
 
 struct runtime_stats {
@@ -78,19 +80,20 @@ void runtime_destroy(struct runtime *rt);
 extern const struct vcpu_sched_ops runtime_vcpu_ops;
 
 /*
- * The group tree changed (weight, cap, burst, idle, membership). Called with the lock held,
- * e.g. from the public API's change notification; re-evaluates at once, so a change takes
- * effect within one slice.
+ * Connects rt to the public API of the tree it schedules (whose lock it was created with):
+ * every read and change first charges what the vCPUs inside KVM_RUN ran so far, so cpu.stat
+ * is exact and a weight, cap or membership change acts from "now"; after a change the core
+ * re-decides at once, so it takes effect within one slice. runtime_unbind() before
+ * runtime_destroy().
  */
-void runtime_config_changed(struct runtime *rt);
-/* The same, taking the lock: for the public API's change notification (called outside it). */
-void runtime_notify(struct runtime *rt);
+struct vsched;
+void runtime_bind(struct runtime *rt, struct vsched *vs);
+void runtime_unbind(struct vsched *vs);
 
 /*
  * Brings the core's clock to now (CLOCK_MONOTONIC) before groups are configured, so cpu.max
  * periods start at the real time rather than at 0. Takes the public API's lock.
  */
-struct vsched;
 void runtime_clock_init(struct vsched *vs);
 
 /* Copies the counters (takes the lock). */

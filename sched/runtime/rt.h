@@ -20,8 +20,7 @@
 #define RT_INF			UINT64_MAX
 #define RT_WATCHDOG_CHECK_NS	100000000ULL	/* how often the watchdog looks while vCPUs wait */
 #define RT_RUSAGE_EVERY_NS	1000000ULL	/* user/system split resolution */
-#define RT_BACKSTOP_NS		10000000ULL	/* the helper takes over a slice end this late */
-#define RT_TOPUP_NS		10000000ULL	/* charge vCPUs that stay in KVM_RUN this often */
+#define RT_BACKSTOP_NS		100000000ULL	/* the helper takes over a slice end this late */
 #define RT_WATCH_RAN_NS		50000ULL	/* CPU time that shows a lent vCPU runs again */
 #define RT_PRIO_HELPER		2		/* SCHED_FIFO priorities (rt_helper.c, rt_watch.c) */
 #define RT_PRIO_LENT		1
@@ -110,7 +109,6 @@ struct runtime {
 	uint64_t watchdog_at;
 	uint64_t last_grant;	/* when a waiting vCPU last got a lane */
 	uint64_t last_lend;	/* when a halted lane holder last lent its lane */
-	uint64_t topup_at;
 	uint64_t exit_cost, handoff_cost;	/* EWMA of a lane change's two halves (rt_slice.c) */
 	uint64_t slice_min;	/* the core's own slice: never shorter */
 	uint64_t slice_planned;	/* when the slice was last planned */
@@ -173,6 +171,7 @@ void rt_account_split(struct rt_vcpu *rv, uint64_t cpu_ns, bool self, uint64_t *
 void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool self,
 		    uint64_t now);
 uint64_t rt_vcpu_clock(const struct rt_vcpu *rv);
+void rt_charge_running(struct runtime *rt, uint64_t now);
 uint64_t rt_thread_cpu_ns(void);
 
 /* The helper thread (rt_helper.c). */

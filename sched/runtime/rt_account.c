@@ -92,3 +92,22 @@ void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool
 	rv->clock_charged = clock;
 	rtc_ran(rt, rv->id, user, sys, now);
 }
+
+/*
+ * A vCPU nobody interrupts stays inside KVM_RUN for seconds. Its time is charged when someone
+ * looks or decides: before every public-API read or change (the vsched clock hook, runtime.c)
+ * and before the helper runs the core's timers, as the kernel's update_curr() runs before a
+ * cpu.stat read, a reweight or a period refill. (A periodic top-up did this before, 100 helper
+ * wake-ups a second, each preempting a vCPU on this host.)
+ */
+void rt_charge_running(struct runtime *rt, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct rt_vcpu *rv = &rt->v[i];
+
+		if (rv->in_guest)
+			rt_charge_upto(rt, rv, rt_vcpu_clock(rv), false, now);
+	}
+}

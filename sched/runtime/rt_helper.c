@@ -17,37 +17,20 @@
 /*
  * How often to look for halted lane holders while some vCPU waits (or is lent). A vCPU that
  * halted lately is watched (rt_watch.c), so polls only discover vCPUs that start halting, and
- * back the watch up: every 10 ms. Without watches (or KVM's "blocking" statistic) they find
- * every halt and every wake-up of a lent vCPU: every millisecond while halts have been seen
- * lately (or a lane is lent), every 10 ms after 200 ms without one (hogs only: the helper then
- * costs next to nothing). Never while nobody waits.
+ * back the watch up: every 10 ms, every 50 ms after a second without a halt (hogs only: each
+ * poll preempts a vCPU, 100 a second cost 0.4 % of a CPU; a vCPU that starts halting then
+ * leaves its lane idle up to 50 ms once). Without watches (or KVM's "blocking" statistic) they
+ * find every halt and every wake-up of a lent vCPU: every millisecond while halts have been seen
+ * lately (or a lane is lent). Never while nobody waits.
  */
 static uint64_t rt_idle_period(const struct runtime *rt, uint64_t now)
 {
+	if (!rt->nr_waiting && !rt->nr_lent)
+		return RT_INF;
 	if (rt->idle_polls &&
 	    (rt->nr_lent || (rt->nr_waiting && now - rt->last_lend < RT_IDLE_QUIET_NS)))
 		return RT_IDLE_POLL_NS;
-	return rt->nr_waiting || rt->nr_lent ? RT_IDLE_POLL_SLOW_NS : RT_INF;
-}
-
-/*
- * A vCPU that nobody interrupts stays inside KVM_RUN for seconds; charge what its CPU clock shows
- * every RT_TOPUP_NS so cpu.stat, quotas and a membership change see its usage in time.
- */
-static bool rt_topup(struct runtime *rt, uint64_t now)
-{
-	bool any = false;
-	unsigned int i;
-
-	for (i = 0; i < rt->nr_vcpus; i++) {
-		struct rt_vcpu *rv = &rt->v[i];
-
-		if (!rv->in_guest)
-			continue;
-		any = true;
-		rt_charge_upto(rt, rv, rt_vcpu_clock(rv), false, now);
-	}
-	return any;
+	return now - rt->last_lend < RT_IDLE_RARE_NS ? RT_IDLE_POLL_SLOW_NS : RT_IDLE_POLL_RARE_NS;
 }
 
 /* Whether the thread sleeps in the kernel ('S' in /proc/self/task/TID/stat). */
@@ -193,9 +176,10 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
  * The earliest core timer the helper must run: group timers (period refills, unthrottling) and
  * slice ends that no lane holder's own timer takes care of. A holder's timer owns its slice end
  * while it is armed inside KVM_RUN or about to be armed (a holder outside KVM_RUN arms it in
- * enter()); the helper then only stands behind it, RT_BACKSTOP_NS late, on the same schedule as
- * its idle polls and top-ups. (Standing behind it by a short grace woke the helper uselessly
- * once per slice, because the holder had long moved the slice end by then.)
+ * enter()); the helper then only stands behind it, RT_BACKSTOP_NS late. (Standing behind it by
+ * a short grace woke the helper uselessly once per slice, because the holder had long moved the
+ * slice end by then; by 10 ms, 100 times a second while lanes rotate, each wake-up preempting a
+ * vCPU.)
  */
 static uint64_t rt_helper_timer(struct runtime *rt)
 {
@@ -213,14 +197,14 @@ static uint64_t rt_helper_timer(struct runtime *rt)
 	return t;
 }
 
-/* When the helper must next wake: its timers, idle polls, top-up charging. */
+/* When the helper must next wake: its timers and idle polls. */
 static uint64_t rt_helper_due(struct runtime *rt, uint64_t now)
 {
 	uint64_t next = rt_helper_timer(rt), idle = rt_idle_period(rt, now);
 
 	if (idle != RT_INF && next > now + idle)
 		next = now + idle;
-	return rt->topup_at < next ? rt->topup_at : next;
+	return next;
 }
 
 /*
@@ -264,12 +248,12 @@ static void *rt_helper(void *arg)
 		now = rt_now();
 		rt->st.helper_wakes++;
 		if (!rt->fallback) {
-			if (rt_helper_timer(rt) <= now)
+			if (rt_helper_timer(rt) <= now) {
+				rt_charge_running(rt, now);
 				rtc_tick(rt, now);
+			}
 			if (rt->nr_waiting || rt->nr_lent)
 				rt_idle_detect(rt, now);
-			if (now >= rt->topup_at)
-				rt->topup_at = rt_topup(rt, now) ? now + RT_TOPUP_NS : RT_INF;
 			rt_pin_rotate(rt, now);
 			/* A paused VM waits on purpose. */
 			if (rt->nr_waiting && now >= rt->watchdog_at &&

@@ -27,14 +27,6 @@ unsigned int runsched_default_lanes(void)
 	return n > 0 ? (unsigned int)n : 1;
 }
 
-static void runsched_notify(struct vsched *vs __attribute__((unused)),
-			    enum vsched_event ev __attribute__((unused)),
-			    const char *path __attribute__((unused)),
-			    const char *file __attribute__((unused)), void *arg)
-{
-	runtime_notify(arg);
-}
-
 int runsched_setup(struct runsched *rs, unsigned int nr_vcpus, unsigned int lanes, bool scheduled,
 		   const char *const *groups, unsigned int nr_groups, const char *const *assigns,
 		   unsigned int nr_assigns, char *msg, size_t msglen)
@@ -83,7 +75,7 @@ int runsched_attach(struct runsched *rs, struct vm *vm, bool monitor)
 	if (ret)
 		return ret;
 	vm->sched = &runtime_vcpu_ops;
-	vsched_set_notify(rs->vs, runsched_notify, rs->rt);
+	runtime_bind(rs->rt, rs->vs);
 	ret = runtime_start(rs->rt);
 	if (ret)
 		return ret;
@@ -123,7 +115,7 @@ void runsched_destroy(struct runsched *rs)
 {
 	runsched_finish(rs);
 	if (rs->vs)
-		vsched_set_notify(rs->vs, NULL, NULL);
+		runtime_unbind(rs->vs);
 	runtime_destroy(rs->rt);
 	rs->rt = NULL;
 	if (rs->vs)

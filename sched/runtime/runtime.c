@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rt.h"
+#include "util/compiler.h"
 #include "sched/core.h"
 #include "sched/group.h"
 #include "vmm/kick.h"
@@ -250,10 +251,6 @@ static int rt_enter(struct vcpu *vcpu)
 			rt_watch_holder(rv, now);
 		}
 		rv->in_guest = true;
-		if (rt->topup_at == RT_INF && !rt->unscheduled) {
-			rt->topup_at = now + RT_TOPUP_NS;
-			rt_poke_helper(rt, now);
-		}
 		pthread_mutex_unlock(rt->lock);
 		return 0;
 	}
@@ -384,7 +381,6 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	rt->unscheduled = flags & RUNTIME_UNSCHEDULED;
 	rt->nr_vcpus = vm->nr_vcpus;
 	rt->helper_at = RT_INF;
-	rt->topup_at = RT_INF;
 	rt->last_grant = rt_now();
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -454,15 +450,6 @@ void runtime_destroy(struct runtime *rt)
 	free(rt);
 }
 
-void runtime_config_changed(struct runtime *rt)
-{
-	uint64_t now = rt_now();
-
-	if (rt_hands_off(rt))
-		return;
-	rtc_config(rt, now);
-	rt_poke_helper(rt, now);
-}
 
 void runtime_clock_init(struct vsched *vs)
 {
@@ -471,13 +458,43 @@ void runtime_clock_init(struct vsched *vs)
 	vsched_unlock(vs);
 }
 
-void runtime_notify(struct runtime *rt)
+/* A group-tree change, after the public API let go of the lock: re-decide at once. */
+static void runtime_api_changed(struct vsched *vs __unused, enum vsched_event ev __unused,
+				const char *path __unused, const char *file __unused, void *arg)
 {
-	if (!rt)
-		return;
+	struct runtime *rt = arg;
+	uint64_t now;
+
 	pthread_mutex_lock(rt->lock);
-	runtime_config_changed(rt);
+	now = rt_now();
+	if (!rt_hands_off(rt)) {
+		rtc_config(rt, now);
+		rt_poke_helper(rt, now);
+	}
 	pthread_mutex_unlock(rt->lock);
+}
+
+/* The public API's clock, called under the lock before every read and change. */
+static uint64_t runtime_api_clock(void *arg)
+{
+	struct runtime *rt = arg;
+	uint64_t now = rt_now();
+
+	if (!rt_hands_off(rt))
+		rt_charge_running(rt, now);
+	return now;
+}
+
+void runtime_bind(struct runtime *rt, struct vsched *vs)
+{
+	vsched_set_notify(vs, runtime_api_changed, rt);
+	vsched_set_clock(vs, runtime_api_clock, rt);
+}
+
+void runtime_unbind(struct vsched *vs)
+{
+	vsched_set_notify(vs, NULL, NULL);
+	vsched_set_clock(vs, NULL, NULL);
 }
 
 void runtime_get_stats(struct runtime *rt, struct runtime_stats *out)

@@ -9,14 +9,6 @@
 #include "sched/runvm.h"
 #include "vsched.h"
 
-static void runvm_notify(struct vsched *vs __attribute__((unused)),
-			 enum vsched_event ev __attribute__((unused)),
-			 const char *path __attribute__((unused)),
-			 const char *file __attribute__((unused)), void *arg)
-{
-	runtime_notify(arg);
-}
-
 int runvm_create(struct runvm *r, const char *name, unsigned int nr_vcpus, unsigned int lanes,
 		 bool scheduled)
 {
@@ -56,7 +48,7 @@ int runvm_start(struct runvm *r)
 		if (ret)
 			return ret;
 		r->vm.sched = &runtime_vcpu_ops;
-		vsched_set_notify(r->vs, runvm_notify, r->rt);
+		runtime_bind(r->rt, r->vs);
 		ret = runtime_start(r->rt);
 		if (ret)
 			return ret;
@@ -82,7 +74,7 @@ void runvm_stop(struct runvm *r)
 void runvm_destroy(struct runvm *r)
 {
 	runvm_stop(r);
-	vsched_set_notify(r->vs, NULL, NULL);
+	runtime_unbind(r->vs);
 	runtime_destroy(r->rt);
 	r->rt = NULL;
 	if (r->created)
