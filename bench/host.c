@@ -25,6 +25,7 @@
 
 #include "host.h"
 #include "util/file.h"
+#include "window.h"
 #include "work.h"
 
 #define V1_ROOT		"/sys/fs/cgroup/cpu"
@@ -257,10 +258,11 @@ static void *host_worker(void *arg)
 	return NULL;
 }
 
-static void snapshot(struct host_run *run, unsigned int n, uint64_t *cpu, uint64_t *work)
+static void snapshot(void *arg, uint64_t *cpu, uint64_t *work)
 {
+	struct host_run *run = arg;
+	unsigned int i, n = scn_nr_vcpus(run->s);
 	struct timespec ts;
-	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		clock_gettime(run->th[i].clock, &ts);
@@ -272,9 +274,7 @@ static void snapshot(struct host_run *run, unsigned int n, uint64_t *cpu, uint64
 int host_run(const struct scenario *s, unsigned int lanes, double seconds, struct bench_result *r)
 {
 	unsigned int i, n = scn_nr_vcpus(s), ng = scn_nr_groups(s);
-	uint64_t cpu0[SCN_MAX_VCPUS], cpu1[SCN_MAX_VCPUS], w0[SCN_MAX_VCPUS], w1[SCN_MAX_VCPUS];
 	uint64_t per0[SCN_MAX_GROUPS], thr0[SCN_MAX_GROUPS];
-	struct timespec t0, t1;
 	struct host_run *run;
 	int err, started = 0;
 
@@ -312,14 +312,9 @@ int host_run(const struct scenario *s, unsigned int lanes, double seconds, struc
 	atomic_store(&run->measuring, true);
 	for (i = 0; i < ng; i++)
 		cg_throttle_stat(&run->cg, s->groups[i].path, &per0[i], &thr0[i]);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	snapshot(run, n, cpu0, w0);
-	sleep_ns((uint64_t)(seconds * 1e9));
-	snapshot(run, n, cpu1, w1);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	window_measure(r, s, seconds, snapshot, run);
 	atomic_store(&run->measuring, false);
 
-	r->seconds = (double)(ts_ns(&t1) - ts_ns(&t0)) / 1e9;
 	r->lanes = lanes;
 	for (i = 0; i < ng; i++) {
 		uint64_t per, thr;
@@ -328,7 +323,6 @@ int host_run(const struct scenario *s, unsigned int lanes, double seconds, struc
 		r->nr_periods[i] = per - per0[i];
 		r->nr_throttled[i] = thr - thr0[i];
 	}
-	result_tally(r, s, cpu0, cpu1, w0, w1);
 stop:
 	atomic_store(&run->stop, true);
 	for (i = 0; i < (unsigned int)started; i++)

@@ -8,6 +8,7 @@
 #include "scenario.h"
 
 #define WAKE_SAMPLES_MAX	65536
+#define RESULT_STEPS		50	/* readings inside the window (window.c, noise.c) */
 
 struct bench_result {
 	double seconds;				/* measurement window (wall) */
@@ -17,6 +18,7 @@ struct bench_result {
 	uint64_t work[SCN_MAX_VCPUS];		/* work units done in the window */
 	uint64_t nr_periods[SCN_MAX_GROUPS];
 	uint64_t nr_throttled[SCN_MAX_GROUPS];
+	uint64_t step_ns[RESULT_STEPS + 1][SCN_MAX_VCPUS];	/* CPU time since the start */
 	unsigned int nr_wake;			/* wake-to-run delays of sleeping vCPUs, ns */
 	uint32_t wake_ns[WAKE_SAMPLES_MAX];
 };

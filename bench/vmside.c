@@ -19,6 +19,7 @@
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 #include "vmside.h"
+#include "window.h"
 #include "vsched.h"
 #include "work.h"
 
@@ -88,8 +89,9 @@ static void vmside_payload(const struct scenario *s, struct payload_opts *po)
 	}
 }
 
-static void vmside_snapshot(struct vm *vm, uint64_t *cpu, uint64_t *work)
+static void vmside_snapshot(void *arg, uint64_t *cpu, uint64_t *work)
 {
+	struct vm *vm = arg;
 	unsigned int i;
 
 	for (i = 0; i < vm->nr_vcpus; i++) {
@@ -116,8 +118,7 @@ int vmside_run(const struct scenario *s, unsigned int lanes, double seconds, boo
 	       struct bench_result *r, struct runtime_stats *rst)
 {
 	unsigned int i, n = scn_nr_vcpus(s), ng = scn_nr_groups(s);
-	uint64_t cpu0[SCN_MAX_VCPUS], cpu1[SCN_MAX_VCPUS], w0[SCN_MAX_VCPUS], w1[SCN_MAX_VCPUS];
-	uint64_t per0[SCN_MAX_GROUPS], thr0[SCN_MAX_GROUPS], t0, t1;
+	uint64_t per0[SCN_MAX_GROUPS], thr0[SCN_MAX_GROUPS];
 	cpu_set_t set, old;
 	struct runvm vm;
 	int ret;
@@ -144,11 +145,7 @@ int vmside_run(const struct scenario *s, unsigned int lanes, double seconds, boo
 	sleep_ns(WARMUP_NS);
 	for (i = 0; i < ng && scheduled; i++)
 		vmside_throttle_stat(vm.vs, s->groups[i].path, &per0[i], &thr0[i]);
-	t0 = mono_ns();
-	vmside_snapshot(&vm.vm, cpu0, w0);
-	sleep_ns((uint64_t)(seconds * 1e9));
-	vmside_snapshot(&vm.vm, cpu1, w1);
-	t1 = mono_ns();
+	window_measure(r, s, seconds, vmside_snapshot, &vm.vm);
 	if (rst && vm.rt)
 		runtime_get_stats(vm.rt, rst);
 	for (i = 0; i < ng && scheduled; i++) {
@@ -162,9 +159,7 @@ int vmside_run(const struct scenario *s, unsigned int lanes, double seconds, boo
 	if (vm.vm.exit_reason != VM_EXIT_STOPPED)
 		ret = -EIO;
 
-	r->seconds = (double)(t1 - t0) / 1e9;
 	r->lanes = lanes;
-	result_tally(r, s, cpu0, cpu1, w0, w1);
 out:
 	runvm_destroy(&vm);
 	return ret;
