@@ -114,6 +114,38 @@ static void test_core_wake_preempts_after_min_run(void)
 	sched_destroy(s);
 }
 
+/*
+ * A waiter that arrives level (no credit) at a lane whose holder ran alone for 2.5 slices waits
+ * for the end of the holder's current slice, as if its slices had been renewed since it got the
+ * lane, not for a whole new slice from now; never less than min_run though.
+ */
+static uint64_t level_waiter_until(uint64_t arrive)
+{
+	struct sched *s = sched_create(1, 2);
+	struct sched_decision d[8];
+	uint64_t until = 0;
+	size_t n, i;
+
+	sched_vcpu_runnable(s, 0, 0);
+	take(s, d, 8);
+	sched_vcpu_ran(s, 0, arrive, 0, arrive);
+	sched_vcpu_runnable(s, 1, arrive);
+	n = take(s, d, 8);
+	CU_ASSERT_FALSE(has(d, n, SCHED_PREEMPT, 0));
+	for (i = 0; i < n; i++)
+		if (d[i].type == SCHED_RETIME && d[i].vcpu == 0)
+			until = d[i].until;
+	sched_destroy(s);
+	return until;
+}
+
+static void test_core_waiter_ends_renewed_slice(void)
+{
+	CU_ASSERT_EQUAL(level_waiter_until(5 * SCHED_SLICE_DFL_NS / 2), 3 * SCHED_SLICE_DFL_NS);
+	CU_ASSERT_EQUAL(level_waiter_until(3 * SCHED_SLICE_DFL_NS - MS / 2),
+			3 * SCHED_SLICE_DFL_NS - MS / 2 + SCHED_MIN_RUN_DFL_NS);
+}
+
 static void test_core_idle_group_preempted_at_once(void)
 {
 	struct sched *s = sched_create(1, 2);
@@ -560,6 +592,7 @@ static CU_TestInfo core_tests[] = {
 	{ "a vCPU alone gets no slice end", test_core_alone_no_slice_end },
 	{ "rotation and min_run", test_core_rotation_and_min_run },
 	{ "a waker owed service preempts after min_run", test_core_wake_preempts_after_min_run },
+	{ "a level waiter ends the holder's renewed slice", test_core_waiter_ends_renewed_slice },
 	{ "idle group preempted at once", test_core_idle_group_preempted_at_once },
 	{ "idle group takes min_run turns beside others", test_core_idle_group_short_turns },
 	{ "throttle when the pool runs dry", test_core_throttle_at_exhaustion },
