@@ -68,8 +68,15 @@ void rtc_destroy(struct runtime *rt)
 	rt->core = NULL;
 }
 
+/*
+ * A decision compares vCPUs that hold lanes: each first gets charged what it ran so far. With
+ * a holder's last slice uncharged (up to 8 ms), a lane's pick saw that holder's group as that
+ * much behind and gave it the other lane too (caps2: p/c2 on both lanes while p/c1, owed as
+ * much, waited; p/c1 missed its quota in 3-9 of 50 periods).
+ */
 void rtc_runnable(struct runtime *rt, unsigned int id, uint64_t now)
 {
+	rt_charge_running(rt, now);
 	sched_vcpu_runnable(rt->s, id, now);
 	rtc_drain(rt);
 }
@@ -90,6 +97,7 @@ void rtc_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys
 
 void rtc_tick(struct runtime *rt, uint64_t now)
 {
+	rt_charge_running(rt, now);
 	sched_timer(rt->s, now);
 	rtc_drain(rt);
 }

@@ -248,10 +248,8 @@ static void *rt_helper(void *arg)
 		now = rt_now();
 		rt->st.helper_wakes++;
 		if (!rt->fallback) {
-			if (rt_helper_timer(rt) <= now) {
-				rt_charge_running(rt, now);
+			if (rt_helper_timer(rt) <= now)
 				rtc_tick(rt, now);
-			}
 			if (rt->nr_waiting || rt->nr_lent)
 				rt_idle_detect(rt, now);
 			rt_pin_rotate(rt, now);
