@@ -112,6 +112,7 @@ struct runtime {
 	uint64_t exit_cost, handoff_cost;	/* EWMA of a lane change's two halves (rt_slice.c) */
 	uint64_t slice_min;	/* the core's own slice: never shorter */
 	uint64_t slice_planned;	/* when the slice was last planned */
+	uint64_t last_fine;	/* last sleep, lend or throttle (rt_slice.c) */
 
 	struct runtime_stats st;
 	void *core;		/* rt_core.c's state */
@@ -158,6 +159,7 @@ void rt_watch_wait(struct runtime *rt, uint64_t until);
 void rt_slice_exit(struct runtime *rt, const struct rt_vcpu *rv, uint64_t now);
 void rt_slice_handoff(struct runtime *rt, uint64_t ns);
 void rt_slice_plan(struct runtime *rt, uint64_t now);
+void rt_slice_fine(struct runtime *rt, uint64_t now);
 
 /* Halt detection (rt_idle.c). */
 void rt_idle_open(struct rt_vcpu *rv);

@@ -32,6 +32,7 @@ static void rtc_drain(struct runtime *rt)
 				break;
 			case SCHED_THROTTLE:
 				rt->st.throttles++;
+				rt_slice_fine(rt, rt_now());
 				break;
 			case SCHED_UNTHROTTLE:
 				break;

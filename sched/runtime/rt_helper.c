@@ -104,6 +104,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			rt->nr_lent++;
 			rt->st.lends++;
 			rt->last_lend = rv->last_lend = now;
+			rt_slice_fine(rt, now);
 			rv->state = RT_LENT;
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);

@@ -295,6 +295,7 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	pthread_mutex_lock(rt->lock);
 	now = rt_now();
 	rt_leave_runnable(rt, rv, now);
+	rt_slice_fine(rt, now);
 	rv->state = RT_BLOCKED;
 	rv->until = RT_INF;
 	rt_timer_arm(rv, RT_INF);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The rotation slice planned from measured lane-change costs (sched/runtime/rt_slice.c), fed
- * by hand: the core's own slice is the floor, 8 ms the ceiling, about 100 times the cost in
- * between; outliers are clipped; plans come at most every 100 ms. White-box: private to the
- * runtime.
+ * by hand: the core's own slice is the floor, 12 ms the ceiling among hogs and 8 ms within a
+ * second of a sleep, lend or throttle, about 100 times the cost in between; outliers are
+ * clipped; plans come at most every 100 ms. White-box: private to the runtime.
  */
 #include <string.h>
 
@@ -65,9 +65,15 @@ static void test_slice_follows_cost(void)
 	feed(&g, 200, 25 * US, 20 * US);
 	slice = plan(&g);
 	CU_ASSERT_TRUE(slice > 4300 * US && slice < 4600 * US);
-	/* Costly changes: capped at 8 ms. */
+	/* Costly changes: capped at 12 ms among hogs. */
 	feed(&g, 200, 100 * US, 80 * US);
+	CU_ASSERT_EQUAL(plan(&g), 12 * MS);
+	/* A vCPU sleeps: 8 ms at the next exit, not 100 ms later; 12 ms again a second on. */
+	rt_slice_fine(&g.rt, g.now + MS);
+	g.now -= 99 * MS;
 	CU_ASSERT_EQUAL(plan(&g), 8 * MS);
+	g.now += 1000 * MS;
+	CU_ASSERT_EQUAL(plan(&g), 12 * MS);
 	/* Cheap again: back down to the floor, never below. */
 	feed(&g, 400, 2 * US, 2 * US);
 	CU_ASSERT_EQUAL(plan(&g), SCHED_SLICE_DFL_NS);
@@ -81,16 +87,17 @@ static void test_slice_clips_and_waits(void)
 
 	rig_init(&g);
 	feed(&g, 1, 50 * MS, 50 * MS);
-	CU_ASSERT_EQUAL(plan(&g), 8 * MS);	/* 2 x 1 ms clipped, x 100, capped */
+	CU_ASSERT_EQUAL(plan(&g), 12 * MS);	/* 2 x 1 ms clipped, x 100, capped */
 	feed(&g, 400, 10 * US, 10 * US);
 	rt_slice_plan(&g.rt, g.now + 50 * MS);	/* too soon after the last plan: no change */
-	CU_ASSERT_EQUAL(g.rt.st.slice_ns, 8 * MS);
+	CU_ASSERT_EQUAL(g.rt.st.slice_ns, 12 * MS);
 	CU_ASSERT_EQUAL(plan(&g), SCHED_SLICE_DFL_NS);
 	sched_destroy(g.rt.s);
 }
 
 static CU_TestInfo rt_slice_tests[] = {
-	{ "the slice follows the lane-change cost", test_slice_follows_cost },
+	{ "the slice follows the lane-change cost, finer while anything is due",
+	  test_slice_follows_cost },
 	{ "outliers clipped, plans spaced", test_slice_clips_and_waits },
 	CU_TEST_INFO_NULL,
 };
