@@ -98,8 +98,8 @@ void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool
  * looks or decides: before every public-API read or change (the vsched clock hook, runtime.c)
  * and before the core decides at a slice end, a wake-up or a timer (rt_core.c), as the
  * kernel's update_curr() runs before a cpu.stat read, a reweight, a wake-up preemption or a
- * period refill. (A periodic top-up did this before, 100 helper
- * wake-ups a second, each preempting a vCPU on this host.)
+ * period refill. (A 10 ms top-up did this before: 100 helper wake-ups a second, each
+ * preempting a vCPU on this host.)
  */
 void rt_charge_running(struct runtime *rt, uint64_t now)
 {

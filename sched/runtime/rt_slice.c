@@ -15,8 +15,8 @@
  * its quota unused (it waited a rotation with quota left at a period's end; about 0.1 % at 8 ms),
  * and a duty vCPU with little margin over its share waited up to 29 ms on a level wake
  * (simulator p99; 11 ms at 8 ms). Among hogs only, nothing is due at any moment and only
- * throughput counts: the ceiling is 12 ms (4 hogs in 2 groups on 2 lanes, this host loaded:
- * 6 ms 96.8-98.2 %, 8 ms 95.5-97.9 %, 12 ms 97.8 %; goal 97). A hog's share then comes in
+ * throughput counts: the ceiling is 12 ms (4 hogs in 2 groups on 2 lanes, alternating runs on
+ * a loaded host: 8 ms 96.2-97.4 %, 12 ms 96.9-98.6 %; goal 97). A hog's share then comes in
  * lumps of up to 12 ms, which a 5 s window sees as up to 0.12 % of capacity.
  */
 #include "rt.h"

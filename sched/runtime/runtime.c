@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "rt.h"
-#include "util/compiler.h"
 #include "sched/core.h"
 #include "sched/group.h"
+#include "util/compiler.h"
 #include "vmm/kick.h"
 #include "vmm/vm.h"
 #include "vsched.h"
@@ -450,7 +450,6 @@ void runtime_destroy(struct runtime *rt)
 	free(rt->v);
 	free(rt);
 }
-
 
 void runtime_clock_init(struct vsched *vs)
 {
