@@ -16,34 +16,18 @@
 
 #include "noise.h"
 
-static uint64_t group_step_ns(const struct bench_result *r, const struct scenario *s,
-			      unsigned int g, unsigned int j)
+/* What group g and all vCPUs together got up to reading j. */
+static void step_ns(const struct bench_result *r, const struct scenario *s, unsigned int g,
+		    unsigned int j, double *group, double *all)
 {
+	uint64_t gns[SCN_MAX_GROUPS] = { 0 }, sum = 0;
 	unsigned int i;
-	uint64_t ns = 0;
 
-	for (i = 0; i < scn_nr_vcpus(s); i++) {
-		int gi;
-
-		for (gi = scn_group_index(s, s->vcpus[i].group); gi >= 0;
-		     gi = scn_parent_index(s, gi))
-			if ((unsigned int)gi == g) {
-				ns += r->step_ns[j][i];
-				break;
-			}
-	}
-	return ns;
-}
-
-static uint64_t total_step_ns(const struct bench_result *r, const struct scenario *s,
-			      unsigned int j)
-{
-	unsigned int i;
-	uint64_t ns = 0;
-
+	result_groups(s, r->step_ns[j], gns);
 	for (i = 0; i < scn_nr_vcpus(s); i++)
-		ns += r->step_ns[j][i];
-	return ns;
+		sum += r->step_ns[j][i];
+	*group = (double)gns[g];
+	*all = (double)sum;
 }
 
 double noise_nerr(const struct bench_result *r, const struct scenario *s, unsigned int g,
@@ -53,8 +37,10 @@ double noise_nerr(const struct bench_result *r, const struct scenario *s, unsign
 	unsigned int j;
 
 	for (j = 1; j <= RESULT_STEPS; j++) {
-		t[j] = (double)total_step_ns(r, s, j);
-		d[j] = (double)group_step_ns(r, s, g, j) - share * t[j];
+		double got;
+
+		step_ns(r, s, g, j, &got, &t[j]);
+		d[j] = got - share * t[j];
 		dt += d[j] * t[j];
 		tt += t[j] * t[j];
 	}

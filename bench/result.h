@@ -30,8 +30,26 @@ static inline double result_pct(const struct bench_result *r, uint64_t ns)
 }
 
 /*
+ * Each group's CPU time from its vCPUs': theirs and its descendants' (hierarchical, as
+ * cpu.stat), added to group_ns.
+ */
+static inline void result_groups(const struct scenario *s, const uint64_t *vcpu_ns,
+				 uint64_t *group_ns)
+{
+	unsigned int i;
+
+	for (i = 0; i < scn_nr_vcpus(s); i++) {
+		int gi;
+
+		for (gi = scn_group_index(s, s->vcpus[i].group); gi >= 0;
+		     gi = scn_parent_index(s, gi))
+			group_ns[gi] += vcpu_ns[i];
+	}
+}
+
+/*
  * Per-vCPU CPU time and work over the window from the readings at its start (0) and end (1),
- * and each group's CPU time: its vCPUs' and its descendants' (hierarchical, as cpu.stat).
+ * and each group's CPU time.
  */
 static inline void result_tally(struct bench_result *r, const struct scenario *s,
 				const uint64_t *cpu0, const uint64_t *cpu1, const uint64_t *w0,
@@ -40,13 +58,10 @@ static inline void result_tally(struct bench_result *r, const struct scenario *s
 	unsigned int i;
 
 	for (i = 0; i < scn_nr_vcpus(s); i++) {
-		int gi = scn_group_index(s, s->vcpus[i].group);
-
 		r->vcpu_ns[i] = cpu1[i] - cpu0[i];
 		r->work[i] = w1[i] - w0[i];
-		for (; gi >= 0; gi = scn_parent_index(s, gi))
-			r->group_ns[gi] += r->vcpu_ns[i];
 	}
+	result_groups(s, r->vcpu_ns, r->group_ns);
 }
 
 #endif

@@ -71,7 +71,7 @@ void rtc_destroy(struct runtime *rt)
 
 /*
  * A decision compares vCPUs that hold lanes: each first gets charged what it ran so far. With
- * a holder's last slice uncharged (up to 8 ms), a lane's pick saw that holder's group as that
+ * a holder's current slice uncharged (up to a whole slice), a lane's pick saw its group as that
  * much behind and gave it the other lane too (caps2: p/c2 on both lanes while p/c1, owed as
  * much, waited; p/c1 missed its quota in 3-9 of 50 periods).
  */

@@ -109,13 +109,14 @@ uint64_t runtime_wake_quantile(const struct runtime_stats *st, double q)
 void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until)
 {
 	struct rt_vcpu *rv = &rt->v[id];
+	uint64_t now = rt_now();
 
 	if (rv->state == RT_WAITING) {
 		rt->nr_waiting--;
-		rt->last_grant = rt_now();
+		rt->last_grant = now;
 		/* A handoff is the wait of a parked thread; one still in KVM_RUN has none. */
 		if (!rv->in_guest)
-			rv->granted_at = rt->last_grant;
+			rv->granted_at = now;
 	} else if (rv->state == RT_LENT) {
 		rt->nr_lent--;
 	} else if (rv->state != RT_RUNNING) {
@@ -129,7 +130,7 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 	/* A lent vCPU that was running on its own keeps going, with its slice end armed now. */
 	if (rv->in_guest && !rt_hands_off(rt)) {
 		rt_timer_arm(rv, until);
-		rt_watch_holder(rv, rt_now());
+		rt_watch_holder(rv, now);
 	}
 	pthread_cond_signal(&rv->cond);
 }
