@@ -72,7 +72,6 @@ struct rt_vcpu {
 	uint64_t granted_at;	/* when a waiting vCPU got its lane, 0: not pending */
 
 	/* Charging: written by the vCPU thread only. */
-	uint64_t cpu_base;	/* thread CPU clock at thread_start */
 	uint64_t clock_charged;	/* thread CPU clock up to which the core was told (lock) */
 	uint64_t since_sample;	/* charged since the last getrusage() */
 	uint64_t ru_user, ru_sys;	/* last getrusage(RUSAGE_THREAD) sample, ns */

@@ -44,13 +44,17 @@ uint64_t rt_vcpu_clock(const struct rt_vcpu *rv)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The thread's whole life is the vCPU's, as a thread created in a cgroup is charged from its
+ * first instruction: its setup (timers, perf events; milliseconds on a fresh host) is charged
+ * with the first exit, and user/system with it from the host's first sample.
+ */
 void rt_account_start(struct rt_vcpu *rv)
 {
-	rv->cpu_base = rt_thread_cpu_ns();
-	rv->clock_charged = rv->cpu_base;
+	rv->clock_charged = 0;
 	rv->since_sample = 0;
 	rv->user_frac = 1.0;	/* guest time is user time until the host says otherwise */
-	rt_rusage(&rv->ru_user, &rv->ru_sys);
+	rv->ru_user = rv->ru_sys = 0;
 }
 
 /* Splits cpu_ns into user and system time; self: on the vCPU thread, which may sample. */
