@@ -110,7 +110,7 @@ static void run_usage(FILE *f)
 		"                           vCPU list in cpuset syntax (0-1=hog,2-3=duty:3000/7000);\n"
 		"                           repeatable; vCPUs given none run hog. Kinds: hog,\n"
 		"                           duty:BUSY_US/SLEEP_US, halt-duty:BUSY_US/SLEEP_US, io:N,\n"
-		"                           probe, fault, count:N, emufail\n"
+		"                           probe, fault, count:N, emufail, steal\n"
 		"      --kernel FILE        boot Linux (bzImage or vmlinux) instead of payloads\n"
 		"      --initrd FILE        initramfs for --kernel\n"
 		"      --cmdline STRING     kernel command line for --kernel\n"

@@ -62,11 +62,13 @@ static void json_vcpu(FILE *f, struct vcpu *v)
 	fprintf(f, ", \"exits_io\": %" PRIu64 ", \"exits_mmio\": %" PRIu64
 		", \"exits_intr\": %" PRIu64 ", \"exits_other\": %" PRIu64,
 		s->exits_io, s->exits_mmio, s->exits_intr, s->exits_other);
-	fprintf(f, ", \"unhandled\": %" PRIu64 ", \"sleeps\": %" PRIu64 ", \"sleep_ns\": %" PRIu64,
-		s->unhandled, s->sleeps, s->sleep_ns);
+	fprintf(f, ", \"unhandled\": %" PRIu64 ", \"sleeps\": %" PRIu64 ", \"sleep_ns\": %" PRIu64
+		", \"steal_ns\": %" PRIu64, s->unhandled, s->sleeps, s->sleep_ns, s->steal_ns);
 	if (pv)
-		fprintf(f, ", \"io_port_exits\": %" PRIu64 ", \"errors\": %" PRIu64, pv->io_exits,
-			(uint64_t)pv->page->errors);
+		fprintf(f, ", \"io_port_exits\": %" PRIu64 ", \"errors\": %" PRIu64
+			", \"guest_steal_ns\": %" PRIu64 ", \"peer_preempted\": %" PRIu64,
+			pv->io_exits, (uint64_t)pv->page->errors, (uint64_t)pv->page->steal_seen,
+			(uint64_t)pv->page->peer_preempted);
 	fprintf(f, "}");
 }
 

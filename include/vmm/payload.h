@@ -61,7 +61,7 @@ struct payload_opts {
 extern const struct boot_ops payload_boot_ops;
 
 /* "hog", "duty:BUSY_US/SLEEP_US", "halt-duty:BUSY_US/SLEEP_US", "io:N", "probe", "fault",
- * "count:N", "emufail". 0 or -EINVAL (spec untouched). */
+ * "count:N", "emufail", "steal". 0 or -EINVAL (spec untouched). */
 int payload_parse_kind(const char *s, struct payload_spec *spec);
 /* One --payload value: "KIND[:ARGS]" for every vCPU not yet given one, or
  * "LIST=KIND[:ARGS][,LIST=KIND[:ARGS]...]" with LIST in libvirt cpuset syntax. A vCPU

@@ -42,7 +42,14 @@ enum payload_kind {
 	PAYLOAD_FAULT,		/* touches unmapped memory with no IDT entry: triple fault */
 	PAYLOAD_COUNT,		/* arg0 units, then done (PAYLOAD_PORT_EXIT, status 0) */
 	PAYLOAD_EMUFAIL,	/* an SSE add from MMIO, which KVM's emulator cannot do */
+	PAYLOAD_STEAL,		/* a hog that reads its steal time and the next vCPU's
+				 * preempted flag, as a guest kernel's scheduler and spinlocks do */
 };
+
+/* The KVM steal-time area (struct kvm_steal_time, MSR_KVM_STEAL_TIME) of each vCPU sits in its
+ * work page at this offset; the VMM enables it as a guest kernel would at boot. */
+#define PAYLOAD_STEAL_OFFSET 0x800
+#define PAYLOAD_STEAL_PREEMPTED_OFFSET 16	/* the u8 flag; steal (u64) at 0, version (u32) at 8 */
 
 /* At PAYLOAD_LOAD_ADDR: where the VMM finds the entry points. */
 struct payload_header {
@@ -64,6 +71,10 @@ struct payload_page {
 	volatile uint64_t units;	/* work units done */
 	volatile uint64_t errors;	/* probe: accesses that did not read all-ones */
 	volatile uint64_t sink;	/* keeps the work loop's result alive */
+	uint64_t steal_gpa;	/* this vCPU's steal-time area, 0: none */
+	uint64_t peer_steal_gpa;	/* the next vCPU's (id + 1 mod count), 0: none */
+	volatile uint64_t steal_seen;	/* steal: the steal time it last read, ns */
+	volatile uint64_t peer_preempted;	/* steal: units done while the peer was flagged */
 };
 
 #endif /* __ASSEMBLER__ */

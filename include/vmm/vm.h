@@ -52,6 +52,7 @@ struct vcpu_stats {
 	uint64_t sleeps;	/* paravirtual sleeps */
 	uint64_t sleep_ns;	/* time asked for by those sleeps */
 	uint64_t cpu_ns;	/* the thread's own CPU clock when it ended */
+	uint64_t steal_ns;	/* time parked by the scheduler, added to the guest's steal time */
 	uint64_t first_entry_ns; /* CLOCK_MONOTONIC of the first KVM_RUN, 0 before */
 };
 

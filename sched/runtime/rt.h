@@ -25,10 +25,12 @@
 #define RT_PRIO_HELPER		2		/* SCHED_FIFO priorities (rt_helper.c, rt_watch.c) */
 #define RT_PRIO_LENT		1
 #define RT_KICK_SLACK_NS	50000ULL	/* a slice timer this close makes a kick pointless */
+#define RT_STEAL_RECHECK_NS	1000000000ULL	/* a guest without steal time is asked again */
 
 struct vm;
 struct vcpu;
 struct sched;
+struct kvm_steal_time;
 
 enum rt_state {
 	RT_OFF,		/* thread not started or ended */
@@ -70,6 +72,11 @@ struct rt_vcpu {
 	uint64_t wait_since;	/* when it last became WAITING */
 	uint64_t wake_deadline;	/* end of the last paravirtual sleep, 0: none pending */
 	uint64_t granted_at;	/* when a waiting vCPU got its lane, 0: not pending */
+
+	/* Steal time (rt_steal.c): by the vCPU thread only. */
+	struct kvm_steal_time *steal_area;	/* the guest's, while parked; NULL: none */
+	uint64_t parked_at;	/* when the wait for a lane began */
+	uint64_t steal_recheck_at;	/* the guest had no area: do not ask before this */
 
 	/* Charging: written by the vCPU thread only. */
 	uint64_t clock_charged;	/* thread CPU clock up to which the core was told (lock) */
@@ -135,6 +142,11 @@ void rt_timer_delete(struct rt_vcpu *rv);
 void rt_timer_arm(struct rt_vcpu *rv, uint64_t until);
 void rt_timer_bind_self(struct vcpu *vcpu);
 void rt_kick(struct rt_vcpu *rv);
+
+/* The guest's steal time for parked vCPUs (rt_steal.c); park without the lock held. */
+struct kvm_steal_time *rt_steal_area(struct vm *vm, uint64_t msr);
+void rt_steal_park(struct rt_vcpu *rv, uint64_t now);
+void rt_steal_unpark(struct rt_vcpu *rv, uint64_t end);
 
 /* Lanes on host CPUs (rt_pin.c). */
 int rt_pin_init(struct runtime *rt);

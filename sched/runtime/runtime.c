@@ -229,11 +229,23 @@ static int rt_enter(struct vcpu *vcpu)
 			break;
 		}
 		rt_poke_helper(rt, now);
+		if (rv->state == RT_WAITING && !rt->fallback && !rt_must_leave(rt) &&
+		    now >= rv->steal_recheck_at) {
+			/* An ioctl and guest memory: not under the lock. A grant meanwhile is seen
+			 * by the loop below. */
+			pthread_mutex_unlock(rt->lock);
+			rt_steal_park(rv, now);
+			pthread_mutex_lock(rt->lock);
+			/* From here on it sleeps; before, a host preemption was KVM's steal. */
+			rv->parked_at = rt_now();
+		}
 		while (rv->state == RT_WAITING && !rt->fallback && !rt_must_leave(rt))
 			pthread_cond_wait(&rv->cond, rt->lock);
 	}
+	now = rt_now();
+	/* The wait ended when the lane was granted; what follows is the handoff. */
+	rt_steal_unpark(rv, rv->granted_at && rv->granted_at < now ? rv->granted_at : now);
 	if (rv->state == RT_RUNNING || rt_hands_off(rt)) {
-		now = rt_now();
 		if (rv->wake_deadline) {
 			rt_hist_add(rt->st.wake_hist, &rt->st.nr_wake,
 				    now > rv->wake_deadline ? now - rv->wake_deadline : 0);

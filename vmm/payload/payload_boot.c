@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <linux/kvm.h>
+#include <linux/kvm_para.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -280,6 +281,20 @@ static uint64_t payload_tsc_khz(struct vcpu *vcpu)
 	return (t1 - t0) * 1000000ULL / ns;
 }
 
+/*
+ * Steal time, enabled as a guest kernel does at boot (here the VMM writes the MSR for it):
+ * the area's GPA, or 0 where KVM offers none (no schedstats on the host).
+ */
+static uint64_t payload_setup_steal(struct vcpu *vcpu, uint64_t gpa)
+{
+	struct {
+		struct kvm_msrs h;
+		struct kvm_msr_entry e;
+	} m = { .h.nmsrs = 1, .e = { .index = MSR_KVM_STEAL_TIME, .data = gpa | KVM_MSR_ENABLED } };
+
+	return ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? gpa : 0;
+}
+
 static int payload_setup_vcpu(struct vcpu *vcpu)
 {
 	struct payload_opts *opts = vcpu->vm->boot_data;
@@ -303,6 +318,14 @@ static int payload_setup_vcpu(struct vcpu *vcpu)
 	vcpu->boot = &opts->vcpu[vcpu->id];
 	opts->vcpu[vcpu->id].page = page;
 	ret = vcpu_setup_cpuid(vcpu);
+	/* Only the steal kind: with steal time on, a lane change costs more guest time on this
+	 * nested host (docs/runtime.md), which would skew every other kind's figures. */
+	if (!ret && spec->kind == PAYLOAD_STEAL)
+		page->steal_gpa = payload_setup_steal(vcpu, area + PAYLOAD_STEAL_OFFSET);
+	if (page->steal_gpa && vcpu->vm->nr_vcpus > 1 &&
+	    opts->spec[(vcpu->id + 1) % vcpu->vm->nr_vcpus].kind == PAYLOAD_STEAL)
+		page->peer_steal_gpa = payload_area((vcpu->id + 1) % vcpu->vm->nr_vcpus) +
+				       PAYLOAD_STEAL_OFFSET;
 	if (!ret)
 		ret = payload_setup_sregs(vcpu);
 	if (!ret && ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0)

@@ -26,6 +26,7 @@ static const struct payload_kind_desc {
 	{ "fault", PAYLOAD_FAULT, ARGS_NONE },
 	{ "count", PAYLOAD_COUNT, ARGS_ONE, { 1ULL << 50 } },
 	{ "emufail", PAYLOAD_EMUFAIL, ARGS_NONE },
+	{ "steal", PAYLOAD_STEAL, ARGS_NONE },
 };
 
 static int parse_u64(const char *s, const char *end, uint64_t max, uint64_t *out)

@@ -75,6 +75,35 @@ static void probe_once(struct payload_page *p)
 	work_unit(p);
 }
 
+/* As Linux's kvm_steal_clock(): an odd or changed version means a write was under way. */
+static uint64_t steal_read(uint64_t gpa)
+{
+	volatile uint32_t *version = (volatile uint32_t *)(gpa + 8);
+	volatile uint64_t *steal = (volatile uint64_t *)gpa;
+	uint32_t v;
+	uint64_t t;
+
+	do {
+		v = *version;
+		__asm__ volatile("" ::: "memory");
+		t = *steal;
+		__asm__ volatile("" ::: "memory");
+	} while ((v & 1) || v != *version);
+	return t;
+}
+
+static void steal_once(struct payload_page *p)
+{
+	volatile uint8_t *peer = (volatile uint8_t *)(p->peer_steal_gpa +
+						       PAYLOAD_STEAL_PREEMPTED_OFFSET);
+
+	work_unit(p);
+	if (p->steal_gpa)
+		p->steal_seen = steal_read(p->steal_gpa);
+	if (p->peer_steal_gpa && (*peer & 1))
+		p->peer_preempted = p->peer_preempted + 1;
+}
+
 int payload_main(struct payload_page *p)
 {
 	uint64_t n;
@@ -99,6 +128,9 @@ int payload_main(struct payload_page *p)
 			break;
 		case PAYLOAD_PROBE:
 			probe_once(p);
+			break;
+		case PAYLOAD_STEAL:
+			steal_once(p);
 			break;
 		case PAYLOAD_FAULT:
 			*(volatile uint64_t *)0x8000000000ULL = p->units;
