@@ -40,7 +40,8 @@ static void test_payload_parse_kind_errors_keep_spec(void)
 	const char *bad[] = { "", "hogs", "hog:", "hog:1", "duty", "duty:", "duty:5",
 			      "duty:5/", "duty:/5", "duty:0/5", "duty:5/0", "duty:-1/5",
 			      "duty:5/5/5", "duty: 5/5", "io", "io:0", "io:x", "io:1x",
-			      "halt-duty:1/4000001", "duty:99999999999999999999/1", "count:", "emufail:1", "steal:1" };
+			      "halt-duty:1/4000001", "duty:99999999999999999999/1", "count:", "emufail:1",
+			      "steal:1" };
 	struct payload_spec s = { .kind = PAYLOAD_IO, .arg = { 42, 0 } };
 	size_t i;
 

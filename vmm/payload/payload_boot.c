@@ -300,6 +300,7 @@ static int payload_setup_vcpu(struct vcpu *vcpu)
 	struct payload_opts *opts = vcpu->vm->boot_data;
 	const struct payload_spec *spec = &opts->spec[vcpu->id];
 	uint64_t area = payload_area(vcpu->id);
+	unsigned int peer = (vcpu->id + 1) % vcpu->vm->nr_vcpus;
 	struct payload_page *page = vm_gpa(vcpu->vm, area, 4096);
 	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
 	struct kvm_regs regs = {
@@ -322,10 +323,8 @@ static int payload_setup_vcpu(struct vcpu *vcpu)
 	 * nested host (docs/runtime.md), which would skew every other kind's figures. */
 	if (!ret && spec->kind == PAYLOAD_STEAL)
 		page->steal_gpa = payload_setup_steal(vcpu, area + PAYLOAD_STEAL_OFFSET);
-	if (page->steal_gpa && vcpu->vm->nr_vcpus > 1 &&
-	    opts->spec[(vcpu->id + 1) % vcpu->vm->nr_vcpus].kind == PAYLOAD_STEAL)
-		page->peer_steal_gpa = payload_area((vcpu->id + 1) % vcpu->vm->nr_vcpus) +
-				       PAYLOAD_STEAL_OFFSET;
+	if (page->steal_gpa && peer != vcpu->id && opts->spec[peer].kind == PAYLOAD_STEAL)
+		page->peer_steal_gpa = payload_area(peer) + PAYLOAD_STEAL_OFFSET;
 	if (!ret)
 		ret = payload_setup_sregs(vcpu);
 	if (!ret && ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0)
