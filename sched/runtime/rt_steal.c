@@ -41,9 +41,9 @@ static uint64_t rt_steal_msr(struct rt_vcpu *rv)
 }
 
 /*
- * The vCPU is about to wait for a lane: flag it preempted. The MSR is read every time (about 9 us on this host):
- * the guest may have moved its area since, and a stale pointer would write into memory the
- * guest now uses for something else. A guest without the area is asked again only after
+ * The vCPU is about to wait for a lane: flag it preempted. The MSR is read every time (about
+ * 9 us on this host): the guest may have moved its area since, and a stale pointer would write
+ * into memory the guest now uses for something else. A guest without the area is asked again only after
  * RT_STEAL_RECHECK_NS (the caller skips the park until steal_recheck_at), which is safe
  * because nothing is written meanwhile. No lock held.
  */

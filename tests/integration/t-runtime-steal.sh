@@ -5,9 +5,10 @@
 # of the wall time (KVM alone reports only host run-queue waits, ~0.05 of it here, and the sum
 # would be ~0.5). The host taking CPU away moves time from CPU to KVM's own steal, not out of
 # the sum; 0.85 leaves room for lock waits and thread start-up. Above 1.05 the runtime counts
-# what KVM counts too (a parked thread waiting for a CPU: 1.17 when it did). Each vCPU must also have seen
-# the other flagged preempted in >= 25 % of its work units (~95 % here: the peer is parked
-# whenever this one runs). On two lanes nobody is parked and vsched adds no steal (<= 1 %).
+# what KVM counts too (a parked thread waiting for a CPU: 1.17 when it did). Each vCPU must
+# also have seen the other flagged preempted in >= 25 % of its work units (~95 % here: the
+# peer is parked whenever this one runs). On two lanes nobody is parked and vsched adds no
+# steal (<= 1 %).
 . "$(dirname "$0")/runtime-lib.sh"
 need_kvm 1
 out=$(mktemp)
@@ -28,7 +29,8 @@ for id in 0 1; do
 	added=$(vcpu_stat "$out" $id steal_ns)
 	units=$(vcpu_stat "$out" $id units)
 	peer=$(vcpu_stat "$out" $id peer_preempted)
-	echo "vcpu$id: cpu ${cpu} ns, guest steal ${seen} ns (vsched added ${added}), wall ${wall} ns; peer preempted in ${peer} of ${units} units"
+	echo "vcpu$id: cpu ${cpu} ns, guest steal ${seen} ns (vsched added ${added})," \
+		"wall ${wall} ns; peer preempted in ${peer} of ${units} units"
 	check "($seen + $cpu) >= 0.85 * $wall && ($seen + $cpu) <= 1.05 * $wall" ||
 		{ echo "vcpu$id: guest steal + CPU is not the wall time"; exit 1; }
 	check "$peer >= 0.25 * $units" || { echo "vcpu$id: the parked peer was not flagged preempted"; exit 1; }
