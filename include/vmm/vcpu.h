@@ -19,6 +19,10 @@ uint64_t vcpu_cpu_ns(const struct vcpu *vcpu);
 void vcpu_sleep(struct vcpu *vcpu, uint64_t ns);
 /* CPUID from KVM_GET_SUPPORTED_CPUID with this vCPU's APIC ID (leaf 1, 0xb, 0x1f). */
 int vcpu_setup_cpuid(struct vcpu *vcpu);
+/* One MSR, set or read as the host (KVM_SET_MSRS/KVM_GET_MSRS); 0, or -EINVAL if KVM
+ * refused it, or -errno. */
+int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t data);
+int vcpu_get_msr(struct vcpu *vcpu, uint32_t index, uint64_t *data);
 /* Registers, segments and the code bytes around RIP, on stderr. */
 void vcpu_dump(struct vcpu *vcpu);
 

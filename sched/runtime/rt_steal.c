@@ -14,13 +14,10 @@
  * TLB flushes, so a flush the guest deferred to this vCPU's next entry still happens; the
  * runtime therefore only ever sets the flag).
  */
-#include <linux/kvm.h>
 #include <linux/kvm_para.h>
-#include <stddef.h>
-#include <sys/ioctl.h>
 
 #include "rt.h"
-#include "vmm/vm.h"
+#include "vmm/vcpu.h"
 
 /* The guest's area for an MSR_KVM_STEAL_TIME value, NULL if disabled or not all in RAM. */
 struct kvm_steal_time *rt_steal_area(struct vm *vm, uint64_t msr)
@@ -28,16 +25,6 @@ struct kvm_steal_time *rt_steal_area(struct vm *vm, uint64_t msr)
 	if (!(msr & KVM_MSR_ENABLED) || (msr & KVM_STEAL_RESERVED_MASK))
 		return NULL;
 	return vm_gpa(vm, msr & KVM_STEAL_VALID_BITS, sizeof(struct kvm_steal_time));
-}
-
-static uint64_t rt_steal_msr(struct rt_vcpu *rv)
-{
-	struct {
-		struct kvm_msrs h;
-		struct kvm_msr_entry e;
-	} m = { .h.nmsrs = 1, .e.index = MSR_KVM_STEAL_TIME };
-
-	return ioctl(rv->vcpu->fd, KVM_GET_MSRS, &m) == 1 ? m.e.data : 0;
 }
 
 /*
@@ -50,9 +37,11 @@ static uint64_t rt_steal_msr(struct rt_vcpu *rv)
 void rt_steal_park(struct rt_vcpu *rv, uint64_t now)
 {
 	struct kvm_steal_time *st;
+	uint64_t msr;
 
 	rv->steal_area = NULL;
-	st = rt_steal_area(rv->rt->vm, rt_steal_msr(rv));
+	st = vcpu_get_msr(rv->vcpu, MSR_KVM_STEAL_TIME, &msr) ? NULL :
+	     rt_steal_area(rv->rt->vm, msr);
 	if (!st) {
 		rv->steal_recheck_at = now + RT_STEAL_RECHECK_NS;
 		return;

@@ -202,6 +202,12 @@ static bool rt_must_leave(struct runtime *rt)
 	return vm_stopping(rt->vm) || __atomic_load_n(&rt->vm->pause_req, __ATOMIC_SEQ_CST);
 }
 
+/* A vCPU without a lane waits for one, unless the host kernel schedules or the VM stops. */
+static bool rt_must_wait(struct runtime *rt, const struct rt_vcpu *rv)
+{
+	return rv->state == RT_WAITING && !rt->fallback && !rt_must_leave(rt);
+}
+
 static int rt_enter(struct vcpu *vcpu)
 {
 	struct rt_vcpu *rv = rt_of(vcpu);
@@ -229,8 +235,7 @@ static int rt_enter(struct vcpu *vcpu)
 			break;
 		}
 		rt_poke_helper(rt, now);
-		if (rv->state == RT_WAITING && !rt->fallback && !rt_must_leave(rt) &&
-		    now >= rv->steal_recheck_at) {
+		if (rt_must_wait(rt, rv) && now >= rv->steal_recheck_at) {
 			/* An ioctl and guest memory: not under the lock. A grant meanwhile is seen
 			 * by the loop below. */
 			pthread_mutex_unlock(rt->lock);
@@ -239,7 +244,7 @@ static int rt_enter(struct vcpu *vcpu)
 			/* From here on it sleeps; before, a host preemption was KVM's steal. */
 			rv->parked_at = rt_now();
 		}
-		while (rv->state == RT_WAITING && !rt->fallback && !rt_must_leave(rt))
+		while (rt_must_wait(rt, rv))
 			pthread_cond_wait(&rv->cond, rt->lock);
 	}
 	now = rt_now();

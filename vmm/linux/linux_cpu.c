@@ -11,6 +11,7 @@
 
 #include "vmm/linux/bootparam.h"
 #include "vmm/linux/cpu.h"
+#include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
 #define CR0_PE (1ULL << 0)
@@ -80,14 +81,7 @@ static void seg_set(struct kvm_segment *s, uint16_t sel, uint8_t type, bool code
 
 static int lx_set_msrs(struct vcpu *vcpu)
 {
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry e[1];
-	} m = { .hdr.nmsrs = 1 };
-
-	m.e[0].index = MSR_IA32_MISC_ENABLE;
-	m.e[0].data = MISC_ENABLE_FAST_STRING;
-	return ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? 0 : -EIO;
+	return vcpu_set_msr(vcpu, MSR_IA32_MISC_ENABLE, MISC_ENABLE_FAST_STRING) ? -EIO : 0;
 }
 
 int lx_cpu_setup_bsp(struct vcpu *vcpu, uint64_t entry, uint64_t zero_page)

@@ -287,12 +287,7 @@ static uint64_t payload_tsc_khz(struct vcpu *vcpu)
  */
 static uint64_t payload_setup_steal(struct vcpu *vcpu, uint64_t gpa)
 {
-	struct {
-		struct kvm_msrs h;
-		struct kvm_msr_entry e;
-	} m = { .h.nmsrs = 1, .e = { .index = MSR_KVM_STEAL_TIME, .data = gpa | KVM_MSR_ENABLED } };
-
-	return ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? gpa : 0;
+	return vcpu_set_msr(vcpu, MSR_KVM_STEAL_TIME, gpa | KVM_MSR_ENABLED) ? 0 : gpa;
 }
 
 static int payload_setup_vcpu(struct vcpu *vcpu)
