@@ -368,13 +368,14 @@ int main(int argc, char **argv)
 			       100.0 * (double)rst.handoff_ns / ((secs + 0.3) * 1e9 * lanes));
 		if (v)
 			printf("  runtime: %llu grants, %llu re-pins, %llu kicks, %llu timer arms, "
-			       "%llu lends, %llu reclaims, %llu watch events, %llu helper wakes, slice %.1f ms%s\n",
-			       (unsigned long long)rst.grants,
+			       "%llu lends, %llu reclaims, %llu watch events, %llu helper wakes, "
+			       "slice %.1f ms%s\n", (unsigned long long)rst.grants,
 			       (unsigned long long)rst.migrations,
 			       (unsigned long long)rst.kicks, (unsigned long long)rst.timer_arms,
 			       (unsigned long long)rst.lends, (unsigned long long)rst.reclaims,
 			       (unsigned long long)rst.watch_events,
-			       (unsigned long long)rst.helper_wakes, rst.slice_ns / 1e6, rst.fallback ? ", WATCHDOG FALLBACK" : "");
+			       (unsigned long long)rst.helper_wakes, rst.slice_ns / 1e6,
+			       rst.fallback ? ", WATCHDOG FALLBACK" : "");
 		fflush(stdout);
 	}
 	for (opt = optind; opt < argc && strcmp(argv[opt], "tput"); opt++)

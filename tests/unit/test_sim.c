@@ -387,9 +387,10 @@ static void test_sim_wake_to_lane(void)
  * A lone duty vCPU whose demand (0.3 CPU) is just under its group's share (1/3 of 2 lanes), the
  * `vsched run` demo's /latency beside weighted hogs. Its burst runs ahead of its share, and
  * without credit for the reservation it keeps while asleep it woke in debt: it waited a median
- * 6 ms for a lane (12 ms at a 6 ms slice, 18 ms at 12 ms) while its work was due. Now the median wake gets a
- * lane at once, at the core's slice and at the runtime's longest. (The tail stays: its margin
- * over its share is small, so some wakes still find it level and wait for a rotation end.)
+ * 6 ms for a lane (12 ms at a 6 ms slice, 18 ms at 12 ms) while its work was due. Now the
+ * median wake gets a lane at once, at the core's slice and at the runtime's longest. (The tail
+ * stays: its margin over its share is small, so some wakes still find it level and wait for a
+ * rotation end.)
  */
 static void test_sim_sleeper_keeps_reservation(void)
 {
