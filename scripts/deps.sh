@@ -2,6 +2,8 @@
 # Install the Debian packages that build, test and demo need. Idempotent; silent when all are present.
 set -e
 PKGS="gcc make pkg-config libxml2-dev libxml2-utils libfuse3-dev fuse3 libcunit1-dev binutils lz4 xz-utils zstd bzip2"
+# Tests: jq checks that every JSON document vsched writes parses.
+PKGS="$PKGS jq"
 # libvirt hook tests: a real libvirtd running a real QEMU/KVM domain.
 PKGS="$PKGS libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86"
 [ -n "$VSCHED_EXTRA_PKGS" ] && PKGS="$PKGS $VSCHED_EXTRA_PKGS"

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "util/json.h"
 #include "vmm/payload.h"
 #include "vmm/stats.h"
 #include "vmm/vcpu.h"
@@ -34,78 +35,71 @@ uint64_t stats_first_insn_ns(const struct vm *vm, uint64_t *realtime_ns)
 	return pv->hello_ns;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void json_vcpu(FILE *f, struct vcpu *v)
+static void stats_json_vcpu(struct json *j, struct vcpu *v)
 {
 	const struct vcpu_stats *s = &v->stats;
 	const struct payload_vcpu *pv = v->vm->boot == &payload_boot_ops ? v->boot : NULL;
 	char label[64];
 
 	stats_vcpu_label(v, label, sizeof(label));
-	fprintf(f, "    {\"id\": %u, \"tid\": %d, \"payload\": ", v->id, (int)v->tid);
-	json_string(f, label);
-	fprintf(f, ", \"units\": %" PRIu64 ", \"cpu_ns\": %" PRIu64 ", \"exits\": %" PRIu64,
-		stats_vcpu_units(v), vcpu_cpu_ns(v), v->nr_exits);
-	fprintf(f, ", \"exits_io\": %" PRIu64 ", \"exits_mmio\": %" PRIu64
-		", \"exits_intr\": %" PRIu64 ", \"exits_other\": %" PRIu64,
-		s->exits_io, s->exits_mmio, s->exits_intr, s->exits_other);
-	fprintf(f, ", \"unhandled\": %" PRIu64 ", \"sleeps\": %" PRIu64 ", \"sleep_ns\": %" PRIu64
-		", \"steal_ns\": %" PRIu64, s->unhandled, s->sleeps, s->sleep_ns, s->steal_ns);
-	if (pv)
-		fprintf(f, ", \"io_port_exits\": %" PRIu64 ", \"errors\": %" PRIu64
-			", \"guest_steal_ns\": %" PRIu64 ", \"peer_preempted\": %" PRIu64,
-			pv->io_exits, (uint64_t)pv->page->errors, (uint64_t)pv->page->steal_seen,
-			(uint64_t)pv->page->peer_preempted);
-	fprintf(f, "}");
+	json_object_begin(j, JSON_INLINE);
+	json_kv_u64(j, "id", v->id);
+	json_kv_i64(j, "tid", v->tid);
+	json_kv_str(j, "payload", label);
+	json_kv_u64(j, "units", stats_vcpu_units(v));
+	json_kv_u64(j, "cpu_ns", vcpu_cpu_ns(v));
+	json_kv_u64(j, "exits", v->nr_exits);
+	json_kv_u64(j, "exits_io", s->exits_io);
+	json_kv_u64(j, "exits_mmio", s->exits_mmio);
+	json_kv_u64(j, "exits_intr", s->exits_intr);
+	json_kv_u64(j, "exits_other", s->exits_other);
+	json_kv_u64(j, "unhandled", s->unhandled);
+	json_kv_u64(j, "sleeps", s->sleeps);
+	json_kv_u64(j, "sleep_ns", s->sleep_ns);
+	json_kv_u64(j, "steal_ns", s->steal_ns);
+	if (pv) {
+		json_kv_u64(j, "io_port_exits", pv->io_exits);
+		json_kv_u64(j, "errors", pv->page->errors);
+		json_kv_u64(j, "guest_steal_ns", pv->page->steal_seen);
+		json_kv_u64(j, "peer_preempted", pv->page->peer_preempted);
+	}
+	json_object_end(j);
 }
 
 int stats_write_json(FILE *f, struct vm *vm, const struct stats_run *run)
 {
 	uint64_t first, first_rt;
+	struct json j;
 	unsigned int i;
 
 	first = stats_first_insn_ns(vm, &first_rt);
-	fprintf(f, "{\n  \"name\": ");
-	json_string(f, vm->name);
-	fprintf(f, ",\n  \"boot\": ");
-	json_string(f, vm->boot->name);
-	fprintf(f, ",\n  \"exit\": \"%s\",\n  \"exit_status\": %d,\n  \"signal\": %d,\n",
-		vm_exit_reason_name(vm->exit_reason), run->exit_status, vm->exit_signal);
-	fprintf(f, "  \"nr_vcpus\": %u,\n  \"nr_lanes\": %u,\n  \"memory\": %" PRIu64 ",\n",
-		vm->nr_vcpus, vm->nr_lanes, vm->mem_size);
-	fprintf(f, "  \"wall_ns\": %" PRIu64 ",\n",
-		run->end_ns > run->cmd_start_ns ? run->end_ns - run->cmd_start_ns : 0);
+	json_init(&j, f);
+	json_object_begin(&j, 0);
+	json_kv_str(&j, "name", vm->name);
+	json_kv_str(&j, "boot", vm->boot->name);
+	json_kv_str(&j, "exit", vm_exit_reason_name(vm->exit_reason));
+	json_kv_i64(&j, "exit_status", run->exit_status);
+	json_kv_i64(&j, "signal", vm->exit_signal);
+	json_kv_u64(&j, "nr_vcpus", vm->nr_vcpus);
+	json_kv_u64(&j, "nr_lanes", vm->nr_lanes);
+	json_kv_u64(&j, "memory", vm->mem_size);
+	json_kv_u64(&j, "wall_ns", run->end_ns > run->cmd_start_ns ?
+					   run->end_ns - run->cmd_start_ns : 0);
 	/* From `vsched run` starting to vCPU 0's first guest instruction (its hello port). */
-	fprintf(f, "  \"startup_ns\": %" PRIu64 ",\n  \"first_insn_realtime_ns\": %" PRIu64 ",\n",
-		first > run->cmd_start_ns ? first - run->cmd_start_ns : 0, first_rt);
+	json_kv_u64(&j, "startup_ns", first > run->cmd_start_ns ? first - run->cmd_start_ns : 0);
+	json_kv_u64(&j, "first_insn_realtime_ns", first_rt);
 	if (vm->boot == &payload_boot_ops)
-		fprintf(f, "  \"guest_status\": %u,\n",
-			((const struct payload_opts *)vm->boot_data)->exit_status);
-	if (run->write_groups) {
-		fprintf(f, "  \"groups\": ");
-		run->write_groups(f, run->groups_arg);
-		fprintf(f, ",\n");
-	}
-	fprintf(f, "  \"vcpus\": [\n");
-	for (i = 0; i < vm->nr_vcpus; i++) {
-		json_vcpu(f, &vm->vcpus[i]);
-		fprintf(f, "%s\n", i + 1 < vm->nr_vcpus ? "," : "");
-	}
-	fprintf(f, "  ]\n}\n");
-	return ferror(f) ? -1 : 0;
+		json_kv_u64(&j, "guest_status",
+			    ((const struct payload_opts *)vm->boot_data)->exit_status);
+	if (run->write_groups)
+		run->write_groups(&j, run->groups_arg);
+	json_key(&j, "vcpus");
+	json_array_begin(&j, 0);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		stats_json_vcpu(&j, &vm->vcpus[i]);
+	json_array_end(&j);
+	json_object_end(&j);
+	return json_end(&j) ? -1 : 0;
 }
 
 void stats_print_summary(FILE *f, struct vm *vm, const struct stats_run *run)

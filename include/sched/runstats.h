@@ -9,17 +9,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct json;
 struct vsched;
 struct runtime;
 
-/* The value of the --stats "groups" key: [{"path": "/a", "cpu.weight": .., "cpu.max": "..",
- * "cpu.stat": {"usage_usec": .., ...}}, ...], root first, depth first. arg is the struct
- * runstats_ctx below. */
+/* The --stats "groups" key: [{"path": "/a", "cpu.weight": .., "cpu.max": "..", "cpu.stat":
+ * {"usage_usec": .., ...}}, ...], root first, depth first, and the "runtime" counters when the
+ * context has a runtime. arg is the struct runstats_ctx below. */
 struct runstats_ctx {
 	struct vsched *vs;
 	struct runtime *rt;	/* may be NULL */
 };
-void runstats_write_groups(FILE *f, void *arg);
+void runstats_write_groups(struct json *j, void *arg);
 
 /*
  * One line per group: weight, cpu.max, CPU used as % of capacity between two snapshots, and,

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/json.h"
 #include "vmm/vm.h"
 
 /* What only the caller knows about the run. */
@@ -14,11 +15,11 @@ struct stats_run {
 	uint64_t end_ns;	/* CLOCK_MONOTONIC when the vCPUs had stopped */
 	int exit_status;	/* the process exit status */
 	/*
-	 * Per-group cpu.stat: the scheduler runtime sets this to write the value of a
-	 * top-level "groups" key (a JSON array of {"path", "cpu.stat": {...}} objects).
-	 * NULL: the key is left out (unscheduled run).
+	 * Per-group cpu.stat: the scheduler runtime sets this to write members of the top-level
+	 * object (its "groups" key, a JSON array of {"path", "cpu.stat": {...}} objects).
+	 * NULL: the keys are left out (unscheduled run).
 	 */
-	void (*write_groups)(FILE *f, void *arg);
+	void (*write_groups)(struct json *j, void *arg);
 	void *groups_arg;
 };
 

@@ -2,6 +2,7 @@
 /* --stats "groups" JSON and the live group table of `vsched run`, over the public API. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "sched/group.h"
 #include "sched/runstats.h"
 #include "sched/runtime.h"
+#include "util/json.h"
 #include "vsched.h"
 
 #define RS_MAX_GROUPS	32
@@ -79,56 +81,119 @@ static void rs_read(struct vsched *vs, const char *path, const char *file, char 
 	buf[strcspn(buf, "\n")] = '\0';	/* single-line files only */
 }
 
-void runstats_write_groups(FILE *f, void *arg)
+/* A number file's value as a JSON number, null if it has none. */
+static void rs_json_number(struct json *j, const char *text)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (text[0] >= '0' && text[0] <= '9' && !*end && !errno)
+		json_u64(j, v);
+	else
+		json_null(j);
+}
+
+/* cpu.stat's "key value" lines as an object of numbers. */
+static void rs_json_stat(struct json *j, struct vsched *vs, const char *path)
+{
+	char stat[1024], *line, *save = NULL;
+
+	if (vsched_read(vs, path, "cpu.stat", stat, sizeof(stat)) < 0)
+		stat[0] = '\0';
+	json_object_begin(j, JSON_INLINE);
+	for (line = strtok_r(stat, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		json_key(j, line);
+		rs_json_number(j, sp + 1);
+	}
+	json_object_end(j);
+}
+
+struct rs_kids {
+	size_t nr;
+	char **name;
+};
+
+static int rs_kid(const char *name, mode_t mode __attribute__((unused)), void *arg)
+{
+	struct rs_kids *k = arg;
+	char **n = realloc(k->name, (k->nr + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	k->name = n;
+	k->name[k->nr] = strdup(name);
+	return k->name[k->nr++] ? 0 : -ENOMEM;
+}
+
+/* One group's object, then its children's, depth first. path: "/" for the root, "/a/b". */
+static void rs_json_group(struct json *j, struct vsched *vs, const char *path)
+{
+	struct rs_kids kids = { 0 };
+	char val[256];
+	size_t i;
+
+	json_object_begin(j, JSON_INLINE);
+	json_kv_str(j, "path", path);
+	if (path[1]) {
+		rs_read(vs, path, "cpu.weight", val, sizeof(val));
+		json_key(j, "cpu.weight");
+		rs_json_number(j, val);
+		rs_read(vs, path, "cpu.max", val, sizeof(val));
+		json_kv_str(j, "cpu.max", val);
+		rs_read(vs, path, "cpu.idle", val, sizeof(val));
+		json_key(j, "cpu.idle");
+		rs_json_number(j, val);
+	}
+	json_key(j, "cpu.stat");
+	rs_json_stat(j, vs, path);
+	json_object_end(j);
+	/* Heap, not stack, for child paths: a tree may be thousands of levels deep. */
+	vsched_list_children(vs, path, rs_kid, &kids);
+	for (i = 0; i < kids.nr; i++) {
+		char *child = NULL;
+
+		if (asprintf(&child, "%s/%s", path[1] ? path : "", kids.name[i]) >= 0)
+			rs_json_group(j, vs, child);
+		free(child);
+		free(kids.name[i]);
+	}
+	free(kids.name);
+}
+
+void runstats_write_groups(struct json *j, void *arg)
 {
 	struct runstats_ctx *ctx = arg;
-	static char paths[RS_MAX_GROUPS][256];
-	unsigned int nr = rs_paths(ctx->vs, paths, RS_MAX_GROUPS), i;
-	char stat[1024], val[256];
+	struct runtime_stats st;
 
-	fprintf(f, "[\n");
-	for (i = 0; i < nr; i++) {
-		char *line, *save = NULL;
-		bool first = true;
-
-		fprintf(f, "    {\"path\": \"/%s\"", paths[i]);
-		if (i) {
-			rs_read(ctx->vs, paths[i], "cpu.weight", val, sizeof(val));
-			fprintf(f, ", \"cpu.weight\": %s", val[0] ? val : "null");
-			rs_read(ctx->vs, paths[i], "cpu.max", val, sizeof(val));
-			fprintf(f, ", \"cpu.max\": \"%s\"", val);
-			rs_read(ctx->vs, paths[i], "cpu.idle", val, sizeof(val));
-			fprintf(f, ", \"cpu.idle\": %s", val[0] ? val : "null");
-		}
-		fprintf(f, ", \"cpu.stat\": {");
-		if (vsched_read(ctx->vs, paths[i], "cpu.stat", stat, sizeof(stat)) < 0)
-			stat[0] = '\0';
-		for (line = strtok_r(stat, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			char *sp = strchr(line, ' ');
-
-			if (!sp)
-				continue;
-			*sp = '\0';
-			fprintf(f, "%s\"%s\": %s", first ? "" : ", ", line, sp + 1);
-			first = false;
-		}
-		fprintf(f, "}}%s\n", i + 1 < nr ? "," : "");
-	}
-	fprintf(f, "  ]");
-	if (ctx->rt) {
-		struct runtime_stats st;
-
-		runtime_get_stats(ctx->rt, &st);
-		fprintf(f, ",\n  \"runtime\": {\"grants\": %" PRIu64 ", \"kicks\": %" PRIu64
-			   ", \"timer_arms\": %" PRIu64 ", \"lends\": %" PRIu64 ", \"reclaims\": %"
-			   PRIu64 ", \"watch_events\": %" PRIu64 ", \"watchdog_trips\": %" PRIu64
-			   ", \"fallback\": %s, \"wakes\": %" PRIu64 ", \"wake_p50_ns\": %" PRIu64
-			   ", \"wake_p99_ns\": %" PRIu64 ", \"slice_ns\": %" PRIu64 "}",
-			st.grants, st.kicks, st.timer_arms, st.lends, st.reclaims, st.watch_events,
-			st.watchdog_trips, st.fallback ? "true" : "false", st.nr_wake,
-			runtime_wake_quantile(&st, 0.5), runtime_wake_quantile(&st, 0.99),
-			st.slice_ns);
-	}
+	json_key(j, "groups");
+	json_array_begin(j, 0);
+	rs_json_group(j, ctx->vs, "/");
+	json_array_end(j);
+	if (!ctx->rt)
+		return;
+	runtime_get_stats(ctx->rt, &st);
+	json_key(j, "runtime");
+	json_object_begin(j, JSON_INLINE);
+	json_kv_u64(j, "grants", st.grants);
+	json_kv_u64(j, "kicks", st.kicks);
+	json_kv_u64(j, "timer_arms", st.timer_arms);
+	json_kv_u64(j, "lends", st.lends);
+	json_kv_u64(j, "reclaims", st.reclaims);
+	json_kv_u64(j, "watch_events", st.watch_events);
+	json_kv_u64(j, "watchdog_trips", st.watchdog_trips);
+	json_kv_bool(j, "fallback", st.fallback);
+	json_kv_u64(j, "wakes", st.nr_wake);
+	json_kv_u64(j, "wake_p50_ns", runtime_wake_quantile(&st, 0.5));
+	json_kv_u64(j, "wake_p99_ns", runtime_wake_quantile(&st, 0.99));
+	json_kv_u64(j, "slice_ns", st.slice_ns);
+	json_object_end(j);
 }
 
 void runstats_snapshot(struct vsched *vs, struct runstats_snap *snap)

@@ -8,9 +8,14 @@
 #include "vmm/payload.h"
 #include "vmm/stats.h"
 
-static void write_groups(FILE *f, void *arg)
+static void write_groups(struct json *j, void *arg)
 {
-	fprintf(f, "[{\"path\": \"%s\"}]", (const char *)arg);
+	json_key(j, "groups");
+	json_array_begin(j, JSON_INLINE);
+	json_object_begin(j, 0);
+	json_kv_str(j, "path", arg);
+	json_object_end(j);
+	json_array_end(j);
 }
 
 static void test_stats_json_fields(void)
