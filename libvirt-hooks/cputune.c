@@ -101,7 +101,7 @@ static int cputune_quota(struct cputune_ctx *c, xmlNode *n, const char *raw)
 static int cputune_cpuset(struct cputune_ctx *c, xmlNode *n, const char *elem,
 			  struct cpuset *set)
 {
-	char *raw = xml_prop(n, "cpuset");
+	char *raw = xml_prop_list(n, "cpuset");
 	int ret = 0;
 
 	if (!raw)
@@ -122,7 +122,8 @@ static int cputune_vcpupin(struct cputune_ctx *c, xmlNode *n, const char *raw __
 	if (!vcpu)
 		return xerr(c->d, n, "vcpupin", NULL, "missing vcpu id in vcpupin");
 	if (parse_ull(vcpu, &id) || id > 65535) {
-		ret = xerr(c->d, n, "vcpupin", vcpu, "invalid setting for vcpu '%s'", vcpu);
+		ret = xerr(c->d, n, "vcpupin", vcpu, "Invalid value for attribute 'vcpu' in element "
+			   "'vcpupin': '%s'. Expected non-negative integer value", vcpu);
 		free(vcpu);
 		return ret;
 	}
@@ -176,7 +177,8 @@ static int cputune_iothreadpin(struct cputune_ctx *c, xmlNode *n, const char *ra
 	if (!s)
 		return xerr(c->d, n, "iothreadpin", NULL, "missing iothread id in iothreadpin");
 	if (parse_ull(s, &id) || id > UINT32_MAX) {
-		ret = xerr(c->d, n, "iothreadpin", s, "invalid setting for iothread '%s'", s);
+		ret = xerr(c->d, n, "iothreadpin", s, "Invalid value for attribute 'iothread' in "
+			   "element 'iothreadpin': '%s'. Expected non-negative integer value", s);
 		free(s);
 		return ret;
 	}
@@ -220,7 +222,8 @@ static int cputune_schedparam(struct cputune_ctx *c, xmlNode *n, const char *ele
 	if (!p)
 		return xerr(c->d, n, elem, NULL, "Missing scheduler priority");
 	if (parse_ll(p, &v) || v < INT32_MIN || v > INT32_MAX)
-		ret = xerr(c->d, n, elem, p, "Invalid value for element priority");
+		ret = xerr(c->d, n, elem, p, "Invalid value for attribute 'priority' in element "
+			   "'%s': '%s'. Expected integer value", elem, p);
 	else
 		*prio = (int)v;
 	free(p);
@@ -231,7 +234,7 @@ static int cputune_schedparam(struct cputune_ctx *c, xmlNode *n, const char *ele
 static int cputune_sched_ids(struct cputune_ctx *c, xmlNode *n, const char *elem,
 			     const char *attr, struct cpuset *seen, struct cpuset *set)
 {
-	char *s = xml_prop(n, attr);
+	char *s = xml_prop_list(n, attr);
 	unsigned int w;
 	int ret = 0;
 
@@ -321,7 +324,7 @@ static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __
 {
 	const char *elem = (const char *)n->name;
 	struct cpuset set;
-	char *s = xml_prop(n, "vcpus");
+	char *s = xml_prop_list(n, "vcpus");
 	int ret = 0;
 
 	if (!s)
@@ -388,7 +391,8 @@ static int cputune_child(struct cputune_ctx *c, xmlNode *n)
 		if (!raw)
 			return -ENOMEM;
 	}
-	ret = e->parse(c, n, raw);
+	/* libvirt reads an empty scalar (<shares/>) as absent; it still is the first one. */
+	ret = raw && !raw[0] ? 0 : e->parse(c, n, raw);
 	free(raw);
 	if (ret)
 		return ret;

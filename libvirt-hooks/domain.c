@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Domain XML: document loading, top-level elements, and the hand-off to cputune/vgroups. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -102,7 +103,10 @@ static int domain_vcpu(xmlNode *root, struct domain_def *def, struct xdiag *d)
 		return ret;
 	cur = max;
 	c = xml_prop(n, "current");
-	if (c && (parse_ull(c, &cur) || cur == 0))
+	if (c && parse_ull(c, &cur))
+		ret = xerr(d, n, "vcpu", c, "Invalid value for attribute 'current' in element "
+			   "'vcpu': '%s'. Expected non-negative integer value", c);
+	else if (c && cur == 0)
 		ret = xerr(d, n, "vcpu", c, "current vcpus count must be an integer");
 	else if (c && cur > max)
 		ret = xerr(d, n, "vcpu", c,
@@ -123,9 +127,12 @@ static int domain_iothreads(xmlNode *root, struct domain_def *def, struct xdiag 
 	if (!n)
 		return 0;
 	s = xml_text(n);
-	if (parse_ull(s, &v) || v > UINT32_MAX)
-		ret = xerr(d, n, "iothreads", s, "failed to parse iothreads");
-	else
+	if (!s)
+		return -ENOMEM;
+	/* As libvirt: empty is no iothreads, anything else must be a whole number. */
+	if (s[0] && (parse_ull(s, &v) || v > UINT32_MAX))
+		ret = xerr(d, n, "iothreads", s, "invalid iothreads count '%s'", s);
+	else if (s[0])
 		def->nr_iothreads = (unsigned int)v;
 	free(s);
 	return ret;
@@ -144,7 +151,12 @@ static int domain_uuid(xmlNode *root, struct domain_def *def, struct xdiag *d)
 	if (!n)
 		return 0;
 	s = xml_text(n);
-	for (p = s; *p && i < 32; p++) {
+	if (!s)
+		return -ENOMEM;
+	/* virUUIDParse() skips blanks around the digits. */
+	for (p = s; isspace((unsigned char)*p); p++)
+		;
+	for (; *p && i < 32; p++) {
 		const char *h;
 
 		if (*p == '-')
@@ -158,6 +170,8 @@ static int domain_uuid(xmlNode *root, struct domain_def *def, struct xdiag *d)
 			raw[i / 2] |= (unsigned char)(h - hex);
 		i++;
 	}
+	while (isspace((unsigned char)*p))
+		p++;
 	if (i != 32 || *p)
 		ret = xerr(d, n, "uuid", s, "malformed uuid element");
 	free(s);
@@ -235,8 +249,55 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct xdiag *d
 	return ret;
 }
 
+/*
+ * An <!ENTITY> declaration stops the parse. Domain XML never needs one, and an internal entity
+ * referenced many times expands quadratically when a value is read (a 40 KB file made a 100 MB
+ * <name>); libvirt's own domains have none.
+ */
+struct domain_parse {
+	struct xdiag *d;
+	bool refused;
+};
+
+static void domain_entity_decl(void *ctx, const xmlChar *name, int type __unused,
+			       const xmlChar *public_id __unused,
+			       const xmlChar *system_id __unused, xmlChar *content __unused)
+{
+	xmlParserCtxt *ctxt = ctx;
+	struct domain_parse *dp = ctxt->_private;
+
+	xerr_line(dp->d, ctxt->input ? ctxt->input->line : 0, "!ENTITY", (const char *)name,
+		  "entity declarations are refused (domain XML needs none; they can expand "
+		  "without bound)");
+	dp->refused = true;
+	xmlStopParser(ctxt);
+}
+
+/* libxml2 prints nothing itself: its messages become our one line. */
+static void domain_xml_silent(void *ctx __unused, const char *msg __unused, ...)
+{
+}
+
+/* libxml2's message on one line ("...encoding !\nBytes: 0xFF ..." has two). */
+static void domain_xml_error(struct xdiag *d, xmlParserCtxt *ctxt)
+{
+	const xmlError *e = xmlCtxtGetLastError(ctxt);
+	char msg[XERR_MAX], *p;
+	size_t n;
+
+	snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : "not XML");
+	for (p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	n = strlen(msg);
+	while (n && msg[n - 1] == ' ')
+		msg[--n] = '\0';
+	xerr_line(d, e ? e->line : 0, NULL, NULL, "malformed XML: %s", msg);
+}
+
 int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct xdiag *d)
 {
+	struct domain_parse dp = { .d = d };
 	xmlParserCtxt *ctxt;
 	xmlDoc *doc;
 	int ret;
@@ -245,25 +306,23 @@ int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, str
 	if (len > DOMAIN_XML_MAX || len > INT32_MAX)
 		return xerr(d, NULL, NULL, NULL, "domain XML larger than %d bytes",
 			    DOMAIN_XML_MAX);
+	xmlSetGenericErrorFunc(NULL, domain_xml_silent);
+	xmlSetStructuredErrorFunc(NULL, NULL);
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt)
 		return -ENOMEM;
-	/* No network, no entity expansion tricks; errors are collected, not printed. */
+	ctxt->_private = &dp;
+	ctxt->sax->entityDecl = domain_entity_decl;
+	/* No network; errors are collected, not printed. */
 	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, d->file, NULL,
 				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
 					XML_PARSE_BIG_LINES);
-	if (!doc) {
-		const xmlError *e = xmlCtxtGetLastError(ctxt);
-		char msg[XERR_MAX];
-		size_t n;
-
-		snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : "not XML");
-		n = strlen(msg);
-		while (n && msg[n - 1] == '\n')
-			msg[--n] = '\0';
-		ret = xerr_line(d, e ? e->line : 0, NULL, NULL, "malformed XML: %s", msg);
+	if (!doc || dp.refused) {
+		if (!dp.refused)
+			domain_xml_error(d, ctxt);
+		xmlFreeDoc(doc);
 		xmlFreeParserCtxt(ctxt);
-		return ret;
+		return -EINVAL;
 	}
 	ret = domain_parse_doc(doc, def, d);
 	xmlFreeDoc(doc);

@@ -11,6 +11,7 @@
 
 #include "libvirt/cputune.h"
 #include "libvirt/vgroups.h"
+#include "util/compiler.h"
 #include "util/cpuset.h"
 
 #define VG_BW_MAX	17592186044415ULL	/* kernel MAX_BW in µs: quota + burst */
@@ -47,7 +48,42 @@ static int vg_check_attrs(struct vg_ctx *c, xmlNode *n, const char *const *allow
 	return 0;
 }
 
-/* A name that is a valid directory and collides with no interface file or libvirt group. */
+/*
+ * Names a group directory cannot take on a host's cgroup tree or a control directory, because a
+ * control file has them: v1's own files, and "<controller>.<file>" of every controller of either
+ * version (cpu.weight, memory.max, io.pressure, ...), plus vsched's extension files.
+ */
+static const char *const vg_file_names[] = { "tasks", "notify_on_release", "release_agent" };
+static const char *const vg_file_prefixes[] = {
+	"cgroup", "cpu", "cpuacct", "cpuset", "memory", "io", "blkio", "pids", "devices",
+	"freezer", "net_cls", "net_prio", "perf_event", "hugetlb", "rdma", "misc", "debug",
+	"irq", "vsched",
+};
+
+static bool vg_is_file_name(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vg_file_names); i++)
+		if (!strcmp(name, vg_file_names[i]))
+			return true;
+	for (i = 0; dot && i < ARRAY_SIZE(vg_file_prefixes); i++)
+		if (strlen(vg_file_prefixes[i]) == (size_t)(dot - name) &&
+		    !strncmp(name, vg_file_prefixes[i], (size_t)(dot - name)))
+			return true;
+	return false;
+}
+
+static bool vg_is_numbered(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !strncmp(name, prefix, n) && name[n] && strspn(name + n, "0123456789") ==
+	       strlen(name + n);
+}
+
+/* A name that is a valid directory and collides with no control file or libvirt group. */
 static int vg_check_name(struct vg_ctx *c, xmlNode *n, const char *name)
 {
 	const char *p;
@@ -59,15 +95,15 @@ static int vg_check_name(struct vg_ctx *c, xmlNode *n, const char *name)
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
 			return xerr(c->d, n, "group", name,
 				    "a group name uses only letters, digits, '_', '-' and '.'");
-	if (name[0] == '.' || !strncmp(name, "cgroup.", 7) || !strncmp(name, "cpu.", 4) ||
-	    !strncmp(name, "vsched.", 7))
+	if (name[0] == '.')
+		return xerr(c->d, n, "group", name, "a group name may not start with '.'");
+	if (vg_is_file_name(name))
 		return xerr(c->d, n, "group", name,
-			    "a group name may not start with '.', 'cgroup.', 'cpu.' or 'vsched.'");
-	if (!strcmp(name, "emulator") ||
-	    ((!strncmp(name, "vcpu", 4) && name[4] && strspn(name + 4, "0123456789") ==
-	      strlen(name + 4)) ||
-	     (!strncmp(name, "iothread", 8) && name[8] &&
-	      strspn(name + 8, "0123456789") == strlen(name + 8))))
+			    "the name of a cgroup control file (tasks, notify_on_release, "
+			    "release_agent, or CONTROLLER.FILE such as cpu.max, memory.max, "
+			    "io.weight)");
+	if (!strcmp(name, "emulator") || vg_is_numbered(name, "vcpu") ||
+	    vg_is_numbered(name, "iothread"))
 		return xerr(c->d, n, "group", name,
 			    "the names vcpuN, iothreadN and emulator are libvirt's thread groups");
 	return 0;
@@ -201,7 +237,7 @@ static int vg_assign(struct vg_ctx *c, xmlNode *n)
 	ret = vg_check_attrs(c, n, attrs);
 	if (ret)
 		return ret;
-	vcpus = xml_prop(n, "vcpus");
+	vcpus = xml_prop_list(n, "vcpus");
 	group = xml_prop(n, "group");
 	if (!vcpus || !group) {
 		ret = xerr(c->d, n, "assign", NULL, "missing attribute '%s'",

@@ -96,16 +96,17 @@ int xwarn(struct xdiag *d, xmlNode *node, const char *elem, const char *fmt, ...
 	return 0;
 }
 
-static char *xml_trim_dup(xmlChar *x)
+/* A libxml2 string as a malloc'ed one; blanks trimmed at both ends if trim. */
+static char *xml_dup(xmlChar *x, bool trim)
 {
 	char *s = (char *)x, *e, *out;
 
 	if (!x)
 		return NULL;
-	while (isspace((unsigned char)*s))
+	while (trim && isspace((unsigned char)*s))
 		s++;
 	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
+	while (trim && e > s && isspace((unsigned char)e[-1]))
 		e--;
 	out = strndup(s, (size_t)(e - s));
 	xmlFree(x);
@@ -114,12 +115,17 @@ static char *xml_trim_dup(xmlChar *x)
 
 char *xml_text(xmlNode *node)
 {
-	return xml_trim_dup(xmlNodeGetContent(node));
+	return xml_dup(xmlNodeGetContent(node), false);
 }
 
 char *xml_prop(xmlNode *node, const char *name)
 {
-	return xml_trim_dup(xmlGetNoNsProp(node, (const xmlChar *)name));
+	return xml_dup(xmlGetNoNsProp(node, (const xmlChar *)name), false);
+}
+
+char *xml_prop_list(xmlNode *node, const char *name)
+{
+	return xml_dup(xmlGetNoNsProp(node, (const xmlChar *)name), true);
 }
 
 int xml_line(xmlNode *node)
@@ -143,34 +149,34 @@ xmlNode *xml_child(xmlNode *parent, const char *name)
 	return NULL;
 }
 
+/*
+ * libvirt 9.0 reads numbers with strtoull()/strtoll() in base 10 and refuses anything left over
+ * (virStrToLong_*): leading blanks and a '+' are accepted, trailing blanks are not (seen with
+ * `virsh define`: "<shares>+300</shares>" and "<shares>\t300</shares>" are 300, "<shares> 300
+ * </shares>" is "can't parse cputune shares value"). Unsigned values refuse any '-'.
+ */
 int parse_ull(const char *s, unsigned long long *out)
 {
 	char *end;
 
-	/* virStrToLong_ullp: no sign at all, digits only. */
-	if (!s || !isdigit((unsigned char)*s))
+	if (!s || strchr(s, '-'))
 		return -EINVAL;
 	errno = 0;
 	*out = strtoull(s, &end, 10);
-	if (*end)
+	if (end == s || *end)
 		return -EINVAL;
 	return errno == ERANGE ? -ERANGE : 0;
 }
 
 int parse_ll(const char *s, long long *out)
 {
-	const char *p = s;
 	char *end;
 
 	if (!s)
 		return -EINVAL;
-	if (*p == '-' || *p == '+')
-		p++;
-	if (!isdigit((unsigned char)*p))
-		return -EINVAL;
 	errno = 0;
 	*out = strtoll(s, &end, 10);
-	if (*end)
+	if (end == s || *end)
 		return -EINVAL;
 	return errno == ERANGE ? -ERANGE : 0;
 }

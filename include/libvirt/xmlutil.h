@@ -39,15 +39,24 @@ int xerr_line(struct xdiag *d, int line, const char *elem, const char *value, co
 /* Appends "FILE:LINE: <elem>: text" to the warnings; -ENOMEM only. */
 int xwarn(struct xdiag *d, xmlNode *node, const char *elem, const char *fmt, ...) __printf(4, 5);
 
-/* Node text/attribute as a malloc'ed string with blanks trimmed (NULL if absent). */
+/*
+ * Node text (XPath string(): all descendant text) and attributes as malloc'ed strings, exactly
+ * as libvirt sees them: not trimmed (NULL if absent). xml_prop_list() trims blanks, for the
+ * cpuset-syntax lists whose parser libvirt lets skip them.
+ */
 char *xml_text(xmlNode *node);
 char *xml_prop(xmlNode *node, const char *name);
+char *xml_prop_list(xmlNode *node, const char *name);
 int xml_line(xmlNode *node);
 /* First element child called name (in no namespace), NULL if none. */
 xmlNode *xml_child(xmlNode *parent, const char *name);
 bool xml_is(xmlNode *node, const char *name);
 
-/* Whole-string decimal numbers as libvirt's virStrToLong_* read them; 0 or -EINVAL/-ERANGE. */
+/*
+ * Whole-string decimal numbers as libvirt 9.0's virStrToLong_ullp()/virStrToLong_ll() read them:
+ * leading blanks and '+' accepted, nothing after the digits; parse_ull() refuses '-'.
+ * 0 or -EINVAL/-ERANGE.
+ */
 int parse_ull(const char *s, unsigned long long *out);
 int parse_ll(const char *s, long long *out);
 

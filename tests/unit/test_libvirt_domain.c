@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Domain XML parsing: libvirt's own test files, top-level elements, <cputune>, errors. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libvirt_util.h"
+#include "util/compiler.h"
 #include "test.h"
 
 static int parse_testdata(const char *name, struct domain_def *def, struct xdiag *d)
@@ -238,7 +241,8 @@ static void test_cputune_lists(void)
 	expect_parse_error(TUNE("<vcpupin cpuset='1'/>"), "t.xml:6: <vcpupin>",
 		     "missing vcpu id in vcpupin");
 	expect_parse_error(TUNE("<vcpupin vcpu='x' cpuset='1'/>"), "<vcpupin> 'x'",
-		     "invalid setting for vcpu 'x'");
+		     "Invalid value for attribute 'vcpu' in element 'vcpupin': 'x'. Expected "
+		     "non-negative integer value");
 	expect_parse_error(TUNE("<vcpupin vcpu='1'/>"), "<vcpupin>", "missing cpuset for vcpupin");
 	expect_parse_error(TUNE("<vcpupin vcpu='1' cpuset='0'/>\n<vcpupin vcpu='1' cpuset='1'/>"),
 		     "t.xml:7: <vcpupin> '1'", "duplicate vcpupin for vcpu '1'");
@@ -280,6 +284,157 @@ static void test_cputune_lists(void)
 	xdiag_free(&d);
 }
 
+/*
+ * Numbers as libvirt 9.0 reads them, each case seen with `virsh define` on libvirtd 9.0.0:
+ * strtoull/strtoll in base 10 with nothing left over, so leading blanks and '+' pass, trailing
+ * blanks do not; unsigned values refuse '-'; an empty <cputune> scalar or <iothreads> is
+ * absent; the text of an element is all its text (comments and CDATA do not split it).
+ */
+static void test_numbers_as_libvirt(void)
+{
+	static const struct {
+		const char *tune;
+		bool ok;
+		unsigned long long shares;
+	} cases[] = {
+		{ "<shares> 300 </shares>", false, 0 },
+		{ "<shares>300\n</shares>", false, 0 },
+		{ "<shares>+300</shares>", true, 300 },
+		{ "<shares>\t300</shares>", true, 300 },
+		{ "<shares>\n300</shares>", true, 300 },
+		{ "<shares>010</shares>", true, 10 },
+		{ "<shares>0x10</shares>", false, 0 },
+		{ "<shares>-0</shares>", false, 0 },
+		{ "<shares>18446744073709551616</shares>", false, 0 },
+		{ "<shares>3<!-- c -->00</shares>", true, 300 },
+		{ "<shares><![CDATA[300]]></shares>", true, 300 },
+		{ "<shares></shares>", true, 0 },
+		{ "<shares/>", true, 0 },
+		{ "<shares></shares><shares>400</shares>", true, 0 },	/* the first counts */
+	};
+	struct domain_def def;
+	struct xdiag d;
+	char xml[512];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret;
+
+		snprintf(xml, sizeof(xml), TUNE("%s"), cases[i].tune);
+		ret = parse_str(xml, &def, &d);
+		if ((ret == 0) != cases[i].ok)
+			printf("\n    %s: %d %s\n", cases[i].tune, ret, d.msg);
+		CU_ASSERT_EQUAL(ret == 0, cases[i].ok);
+		if (!ret) {
+			CU_ASSERT_EQUAL(def.tune.shares_set, cases[i].shares != 0);
+			CU_ASSERT_EQUAL(def.tune.shares, cases[i].shares);
+		} else {
+			CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "can't parse cputune shares value"));
+		}
+		domain_free(&def);
+		xdiag_free(&d);
+	}
+	expect_parse_error(TUNE("<period>-1</period>"), "<period> '-1'",
+			   "can't parse cputune period value");
+	expect_parse_error(TUNE("<quota>-1 </quota>"), "<quota> '-1 '",
+			   "can't parse cputune quota value");
+	expect_parse_error(DOM_HEAD(" 2 ") "</domain>", "<vcpu> ' 2 '",
+			   "maximum vcpus count must be an integer");
+	expect_parse_error("<domain><name>x</name><memory>64</memory><vcpu current='1 '>2</vcpu>"
+			   "</domain>", "<vcpu> '1 '",
+			   "Invalid value for attribute 'current' in element 'vcpu'");
+	expect_parse_error(DOM_HEAD("2") "<iothreads>2 </iothreads></domain>",
+			   "<iothreads> '2 '", "invalid iothreads count '2 '");
+	expect_parse_error(TUNE("<vcpusched vcpus='0' scheduler='fifo' priority='5 '/>"),
+			   "<vcpusched> '5 '", "Invalid value for attribute 'priority' in element "
+			   "'vcpusched': '5 '. Expected integer value");
+	expect_parse_error(TUNE("<vcpupin vcpu='' cpuset='0'/>"), "<vcpupin> ''",
+			   "Expected non-negative integer value");
+	expect_parse_error("<domain><name>x</name><memory unit='MiB'>64 </memory></domain>",
+			   "<memory> '64 '", "Invalid value '64 '");
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(DOM_HEAD("\n+2") "<iothreads></iothreads>"
+					"<cputune><quota> -5</quota><period>+2000</period>"
+					"<vcpupin vcpu=' +1' cpuset=' 0'/>"
+					"<vcpusched vcpus='0' scheduler='fifo' priority='-5'/>"
+					"</cputune></domain>", &def, &d), 0);
+	CU_ASSERT_EQUAL(def.max_vcpus, 2);
+	CU_ASSERT_EQUAL(def.nr_iothreads, 0);
+	CU_ASSERT_EQUAL(def.tune.vcpu.quota, -5);
+	CU_ASSERT_EQUAL(def.tune.vcpu.period, 2000);
+	CU_ASSERT_TRUE(def.tune.vcpus[1].pinned);
+	CU_ASSERT_EQUAL(def.tune.vcpus[0].priority, -5);
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+/* Entity declarations are refused with their name and line, before anything expands. */
+static void test_entities_refused(void)
+{
+	size_t ent = 4096, refs = 1000, n = 0, i;
+	char *xml = malloc(ent + refs * 3 + 256);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+	n += (size_t)sprintf(xml, "<?xml version='1.0'?>\n<!DOCTYPE domain [\n<!ENTITY e \"");
+	memset(xml + n, 'x', ent);
+	n += ent;
+	n += (size_t)sprintf(xml + n, "\">\n]>\n<domain><name>");
+	for (i = 0; i < refs; i++)
+		n += (size_t)sprintf(xml + n, "&e;");
+	sprintf(xml + n, "</name><memory>1</memory></domain>");
+	expect_parse_error(xml, "t.xml:3: <!ENTITY> 'e'", "entity declarations are refused");
+	free(xml);
+	expect_parse_error("<!DOCTYPE domain [\n<!ENTITY % p 'x'>\n]><domain/>",
+			   "t.xml:2: <!ENTITY> 'p'", "entity declarations are refused");
+	expect_parse_error("<!DOCTYPE domain [<!ENTITY s SYSTEM 'file:///etc/passwd'>]>"
+			   "<domain><name>&s;</name></domain>", "t.xml:1: <!ENTITY> 's'",
+			   "entity declarations are refused");
+}
+
+/* libxml2's own messages become one line of ours; libxml2 prints nothing itself. */
+static void test_xml_errors_one_line(void)
+{
+	static const char *const bad[] = {
+		"<domain><name>a\xff</name></domain>",		/* "...!\nBytes: 0xFF ..." */
+		"<domain><name>a</name><vcpu>2</cpu></domain>",
+		"<domain><name>&undefined;</name></domain>",
+		"<domain><name>a</name><metadata><v:groups/></metadata></domain>",
+	};
+	struct domain_def def;
+	struct xdiag d;
+	char captured[256];
+	int pipefd[2], saved;
+	ssize_t got;
+	size_t i;
+
+	CU_ASSERT_EQUAL_FATAL(pipe(pipefd), 0);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(pipefd[1], STDERR_FILENO);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		parse_str(bad[i], &def, &d);
+		CU_ASSERT_PTR_NULL(strchr(d.msg, '\n'));
+		domain_free(&def);
+		xdiag_free(&d);
+	}
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(pipefd[1]);
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	got = read(pipefd[0], captured, sizeof(captured) - 1);
+	close(pipefd[0]);
+	if (got > 0) {
+		captured[got] = '\0';
+		printf("\n    libxml2 printed: %s\n", captured);
+	}
+	CU_ASSERT_TRUE(got <= 0);
+	CU_ASSERT_EQUAL(parse_str(bad[0], &def, &d), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "Input is not proper UTF-8, indicate encoding ! "
+					     "Bytes: 0xFF"));
+	xdiag_free(&d);
+}
+
 static CU_TestInfo tests[] = {
 	{ "libvirt testdata: cputune.xml parses", test_testdata_cputune },
 	{ "libvirt testdata: odd child order parses", test_testdata_odd_order },
@@ -290,6 +445,9 @@ static CU_TestInfo tests[] = {
 	{ "errors name element, value, line", test_errors_name_element_value_line },
 	{ "cputune ranges as libvirt validates", test_cputune_ranges },
 	{ "cputune list elements and warnings", test_cputune_lists },
+	{ "numbers as libvirt 9.0 reads them", test_numbers_as_libvirt },
+	{ "entity declarations are refused", test_entities_refused },
+	{ "libxml2 errors: one line, nothing printed", test_xml_errors_one_line },
 	CU_TEST_INFO_NULL,
 };
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "libvirt_util.h"
+#include "util/compiler.h"
 #include "test.h"
 
 #define NS "https://vsched.dev/xmlns/groups/1.0"
@@ -63,6 +64,39 @@ static void test_vgroups_parse(void)
 	xdiag_free(&d);
 }
 
+/*
+ * Names that are control files on a host's cgroup tree (v1 and v2) or in a control directory:
+ * refused while parsing, before a plan could fail half way on the real tree.
+ */
+static void expect_control_file_names(void)
+{
+	static const char *const bad[] = {
+		"tasks", "notify_on_release", "release_agent", "cgroup.procs", "cgroup.clone_children",
+		"cpu.max", "cpu.shares", "cpuacct.usage", "cpuset.cpus", "memory.max", "io.weight",
+		"blkio.weight", "pids.max", "devices.allow", "freezer.state", "hugetlb.2MB.max",
+		"rdma.max", "misc.max", "net_cls.classid", "perf_event.x", "irq.pressure",
+		"vsched.vcpus", "cpu.anything",
+	};
+	static const char *const good[] = { "cpu", "tasks2", "memory-hog", "io_bound", "web.v2",
+					    "cpux.max", "Cpu.max" };
+	char xml[1024], where[128];
+	struct domain_def def;
+	struct xdiag d;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(xml, sizeof(xml), META("<v:group name='%s'/>"), bad[i]);
+		snprintf(where, sizeof(where), "<group> '%s'", bad[i]);
+		expect_parse_error(xml, where, "the name of a cgroup control file");
+	}
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		snprintf(xml, sizeof(xml), META("<v:group name='%s'/>"), good[i]);
+		CU_ASSERT_EQUAL(parse_str(xml, &def, &d), 0);
+		domain_free(&def);
+		xdiag_free(&d);
+	}
+}
+
 static void test_vgroups_errors(void)
 {
 	expect_parse_error(META("<v:assign vcpus='0' group='nope'/>"), "t.xml:7: <assign> 'nope'",
@@ -102,8 +136,9 @@ static void test_vgroups_errors(void)
 			  "a group name uses only");
 	expect_parse_error(META("<v:group name='vcpu3'/>"), "<group> 'vcpu3'",
 			  "libvirt's thread groups");
-	expect_parse_error(META("<v:group name='cpu.max'/>"), "<group> 'cpu.max'",
-			  "may not start with");
+	expect_parse_error(META("<v:group name='.hidden'/>"), "<group> '.hidden'",
+			  "may not start with '.'");
+	expect_control_file_names();
 	expect_parse_error(META("<v:assign vcpus='0-' group='a'/><v:group name='a'/>"),
 			  "<assign> '0-'", "cpuset syntax");
 	expect_parse_error(DOM_HEAD("2") "<metadata>\n<v:groups xmlns:v='"
