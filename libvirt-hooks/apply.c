@@ -6,11 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
 
 #include "ctl/ctl.h"
 #include "libvirt/apply.h"
 #include "libvirt/fsops.h"
+#include "libvirt/libvirt_sync.h"
 #include "libvirt/plan.h"
 #include "libvirt/qemu.h"
 #include "libvirt/target.h"
@@ -23,6 +27,25 @@ void apply_report(const char *prog, const struct xdiag *d)
 		fprintf(stderr, "%s: warning: %s\n", prog, d->warn[i]);
 	if (d->msg[0])
 		fprintf(stderr, "%s: %s\n", prog, d->msg);
+}
+
+/* The only process in dir/emulator/cgroup.procs (QEMU), 0 if none or several. */
+static pid_t apply_emulator_pid(const char *dir)
+{
+	char p[PATH_MAX], line[64];
+	pid_t pid = 0;
+	FILE *f;
+	int n = 0;
+
+	snprintf(p, sizeof(p), "%s/emulator/cgroup.procs", dir);
+	f = fopen(p, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (n++ == 0)
+			pid = (pid_t)atoi(line);
+	fclose(f);
+	return n == 1 ? pid : 0;
 }
 
 bool apply_is_vsched(const char *name, char *dir, size_t len)
@@ -62,19 +85,22 @@ static bool apply_shares_up(const struct dir_target *t, unsigned int flags)
 int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
 		 FILE *out, struct xdiag *d)
 {
-	bool dry_run = flags & APPLY_DRY_RUN;
-	unsigned int pflags = 0;
+	bool dry_run = flags & APPLY_DRY_RUN, qemu = flags & APPLY_QEMU;
+	unsigned int pflags = qemu ? PLAN_LIBVIRT_VCPUS : 0;
 	struct dir_target t;
 	struct fs_backend be;
 	struct fsops ops;
 	struct plan plan;
 	int ret;
 
-	ret = dir_target_open(&t, dir, pid, dry_run, out);
+	ret = dir_target_open(&t, dir, def->name, pid, dry_run, out);
 	if (ret) {
 		xerr(d, NULL, NULL, NULL, "%s: %s", dir, strerror(-ret));
 		return ret;
 	}
+	/* libvirt puts QEMU's main thread in its emulator group. */
+	if (qemu && !t.pid)
+		t.pid = apply_emulator_pid(dir);
 	if (!dir_target_has_cap(&t))
 		pflags |= PLAN_NEST_GLOBAL;
 	if (apply_shares_up(&t, flags))
@@ -87,7 +113,10 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 	ret = fsops_render(&plan, t.flavor, &ops, d);
 	if (ret)
 		goto out_plan;
-	if (dry_run)
+	if (flags & APPLY_NOT_RUNNING)
+		fprintf(t.out, "# no VM named '%s' runs: what `vsched run --domain` would set up in "
+			"%s (%s); nothing is written\n", def->name, dir, fs_flavor_name(t.flavor));
+	else if (dry_run)
 		fprintf(t.out, "# %s (%s): nothing is written\n", dir, fs_flavor_name(t.flavor));
 	dir_target_backend(&t, &be);
 	ret = fsops_exec(&ops, &be, d);
@@ -97,16 +126,62 @@ out_plan:
 	return ret;
 }
 
+int apply_start_sync(const struct domain_def *def, const char *dir, pid_t pid)
+{
+	struct dir_target t;
+	struct libvirt_sync s = { .domain = def->name, .dir = dir };
+	int ret = dir_target_open(&t, dir, def->name, pid, false, NULL);
+
+	if (ret)
+		return ret;
+	s.pid = t.pid ? t.pid : apply_emulator_pid(dir);
+	s.flavor = t.flavor;
+	return s.pid ? libvirt_sync_start(&s) : -ESRCH;
+}
+
+/*
+ * --ctl DIR must be one of the two targets apply knows: the root of a vsched control directory
+ * (a FUSE mount with vsched.vcpus and no cgroup.type), or the cgroup libvirt made for a QEMU
+ * domain (on cgroupfs, with libvirt's emulator group). Anything else (a scratch directory, the
+ * root of the host's cgroup tree) is refused before anything is written.
+ */
+static int apply_check_ctl(const char *dir, bool *qemu, struct xdiag *d)
+{
+	char p[PATH_MAX];
+	struct statfs sf;
+	struct stat st;
+
+	if (statfs(dir, &sf) || stat(dir, &st))
+		return xerr(d, NULL, NULL, NULL, "--ctl %s: %s", dir, strerror(errno));
+	*qemu = false;
+	if (S_ISDIR(st.st_mode) && sf.f_type == FUSE_SUPER_MAGIC &&
+	    snprintf(p, sizeof(p), "%s/vsched.vcpus", dir) < (int)sizeof(p) && !access(p, F_OK) &&
+	    snprintf(p, sizeof(p), "%s/cgroup.type", dir) < (int)sizeof(p) && access(p, F_OK))
+		return 0;
+	*qemu = true;
+	if (S_ISDIR(st.st_mode) &&
+	    (sf.f_type == CGROUP_SUPER_MAGIC || sf.f_type == CGROUP2_SUPER_MAGIC) &&
+	    snprintf(p, sizeof(p), "%s/emulator", dir) < (int)sizeof(p) && !stat(p, &st) &&
+	    S_ISDIR(st.st_mode))
+		return 0;
+	return xerr(d, NULL, NULL, NULL,
+		    "--ctl %s: neither the root of a vsched control directory (vsched.vcpus) nor a "
+		    "libvirt QEMU domain's cgroup (libvirt's emulator group in it); nothing changed",
+		    dir);
+}
+
 static void apply_usage(FILE *f)
 {
 	fprintf(f, "usage: vsched apply --domain FILE [--ctl DIR] [--pid PID] [--dry-run]\n"
 		   "  Applies the domain's <cputune> and vsched groups to a running VM.\n"
 		   "  --domain FILE  domain XML (\"-\" = stdin)\n"
-		   "  --ctl DIR      the VM's control directory or cgroup (default: /run/vsched/NAME,\n"
-		   "                 else the cgroup of the libvirt QEMU domain NAME)\n"
+		   "  --ctl DIR      the root of the VM's control directory, or the cgroup libvirt\n"
+		   "                 made for QEMU domain NAME (default: /run/vsched/NAME, else\n"
+		   "                 the cgroup of the running libvirt QEMU domain NAME)\n"
 		   "  --pid PID      the process whose vCPU threads to move (default: the only\n"
 		   "                 process in DIR/cgroup.procs, or libvirt's pid file)\n"
-		   "  --dry-run      validate and print what would be written; touch nothing\n");
+		   "  --dry-run      validate and print what would be written; touch nothing\n"
+		   "                 (no VM running: the plan `vsched run --domain` would apply)\n");
 }
 
 int cmd_apply(int argc, char **argv)
@@ -123,7 +198,7 @@ int cmd_apply(int argc, char **argv)
 	char dir[PATH_MAX];
 	struct domain_def def;
 	struct xdiag d;
-	bool dry_run = false, is_vsched = false;
+	bool dry_run = false, qemu = false, not_running = false;
 	pid_t pid = 0;
 	long v;
 	char *end;
@@ -166,22 +241,33 @@ int cmd_apply(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (ctl) {
+		ret = apply_check_ctl(ctl, &qemu, &d);
+		if (ret)
+			goto out_def;
 		snprintf(dir, sizeof(dir), "%s", ctl);
 	} else {
 		pid_t found;
+		bool is_vsched;
 
 		ret = apply_find_target(def.name, dir, sizeof(dir), &found, &is_vsched);
-		if (ret) {
+		if (ret == -ENOENT && dry_run && !ctl_default_dir(def.name, dir, sizeof(dir))) {
+			/* Nothing runs: show the plan a vsched VM of this domain would get. */
+			not_running = true;
+		} else if (ret) {
 			xerr(&d, NULL, NULL, NULL,
 			     "no running VM named '%s' (no %s/%s, no libvirt QEMU domain): %s",
 			     def.name, ctl_run_dir(), def.name, strerror(-ret));
 			goto out_def;
+		} else {
+			qemu = !is_vsched;
+			if (!pid)
+				pid = found;
 		}
-		if (!pid)
-			pid = found;
 	}
-	ret = apply_domain(&def, dir, pid, (dry_run ? APPLY_DRY_RUN : 0) |
-				   (!ctl && !is_vsched ? APPLY_QEMU : 0), stdout, &d);
+	ret = apply_domain(&def, dir, pid, (dry_run ? APPLY_DRY_RUN : 0) | (qemu ? APPLY_QEMU : 0) |
+				   (not_running ? APPLY_NOT_RUNNING : 0), stdout, &d);
+	if (!ret && qemu && !dry_run)
+		apply_start_sync(&def, dir, pid);
 out_def:
 	domain_free(&def);
 out:

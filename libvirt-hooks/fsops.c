@@ -120,6 +120,18 @@ static int fsops_max(struct fsops *f, const struct plan_op *op, enum fs_flavor f
 {
 	struct fsop *o;
 
+	if (op->mirror) {
+		o = fsops_add(f, FSOP_MIRROR, op->path, op);
+		if (!o)
+			return -ENOMEM;
+		o->vcpu = op->vcpu;
+		o->flavor = fl;
+		o->quota = op->quota;
+		o->period = op->value;
+		o->optional = false;
+		return 0;
+	}
+
 	if (fl == FS_V1)
 		return fsops_write(f, op, op->path, "cpu.cfs_period_us", "%llu", op->value) ?:
 		       fsops_write(f, op, op->path, "cpu.cfs_quota_us",
@@ -166,6 +178,7 @@ static int fsops_op(struct fsops *f, const struct plan_op *op, enum fs_flavor fl
 			return -ENOMEM;
 		o->vcpu = op->vcpu;
 		o->optional = false;
+		o->to_root_if_missing = op->to_libvirt;
 		return 0;
 	}
 	return -EINVAL;
@@ -270,58 +283,4 @@ void fsops_free(struct fsops *f)
 {
 	free(f->ops);
 	memset(f, 0, sizeof(*f));
-}
-
-static void fsops_fail(struct xdiag *d, const struct fsop *op, const char *what, int err)
-{
-	char where[PLAN_PATH_MAX + 40];
-
-	snprintf(where, sizeof(where), "%s%s%s", op->path, op->path[0] ? "/" : "",
-		 op->kind == FSOP_WRITE ? op->file : "");
-	xerr_line(d, op->line, op->origin, NULL, "%s %s: %s", what, where[0] ? where : "/",
-		  strerror(-err));
-}
-
-int fsops_exec(const struct fsops *f, const struct fs_backend *be, struct xdiag *d)
-{
-	char what[96];
-	size_t i;
-	int ret;
-
-	for (i = 0; i < f->nr; i++) {
-		const struct fsop *op = &f->ops[i];
-
-		switch (op->kind) {
-		case FSOP_MKDIR:
-			ret = be->mkdir(be->ctx, op->path);
-			if (ret) {
-				fsops_fail(d, op, "mkdir", ret);
-				return ret;
-			}
-			break;
-		case FSOP_WRITE:
-			ret = be->write(be->ctx, op->path, op->file, op->value);
-			if (ret == -ENOENT && op->optional) {
-				xwarn(d, NULL, op->origin,
-				      "the VM's group has no %s here; '%s' not applied", op->file,
-				      op->value);
-				break;
-			}
-			if (ret) {
-				snprintf(what, sizeof(what), "writing '%s' to", op->value);
-				fsops_fail(d, op, what, ret);
-				return ret;
-			}
-			break;
-		case FSOP_MOVE:
-			ret = be->move(be->ctx, op->path, op->vcpu);
-			if (ret) {
-				snprintf(what, sizeof(what), "moving vCPU %u to", op->vcpu);
-				fsops_fail(d, op, what, ret);
-				return ret;
-			}
-			break;
-		}
-	}
-	return 0;
 }

@@ -62,7 +62,7 @@ static int hook_validate(const struct domain_def *def, bool is_vsched, struct xd
 	struct plan plan;
 	int ret;
 
-	ret = plan_build(def, is_vsched ? PLAN_NEST_GLOBAL : 0, &plan);
+	ret = plan_build(def, is_vsched ? PLAN_NEST_GLOBAL : PLAN_LIBVIRT_VCPUS, &plan);
 	if (ret)
 		return ret;
 	ret = fsops_render(&plan, is_vsched ? FS_V2 : qemu_host_flavor(), &ops, d);
@@ -104,6 +104,9 @@ static int hook_run(const char *name, enum hook_action action, const char *xml, 
 		goto out;
 	}
 	ret = apply_domain(&def, dir, pid, is_vsched ? 0 : APPLY_QEMU, NULL, d);
+	/* From now on libvirt's live per-vCPU tuning follows the vCPUs into our leaves. */
+	if (!ret && !is_vsched)
+		apply_start_sync(&def, dir, pid);
 out:
 	domain_free(&def);
 	return ret;
@@ -135,7 +138,13 @@ int cmd_hook(int argc, char **argv)
 		free(xml);
 		return 0;
 	}
-	xdiag_init(&d, "<domain XML on stdin>");
+	/*
+	 * libvirt passes its own formatting of the domain, not the user's file: say so, and
+	 * quote the line each message refers to.
+	 */
+	xdiag_init(&d, "libvirt's domain XML (reformatted by libvirt, not your file)");
+	d.src = xml;
+	d.src_len = len;
 	ret = hook_run(argv[1], action, xml, len, &d);
 	apply_report(PROG, &d);
 	xdiag_free(&d);

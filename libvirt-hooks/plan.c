@@ -7,6 +7,9 @@
  *   |   +- vcpuN            only when the vCPU needs a group of its own: <period>/<quota>
  *   +- vcpuN                (a cap per vCPU, as libvirt's vcpuN groups) or <vcpusched idle>
  *
+ * On a libvirt QEMU domain (PLAN_LIBVIRT_VCPUS) vcpuN below the VM is libvirt's own group:
+ * unassigned vCPUs stay there, assigned ones get G/vcpuN mirroring its cap.
+ *
  * Where the VM's group takes no cpu.max (a vsched VM: its root is cgroupfs-like, PLAN_NEST_GLOBAL),
  * a global cap goes on a group "libvirt" below it that holds all the rest, the layout libvirt
  * itself uses under systemd (machine scope, then "libvirt" with the global cap).
@@ -96,6 +99,46 @@ static int plan_group(struct plan *p, const struct vgroup *g, const char *prefix
 	return 0;
 }
 
+static int plan_move(struct plan *p, const char *path, unsigned int i, const char *origin,
+		     bool to_libvirt)
+{
+	struct plan_op *op = plan_add(p, PLAN_MOVE, path, origin, 0);
+
+	if (!op)
+		return -ENOMEM;
+	op->vcpu = i;
+	op->to_libvirt = to_libvirt;
+	return 0;
+}
+
+/*
+ * A libvirt QEMU domain: an unassigned vCPU goes back to libvirt's own vcpuN group, untouched;
+ * an assigned one gets a leaf G/vcpuN whose cap follows libvirt's vcpuN (mirror), so that
+ * `virsh schedinfo --live vcpu_quota=...` keeps reaching it (re-synced by libvirt_sync.c).
+ */
+static int plan_vcpu_libvirt(struct plan *p, const struct domain_def *def, unsigned int i)
+{
+	const struct cputune_bw *bw = &def->tune.vcpu;
+	int gi = def->groups.vcpu_group[i];
+	char path[PLAN_PATH_MAX];
+	struct plan_op *op;
+
+	if (gi < 0) {
+		snprintf(path, sizeof(path), "vcpu%u", i);
+		return i < def->vcpus ? plan_move(p, path, i, "vcpu", true) : 0;
+	}
+	snprintf(path, sizeof(path), "%s/vcpu%u", def->groups.g[gi].path, i);
+	if (!plan_add(p, PLAN_MKDIR, path, "vsched:assign", 0) ||
+	    plan_set(p, PLAN_IDLE, path, def->tune.vcpus[i].policy == VCPU_SCHED_IDLE,
+		     "vcpusched", 0) ||
+	    plan_max(p, path, bw->quota, bw->period, "cputune/quota", bw->line))
+		return -ENOMEM;
+	op = &p->ops[p->nr - 1];
+	op->mirror = true;
+	op->vcpu = i;
+	return i < def->vcpus ? plan_move(p, path, i, "vsched:assign", false) : 0;
+}
+
 static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int i,
 		     const char *prefix)
 {
@@ -105,7 +148,6 @@ static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int 
 	bool idle = t->vcpus[i].policy == VCPU_SCHED_IDLE;
 	int gi = def->groups.vcpu_group[i];
 	char path[PLAN_PATH_MAX];
-	struct plan_op *op;
 
 	plan_path(path, sizeof(path), prefix, gi >= 0 ? def->groups.g[gi].path : "");
 	if (capped || idle) {
@@ -122,11 +164,7 @@ static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int 
 	}
 	if (i >= def->vcpus)		/* offline at start: no thread to move */
 		return 0;
-	op = plan_add(p, PLAN_MOVE, path, gi >= 0 ? "vsched:assign" : "vcpu", 0);
-	if (!op)
-		return -ENOMEM;
-	op->vcpu = i;
-	return 0;
+	return plan_move(p, path, i, gi >= 0 ? "vsched:assign" : "vcpu", false);
 }
 
 int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p)
@@ -156,7 +194,8 @@ int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p)
 		if (plan_group(p, &def->groups.g[i], prefix))
 			goto nomem;
 	for (i = 0; i < def->max_vcpus; i++)
-		if (plan_vcpu(p, def, i, prefix))
+		if (flags & PLAN_LIBVIRT_VCPUS ? plan_vcpu_libvirt(p, def, i) :
+						 plan_vcpu(p, def, i, prefix))
 			goto nomem;
 	return 0;
 nomem:
@@ -188,7 +227,9 @@ void plan_print(const struct plan *p, FILE *out)
 			fprintf(out, "mkdir %s\n", path);
 			break;
 		case PLAN_MAX:
-			if (op->quota < 0)
+			if (op->mirror)
+				fprintf(out, "mirror %s vcpu%u\n", path, op->vcpu);
+			else if (op->quota < 0)
 				fprintf(out, "max %s max %llu\n", path,
 					(unsigned long long)op->value);
 			else
@@ -196,7 +237,8 @@ void plan_print(const struct plan *p, FILE *out)
 					(unsigned long long)op->value);
 			break;
 		case PLAN_MOVE:
-			fprintf(out, "move %s vcpu%u\n", path, op->vcpu);
+			fprintf(out, "move %s vcpu%u%s\n", path, op->vcpu,
+				op->to_libvirt ? " (libvirt's)" : "");
 			break;
 		default:
 			fprintf(out, "%s %s %llu\n", names[op->kind], path,

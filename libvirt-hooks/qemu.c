@@ -80,15 +80,18 @@ static bool is_thread_group(const char *name)
 	       strspn(name + 8, "0123456789") == strlen(name + 8);
 }
 
-int qemu_domain_cgroup(pid_t pid, char *dir, size_t len)
+int qemu_task_cgroup(pid_t pid, pid_t tid, char *dir, size_t len)
 {
-	char p[64], line[PATH_MAX + 64], v1path[PATH_MAX] = "", v2path[PATH_MAX] = "";
-	char mnt[PATH_MAX], *rel, *slash;
+	char p[96], line[PATH_MAX + 64], v1path[PATH_MAX] = "", v2path[PATH_MAX] = "";
+	char mnt[PATH_MAX], *rel;
 	bool v1;
 	FILE *f;
 	int ret, n;
 
-	snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
+	if (tid)
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/cgroup", (int)pid, (int)tid);
+	else
+		snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
 	f = fopen(p, "re");
 	if (!f)
 		return -errno;
@@ -114,11 +117,22 @@ int qemu_domain_cgroup(pid_t pid, char *dir, size_t len)
 	ret = cgroup_mount(v1, mnt, sizeof(mnt));
 	if (ret)
 		return ret;
-	slash = strrchr(rel, '/');
-	if (slash && slash != rel && is_thread_group(slash + 1))
-		*slash = '\0';
 	n = snprintf(dir, len, "%s%s", mnt, strcmp(rel, "/") ? rel : "");
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int qemu_domain_cgroup(pid_t pid, char *dir, size_t len)
+{
+	char *slash;
+	int ret = qemu_task_cgroup(pid, 0, dir, len);
+
+	if (ret)
+		return ret;
+	/* QEMU's main thread sits in libvirt's emulator group: the domain's is its parent. */
+	slash = strrchr(dir, '/');
+	if (slash && is_thread_group(slash + 1))
+		*slash = '\0';
+	return 0;
 }
 
 enum fs_flavor qemu_host_flavor(void)

@@ -9,7 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libvirt/qemu.h"
 #include "libvirt/target.h"
+#include "libvirt/vcputhread.h"
+#include "util/cpuset.h"
 #include "util/file.h"
 
 static bool file_exists(const char *dir, const char *name)
@@ -38,30 +41,39 @@ static pid_t target_single_proc(const char *root)
 	return n == 1 ? pid : 0;
 }
 
-int dir_target_open(struct dir_target *t, const char *root, pid_t pid, bool dry_run, FILE *out)
+int dir_target_open(struct dir_target *t, const char *root, const char *domain, pid_t pid,
+		    bool dry_run, FILE *out)
 {
 	struct stat st;
 
 	memset(t, 0, sizeof(*t));
-	if (stat(root, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
+	if (stat(root, &st)) {
+		/* A dry run may show the plan of a vsched VM that does not run (yet). */
+		if (errno != ENOENT || !dry_run)
+			return -errno;
+		t->missing = true;
+	} else if (!S_ISDIR(st.st_mode)) {
 		return -ENOTDIR;
+	}
 	if (strlen(root) >= sizeof(t->root) - PLAN_PATH_MAX - 64)
 		return -ENAMETOOLONG;
 	snprintf(t->root, sizeof(t->root), "%s", root);
 	t->flavor = file_exists(root, "cpu.shares") || file_exists(root, "tasks") ? FS_V1 : FS_V2;
+	t->is_vsched = t->missing || file_exists(root, "vsched.vcpus");
+	t->domain = domain;
 	t->pid = pid ? pid : target_single_proc(root);
 	t->dry_run = dry_run;
 	t->out = out ? out : stdout;
 	return 0;
 }
 
+/* root/path/file; a path starting with '/' (from target_locate()) is taken as it is. */
 static int target_path(const struct dir_target *t, const char *path, const char *file,
 		       char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s%s%s%s%s", t->root, path[0] ? "/" : "", path,
-			 file ? "/" : "", file ? file : "");
+	bool abs = path[0] == '/';
+	int n = snprintf(buf, len, "%s%s%s%s%s", abs ? "" : t->root, path[0] && !abs ? "/" : "",
+			 path, file ? "/" : "", file ? file : "");
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
@@ -77,9 +89,31 @@ static int target_mkdir(void *ctx, const char *path)
 		fprintf(t->out, "mkdir %s\n", p);
 		return 0;
 	}
-	if (mkdir(p, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
+	if (!mkdir(p, 0755))
+		return 1;
+	return errno == EEXIST ? 0 : -errno;
+}
+
+static int target_rmdir(void *ctx, const char *path)
+{
+	char p[PATH_MAX];
+
+	if (target_path(ctx, path, NULL, p, sizeof(p)))
+		return -ENAMETOOLONG;
+	return rmdir(p) ? -errno : 0;
+}
+
+static int target_read(void *ctx, const char *path, const char *file, char *buf, size_t len)
+{
+	char p[PATH_MAX];
+	int ret;
+
+	if (target_path(ctx, path, file, p, sizeof(p)))
+		return -ENAMETOOLONG;
+	ret = file_read(p, buf, len);
+	if (!ret)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ret;
 }
 
 static int write_file(const char *p, const char *value)
@@ -95,58 +129,16 @@ static int target_write(void *ctx, const char *path, const char *file, const cha
 	if (target_path(t, path, file, p, sizeof(p)))
 		return -ENAMETOOLONG;
 	if (t->dry_run) {
-		/* Say now what a real run would warn about: the VM's group lacks the file. */
-		if (!path[0] && access(p, F_OK))
+		/*
+		 * Say now what a real run would warn about: the VM's group lacks the file (a
+		 * vsched VM's root, like the kernel's cgroup root, has no cpu.* files).
+		 */
+		if (!path[0] && (t->missing ? !strncmp(file, "cpu.", 4) : access(p, F_OK) != 0))
 			return -ENOENT;
 		fprintf(t->out, "write %s %s\n", p, value);
 		return 0;
 	}
 	return write_file(p, value);
-}
-
-static int thread_name(pid_t pid, const char *tid, char *buf, size_t len)
-{
-	char p[320];
-	size_t n;
-	int ret;
-
-	snprintf(p, sizeof(p), "/proc/%d/task/%.255s/comm", (int)pid, tid);
-	ret = file_read(p, buf, len);
-	if (ret)
-		return ret;
-	n = strlen(buf);
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
-int vcpu_thread_find(pid_t pid, unsigned int vcpu, pid_t *tid)
-{
-	char p[64], name[32], want_vsched[32], want_qemu[32];
-	struct dirent *e;
-	DIR *dir;
-	int ret = -ESRCH;
-
-	if (pid <= 0)
-		return -ESRCH;
-	snprintf(want_vsched, sizeof(want_vsched), "vcpu%u", vcpu);
-	snprintf(want_qemu, sizeof(want_qemu), "CPU %u/KVM", vcpu);
-	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
-	dir = opendir(p);
-	if (!dir)
-		return -errno;
-	/* By name, not position: KVM's own kernel threads can sit in a vCPU's group too. */
-	while ((e = readdir(dir))) {
-		if (e->d_name[0] == '.' || thread_name(pid, e->d_name, name, sizeof(name)))
-			continue;
-		if (!strcmp(name, want_vsched) || !strcmp(name, want_qemu)) {
-			*tid = (pid_t)atoi(e->d_name);
-			ret = 0;
-			break;
-		}
-	}
-	closedir(dir);
-	return ret;
 }
 
 static int target_move(void *ctx, const char *path, unsigned int vcpu)
@@ -157,18 +149,19 @@ static int target_move(void *ctx, const char *path, unsigned int vcpu)
 	pid_t tid;
 	int ret;
 
-	ret = vcpu_thread_find(t->pid, vcpu, &tid);
-	if (ret && t->flavor == FS_V2) {
+	t->why[0] = '\0';
+	ret = vcpu_thread_find(t->domain, t->pid, vcpu, &tid, t->why, sizeof(t->why));
+	if (ret && t->is_vsched) {
 		/* No thread to name (yet): vsched's extension file takes vCPU indices. */
 		if (target_path(t, path, "vsched.vcpus", p, sizeof(p)))
 			return -ENAMETOOLONG;
 		snprintf(val, sizeof(val), "%u", vcpu);
+		t->why[0] = '\0';
 		if (t->dry_run) {
 			fprintf(t->out, "write %s %s\n", p, val);
 			return 0;
 		}
-		if (!access(p, F_OK))
-			return write_file(p, val);
+		return write_file(p, val);
 	}
 	if (ret && t->dry_run) {
 		if (target_path(t, path, file, p, sizeof(p)))
@@ -188,6 +181,71 @@ static int target_move(void *ctx, const char *path, unsigned int vcpu)
 	return write_file(p, val);
 }
 
+/* The group of a vsched control directory whose vsched.vcpus holds vcpu (depth first). */
+static int target_find_index(struct dir_target *t, const char *path, unsigned int vcpu,
+			     char *out, size_t len)
+{
+	char dir[PATH_MAX], list[4096], sub[PATH_MAX];
+	struct cpuset set;
+	struct dirent *e;
+	DIR *d;
+	int ret = -ESRCH;
+
+	if (!target_read(t, path, "vsched.vcpus", list, sizeof(list)) &&
+	    !cpuset_parse(list, CPUSET_MAX, &set) && cpuset_test(&set, vcpu)) {
+		snprintf(out, len, "%s", path);
+		return 0;
+	}
+	if (target_path(t, path, NULL, dir, sizeof(dir)))
+		return -ENAMETOOLONG;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while (ret == -ESRCH && (e = readdir(d))) {
+		struct stat st;
+
+		/* The control directory fills no d_type: stat each entry. */
+		if (e->d_name[0] == '.' || fstatat(dirfd(d), e->d_name, &st, 0) ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s%s%s", path, path[0] ? "/" : "", e->d_name) >=
+		    (int)sizeof(sub))
+			continue;
+		ret = target_find_index(t, sub, vcpu, out, len);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Where vCPU vcpu is now, relative to the root; -ENOENT if outside it (no undo then). */
+static int target_locate(void *ctx, unsigned int vcpu, char *out, size_t len)
+{
+	struct dir_target *t = ctx;
+	char dir[PATH_MAX];
+	size_t n = strlen(t->root);
+	pid_t tid;
+	int ret;
+
+	if (t->is_vsched)
+		return target_find_index(t, "", vcpu, out, len);
+	ret = vcpu_thread_find(t->domain, t->pid, vcpu, &tid, NULL, 0);
+	if (!ret)
+		ret = qemu_task_cgroup(t->pid, tid, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	if (strncmp(dir, t->root, n) || (dir[n] && dir[n] != '/'))
+		return -ENOENT;
+	snprintf(out, len, "%s", dir[n] ? dir + n + 1 : "");
+	return 0;
+}
+
+static const char *target_why(void *ctx)
+{
+	struct dir_target *t = ctx;
+
+	return t->why[0] ? t->why : NULL;
+}
+
 bool dir_target_has_cap(const struct dir_target *t)
 {
 	return file_exists(t->root, t->flavor == FS_V1 ? "cpu.cfs_quota_us" : "cpu.max");
@@ -195,8 +253,15 @@ bool dir_target_has_cap(const struct dir_target *t)
 
 void dir_target_backend(struct dir_target *t, struct fs_backend *be)
 {
-	be->mkdir = target_mkdir;
-	be->write = target_write;
-	be->move = target_move;
-	be->ctx = t;
+	*be = (struct fs_backend){
+		.mkdir = target_mkdir,
+		.rmdir = target_rmdir,
+		.read = target_read,
+		.write = target_write,
+		.move = target_move,
+		.locate = target_locate,
+		.why = target_why,
+		.dry_run = t->dry_run,
+		.ctx = t,
+	};
 }

@@ -26,10 +26,44 @@ void xdiag_free(struct xdiag *d)
 	d->nr_warn = 0;
 }
 
+/* " [line N: `<shares>0</shares>`]": line N of d->src, blanks squeezed, cut at 120 bytes. */
+static void xdiag_quote(const struct xdiag *d, int line, char *buf, size_t len)
+{
+	const char *p = d->src, *end = d->src + d->src_len, *eol;
+	char text[128];
+	size_t n = 0;
+	int l;
+
+	buf[0] = '\0';
+	if (!d->src || line <= 0)
+		return;
+	for (l = 1; l < line && p < end; l++) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			return;
+		p++;
+	}
+	eol = memchr(p, '\n', (size_t)(end - p));
+	if (!eol)
+		eol = end;
+	for (; p < eol && n < sizeof(text) - 4; p++) {
+		if (isspace((unsigned char)*p) && (!n || text[n - 1] == ' '))
+			continue;
+		text[n++] = isspace((unsigned char)*p) || iscntrl((unsigned char)*p) ? ' ' : *p;
+	}
+	while (n && text[n - 1] == ' ')
+		n--;
+	if (p < eol)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "...");
+	text[n] = '\0';
+	if (n)
+		snprintf(buf, len, " [line %d: `%s`]", line, text);
+}
+
 static int xerr_va(struct xdiag *d, int line, const char *elem, const char *value,
 		   const char *fmt, va_list ap)
 {
-	char text[XERR_MAX];
+	char text[XERR_MAX], quote[160];
 	int n = 0;
 
 	if (d->msg[0])
@@ -39,12 +73,13 @@ static int xerr_va(struct xdiag *d, int line, const char *elem, const char *valu
 		n = snprintf(d->msg, sizeof(d->msg), "%s:%d: ", d->file, line);
 	else
 		n = snprintf(d->msg, sizeof(d->msg), "%s: ", d->file);
+	xdiag_quote(d, line, quote, sizeof(quote));
 	if (elem && value)
-		snprintf(d->msg + n, sizeof(d->msg) - n, "<%s> '%s': %s", elem, value, text);
+		snprintf(d->msg + n, sizeof(d->msg) - n, "<%s> '%s': %s%s", elem, value, text, quote);
 	else if (elem)
-		snprintf(d->msg + n, sizeof(d->msg) - n, "<%s>: %s", elem, text);
+		snprintf(d->msg + n, sizeof(d->msg) - n, "<%s>: %s%s", elem, text, quote);
 	else
-		snprintf(d->msg + n, sizeof(d->msg) - n, "%s", text);
+		snprintf(d->msg + n, sizeof(d->msg) - n, "%s%s", text, quote);
 	return -EINVAL;
 }
 
@@ -73,15 +108,16 @@ int xerr_line(struct xdiag *d, int line, const char *elem, const char *value, co
 
 int xwarn(struct xdiag *d, xmlNode *node, const char *elem, const char *fmt, ...)
 {
-	char text[XERR_MAX], *w, **nw;
+	char text[XERR_MAX], quote[160], *w, **nw;
 	va_list ap;
 	int line = node ? xml_line(node) : 0;
 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	xdiag_quote(d, line, quote, sizeof(quote));
 	if (line > 0) {
-		if (asprintf(&w, "%s:%d: <%s>: %s", d->file, line, elem, text) < 0)
+		if (asprintf(&w, "%s:%d: <%s>: %s%s", d->file, line, elem, text, quote) < 0)
 			return -ENOMEM;
 	} else if (asprintf(&w, "%s: <%s>: %s", d->file, elem, text) < 0) {
 		return -ENOMEM;

@@ -26,7 +26,8 @@ int file_write(const char *path, const char *buf, size_t len)
 	ssize_t n;
 	int fd, ret = 0;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC as `echo v > file`: cgroupfs ignores it, a plain file (tests) takes the value. */
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, buf, len);

@@ -22,13 +22,20 @@ bool apply_is_vsched(const char *name, char *dir, size_t len);
 int apply_find_target(const char *name, char *dir, size_t len, pid_t *pid, bool *is_vsched);
 #define APPLY_DRY_RUN	(1U << 0)	/* print, write nothing */
 #define APPLY_QEMU	(1U << 1)	/* dir is the cgroup libvirt made for a QEMU domain */
+#define APPLY_NOT_RUNNING (1U << 2)	/* dry run for a VM that does not run: dir may not exist */
 
 /*
  * Plan, render for the target's flavour, then execute (or print: APPLY_DRY_RUN, to out). Nothing
- * is written unless the whole plan renders. 0 or -errno, message in d.
+ * is written unless the whole plan renders, and a failure part way undoes what was done
+ * (fsops_exec()). 0 or -errno, message in d.
  */
 int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
 		 FILE *out, struct xdiag *d);
+/*
+ * After an apply to a QEMU domain: keep libvirt's per-vCPU caps reaching the vCPUs in our leaves
+ * (libvirt/libvirt_sync.h). pid 0: QEMU from dir's emulator group. 0 or -errno.
+ */
+int apply_start_sync(const struct domain_def *def, const char *dir, pid_t pid);
 /* Prints d's warnings and error (if any) to stderr, each prefixed by prog. */
 void apply_report(const char *prog, const struct xdiag *d);
 

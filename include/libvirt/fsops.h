@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "libvirt/plan.h"
 
@@ -25,6 +26,7 @@ enum fsop_kind {
 	FSOP_MKDIR,
 	FSOP_WRITE,
 	FSOP_MOVE,		/* vCPU vcpu into path: the back end knows how (TID or index) */
+	FSOP_MIRROR,		/* libvirt's per-vCPU cap: copy vcpuN's values into path */
 };
 
 struct fsop {
@@ -34,6 +36,10 @@ struct fsop {
 	char value[48];
 	unsigned int vcpu;
 	bool optional;			/* on the VM's group: a missing file is a warning */
+	bool to_root_if_missing;	/* MOVE into libvirt's vcpuN: the VM's group without it */
+	enum fs_flavor flavor;		/* MIRROR: file names */
+	int64_t quota;			/* MIRROR: the domain's <quota>/<period>, used when */
+	uint64_t period;		/*   libvirt has no vcpuN group to copy from */
 	const char *origin;
 	int line;
 };
@@ -43,12 +49,22 @@ struct fsops {
 	size_t nr, cap;
 };
 
-/* Where a rendered plan goes: a directory, stdout (dry run) or the in-process C API. */
+/*
+ * Where a rendered plan goes: a directory, stdout (dry run) or the in-process C API. Paths are
+ * relative to the VM's group; one starting with '/' (from locate()) is a directory outside it.
+ */
 struct fs_backend {
-	/* Each returns 0 or -errno. mkdir of an existing group is success. */
-	int (*mkdir)(void *ctx, const char *path);
+	int (*mkdir)(void *ctx, const char *path);	/* 1 made, 0 existed, or -errno */
+	int (*rmdir)(void *ctx, const char *path);
+	/* One file's content without its newline (for the undo log and MIRROR). */
+	int (*read)(void *ctx, const char *path, const char *file, char *buf, size_t len);
 	int (*write)(void *ctx, const char *path, const char *file, const char *value);
 	int (*move)(void *ctx, const char *path, unsigned int vcpu);
+	/* Where vCPU vcpu is now, as a path move() takes back; -errno if unknown. */
+	int (*locate)(void *ctx, unsigned int vcpu, char *path, size_t len);
+	/* What the last failed call looked for, for the message (may be NULL or return NULL). */
+	const char *(*why)(void *ctx);
+	bool dry_run;			/* nothing is changed, so nothing is undone */
 	void *ctx;
 };
 
@@ -57,8 +73,10 @@ const char *fs_flavor_name(enum fs_flavor fl);
 int fsops_render(const struct plan *p, enum fs_flavor fl, struct fsops *out, struct xdiag *d);
 void fsops_free(struct fsops *f);
 /*
- * Runs the operations in order; stops at the first failure, naming the file, value, errno and
- * the XML element in d. A missing file on the VM's own group (optional) becomes a warning.
+ * Runs the operations in order, all or nothing: at the first failure (named in d with the file,
+ * value, errno and XML element) every change made so far is undone in reverse order (groups
+ * made are removed, values written get their old ones back, moved vCPUs go back); what cannot
+ * be undone is a warning. A missing file on the VM's own group (optional) is a warning.
  */
 int fsops_exec(const struct fsops *f, const struct fs_backend *be, struct xdiag *d);
 

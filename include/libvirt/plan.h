@@ -33,7 +33,9 @@ struct plan_op {
 	char path[PLAN_PATH_MAX];
 	uint64_t value;		/* shares, weight, idle, burst, or the period of PLAN_MAX */
 	int64_t quota;		/* PLAN_MAX */
-	unsigned int vcpu;	/* PLAN_MOVE */
+	unsigned int vcpu;	/* PLAN_MOVE; PLAN_MAX with mirror */
+	bool mirror;		/* PLAN_MAX: libvirt's vcpuN values win (quota, value: fallback) */
+	bool to_libvirt;	/* PLAN_MOVE: path is libvirt's own vcpuN group */
 	const char *origin;	/* the XML element it comes from, for messages */
 	int line;
 };
@@ -49,6 +51,12 @@ struct plan {
 #define PLAN_GLOBAL_GROUP	"libvirt"
 /* <shares> belongs to the parent of the VM's group (libvirt's systemd layout on cgroup v2). */
 #define PLAN_SHARES_UP		(1U << 1)
+/*
+ * The VM's group is a libvirt QEMU domain's: libvirt owns its vcpuN groups and their
+ * <period>/<quota> (`virsh schedinfo --live` writes them). Unassigned vCPUs go back to them;
+ * an assigned vCPU gets a leaf G/vcpuN that mirrors libvirt's vcpuN values.
+ */
+#define PLAN_LIBVIRT_VCPUS	(1U << 2)
 
 /* Builds the plan of a validated domain. 0 or -ENOMEM; free with plan_free(). */
 int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p);

@@ -22,6 +22,8 @@ int qemu_domain_pid(const char *name, pid_t *pid);
  * hierarchy, found from /proc/<pid>/cgroup and /proc/self/mountinfo. 0 or -errno.
  */
 int qemu_domain_cgroup(pid_t pid, char *dir, size_t len);
+/* The directory of a process (tid 0) or one of its threads in the cpu hierarchy. 0 or -errno. */
+int qemu_task_cgroup(pid_t pid, pid_t tid, char *dir, size_t len);
 /* The flavour of the host's cpu controller: v1 if a v1 hierarchy has it mounted. */
 enum fs_flavor qemu_host_flavor(void);
 

@@ -26,6 +26,12 @@ struct xdiag {
 	char msg[XERR_MAX];	/* first error, "" if none */
 	char **warn;
 	size_t nr_warn;
+	/*
+	 * The document's text, when the user cannot look the line up (the hook gets libvirt's
+	 * reformatted XML): each message then quotes its line.
+	 */
+	const char *src;
+	size_t src_len;
 };
 
 void xdiag_init(struct xdiag *d, const char *file);

@@ -58,6 +58,12 @@ done
 hook $name prepare begin - < "$tmp/bad.xml" 2>"$tmp/err" && fail "prepare accepted a bad domain"
 grep -q "<group> '99999': weight must be in range \[1, 10000\]" "$tmp/err" ||
 	fail "prepare message: $(cat "$tmp/err")"
+# The XML is libvirt's formatting, not the user's file: the message says so and quotes the line.
+grep -q "^vsched hook: libvirt's domain XML (reformatted by libvirt, not your file):7: " "$tmp/err" ||
+	fail "prepare message does not say whose XML it is: $(cat "$tmp/err")"
+grep -qF '[line 7: `<vs:group name="g" weight="99999"/>`]' "$tmp/err" ||
+	fail "prepare message does not quote the line: $(cat "$tmp/err")"
+[ "$(wc -l < "$tmp/err")" = 1 ] || fail "more than one line: $(cat "$tmp/err")"
 hook $name start begin - < "$tmp/d.xml" || fail "start refused a good domain"
 [ -d "$cg/g" ] && fail "start applied the plan (only started does)"
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libvirt/domain_launch.h"
@@ -114,9 +115,54 @@ static void test_launch_refuses_before_start(void)
 	unlink(path);
 }
 
+/* A failure half way through the C API back end undoes everything (all or nothing). */
+static void test_launch_apply_rolls_back(void)
+{
+	const char *path = write_tmp(
+		"<domain><name>rb</name><memory>1024</memory><vcpu>2</vcpu>\n"
+		"<cputune><period>100000</period><quota>60000</quota></cputune>\n"
+		"<metadata><v:groups xmlns:v='" NS "'>\n"
+		"<v:group name='a' weight='300'/><v:group name='b' parent='a' weight='20'/>\n"
+		"<v:assign vcpus='0' group='a'/><v:assign vcpus='1' group='b'/>\n"
+		"</v:groups></metadata></domain>");
+	struct domain_launch l;
+	struct vsched *vs = vsched_create(2, 2);
+	char *before = NULL, *after = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, &l), 0);
+	/* "a" exists with other values; the tree has room for "a/b" only: "a/vcpu0" fails. */
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/", "cgroup.subtree_control", "+cpu"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "a"), 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "a", "cpu.weight", "77"), 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/", "cgroup.max.descendants", "2"), 0);
+	CU_ASSERT_EQUAL(vsched_assign(vs, "1", "a"), 0);
+	CU_ASSERT_EQUAL(vsched_read_alloc(vs, "a", "cpu.weight", &before) > 0, 1);
+	CU_ASSERT_EQUAL(domain_launch_apply(&l, vs), -EAGAIN);
+	if (!strstr(l.diag.msg, "mkdir a/vcpu0: Resource temporarily unavailable"))
+		printf("\n    %s\n", l.diag.msg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, "mkdir a/vcpu0: Resource temporarily unavailable"));
+	/* As before: a/b is gone, a keeps its weight, vCPU 1 is back in a, vCPU 0 in the root. */
+	expect_file(vs, "a", "cpu.weight", "77\n");
+	expect_file(vs, "a", "cgroup.subtree_control", "");
+	expect_file(vs, "a", "vsched.vcpus", "1\n");
+	expect_file(vs, "", "vsched.vcpus", "0\n");
+	expect_file(vs, "", "cgroup.subtree_control", "cpu\n");
+	CU_ASSERT_EQUAL(vsched_stat(vs, "a/b", NULL, &(mode_t){ 0 }), -ENOENT);
+	CU_ASSERT_EQUAL(vsched_stat(vs, "a/vcpu0", NULL, &(mode_t){ 0 }), -ENOENT);
+	CU_ASSERT_EQUAL(vsched_read_alloc(vs, "a", "cpu.weight", &after) > 0, 1);
+	CU_ASSERT_STRING_EQUAL(before, after);
+	free(before);
+	free(after);
+	vsched_destroy(vs);
+	domain_launch_free(&l);
+	unlink(path);
+}
+
 static CU_TestInfo tests[] = {
 	{ "plan applied through the C API", test_launch_apply_api },
 	{ "a bad domain is refused before anything starts", test_launch_refuses_before_start },
+	{ "a failure half way is rolled back", test_launch_apply_rolls_back },
 	CU_TEST_INFO_NULL,
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The apply plan: generation, v1/v2 rendering, execution through back ends, dry run. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -12,7 +13,9 @@
 #include "libvirt/fsops.h"
 #include "libvirt/plan.h"
 #include "libvirt/target.h"
+#include "libvirt/vcputhread.h"
 #include "libvirt_util.h"
+#include "util/file.h"
 #include "test.h"
 
 #define NS "https://vsched.dev/xmlns/groups/1.0"
@@ -235,7 +238,7 @@ static int rec_mkdir(void *ctx, const char *path)
 	struct rec *r = ctx;
 
 	r->len += (size_t)snprintf(r->log + r->len, sizeof(r->log) - r->len, "M %s\n", path);
-	return 0;
+	return 1;
 }
 
 static int rec_write(void *ctx, const char *path, const char *file, const char *value)
@@ -265,7 +268,8 @@ static void test_exec_backend(void)
 	struct fsops f;
 	struct plan p;
 	struct rec r = { .fail_file = "cpu.weight", .fail_err = -ENOENT };
-	struct fs_backend be = { rec_mkdir, rec_write, rec_move, &r };
+	struct fs_backend be = { .mkdir = rec_mkdir, .write = rec_write, .move = rec_move,
+				 .ctx = &r };
 
 	CU_ASSERT_EQUAL_FATAL(parse_str(DOM_HEAD("2") "<cputune><shares>300</shares></cputune>\n"
 					"<metadata><v:groups xmlns:v='" NS "'>\n"
@@ -310,6 +314,14 @@ static void make_file(const char *dir, const char *name)
 	CU_ASSERT_TRUE(fd >= 0);
 	if (fd >= 0)
 		close(fd);
+}
+
+static void write_file_str(const char *dir, const char *name, const char *value)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	CU_ASSERT_EQUAL(file_write(p, value, strlen(value)), 0);
 }
 
 static void read_file(const char *dir, const char *name, char *buf, size_t len)
@@ -363,10 +375,10 @@ static void test_dir_backend(void)
 	for (i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, vcpu_thread, (void *)(uintptr_t)i);
 	pthread_barrier_wait(&vcpu_barrier);
-	CU_ASSERT_EQUAL(vcpu_thread_find(getpid(), 0, &tid0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(getpid(), 1, &tid1), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(getpid(), 2, &tid1) == -ESRCH, 1);
-	CU_ASSERT_EQUAL(vcpu_thread_find(getpid(), 1, &tid1), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tid0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tid1, NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 2, &tid1, NULL, 0) == -ESRCH, 1);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tid1, NULL, 0), 0);
 
 	/* A v1 "cpu" tree: the root has cpu.shares and tasks; g exists already (re-apply). */
 	make_file(root, "cpu.shares");
@@ -383,7 +395,7 @@ static void test_dir_backend(void)
 
 	/* Dry run: prints, writes nothing. */
 	f = open_memstream(&out, &len);
-	CU_ASSERT_EQUAL(dir_target_open(&t, root, getpid(), true, f), 0);
+	CU_ASSERT_EQUAL(dir_target_open(&t, root, NULL, getpid(), true, f), 0);
 	CU_ASSERT_EQUAL(t.flavor, FS_V1);
 	fclose(f);
 	free(out);
@@ -428,9 +440,12 @@ static void test_dir_backend(void)
 /* libvirt's systemd layout on cgroup v2: <shares> on the scope, the rest in scope/libvirt. */
 static void test_dir_backend_v2_scope(void)
 {
-	char root[] = "/tmp/vsched-scope-XXXXXX", dom[128], buf[128];
+	char root[] = "/tmp/vsched-scope-XXXXXX", dom[128], buf[128], *dry = NULL;
 	struct domain_def def;
 	struct xdiag d;
+	pthread_t th;
+	size_t len;
+	FILE *out = open_memstream(&dry, &len);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
 	snprintf(dom, sizeof(dom), "%s/libvirt", root);
@@ -443,25 +458,384 @@ static void test_dir_backend_v2_scope(void)
 					"<global_quota>50000</global_quota></cputune></domain>",
 					&def, &d), 0);
 	/* A QEMU domain: shares go up to the scope, the global cap stays on scope/libvirt. */
+	CU_ASSERT_EQUAL(apply_domain(&def, dom, getpid(), APPLY_QEMU | APPLY_DRY_RUN, out, &d), 0);
+	write_file_str(root, "cpu.weight", "100");
+	write_file_str(dom, "cpu.weight", "100");
+	write_file_str(dom, "cpu.max", "max 100000");
 	CU_ASSERT_EQUAL(apply_domain(&def, dom, getpid(), APPLY_QEMU, NULL, &d), -ESRCH);
+	/*
+	 * No thread of vCPU 0 in this process: the move fails, saying what it looked for, and
+	 * the values written before it are undone.
+	 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "moving vCPU 0 to vcpu0: No such process (looked for "
+					     "vCPU 0 in libvirt's "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "named 'vcpu0' or 'CPU 0/<accelerator>' (KVM, TCG"));
+	read_file(root, "cpu.weight", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "100");
+	read_file(dom, "cpu.max", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "max 100000");
+	xdiag_free(&d);
+	xdiag_init(&d, "t.xml");
+	/* The same with a thread for vCPU 0 goes through. */
+	pthread_barrier_init(&vcpu_barrier, NULL, 2);
+	pthread_create(&th, NULL, vcpu_thread, (void *)(uintptr_t)0);
+	pthread_barrier_wait(&vcpu_barrier);
+	CU_ASSERT_EQUAL(apply_domain(&def, dom, getpid(), APPLY_QEMU, NULL, &d), 0);
 	read_file(root, "cpu.weight", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "300");
 	read_file(dom, "cpu.weight", buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, "");
+	CU_ASSERT_STRING_EQUAL(buf, "100");
 	read_file(dom, "cpu.max", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "50000 100000");
-	/* No thread named like vCPU 0 in this process: the move fails, named. */
-	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "moving vCPU 0 to /: No such process"));
 	xdiag_free(&d);
 	xdiag_init(&d, "t.xml");
-	/* Given as a plain directory (--ctl), nothing is guessed: shares on the group itself. */
-	CU_ASSERT_EQUAL(apply_domain(&def, dom, getpid(), 0, NULL, &d), -ESRCH);
+	/* Given as a plain directory, nothing is guessed: shares on the group itself. */
+	CU_ASSERT_EQUAL(apply_domain(&def, dom, getpid(), 0, NULL, &d), 0);
 	read_file(dom, "cpu.weight", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "300");
+	pthread_barrier_wait(&vcpu_barrier);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&vcpu_barrier);
+	fclose(out);
+	free(dry);
 	domain_free(&def);
 	xdiag_free(&d);
 	snprintf(buf, sizeof(buf), "rm -rf %s", root);
 	CU_ASSERT_EQUAL(system(buf), 0);
+}
+
+static pthread_barrier_t named_barrier;
+
+static void *named_thread(void *arg)
+{
+	pthread_setname_np(pthread_self(), arg);
+	pthread_barrier_wait(&named_barrier);	/* named */
+	pthread_barrier_wait(&named_barrier);	/* test done */
+	return NULL;
+}
+
+/* TID of this process's thread with that name, 0 if none. */
+static pid_t thread_named(const char *name)
+{
+	char path[300], buf[32];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+	pid_t tid = 0;
+
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (!file_read(path, buf, sizeof(buf)) && !strncmp(buf, name, strlen(name)) &&
+		    buf[strlen(name)] == '\n')
+			tid = atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return tid;
+}
+
+/*
+ * vCPU threads: QEMU's names under any accelerator ("CPU n/TCG" without /dev/kvm), and QEMU's
+ * own mapping from libvirt's status file first when it describes this process.
+ */
+static void test_vcpu_threads(void)
+{
+	static const char *const names[] = { "CPU 0/TCG", "CPU 1/KVM", "worker", "CPU 3/" };
+	char dir[] = "/tmp/vsched-status-XXXXXX", path[128], why[512];
+	pthread_t th[4];
+	pid_t tids[4] = { 0 }, tid;
+	FILE *f;
+	unsigned int i;
+
+	pthread_barrier_init(&named_barrier, NULL, 5);
+	for (i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, named_thread, (void *)names[i]);
+	pthread_barrier_wait(&named_barrier);
+	/* By name: TCG and KVM; a bare "CPU 3/" is nobody's. */
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tids[0], NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tids[1], NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find("none", getpid(), 3, &tid, why, sizeof(why)), -ESRCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "named 'vcpu3' or 'CPU 3/<accelerator>' (KVM, TCG"));
+	CU_ASSERT_EQUAL(tids[0], thread_named("CPU 0/TCG"));
+	CU_ASSERT_EQUAL(tids[1], thread_named("CPU 1/KVM"));
+
+	/* libvirt's status file maps vCPU 2 to the thread called "worker" (QEMU's own mapping). */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	setenv("VSCHED_LIBVIRT_RUNDIR", dir, 1);
+	tids[2] = thread_named("worker");
+	CU_ASSERT_TRUE_FATAL(tids[2] > 0);
+	snprintf(path, sizeof(path), "%s/dom.xml", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "<domstatus state='running' pid='%d'>\n<vcpus>\n<vcpu id='2' pid='%d'/>\n"
+		"</vcpus>\n<domain type='qemu'/>\n</domstatus>\n", (int)getpid(), (int)tids[2]);
+	fclose(f);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 2, &tid, NULL, 0), 0);
+	CU_ASSERT_EQUAL(tid, tids[2]);
+	/* Not there: names; a status file of another QEMU process is not believed. */
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 0, &tid, NULL, 0), 0);
+	CU_ASSERT_EQUAL(tid, tids[0]);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid() + 1, 2, &tid, NULL, 0) < 0, 1);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 3, &tid, why, sizeof(why)), -ESRCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "looked for vCPU 3 in libvirt's "));
+	unsetenv("VSCHED_LIBVIRT_RUNDIR");
+	unlink(path);
+	rmdir(dir);
+	pthread_barrier_wait(&named_barrier);
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&named_barrier);
+}
+
+/* On a libvirt QEMU domain, libvirt's vcpuN groups stay libvirt's. */
+static void test_plan_libvirt_vcpus(void)
+{
+	struct domain_def def;
+	struct xdiag d;
+	struct plan p;
+	char *txt;
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(dom_full, &def, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, PLAN_LIBVIRT_VCPUS, &p), 0);
+	plan_text(&p, &txt);
+	CU_ASSERT_STRING_EQUAL(txt,
+			       "shares / 300\n"
+			       "max / 250000 100000\n"
+			       "mkdir fast\n"
+			       "idle fast 0\n"
+			       "weight fast 400\n"
+			       "burst fast 0\n"
+			       "max fast 150000 100000\n"
+			       "burst fast 10000\n"
+			       "mkdir fast/bg\n"
+			       "idle fast/bg 1\n"
+			       "burst fast/bg 0\n"
+			       "max fast/bg max 100000\n"
+			       "mkdir fast/vcpu0\n"
+			       "idle fast/vcpu0 0\n"
+			       "mirror fast/vcpu0 vcpu0\n"
+			       "move fast/vcpu0 vcpu0\n"
+			       "mkdir fast/bg/vcpu1\n"
+			       "idle fast/bg/vcpu1 0\n"
+			       "mirror fast/bg/vcpu1 vcpu1\n"
+			       "move fast/bg/vcpu1 vcpu1\n"
+			       "move vcpu2 vcpu2 (libvirt's)\n");
+	free(txt);
+	plan_free(&p);
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+/*
+ * An in-memory cgroup tree as a back end: directories, file values, where each vCPU is. The
+ * fail_at-th change (mkdir, rmdir, write, move) fails, to check that every failure point
+ * leaves the tree as it was.
+ */
+#define MT_MAX	64
+struct mtree {
+	int nr_dirs, nr_files;
+	char dirs[MT_MAX][96];
+	struct {
+		char key[160];
+		char val[64];
+	} files[4 * MT_MAX];
+	char where[3][96];
+	int changes, fail_at;
+};
+
+static int mt_change(struct mtree *m)
+{
+	return m->changes++ == m->fail_at ? -EBUSY : 0;
+}
+
+static int mt_dir(const struct mtree *m, const char *path)
+{
+	int i;
+
+	for (i = 0; i < m->nr_dirs; i++)
+		if (!strcmp(m->dirs[i], path))
+			return i;
+	return -1;
+}
+
+static char *mt_file(struct mtree *m, const char *path, const char *file, bool add)
+{
+	char key[160];
+	int i;
+
+	snprintf(key, sizeof(key), "%s/%s", path, file);
+	for (i = 0; i < m->nr_files; i++)
+		if (!strcmp(m->files[i].key, key))
+			return m->files[i].val;
+	if (!add || m->nr_files == 4 * MT_MAX)
+		return NULL;
+	snprintf(m->files[m->nr_files].key, sizeof(m->files[0].key), "%s", key);
+	m->files[m->nr_files].val[0] = '\0';
+	return m->files[m->nr_files++].val;
+}
+
+static int mt_mkdir(void *ctx, const char *path)
+{
+	struct mtree *m = ctx;
+
+	if (mt_dir(m, path) >= 0)
+		return 0;
+	if (mt_change(m))
+		return -EBUSY;
+	snprintf(m->dirs[m->nr_dirs++], sizeof(m->dirs[0]), "%s", path);
+	return 1;
+}
+
+static int mt_rmdir(void *ctx, const char *path)
+{
+	struct mtree *m = ctx;
+	int i = mt_dir(m, path), k;
+	size_t n = strlen(path);
+
+	if (i < 0)
+		return -ENOENT;
+	for (k = 0; k < 3; k++)
+		if (!strcmp(m->where[k], path))
+			return -EBUSY;
+	memmove(m->dirs[i], m->dirs[i + 1], (size_t)(m->nr_dirs - i - 1) * sizeof(m->dirs[0]));
+	m->nr_dirs--;
+	for (k = 0; k < m->nr_files; k++)
+		if (!strncmp(m->files[k].key, path, n) && m->files[k].key[n] == '/' &&
+		    !strchr(m->files[k].key + n + 1, '/'))
+			m->files[k].val[0] = '\0';
+	return 0;
+}
+
+static int mt_read(void *ctx, const char *path, const char *file, char *buf, size_t len)
+{
+	struct mtree *m = ctx;
+	char *v;
+
+	if (mt_dir(m, path) < 0)
+		return -ENOENT;
+	v = mt_file(m, path, file, false);
+	snprintf(buf, len, "%s", v ? v : "");
+	return 0;
+}
+
+static int mt_write(void *ctx, const char *path, const char *file, const char *value)
+{
+	struct mtree *m = ctx;
+	char *v;
+
+	if (mt_dir(m, path) < 0)
+		return -ENOENT;
+	if (mt_change(m))
+		return -EBUSY;
+	v = mt_file(m, path, file, true);
+	if (!v)
+		return -ENOSPC;
+	/* cgroup.subtree_control holds the controllers, not what was written. */
+	if (!strcmp(file, "cgroup.subtree_control"))
+		value = value[0] == '+' ? "cpu" : "";
+	snprintf(v, 64, "%s", value);
+	return 0;
+}
+
+static int mt_move(void *ctx, const char *path, unsigned int vcpu)
+{
+	struct mtree *m = ctx;
+
+	if (mt_dir(m, path) < 0)
+		return -ENOENT;
+	if (mt_change(m))
+		return -EBUSY;
+	snprintf(m->where[vcpu], sizeof(m->where[0]), "%s", path);
+	return 0;
+}
+
+static int mt_locate(void *ctx, unsigned int vcpu, char *path, size_t len)
+{
+	struct mtree *m = ctx;
+
+	snprintf(path, len, "%s", m->where[vcpu]);
+	return 0;
+}
+
+/* Same directories, vCPU places and non-empty values, in any order. */
+static bool mt_same(struct mtree *a, struct mtree *b)
+{
+	int i;
+
+	if (a->nr_dirs != b->nr_dirs)
+		return false;
+	for (i = 0; i < 3; i++)
+		if (strcmp(a->where[i], b->where[i]))
+			return false;
+	for (i = 0; i < a->nr_dirs; i++)
+		if (mt_dir(b, a->dirs[i]) < 0)
+			return false;
+	for (i = 0; i < a->nr_files + b->nr_files; i++) {
+		struct mtree *x = i < a->nr_files ? a : b, *y = i < a->nr_files ? b : a;
+		int k = i < a->nr_files ? i : i - a->nr_files;
+		const char *val = x->files[k].val;
+		int j;
+		bool found = !val[0];
+
+		for (j = 0; j < y->nr_files; j++)
+			if (!strcmp(y->files[j].key, x->files[k].key))
+				found = !strcmp(y->files[j].val, val);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* Every failure point of a re-apply over an existing group leaves the tree as it was. */
+static void test_exec_all_or_nothing(void)
+{
+	static struct mtree init, m;
+	struct domain_def def;
+	struct xdiag d;
+	struct fsops f;
+	struct plan p;
+	struct fs_backend be = { .mkdir = mt_mkdir, .rmdir = mt_rmdir, .read = mt_read,
+				 .write = mt_write, .move = mt_move, .locate = mt_locate,
+				 .ctx = &m };
+	enum fs_flavor fl;
+	int k, total;
+
+	memset(&init, 0, sizeof(init));
+	init.fail_at = -1;
+	init.nr_dirs = 2;
+	strcpy(init.dirs[0], "");
+	strcpy(init.dirs[1], "fast");
+	strcpy(init.where[1], "fast");
+	mt_write(&init, "fast", "cpu.weight", "55");
+	mt_write(&init, "fast", "cgroup.type", "threaded");
+	mt_write(&init, "", "cpu.max", "max 100000");
+	mt_write(&init, "", "cpu.shares", "1024");
+	CU_ASSERT_EQUAL_FATAL(parse_str(dom_full, &def, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, 0, &p), 0);
+	for (fl = FS_V2; fl <= FS_V1; fl++) {
+		CU_ASSERT_EQUAL_FATAL(fsops_render(&p, fl, &f, &d), 0);
+		m = init;
+		m.changes = 0;
+		CU_ASSERT_EQUAL(fsops_exec(&f, &be, &d), 0);
+		CU_ASSERT_FALSE(mt_same(&m, &init));
+		total = m.changes;
+		CU_ASSERT_TRUE(total > 20);
+		for (k = 0; k < total; k++) {
+			m = init;
+			m.changes = 0;
+			m.fail_at = k;
+			xdiag_free(&d);
+			xdiag_init(&d, "t.xml");
+			CU_ASSERT_EQUAL(fsops_exec(&f, &be, &d), -EBUSY);
+			if (!mt_same(&m, &init))
+				printf("\n    flavour %d: failure at change %d of %d left changes\n", fl,
+				       k, total);
+			CU_ASSERT_TRUE(mt_same(&m, &init));
+		}
+		fsops_free(&f);
+	}
+	plan_free(&p);
+	domain_free(&def);
+	xdiag_free(&d);
 }
 
 static CU_TestInfo tests[] = {
@@ -473,6 +847,9 @@ static CU_TestInfo tests[] = {
 	{ "execution through a back end", test_exec_backend },
 	{ "directory back end, dry run and real", test_dir_backend },
 	{ "libvirt's v2 systemd layout: shares on the scope", test_dir_backend_v2_scope },
+	{ "plan for a libvirt QEMU domain: libvirt's vcpuN stay", test_plan_libvirt_vcpus },
+	{ "vCPU threads: any accelerator, libvirt's status file", test_vcpu_threads },
+	{ "execution is all or nothing at every failure point", test_exec_all_or_nothing },
 	CU_TEST_INFO_NULL,
 };
 
