@@ -201,28 +201,38 @@ out:
 /*
  * The lock file holds the QEMU pid its holder serves: a holder for this QEMU means nothing to
  * do; one for an earlier QEMU of the same name is about to exit, so wait for it (2 s at most).
+ * A holder removes the file when it exits, so a lock taken on a file no longer at path is
+ * retried on the new one.
  */
 static int sync_lock(const struct libvirt_sync *s, const char *path)
 {
 	struct timespec nap = { 0, 50000000 };
+	struct stat a, b;
 	char buf[32];
-	int fd, i;
+	int fd = -1, i;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	for (i = 0; i < 40; i++) {
-		if (!flock(fd, LOCK_EX | LOCK_NB)) {
-			snprintf(buf, sizeof(buf), "%d\n", (int)s->pid);
-			if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0)
+	for (i = 0; i < 40; i++, nanosleep(&nap, NULL)) {
+		if (fd < 0)
+			fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			if (!file_read(path, buf, sizeof(buf)) && atoi(buf) == s->pid)
 				break;
-			return fd;
+			continue;
 		}
-		if (!file_read(path, buf, sizeof(buf)) && atoi(buf) == s->pid)
+		if (fstat(fd, &a) || stat(path, &b) || a.st_ino != b.st_ino) {
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		snprintf(buf, sizeof(buf), "%d\n", (int)s->pid);
+		if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0)
 			break;
-		nanosleep(&nap, NULL);
+		return fd;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return -1;
 }
 
@@ -248,8 +258,13 @@ static void sync_daemon(const struct libvirt_sync *s)
 		_exit(0);
 	log = fopen(logp, "ae");
 	sync_watch(s, log);
+	/* Nothing to keep but what went wrong; the lock goes before it is let go. */
+	if (log && !ftell(log))
+		unlink(logp);
 	if (log)
 		fclose(log);
+	unlink(lock);
+	rmdir(dir);
 	_exit(0);
 }
 
