@@ -4,9 +4,9 @@
 # land in the groups of the domain's <metadata>, in the host's cgroup tree, with the values asked
 # for; unassigned vCPUs stay in libvirt's vcpuN; `virsh schedinfo --live vcpu_quota=` keeps
 # reaching moved vCPUs; a domain with bad groups must not start.
-# Runs the domain under KVM (type='kvm', vCPU threads "CPU n/KVM") when /dev/kvm exists, else
-# under TCG (type='qemu', "CPU n/TCG"), so the hook is tested end to end on every machine;
-# VSCHED_TEST_TCG=1 forces TCG where KVM exists.
+# Runs the domain under TCG (type='qemu', vCPU threads "CPU n/TCG"), so the hook is tested end to
+# end on every machine, and also under KVM (type='kvm', "CPU n/KVM") where /dev/kvm exists;
+# VSCHED_TEST_TCG=1 runs TCG only.
 # Sets up what libvirt needs here (docs: shared/reference/libvirt-on-this-machine.md),
 # idempotently, stops the daemons it started, and puts /etc/libvirt/hooks back exactly as it
 # found it (libvirt runs every file in qemu.d/, dot-files too, so the test's hook is the only one
@@ -20,8 +20,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 for b in libvirtd virtlogd virsh qemu-system-x86_64; do
 	command -v $b >/dev/null || skip "$b missing (scripts/deps.sh installs libvirt and QEMU)"
 done
-accel=KVM
-if [ ! -c /dev/kvm ] || [ "${VSCHED_TEST_TCG:-0}" = 1 ]; then accel=TCG; fi
+accels=TCG
+[ -c /dev/kvm ] && [ "${VSCHED_TEST_TCG:-0}" != 1 ] && accels="KVM TCG"
 export LIBVIRT_DEFAULT_URI=qemu:///system
 name=vsched-lvtest
 hooks=/etc/libvirt/hooks
@@ -139,86 +139,94 @@ domain() { # slow-quota
 XML
 }
 
-# 1. Groups the host cannot honour (v1: a vCPU cap above its group's cap): refused, not started.
-domain 20000
-virsh define "$tmp/d.xml" >/dev/null || fail "define"
-if flavor_v1=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ { print "yes"; exit }' /proc/self/mountinfo) &&
-	[ "$flavor_v1" = yes ]; then
-	out=$(virsh start $name 2>&1) && fail "a domain with refused groups started"
-	echo "$out" | grep -q "cgroup v1 refuses a cap above the parent's" || fail "message: $out"
-	echo "$out" | grep -q "reformatted by libvirt" || fail "message does not name libvirt's XML: $out"
-	virsh domstate $name | grep -q "shut off" || fail "domain not shut off"
-fi
-virsh undefine $name >/dev/null
+run_domain() { # accel
+	accel=$1
+	# 1. Groups the host cannot honour (v1: a vCPU cap above its group's cap): refused, not started.
+	domain 20000
+	virsh define "$tmp/d.xml" >/dev/null || fail "define"
+	if flavor_v1=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ { print "yes"; exit }' /proc/self/mountinfo) &&
+		[ "$flavor_v1" = yes ]; then
+		out=$(virsh start $name 2>&1) && fail "a domain with refused groups started"
+		echo "$out" | grep -q "cgroup v1 refuses a cap above the parent's" || fail "message: $out"
+		echo "$out" | grep -q "reformatted by libvirt" || fail "message does not name libvirt's XML: $out"
+		virsh domstate $name | grep -q "shut off" || fail "domain not shut off"
+	fi
+	virsh undefine $name >/dev/null
 
-# 2. A good domain: vCPU threads in the right groups; vCPU 2 (unassigned) in libvirt's vcpu2.
-domain 80000
-virsh define "$tmp/d.xml" >/dev/null || fail "define"
-virsh start $name >/dev/null || fail "start ($accel): $(virsh start $name 2>&1)"
-pid=$(cat /run/libvirt/qemu/$name.pid) || fail "no pid file"
-cpu_cgroup() { # tid -> path of the thread in the cpu hierarchy
-	awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; f=1 } END { if (!f) exit 1 }' \
-		/proc/$pid/task/$1/cgroup 2>/dev/null ||
-		awk -F: '$1 == "0" { print $3 }' /proc/$pid/task/$1/cgroup
+	# 2. A good domain: vCPU threads in the right groups; vCPU 2 (unassigned) in libvirt's vcpu2.
+	domain 80000
+	virsh define "$tmp/d.xml" >/dev/null || fail "define"
+	virsh start $name >/dev/null || fail "start ($accel): $(virsh start $name 2>&1)"
+	pid=$(cat /run/libvirt/qemu/$name.pid) || fail "no pid file"
+	cpu_cgroup() { # tid -> path of the thread in the cpu hierarchy
+		awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; f=1 } END { if (!f) exit 1 }' \
+			/proc/$pid/task/$1/cgroup 2>/dev/null ||
+			awk -F: '$1 == "0" { print $3 }' /proc/$pid/task/$1/cgroup
+	}
+	declare -A tids
+	for t in /proc/$pid/task/*; do
+		case "$(cat "$t/comm")" in "CPU "*"/$accel") n=$(cut -d' ' -f2 "$t/comm" | cut -d/ -f1); tids[$n]=$(basename "$t") ;; esac
+	done
+	[ -n "${tids[0]:-}" ] && [ -n "${tids[1]:-}" ] && [ -n "${tids[2]:-}" ] ||
+		fail "no CPU n/$accel threads in $pid: $(cat /proc/$pid/task/*/comm | tr '\n' ',')"
+	p0=$(cpu_cgroup "${tids[0]}") p1=$(cpu_cgroup "${tids[1]}") p2=$(cpu_cgroup "${tids[2]}")
+	case "$p0" in */fast/vcpu0) ;; *) fail "CPU 0/$accel is in $p0, want .../fast/vcpu0" ;; esac
+	case "$p1" in */slow/vcpu1) ;; *) fail "CPU 1/$accel is in $p1, want .../slow/vcpu1" ;; esac
+	[ "$p2" = "${p0%/fast/vcpu0}/vcpu2" ] || fail "CPU 2/$accel (unassigned) is in $p2, not libvirt's vcpu2"
+	mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+	v1=1
+	[ -n "$mnt" ] || { v1=; mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo); }
+	dom=$mnt${p0%/fast/vcpu0}
+	quota_of() { if [ -n "$v1" ]; then cat "$dom/$1/cpu.cfs_quota_us"; else cut -d' ' -f1 "$dom/$1/cpu.max"; fi; }
+	if [ -n "$v1" ]; then
+		[ "$(cat "$dom/cpu.shares")" = 300 ] || fail "domain cpu.shares $(cat "$dom/cpu.shares")"
+		[ "$(cat "$dom/fast/cpu.shares")" = 4096 ] || fail "fast cpu.shares"
+		[ "$(cat "$dom/slow/cpu.shares")" = 512 ] || fail "slow cpu.shares"
+	else
+		[ "$(cat "$dom/fast/cpu.weight")" = 400 ] || fail "fast cpu.weight"
+	fi
+	[ "$(quota_of slow)" = 80000 ] || fail "slow quota"
+	[ "$(quota_of fast/vcpu0)" = 50000 ] || fail "vcpu0 quota"
+	[ "$(quota_of vcpu2)" = 50000 ] || fail "libvirt's vcpu2 quota"
+	# libvirt's own record of QEMU's vCPU threads (what the hook reads first).
+	grep -q "<vcpu id='0' pid='${tids[0]}'/>" /run/libvirt/qemu/$name.xml ||
+		fail "libvirt's status file has no vCPU 0 thread: $(grep -A4 '<vcpus>' /run/libvirt/qemu/$name.xml)"
+
+	# 3. libvirt's live per-vCPU tuning reaches the moved vCPUs' leaves too.
+	virsh schedinfo $name --live vcpu_quota=20000 >/dev/null || fail "virsh schedinfo"
+	for _ in $(seq 50); do
+		[ "$(quota_of fast/vcpu0)" = 20000 ] && [ "$(quota_of slow/vcpu1)" = 20000 ] && break
+		sleep 0.1
+	done
+	[ "$(quota_of vcpu2)" = 20000 ] || fail "libvirt did not write its vcpu2"
+	[ "$(quota_of fast/vcpu0)" = 20000 ] || fail "vcpu_quota=20000 did not reach fast/vcpu0: $(quota_of fast/vcpu0)"
+	[ "$(quota_of slow/vcpu1)" = 20000 ] || fail "vcpu_quota=20000 did not reach slow/vcpu1"
+
+	# 4. Live re-tune of the running QEMU domain with `vsched apply` (target found by name).
+	sed -i 's/weight="400"/weight="800"/' "$tmp/d.xml"
+	"$VSCHED" apply --domain "$tmp/d.xml" || fail "vsched apply on the QEMU domain"
+	if [ -n "$v1" ]; then
+		[ "$(cat "$dom/fast/cpu.shares")" = 8192 ] || fail "re-tuned cpu.shares"
+	else
+		[ "$(cat "$dom/fast/cpu.weight")" = 800 ] || fail "re-tuned cpu.weight"
+	fi
+	[ "$(quota_of fast/vcpu0)" = 20000 ] || fail "vsched apply lost libvirt's live cap"
+
+	# 5. The libvirt way: change the groups with `virsh metadata --live`, apply the live XML.
+	virsh metadata $name https://vsched.dev/xmlns/groups/1.0 --key vs --live --set \
+		'<groups><group name="fast" weight="900"/><assign vcpus="0-1" group="fast"/></groups>' \
+		>/dev/null || fail "virsh metadata"
+	virsh dumpxml $name | "$VSCHED" apply --domain - || fail "apply from virsh dumpxml"
+	p1=$(cpu_cgroup "${tids[1]}")
+	case "$p1" in */fast/vcpu1) ;; *) fail "CPU 1/$accel is in $p1 after re-tune, want .../fast/vcpu1" ;; esac
+	[ "$(quota_of fast/vcpu1)" = 20000 ] || fail "fast/vcpu1 does not follow libvirt's vcpu1"
+
+	virsh destroy $name >/dev/null || fail "destroy"
+	[ -d "$dom" ] && fail "libvirt left $dom behind"
+	virsh undefine $name >/dev/null || fail "undefine"
 }
-declare -A tids
-for t in /proc/$pid/task/*; do
-	case "$(cat "$t/comm")" in "CPU "*"/$accel") n=$(cut -d' ' -f2 "$t/comm" | cut -d/ -f1); tids[$n]=$(basename "$t") ;; esac
+
+for accel in $accels; do
+	run_domain $accel
+	echo "ok ($accel)"
 done
-[ -n "${tids[0]:-}" ] && [ -n "${tids[1]:-}" ] && [ -n "${tids[2]:-}" ] ||
-	fail "no CPU n/$accel threads in $pid: $(cat /proc/$pid/task/*/comm | tr '\n' ',')"
-p0=$(cpu_cgroup "${tids[0]}") p1=$(cpu_cgroup "${tids[1]}") p2=$(cpu_cgroup "${tids[2]}")
-case "$p0" in */fast/vcpu0) ;; *) fail "CPU 0/$accel is in $p0, want .../fast/vcpu0" ;; esac
-case "$p1" in */slow/vcpu1) ;; *) fail "CPU 1/$accel is in $p1, want .../slow/vcpu1" ;; esac
-[ "$p2" = "${p0%/fast/vcpu0}/vcpu2" ] || fail "CPU 2/$accel (unassigned) is in $p2, not libvirt's vcpu2"
-mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ { print $5; exit }' /proc/self/mountinfo)
-v1=1
-[ -n "$mnt" ] || { v1=; mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo); }
-dom=$mnt${p0%/fast/vcpu0}
-quota_of() { if [ -n "$v1" ]; then cat "$dom/$1/cpu.cfs_quota_us"; else cut -d' ' -f1 "$dom/$1/cpu.max"; fi; }
-if [ -n "$v1" ]; then
-	[ "$(cat "$dom/cpu.shares")" = 300 ] || fail "domain cpu.shares $(cat "$dom/cpu.shares")"
-	[ "$(cat "$dom/fast/cpu.shares")" = 4096 ] || fail "fast cpu.shares"
-	[ "$(cat "$dom/slow/cpu.shares")" = 512 ] || fail "slow cpu.shares"
-else
-	[ "$(cat "$dom/fast/cpu.weight")" = 400 ] || fail "fast cpu.weight"
-fi
-[ "$(quota_of slow)" = 80000 ] || fail "slow quota"
-[ "$(quota_of fast/vcpu0)" = 50000 ] || fail "vcpu0 quota"
-[ "$(quota_of vcpu2)" = 50000 ] || fail "libvirt's vcpu2 quota"
-# libvirt's own record of QEMU's vCPU threads (what the hook reads first).
-grep -q "<vcpu id='0' pid='${tids[0]}'/>" /run/libvirt/qemu/$name.xml ||
-	fail "libvirt's status file has no vCPU 0 thread: $(grep -A4 '<vcpus>' /run/libvirt/qemu/$name.xml)"
-
-# 3. libvirt's live per-vCPU tuning reaches the moved vCPUs' leaves too.
-virsh schedinfo $name --live vcpu_quota=20000 >/dev/null || fail "virsh schedinfo"
-for _ in $(seq 50); do
-	[ "$(quota_of fast/vcpu0)" = 20000 ] && [ "$(quota_of slow/vcpu1)" = 20000 ] && break
-	sleep 0.1
-done
-[ "$(quota_of vcpu2)" = 20000 ] || fail "libvirt did not write its vcpu2"
-[ "$(quota_of fast/vcpu0)" = 20000 ] || fail "vcpu_quota=20000 did not reach fast/vcpu0: $(quota_of fast/vcpu0)"
-[ "$(quota_of slow/vcpu1)" = 20000 ] || fail "vcpu_quota=20000 did not reach slow/vcpu1"
-
-# 4. Live re-tune of the running QEMU domain with `vsched apply` (target found by name).
-sed -i 's/weight="400"/weight="800"/' "$tmp/d.xml"
-"$VSCHED" apply --domain "$tmp/d.xml" || fail "vsched apply on the QEMU domain"
-if [ -n "$v1" ]; then
-	[ "$(cat "$dom/fast/cpu.shares")" = 8192 ] || fail "re-tuned cpu.shares"
-else
-	[ "$(cat "$dom/fast/cpu.weight")" = 800 ] || fail "re-tuned cpu.weight"
-fi
-[ "$(quota_of fast/vcpu0)" = 20000 ] || fail "vsched apply lost libvirt's live cap"
-
-# 5. The libvirt way: change the groups with `virsh metadata --live`, apply the live XML.
-virsh metadata $name https://vsched.dev/xmlns/groups/1.0 --key vs --live --set \
-	'<groups><group name="fast" weight="900"/><assign vcpus="0-1" group="fast"/></groups>' \
-	>/dev/null || fail "virsh metadata"
-virsh dumpxml $name | "$VSCHED" apply --domain - || fail "apply from virsh dumpxml"
-p1=$(cpu_cgroup "${tids[1]}")
-case "$p1" in */fast/vcpu1) ;; *) fail "CPU 1/$accel is in $p1 after re-tune, want .../fast/vcpu1" ;; esac
-[ "$(quota_of fast/vcpu1)" = 20000 ] || fail "fast/vcpu1 does not follow libvirt's vcpu1"
-
-virsh destroy $name >/dev/null || fail "destroy"
-[ -d "$dom" ] && fail "libvirt left $dom behind"
-echo "ok ($accel)"
