@@ -60,7 +60,10 @@ int ctl_default_dir(const char *name, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* Start time of pid in clock ticks since boot (field 22 of /proc/pid/stat), 0 if gone. */
+/*
+ * Start time of pid in clock ticks since boot (field 22 of /proc/pid/stat), 0 if it is gone or
+ * has exited: a killed VMM its parent has not reaped yet (state Z, or X) runs no more.
+ */
 static unsigned long long pid_start_time(pid_t pid)
 {
 	char path[64], buf[1024], *p;
@@ -72,7 +75,7 @@ static unsigned long long pid_start_time(pid_t pid)
 		return 0;
 	/* The command name may hold spaces and parentheses: fields start after the last ')'. */
 	p = strrchr(buf, ')');
-	if (!p)
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
 		return 0;
 	for (field = 2; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
@@ -114,14 +117,28 @@ static int record_path(const char *name, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * A record is a regular file: anything else in the registry (a FIFO would block open() and
+ * `vsched list` with it, a device or a symlink) is not one, and is not opened for reading.
+ */
 static int record_read(const char *path, struct vm_record *r)
 {
 	char line[PATH_MAX + 16];
-	FILE *f = fopen(path, "re");
-	int pid, ret = -EINVAL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC), pid, ret = -EINVAL;
+	struct stat st;
+	FILE *f;
 
-	if (!f)
+	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
 	memset(r, 0, sizeof(*r));
 	if (fgets(line, sizeof(line), f) && sscanf(line, "pid %d %llu", &pid, &r->start) == 2) {
 		r->pid = pid;

@@ -71,6 +71,32 @@ expect_eq "exactly one mount on $D" "$n" 1
 ctl_stop "$HPID"
 if mounted "$D" || [ -e "$D" ]; then bad "$D left"; else ok "clean after restart and stop"; fi
 
+# A VMM killed but not reaped yet (a zombie: its parent, here a sleep, never waits) does not run:
+# it is not listed and its name can be reused.
+( "$HARNESS" --name vm6 >"$TMPD/vm6.out" 2>&1 & exec sleep 600 ) &
+reaper=$!
+HPIDS="$HPIDS $reaper"	# teardown ends the sleep, and init reaps the zombie
+for _ in $(seq 100); do grep -q '^ready ' "$TMPD/vm6.out" 2>/dev/null && break; sleep 0.1; done
+zpid=$(pgrep -P "$reaper" -f "vsched-ctl-harness --name vm6")
+kill -KILL "$zpid"
+for _ in $(seq 100); do grep -q '^State:[[:space:]]*Z' "/proc/$zpid/status" 2>/dev/null && break; sleep 0.05; done
+if grep -q '^State:[[:space:]]*Z' "/proc/$zpid/status"; then ok "vm6's VMM is a zombie"; else
+	bad "vm6's VMM is not a zombie: $(grep State "/proc/$zpid/status")"; fi
+if timeout 10 "$VSCHED" list | grep -q '^vm6 '; then bad "zombie vm6 listed as running"; else
+	ok "zombie vm6 not listed"; fi
+ctl_start vm6 || exit 1
+ok "vm6 restarted while the old VMM is a zombie"
+ctl_stop "$HPID"
+kill "$reaper"
+wait "$reaper" 2>/dev/null
+
+# Something else than a record in the registry (a FIFO) neither hangs `vsched list` nor shows.
+mkfifo "$VSCHED_RUN_DIR/.vms/fifo"
+if out=$(timeout 10 "$VSCHED" list --all); then ok "list with a FIFO in the registry"; else
+	bad "list with a FIFO in the registry: exit $? $out"; fi
+case $out in *fifo*) bad "the FIFO is listed: $out" ;; esac
+rm -f "$VSCHED_RUN_DIR/.vms/fifo"
+
 # A live file system on the chosen directory is not mounted over.
 mkdir -p "$TMPD/busy"
 mount -t tmpfs tmpfs "$TMPD/busy"

@@ -67,10 +67,32 @@ static bool record_exists(const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/* Waits (5 s at most) until pid is a zombie: killed, not reaped. */
+static bool wait_zombie(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 500; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'Z')
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 static void test_ctl_register_liveness(void)
 {
 	int to_child[2], from_child[2], status;
-	char c;
+	char c, fifo[PATH_MAX];
 	pid_t pid;
 
 	set_run_dir();
@@ -103,6 +125,35 @@ static void test_ctl_register_liveness(void)
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
 	CU_ASSERT_EQUAL(ctl_register("held", ""), 0);
 	ctl_unregister("held");
+
+	/* A holder killed but not reaped yet (a zombie) runs no more: its name is free. */
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		c = ctl_register("zombie", "") ? 'e' : 'k';
+		if (write(from_child[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(read(from_child[0], &c, 1), 1);
+	CU_ASSERT_EQUAL(c, 'k');
+	CU_ASSERT_EQUAL(ctl_register("zombie", ""), -EEXIST);
+	kill(pid, SIGKILL);
+	CU_ASSERT_TRUE(wait_zombie(pid));
+	CU_ASSERT_EQUAL(ctl_register("zombie", ""), 0);
+	ctl_unregister("zombie");
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+
+	/* A FIFO where a record would be neither blocks nor counts (SIGALRM ends a hang). */
+	CU_ASSERT_EQUAL(ctl_register("me", ""), 0);
+	ctl_unregister("me");
+	snprintf(fifo, sizeof(fifo), "%s/.vms/fifo", run_dir);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0644), 0);
+	alarm(10);
+	CU_ASSERT_EQUAL(ctl_register("fifo", ""), 0);
+	alarm(0);
+	ctl_unregister("fifo");
 	close(to_child[0]);
 	close(to_child[1]);
 	close(from_child[0]);
