@@ -84,7 +84,8 @@ struct group *group_child(struct group *parent, const char *name)
 /*
  * What the VFS and cgroup_mkdir() refuse, in their order: an empty name or one with '/' cannot
  * be a path component, '\n' is refused by cgroup_mkdir(), "." and ".." always exist, a name
- * longer than NAME_MAX is ENAMETOOLONG, an existing directory or file is EEXIST.
+ * that no path can hold (PATH_MAX with its NUL; kernfs has no NAME_MAX) is ENAMETOOLONG, an
+ * existing directory or file is EEXIST.
  */
 int group_check_name(const struct group *parent, const char *name)
 {
@@ -118,10 +119,10 @@ static bool group_limits_allow(const struct group *parent)
 	return true;
 }
 
-static void group_init(struct group *g, struct group *parent, const char *name)
+static void group_init(struct group *g, struct group *parent, char *name)
 {
 	memset(g, 0, sizeof(*g));
-	strcpy(g->name, name);
+	g->name = name;
 	g->parent = parent;
 	list_init(&g->children);
 	list_init(&g->sibling);
@@ -143,6 +144,7 @@ static void group_init(struct group *g, struct group *parent, const char *name)
 int group_create(struct sched *s, struct group *parent, const char *name, struct group **out)
 {
 	struct group *g, *a;
+	char *copy;
 	int ret;
 
 	ret = group_check_name(parent, name);
@@ -151,11 +153,16 @@ int group_create(struct sched *s, struct group *parent, const char *name, struct
 	if (!group_limits_allow(parent))
 		return -EAGAIN;
 	g = malloc(sizeof(*g));
-	if (!g)
+	copy = strdup(name);
+	if (!g || !copy) {
+		free(g);
+		free(copy);
 		return -ENOMEM;
-	group_init(g, parent, name);
+	}
+	group_init(g, parent, copy);
 	ret = core_group_init(s, g);
 	if (ret) {
+		free(copy);
 		free(g);
 		return ret;
 	}
@@ -184,14 +191,25 @@ int group_remove(struct sched *s, struct group *g)
 	list_del(&g->sibling);
 	for (a = g->parent; a; a = a->parent)
 		a->nr_descendants--;
+	free(g->name);
 	free(g);
 	return 0;
+}
+
+/* The child of parent whose name is the len bytes at name. */
+static struct group *group_child_n(struct group *parent, const char *name, size_t len)
+{
+	struct group *c;
+
+	list_for_each_entry(c, &parent->children, sibling)
+		if (!strncmp(c->name, name, len) && !c->name[len])
+			return c;
+	return NULL;
 }
 
 struct group *group_lookup(struct sched *s, const char *path)
 {
 	struct group *g = &s->root;
-	char name[GROUP_NAME_MAX + 1];
 	const char *p = path, *end;
 
 	while (*p) {
@@ -200,11 +218,7 @@ struct group *group_lookup(struct sched *s, const char *path)
 		if (!*p)
 			break;
 		end = strchrnul(p, '/');
-		if ((size_t)(end - p) > GROUP_NAME_MAX)
-			return NULL;
-		memcpy(name, p, end - p);
-		name[end - p] = '\0';
-		g = group_child(g, name);
+		g = group_child_n(g, p, (size_t)(end - p));
 		if (!g)
 			return NULL;
 		p = end;

@@ -35,6 +35,7 @@ struct sched *sched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
 	}
 	s->nr_lanes = nr_lanes;
 	s->nr_vcpus = nr_vcpus;
+	s->root.name = (char *)"";
 	list_init(&s->root.children);
 	list_init(&s->root.sibling);
 	list_init(&s->root.vcpus);
@@ -68,6 +69,7 @@ static void group_free_subtree(struct group *g)
 	list_for_each_entry_safe(c, n, &g->children, sibling) {
 		group_free_subtree(c);
 		core_group_free_all(c);
+		free(c->name);
 		free(c);
 	}
 }

@@ -19,8 +19,9 @@
 
 #include "util/list.h"
 
-#define GROUP_NAME_MAX		255
+/* cgroupfs takes any name a path can hold (PATH_MAX - 1 bytes); so does the tree. */
 #define GROUP_PATH_MAX		4096
+#define GROUP_NAME_MAX		(GROUP_PATH_MAX - 1)
 
 #define CGROUP_WEIGHT_MIN	1
 #define CGROUP_WEIGHT_DFL	100
@@ -73,7 +74,7 @@ struct sched;
 struct sched_vcpu;
 
 struct group {
-	char name[GROUP_NAME_MAX + 1];	/* "" for the root */
+	char *name;			/* "" for the root */
 	struct group *parent;		/* NULL for the root */
 	struct list_head children;	/* of struct group, by ->sibling */
 	struct list_head sibling;

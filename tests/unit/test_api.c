@@ -95,7 +95,7 @@ static void test_api_read_sizes(void)
 static void test_api_mkdir_rmdir(void)
 {
 	struct vsched *vs = vs_new(2);
-	char name[300];
+	char name[4200];
 
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "/a/"), 0);
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a"), -EEXIST);
@@ -107,8 +107,18 @@ static void test_api_mkdir_rmdir(void)
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "cgroup.procs"), -EEXIST);
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "vsched.vcpus"), -EEXIST);
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a/cpu.weight"), -EEXIST);
+	/* As cgroupfs (kernfs has no NAME_MAX): any name a path can hold, 4095 bytes. */
 	memset(name, 'n', sizeof(name));
 	name[256] = '\0';
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, name), 0);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, name), 0);
+	memset(name, 'n', sizeof(name));
+	name[4095] = '\0';
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, name), 0);
+	CU_ASSERT_EQUAL(vsched_stat(vs, name, "cpu.weight", &(mode_t){ 0 }), 0);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, name), 0);
+	name[4095] = 'n';
+	name[4096] = '\0';
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, name), -ENAMETOOLONG);
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a/b"), 0);
 	CU_ASSERT_EQUAL(vsched_rmdir(vs, "a"), -EBUSY);	/* has a child */
