@@ -29,18 +29,79 @@ struct ctl {
 	pthread_cond_t cond;
 	bool loop_done;
 	struct list_head files;	/* open handles; freed at unmount if never released */
+
+	/* Taken before the tree's lock (vsched_lock()) when both are held, never inside it. */
+	pthread_mutex_t attr_lock;
+	struct list_head attrs;	/* struct ctl_attr: what kernfs keeps per inode */
 };
 
 extern const struct fuse_operations ctl_fs_ops;
+
+/*
+ * A node as stat(2) shows it. key is its path in the directory ("/", "/a", "/a/cpu.max"),
+ * the name under which attr.c keeps its mode, owner and xattrs.
+ */
+enum node_kind { NODE_NONE, NODE_DIR, NODE_FILE };
+
+struct node {
+	enum node_kind kind;
+	char group[PATH_MAX];		/* the group path ("/" for the root) */
+	char name[NAME_MAX + 1];	/* file name for NODE_FILE */
+	char key[PATH_MAX + NAME_MAX + 2];
+	mode_t mode;			/* permission bits */
+	uid_t uid;
+	gid_t gid;
+	nlink_t nlink;
+};
+
+/*
+ * Per-node state (attr.c), as kernfs keeps it per inode: a mode or owner set by chmod/chown,
+ * the owner a group's files were created with (cgroup_add_file() uses the creator's fsuid),
+ * extended attributes. Forgotten when the node goes (rmdir; cpu.* files on -cpu).
+ */
+void ctl_attrs_init(struct ctl *c);
+void ctl_attrs_free(struct ctl *c);
+/* Fills mode, uid and gid of n from the defaults it has and what was set on it. */
+void ctl_node_attrs(struct ctl *c, struct node *n);
+/* mkdir and rmdir with the bookkeeping: the creator owns a new group and its files. */
+int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid);
+int ctl_attr_rmdir(struct ctl *c, const char *path);
+/* A write to cgroup.subtree_control by uid:gid: cpu.* files of the children come and go. */
+ssize_t ctl_attr_subtree_write(struct ctl *c, const char *group, const char *buf, size_t len,
+			       uid_t uid, gid_t gid);
+int ctl_attr_chmod(struct ctl *c, const struct node *n, mode_t mode);
+int ctl_attr_chown_file(struct ctl *c, const struct node *n, uid_t uid, gid_t gid);
+/* Whether uid (in gid and groups) may write file name of group (generic_permission()). */
+bool ctl_may_write(struct ctl *c, const char *group, const char *name, uid_t uid, gid_t gid,
+		   const gid_t *groups, int nr_groups);
+/* One extended attribute; a node's list is kept by attr.c, filled by xattr.c. */
+struct ctl_xattr {
+	struct ctl_xattr *next;
+	char *name;
+	size_t size;
+	char value[];
+};
+/* The xattr list of node key, under attr_lock; NULL if none and !create. */
+struct ctl_xattr **ctl_attr_xattrs(struct ctl *c, const char *key, bool create);
+
+/* fs.c: the node at path; 0 or -ENOENT. */
+int ctl_node_resolve(struct ctl *c, const char *path, struct node *n);
+/* xattr.c: the FUSE xattr operations. */
+int ctl_fs_setxattr(const char *path, const char *name, const char *value, size_t size,
+		    int flags);
+int ctl_fs_getxattr(const char *path, const char *name, char *value, size_t size);
+int ctl_fs_listxattr(const char *path, char *list, size_t size);
+int ctl_fs_removexattr(const char *path, const char *name);
 /* Frees the handles a severed connection never released (after the loop has ended). */
 void ctl_fs_release_all(struct ctl *c);
 int ctl_mkdir_p(const char *dir, mode_t mode, bool *created);
 
-/* Delegation (deleg.c): the owner of file name; *uid and *gid come in as the group's. */
-void ctl_file_owner(struct vsched *vs, const char *group, const char *name, uid_t *uid,
-		    gid_t *gid);
-/* 0 if uid may make the vCPU move that writing buf to group/name asks for, else -EACCES. */
-int ctl_move_permitted(struct vsched *vs, const char *group, const char *name, const char *buf,
-		       size_t len, uid_t uid);
+/*
+ * Delegation (deleg.c): a write of buf to group/name by the FUSE caller, with the check of
+ * __cgroup_procs_write() for vCPU moves (write access to cgroup.procs of the common ancestor of
+ * source and destination) made under the tree's lock, together with the write.
+ */
+ssize_t ctl_deleg_write(struct ctl *c, const char *group, const char *name, const char *buf,
+			size_t len);
 
 #endif

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cgroup v2 delegation in the control directory (cgroup-v2.rst "Delegation"). `chown U dir`
- * gives U the group: U may create and remove groups below it and write their files, and move
- * vCPUs between groups it owns, but not change the limits of the delegated group itself, which
- * belong to the parent's owner. The kernel gets there with per-inode owners set by chown and by
- * cgroup_kn_set_ugid(); vsched keeps one owner per group and derives its files' owners.
+ * cgroup v2 delegation in the control directory (cgroup-v2.rst "Delegation"). Who may open a
+ * file is the VFS's business (default_permissions, with the modes and owners attr.c keeps, as
+ * kernfs does). What the VFS cannot see is the kernel's extra rule for moves,
+ * __cgroup_procs_write(): moving a thread needs write access to cgroup.procs of the common
+ * ancestor of its source and destination groups, so a delegatee cannot pull vCPUs out of (or
+ * into) groups outside its subtree. That rule is checked here, under the tree's lock in the
+ * same section as the write, so no other move can land in between.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl_fs.h"
@@ -18,46 +21,16 @@
 #include "util/cpuset.h"
 #include "vsched.h"
 
-/* Files a delegatee gets in the delegated group itself. */
-static bool file_delegatable(const char *name)
-{
-	return !strcmp(name, "cgroup.procs") || !strcmp(name, "cgroup.threads") ||
-	       !strcmp(name, "cgroup.subtree_control") || !strcmp(name, "vsched.vcpus");
-}
+#define NGROUPS_CHECKED	64
 
-/* The parent group path of a group path, "" for the root. */
-static void path_parent(const char *group, char *buf, size_t len)
-{
-	const char *slash = strrchr(group, '/');
-
-	if (!strcmp(group, "/") || !slash)
-		snprintf(buf, len, "%s", "");
-	else if (slash == group)
-		snprintf(buf, len, "/");
-	else
-		snprintf(buf, len, "%.*s", (int)(slash - group), group);
-}
-
-/*
- * The delegatable files follow their directory's owner. The others belong to root, unless the
- * parent has the same owning user: then the group was made inside a delegated subtree, and the
- * kernel (cgroup_kn_set_ugid()) gives all its files to the directory's owner.
- */
-void ctl_file_owner(struct vsched *vs, const char *group, const char *name, uid_t *uid,
-		    gid_t *gid)
-{
-	char parent[PATH_MAX];
-	uid_t puid;
-	gid_t pgid;
-
-	if (file_delegatable(name))
-		return;
-	path_parent(group, parent, sizeof(parent));
-	if (parent[0] && !vsched_owner(vs, parent, &puid, &pgid) && puid == *uid)
-		return;
-	*uid = 0;
-	*gid = 0;
-}
+struct deleg_move {
+	const char *group;	/* the destination */
+	const char *name;	/* cgroup.threads, cgroup.procs or vsched.vcpus */
+	char buf[CFTYPE_WRITE_MAX + 1];
+	bool *may;		/* [depth]: the caller may write that ancestor's cgroup.procs */
+	unsigned int nr;
+	bool denied;
+};
 
 static struct group *common_ancestor(struct group *a, struct group *b)
 {
@@ -96,43 +69,79 @@ static bool moved_vcpus(struct sched *s, const char *name, char *buf, struct cpu
 }
 
 /*
- * __cgroup_procs_write() step 5: moving a thread needs write access to cgroup.procs of the
- * common ancestor of its source and destination groups, so a delegatee cannot pull vCPUs out
- * of (or into) groups outside its subtree. Writes that would fail earlier (parse, no such
+ * Under the tree's lock, right before the write. Writes that would fail anyway (parse, no such
  * thread) are let through, so they get the file's own errno first, as in the kernel.
  */
-int ctl_move_permitted(struct vsched *vs, const char *group, const char *name, const char *buf,
-		       size_t len, uid_t uid)
+static int deleg_check(struct sched *s, void *arg)
 {
+	struct deleg_move *m = arg;
+	struct group *dst = group_lookup(s, m->group), *ca;
 	char copy[CFTYPE_WRITE_MAX + 1];
 	struct cpuset set;
-	struct group *dst;
-	struct sched *s;
 	unsigned int i;
-	int ret = 0;
 
-	if (!uid || len > CFTYPE_WRITE_MAX ||
-	    (strcmp(name, "cgroup.threads") && strcmp(name, "cgroup.procs") &&
-	     strcmp(name, "vsched.vcpus")))
+	memcpy(copy, m->buf, sizeof(copy));
+	if (!dst || !moved_vcpus(s, m->name, copy, &set))
 		return 0;
-	memcpy(copy, buf, len);
-	copy[len] = '\0';
+	for (i = 0; i < sched_nr_vcpus(s); i++) {
+		struct sched_vcpu *v = sched_vcpu(s, i);
 
-	vsched_lock(vs);
-	s = vsched_sched(vs);
-	dst = group_lookup(s, group);
-	if (dst && moved_vcpus(s, name, copy, &set)) {
-		for (i = 0; i < sched_nr_vcpus(s) && !ret; i++) {
-			struct sched_vcpu *v = sched_vcpu(s, i);
-			struct group *ca;
-
-			if (!cpuset_test(&set, i) || v->group == dst)
-				continue;
-			ca = common_ancestor(v->group, dst);
-			if (!ca || ca->uid != uid)
-				ret = -EACCES;
+		if (!cpuset_test(&set, i) || v->group == dst)
+			continue;
+		ca = common_ancestor(v->group, dst);
+		if (!ca || ca->depth >= m->nr || !m->may[ca->depth]) {
+			m->denied = true;
+			return -EACCES;
 		}
 	}
-	vsched_unlock(vs);
-	return ret;
+	return 0;
+}
+
+/* For each ancestor of group (the root first), whether the caller may write its cgroup.procs. */
+static int deleg_may(struct ctl *c, struct deleg_move *m, uid_t uid, gid_t gid)
+{
+	gid_t groups[NGROUPS_CHECKED];
+	int nr_groups = fuse_getgroups(NGROUPS_CHECKED, groups);
+	const char *g = m->group;
+	size_t i, n = strlen(g);
+	char path[PATH_MAX];
+
+	if (nr_groups < 0 || nr_groups > NGROUPS_CHECKED)
+		nr_groups = 0;
+	m->may = calloc(n + 2, sizeof(*m->may));
+	if (!m->may)
+		return -ENOMEM;
+	/* "/", "/a", "/a/b": one per level, as the tree counts depth. */
+	m->may[m->nr++] = ctl_may_write(c, "/", "cgroup.procs", uid, gid, groups, nr_groups);
+	for (i = 1; i <= n; i++) {
+		if ((i < n && g[i] != '/') || g[i - 1] == '/')
+			continue;
+		snprintf(path, sizeof(path), "%.*s", (int)i, g);
+		m->may[m->nr++] = ctl_may_write(c, path, "cgroup.procs", uid, gid, groups,
+						nr_groups);
+	}
+	return 0;
+}
+
+ssize_t ctl_deleg_write(struct ctl *c, const char *group, const char *name, const char *buf,
+			size_t len)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	struct deleg_move m = { .group = group, .name = name };
+	ssize_t ret;
+
+	if (!ctx->uid || len > CFTYPE_WRITE_MAX ||
+	    (strcmp(name, "cgroup.threads") && strcmp(name, "cgroup.procs") &&
+	     strcmp(name, "vsched.vcpus"))) {
+		ret = vsched_write(c->vs, group, name, buf, len);
+	} else {
+		memcpy(m.buf, buf, len);
+		m.buf[len] = '\0';
+		ret = deleg_may(c, &m, ctx->uid, ctx->gid);
+		if (!ret)
+			ret = vsched_write_check(c->vs, group, name, buf, len, deleg_check, &m);
+		free(m.may);
+	}
+	/* A file without a write handler: kernfs opened it and fails the write (EINVAL). */
+	return ret == -EACCES && !m.denied ? -EINVAL : ret;
 }

@@ -3,8 +3,8 @@
  * FUSE operations of the control directory. Paths map to groups and their interface files;
  * contents, errnos and the tree itself come from the public API (vsched.h), so this file only
  * translates between VFS calls and API calls, and adds what cgroupfs does at the VFS level:
- * modes and ownership (cgroup_file_mode(), delegation), the EACCES on a write-open of a
- * read-only file, seq_file-like reads and the errnos of operations kernfs does not support.
+ * modes, owners and xattrs (attr.c), delegation (deleg.c), seq_file-like reads and the errnos of
+ * operations kernfs does not support.
  */
 #include "ctl_fs.h"
 
@@ -30,17 +30,6 @@ struct ctl_file {
 	char *buf;
 	size_t len;
 	bool valid;		/* buf holds the content produced by the last read at offset 0 */
-};
-
-enum node_kind { NODE_NONE, NODE_DIR, NODE_FILE };
-
-struct node {
-	enum node_kind kind;
-	char group[PATH_MAX];		/* the group path ("/" for the root) */
-	char name[NAME_MAX + 1];	/* file name for NODE_FILE */
-	mode_t mode;			/* permission bits */
-	uid_t uid;
-	gid_t gid;
 };
 
 static struct ctl *ctl_self(void)
@@ -81,8 +70,15 @@ static int path_split(const char *path, char *dir, size_t dlen, char *name, size
 	return 0;
 }
 
-static int node_resolve(struct vsched *vs, const char *path, struct node *n)
+static int count_one(const char *name __unused, mode_t mode __unused, void *arg)
 {
+	(*(nlink_t *)arg)++;
+	return 0;
+}
+
+int ctl_node_resolve(struct ctl *c, const char *path, struct node *n)
+{
+	struct vsched *vs = c->vs;
 	char dir[PATH_MAX];
 	mode_t mode;
 
@@ -90,17 +86,24 @@ static int node_resolve(struct vsched *vs, const char *path, struct node *n)
 	if (!vsched_stat(vs, path, NULL, &mode) && !vsched_owner(vs, path, &n->uid, &n->gid)) {
 		n->kind = NODE_DIR;
 		snprintf(n->group, sizeof(n->group), "%s", path);
+		snprintf(n->key, sizeof(n->key), "%s", path);
 		n->mode = mode & 07777;
+		/* As kernfs: 2, plus one per subdirectory. */
+		n->nlink = 2;
+		vsched_list_children(vs, path, count_one, &n->nlink);
+		ctl_node_attrs(c, n);
 		return 0;
 	}
 	if (path_split(path, dir, sizeof(dir), n->name, sizeof(n->name)))
 		return -ENOENT;
-	if (vsched_stat(vs, dir, n->name, &mode) || vsched_owner(vs, dir, &n->uid, &n->gid))
+	if (vsched_stat(vs, dir, n->name, &mode))
 		return -ENOENT;
 	n->kind = NODE_FILE;
 	snprintf(n->group, sizeof(n->group), "%s", dir);
+	snprintf(n->key, sizeof(n->key), "%s", path);
 	n->mode = mode & 07777;
-	ctl_file_owner(vs, n->group, n->name, &n->uid, &n->gid);
+	n->nlink = 1;
+	ctl_node_attrs(c, n);
 	return 0;
 }
 
@@ -126,7 +129,7 @@ static int op_resolve(struct ctl *c, const char *path, struct fuse_file_info *fi
 	char buf[PATH_MAX + NAME_MAX + 2];
 
 	path = op_path(path, fi, buf, sizeof(buf));
-	return path ? node_resolve(c->vs, path, n) : -ENODEV;
+	return path ? ctl_node_resolve(c, path, n) : -ENODEV;
 }
 
 static struct ctl_file *handle_new(struct ctl *c, const struct node *n)
@@ -165,7 +168,7 @@ static void node_stat(const struct ctl *c, const struct node *n, struct stat *st
 {
 	memset(st, 0, sizeof(*st));
 	st->st_mode = (n->kind == NODE_DIR ? S_IFDIR : S_IFREG) | n->mode;
-	st->st_nlink = n->kind == NODE_DIR ? 2 : 1;
+	st->st_nlink = n->nlink;
 	st->st_uid = n->uid;
 	st->st_gid = n->gid;
 	/* Size 0 like cgroupfs; reads are direct_io so the size does not limit them. */
@@ -223,7 +226,7 @@ static int ctl_opendir(const char *path, struct fuse_file_info *fi)
 	struct node n;
 	int ret;
 
-	ret = node_resolve(c->vs, path, &n);
+	ret = ctl_node_resolve(c, path, &n);
 	if (ret)
 		return ret;
 	if (n.kind != NODE_DIR)
@@ -255,22 +258,22 @@ static int ctl_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_
 	return ret == -ENOENT ? -ENODEV : ret;
 }
 
+/*
+ * cgroupfs checks nothing at open beyond the VFS's permissions (kernfs_fop_open() refuses a
+ * direction the file lacks only on sysfs): root opens cpu.stat for writing, and the write fails.
+ */
 static int ctl_open(const char *path, struct fuse_file_info *fi)
 {
 	struct ctl *c = ctl_self();
-	int acc = fi->flags & O_ACCMODE;
 	struct ctl_file *f;
 	struct node n;
 	int ret;
 
-	ret = node_resolve(c->vs, path, &n);
+	ret = ctl_node_resolve(c, path, &n);
 	if (ret)
 		return ret;
 	if (n.kind != NODE_FILE)
 		return -EISDIR;
-	/* kernfs_fop_open(): even root may not open for a direction the file lacks. */
-	if ((acc != O_RDONLY && !(n.mode & S_IWUSR)) || (acc != O_WRONLY && !(n.mode & S_IRUSR)))
-		return -EACCES;
 	f = handle_new(c, &n);
 	if (!f)
 		return -ENOMEM;
@@ -343,12 +346,14 @@ static int ctl_write(const char *path __unused, const char *buf, size_t size, of
 		     struct fuse_file_info *fi)
 {
 	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+	struct fuse_context *ctx = fuse_get_context();
 	struct ctl *c = ctl_self();
 	ssize_t ret;
 
-	ret = ctl_move_permitted(c->vs, f->group, f->name, buf, size, fuse_get_context()->uid);
-	if (!ret)
-		ret = vsched_write(c->vs, f->group, f->name, buf, size);
+	if (!strcmp(f->name, "cgroup.subtree_control"))
+		ret = ctl_attr_subtree_write(c, f->group, buf, size, ctx->uid, ctx->gid);
+	else
+		ret = ctl_deleg_write(c, f->group, f->name, buf, size);
 	pthread_mutex_lock(&f->lock);
 	f->valid = false;
 	pthread_mutex_unlock(&f->lock);
@@ -370,28 +375,19 @@ static int ctl_truncate(const char *path, off_t size __unused, struct fuse_file_
 
 static int ctl_mkdir(const char *path, mode_t mode __unused)
 {
-	struct ctl *c = ctl_self();
 	struct fuse_context *ctx = fuse_get_context();
-	int ret;
 
-	ret = vsched_mkdir(c->vs, path);
-	if (ret)
-		return ret;
-	/* cgroup_mkdir() creates the directory as the caller: a delegatee owns what it makes. */
-	if (ctx->uid || ctx->gid)
-		vsched_chown(c->vs, path, ctx->uid, ctx->gid);
-	return 0;
+	return ctl_attr_mkdir(ctl_self(), path, ctx->uid, ctx->gid);
 }
 
 static int ctl_rmdir(const char *path)
 {
-	return vsched_rmdir(ctl_self()->vs, path);
+	return ctl_attr_rmdir(ctl_self(), path);
 }
 
 /*
- * chown of a group directory delegates it (cgroup v2 delegation). Files take their owner from
- * their group (see file_owner()), so chown of a file is accepted only when it already holds:
- * the delegation recipe `chown U dir dir/cgroup.procs ...` then works unchanged.
+ * chown and chmod as on kernfs: any node takes them (the VFS has checked CAP_CHOWN, the
+ * owner or CAP_FOWNER). A group's owner lives in the tree (vsched_owner()); the rest in attr.c.
  */
 static int ctl_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
@@ -408,14 +404,17 @@ static int ctl_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_in
 		gid = n.gid;
 	if (n.kind == NODE_DIR)
 		return vsched_chown(c->vs, n.group, uid, gid);
-	return uid == n.uid && gid == n.gid ? 0 : -EPERM;
+	return ctl_attr_chown_file(c, &n, uid, gid);
 }
 
-/* Modes are cgroup_file_mode()'s and fixed: vsched keeps no per-file mode (see docs). */
-static int ctl_chmod(const char *path __unused, mode_t mode __unused,
-		     struct fuse_file_info *fi __unused)
+static int ctl_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
-	return -EPERM;
+	struct ctl *c = ctl_self();
+	struct node n;
+	int ret;
+
+	ret = op_resolve(c, path, fi, &n);
+	return ret ? ret : ctl_attr_chmod(c, &n, mode);
 }
 
 /* `touch` on a cgroupfs file succeeds; there is no timestamp to keep. */
@@ -475,6 +474,10 @@ const struct fuse_operations ctl_fs_ops = {
 	.rmdir = ctl_rmdir,
 	.chown = ctl_chown,
 	.chmod = ctl_chmod,
+	.setxattr = ctl_fs_setxattr,
+	.getxattr = ctl_fs_getxattr,
+	.listxattr = ctl_fs_listxattr,
+	.removexattr = ctl_fs_removexattr,
 	.utimens = ctl_utimens,
 	.unlink = ctl_unlink,
 	.rename = ctl_rename,

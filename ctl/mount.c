@@ -98,6 +98,7 @@ int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->cond, NULL);
 	list_init(&c->files);
+	ctl_attrs_init(c);
 	if (!realpath(dir, c->dir)) {
 		ret = ctl_mkdir_p(dir, 0755, &c->created_dir);
 		if (ret || !realpath(dir, c->dir)) {
@@ -141,6 +142,7 @@ err_rmdir:
 	if (c->created_dir)
 		rmdir(c->dir);
 err_free:
+	ctl_attrs_free(c);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -227,6 +229,7 @@ void ctl_unmount(struct ctl *c)
 	}
 	fuse_destroy(c->fuse);
 	ctl_fs_release_all(c);
+	ctl_attrs_free(c);
 	if (c->created_dir)
 		rmdir(c->dir);
 	pthread_cond_destroy(&c->cond);

@@ -65,6 +65,14 @@ ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file,
  */
 ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,
 		     size_t len);
+/*
+ * vsched_write() with a check made under the same lock, right before the write: check returns 0
+ * to let the write happen, or -errno to refuse it (nothing changes). For permissions that depend
+ * on the tree (the control directory's vCPU moves), so that no other change lands in between.
+ */
+typedef int (*vsched_check_fn)(struct sched *s, void *arg);
+ssize_t vsched_write_check(struct vsched *vs, const char *path, const char *file, const char *buf,
+			   size_t len, vsched_check_fn check, void *arg);
 /* Convenience: vsched_write() of a C string; 0 on success. */
 int vsched_write_str(struct vsched *vs, const char *path, const char *file, const char *value);
 

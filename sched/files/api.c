@@ -307,8 +307,8 @@ ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file,
 	return ret;
 }
 
-ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,
-		     size_t len)
+ssize_t vsched_write_check(struct vsched *vs, const char *path, const char *file, const char *buf,
+			   size_t len, vsched_check_fn check, void *arg)
 {
 	const struct cftype *cft;
 	struct group *g;
@@ -319,12 +319,22 @@ ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, cons
 	if (!ret) {
 		if (len && cft->write)
 			api_advance(vs);
-		ret = cftype_write(vs->s, g, cft, buf, len);
+		/* In the same lock section as the write: the tree cannot change in between. */
+		if (check)
+			ret = check(vs->s, arg);
+		if (!ret)
+			ret = cftype_write(vs->s, g, cft, buf, len);
 	}
 	vsched_unlock(vs);
 	if (ret > 0)
 		api_notify(vs, VSCHED_EV_WRITE, path, file);
 	return ret;
+}
+
+ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,
+		     size_t len)
+{
+	return vsched_write_check(vs, path, file, buf, len, NULL, NULL);
 }
 
 int vsched_write_str(struct vsched *vs, const char *path, const char *file, const char *value)

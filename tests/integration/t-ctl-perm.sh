@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Modes and ownership as cgroupfs (root-owned, 0755 / 0644 / 0444), and cgroup v2 delegation:
-# `chown USER dir` lets USER manage the subtree below dir but not dir's own limits, and move
-# vCPUs only between groups it owns; everyone else gets EACCES.
+# Modes and ownership as cgroupfs (root-owned, 0755 / 0644 / 0444; chown and chmod of any node,
+# each node on its own), and cgroup v2 delegation: `chown USER dir` and its cgroup.procs,
+# cgroup.threads, cgroup.subtree_control (and vsched.vcpus) let USER manage the subtree below dir
+# but not dir's own limits, and move vCPUs only between groups it owns; everyone else gets EACCES.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ctl-lib.sh"
 ctl_require_fuse
@@ -36,9 +37,18 @@ run_err "$EPERM" as_u chown $U d
 echo threaded >d/cgroup.type
 echo "$t0" >d/cgroup.threads
 chown $U:$U d
-chown $U:$U d/cgroup.procs d/cgroup.threads d/cgroup.subtree_control &&
+# As on cgroupfs, the directory's files keep their owner: chown of the directory alone gives U
+# no file in it.
+expect_eq "chown of the directory only" "$(statof d/cgroup.procs)" "-rw-r--r-- 0 0 0"
+chown $U:$U d/cgroup.procs d/cgroup.threads d/cgroup.subtree_control d/vsched.vcpus &&
 	ok "chown of the delegatable files (recipe of cgroup-v2.rst)" || bad "chown of delegatable files"
-run_err "$EPERM" chown $U d/cpu.weight
+# Root may chown and chmod any file, as on cgroupfs; each node keeps its own.
+chown $U d/cpu.weight && chmod 0600 d/cpu.weight && ok "chown and chmod of d/cpu.weight" ||
+	bad "chown/chmod of d/cpu.weight"
+expect_eq "chowned, chmodded file" "$(statof d/cpu.weight)" "-rw------- $U 0 0"
+expect_eq "its neighbour" "$(statof d/cpu.max)" "-rw-r--r-- 0 0 0"
+chown 0 d/cpu.weight && chmod 0644 d/cpu.weight
+run_err "$EPERM" as_u chmod 0666 d/cpu.max
 expect_eq "delegated dir" "$(statof d)" "drwxr-xr-x $U $U 0"
 expect_eq "delegated cgroup.threads" "$(statof d/cgroup.threads)" "-rw-r--r-- $U $U 0"
 expect_eq "delegated cgroup.subtree_control" "$(statof d/cgroup.subtree_control)" "-rw-r--r-- $U $U 0"
@@ -81,8 +91,22 @@ run_err "$EACCES" as_o bash -c "echo 10 > d/x/cpu.weight"
 run_err "$EACCES" as_o bash -c "echo $t0 > d/x/cgroup.threads"
 expect_eq "others read" "$(as_o cat d/x/cpu.weight)" "50"
 
-# chown by the delegatee of its own group to another user: EPERM (no CAP_CHOWN).
+# chown by the delegatee of its own group to another user: EPERM (no CAP_CHOWN); chmod of its
+# own file is the owner's right.
 run_err "$EPERM" as_u chown $O d/x
+as_u chmod 0664 d/x/cpu.weight && ok "owner chmods its file" || bad "owner chmod"
+expect_eq "chmod by the owner" "$(statof d/x/cpu.weight)" "-rw-rw-r-- $U $U 0"
+
+# Files take the owner of whoever made them: root enabling +cpu in U's group makes the cpu.*
+# files of its children root's (cgroup_add_file() uses the caller's fsuid), as on cgroupfs.
+as_u bash -c "echo +cpu > d/x/cgroup.subtree_control"
+as_u mkdir d/x/k
+expect_eq "made by U" "$(statof d/x/k/cpu.weight)" "-rw-r--r-- $U $U 0"
+as_u bash -c "echo -cpu > d/x/cgroup.subtree_control"
+echo +cpu > d/x/cgroup.subtree_control
+expect_eq "cpu.* files made again by root" "$(statof d/x/k/cpu.weight)" "-rw-r--r-- 0 0 0"
+expect_eq "other files still U's" "$(statof d/x/k/cgroup.procs)" "-rw-r--r-- $U $U 0"
+as_u rmdir d/x/k
 
 # Taking the delegation back (chown to root) ends it.
 echo "$HPID" >cgroup.procs

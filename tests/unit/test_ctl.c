@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "sched/files.h"
+#include "sched/group.h"
 #include "test.h"
+#include "util/cpuset.h"
 #include "vsched.h"
 
 static char run_dir[64];
@@ -229,11 +232,15 @@ static void test_ctl_mount_serves_api(void)
 	snprintf(p, sizeof(p), "%s/g/cpu.max", dir);
 	CU_ASSERT_EQUAL(read_file(p, buf, sizeof(buf)), 11);
 	CU_ASSERT_STRING_EQUAL(buf, "5000 10000\n");
-	/* Read-only file: EACCES on a write-open even for root. */
+	/* Read-only file: root opens it for writing, as on cgroupfs; the write is EINVAL. */
 	snprintf(p, sizeof(p), "%s/g/cpu.stat", dir);
 	fd = open(p, O_WRONLY);
-	CU_ASSERT_EQUAL(fd, -1);
-	CU_ASSERT_EQUAL(errno, EACCES);
+	CU_ASSERT_TRUE(fd >= 0);
+	errno = 0;
+	CU_ASSERT_EQUAL(write(fd, "1", 1), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	if (fd >= 0)
+		close(fd);
 	snprintf(p, sizeof(p), "%s/g", dir);
 	CU_ASSERT_EQUAL(rmdir(p), 0);
 	CU_ASSERT_EQUAL(vsched_stat(vs, "g", NULL, &st.st_mode), -ENOENT);
@@ -273,11 +280,98 @@ static void test_ctl_unmount_with_open_file(void)
 	rm_run_dir();
 }
 
+/*
+ * The clock hook runs under the tree's lock right before a write takes effect: armed, it moves
+ * vCPU 0 out of the delegated subtree there, as a concurrent move by root would land between a
+ * permission check made in another lock section and the write.
+ */
+static bool race_armed;
+
+static uint64_t race_clock(void *arg)
+{
+	struct vsched *vs = arg;
+	struct cpuset set;
+
+	if (race_armed) {
+		race_armed = false;
+		cpuset_clear(&set);
+		cpuset_set(&set, 0);
+		cgroup_move_vcpus(vsched_sched(vs), &set, group_lookup(vsched_sched(vs), "o"), true);
+	}
+	return 0;
+}
+
+/* A delegatee's vCPU move is checked in the same lock section as the write (no race). */
+static void test_ctl_move_check_atomic(void)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 64], val[16], got[64];
+	struct vsched *vs;
+	struct ctl *c;
+	int status, fds[2];
+	pid_t pid;
+
+	if (access("/dev/fuse", R_OK | W_OK) || geteuid()) {
+		test_skip("mounting needs /dev/fuse and root");
+		return;
+	}
+	set_run_dir();
+	chmod(run_dir, 0755);		/* the delegatee walks to the mount */
+	snprintf(dir, sizeof(dir), "%s/mnt", run_dir);
+	vs = vsched_create(2, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	vsched_set_pid(vs, 4000);
+	vsched_set_vcpu_tid(vs, 0, 4001);
+	vsched_set_vcpu_tid(vs, 1, 4002);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "d"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "d/x"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "d/y"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "o"), 0);
+	CU_ASSERT_EQUAL(vsched_assign(vs, "0", "d/y"), 0);
+	CU_ASSERT_EQUAL_FATAL(ctl_mount(vs, dir, &c), 0);
+	/* Delegate d to 65534: its cgroup.procs (the common ancestor's) and d/x's cgroup.threads. */
+	snprintf(p, sizeof(p), "%s/d/cgroup.procs", dir);
+	CU_ASSERT_EQUAL(chown(p, 65534, 65534), 0);
+	snprintf(p, sizeof(p), "%s/d/x/cgroup.threads", dir);
+	CU_ASSERT_EQUAL(chown(p, 65534, 65534), 0);
+	vsched_set_clock(vs, race_clock, vs);
+
+	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	race_armed = true;
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		ssize_t r = -1;
+
+		if (!setresgid(65534, 65534, 65534) && !setresuid(65534, 65534, 65534))
+			r = write_file(p, "4001");
+		snprintf(val, sizeof(val), "%zd", r);
+		if (write(fds[1], val, strlen(val)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	close(fds[1]);
+	memset(got, 0, sizeof(got));
+	CU_ASSERT_TRUE(read(fds[0], got, sizeof(got) - 1) > 0);
+	close(fds[0]);
+	/* vCPU 0 was in o (root's) when the write happened: EACCES, and it stays there. */
+	CU_ASSERT_EQUAL(atoi(got), -EACCES);
+	CU_ASSERT_FALSE(race_armed);
+	CU_ASSERT_EQUAL(vsched_read(vs, "o", "vsched.vcpus", got, sizeof(got)), 2);
+	CU_ASSERT_STRING_EQUAL(got, "0\n");
+
+	vsched_set_clock(vs, NULL, NULL);
+	ctl_unmount(c);
+	vsched_destroy(vs);
+	rm_run_dir();
+}
+
 static CU_TestInfo ctl_tests[] = {
 	{ "VM names and default directory", test_ctl_names },
 	{ "registry: own, live and dead holders", test_ctl_register_liveness },
 	{ "mount serves the API", test_ctl_mount_serves_api },
 	{ "unmount with a file open inside", test_ctl_unmount_with_open_file },
+	{ "a delegated move is checked with the write, atomically", test_ctl_move_check_atomic },
 	CU_TEST_INFO_NULL,
 };
 
