@@ -9,6 +9,11 @@
 
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "test.h"
 
 #include "libvirt/domain.h"
 
@@ -44,6 +49,27 @@ static inline const char *shared_dir(void)
 	const char *s = getenv("SHARED");
 
 	return s && *s ? s : "../shared";
+}
+
+/*
+ * The path of a file of ../shared/testdata (a clone of its own has no ../shared): false, with a
+ * counted, visible skip naming what is missing, when the testdata directory is absent. A file
+ * missing from a present directory is the test's failure, not a skip.
+ */
+static inline bool testdata_file(const char *rel, char *buf, size_t len)
+{
+	char why[PATH_MAX + 128];
+	struct stat st;
+
+	snprintf(buf, len, "%s/testdata", shared_dir());
+	if (stat(buf, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(why, sizeof(why), "%s is absent (no ../shared next to this clone): %s not "
+			 "tested", buf, rel);
+		test_skip(why);
+		return false;
+	}
+	snprintf(buf, len, "%s/testdata/%s", shared_dir(), rel);
+	return true;
 }
 
 #endif
