@@ -29,7 +29,6 @@ struct deleg_move {
 	char buf[CFTYPE_WRITE_MAX + 1];
 	bool *may;		/* [depth]: the caller may write that ancestor's cgroup.procs */
 	unsigned int nr;
-	bool denied;
 };
 
 static struct group *common_ancestor(struct group *a, struct group *b)
@@ -89,10 +88,8 @@ static int deleg_check(struct sched *s, void *arg)
 		if (!cpuset_test(&set, i) || v->group == dst)
 			continue;
 		ca = common_ancestor(v->group, dst);
-		if (!ca || ca->depth >= m->nr || !m->may[ca->depth]) {
-			m->denied = true;
+		if (!ca || ca->depth >= m->nr || !m->may[ca->depth])
 			return -EACCES;
-		}
 	}
 	return 0;
 }
@@ -142,6 +139,5 @@ ssize_t ctl_deleg_write(struct ctl *c, const char *group, const char *name, cons
 			ret = vsched_write_check(c->vs, group, name, buf, len, deleg_check, &m);
 		free(m.may);
 	}
-	/* A file without a write handler: kernfs opened it and fails the write (EINVAL). */
-	return ret == -EACCES && !m.denied ? -EINVAL : ret;
+	return ret;
 }

@@ -60,7 +60,7 @@ ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file,
 
 /*
  * Writes one value, as write(2) on cgroupfs: returns len on success, 0 for len == 0 (no
- * effect), -E2BIG above 4096 bytes, -EACCES for read-only files, -ENOENT, else the file's
+ * effect), -E2BIG above 4096 bytes, -EINVAL for read-only files, -ENOENT, else the file's
  * errno. Success triggers the change callback.
  */
 ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,

@@ -42,10 +42,11 @@ bool cftype_visible(const struct cftype *cft, const struct group *g);
 mode_t cftype_mode(const struct cftype *cft);
 
 /*
- * The one write path of every front end, with kernfs/cgroup_file_write() rules: -EACCES if the
- * file has no write handler (kernfs refuses the open), -E2BIG above CFTYPE_WRITE_MAX bytes, a
- * zero-length write succeeds and does nothing; the handler sees a NUL-terminated copy (so it
- * stops at an embedded NUL, as the kernel's do). Returns len on success, else -errno.
+ * The one write path of every front end, with kernfs/cgroup_file_write() rules, in their order:
+ * -E2BIG above CFTYPE_WRITE_MAX bytes, a zero-length write succeeds and does nothing, -EINVAL
+ * if the file has no write handler (cgroupfs opens read-only files for writing; the write
+ * fails); the handler sees a NUL-terminated copy (so it stops at an embedded NUL, as the
+ * kernel's do). Returns len on success, else -errno.
  */
 ssize_t cftype_write(struct sched *s, struct group *g, const struct cftype *cft, const char *buf,
 		     size_t len);

@@ -79,12 +79,13 @@ ssize_t cftype_write(struct sched *s, struct group *g, const struct cftype *cft,
 	char copy[CFTYPE_WRITE_MAX + 1];
 	int ret;
 
-	if (!cft->write)
-		return -EACCES;
+	/* kernfs_fop_write_iter(): the size first; cgroup_file_write(): no handler, EINVAL. */
 	if (len > CFTYPE_WRITE_MAX)
 		return -E2BIG;
 	if (!len)
 		return 0;
+	if (!cft->write)
+		return -EINVAL;
 	memcpy(copy, buf, len);
 	copy[len] = '\0';
 	ret = cft->write(s, g, copy, len);

@@ -38,11 +38,11 @@ static void test_cgroup_files_on_root_and_child(void)
 		"2 tid=4003 usage_usec=0 user_usec=0 system_usec=0\n"
 		"3 tid=4004 usage_usec=0 user_usec=0 system_usec=0\n");
 	READ_IS(vs, "g", "vsched.vcpu.stat", "");
-	/* read-only files refuse writes as kernfs does */
-	WRITE_IS(vs, "g", "cgroup.controllers", "cpu", -EACCES);
-	WRITE_IS(vs, "g", "cgroup.events", "0", -EACCES);
-	WRITE_IS(vs, "g", "cgroup.stat", "0", -EACCES);
-	WRITE_IS(vs, "g", "vsched.vcpu.stat", "0", -EACCES);
+	/* read-only files: the write is EINVAL, as cgroup_file_write() without a handler */
+	WRITE_IS(vs, "g", "cgroup.controllers", "cpu", -EINVAL);
+	WRITE_IS(vs, "g", "cgroup.events", "0", -EINVAL);
+	WRITE_IS(vs, "g", "cgroup.stat", "0", -EINVAL);
+	WRITE_IS(vs, "g", "vsched.vcpu.stat", "0", -EINVAL);
 	vsched_destroy(vs);
 }
 

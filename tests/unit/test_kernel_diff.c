@@ -293,6 +293,52 @@ static void test_kdiff_v2_threaded(void)
 	vsched_destroy(vs);
 }
 
+/* Writes to read-only files and long names, through the C API and on the kernel's cgroup2. */
+static void test_kdiff_v2_readonly_names(void)
+{
+	static const char *const ro[] = { "cgroup.events", "cgroup.stat", "cgroup.controllers" };
+	static const size_t lens[] = { 0, 1, 4096, 4097 };
+	static const size_t names[] = { 255, 256, 1025, 4000 };
+	char *buf = malloc(5000), path[PATH_MAX * 2];
+	struct vsched *vs;
+	size_t i, k;
+
+	if (!v2_dir[0]) {
+		test_skip("no writable cgroup2 mount (needs root)");
+		free(buf);
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	vs = vs_new(1);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "g"), 0);
+	memset(buf, '1', 5000);
+	for (i = 0; i < ARRAY_SIZE(ro); i++)
+		for (k = 0; k < ARRAY_SIZE(lens); k++) {
+			ssize_t me = vsched_write(vs, "g", ro[i], buf, lens[k]);
+			int ke = kwrite(v2_dir, ro[i], buf, lens[k]);
+
+			if (ke != (me < 0 ? (int)me : 0))
+				fprintf(stderr, "%s, %zu bytes: kernel %d, vsched %zd\n", ro[i], lens[k],
+					ke, me);
+			CU_ASSERT_EQUAL(ke, me < 0 ? (int)me : 0);
+		}
+	memset(buf, 'n', 5000);
+	for (k = 0; k < ARRAY_SIZE(names); k++) {
+		int ke, me;
+
+		buf[names[k]] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", v2_dir, buf);
+		ke = mkdir(path, 0755) ? -errno : 0;
+		me = vsched_mkdir(vs, buf);
+		CU_ASSERT_EQUAL(ke, me);
+		if (!ke)
+			rmdir(path);
+		buf[names[k]] = 'n';
+	}
+	vsched_destroy(vs);
+	free(buf);
+}
+
 static void test_kdiff_v2_cpu(void)
 {
 	static const char max_alpha[] = " \t\n0123456789maxMAX-+ab";
@@ -352,6 +398,7 @@ static CU_TestInfo kdiff_tests[] = {
 	{ "v1 cpu.shares/cpu.idle vs kstrtoull/kstrtoll", test_kdiff_v1_kstrtox },
 	{ "v2 cgroup.max.*, cgroup.type writes", test_kdiff_v2_core },
 	{ "v2 threaded child", test_kdiff_v2_threaded },
+	{ "v2 writes to read-only files, long names", test_kdiff_v2_readonly_names },
 	{ "v2 cpu.weight, nice, max, burst", test_kdiff_v2_cpu },
 	CU_TEST_INFO_NULL,
 };
