@@ -29,23 +29,13 @@ void apply_report(const char *prog, const struct xdiag *d)
 		fprintf(stderr, "%s: %s\n", prog, d->msg);
 }
 
-/* The only process in dir/emulator/cgroup.procs (QEMU), 0 if none or several. */
+/* QEMU: libvirt puts its main thread in the domain's emulator group. */
 static pid_t apply_emulator_pid(const char *dir)
 {
-	char p[PATH_MAX], line[64];
-	pid_t pid = 0;
-	FILE *f;
-	int n = 0;
+	char p[PATH_MAX];
 
-	snprintf(p, sizeof(p), "%s/emulator/cgroup.procs", dir);
-	f = fopen(p, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (n++ == 0)
-			pid = (pid_t)atoi(line);
-	fclose(f);
-	return n == 1 ? pid : 0;
+	snprintf(p, sizeof(p), "%s/emulator", dir);
+	return dir_single_proc(p);
 }
 
 bool apply_is_vsched(const char *name, char *dir, size_t len)
@@ -98,7 +88,6 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 		xerr(d, NULL, NULL, NULL, "%s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	/* libvirt puts QEMU's main thread in its emulator group. */
 	if (qemu && !t.pid)
 		t.pid = apply_emulator_pid(dir);
 	if (!dir_target_has_cap(&t))
@@ -114,8 +103,9 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 	if (ret)
 		goto out_plan;
 	if (flags & APPLY_NOT_RUNNING)
-		fprintf(t.out, "# no VM named '%s' runs: what `vsched run --domain` would set up in "
-			"%s (%s); nothing is written\n", def->name, dir, fs_flavor_name(t.flavor));
+		fprintf(t.out, "# no VM named '%s' runs: what `vsched run --domain` would set "
+			"up in %s (%s); nothing is written\n", def->name, dir,
+			fs_flavor_name(t.flavor));
 	else if (dry_run)
 		fprintf(t.out, "# %s (%s): nothing is written\n", dir, fs_flavor_name(t.flavor));
 	dir_target_backend(&t, &be);
@@ -165,9 +155,9 @@ static int apply_check_ctl(const char *dir, bool *qemu, struct xdiag *d)
 	    S_ISDIR(st.st_mode))
 		return 0;
 	return xerr(d, NULL, NULL, NULL,
-		    "--ctl %s: neither the root of a vsched control directory (vsched.vcpus) nor a "
-		    "libvirt QEMU domain's cgroup (libvirt's emulator group in it); nothing changed",
-		    dir);
+		    "--ctl %s: neither the root of a vsched control directory (vsched.vcpus) "
+		    "nor a libvirt QEMU domain's cgroup (libvirt's emulator group in it); "
+		    "nothing changed", dir);
 }
 
 static void apply_usage(FILE *f)
@@ -175,13 +165,15 @@ static void apply_usage(FILE *f)
 	fprintf(f, "usage: vsched apply --domain FILE [--ctl DIR] [--pid PID] [--dry-run]\n"
 		   "  Applies the domain's <cputune> and vsched groups to a running VM.\n"
 		   "  --domain FILE  domain XML (\"-\" = stdin)\n"
-		   "  --ctl DIR      the root of the VM's control directory, or the cgroup libvirt\n"
-		   "                 made for QEMU domain NAME (default: /run/vsched/NAME, else\n"
-		   "                 the cgroup of the running libvirt QEMU domain NAME)\n"
+		   "  --ctl DIR      the root of the VM's control directory, or the cgroup\n"
+		   "                 libvirt made for QEMU domain NAME (default:\n"
+		   "                 /run/vsched/NAME, else the cgroup of the running libvirt\n"
+		   "                 QEMU domain NAME)\n"
 		   "  --pid PID      the process whose vCPU threads to move (default: the only\n"
 		   "                 process in DIR/cgroup.procs, or libvirt's pid file)\n"
 		   "  --dry-run      validate and print what would be written; touch nothing\n"
-		   "                 (no VM running: the plan `vsched run --domain` would apply)\n");
+		   "                 (no VM running: the plan `vsched run --domain` would\n"
+		   "                 apply)\n");
 }
 
 int cmd_apply(int argc, char **argv)

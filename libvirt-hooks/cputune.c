@@ -122,8 +122,8 @@ static int cputune_vcpupin(struct cputune_ctx *c, xmlNode *n, const char *raw __
 	if (!vcpu)
 		return xerr(c->d, n, "vcpupin", NULL, "missing vcpu id in vcpupin");
 	if (parse_ull(vcpu, &id) || id > 65535) {
-		ret = xerr(c->d, n, "vcpupin", vcpu, "Invalid value for attribute 'vcpu' in element "
-			   "'vcpupin': '%s'. Expected non-negative integer value", vcpu);
+		ret = xerr(c->d, n, "vcpupin", vcpu, "Invalid value for attribute 'vcpu' in "
+			   "element 'vcpupin': '%s'. Expected non-negative integer value", vcpu);
 		free(vcpu);
 		return ret;
 	}

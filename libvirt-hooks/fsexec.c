@@ -193,12 +193,15 @@ write:
 
 static void exec_rollback(struct fsexec *x)
 {
+	static const char *const what[] = {
+		[UNDO_RMDIR] = "mkdir", [UNDO_WRITE] = "the write to",
+		[UNDO_MOVE] = "the move of a vCPU from",
+	};
 	const struct fs_backend *be = x->be;
 	size_t i;
 
 	for (i = x->nr; i-- > 0;) {
 		const struct undo *u = &x->log[i];
-		const char *p = u->path[0] ? u->path : "/";
 		int ret = 0;
 
 		switch (u->kind) {
@@ -216,9 +219,8 @@ static void exec_rollback(struct fsexec *x)
 			break;
 		}
 		if (ret)
-			xwarn(x->d, NULL, "rollback", "could not undo %s %s%s%s: %s",
-			      u->kind == UNDO_RMDIR ? "mkdir" : u->kind == UNDO_MOVE ? "the move of "
-			      "a vCPU from" : "the write to", p, u->file[0] ? "/" : "", u->file,
+			xwarn(x->d, NULL, "rollback", "could not undo %s %s%s%s: %s", what[u->kind],
+			      u->path[0] ? u->path : "/", u->file[0] ? "/" : "", u->file,
 			      strerror(-ret));
 	}
 }

@@ -249,7 +249,8 @@ static void sync_daemon(const struct libvirt_sync *s)
 	if (fd != 0 || dup2(fd, 1) != 1 || dup2(fd, 2) != 2)
 		_exit(1);
 	snprintf(dir, sizeof(dir), "%s/" SYNC_SUBDIR, ctl_run_dir());
-	if ((mkdir(ctl_run_dir(), 0755) && errno != EEXIST) || (mkdir(dir, 0755) && errno != EEXIST))
+	if ((mkdir(ctl_run_dir(), 0755) && errno != EEXIST) ||
+	    (mkdir(dir, 0755) && errno != EEXIST))
 		_exit(1);
 	/* ctl_name_valid(): a domain name has at most 128 bytes. */
 	snprintf(lock, sizeof(lock), "%s/%s.lock", dir, s->domain);

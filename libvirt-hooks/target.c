@@ -23,7 +23,7 @@ static bool file_exists(const char *dir, const char *name)
 	return access(p, F_OK) == 0;
 }
 
-static pid_t target_single_proc(const char *root)
+pid_t dir_single_proc(const char *root)
 {
 	char p[PATH_MAX], line[64];
 	pid_t pid = 0;
@@ -61,7 +61,7 @@ int dir_target_open(struct dir_target *t, const char *root, const char *domain, 
 	t->flavor = file_exists(root, "cpu.shares") || file_exists(root, "tasks") ? FS_V1 : FS_V2;
 	t->is_vsched = t->missing || file_exists(root, "vsched.vcpus");
 	t->domain = domain;
-	t->pid = pid ? pid : target_single_proc(root);
+	t->pid = pid ? pid : dir_single_proc(root);
 	t->dry_run = dry_run;
 	t->out = out ? out : stdout;
 	return 0;

@@ -75,7 +75,8 @@ static int xerr_va(struct xdiag *d, int line, const char *elem, const char *valu
 		n = snprintf(d->msg, sizeof(d->msg), "%s: ", d->file);
 	xdiag_quote(d, line, quote, sizeof(quote));
 	if (elem && value)
-		snprintf(d->msg + n, sizeof(d->msg) - n, "<%s> '%s': %s%s", elem, value, text, quote);
+		snprintf(d->msg + n, sizeof(d->msg) - n, "<%s> '%s': %s%s", elem, value, text,
+			 quote);
 	else if (elem)
 		snprintf(d->msg + n, sizeof(d->msg) - n, "<%s>: %s%s", elem, text, quote);
 	else

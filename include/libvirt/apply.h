@@ -22,7 +22,8 @@ bool apply_is_vsched(const char *name, char *dir, size_t len);
 int apply_find_target(const char *name, char *dir, size_t len, pid_t *pid, bool *is_vsched);
 #define APPLY_DRY_RUN	(1U << 0)	/* print, write nothing */
 #define APPLY_QEMU	(1U << 1)	/* dir is the cgroup libvirt made for a QEMU domain */
-#define APPLY_NOT_RUNNING (1U << 2)	/* dry run for a VM that does not run: dir may not exist */
+/* A dry run for a VM that does not run: dir may not exist. */
+#define APPLY_NOT_RUNNING (1U << 2)
 
 /*
  * Plan, render for the target's flavour, then execute (or print: APPLY_DRY_RUN, to out). Nothing

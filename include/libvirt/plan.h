@@ -34,7 +34,7 @@ struct plan_op {
 	uint64_t value;		/* shares, weight, idle, burst, or the period of PLAN_MAX */
 	int64_t quota;		/* PLAN_MAX */
 	unsigned int vcpu;	/* PLAN_MOVE; PLAN_MAX with mirror */
-	bool mirror;		/* PLAN_MAX: libvirt's vcpuN values win (quota, value: fallback) */
+	bool mirror;		/* PLAN_MAX: libvirt's vcpuN cap wins; quota, value fall back */
 	bool to_libvirt;	/* PLAN_MOVE: path is libvirt's own vcpuN group */
 	const char *origin;	/* the XML element it comes from, for messages */
 	int line;

@@ -36,6 +36,8 @@ struct dir_target {
 int dir_target_open(struct dir_target *t, const char *root, const char *domain, pid_t pid,
 		    bool dry_run, FILE *out);
 void dir_target_backend(struct dir_target *t, struct fs_backend *be);
+/* The only process in dir/cgroup.procs, 0 if none or several. */
+pid_t dir_single_proc(const char *dir);
 /* Whether the VM's own group takes a cap (a kernel-like root does not). */
 bool dir_target_has_cap(const struct dir_target *t);
 

@@ -289,14 +289,14 @@ static bool race_armed;
 
 static uint64_t race_clock(void *arg)
 {
-	struct vsched *vs = arg;
+	struct sched *s = vsched_sched(arg);
 	struct cpuset set;
 
 	if (race_armed) {
 		race_armed = false;
 		cpuset_clear(&set);
 		cpuset_set(&set, 0);
-		cgroup_move_vcpus(vsched_sched(vs), &set, group_lookup(vsched_sched(vs), "o"), true);
+		cgroup_move_vcpus(s, &set, group_lookup(s, "o"), true);
 	}
 	return 0;
 }
@@ -328,7 +328,7 @@ static void test_ctl_move_check_atomic(void)
 	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "o"), 0);
 	CU_ASSERT_EQUAL(vsched_assign(vs, "0", "d/y"), 0);
 	CU_ASSERT_EQUAL_FATAL(ctl_mount(vs, dir, &c), 0);
-	/* Delegate d to 65534: its cgroup.procs (the common ancestor's) and d/x's cgroup.threads. */
+	/* Delegate d to 65534: its cgroup.procs (the common ancestor's), d/x's cgroup.threads. */
 	snprintf(p, sizeof(p), "%s/d/cgroup.procs", dir);
 	CU_ASSERT_EQUAL(chown(p, 65534, 65534), 0);
 	snprintf(p, sizeof(p), "%s/d/x/cgroup.threads", dir);

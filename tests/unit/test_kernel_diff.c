@@ -318,8 +318,8 @@ static void test_kdiff_v2_readonly_names(void)
 			int ke = kwrite(v2_dir, ro[i], buf, lens[k]);
 
 			if (ke != (me < 0 ? (int)me : 0))
-				fprintf(stderr, "%s, %zu bytes: kernel %d, vsched %zd\n", ro[i], lens[k],
-					ke, me);
+				fprintf(stderr, "%s, %zu bytes: kernel %d, vsched %zd\n", ro[i],
+					lens[k], ke, me);
 			CU_ASSERT_EQUAL(ke, me < 0 ? (int)me : 0);
 		}
 	memset(buf, 'n', 5000);

@@ -141,7 +141,8 @@ static void test_launch_apply_rolls_back(void)
 	CU_ASSERT_EQUAL(domain_launch_apply(&l, vs), -EAGAIN);
 	if (!strstr(l.diag.msg, "mkdir a/vcpu0: Resource temporarily unavailable"))
 		printf("\n    %s\n", l.diag.msg);
-	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, "mkdir a/vcpu0: Resource temporarily unavailable"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, "mkdir a/vcpu0: Resource temporarily "
+						  "unavailable"));
 	/* As before: a/b is gone, a keeps its weight, vCPU 1 is back in a, vCPU 0 in the root. */
 	expect_file(vs, "a", "cpu.weight", "77\n");
 	expect_file(vs, "a", "cgroup.subtree_control", "");

@@ -30,6 +30,21 @@ static const char *dom_full =
 	"<v:assign vcpus='0' group='fast'/><v:assign vcpus='1' group='bg'/>\n"
 	"</v:groups></metadata></domain>";
 
+/* The plan of dom_full up to its vCPUs, the same for every target. */
+#define PLAN_FULL_GROUPS                                                                   \
+	"shares / 300\n"                                                                    \
+	"max / 250000 100000\n"                                                             \
+	"mkdir fast\n"                                                                      \
+	"idle fast 0\n"                                                                     \
+	"weight fast 400\n"                                                                 \
+	"burst fast 0\n"                                                                    \
+	"max fast 150000 100000\n"                                                          \
+	"burst fast 10000\n"                                                                \
+	"mkdir fast/bg\n"                                                                   \
+	"idle fast/bg 1\n"                                                                  \
+	"burst fast/bg 0\n"                                                                 \
+	"max fast/bg max 100000\n"
+
 static void plan_text(const struct plan *p, char **buf)
 {
 	size_t len;
@@ -50,18 +65,7 @@ static void test_plan_build(void)
 	CU_ASSERT_EQUAL_FATAL(plan_build(&def, 0, &p), 0);
 	plan_text(&p, &txt);
 	CU_ASSERT_STRING_EQUAL(txt,
-			       "shares / 300\n"
-			       "max / 250000 100000\n"
-			       "mkdir fast\n"
-			       "idle fast 0\n"
-			       "weight fast 400\n"
-			       "burst fast 0\n"
-			       "max fast 150000 100000\n"
-			       "burst fast 10000\n"
-			       "mkdir fast/bg\n"
-			       "idle fast/bg 1\n"
-			       "burst fast/bg 0\n"
-			       "max fast/bg max 100000\n"
+			       PLAN_FULL_GROUPS
 			       "mkdir fast/vcpu0\n"
 			       "idle fast/vcpu0 0\n"
 			       "max fast/vcpu0 50000 100000\n"
@@ -598,18 +602,7 @@ static void test_plan_libvirt_vcpus(void)
 	CU_ASSERT_EQUAL_FATAL(plan_build(&def, PLAN_LIBVIRT_VCPUS, &p), 0);
 	plan_text(&p, &txt);
 	CU_ASSERT_STRING_EQUAL(txt,
-			       "shares / 300\n"
-			       "max / 250000 100000\n"
-			       "mkdir fast\n"
-			       "idle fast 0\n"
-			       "weight fast 400\n"
-			       "burst fast 0\n"
-			       "max fast 150000 100000\n"
-			       "burst fast 10000\n"
-			       "mkdir fast/bg\n"
-			       "idle fast/bg 1\n"
-			       "burst fast/bg 0\n"
-			       "max fast/bg max 100000\n"
+			       PLAN_FULL_GROUPS
 			       "mkdir fast/vcpu0\n"
 			       "idle fast/vcpu0 0\n"
 			       "mirror fast/vcpu0 vcpu0\n"
@@ -827,8 +820,8 @@ static void test_exec_all_or_nothing(void)
 			xdiag_init(&d, "t.xml");
 			CU_ASSERT_EQUAL(fsops_exec(&f, &be, &d), -EBUSY);
 			if (!mt_same(&m, &init))
-				printf("\n    flavour %d: failure at change %d of %d left changes\n", fl,
-				       k, total);
+				printf("\n    flavour %d: failure at change %d of %d left "
+				       "changes\n", fl, k, total);
 			CU_ASSERT_TRUE(mt_same(&m, &init));
 		}
 		fsops_free(&f);

@@ -71,7 +71,8 @@ static void test_vgroups_parse(void)
 static void expect_control_file_names(void)
 {
 	static const char *const bad[] = {
-		"tasks", "notify_on_release", "release_agent", "cgroup.procs", "cgroup.clone_children",
+		"tasks", "notify_on_release", "release_agent", "cgroup.procs",
+		"cgroup.clone_children",
 		"cpu.max", "cpu.shares", "cpuacct.usage", "cpuset.cpus", "memory.max", "io.weight",
 		"blkio.weight", "pids.max", "devices.allow", "freezer.state", "hugetlb.2MB.max",
 		"rdma.max", "misc.max", "net_cls.classid", "perf_event.x", "irq.pressure",
