@@ -181,7 +181,8 @@ static void bound_saturated(struct sched_entity *se, double slice)
 	struct group_core *p = se->parent;
 	double lo = fair_vclock(p) - slice / se->rate;
 
-	if (heap_queued(&se->node) || !se->nr_running || se->vt >= lo)
+	if (heap_queued(&se->node) || !se->nr_running || se->nr_running >= se->rate ||
+	    se->vt >= lo)
 		return;
 	p->sum_rvt += se->rate * (lo - se->vt);
 	se->vt = lo;

@@ -160,6 +160,7 @@ void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable);
 double fair_clamp_lag(double bound, double lag, double r);
 void fair_lanes_held(struct sched *s, uint64_t dt);
 void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu);
+void fair_delivery_missed(struct sched *s);
 
 /* fair.c: fluid rates and per-level virtual time. */
 int fair_init(struct sched *s);

@@ -88,6 +88,7 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	ln->cur = vc;
 	ln->start = s->core.now;
 	ln->rot_until = SCHED_TIME_NONE;
+	ln->bw_until = SCHED_TIME_NONE;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
 	if (gcore(&s->root)->queue.nr && !owns_lane(vc))
@@ -101,6 +102,7 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 
 	ln->cur = NULL;
 	ln->rot_until = SCHED_TIME_NONE;
+	ln->bw_until = SCHED_TIME_NONE;
 	vc->lane = -1;
 	fair_refund(s, vc);
 	fair_clear_running(s, vc);
@@ -315,6 +317,9 @@ void lanes_settle(struct sched *s)
 		} else if (ln->rot_until == SCHED_TIME_NONE) {
 			lane_set_rotation(s, ln);
 		}
+		/* Its bandwidth end passed and the pool is not dry: the lanes deliver less. */
+		if (ln->bw_until <= c->now)
+			fair_delivery_missed(s);
 		ln->bw_until = c->nr_bw_groups ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
 	}
 }

@@ -27,6 +27,7 @@
 #define DELIVER_WINDOW_NS	100e6	/* lane time per measurement */
 #define DELIVER_ALPHA	0.5		/* weight of a new measurement */
 #define DELIVER_MIN	0.05
+#define DELIVER_MISS_MIN_NS	1e6	/* lane time a miss needs to measure from */
 
 int fair_init(struct sched *s)
 {
@@ -368,6 +369,26 @@ void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu)
 	x = c->dl_cpu / c->dl_held;
 	x = x > 1.0 ? 1.0 : x < DELIVER_MIN ? DELIVER_MIN : x;
 	c->deliver += DELIVER_ALPHA * (x - c->deliver);
+	c->dl_cpu = 0;
+	c->dl_held = 0;
+}
+
+/*
+ * A bandwidth end passed with the pool not dry: the lanes deliver less than the estimate. Take
+ * what the current window measured at once, if it is lower, rather than the smoothed estimate:
+ * before the first window closed the estimate is a whole CPU, and each early end otherwise left
+ * a remainder, predicted at that CPU again, a fraction of the last one.
+ */
+void fair_delivery_missed(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	double x;
+
+	if (c->dl_held < DELIVER_MISS_MIN_NS)
+		return;
+	x = c->dl_cpu / c->dl_held;
+	if (x < c->deliver)
+		c->deliver = x < DELIVER_MIN ? DELIVER_MIN : x;
 	c->dl_cpu = 0;
 	c->dl_held = 0;
 }

@@ -32,9 +32,9 @@ struct sim {
 	struct group **groups;		/* [0] root, [i + 1] scenario group i */
 	uint64_t *next_sample;		/* per group: end of its current period sample */
 	double *sample_base;
-	double *demand, *rate;
+	struct sim_ideal *ideal;
 	struct sim_result *r;
-	uint64_t now, seg_start;
+	uint64_t now;
 	char *err;
 	size_t errlen;
 	FILE *trace;
@@ -45,21 +45,6 @@ const char *sim_pattern_name(enum sim_pattern p)
 	static const char *const names[] = { "idle", "hog", "duty", "bursty" };
 
 	return names[p];
-}
-
-static uint64_t rng_next(uint64_t *x)
-{
-	/* xorshift64*: deterministic and good enough for arrival jitter. */
-	*x ^= *x >> 12;
-	*x ^= *x << 25;
-	*x ^= *x >> 27;
-	return *x * 2685821657736338717ULL;
-}
-
-/* Uniform in [0.5, 1.5] x mean. */
-static uint64_t rng_around(uint64_t *x, uint64_t mean)
-{
-	return mean / 2 + (uint64_t)((double)(rng_next(x) >> 11) / (double)(1ULL << 53) * mean);
 }
 
 int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set)
@@ -85,19 +70,6 @@ int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settin
 			return ret;
 	}
 	return 0;
-}
-
-static double pattern_demand(const struct sim_vcpu_cfg *c)
-{
-	switch (c->kind) {
-	case SIM_HOG:
-		return 1.0;
-	case SIM_DUTY:
-	case SIM_BURSTY:
-		return (double)c->busy / (double)c->period;
-	default:
-		return 0.0;
-	}
 }
 
 static int fail(struct sim *sim, int ret, const char *what, const char *path)
@@ -150,24 +122,6 @@ static int build_tree(struct sim *sim)
 			return fail(sim, ret, "vcpu into", sc->vcpus[i].path);
 	}
 	return 0;
-}
-
-static void integrate_ideal(struct sim *sim)
-{
-	double dt = (double)(sim->now - sim->seg_start);
-	unsigned int i;
-
-	for (i = 0; i <= sim->sc->nr_groups; i++)
-		sim->r->groups[i].ideal += dt * fluid_group_rate(sim->s, sim->groups[i], sim->rate);
-	for (i = 0; i < sim->sc->nr_vcpus; i++)
-		sim->r->vcpus[i].ideal += dt * sim->rate[i];
-	sim->seg_start = sim->now;
-}
-
-static int resolve_ideal(struct sim *sim)
-{
-	return fluid_solve_delivered(sim->s, sim->demand, sim->rate,
-				     (double)sim->sc->deliver_pct / 100.0);
 }
 
 /* CPU a vCPU gets from d ns on a lane, and the lane time it needs for cpu ns of work. */
@@ -269,7 +223,7 @@ static int apply_event(struct sim *sim, const struct sim_event *ev)
 		ret = sim_apply_settings(sim->s, g, &ev->set);
 	if (ret)
 		return fail(sim, ret, "event on", ev->path);
-	return resolve_ideal(sim);
+	return sim_ideal_event(sim->ideal, ev);
 }
 
 static void arrive(struct sim *sim, unsigned int i)
@@ -281,8 +235,8 @@ static void arrive(struct sim *sim, unsigned int i)
 		v->backlog += c->busy;
 		v->next_arrival += c->period;
 	} else {
-		v->backlog += rng_around(&v->rng, c->busy);
-		v->next_arrival += rng_around(&v->rng, c->period);
+		v->backlog += sim_rng_around(&v->rng, c->busy);
+		v->next_arrival += sim_rng_around(&v->rng, c->period);
 	}
 	if (!v->runnable) {
 		v->runnable = true;
@@ -398,8 +352,9 @@ static int sim_loop(struct sim *sim)
 		for (i = 0; i < sc->nr_vcpus; i++)
 			while (sim->v[i].next_arrival <= t)
 				arrive(sim, i);
-		if (ev < sc->nr_events && sc->events[ev].at <= t)
-			integrate_ideal(sim);
+		if (ev < sc->nr_events && sc->events[ev].at <= t &&
+		    (ret = sim_ideal_advance(sim->ideal, t)))
+			return fail(sim, ret, "the ideal at", "an event");
 		while (ev < sc->nr_events && sc->events[ev].at <= t) {
 			ret = apply_event(sim, &sc->events[ev++]);
 			if (ret)
@@ -412,9 +367,9 @@ static int sim_loop(struct sim *sim)
 		}
 		drain(sim);
 	}
-	integrate_ideal(sim);
 	sample_periods(sim);
-	return 0;
+	ret = sim_ideal_advance(sim->ideal, sc->duration);
+	return ret ? fail(sim, ret, "the ideal at", "the end") : 0;
 }
 
 static int sim_setup(struct sim *sim)
@@ -430,14 +385,12 @@ static int sim_setup(struct sim *sim)
 	sim->groups = calloc(ng, sizeof(*sim->groups));
 	sim->next_sample = calloc(ng, sizeof(*sim->next_sample));
 	sim->sample_base = calloc(ng, sizeof(*sim->sample_base));
-	sim->demand = calloc(nv + 1, sizeof(double));
-	sim->rate = calloc(nv + 1, sizeof(double));
 	if (r) {
 		r->groups = calloc(ng, sizeof(*r->groups));
 		r->vcpus = calloc(nv + 1, sizeof(*r->vcpus));
 	}
 	if (!sim->s || !r || !sim->v || !sim->groups || !sim->next_sample || !sim->sample_base ||
-	    !sim->demand || !sim->rate || !r->groups || !r->vcpus)
+	    !r->groups || !r->vcpus)
 		return fail(sim, -ENOMEM, "setting up", "the simulation");
 	r->lanes = sc->lanes;
 	r->deliver_pct = sc->deliver_pct;
@@ -456,10 +409,9 @@ static int sim_setup(struct sim *sim)
 		const struct sim_vcpu_cfg *c = &sc->vcpus[i];
 		struct sim_vcpu *v = &sim->v[i];
 
-		v->rng = c->seed * 0x9E3779B97F4A7C15ULL + 1;
+		v->rng = sim_rng_seed(c->seed);
 		v->woke = SCHED_TIME_NONE;
 		v->next_arrival = SCHED_TIME_NONE;
-		sim->demand[i] = pattern_demand(c);
 		if (c->kind == SIM_HOG) {
 			v->backlog = UINT64_MAX;
 			v->runnable = true;
@@ -467,11 +419,12 @@ static int sim_setup(struct sim *sim)
 		} else if (c->kind == SIM_DUTY) {
 			v->next_arrival = c->phase;
 		} else if (c->kind == SIM_BURSTY) {
-			v->next_arrival = c->phase + rng_around(&v->rng, c->period) / 2;
+			v->next_arrival = c->phase + sim_rng_around(&v->rng, c->period) / 2;
 		}
 	}
 	drain(sim);
-	return resolve_ideal(sim);
+	ret = sim_ideal_create(sc, sim->s, sim->groups, r, &sim->ideal);
+	return ret ? fail(sim, ret, "setting up", "the ideal") : 0;
 }
 
 static void collect(struct sim *sim)
@@ -522,8 +475,7 @@ int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE 
 	free(sim.groups);
 	free(sim.next_sample);
 	free(sim.sample_base);
-	free(sim.demand);
-	free(sim.rate);
+	sim_ideal_free(sim.ideal);
 	if (ret) {
 		sim_result_free(sim.r);
 		return ret;

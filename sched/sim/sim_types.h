@@ -85,6 +85,34 @@ struct sim_result {
 	size_t nr_wake, cap_wake;
 };
 
+/* xorshift64*: deterministic and good enough for arrival jitter. */
+static inline uint64_t sim_rng_next(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ULL;
+}
+
+static inline uint64_t sim_rng_seed(uint64_t seed)
+{
+	return seed * 0x9E3779B97F4A7C15ULL + 1;
+}
+
+/* Uniform in [0.5, 1.5] x mean. */
+static inline uint64_t sim_rng_around(uint64_t *x, uint64_t mean)
+{
+	return mean / 2 + (uint64_t)((double)(sim_rng_next(x) >> 11) / (double)(1ULL << 53) * mean);
+}
+
+/* The ideal the simulator measures against (sim_ideal.c); it adds to r's ideal fields. */
+struct sim_ideal;
+int sim_ideal_create(const struct sim_scenario *sc, struct sched *s, struct group **groups,
+		     struct sim_result *r, struct sim_ideal **out);
+int sim_ideal_advance(struct sim_ideal *id, uint64_t to);
+int sim_ideal_event(struct sim_ideal *id, const struct sim_event *ev);
+void sim_ideal_free(struct sim_ideal *id);
+
 /* Applies the settings to g with the group.h setters, in the order cgroupfs would need. */
 int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set);
 const char *sim_pattern_name(enum sim_pattern p);
