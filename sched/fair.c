@@ -42,10 +42,10 @@ void fair_enqueue(struct sched *s, struct sched_entity *se)
 {
 	struct group_core *p;
 
-	(void)s;
 	while ((p = se->parent)) {
 		bool was_empty = !p->queue.nr;
 
+		fair_set_key(s, se);
 		heap_insert(&p->queue, &se->node);
 		if (!was_empty || p->throttled || !p->se.parent)
 			break;
@@ -128,8 +128,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 			se->vt = V;
 		}
 		p->sum_rvt += se->rate * se->vt;
-		if (heap_queued(&se->node))
-			heap_fix(&p->queue, &se->node);
+		fair_requeue(s, se);
 	}
 }
 
@@ -202,7 +201,7 @@ static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
 		se->vt += d / se->rate;
 		se->parent->sum_rvt += d;
 		if (heap_queued(&se->node))
-			heap_fix(&se->parent->queue, &se->node);
+			fair_requeue(s, se);
 		else if (d > 0)
 			bound_saturated(se, slice);
 	}
@@ -294,7 +293,7 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 	vc = pick_entity(s, gc, first);
 	if (vc)
 		return vc;
-	/* Rare: try the others in vt order (a scan per try; queues are short). */
+	/* Rare: try the others in deadline order (a scan per try; queues are short). */
 	for (prev = first;;) {
 		struct sched_entity *next = NULL;
 
@@ -302,9 +301,9 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 			struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity,
 							      node);
 
-			if (e->vt < prev->vt || (e->vt == prev->vt && e <= prev))
+			if (e->dl < prev->dl || (e->dl == prev->dl && e <= prev))
 				continue;
-			if (!next || e->vt < next->vt || (e->vt == next->vt && e < next))
+			if (!next || e->dl < next->dl || (e->dl == next->dl && e < next))
 				next = e;
 		}
 		if (!next)

@@ -20,6 +20,7 @@ struct fluid_claim;
  */
 struct sched_entity {
 	double vt;
+	double dl;			/* virtual deadline vt + slice / rate: the queue's key */
 	double rate;
 	double new_rate;		/* scratch of fair_update_rates() */
 	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
@@ -70,11 +71,12 @@ struct vcpu_core {
 	uint64_t est_stamp;
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
+	uint64_t since;			/* holding a lane without a break since (lanes.c) */
 };
 
 struct lane {
 	struct vcpu_core *cur;
-	uint64_t start;			/* when cur got (or was re-granted) the lane */
+	uint64_t start;			/* since when cur holds a lane without a break */
 	uint64_t rot_until;		/* rotation end while others wait, else NONE */
 	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
 	/* What the runtime was last told, to emit only changes. */
@@ -152,6 +154,22 @@ void core_emit(struct sched *s, enum sched_decision_type type, struct group *g);
 static inline double fair_vclock(const struct group_core *gc)
 {
 	return gc->sum_r > 0 ? gc->sum_rvt / gc->sum_r : gc->vbase;
+}
+
+/*
+ * A queued entity's vt or rate changed: its deadline moves (the queues are ordered by deadline,
+ * EEVDF's earliest eligible virtual deadline first; see fair.c).
+ */
+static inline void fair_set_key(const struct sched *s, struct sched_entity *se)
+{
+	se->dl = se->vt + (double)s->core.params.slice_ns / (se->rate > 1e-12 ? se->rate : 1e-12);
+}
+
+static inline void fair_requeue(const struct sched *s, struct sched_entity *se)
+{
+	fair_set_key(s, se);
+	if (heap_queued(&se->node))
+		heap_fix(&se->parent->queue, &se->node);
 }
 
 /* rates.c: fluid rates of every entity. */

@@ -86,7 +86,14 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	struct lane *ln = lane_of(s, l);
 
 	ln->cur = vc;
-	ln->start = s->core.now;
+	/*
+	 * A vCPU handed a lane again before the runtime was told it lost one (a rotation end that
+	 * kept it, a lane swapped at flush) has held a lane all along: it is no fresh grant that
+	 * min_run protects. Counting it as one let a vCPU re-picked first at a shared rotation end
+	 * shield itself, so a group's furthest-behind vCPU gave up its lane instead (issue 13).
+	 */
+	ln->start = vc->told_lane >= 0 ? vc->since : s->core.now;
+	vc->since = ln->start;
 	ln->rot_until = SCHED_TIME_NONE;
 	ln->bw_until = SCHED_TIME_NONE;
 	vc->lane = (int)l;

@@ -61,6 +61,19 @@ uint64_t sim_wake_quantile(const struct sim_result *r, double q, size_t *nr);
 /* Usage of a group in each of its bandwidth periods (ns), for per-period checks. */
 size_t sim_group_periods(const struct sim_result *r, const char *path, const double **usage);
 
+/*
+ * A random scenario from seed (sim_gen.c), as scenario text in buf: its length, -ENOSPC if buf
+ * is too small, -EINVAL for bad options. Hog-only uncapped trees, the same with duty-cycle and
+ * bursty vCPUs, or hogs under cpu.max caps.
+ */
+enum sim_gen_kind { SIM_GEN_HOGS, SIM_GEN_DUTY, SIM_GEN_CAPS };
+struct sim_gen_opts {
+	enum sim_gen_kind kind;
+	unsigned int max_lanes, max_vcpus, max_groups, max_depth;	/* groups <= 32 */
+	uint64_t duration_ns;
+};
+int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len);
+
 int cmd_sim(int argc, char **argv);
 
 #endif

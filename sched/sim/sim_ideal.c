@@ -43,7 +43,8 @@ struct sim_ideal {
 	struct ideal_pool *pool;
 	unsigned int seg, nr_seg;
 	uint64_t *seg_end;
-	double *seg_demand;		/* [seg * nv + vcpu] */
+	double *seg_work;		/* [seg * nv + vcpu]: work arriving in the stretch (ns) */
+	double *served, *owed;		/* per vCPU: this stretch; left over from the last ones */
 };
 
 static bool pool_off(const struct group *g, void *arg)
@@ -195,8 +196,10 @@ int sim_ideal_advance(struct sim_ideal *id, uint64_t to)
 		dt = next - id->now;
 		for (i = 0; i < id->ng; i++)
 			id->r->groups[i].ideal += dt * id->grate[i];
-		for (i = 0; i < id->nv; i++)
+		for (i = 0; i < id->nv; i++) {
 			id->r->vcpus[i].ideal += dt * id->rate[i];
+			id->served[i] += dt * id->rate[i];
+		}
 		id->now = next;
 		if (pools_step(id, dt) && (ret = solve(id)))
 			return ret;
@@ -209,7 +212,7 @@ int sim_ideal_advance(struct sim_ideal *id, uint64_t to)
  * cannot be done before it arrives: what one lane could not do of it by the stretch's end goes
  * to the next stretch, and what it could not do by the end of the run is not owed.
  */
-static void realized_demand(struct sim_ideal *id)
+static void realized_work(struct sim_ideal *id)
 {
 	const struct sim_scenario *sc = id->sc;
 	unsigned int i, k;
@@ -218,8 +221,6 @@ static void realized_demand(struct sim_ideal *id)
 		const struct sim_vcpu_cfg *c = &sc->vcpus[i];
 		uint64_t rng = sim_rng_seed(c->seed), t;
 
-		for (k = 0; k < id->nr_seg; k++)
-			id->seg_demand[k * id->nv + i] = c->kind == SIM_HOG ? 1.0 : 0.0;
 		if (c->kind != SIM_DUTY && c->kind != SIM_BURSTY)
 			continue;
 		t = c->kind == SIM_DUTY ? c->phase : c->phase + sim_rng_around(&rng, c->period) / 2;
@@ -235,15 +236,12 @@ static void realized_demand(struct sim_ideal *id)
 				double can = ((double)id->seg_end[j] - from) * id->deliver;
 				double got = work < can ? work : can;
 
-				id->seg_demand[j * id->nv + i] += got;
+				id->seg_work[j * id->nv + i] += got;
 				work -= got;
 				from = (double)id->seg_end[j];
 			}
 			t += c->kind == SIM_DUTY ? c->period : sim_rng_around(&rng, c->period);
 		}
-		for (k = 0; k < id->nr_seg; k++)
-			id->seg_demand[k * id->nv + i] /=
-				(double)(id->seg_end[k] - (k ? id->seg_end[k - 1] : 0));
 	}
 }
 
@@ -262,15 +260,36 @@ static int segments(struct sim_ideal *id)
 			id->seg_end[n++] = sc->events[i].at;
 	id->seg_end[n++] = sc->duration;
 	id->nr_seg = n;
-	id->seg_demand = calloc((size_t)n * id->nv + 1, sizeof(double));
-	return id->seg_demand ? 0 : -ENOMEM;
+	id->seg_work = calloc((size_t)n * id->nv + 1, sizeof(double));
+	return id->seg_work ? 0 : -ENOMEM;
 }
 
+/*
+ * A stretch's demand: a hog 1, a duty or bursty vCPU the work that arrives in it plus what the
+ * ideal left undone before (its share was below its demand, say, until a weight changed), over
+ * the stretch's length.
+ */
 static void use_segment(struct sim_ideal *id)
 {
-	while (id->seg + 1 < id->nr_seg && (uint64_t)id->now >= id->seg_end[id->seg])
+	unsigned int i;
+	double len;
+
+	while (id->seg + 1 < id->nr_seg && (uint64_t)id->now >= id->seg_end[id->seg]) {
+		for (i = 0; i < id->nv; i++) {
+			id->owed[i] += id->seg_work[(size_t)id->seg * id->nv + i] - id->served[i];
+			if (id->owed[i] < 0)
+				id->owed[i] = 0;
+			id->served[i] = 0;
+		}
 		id->seg++;
-	memcpy(id->demand, id->seg_demand + (size_t)id->seg * id->nv, id->nv * sizeof(double));
+	}
+	len = (double)(id->seg_end[id->seg] - (id->seg ? id->seg_end[id->seg - 1] : 0));
+	for (i = 0; i < id->nv; i++) {
+		enum sim_pattern k = id->sc->vcpus[i].kind;
+
+		id->demand[i] = k == SIM_HOG ? 1.0 :
+				(id->seg_work[(size_t)id->seg * id->nv + i] + id->owed[i]) / len;
+	}
 }
 
 static unsigned int group_index(const struct sim_ideal *id, const struct group *g)
@@ -318,12 +337,14 @@ int sim_ideal_create(const struct sim_scenario *sc, struct sched *s, struct grou
 	id->rate = calloc(id->nv + 1, sizeof(double));
 	id->grate = calloc(id->ng, sizeof(double));
 	id->pool = calloc(id->ng, sizeof(*id->pool));
-	if (!id->demand || !id->rate || !id->grate || !id->pool)
+	id->served = calloc(id->nv + 1, sizeof(double));
+	id->owed = calloc(id->nv + 1, sizeof(double));
+	if (!id->demand || !id->rate || !id->grate || !id->pool || !id->served || !id->owed)
 		return -ENOMEM;
 	ret = segments(id);
 	if (ret)
 		return ret;
-	realized_demand(id);
+	realized_work(id);
 	for (i = 1; i < id->ng; i++)
 		if (groups[i]->quota_us != RUNTIME_INF)
 			pool_configure(&id->pool[i], groups[i], 0);
@@ -340,6 +361,8 @@ void sim_ideal_free(struct sim_ideal *id)
 	free(id->grate);
 	free(id->pool);
 	free(id->seg_end);
-	free(id->seg_demand);
+	free(id->seg_work);
+	free(id->served);
+	free(id->owed);
 	free(id);
 }
