@@ -64,8 +64,11 @@ static bool chance(struct gen *g, unsigned int pct)
 	return pick(g, 0, 99) < pct;
 }
 
-/* cpu.max QUOTA PERIOD [burst B], between 5 % of a CPU and every lane. */
-static void gen_max(struct gen *g, unsigned int lanes)
+/*
+ * "QUOTA PERIOD [burst B]" of cpu.max, between 5 % of a CPU and every lane; a new value in an
+ * event always sets the burst, which may not exceed the quota.
+ */
+static void gen_max(struct gen *g, unsigned int lanes, bool event)
 {
 	static const unsigned int periods_ms[] = { 10, 20, 50, 100, 250 };
 	uint64_t period = periods_ms[pick(g, 0, ARRAY_SIZE(periods_ms) - 1)] * 1000;
@@ -73,9 +76,11 @@ static void gen_max(struct gen *g, unsigned int lanes)
 
 	if (quota < CPU_QUOTA_MIN_US)
 		quota = CPU_QUOTA_MIN_US;
-	emit(g, " max %lluus %lluus", (unsigned long long)quota, (unsigned long long)period);
+	emit(g, " %lluus %lluus", (unsigned long long)quota, (unsigned long long)period);
 	if (chance(g, 25))
 		emit(g, " burst %lluus", (unsigned long long)pick(g, 0, quota));
+	else if (event)
+		emit(g, " burst 0");
 }
 
 static void gen_groups(struct gen *g, const struct sim_gen_opts *o, unsigned int lanes)
@@ -101,8 +106,10 @@ static void gen_groups(struct gen *g, const struct sim_gen_opts *o, unsigned int
 			emit(g, " idle 1");
 			g->idle[i] = true;
 		}
-		if (o->kind == SIM_GEN_CAPS && chance(g, 40))
-			gen_max(g, lanes);
+		if (o->kind == SIM_GEN_CAPS && chance(g, 40)) {
+			emit(g, " max");
+			gen_max(g, lanes, false);
+		}
 		emit(g, "\n");
 	}
 	g->nr_groups = n;
@@ -161,7 +168,7 @@ static void gen_events(struct gen *g, const struct sim_gen_opts *o, unsigned int
 			if (chance(g, 30))
 				emit(g, " max");
 			else
-				gen_max(g, lanes);
+				gen_max(g, lanes, true);
 		} else if (k < 75) {
 			g->idle[t] = !g->idle[t];
 			emit(g, "idle %s %d", g->path[t], g->idle[t]);
