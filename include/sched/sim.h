@@ -71,8 +71,16 @@ struct sim_gen_opts {
 	enum sim_gen_kind kind;
 	unsigned int max_lanes, max_vcpus, max_groups, max_depth;	/* groups <= 32 */
 	uint64_t duration_ns;
+	bool bursts_only;	/* SIM_GEN_DUTY: no hogs */
+	bool coarse_caps;	/* SIM_GEN_CAPS: periods of 100 ms and more, quotas >= 5 ms */
 };
 int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len);
+/*
+ * Generates scenario `seed` into text (len bytes; 64 KiB hold any) and runs it: its max group
+ * error (% of capacity) and min-run violations. 0 or -errno, err saying why.
+ */
+int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, double *error,
+		unsigned long *violations, char *text, size_t len, char *err, size_t errlen);
 
 int cmd_sim(int argc, char **argv);
 

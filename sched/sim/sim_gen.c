@@ -68,14 +68,16 @@ static bool chance(struct gen *g, unsigned int pct)
  * "QUOTA PERIOD [burst B]" of cpu.max, between 5 % of a CPU and every lane; a new value in an
  * event always sets the burst, which may not exceed the quota.
  */
-static void gen_max(struct gen *g, unsigned int lanes, bool event)
+static void gen_max(struct gen *g, const struct sim_gen_opts *o, unsigned int lanes, bool event)
 {
 	static const unsigned int periods_ms[] = { 10, 20, 50, 100, 250 };
-	uint64_t period = periods_ms[pick(g, 0, ARRAY_SIZE(periods_ms) - 1)] * 1000;
+	unsigned int first = o->coarse_caps ? 3 : 0;
+	uint64_t period = periods_ms[pick(g, first, ARRAY_SIZE(periods_ms) - 1)] * 1000;
 	uint64_t quota = pick_log(g, period / 20, period * lanes);
+	uint64_t min = o->coarse_caps ? 5000 : CPU_QUOTA_MIN_US;
 
-	if (quota < CPU_QUOTA_MIN_US)
-		quota = CPU_QUOTA_MIN_US;
+	if (quota < min)
+		quota = min;
 	emit(g, " %lluus %lluus", (unsigned long long)quota, (unsigned long long)period);
 	if (chance(g, 25))
 		emit(g, " burst %lluus", (unsigned long long)pick(g, 0, quota));
@@ -108,7 +110,7 @@ static void gen_groups(struct gen *g, const struct sim_gen_opts *o, unsigned int
 		}
 		if (o->kind == SIM_GEN_CAPS && chance(g, 40)) {
 			emit(g, " max");
-			gen_max(g, lanes, false);
+			gen_max(g, o, lanes, false);
 		}
 		emit(g, "\n");
 	}
@@ -132,15 +134,17 @@ static void gen_vcpus(struct gen *g, const struct sim_gen_opts *o, unsigned int 
 		emit(g, "vcpu %u %s ", i, any_group(g));
 		if (k < 5) {
 			emit(g, "idle\n");
-		} else if (o->kind != SIM_GEN_DUTY || k < 50) {
+		} else if (o->kind != SIM_GEN_DUTY || (k < 50 && !o->bursts_only)) {
 			emit(g, "hog\n");
 		} else {
 			uint64_t busy = pick_log(g, 200, 20000);
 			uint64_t period = pick_log(g, busy, 100000);
 
-			emit(g, "%s %lluus %lluus", k < 80 ? "duty" : "bursty",
+			bool duty = o->bursts_only ? k < 50 : k < 80;
+
+			emit(g, "%s %lluus %lluus", duty ? "duty" : "bursty",
 			     (unsigned long long)busy, (unsigned long long)period);
-			emit(g, k < 80 ? " phase %lluus\n" : " seed %llu\n",
+			emit(g, duty ? " phase %lluus\n" : " seed %llu\n",
 			     (unsigned long long)pick(g, 0, period));
 		}
 	}
@@ -168,7 +172,7 @@ static void gen_events(struct gen *g, const struct sim_gen_opts *o, unsigned int
 			if (chance(g, 30))
 				emit(g, " max");
 			else
-				gen_max(g, lanes, true);
+				gen_max(g, o, lanes, true);
 		} else if (k < 75) {
 			g->idle[t] = !g->idle[t];
 			emit(g, "idle %s %d", g->path[t], g->idle[t]);
@@ -202,4 +206,30 @@ int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len)
 	gen_vcpus(&g, o, nv);
 	gen_events(&g, o, nv, lanes);
 	return g.overflow ? -ENOSPC : (int)g.pos;
+}
+
+int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, double *error,
+		unsigned long *violations, char *text, size_t len, char *err, size_t errlen)
+{
+	struct sim_scenario *sc;
+	struct sim_result *r;
+	int ret;
+
+	ret = sim_gen(seed, o, text, len);
+	if (ret < 0) {
+		snprintf(err, errlen, "seed %llu: cannot generate: %s", (unsigned long long)seed,
+			 strerror(-ret));
+		return ret;
+	}
+	ret = sim_parse(text, &sc, err, errlen);
+	if (ret)
+		return ret;
+	ret = sim_run(sc, &r, err, errlen);
+	sim_scenario_free(sc);
+	if (ret)
+		return ret;
+	*error = sim_max_group_error(r);
+	*violations = sim_min_run_violations(r);
+	sim_result_free(r);
+	return 0;
 }
