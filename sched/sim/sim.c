@@ -72,9 +72,14 @@ int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settin
 	return 0;
 }
 
-static int fail(struct sim *sim, int ret, const char *what, const char *path)
+/* A refusal from the group tree or the core, at the scenario line that asked (0: none). */
+static int fail(struct sim *sim, int ret, unsigned int line, const char *what, const char *path)
 {
-	snprintf(sim->err, sim->errlen, "%s %s: %s", what, path, strerror(-ret));
+	if (line)
+		snprintf(sim->err, sim->errlen, "line %u: %s %s: %s", line, what, path,
+			 strerror(-ret));
+	else
+		snprintf(sim->err, sim->errlen, "%s %s: %s", what, path, strerror(-ret));
 	return ret;
 }
 
@@ -95,31 +100,32 @@ static int build_tree(struct sim *sim)
 		*slash = '\0';
 		pg = group_lookup(sim->s, parent);
 		if (!pg)
-			return fail(sim, -ENOENT, "parent of", gc->path);
+			return fail(sim, -ENOENT, gc->line, "parent of", gc->path);
 		/* Nested groups have the cpu controller, as if "+cpu" was written down the tree. */
 		ret = group_set_subtree_cpu(sim->s, pg, true);
 		if (ret)
-			return fail(sim, ret, "+cpu in", parent[0] ? parent : "/");
+			return fail(sim, ret, gc->line, "+cpu in", parent[0] ? parent : "/");
 		ret = group_create(sim->s, pg, slash + 1, &g);
 		if (ret)
-			return fail(sim, ret, "group", gc->path);
+			return fail(sim, ret, gc->line, "group", gc->path);
 		/* The VM's vCPU groups form a threaded subtree: vCPUs may sit at any level. */
 		ret = group_enable_threaded(sim->s, g);
 		if (ret)
-			return fail(sim, ret, "threaded", gc->path);
+			return fail(sim, ret, gc->line, "threaded", gc->path);
 		ret = sim_apply_settings(sim->s, g, &gc->set);
 		if (ret)
-			return fail(sim, ret, "settings of", gc->path);
+			return fail(sim, ret, gc->line, "settings of", gc->path);
 		sim->groups[i + 1] = g;
 	}
 	for (i = 0; i < sc->nr_vcpus; i++) {
 		struct group *g = group_lookup(sim->s, sc->vcpus[i].path);
 
 		if (!g)
-			return fail(sim, -ENOENT, "group of a vcpu,", sc->vcpus[i].path);
+			return fail(sim, -ENOENT, sc->vcpus[i].line, "group of a vcpu,",
+				    sc->vcpus[i].path);
 		ret = sched_vcpu_move(sim->s, i, g);
 		if (ret)
-			return fail(sim, ret, "vcpu into", sc->vcpus[i].path);
+			return fail(sim, ret, sc->vcpus[i].line, "vcpu into", sc->vcpus[i].path);
 	}
 	return 0;
 }
@@ -216,13 +222,13 @@ static int apply_event(struct sim *sim, const struct sim_event *ev)
 	int ret;
 
 	if (!g)
-		return fail(sim, -ENOENT, "event on", ev->path);
+		return fail(sim, -ENOENT, ev->line, "event on", ev->path);
 	if (ev->type == SIM_EV_MOVE)
 		ret = sched_vcpu_move(sim->s, ev->vcpu, g);
 	else
 		ret = sim_apply_settings(sim->s, g, &ev->set);
 	if (ret)
-		return fail(sim, ret, "event on", ev->path);
+		return fail(sim, ret, ev->line, "event on", ev->path);
 	return sim_ideal_event(sim->ideal, ev);
 }
 
@@ -354,7 +360,7 @@ static int sim_loop(struct sim *sim)
 				arrive(sim, i);
 		if (ev < sc->nr_events && sc->events[ev].at <= t &&
 		    (ret = sim_ideal_advance(sim->ideal, t)))
-			return fail(sim, ret, "the ideal at", "an event");
+			return fail(sim, ret, 0, "the ideal at", "an event");
 		while (ev < sc->nr_events && sc->events[ev].at <= t) {
 			ret = apply_event(sim, &sc->events[ev++]);
 			if (ret)
@@ -369,7 +375,7 @@ static int sim_loop(struct sim *sim)
 	}
 	sample_periods(sim);
 	ret = sim_ideal_advance(sim->ideal, sc->duration);
-	return ret ? fail(sim, ret, "the ideal at", "the end") : 0;
+	return ret ? fail(sim, ret, 0, "the ideal at", "the end") : 0;
 }
 
 static int sim_setup(struct sim *sim)
@@ -391,14 +397,14 @@ static int sim_setup(struct sim *sim)
 	}
 	if (!sim->s || !r || !sim->v || !sim->groups || !sim->next_sample || !sim->sample_base ||
 	    !r->groups || !r->vcpus)
-		return fail(sim, -ENOMEM, "setting up", "the simulation");
+		return fail(sim, -ENOMEM, 0, "setting up", "the simulation");
 	r->lanes = sc->lanes;
 	r->deliver_pct = sc->deliver_pct;
 	r->duration = sc->duration;
 	r->nr_groups = ng;
 	r->nr_vcpus = nv;
 	if (sc->has_params && (ret = sched_set_params(sim->s, &sc->params)))
-		return fail(sim, ret, "parameters", "slice/min_run/lag");
+		return fail(sim, ret, sc->params_line, "parameters", "slice/min_run/lag");
 	ret = build_tree(sim);
 	if (ret)
 		return ret;
@@ -424,7 +430,7 @@ static int sim_setup(struct sim *sim)
 	}
 	drain(sim);
 	ret = sim_ideal_create(sc, sim->s, sim->groups, r, &sim->ideal);
-	return ret ? fail(sim, ret, "setting up", "the ideal") : 0;
+	return ret ? fail(sim, ret, 0, "setting up", "the ideal") : 0;
 }
 
 static void collect(struct sim *sim)

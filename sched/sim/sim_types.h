@@ -20,6 +20,7 @@ struct sim_settings {
 struct sim_group_cfg {
 	char path[GROUP_PATH_MAX];
 	struct sim_settings set;
+	unsigned int line;
 };
 
 struct sim_vcpu_cfg {
@@ -28,6 +29,7 @@ struct sim_vcpu_cfg {
 	uint64_t busy, period, phase;	/* duty: work per period; bursty: mean work, mean gap */
 	uint64_t seed;
 	unsigned int sys_pct;
+	unsigned int line;		/* 0: not declared */
 };
 
 enum sim_event_type { SIM_EV_MOVE, SIM_EV_SET };
@@ -47,6 +49,7 @@ struct sim_scenario {
 	uint64_t duration;
 	struct sched_params params;
 	bool has_params;
+	unsigned int params_line;	/* the last of slice, min_run, lag */
 	struct sim_group_cfg *groups;
 	unsigned int nr_groups;
 	struct sim_vcpu_cfg *vcpus;
@@ -104,6 +107,10 @@ static inline uint64_t sim_rng_around(uint64_t *x, uint64_t mean)
 {
 	return mean / 2 + (uint64_t)((double)(sim_rng_next(x) >> 11) / (double)(1ULL << 53) * mean);
 }
+
+/* sim_load.c: the group declared with path (NULL for "/" or none); whole-file checks. */
+const struct sim_group_cfg *sim_find_group(const struct sim_scenario *sc, const char *path);
+int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, char *err, size_t errlen);
 
 /* The ideal the simulator measures against (sim_ideal.c); it adds to r's ideal fields. */
 struct sim_ideal;

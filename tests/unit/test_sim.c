@@ -455,16 +455,16 @@ static void test_sim_scenario_errors(void)
 		CU_ASSERT_TRUE(!strncmp(err, "line 1: ", 8));
 	}
 	/* Errors that only the group tree can see come back from sim_run() with the errno. */
-	CU_ASSERT_EQUAL(sim_parse("group /a/b\n", &sc, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -ENOENT);
-	sim_scenario_free(sc);
-	CU_ASSERT_EQUAL(sim_parse("group /a max 500us 100ms\n", &sc, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(sim_parse("group /a max 500us 100ms\nvcpu 0 / hog\n", &sc, err,
+				  sizeof(err)), 0);
 	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "line 1: settings of /a: Invalid argument");
 	sim_scenario_free(sc);
 	/* cpu.weight of an idle group is EINVAL (sched_group_set_shares()). */
-	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nat 1ms weight /a 5\n", &sc, err, sizeof(err)),
-			0);
+	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nvcpu 0 / hog\nat 1ms weight /a 5\n", &sc, err,
+				  sizeof(err)), 0);
 	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "line 3: event on /a: Invalid argument");
 	sim_scenario_free(sc);
 	CU_ASSERT_EQUAL(sim_load("/nonexistent/x.sim", &sc, err, sizeof(err)), -ENOENT);
 }
