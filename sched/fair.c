@@ -94,7 +94,7 @@ static void sum_remove(struct sched_entity *e)
 void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
 	double bound = (double)s->core.params.lag_ns;
-	struct sched_entity *se, *woken[64];
+	struct sched_entity *se, *woken[SE_PATH_MAX];
 	unsigned int n = 0;
 
 	fair_est_update(s, vc, false);
@@ -103,8 +103,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 		se->resv = 0;
 		se->runnable = true;
 		se->rate = 0;
-		if (n < 64)
-			woken[n++] = se;
+		woken[n++] = se;
 	}
 	fair_path_changed(s, vc);
 	fair_update_rates(s);
@@ -330,11 +329,11 @@ struct vcpu_core *fair_pick(struct sched *s)
  */
 struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
 {
-	struct sched_entity *path[64], *e;
+	struct sched_entity *path[SE_PATH_MAX], *e;
 	struct group_core *gc = gcore(&s->root);
 	unsigned int n = 0;
 
-	for (e = &r->se; e->parent && n < 64; e = &e->parent->se)
+	for (e = &r->se; e->parent; e = &e->parent->se)
 		path[n++] = e;
 	while (n) {
 		struct heap_node *hn = heap_min(&gc->queue);

@@ -13,6 +13,9 @@
 struct group_core;
 struct fluid_claim;
 
+/* Entities on a vCPU's path below the root: the vCPU and every group but the root. */
+#define SE_PATH_MAX	(GROUP_DEPTH_MAX + 1)
+
 /*
  * A schedulable entity at one level of the tree: a vCPU or a group, competing with its siblings
  * inside its parent group. rate is its fluid share (CPUs) while it is runnable; its virtual time

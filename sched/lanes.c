@@ -215,11 +215,11 @@ static struct vcpu_core *most_served(const struct sched *s, struct sched_entity 
  */
 static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r, struct vcpu_core *v)
 {
-	struct sched_entity *ev = &v->se, *er = &r->se, *path[64], *e;
+	struct sched_entity *ev = &v->se, *er = &r->se, *path[SE_PATH_MAX], *e;
 	unsigned int n = 0;
 
 	common_level(&ev, &er);
-	for (e = &r->se; e != er && n < 64; e = &e->parent->se)
+	for (e = &r->se; e != er; e = &e->parent->se)
 		path[n++] = e;
 	/* path[n - 1] is r's entity just inside er, path[0] is r itself. */
 	while (er->is_group && n) {

@@ -21,6 +21,12 @@
 
 #define GROUP_NAME_MAX		255
 #define GROUP_PATH_MAX		4096
+/*
+ * The deepest a group may be (the root is 0). The kernel has no such limit, cgroup.max.depth
+ * being "max" by default; here a mkdir deeper fails with EAGAIN, the errno of cgroup.max.depth,
+ * whatever the limits say. The core walks a vCPU's path in arrays of this size.
+ */
+#define GROUP_DEPTH_MAX		256
 
 #define CGROUP_WEIGHT_MIN	1
 #define CGROUP_WEIGHT_DFL	100

@@ -5,6 +5,7 @@
  * every nanosecond; and the kernel's cap semantics, which the simulator's ideal follows.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
@@ -109,9 +110,63 @@ static void test_no_timer_storm_on_a_loaded_host(void)
 	sim_result_free(r);
 }
 
+/* A chain of single-child groups `depth` deep (1..256) with vCPUs at its end, one moved in. */
+static struct sim_result *run_chain(unsigned int depth)
+{
+	size_t len = (size_t)depth * (2 * depth + 32) + 512, pos;	/* path lengths add up */
+	char *text = malloc(len), path[1024] = "";
+	struct sim_result *r;
+	unsigned int i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	pos = (size_t)snprintf(text, len, "lanes 2\nduration 10s\n");
+	for (i = 0; i < depth; i++) {
+		strcat(path, "/a");
+		pos += (size_t)snprintf(text + pos, len - pos, "group %s%s\n", path,
+					i ? "" : " weight 300");
+	}
+	snprintf(text + pos, len - pos,
+		 "group /b weight 100\nvcpu 0 %s hog\nvcpu 1 %s hog\nvcpu 2 / hog\n"
+		 "vcpu 3 /b hog\nvcpu 4 /b hog\nvcpu 5 / hog\nat 3s move 5 %s\n", path, path, path);
+	r = run(text);
+	free(text);
+	return r;
+}
+
+/*
+ * A chain of groups with one child each schedules as one group, however deep: the core walked a
+ * vCPU's path in arrays of 64 entries, so past 64 levels sticky picks and victims were cut short
+ * (1000 lane switches more in 10 s at depth 100). GROUP_DEPTH_MAX levels are supported now.
+ */
+static void test_deep_chain_schedules_as_shallow(void)
+{
+	static const unsigned int depths[] = { 10, 100, 256 };
+	struct sim_result *flat = run_chain(1), *r;
+	double u0, u, ideal;
+	unsigned int i, v;
+
+	if (!flat)
+		return;
+	CU_ASSERT_TRUE(sim_max_group_error(flat) <= 0.1);
+	for (i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+		r = run_chain(depths[i]);
+		if (!r)
+			continue;
+		for (v = 0; v < 6; v++) {
+			CU_ASSERT_EQUAL(sim_vcpu_usage(flat, v, &u0, &ideal), 0);
+			CU_ASSERT_EQUAL(sim_vcpu_usage(r, v, &u, &ideal), 0);
+			CU_ASSERT_TRUE(u == u0);
+		}
+		CU_ASSERT_EQUAL(sim_preemptions(r), sim_preemptions(flat));
+		sim_result_free(r);
+	}
+	sim_result_free(flat);
+}
+
 static CU_TestInfo exact_tests[] = {
 	{ "a heavy holder keeps its credit", test_heavy_holder_keeps_credit },
 	{ "no timer storm when lanes deliver less", test_no_timer_storm_on_a_loaded_host },
+	{ "a deep chain schedules as a shallow one", test_deep_chain_schedules_as_shallow },
 	CU_TEST_INFO_NULL,
 };
 
