@@ -42,6 +42,9 @@ int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, s
 /* The same, printing every decision of the core to trace as it is taken. */
 int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
 		   size_t errlen);
+/* The ideal alone, without running the core (usage stays 0): for benchmarks' references. */
+int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, char *err,
+		   size_t errlen);
 void sim_result_free(struct sim_result *r);
 void sim_report(const struct sim_result *r, FILE *f);
 

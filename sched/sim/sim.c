@@ -47,87 +47,9 @@ const char *sim_pattern_name(enum sim_pattern p)
 	return names[p];
 }
 
-int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set)
-{
-	int ret;
-
-	if (set->has_idle && !set->idle && (ret = group_set_idle(s, g, false)))
-		return ret;
-	if (set->has_weight && (ret = group_set_shares(s, g, sched_weight_from_cgroup(set->weight))))
-		return ret;
-	if (set->has_nice &&
-	    (ret = group_set_shares(s, g, sched_prio_to_weight[set->nice - MIN_NICE])))
-		return ret;
-	if (set->has_idle && set->idle && (ret = group_set_idle(s, g, true)))
-		return ret;
-	if (set->has_max || set->has_burst) {
-		uint64_t quota = set->has_max ? set->quota_us : g->quota_us;
-		uint64_t period = set->has_max && set->period_us ? set->period_us : g->period_us;
-		uint64_t burst = set->has_burst ? set->burst_us : g->burst_us;
-
-		ret = group_set_bandwidth(s, g, quota, period, burst);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* A refusal from the group tree or the core, at the scenario line that asked (0: none). */
 static int fail(struct sim *sim, int ret, unsigned int line, const char *what, const char *path)
 {
-	if (line)
-		snprintf(sim->err, sim->errlen, "line %u: %s %s: %s", line, what, path,
-			 strerror(-ret));
-	else
-		snprintf(sim->err, sim->errlen, "%s %s: %s", what, path, strerror(-ret));
-	return ret;
-}
-
-static int build_tree(struct sim *sim)
-{
-	const struct sim_scenario *sc = sim->sc;
-	unsigned int i;
-	int ret;
-
-	sim->groups[0] = sched_root(sim->s);
-	for (i = 0; i < sc->nr_groups; i++) {
-		const struct sim_group_cfg *gc = &sc->groups[i];
-		char parent[GROUP_PATH_MAX], *slash;
-		struct group *pg, *g;
-
-		strcpy(parent, gc->path);
-		slash = strrchr(parent, '/');
-		*slash = '\0';
-		pg = group_lookup(sim->s, parent);
-		if (!pg)
-			return fail(sim, -ENOENT, gc->line, "parent of", gc->path);
-		/* Nested groups have the cpu controller, as if "+cpu" was written down the tree. */
-		ret = group_set_subtree_cpu(sim->s, pg, true);
-		if (ret)
-			return fail(sim, ret, gc->line, "+cpu in", parent[0] ? parent : "/");
-		ret = group_create(sim->s, pg, slash + 1, &g);
-		if (ret)
-			return fail(sim, ret, gc->line, "group", gc->path);
-		/* The VM's vCPU groups form a threaded subtree: vCPUs may sit at any level. */
-		ret = group_enable_threaded(sim->s, g);
-		if (ret)
-			return fail(sim, ret, gc->line, "threaded", gc->path);
-		ret = sim_apply_settings(sim->s, g, &gc->set);
-		if (ret)
-			return fail(sim, ret, gc->line, "settings of", gc->path);
-		sim->groups[i + 1] = g;
-	}
-	for (i = 0; i < sc->nr_vcpus; i++) {
-		struct group *g = group_lookup(sim->s, sc->vcpus[i].path);
-
-		if (!g)
-			return fail(sim, -ENOENT, sc->vcpus[i].line, "group of a vcpu,",
-				    sc->vcpus[i].path);
-		ret = sched_vcpu_move(sim->s, i, g);
-		if (ret)
-			return fail(sim, ret, sc->vcpus[i].line, "vcpu into", sc->vcpus[i].path);
-	}
-	return 0;
+	return sim_fail(sim->err, sim->errlen, ret, line, what, path);
 }
 
 /* CPU a vCPU gets from d ns on a lane, and the lane time it needs for cpu ns of work. */
@@ -405,7 +327,7 @@ static int sim_setup(struct sim *sim)
 	r->nr_vcpus = nv;
 	if (sc->has_params && (ret = sched_set_params(sim->s, &sc->params)))
 		return fail(sim, ret, sc->params_line, "parameters", "slice/min_run/lag");
-	ret = build_tree(sim);
+	ret = sim_build_tree(sc, sim->s, sim->groups, sim->err, sim->errlen);
 	if (ret)
 		return ret;
 	for (i = 1; i < ng; i++)
@@ -460,19 +382,16 @@ static void collect(struct sim *sim)
 	}
 }
 
-int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen)
-{
-	return sim_run_traced(sc, out, NULL, err, errlen);
-}
-
-int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
-		   size_t errlen)
+static int sim_do(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
+		  bool ideal_only, char *err, size_t errlen)
 {
 	struct sim sim = { .sc = sc, .err = err, .errlen = errlen, .trace = trace };
 	int ret;
 
 	ret = sim_setup(&sim);
-	if (!ret)
+	if (!ret && ideal_only)
+		ret = sim_ideal_advance(sim.ideal, sc->duration);
+	else if (!ret)
 		ret = sim_loop(&sim);
 	if (!ret)
 		collect(&sim);
@@ -488,6 +407,23 @@ int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE 
 	}
 	*out = sim.r;
 	return 0;
+}
+
+int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen)
+{
+	return sim_do(sc, out, NULL, false, err, errlen);
+}
+
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
+		   size_t errlen)
+{
+	return sim_do(sc, out, trace, false, err, errlen);
+}
+
+int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, char *err,
+		   size_t errlen)
+{
+	return sim_do(sc, out, NULL, true, err, errlen);
 }
 
 void sim_result_free(struct sim_result *r)

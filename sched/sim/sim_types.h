@@ -120,6 +120,12 @@ int sim_ideal_advance(struct sim_ideal *id, uint64_t to);
 int sim_ideal_event(struct sim_ideal *id, const struct sim_event *ev);
 void sim_ideal_free(struct sim_ideal *id);
 
+/* sim_tree.c: a refusal at the scenario line that asked (0: none), "line N: what path: errno". */
+int sim_fail(char *err, size_t errlen, int ret, unsigned int line, const char *what,
+	     const char *path);
+/* The scenario's tree in s. */
+int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group **groups, char *err,
+		   size_t errlen);
 /* Applies the settings to g with the group.h setters, in the order cgroupfs would need. */
 int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set);
 const char *sim_pattern_name(enum sim_pattern p);
