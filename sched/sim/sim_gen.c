@@ -95,10 +95,14 @@ static void gen_groups(struct gen *g, const struct sim_gen_opts *o, unsigned int
 		unsigned int p = chance(g, 30) ? i - 1 : (unsigned int)pick(g, 0, i - 1);
 		unsigned int w = (unsigned int)pick(g, 0, 99);
 
-		if (g->depth[p] >= o->max_depth)
+		size_t len;
+
+		if (g->depth[p] >= o->max_depth || strlen(g->path[p]) + 8 >= GROUP_PATH_MAX)
 			p = 0;
 		g->depth[i] = g->depth[p] + 1;
-		snprintf(g->path[i], sizeof(g->path[i]), "%s/g%u", g->path[p], i);
+		len = strlen(g->path[p]);
+		memcpy(g->path[i], g->path[p], len);
+		snprintf(g->path[i] + len, sizeof(g->path[i]) - len, "/g%u", i);
 		emit(g, "group %s", g->path[i]);
 		if (w < 30)
 			emit(g, " weight %llu", (unsigned long long)pick_log(g, 1, 10000));
