@@ -60,7 +60,7 @@ static void test_random_hogs(void)
 		.max_depth = 10, .duration_ns = 10000000000ULL,
 	};
 
-	run_seeds(&o, 0, 300, 0.1);
+	run_seeds(&o, 0, 200, 0.1);
 }
 
 static void test_random_duty(void)
@@ -70,7 +70,7 @@ static void test_random_duty(void)
 		.max_depth = 10, .duration_ns = 10000000000ULL,
 	};
 
-	run_seeds(&o, 0, 100, 0.5);
+	run_seeds(&o, 0, 60, 0.5);
 }
 
 static void test_random_caps(void)
@@ -80,7 +80,7 @@ static void test_random_caps(void)
 		.max_depth = 10, .duration_ns = 10000000000ULL, .coarse_caps = true,
 	};
 
-	run_seeds(&o, 0, 200, 0.5);
+	run_seeds(&o, 0, 150, 0.5);
 }
 
 static CU_TestInfo random_tests[] = {
