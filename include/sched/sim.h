@@ -19,6 +19,11 @@
  *   vcpu 3 / idle                 never runnable; add "sys PCT" to charge PCT % as system time
  *   at 5s move 1 /c               timed events: move, weight, nice, max, burst, idle
  *   at 2s max /a/b 20ms 100ms
+ *
+ * Times are plain decimals (no sign, exponent, inf or nan). Groups are defined after their
+ * parent; vCPU ids run from 0 without gaps, each once; every path names "/" or a defined group;
+ * events happen before the end. A file is text of at most 1 MiB with at least one vcpu line:
+ * anything else is refused, at its line.
  */
 #ifndef VSCHED_SCHED_SIM_H
 #define VSCHED_SCHED_SIM_H
@@ -33,7 +38,7 @@
 struct sim_scenario;
 struct sim_result;
 
-/* 0 or -errno; on error err holds "line N: what". */
+/* 0 or -errno; on error err holds "line N: what" (sim_load(): or the errno's text). */
 int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t errlen);
 int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errlen);
 void sim_scenario_free(struct sim_scenario *sc);
