@@ -167,7 +167,7 @@ static inline void fair_set_key(const struct sched *s, struct sched_entity *se)
 {
 	double req = (double)s->core.params.slice_ns;
 
-	/* A capped group asks for no more than its pool holds: a short request, an early deadline. */
+	/* A capped group asks for no more than its pool holds: short request, early deadline. */
 	if (se->is_group && se_group(se)->bw_enabled && (double)se_group(se)->runtime < req)
 		req = (double)se_group(se)->runtime;
 	se->dl = se->vt + req / (se->rate > 1e-12 ? se->rate : 1e-12);

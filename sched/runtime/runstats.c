@@ -123,7 +123,8 @@ void runstats_write_groups(FILE *f, void *arg)
 			   ", \"timer_arms\": %" PRIu64 ", \"retimes\": %" PRIu64
 			   ", \"retimes_peak_per_s\": %" PRIu64 ", \"lends\": %" PRIu64
 			   ", \"reclaims\": %" PRIu64 ", \"watch_events\": %" PRIu64
-			   ", \"watchdog_trips\": %" PRIu64 ", \"fallback\": %s, \"wakes\": %" PRIu64
+			   ", \"watchdog_trips\": %" PRIu64 ", \"fallback\": %s"
+			   ", \"wakes\": %" PRIu64
 			   ", \"wake_p50_ns\": %" PRIu64 ", \"wake_p99_ns\": %" PRIu64
 			   ", \"slice_ns\": %" PRIu64 "}",
 			st.grants, st.kicks, st.timer_arms, st.retimes, st.retimes_peak, st.lends,

@@ -185,7 +185,8 @@ static void gen_events(struct gen *g, const struct sim_gen_opts *o, unsigned int
 			g->idle[t] = false;
 			emit(g, "idle %s 0", g->path[t]);
 		} else if (k < 90) {
-			emit(g, "weight %s %llu", g->path[t], (unsigned long long)pick_log(g, 1, 10000));
+			emit(g, "weight %s %llu", g->path[t],
+			     (unsigned long long)pick_log(g, 1, 10000));
 		} else {
 			emit(g, "nice %s %d", g->path[t], (int)pick(g, 0, 39) - 20);
 		}

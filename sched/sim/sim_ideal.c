@@ -136,7 +136,8 @@ static double next_change(const struct sim_ideal *id, double to)
 
 		if (p->timer && p->next_refill < to)
 			to = p->next_refill;
-		if (p->on && !p->off && id->grate[i] > 0 && id->now + p->runtime / id->grate[i] < to)
+		if (p->on && !p->off && id->grate[i] > 0 &&
+		    id->now + p->runtime / id->grate[i] < to)
 			to = id->now + p->runtime / id->grate[i];
 	}
 	return to;

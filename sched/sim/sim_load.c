@@ -57,8 +57,8 @@ int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, char *err, s
 		const struct sim_vcpu_cfg *v = &sc->vcpus[i];
 
 		if (!v->line)
-			return cerr(err, errlen, last, "vcpu %u is missing: ids run from 0, no gaps",
-				    i);
+			return cerr(err, errlen, last,
+				    "vcpu %u is missing: ids run from 0, no gaps", i);
 		if (!known(sc, v->path))
 			return cerr(err, errlen, v->line, "group %s is not defined", v->path);
 	}
@@ -119,8 +119,8 @@ int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errl
 	if (ret) {
 		snprintf(err, errlen, "%s", strerror(-ret));
 	} else if (len > SIM_FILE_MAX) {
-		cerr(err, errlen, line_of(text, SIM_FILE_MAX), "longer than %u bytes: not a scenario",
-		     SIM_FILE_MAX);
+		cerr(err, errlen, line_of(text, SIM_FILE_MAX),
+		     "longer than %u bytes: not a scenario", SIM_FILE_MAX);
 		ret = -EFBIG;
 	}
 	if (ret) {

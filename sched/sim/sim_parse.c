@@ -437,7 +437,8 @@ int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t err
 			if (((unsigned char)*c < 0x20 && *c != '\t' && *c != '\r') || *c == 0x7f)
 				break;
 		if (*c)
-			ret = perr(&p, "control character 0x%02x: not a scenario", (unsigned char)*c);
+			ret = perr(&p, "control character 0x%02x: not a scenario",
+				   (unsigned char)*c);
 		else
 			ret = parse_line(&p, line);
 	}

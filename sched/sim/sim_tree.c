@@ -11,7 +11,8 @@ int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settin
 
 	if (set->has_idle && !set->idle && (ret = group_set_idle(s, g, false)))
 		return ret;
-	if (set->has_weight && (ret = group_set_shares(s, g, sched_weight_from_cgroup(set->weight))))
+	if (set->has_weight &&
+	    (ret = group_set_shares(s, g, sched_weight_from_cgroup(set->weight))))
 		return ret;
 	if (set->has_nice &&
 	    (ret = group_set_shares(s, g, sched_prio_to_weight[set->nice - MIN_NICE])))
@@ -65,7 +66,8 @@ int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group 
 			return sim_fail(err, errlen, -ENOENT, gc->line, "parent of", gc->path);
 		ret = group_set_subtree_cpu(s, pg, true);
 		if (ret)
-			return sim_fail(err, errlen, ret, gc->line, "+cpu in", parent[0] ? parent : "/");
+			return sim_fail(err, errlen, ret, gc->line, "+cpu in",
+					parent[0] ? parent : "/");
 		ret = group_create(s, pg, slash + 1, &g);
 		if (ret)
 			return sim_fail(err, errlen, ret, gc->line, "group", gc->path);

@@ -19,6 +19,7 @@ usage=$(group_stat "$out" /p usage_usec)
 periods=$(group_stat "$out" /p nr_periods)
 echo "retimes ${retimes}, busiest second ${peak}; /p: ${usage} us over ${periods} periods"
 [ -n "$peak" ] || { echo "no retimes_peak_per_s in --stats"; exit 1; }
-check "$peak <= 1000" || { echo "the runtime re-timed slice ends $peak times in one second"; exit 1; }
+check "$peak <= 1000" ||
+	{ echo "the runtime re-timed slice ends $peak times in one second"; exit 1; }
 check "$periods >= 25 && $usage <= 1.1 * 50000 * $periods" ||
 	{ echo "usage not within the quota"; exit 1; }

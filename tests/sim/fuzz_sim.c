@@ -23,8 +23,10 @@ struct kind {
 #define TREES .max_vcpus = 256, .max_groups = 16, .max_depth = 10, .duration_ns = 10000000000ULL
 
 static const struct kind kinds[] = {
-	{ "hog-only uncapped trees, 1-16 lanes", { .kind = SIM_GEN_HOGS, .max_lanes = 16, TREES }, 0.1 },
-	{ "duty and bursty beside hogs, 1 lane", { .kind = SIM_GEN_DUTY, .max_lanes = 1, TREES }, 0.5 },
+	{ "hog-only uncapped trees, 1-16 lanes",
+	  { .kind = SIM_GEN_HOGS, .max_lanes = 16, TREES }, 0.1 },
+	{ "duty and bursty beside hogs, 1 lane",
+	  { .kind = SIM_GEN_DUTY, .max_lanes = 1, TREES }, 0.5 },
 	{ "duty and bursty beside hogs, 1-16 lanes",
 	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, TREES }, 0.5 },
 	{ "caps of 100 ms periods and more, 1-16 lanes",

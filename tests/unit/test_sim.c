@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "sim_test.h"
 #include "sched/core.h"
 #include "sched/sim.h"
 
@@ -22,27 +23,6 @@
  */
 #define NESTED_CAPS_BOUND	0.3
 #define DUTY_BOUND	0.5
-
-static struct sim_result *run(const char *text)
-{
-	struct sim_scenario *sc = NULL;
-	struct sim_result *r = NULL;
-	char err[256] = "";
-	int ret;
-
-	ret = sim_parse(text, &sc, err, sizeof(err));
-	CU_ASSERT_EQUAL(ret, 0);
-	if (ret) {
-		printf("\n  parse: %s\n", err);
-		return NULL;
-	}
-	ret = sim_run(sc, &r, err, sizeof(err));
-	sim_scenario_free(sc);
-	CU_ASSERT_EQUAL(ret, 0);
-	if (ret)
-		printf("\n  run: %s\n", err);
-	return ret ? NULL : r;
-}
 
 static void check_error(const char *text, double bound)
 {

@@ -9,28 +9,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "sched/sim.h"
-
-static struct sim_result *run(const char *text)
-{
-	struct sim_scenario *sc = NULL;
-	struct sim_result *r = NULL;
-	char err[256] = "";
-	int ret;
-
-	ret = sim_parse(text, &sc, err, sizeof(err));
-	CU_ASSERT_EQUAL(ret, 0);
-	if (ret) {
-		printf("\n  parse: %s\n", err);
-		return NULL;
-	}
-	ret = sim_run(sc, &r, err, sizeof(err));
-	sim_scenario_free(sc);
-	CU_ASSERT_EQUAL(ret, 0);
-	if (ret)
-		printf("\n  run: %s\n", err);
-	return ret ? NULL : r;
-}
+#include "sim_test.h"
 
 /* |usage - ideal| of a group in % of capacity. */
 static double group_error(const struct sim_result *r, const char *path)
@@ -47,7 +26,8 @@ static double group_error(const struct sim_result *r, const char *path)
  */
 static void test_heavy_holder_keeps_credit(void)
 {
-	struct sim_result *r = run("lanes 1\nduration 5s\ngroup /g0 idle 1\ngroup /g1 weight 1000\n"
+	struct sim_result *r = run("lanes 1\nduration 5s\ngroup /g0 idle 1\n"
+				   "group /g1 weight 1000\n"
 				   "vcpu 0 / hog\nvcpu 1 /g0 hog\nvcpu 2 /g0 hog\nvcpu 3 / hog\n"
 				   "vcpu 4 /g0 hog\nvcpu 5 /g1 hog\nvcpu 6 / hog\nvcpu 7 /g0 hog\n"
 				   "vcpu 8 /g0 hog\nvcpu 9 / hog\n");

@@ -25,6 +25,8 @@ static void refused(const char *text, const char *want)
 	CU_ASSERT_STRING_EQUAL(err, want);
 }
 
+#define NICE_ERR	"line 1: nice must be an integer in [-20, 19]"
+
 static void test_parse_numbers(void)
 {
 	/* NaN passed the range check into an undefined conversion; inf, hex, signs, exponents. */
@@ -39,10 +41,10 @@ static void test_parse_numbers(void)
 	refused("vcpu 0 / duty 1ms 10ms phase nan\n", "line 1: bad phase");
 	refused("group /a max nan 100ms\nvcpu 0 / hog\n", "line 1: bad time 'nan'");
 	/* nice took what strtol() made of it. */
-	refused("group /a nice abc\nvcpu 0 / hog\n", "line 1: nice must be an integer in [-20, 19]");
-	refused("group /a nice 5x\nvcpu 0 / hog\n", "line 1: nice must be an integer in [-20, 19]");
-	refused("group /a nice 1e3\nvcpu 0 / hog\n", "line 1: nice must be an integer in [-20, 19]");
-	refused("group /a nice -21\nvcpu 0 / hog\n", "line 1: nice must be an integer in [-20, 19]");
+	refused("group /a nice abc\nvcpu 0 / hog\n", NICE_ERR);
+	refused("group /a nice 5x\nvcpu 0 / hog\n", NICE_ERR);
+	refused("group /a nice 1e3\nvcpu 0 / hog\n", NICE_ERR);
+	refused("group /a nice -21\nvcpu 0 / hog\n", NICE_ERR);
 	refused("group /a weight +5\nvcpu 0 / hog\n", "line 1: weight must be in [1, 10000]");
 }
 
@@ -52,7 +54,8 @@ static void test_parse_structure(void)
 	char err[256];
 
 	refused("vcpu 0 / hog\nvcpu 0 /a hog\n", "line 2: vcpu 0 already defined at line 1");
-	refused("vcpu 0 / hog\n\nvcpu 2 / hog\n", "line 3: vcpu 1 is missing: ids run from 0, no gaps");
+	refused("vcpu 0 / hog\n\nvcpu 2 / hog\n",
+		"line 3: vcpu 1 is missing: ids run from 0, no gaps");
 	refused("lanes 2\n", "line 2: no vcpu line: not a scenario");
 	refused("", "line 1: no vcpu line: not a scenario");
 	refused("duration 1s\nvcpu 0 / hog\nat 2s weight / 5\n",
@@ -62,7 +65,8 @@ static void test_parse_structure(void)
 	refused("vcpu 0 / hog\nat 1ms move 3 /\n", "line 2: vcpu 3 does not exist");
 	refused("vcpu 0 / hog\nat 1ms move 0 /b\n", "line 2: group /b is not defined");
 	refused("vcpu 0 /b hog\n", "line 1: group /b is not defined");
-	refused("vcpu 0 / hog\nat 1ms weight / 5\n", "line 2: the root group takes no settings here");
+	refused("vcpu 0 / hog\nat 1ms weight / 5\n",
+		"line 2: the root group takes no settings here");
 	refused("group /a/b\nvcpu 0 / hog\n", "line 1: parent /a of a group is not defined above");
 	refused("group /a\ngroup /a\nvcpu 0 / hog\n", "line 2: group /a already defined at line 1");
 	refused("group /a/\nvcpu 0 / hog\n", "line 1: bad group path '/a/'");

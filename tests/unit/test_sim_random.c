@@ -43,7 +43,8 @@ static void run_seeds(const struct sim_gen_opts *o, uint64_t first, unsigned int
 		}
 		if ((e > bound || violations) && !bad++)
 			printf("\n  seed %llu: error %.4f %% of capacity (bound %.2f), %lu min-run "
-			       "violations:\n%s", (unsigned long long)seed, e, bound, violations, text);
+			       "violations:\n%s", (unsigned long long)seed, e, bound, violations,
+			       text);
 		CU_ASSERT_TRUE(e <= bound);
 		CU_ASSERT_EQUAL(violations, 0);
 		if (e > worst)
