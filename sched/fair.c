@@ -7,9 +7,9 @@
  * CPUs it is owed right now; a group's rate is the sum of its children's.
  *
  * Virtual time. Every group keeps its runnable children in a sum and the ones with a waiting
- * vCPU below in a queue ordered by vt; service d advances an entity's vt by d / rate at every
- * level. A lane goes to the vCPU reached by taking the smallest vt at each level from the root
- * down (fair_pick()). Siblings served exactly at their rates keep equal vt, so vt differences
+ * vCPU below in a queue ordered by virtual deadline (vt + request / rate, EEVDF); service d
+ * advances an entity's vt by d / rate at every level. A lane goes to the vCPU reached by taking
+ * the earliest eligible deadline at each level from the root down (fair_pick()). Siblings served exactly at their rates keep equal vt, so vt differences
  * are time lags, and every group's usage follows its fluid share at every level.
  *
  * Why rates and not weights: with P lanes, a child whose demand is below its weighted share
@@ -239,7 +239,7 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 		charge_path(s, vc, (double)(delta - used));
 }
 
-/* The first waiting vCPU by vt alone, level by level: work-conserving fallback. */
+/* The earliest deadline, eligible or not, level by level: the work-conserving fallback. */
 static struct vcpu_core *pick_min(struct group_core *gc)
 {
 	for (;;) {
@@ -278,7 +278,7 @@ static struct vcpu_core *pick_entity(struct sched *s, struct group_core *gc,
 	return se->is_group ? pick_in(s, se_group(se)) : se_vcpu(se);
 }
 
-/* The eligible waiting vCPU reached by the smallest eligible vt at every level, or NULL. */
+/* The eligible waiting vCPU reached by the earliest eligible deadline at every level, or NULL. */
 static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 {
 	struct heap_node *n = heap_min(&gc->queue);

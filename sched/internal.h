@@ -23,7 +23,7 @@ struct fluid_claim;
  */
 struct sched_entity {
 	double vt;
-	double dl;			/* virtual deadline vt + slice / rate: the queue's key */
+	double dl;			/* virtual deadline vt + request / rate: the queue's key */
 	double rate;
 	double new_rate;		/* scratch of fair_update_rates() */
 	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */

@@ -163,8 +163,7 @@ static bool ahead_order_after(const struct sched_entity *e, const struct sched_e
 	return !prev || e->vt < prev->vt || (e->vt == prev->vt && e < prev);
 }
 
-static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se,
-				     const struct sched_entity *floor);
+static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se);
 
 /*
  * Among gc's running children ahead of floor (any if NULL), furthest ahead first, the first whose
@@ -184,7 +183,7 @@ static struct vcpu_core *served_child(const struct sched *s, struct group_core *
 				best = e;
 		if (!best)
 			return NULL;
-		x = most_served(s, best, NULL);
+		x = most_served(s, best);
 		if (x)
 			return x;
 		prev = best;
@@ -195,13 +194,12 @@ static struct vcpu_core *served_child(const struct sched *s, struct group_core *
  * Below a running entity, the vCPU reached by the running child furthest ahead at each level,
  * passing over lanes that must be kept (lane_kept()); NULL if every lane below is kept.
  */
-static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se,
-				     const struct sched_entity *floor)
+static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se)
 {
 	struct vcpu_core *vc;
 
 	if (se->is_group)
-		return served_child(s, se_group(se), floor);
+		return served_child(s, se_group(se), NULL);
 	vc = se_vcpu(se);
 	return lane_kept(s, &s->core.lanes[vc->lane]) ? NULL : vc;
 }

@@ -12,7 +12,7 @@
  * of each burst to rotation (bench-fair "burst": 4.4 % of capacity where the ideal is 10 %). A wake or a
  * block changes demands along one path only, so the water-filling is redone level by level along
  * that path, going down into another subtree only where its capacity moved. Configuration
- * changes and moves redo everything. Every rate change keeps the entity's lag, bounded.
+ * changes and moves redo everything. Every rate change keeps the entity's lag exactly.
  */
 #include <errno.h>
 #include <math.h>
@@ -89,7 +89,7 @@ void fair_path_changed(struct sched *s, struct vcpu_core *vc)
  * by its long-run demand, so its group keeps that part of its share while it sleeps, and when
  * it wakes its group is owed the lane it needs instead of finding its share given away. Too
  * high an estimate costs nothing: service is still work-conserving, and an entity that cannot
- * use its rate only piles up lag, which is bounded (set_rate()).
+ * use its rate only piles up lag, which is bounded (bound_saturated() in fair.c, and on wake).
  */
 static double vcpu_demand(const struct vcpu_core *vc)
 {
@@ -285,8 +285,8 @@ static void retag_child(struct sched *s, struct group_core *gc, struct sched_ent
 /*
  * A throttled group demands nothing from its parent, but inside it nothing changes: its
  * children keep their rates and virtual times until the refill, as a throttled cfs_rq keeps its
- * tasks' vruntimes. Retagged to the minimum rate they lost their lags (a sibling's credit is
- * bounded by its rate), and with a quota below a slice the same vCPU won every period.
+ * tasks' vruntimes. Retagged to the minimum rate they lost their lags (when rate changes still
+ * bounded lag by the rate), and with a quota below a slice the same vCPU won every period.
  */
 static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl)
 {

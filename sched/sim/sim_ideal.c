@@ -166,12 +166,8 @@ static bool pools_step(struct sim_ideal *id, double dt)
 	for (i = 1; i < id->ng; i++) {
 		struct ideal_pool *p = &id->pool[i];
 
-		while (p->timer && p->next_refill <= id->now) {
-			bool was_off = p->off;
-
-			pool_refill(p);
-			changed |= was_off != p->off;
-		}
+		while (p->timer && p->next_refill <= id->now)
+			changed |= pool_refill(p);
 	}
 	return changed;
 }
