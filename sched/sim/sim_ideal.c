@@ -7,7 +7,8 @@
  * one CPU. A duty-cycle or bursty vCPU demands the work that really arrived, per stretch of time
  * between scenario events, divided by its length: the patterns' means (busy / period) are what
  * a long run tends to, but over ten seconds a bursty vCPU's arrivals stray from their mean by
- * up to a few tenths of a per cent of a lane, which no scheduler can be blamed for.
+ * up to a few tenths of a per cent of a lane, which no scheduler can be blamed for. Work is not
+ * done before it arrives, and work the ideal left undone is owed in the next stretch.
  *
  * Caps are the kernel's: cpu.max is not a rate. A capped group runs at its weighted share until
  * its pool runs dry, then demands nothing until the refill, while its siblings share its part;
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
 #include "sched/fluid.h"
 #include "sim_types.h"
 
