@@ -316,7 +316,8 @@ int main(int argc, char **argv)
 	have_v = vmside_probe(&why_v) == 0;
 	have_h = host_probe(&why_h) == 0;
 	printf("bench-fair: %u lanes, %.1f s per side per scenario; errors in %% of capacity; "
-	       "ideal = the core's fluid_solve() (GPS for duty vCPUs)\n"
+	       "ideal = the core's fluid_solve() (GPS for duty vCPUs; cpu.max as the kernel: "
+	       "burst at the weighted share, then throttle)\n"
 	       "err: |measured - ideal| at full capacity; given%%: the ideal on the CPU the host "
 	       "actually gave that side (caps absolute);\nnerr: |share of what the side got - "
 	       "share of given%%| (exact for hog-only scenarios)\n", lanes, secs);

@@ -4,15 +4,98 @@
  * are built in a scratch group tree through the same launch specs as the VM side, each vCPU's
  * demand is its duty fraction (1 for a hog), and fluid_solve() water-fills P lanes; or P lanes
  * that deliver less than a CPU each (fluid_solve_delivered(): caps stay absolute).
+ *
+ * With cpu.max caps the ideal is the kernel's semantics, not a rate cap: a capped group runs at
+ * its weighted share until its pool is dry, then is throttled until the refill while its
+ * siblings share its part. That is the simulator's ideal (sched/sim/sim_ideal.c), integrated over
+ * ten seconds of the scenario written as a scenario file (deliver rounded to a whole per cent).
  */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ideal.h"
 #include "sched/fluid.h"
 #include "sched/group.h"
+#include "sched/sim.h"
 #include "vmside.h"
 #include "vsched.h"
+
+#define SIM_TEXT_LEN	4096
+
+static bool has_caps(const struct scenario *s)
+{
+	unsigned int g, ng = scn_nr_groups(s);
+
+	for (g = 0; g < ng; g++)
+		if (s->groups[g].quota_us)
+			return true;
+	return false;
+}
+
+/* s as a scenario file of the simulator. */
+static int scn_to_sim(const struct scenario *s, unsigned int lanes, double deliver, char *buf,
+		      size_t len)
+{
+	unsigned int g, v, ng = scn_nr_groups(s), nv = scn_nr_vcpus(s);
+	long pct = lround(deliver * 100);
+	size_t n;
+
+	n = (size_t)snprintf(buf, len, "lanes %u\nduration 10s\ndeliver %ld%%\n", lanes,
+			     pct < 1 ? 1 : pct > 100 ? 100 : pct);
+	for (g = 0; g < ng && n < len; g++) {
+		const struct scn_group *sg = &s->groups[g];
+
+		n += (size_t)snprintf(buf + n, len - n, "group /%s weight %u", sg->path,
+				      sg->weight ? sg->weight : 100);
+		if (sg->quota_us && n < len)
+			n += (size_t)snprintf(buf + n, len - n, " max %lluus %lluus burst %lluus",
+					      (unsigned long long)sg->quota_us,
+					      (unsigned long long)(sg->period_us ? sg->period_us :
+										  100000),
+					      (unsigned long long)sg->burst_us);
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s\n", sg->idle ? " idle 1" : "");
+	}
+	for (v = 0; v < nv && n < len; v++) {
+		const struct scn_vcpu *sv = &s->vcpus[v];
+
+		if (sv->kind == WORK_HOG)
+			n += (size_t)snprintf(buf + n, len - n, "vcpu %u /%s hog\n", v, sv->group);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "vcpu %u /%s duty %uus %uus\n", v,
+					      sv->group, sv->busy_us, sv->busy_us + sv->sleep_us);
+	}
+	return n < len ? 0 : -ENOSPC;
+}
+
+static int ideal_capped(const struct scenario *s, unsigned int lanes, double deliver, double *pct)
+{
+	unsigned int g, ng = scn_nr_groups(s);
+	struct sim_scenario *sc;
+	struct sim_result *r;
+	char text[SIM_TEXT_LEN], err[256], path[256];
+	double usage, ideal;
+	int ret;
+
+	ret = scn_to_sim(s, lanes, deliver, text, sizeof(text));
+	if (!ret)
+		ret = sim_parse(text, &sc, err, sizeof(err));
+	if (ret)
+		return ret;
+	ret = sim_ideal_only(sc, &r, err, sizeof(err));
+	sim_scenario_free(sc);
+	if (ret)
+		return ret;
+	for (g = 0; g < ng && !ret; g++) {
+		snprintf(path, sizeof(path), "/%s", s->groups[g].path);
+		ret = sim_group_usage(r, path, &usage, &ideal);
+		pct[g] = 100.0 * ideal / sim_capacity_ns(r);
+	}
+	sim_result_free(r);
+	return ret;
+}
 
 static double vcpu_demand(const struct scn_vcpu *v)
 {
@@ -30,9 +113,12 @@ int ideal_shares_at(const struct scenario *s, unsigned int lanes, double deliver
 {
 	unsigned int ng = scn_nr_groups(s), nv = scn_nr_vcpus(s), i;
 	double demand[SCN_MAX_VCPUS], rate[SCN_MAX_VCPUS];
-	struct vsched *vs = vsched_create(lanes, nv);
+	struct vsched *vs;
 	int ret;
 
+	if (has_caps(s))
+		return ideal_capped(s, lanes, deliver, pct);
+	vs = vsched_create(lanes, nv);
 	if (!vs)
 		return -ENOMEM;
 	ret = vmside_groups(vs, s);

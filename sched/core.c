@@ -17,7 +17,7 @@ static bool queue_less(const struct heap_node *a, const struct heap_node *b)
 	const struct sched_entity *x = container_of(a, struct sched_entity, node);
 	const struct sched_entity *y = container_of(b, struct sched_entity, node);
 
-	return x->vt < y->vt;
+	return x->dl < y->dl;
 }
 
 static void entity_init(struct sched_entity *se, struct group_core *parent, bool is_group)

@@ -7,9 +7,9 @@
  * CPUs it is owed right now; a group's rate is the sum of its children's.
  *
  * Virtual time. Every group keeps its runnable children in a sum and the ones with a waiting
- * vCPU below in a queue ordered by vt; service d advances an entity's vt by d / rate at every
- * level. A lane goes to the vCPU reached by taking the smallest vt at each level from the root
- * down (fair_pick()). Siblings served exactly at their rates keep equal vt, so vt differences
+ * vCPU below in a queue ordered by virtual deadline (vt + request / rate, EEVDF); service d
+ * advances an entity's vt by d / rate at every level. A lane goes to the vCPU reached by taking
+ * the earliest eligible deadline at each level from the root down (fair_pick()). Siblings served exactly at their rates keep equal vt, so vt differences
  * are time lags, and every group's usage follows its fluid share at every level.
  *
  * Why rates and not weights: with P lanes, a child whose demand is below its weighted share
@@ -42,10 +42,10 @@ void fair_enqueue(struct sched *s, struct sched_entity *se)
 {
 	struct group_core *p;
 
-	(void)s;
 	while ((p = se->parent)) {
 		bool was_empty = !p->queue.nr;
 
+		fair_set_key(s, se);
 		heap_insert(&p->queue, &se->node);
 		if (!was_empty || p->throttled || !p->se.parent)
 			break;
@@ -94,7 +94,7 @@ static void sum_remove(struct sched_entity *e)
 void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
 	double bound = (double)s->core.params.lag_ns;
-	struct sched_entity *se, *woken[64];
+	struct sched_entity *se, *woken[SE_PATH_MAX];
 	unsigned int n = 0;
 
 	fair_est_update(s, vc, false);
@@ -103,8 +103,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 		se->resv = 0;
 		se->runnable = true;
 		se->rate = 0;
-		if (n < 64)
-			woken[n++] = se;
+		woken[n++] = se;
 	}
 	fair_path_changed(s, vc);
 	fair_update_rates(s);
@@ -128,8 +127,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 			se->vt = V;
 		}
 		p->sum_rvt += se->rate * se->vt;
-		if (heap_queued(&se->node))
-			heap_fix(&p->queue, &se->node);
+		fair_requeue(s, se);
 	}
 }
 
@@ -181,7 +179,8 @@ static void bound_saturated(struct sched_entity *se, double slice)
 	struct group_core *p = se->parent;
 	double lo = fair_vclock(p) - slice / se->rate;
 
-	if (heap_queued(&se->node) || !se->nr_running || se->vt >= lo)
+	if (heap_queued(&se->node) || !se->nr_running || se->nr_running >= se->rate ||
+	    se->vt >= lo)
 		return;
 	p->sum_rvt += se->rate * (lo - se->vt);
 	se->vt = lo;
@@ -201,7 +200,7 @@ static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
 		se->vt += d / se->rate;
 		se->parent->sum_rvt += d;
 		if (heap_queued(&se->node))
-			heap_fix(&se->parent->queue, &se->node);
+			fair_requeue(s, se);
 		else if (d > 0)
 			bound_saturated(se, slice);
 	}
@@ -240,7 +239,7 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 		charge_path(s, vc, (double)(delta - used));
 }
 
-/* The first waiting vCPU by vt alone, level by level: work-conserving fallback. */
+/* The earliest deadline, eligible or not, level by level: the work-conserving fallback. */
 static struct vcpu_core *pick_min(struct group_core *gc)
 {
 	for (;;) {
@@ -279,7 +278,7 @@ static struct vcpu_core *pick_entity(struct sched *s, struct group_core *gc,
 	return se->is_group ? pick_in(s, se_group(se)) : se_vcpu(se);
 }
 
-/* The eligible waiting vCPU reached by the smallest eligible vt at every level, or NULL. */
+/* The eligible waiting vCPU reached by the earliest eligible deadline at every level, or NULL. */
 static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 {
 	struct heap_node *n = heap_min(&gc->queue);
@@ -293,7 +292,7 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 	vc = pick_entity(s, gc, first);
 	if (vc)
 		return vc;
-	/* Rare: try the others in vt order (a scan per try; queues are short). */
+	/* Rare: try the others in deadline order (a scan per try; queues are short). */
 	for (prev = first;;) {
 		struct sched_entity *next = NULL;
 
@@ -301,9 +300,9 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 			struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity,
 							      node);
 
-			if (e->vt < prev->vt || (e->vt == prev->vt && e <= prev))
+			if (e->dl < prev->dl || (e->dl == prev->dl && e <= prev))
 				continue;
-			if (!next || e->vt < next->vt || (e->vt == next->vt && e < next))
+			if (!next || e->dl < next->dl || (e->dl == next->dl && e < next))
 				next = e;
 		}
 		if (!next)
@@ -330,11 +329,11 @@ struct vcpu_core *fair_pick(struct sched *s)
  */
 struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
 {
-	struct sched_entity *path[64], *e;
+	struct sched_entity *path[SE_PATH_MAX], *e;
 	struct group_core *gc = gcore(&s->root);
 	unsigned int n = 0;
 
-	for (e = &r->se; e->parent && n < 64; e = &e->parent->se)
+	for (e = &r->se; e->parent; e = &e->parent->se)
 		path[n++] = e;
 	while (n) {
 		struct heap_node *hn = heap_min(&gc->queue);

@@ -6,12 +6,22 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-/* A group's cap in lanes: quota / period CPUs, at `deliver` CPU per lane; -1: none. */
-static double cap_of(const struct group *g, double deliver)
+/*
+ * How caps count: as demand limits of quota / period at `deliver` CPU per lane, or not at all
+ * (FLUID_NO_CAPS) with the groups off() says are throttled demanding nothing.
+ */
+struct fluid_mode {
+	double deliver;
+	fluid_off_fn off;
+	void *arg;
+};
+
+/* A group's cap in lanes; -1: none. */
+static double cap_of(const struct group *g, const struct fluid_mode *m)
 {
-	if (g->quota_us == RUNTIME_INF || deliver == FLUID_NO_CAPS)
+	if (g->quota_us == RUNTIME_INF || m->deliver == FLUID_NO_CAPS)
 		return -1.0;
-	return (double)g->quota_us / (double)g->period_us / deliver;
+	return (double)g->quota_us / (double)g->period_us / m->deliver;
 }
 
 /* The vCPUs of g and, when g has no "cpu" in subtree_control, of all its descendants. */
@@ -53,28 +63,28 @@ unsigned int fluid_claims(const struct group *g, const double *demand, struct fl
 	return n;
 }
 
-static double demand_of(struct sched *s, const struct group *g, const double *demand,
-			struct fluid_claim *cl, double deliver)
+static double demand_of(const struct group *g, const double *demand, struct fluid_claim *cl,
+			const struct fluid_mode *m)
 {
 	unsigned int n = fluid_claims(g, demand, cl), i;
-	double d = 0, cap = cap_of(g, deliver);
+	double d = 0, cap = cap_of(g, m);
 
-	/* The core's rates: a throttled group demands nothing until its refill. */
-	if (deliver == FLUID_NO_CAPS && g->parent && gcore(g)->throttled)
+	if (g->parent && m->off && m->off(g, m->arg))
 		return 0;
 	for (i = 0; i < n; i++)
-		d += cl[i].g ? demand_of(s, cl[i].g, demand, cl + n, deliver) : cl[i].demand;
+		d += cl[i].g ? demand_of(cl[i].g, demand, cl + n, m) : cl[i].demand;
 	return g->parent && cap >= 0 && cap < d ? cap : d;
 }
 
 double fluid_group_demand(struct sched *s, const struct group *g, const double *demand)
 {
 	struct fluid_claim *cl = calloc(fluid_scratch_size(s), sizeof(*cl));
+	struct fluid_mode m = { .deliver = 1.0 };
 	double d;
 
 	if (!cl)
 		return 0;
-	d = demand_of(s, g, demand, cl, 1.0);
+	d = demand_of(g, demand, cl, &m);
 	free(cl);
 	return d;
 }
@@ -122,10 +132,9 @@ void fluid_water_fill(struct fluid_claim *cl, unsigned int n, double cap)
 			cl[i].got = cap * cl[i].weight / w;
 }
 
-/* Claims of g's children go to scratch[0..n), deeper levels use the space after them. */
 /* Claims of g's children go to cl[0..n), deeper levels use the space after them. */
-static void fill_group(struct sched *s, const struct group *g, double cap, const double *demand,
-		       double *rate, struct fluid_claim *cl, double deliver)
+static void fill_group(const struct group *g, double cap, const double *demand, double *rate,
+		       struct fluid_claim *cl, const struct fluid_mode *m)
 {
 	unsigned int n = fluid_claims(g, demand, cl), i;
 
@@ -133,14 +142,14 @@ static void fill_group(struct sched *s, const struct group *g, double cap, const
 		return;
 	for (i = 0; i < n; i++) {
 		if (cl[i].g) {
-			cl[i].demand = demand_of(s, cl[i].g, demand, cl + n, deliver);
+			cl[i].demand = demand_of(cl[i].g, demand, cl + n, m);
 			cl[i].done = cl[i].demand <= 0;
 		}
 	}
 	fluid_water_fill(cl, n, cap);
 	for (i = 0; i < n; i++) {
 		if (cl[i].g)
-			fill_group(s, cl[i].g, cl[i].got, demand, rate, cl + n, deliver);
+			fill_group(cl[i].g, cl[i].got, demand, rate, cl + n, m);
 		else
 			rate[cl[i].vcpu] = cl[i].got;
 	}
@@ -157,17 +166,33 @@ size_t fluid_scratch_size(struct sched *s)
 	return (size_t)s->nr_vcpus + s->root.nr_descendants + 1;
 }
 
-void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,
-			 struct fluid_claim *scratch, double deliver)
+static void solve(struct sched *s, const double *demand, double *rate,
+		  struct fluid_claim *scratch, const struct fluid_mode *m)
 {
 	struct group *root = sched_root(s);
-	double total = demand_of(s, root, demand, scratch, deliver);
+	double total = demand_of(root, demand, scratch, m);
 	unsigned int i;
 
 	for (i = 0; i < s->nr_vcpus; i++)
 		rate[i] = 0;
-	fill_group(s, root, total < s->nr_lanes ? total : s->nr_lanes, demand, rate, scratch,
-		   deliver);
+	fill_group(root, total < s->nr_lanes ? total : s->nr_lanes, demand, rate, scratch, m);
+}
+
+/* The core's rates: a throttled group demands nothing until its refill. */
+static bool core_throttled(const struct group *g, void *arg)
+{
+	(void)arg;
+	return gcore(g)->throttled;
+}
+
+void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,
+			 struct fluid_claim *scratch, double deliver)
+{
+	struct fluid_mode m = { .deliver = deliver };
+
+	if (deliver == FLUID_NO_CAPS)
+		m.off = core_throttled;
+	solve(s, demand, rate, scratch, &m);
 }
 
 int fluid_solve(struct sched *s, const double *demand, double *rate)
@@ -177,27 +202,50 @@ int fluid_solve(struct sched *s, const double *demand, double *rate)
 
 /*
  * Solved in lanes and converted back: a vCPU can use at most one lane (deliver CPUs), its demand
- * in lanes is demand / deliver; caps are absolute, quota / period / deliver lanes.
+ * in lanes is demand / deliver; caps (when m counts them) are absolute, quota / period / deliver
+ * lanes.
  */
-int fluid_solve_delivered(struct sched *s, const double *demand, double *rate, double deliver)
+static int solve_delivered(struct sched *s, const double *demand, double *rate, double deliver,
+			   struct fluid_mode *m)
 {
-	struct fluid_claim *scratch = calloc(fluid_scratch_size(s), sizeof(*scratch));
-	double *d = calloc(s->nr_vcpus + 1, sizeof(*d));
+	struct fluid_claim *scratch;
+	double *d;
 	unsigned int i;
 
-	if (!scratch || !d || deliver <= 0 || deliver > 1) {
+	if (!(deliver > 0 && deliver <= 1))
+		return -EINVAL;
+	scratch = calloc(fluid_scratch_size(s), sizeof(*scratch));
+	d = calloc(s->nr_vcpus + 1, sizeof(*d));
+	if (!scratch || !d) {
 		free(scratch);
 		free(d);
-		return scratch && d ? -EINVAL : -ENOMEM;
+		return -ENOMEM;
 	}
 	for (i = 0; i < s->nr_vcpus; i++)
 		d[i] = demand[i] / deliver > 1.0 ? 1.0 : demand[i] / deliver;
-	fluid_solve_scratch(s, d, rate, scratch, deliver);
+	if (m->deliver != FLUID_NO_CAPS)
+		m->deliver = deliver;
+	solve(s, d, rate, scratch, m);
 	for (i = 0; i < s->nr_vcpus; i++)
 		rate[i] *= deliver;
 	free(scratch);
 	free(d);
 	return 0;
+}
+
+int fluid_solve_delivered(struct sched *s, const double *demand, double *rate, double deliver)
+{
+	struct fluid_mode m = { .deliver = deliver };
+
+	return solve_delivered(s, demand, rate, deliver, &m);
+}
+
+int fluid_solve_pools(struct sched *s, const double *demand, double *rate, double deliver,
+		      fluid_off_fn off, void *arg)
+{
+	struct fluid_mode m = { .deliver = FLUID_NO_CAPS, .off = off, .arg = arg };
+
+	return solve_delivered(s, demand, rate, deliver, &m);
 }
 
 double fluid_group_rate(struct sched *s, const struct group *g, const double *rate)

@@ -104,12 +104,17 @@ int group_check_name(const struct group *parent, const char *name)
 	return 0;
 }
 
-/* cgroup_check_hierarchy_limits(): every ancestor's depth and descendant limits. */
+/*
+ * cgroup_check_hierarchy_limits(): every ancestor's depth and descendant limits; and vsched's
+ * own depth limit, GROUP_DEPTH_MAX.
+ */
 static bool group_limits_allow(const struct group *parent)
 {
 	const struct group *a;
 	uint64_t level = 0;
 
+	if (parent->depth >= GROUP_DEPTH_MAX)
+		return false;
 	for (a = parent; a; a = a->parent, level++) {
 		if (a->nr_descendants >= a->max_descendants)
 			return false;

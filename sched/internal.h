@@ -13,6 +13,9 @@
 struct group_core;
 struct fluid_claim;
 
+/* Entities on a vCPU's path below the root: the vCPU and every group but the root. */
+#define SE_PATH_MAX	(GROUP_DEPTH_MAX + 1)
+
 /*
  * A schedulable entity at one level of the tree: a vCPU or a group, competing with its siblings
  * inside its parent group. rate is its fluid share (CPUs) while it is runnable; its virtual time
@@ -20,6 +23,7 @@ struct fluid_claim;
  */
 struct sched_entity {
 	double vt;
+	double dl;			/* virtual deadline vt + request / rate: the queue's key */
 	double rate;
 	double new_rate;		/* scratch of fair_update_rates() */
 	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
@@ -70,11 +74,12 @@ struct vcpu_core {
 	uint64_t est_stamp;
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
+	uint64_t since;			/* holding a lane without a break since (lanes.c) */
 };
 
 struct lane {
 	struct vcpu_core *cur;
-	uint64_t start;			/* when cur got (or was re-granted) the lane */
+	uint64_t start;			/* since when cur holds a lane without a break */
 	uint64_t rot_until;		/* rotation end while others wait, else NONE */
 	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
 	/* What the runtime was last told, to emit only changes. */
@@ -154,12 +159,34 @@ static inline double fair_vclock(const struct group_core *gc)
 	return gc->sum_r > 0 ? gc->sum_rvt / gc->sum_r : gc->vbase;
 }
 
+/*
+ * A queued entity's vt or rate changed: its deadline moves (the queues are ordered by deadline,
+ * EEVDF's earliest eligible virtual deadline first; see fair.c).
+ */
+static inline void fair_set_key(const struct sched *s, struct sched_entity *se)
+{
+	double req = (double)s->core.params.slice_ns;
+
+	/* A capped group asks for no more than its pool holds: short request, early deadline. */
+	if (se->is_group && se_group(se)->bw_enabled && (double)se_group(se)->runtime < req)
+		req = (double)se_group(se)->runtime;
+	se->dl = se->vt + req / (se->rate > 1e-12 ? se->rate : 1e-12);
+}
+
+static inline void fair_requeue(const struct sched *s, struct sched_entity *se)
+{
+	fair_set_key(s, se);
+	if (heap_queued(&se->node))
+		heap_fix(&se->parent->queue, &se->node);
+}
+
 /* rates.c: fluid rates of every entity. */
 void fair_path_changed(struct sched *s, struct vcpu_core *vc);
 void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable);
 double fair_clamp_lag(double bound, double lag, double r);
 void fair_lanes_held(struct sched *s, uint64_t dt);
 void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu);
+void fair_delivery_missed(struct sched *s);
 
 /* fair.c: fluid rates and per-level virtual time. */
 int fair_init(struct sched *s);

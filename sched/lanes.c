@@ -35,6 +35,18 @@ static bool owns_lane(const struct vcpu_core *vc)
 }
 
 /*
+ * A holder weight-driven preemption must leave alone: one owed a whole CPU, or one that started
+ * running less than min_run ago. A lane handed out at this very moment, which the runtime has
+ * not been told about, costs nothing to take back: protecting it let the first of several lanes
+ * re-picked at one rotation end shield itself, and the others were taken from vCPUs behind it.
+ */
+static bool lane_kept(const struct sched *s, const struct lane *ln)
+{
+	return owns_lane(ln->cur) ||
+	       (ln->cur->told_lane >= 0 && s->core.now < ln->start + s->core.params.min_run_ns);
+}
+
+/*
  * A vCPU under a cpu.idle group whose level has a non-idle sibling waiting takes min_run turns,
  * not slices: its share is a few per mille, and in whole slices it arrived in lumps of a slice
  * (bench idle: 0.36 % of capacity where 0.29 % is owed, with 6 ms slices). Among idle siblings
@@ -86,8 +98,16 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	struct lane *ln = lane_of(s, l);
 
 	ln->cur = vc;
-	ln->start = s->core.now;
+	/*
+	 * A vCPU handed a lane again before the runtime was told it lost one (a rotation end that
+	 * kept it, a lane swapped at flush) has held a lane all along: it is no fresh grant that
+	 * min_run protects. Counting it as one let a vCPU re-picked first at a shared rotation end
+	 * shield itself, so a group's furthest-behind vCPU gave up its lane instead (issue 13).
+	 */
+	ln->start = vc->told_lane >= 0 ? vc->since : s->core.now;
+	vc->since = ln->start;
 	ln->rot_until = SCHED_TIME_NONE;
+	ln->bw_until = SCHED_TIME_NONE;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
 	if (gcore(&s->root)->queue.nr && !owns_lane(vc))
@@ -101,6 +121,7 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 
 	ln->cur = NULL;
 	ln->rot_until = SCHED_TIME_NONE;
+	ln->bw_until = SCHED_TIME_NONE;
 	vc->lane = -1;
 	fair_refund(s, vc);
 	fair_clear_running(s, vc);
@@ -136,51 +157,75 @@ static void common_level(struct sched_entity **a, struct sched_entity **b)
 	}
 }
 
-/* Below a running entity, the vCPU reached by taking the running child furthest ahead. */
-static struct vcpu_core *most_served(struct sched_entity *se)
+/* e comes after prev in order of vt, furthest ahead first (ties by address); prev NULL: first. */
+static bool ahead_order_after(const struct sched_entity *e, const struct sched_entity *prev)
 {
-	while (se->is_group) {
-		struct group_core *gc = se_group(se);
-		struct sched_entity *e, *best = NULL;
+	return !prev || e->vt < prev->vt || (e->vt == prev->vt && e < prev);
+}
 
+static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se);
+
+/*
+ * Among gc's running children ahead of floor (any if NULL), furthest ahead first, the first whose
+ * subtree has a lane that may be taken; the vCPU holding it, or NULL.
+ */
+static struct vcpu_core *served_child(const struct sched *s, struct group_core *gc,
+				      const struct sched_entity *floor)
+{
+	struct sched_entity *e, *best, *prev = NULL;
+	struct vcpu_core *x;
+
+	for (;;) {
+		best = NULL;
 		list_for_each_entry(e, &gc->running, run_node)
-			if (!best || best->vt < e->vt)
+			if (ahead_order_after(e, prev) && (!floor || e->vt > floor->vt) &&
+			    (!best || best->vt < e->vt || (best->vt == e->vt && best < e)))
 				best = e;
-		se = best;
+		if (!best)
+			return NULL;
+		x = most_served(s, best);
+		if (x)
+			return x;
+		prev = best;
 	}
-	return se_vcpu(se);
+}
+
+/*
+ * Below a running entity, the vCPU reached by the running child furthest ahead at each level,
+ * passing over lanes that must be kept (lane_kept()); NULL if every lane below is kept.
+ */
+static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se)
+{
+	struct vcpu_core *vc;
+
+	if (se->is_group)
+		return served_child(s, se_group(se), NULL);
+	vc = se_vcpu(se);
+	return lane_kept(s, &s->core.lanes[vc->lane]) ? NULL : vc;
 }
 
 /*
  * r's lane is going to v, so the subtree under their common ancestor on r's side loses a lane.
  * Inside it the lane should come from the child furthest ahead at each level, which need not be
  * r: when a lane's slice ends says nothing about who is ahead. Returns the vCPU that should give
- * its lane up: r, or one that ran at least min_run.
+ * its lane up: r, or one ahead of r's side whose lane may be taken (a child whose lanes are all
+ * kept is passed over for the next one ahead, not given up for r: the vCPUs behind would pay).
  */
 static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r, struct vcpu_core *v)
 {
-	struct sched_entity *ev = &v->se, *er = &r->se, *path[64], *e;
+	struct sched_entity *ev = &v->se, *er = &r->se, *path[SE_PATH_MAX], *e;
 	unsigned int n = 0;
 
 	common_level(&ev, &er);
-	for (e = &r->se; e != er && n < 64; e = &e->parent->se)
+	for (e = &r->se; e != er; e = &e->parent->se)
 		path[n++] = e;
 	/* path[n - 1] is r's entity just inside er, path[0] is r itself. */
 	while (er->is_group && n) {
-		struct group_core *gc = se_group(er);
-		struct sched_entity *c = path[--n], *best = c;
+		struct sched_entity *c = path[--n];
+		struct vcpu_core *x = served_child(s, se_group(er), c);
 
-		list_for_each_entry(e, &gc->running, run_node)
-			if (best->vt < e->vt)
-				best = e;
-		if (best != c) {
-			struct vcpu_core *x = most_served(best);
-			struct lane *ln = lane_of(s, x->lane);
-
-			if (owns_lane(x) || s->core.now < ln->start + s->core.params.min_run_ns)
-				return r;
+		if (x)
 			return x;
-		}
 		er = c;
 	}
 	return r;
@@ -259,7 +304,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 			best = (int)l;
 			break;
 		}
-		if (c->now < ln->start + c->params.min_run_ns || owns_lane(ln->cur))
+		if (lane_kept(s, ln))
 			continue;
 		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
 		key = er->vt - ew->vt;
@@ -315,6 +360,9 @@ void lanes_settle(struct sched *s)
 		} else if (ln->rot_until == SCHED_TIME_NONE) {
 			lane_set_rotation(s, ln);
 		}
+		/* Its bandwidth end passed and the pool is not dry: the lanes deliver less. */
+		if (ln->bw_until <= c->now)
+			fair_delivery_missed(s);
 		ln->bw_until = c->nr_bw_groups ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
 	}
 }

@@ -12,7 +12,7 @@
  * of each burst to rotation (bench-fair "burst": 4.4 % of capacity where the ideal is 10 %). A wake or a
  * block changes demands along one path only, so the water-filling is redone level by level along
  * that path, going down into another subtree only where its capacity moved. Configuration
- * changes and moves redo everything. Every rate change keeps the entity's lag, bounded.
+ * changes and moves redo everything. Every rate change keeps the entity's lag exactly.
  */
 #include <errno.h>
 #include <math.h>
@@ -27,6 +27,7 @@
 #define DELIVER_WINDOW_NS	100e6	/* lane time per measurement */
 #define DELIVER_ALPHA	0.5		/* weight of a new measurement */
 #define DELIVER_MIN	0.05
+#define DELIVER_MISS_MIN_NS	1e6	/* lane time a miss needs to measure from */
 
 int fair_init(struct sched *s)
 {
@@ -88,7 +89,7 @@ void fair_path_changed(struct sched *s, struct vcpu_core *vc)
  * by its long-run demand, so its group keeps that part of its share while it sleeps, and when
  * it wakes its group is owed the lane it needs instead of finding its share given away. Too
  * high an estimate costs nothing: service is still work-conserving, and an entity that cannot
- * use its rate only piles up lag, which is bounded (set_rate()).
+ * use its rate only piles up lag, which is bounded (bound_saturated() in fair.c, and on wake).
  */
 static double vcpu_demand(const struct vcpu_core *vc)
 {
@@ -142,19 +143,17 @@ static void cache_demands(struct sched *s, struct group *g)
 	gcore(g)->demand = group_demand(s, g, s->core.claims);
 }
 
-/* A child's rate changes to r (0 if not runnable): keep its lag around the level's V. */
 /*
- * Lag (service) kept across a rate change or a sleep: credit at most bound (lag_ns) of the
- * entity's own rate, debt at most bound (times the rate above one CPU). Credit must scale with
- * the rate: an entity owed 0.1 % of a CPU would otherwise turn a few ms of credit, gained while
- * its rate was briefly high, into seconds of priority. And an entity that could not use its
- * rate (demand below it, a sleeper's reservation) must not hoard the difference.
+ * Lag (service) brought back on a wake: at most bound (lag_ns) either way, times the rate above
+ * one CPU (an entity holding several lanes lags by several). Credit as large as debt: an entity
+ * waiting its turn among many is owed up to a slice whatever its rate, and a bound scaled by the
+ * rate (the first design) took that from every low-rate waiter at every rate change.
  */
 double fair_clamp_lag(double bound, double lag, double r)
 {
-	double credit = bound * r, debt = bound * (r > 1.0 ? r : 1.0);
+	double b = bound * (r > 1.0 ? r : 1.0);
 
-	return lag > credit ? credit : lag < -debt ? -debt : lag;
+	return lag > b ? b : lag < -b ? -b : lag;
 }
 
 /* A sleeper's reservation changes: what it was owed so far is counted at the old one. */
@@ -164,8 +163,14 @@ static void set_resv(struct sched *s, struct sched_entity *e, double r)
 	e->resv = r;
 }
 
-static void set_rate(struct group_core *gc, struct sched_entity *e, double r, double V,
-		     double bound)
+/*
+ * A runnable child's rate changes to r: its lag r * (V - vt) is kept exactly, as the kernel's
+ * reweight_eevdf() keeps a reweighted entity's. Bounding it here (the first design) forgave a
+ * group running ahead of its rate at every wake or block below it; with wakes every few ms its
+ * level's V stood still and its low-rate siblings starved (issue 13's random scenarios).
+ */
+static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity *e, double r,
+		     double V)
 {
 	if (!e->runnable)
 		return;
@@ -174,15 +179,14 @@ static void set_rate(struct group_core *gc, struct sched_entity *e, double r, do
 	if (e->rate > 0) {
 		gc->sum_rvt -= e->rate * e->vt;
 		gc->sum_r -= e->rate;
-		e->vt = V - fair_clamp_lag(bound, e->rate * (V - e->vt), r) / r;
+		e->vt = V - e->rate * (V - e->vt) / r;
 	} else {
 		e->vt = V;
 	}
 	e->rate = r;
 	gc->sum_rvt += r * e->vt;
 	gc->sum_r += r;
-	if (heap_queued(&e->node))
-		heap_fix(&gc->queue, &e->node);
+	fair_requeue(s, e);
 }
 
 /*
@@ -190,8 +194,7 @@ static void set_rate(struct group_core *gc, struct sched_entity *e, double r, do
  * go down only where a child's capacity moved or its demand changed below it. A wake or a block
  * thus costs the siblings along one path, unless it shifts capacity across whole subtrees.
  */
-static void refill_group(struct sched *s, struct group *g, double cap, struct fluid_claim *cl,
-			 double bound)
+static void refill_group(struct sched *s, struct group *g, double cap, struct fluid_claim *cl)
 {
 	struct group_core *gc = gcore(g);
 	double V = fair_vclock(gc);
@@ -217,7 +220,7 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 			if (!e->runnable)
 				set_resv(s, e, cl[i].got);
 			else if (fabs(cl[i].got - e->rate) > RATE_EPS)
-				set_rate(gc, e, cl[i].got, V, bound);
+				set_rate(s, gc, e, cl[i].got, V);
 			continue;
 		}
 		cc = gcore(cl[i].g);
@@ -225,9 +228,9 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 			set_resv(s, &cc->se, cl[i].got);
 		moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
 		if (moved || cc->on_path)
-			refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n, bound);
+			refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n);
 		if (moved)
-			set_rate(gc, &cc->se, cl[i].got, V, bound);
+			set_rate(s, gc, &cc->se, cl[i].got, V);
 		cc->on_path = false;
 	}
 	if (gc->sum_r <= RATE_MIN) {
@@ -248,7 +251,7 @@ static void update_path(struct sched *s, struct vcpu_core *vc)
 		gcore(g)->on_path = true;
 	}
 	cap = gcore(root)->demand < s->nr_lanes ? gcore(root)->demand : s->nr_lanes;
-	refill_group(s, root, cap, s->core.claims, (double)s->core.params.lag_ns);
+	refill_group(s, root, cap, s->core.claims);
 	gcore(root)->on_path = false;
 }
 
@@ -262,7 +265,7 @@ static void zero_rates(struct group *g)
 }
 
 static void retag_child(struct sched *s, struct group_core *gc, struct sched_entity *e,
-			double V, double bound)
+			double V)
 {
 	double r = e->new_rate > RATE_MIN ? e->new_rate : RATE_MIN;
 
@@ -272,21 +275,20 @@ static void retag_child(struct sched *s, struct group_core *gc, struct sched_ent
 		return;
 	}
 	/* Keep the lag rate * (V - vt); an entity new to the sum starts at V. */
-	e->vt = e->rate > 0 ? V - fair_clamp_lag(bound, e->rate * (V - e->vt), r) / r : V;
+	e->vt = e->rate > 0 ? V - e->rate * (V - e->vt) / r : V;
 	e->rate = r;
 	gc->sum_rvt += r * e->vt;
 	gc->sum_r += r;
-	if (heap_queued(&e->node))
-		heap_fix(&gc->queue, &e->node);
+	fair_requeue(s, e);
 }
 
 /*
  * A throttled group demands nothing from its parent, but inside it nothing changes: its
  * children keep their rates and virtual times until the refill, as a throttled cfs_rq keeps its
- * tasks' vruntimes. Retagged to the minimum rate they lost their lags (a sibling's credit is
- * bounded by its rate), and with a quota below a slice the same vCPU won every period.
+ * tasks' vruntimes. Retagged to the minimum rate they lost their lags (when rate changes still
+ * bounded lag by the rate), and with a quota below a slice the same vCPU won every period.
  */
-static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl, double bound)
+static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl)
 {
 	struct group_core *gc = gcore(g);
 	double V = fair_vclock(gc);
@@ -299,11 +301,11 @@ static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl
 	gc->sum_r = 0;
 	for (i = 0; i < n; i++) {
 		if (!cl[i].g) {
-			retag_child(s, gc, &s->core.vcpus[cl[i].vcpu].se, V, bound);
+			retag_child(s, gc, &s->core.vcpus[cl[i].vcpu].se, V);
 			continue;
 		}
-		retag_child(s, gc, &gcore(cl[i].g)->se, V, bound);
-		retag_group(s, (struct group *)cl[i].g, cl + n, bound);
+		retag_child(s, gc, &gcore(cl[i].g)->se, V);
+		retag_group(s, (struct group *)cl[i].g, cl + n);
 	}
 	if (gc->sum_r <= 0)
 		gc->vbase = V;
@@ -334,7 +336,7 @@ void fair_update_rates(struct sched *s)
 		for (g = group_cpu_group(s->vcpus[i].group); g; g = g->parent)
 			gcore(g)->se.new_rate += c->rate[i];
 	}
-	retag_group(s, &s->root, c->claims, (double)c->params.lag_ns);
+	retag_group(s, &s->root, c->claims);
 }
 
 /*
@@ -368,6 +370,26 @@ void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu)
 	x = c->dl_cpu / c->dl_held;
 	x = x > 1.0 ? 1.0 : x < DELIVER_MIN ? DELIVER_MIN : x;
 	c->deliver += DELIVER_ALPHA * (x - c->deliver);
+	c->dl_cpu = 0;
+	c->dl_held = 0;
+}
+
+/*
+ * A bandwidth end passed with the pool not dry: the lanes deliver less than the estimate. Take
+ * what the current window measured at once, if it is lower, rather than the smoothed estimate:
+ * before the first window closed the estimate is a whole CPU, and each early end otherwise left
+ * a remainder, predicted at that CPU again, a fraction of the last one.
+ */
+void fair_delivery_missed(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	double x;
+
+	if (c->dl_held < DELIVER_MISS_MIN_NS)
+		return;
+	x = c->dl_cpu / c->dl_held;
+	if (x < c->deliver)
+		c->deliver = x < DELIVER_MIN ? DELIVER_MIN : x;
 	c->dl_cpu = 0;
 	c->dl_held = 0;
 }

@@ -52,6 +52,15 @@ int fluid_solve(struct sched *s, const double *demand, double *rate);
  */
 int fluid_solve_delivered(struct sched *s, const double *demand, double *rate, double deliver);
 /*
+ * The kernel's bandwidth semantics on a fluid scheduler: caps are not rates. A capped group runs
+ * at its weighted share (water-filling without caps) until its pool runs dry, then demands
+ * nothing until its refill; off(g, arg) says which groups are throttled now. The caller keeps
+ * the pools (the simulator's ideal, sched/sim/sim_ideal.c). Units as fluid_solve_delivered().
+ */
+typedef bool (*fluid_off_fn)(const struct group *g, void *arg);
+int fluid_solve_pools(struct sched *s, const double *demand, double *rate, double deliver,
+		      fluid_off_fn off, void *arg);
+/*
  * In lanes, with caller-provided scratch of fluid_scratch_size() entries; never fails. demand[]
  * and rate[] are in lanes (1 = a whole lane); caps are converted at `deliver` CPU per lane (1:
  * lanes are CPUs), or left out with FLUID_NO_CAPS: the core's instantaneous rates, where quota

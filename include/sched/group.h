@@ -22,6 +22,12 @@
 /* cgroupfs takes any name a path can hold (PATH_MAX - 1 bytes); so does the tree. */
 #define GROUP_PATH_MAX		4096
 #define GROUP_NAME_MAX		(GROUP_PATH_MAX - 1)
+/*
+ * The deepest a group may be (the root is 0). The kernel has no such limit, cgroup.max.depth
+ * being "max" by default; here a mkdir deeper fails with EAGAIN, the errno of cgroup.max.depth,
+ * whatever the limits say. The core walks a vCPU's path in arrays of this size.
+ */
+#define GROUP_DEPTH_MAX		256
 
 #define CGROUP_WEIGHT_MIN	1
 #define CGROUP_WEIGHT_DFL	100

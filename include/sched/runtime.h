@@ -41,6 +41,9 @@ struct vcpu_sched_ops;
 struct runtime_stats {
 	uint64_t kicks;			/* preemptions that needed a kick */
 	uint64_t timer_arms;		/* slice timers armed */
+	uint64_t retimes;		/* slice ends the core moved (RETIME): timer_settime() */
+	uint64_t retimes_peak;		/* the most in one second: a storm would show */
+	uint64_t retime_sec, retime_in_sec;	/* the second being counted, and its count */
 	uint64_t grants;		/* lanes handed out */
 	uint64_t migrations;		/* vCPU threads re-pinned to another lane's host CPU */
 	uint64_t throttles;		/* groups throttled (quota ran out) */

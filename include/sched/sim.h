@@ -19,6 +19,11 @@
  *   vcpu 3 / idle                 never runnable; add "sys PCT" to charge PCT % as system time
  *   at 5s move 1 /c               timed events: move, weight, nice, max, burst, idle
  *   at 2s max /a/b 20ms 100ms
+ *
+ * Times are plain decimals (no sign, exponent, inf or nan). Groups are defined after their
+ * parent; vCPU ids run from 0 without gaps, each once; every path names "/" or a defined group;
+ * events happen before the end. A file is text of at most 1 MiB with at least one vcpu line:
+ * anything else is refused, at its line.
  */
 #ifndef VSCHED_SCHED_SIM_H
 #define VSCHED_SCHED_SIM_H
@@ -33,7 +38,7 @@
 struct sim_scenario;
 struct sim_result;
 
-/* 0 or -errno; on error err holds "line N: what". */
+/* 0 or -errno; on error err holds "line N: what" (sim_load(): or the errno's text). */
 int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t errlen);
 int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errlen);
 void sim_scenario_free(struct sim_scenario *sc);
@@ -41,6 +46,9 @@ void sim_scenario_free(struct sim_scenario *sc);
 int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen);
 /* The same, printing every decision of the core to trace as it is taken. */
 int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
+		   size_t errlen);
+/* The ideal alone, without running the core (usage stays 0): for benchmarks' references. */
+int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, char *err,
 		   size_t errlen);
 void sim_result_free(struct sim_result *r);
 void sim_report(const struct sim_result *r, FILE *f);
@@ -60,6 +68,27 @@ unsigned long sim_min_run_violations(const struct sim_result *r);
 uint64_t sim_wake_quantile(const struct sim_result *r, double q, size_t *nr);
 /* Usage of a group in each of its bandwidth periods (ns), for per-period checks. */
 size_t sim_group_periods(const struct sim_result *r, const char *path, const double **usage);
+
+/*
+ * A random scenario from seed (sim_gen.c), as scenario text in buf: its length, -ENOSPC if buf
+ * is too small, -EINVAL for bad options. Hog-only uncapped trees, the same with duty-cycle and
+ * bursty vCPUs, or hogs under cpu.max caps.
+ */
+enum sim_gen_kind { SIM_GEN_HOGS, SIM_GEN_DUTY, SIM_GEN_CAPS };
+struct sim_gen_opts {
+	enum sim_gen_kind kind;
+	unsigned int max_lanes, max_vcpus, max_groups, max_depth;	/* groups <= 32 */
+	uint64_t duration_ns;
+	bool bursts_only;	/* SIM_GEN_DUTY: no hogs */
+	bool coarse_caps;	/* SIM_GEN_CAPS: periods of 100 ms and more, quotas >= 5 ms */
+};
+int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len);
+/*
+ * Generates scenario `seed` into text (len bytes; 64 KiB hold any) and runs it: its max group
+ * error (% of capacity) and min-run violations. 0 or -errno, err saying why.
+ */
+int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, double *error,
+		unsigned long *violations, char *text, size_t len, char *err, size_t errlen);
 
 int cmd_sim(int argc, char **argv);
 

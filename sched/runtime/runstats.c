@@ -184,6 +184,8 @@ void runstats_write_groups(struct json *j, void *arg)
 	json_kv_u64(j, "grants", st.grants);
 	json_kv_u64(j, "kicks", st.kicks);
 	json_kv_u64(j, "timer_arms", st.timer_arms);
+	json_kv_u64(j, "retimes", st.retimes);
+	json_kv_u64(j, "retimes_peak_per_s", st.retimes_peak);
 	json_kv_u64(j, "lends", st.lends);
 	json_kv_u64(j, "reclaims", st.reclaims);
 	json_kv_u64(j, "watch_events", st.watch_events);

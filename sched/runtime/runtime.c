@@ -157,12 +157,28 @@ void rt_preempt(struct runtime *rt, unsigned int id)
 	}
 }
 
+/* Re-times per second: a core that re-timed a lane again and again would show here. */
+static void rt_count_retime(struct runtime *rt)
+{
+	struct runtime_stats *st = &rt->st;
+	uint64_t sec = rt_now() / 1000000000ULL;
+
+	st->retimes++;
+	if (sec != st->retime_sec) {
+		st->retime_sec = sec;
+		st->retime_in_sec = 0;
+	}
+	if (++st->retime_in_sec > st->retimes_peak)
+		st->retimes_peak = st->retime_in_sec;
+}
+
 void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until)
 {
 	struct rt_vcpu *rv = &rt->v[id];
 
 	if (rv->state != RT_RUNNING || rv->until == until)
 		return;
+	rt_count_retime(rt);
 	rv->until = until;
 	if (rv->in_guest && !rt_hands_off(rt))
 		rt_timer_arm(rv, until);

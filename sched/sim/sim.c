@@ -32,9 +32,9 @@ struct sim {
 	struct group **groups;		/* [0] root, [i + 1] scenario group i */
 	uint64_t *next_sample;		/* per group: end of its current period sample */
 	double *sample_base;
-	double *demand, *rate;
+	struct sim_ideal *ideal;
 	struct sim_result *r;
-	uint64_t now, seg_start;
+	uint64_t now;
 	char *err;
 	size_t errlen;
 	FILE *trace;
@@ -47,127 +47,9 @@ const char *sim_pattern_name(enum sim_pattern p)
 	return names[p];
 }
 
-static uint64_t rng_next(uint64_t *x)
+static int fail(struct sim *sim, int ret, unsigned int line, const char *what, const char *path)
 {
-	/* xorshift64*: deterministic and good enough for arrival jitter. */
-	*x ^= *x >> 12;
-	*x ^= *x << 25;
-	*x ^= *x >> 27;
-	return *x * 2685821657736338717ULL;
-}
-
-/* Uniform in [0.5, 1.5] x mean. */
-static uint64_t rng_around(uint64_t *x, uint64_t mean)
-{
-	return mean / 2 + (uint64_t)((double)(rng_next(x) >> 11) / (double)(1ULL << 53) * mean);
-}
-
-int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set)
-{
-	int ret;
-
-	if (set->has_idle && !set->idle && (ret = group_set_idle(s, g, false)))
-		return ret;
-	if (set->has_weight && (ret = group_set_shares(s, g, sched_weight_from_cgroup(set->weight))))
-		return ret;
-	if (set->has_nice &&
-	    (ret = group_set_shares(s, g, sched_prio_to_weight[set->nice - MIN_NICE])))
-		return ret;
-	if (set->has_idle && set->idle && (ret = group_set_idle(s, g, true)))
-		return ret;
-	if (set->has_max || set->has_burst) {
-		uint64_t quota = set->has_max ? set->quota_us : g->quota_us;
-		uint64_t period = set->has_max && set->period_us ? set->period_us : g->period_us;
-		uint64_t burst = set->has_burst ? set->burst_us : g->burst_us;
-
-		ret = group_set_bandwidth(s, g, quota, period, burst);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static double pattern_demand(const struct sim_vcpu_cfg *c)
-{
-	switch (c->kind) {
-	case SIM_HOG:
-		return 1.0;
-	case SIM_DUTY:
-	case SIM_BURSTY:
-		return (double)c->busy / (double)c->period;
-	default:
-		return 0.0;
-	}
-}
-
-static int fail(struct sim *sim, int ret, const char *what, const char *path)
-{
-	snprintf(sim->err, sim->errlen, "%s %s: %s", what, path, strerror(-ret));
-	return ret;
-}
-
-static int build_tree(struct sim *sim)
-{
-	const struct sim_scenario *sc = sim->sc;
-	unsigned int i;
-	int ret;
-
-	sim->groups[0] = sched_root(sim->s);
-	for (i = 0; i < sc->nr_groups; i++) {
-		const struct sim_group_cfg *gc = &sc->groups[i];
-		char parent[GROUP_PATH_MAX], *slash;
-		struct group *pg, *g;
-
-		strcpy(parent, gc->path);
-		slash = strrchr(parent, '/');
-		*slash = '\0';
-		pg = group_lookup(sim->s, parent);
-		if (!pg)
-			return fail(sim, -ENOENT, "parent of", gc->path);
-		/* Nested groups have the cpu controller, as if "+cpu" was written down the tree. */
-		ret = group_set_subtree_cpu(sim->s, pg, true);
-		if (ret)
-			return fail(sim, ret, "+cpu in", parent[0] ? parent : "/");
-		ret = group_create(sim->s, pg, slash + 1, &g);
-		if (ret)
-			return fail(sim, ret, "group", gc->path);
-		/* The VM's vCPU groups form a threaded subtree: vCPUs may sit at any level. */
-		ret = group_enable_threaded(sim->s, g);
-		if (ret)
-			return fail(sim, ret, "threaded", gc->path);
-		ret = sim_apply_settings(sim->s, g, &gc->set);
-		if (ret)
-			return fail(sim, ret, "settings of", gc->path);
-		sim->groups[i + 1] = g;
-	}
-	for (i = 0; i < sc->nr_vcpus; i++) {
-		struct group *g = group_lookup(sim->s, sc->vcpus[i].path);
-
-		if (!g)
-			return fail(sim, -ENOENT, "group of a vcpu,", sc->vcpus[i].path);
-		ret = sched_vcpu_move(sim->s, i, g);
-		if (ret)
-			return fail(sim, ret, "vcpu into", sc->vcpus[i].path);
-	}
-	return 0;
-}
-
-static void integrate_ideal(struct sim *sim)
-{
-	double dt = (double)(sim->now - sim->seg_start);
-	unsigned int i;
-
-	for (i = 0; i <= sim->sc->nr_groups; i++)
-		sim->r->groups[i].ideal += dt * fluid_group_rate(sim->s, sim->groups[i], sim->rate);
-	for (i = 0; i < sim->sc->nr_vcpus; i++)
-		sim->r->vcpus[i].ideal += dt * sim->rate[i];
-	sim->seg_start = sim->now;
-}
-
-static int resolve_ideal(struct sim *sim)
-{
-	return fluid_solve_delivered(sim->s, sim->demand, sim->rate,
-				     (double)sim->sc->deliver_pct / 100.0);
+	return sim_fail(sim->err, sim->errlen, ret, line, what, path);
 }
 
 /* CPU a vCPU gets from d ns on a lane, and the lane time it needs for cpu ns of work. */
@@ -262,14 +144,14 @@ static int apply_event(struct sim *sim, const struct sim_event *ev)
 	int ret;
 
 	if (!g)
-		return fail(sim, -ENOENT, "event on", ev->path);
+		return fail(sim, -ENOENT, ev->line, "event on", ev->path);
 	if (ev->type == SIM_EV_MOVE)
 		ret = sched_vcpu_move(sim->s, ev->vcpu, g);
 	else
 		ret = sim_apply_settings(sim->s, g, &ev->set);
 	if (ret)
-		return fail(sim, ret, "event on", ev->path);
-	return resolve_ideal(sim);
+		return fail(sim, ret, ev->line, "event on", ev->path);
+	return sim_ideal_event(sim->ideal, ev);
 }
 
 static void arrive(struct sim *sim, unsigned int i)
@@ -281,8 +163,8 @@ static void arrive(struct sim *sim, unsigned int i)
 		v->backlog += c->busy;
 		v->next_arrival += c->period;
 	} else {
-		v->backlog += rng_around(&v->rng, c->busy);
-		v->next_arrival += rng_around(&v->rng, c->period);
+		v->backlog += sim_rng_around(&v->rng, c->busy);
+		v->next_arrival += sim_rng_around(&v->rng, c->period);
 	}
 	if (!v->runnable) {
 		v->runnable = true;
@@ -398,8 +280,9 @@ static int sim_loop(struct sim *sim)
 		for (i = 0; i < sc->nr_vcpus; i++)
 			while (sim->v[i].next_arrival <= t)
 				arrive(sim, i);
-		if (ev < sc->nr_events && sc->events[ev].at <= t)
-			integrate_ideal(sim);
+		if (ev < sc->nr_events && sc->events[ev].at <= t &&
+		    (ret = sim_ideal_advance(sim->ideal, t)))
+			return fail(sim, ret, 0, "the ideal at", "an event");
 		while (ev < sc->nr_events && sc->events[ev].at <= t) {
 			ret = apply_event(sim, &sc->events[ev++]);
 			if (ret)
@@ -412,9 +295,9 @@ static int sim_loop(struct sim *sim)
 		}
 		drain(sim);
 	}
-	integrate_ideal(sim);
 	sample_periods(sim);
-	return 0;
+	ret = sim_ideal_advance(sim->ideal, sc->duration);
+	return ret ? fail(sim, ret, 0, "the ideal at", "the end") : 0;
 }
 
 static int sim_setup(struct sim *sim)
@@ -430,23 +313,21 @@ static int sim_setup(struct sim *sim)
 	sim->groups = calloc(ng, sizeof(*sim->groups));
 	sim->next_sample = calloc(ng, sizeof(*sim->next_sample));
 	sim->sample_base = calloc(ng, sizeof(*sim->sample_base));
-	sim->demand = calloc(nv + 1, sizeof(double));
-	sim->rate = calloc(nv + 1, sizeof(double));
 	if (r) {
 		r->groups = calloc(ng, sizeof(*r->groups));
 		r->vcpus = calloc(nv + 1, sizeof(*r->vcpus));
 	}
 	if (!sim->s || !r || !sim->v || !sim->groups || !sim->next_sample || !sim->sample_base ||
-	    !sim->demand || !sim->rate || !r->groups || !r->vcpus)
-		return fail(sim, -ENOMEM, "setting up", "the simulation");
+	    !r->groups || !r->vcpus)
+		return fail(sim, -ENOMEM, 0, "setting up", "the simulation");
 	r->lanes = sc->lanes;
 	r->deliver_pct = sc->deliver_pct;
 	r->duration = sc->duration;
 	r->nr_groups = ng;
 	r->nr_vcpus = nv;
 	if (sc->has_params && (ret = sched_set_params(sim->s, &sc->params)))
-		return fail(sim, ret, "parameters", "slice/min_run/lag");
-	ret = build_tree(sim);
+		return fail(sim, ret, sc->params_line, "parameters", "slice/min_run/lag");
+	ret = sim_build_tree(sc, sim->s, sim->groups, sim->err, sim->errlen);
 	if (ret)
 		return ret;
 	for (i = 1; i < ng; i++)
@@ -456,10 +337,9 @@ static int sim_setup(struct sim *sim)
 		const struct sim_vcpu_cfg *c = &sc->vcpus[i];
 		struct sim_vcpu *v = &sim->v[i];
 
-		v->rng = c->seed * 0x9E3779B97F4A7C15ULL + 1;
+		v->rng = sim_rng_seed(c->seed);
 		v->woke = SCHED_TIME_NONE;
 		v->next_arrival = SCHED_TIME_NONE;
-		sim->demand[i] = pattern_demand(c);
 		if (c->kind == SIM_HOG) {
 			v->backlog = UINT64_MAX;
 			v->runnable = true;
@@ -467,11 +347,12 @@ static int sim_setup(struct sim *sim)
 		} else if (c->kind == SIM_DUTY) {
 			v->next_arrival = c->phase;
 		} else if (c->kind == SIM_BURSTY) {
-			v->next_arrival = c->phase + rng_around(&v->rng, c->period) / 2;
+			v->next_arrival = c->phase + sim_rng_around(&v->rng, c->period) / 2;
 		}
 	}
 	drain(sim);
-	return resolve_ideal(sim);
+	ret = sim_ideal_create(sc, sim->s, sim->groups, r, &sim->ideal);
+	return ret ? fail(sim, ret, 0, "setting up", "the ideal") : 0;
 }
 
 static void collect(struct sim *sim)
@@ -501,19 +382,16 @@ static void collect(struct sim *sim)
 	}
 }
 
-int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen)
-{
-	return sim_run_traced(sc, out, NULL, err, errlen);
-}
-
-int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
-		   size_t errlen)
+static int sim_do(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
+		  bool ideal_only, char *err, size_t errlen)
 {
 	struct sim sim = { .sc = sc, .err = err, .errlen = errlen, .trace = trace };
 	int ret;
 
 	ret = sim_setup(&sim);
-	if (!ret)
+	if (!ret && ideal_only)
+		ret = sim_ideal_advance(sim.ideal, sc->duration);
+	else if (!ret)
 		ret = sim_loop(&sim);
 	if (!ret)
 		collect(&sim);
@@ -522,14 +400,30 @@ int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE 
 	free(sim.groups);
 	free(sim.next_sample);
 	free(sim.sample_base);
-	free(sim.demand);
-	free(sim.rate);
+	sim_ideal_free(sim.ideal);
 	if (ret) {
 		sim_result_free(sim.r);
 		return ret;
 	}
 	*out = sim.r;
 	return 0;
+}
+
+int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen)
+{
+	return sim_do(sc, out, NULL, false, err, errlen);
+}
+
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
+		   size_t errlen)
+{
+	return sim_do(sc, out, trace, false, err, errlen);
+}
+
+int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, char *err,
+		   size_t errlen)
+{
+	return sim_do(sc, out, NULL, true, err, errlen);
 }
 
 void sim_result_free(struct sim_result *r)

@@ -29,27 +29,40 @@ static __printf(2, 3) int perr(struct parser *p, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* A time with a unit (ns, us, ms, s); bare numbers are microseconds. */
+/*
+ * A time: a plain decimal number (digits, maybe a fraction) with a unit (ns, us, ms, s); bare
+ * numbers are microseconds. No sign, exponent, hex, inf or nan: strtod() takes all of those, and
+ * NaN passed every range check into an undefined conversion (issue 13).
+ */
 static int parse_time(const char *tok, uint64_t *out)
 {
 	static const struct {
 		const char *unit;
 		uint64_t mul;
 	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000 } };
-	char *end;
+	size_t n = strspn(tok, "0123456789"), i;
+	char num[32];
 	double v;
-	size_t i;
 
-	if (!*tok || *tok == '-')
+	if (!n)
 		return -EINVAL;
-	v = strtod(tok, &end);
-	if (end == tok)
-		return -EINVAL;
+	if (tok[n] == '.') {
+		size_t frac = strspn(tok + n + 1, "0123456789");
+
+		if (!frac)
+			return -EINVAL;
+		n += 1 + frac;
+	}
+	if (n >= sizeof(num))
+		return -ERANGE;
+	memcpy(num, tok, n);
+	num[n] = '\0';
+	v = strtod(num, NULL);
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (strcmp(end, units[i].unit))
+		if (strcmp(tok + n, units[i].unit))
 			continue;
 		v *= (double)units[i].mul;
-		if (v < 0 || v > 1e18)
+		if (!(v >= 0 && v <= 1e18))
 			return -ERANGE;
 		*out = (uint64_t)(v + 0.5);
 		return 0;
@@ -61,19 +74,41 @@ static int parse_ulong(const char *tok, unsigned long *out)
 {
 	char *end;
 
-	if (!*tok || *tok == '-')
+	if (*tok < '0' || *tok > '9')
 		return -EINVAL;
 	errno = 0;
 	*out = strtoul(tok, &end, 10);
 	return *end || errno ? -EINVAL : 0;
 }
 
+/* A decimal integer with an optional sign, all of the word. */
+static int parse_long(const char *tok, long *out)
+{
+	char *end;
+
+	if (!*tok)
+		return -EINVAL;
+	errno = 0;
+	*out = strtol(tok, &end, 10);
+	return *end || errno || end == tok ? -EINVAL : 0;
+}
+
+/* "/" or "/a/b": components of 1 to 255 bytes, no empty one, no trailing '/'. */
 static int parse_path(struct parser *p, const char *tok, char *out)
 {
+	const char *c = tok;
+
 	if (tok[0] != '/')
 		return perr(p, "group path '%s' must start with '/'", tok);
 	if (strlen(tok) >= GROUP_PATH_MAX)
 		return perr(p, "group path too long");
+	while (tok[1] && *c) {
+		size_t len = strcspn(++c, "/");
+
+		if (!len || len > GROUP_NAME_MAX)
+			return perr(p, "bad group path '%s'", tok);
+		c += len;
+	}
 	strcpy(out, tok);
 	return 0;
 }
@@ -108,10 +143,10 @@ static int parse_settings(struct parser *p, char **tok, int n, struct sim_settin
 			set->weight = v;
 			i += 2;
 		} else if (!strcmp(key, "nice")) {
-			long nv = strtol(tok[i + 1], NULL, 10);
+			long nv;
 
-			if (nv < MIN_NICE || nv > MAX_NICE)
-				return perr(p, "nice must be in [-20, 19]");
+			if (parse_long(tok[i + 1], &nv) || nv < MIN_NICE || nv > MAX_NICE)
+				return perr(p, "nice must be an integer in [-20, 19]");
 			set->has_nice = true;
 			set->nice = (int)nv;
 			i += 2;
@@ -165,6 +200,16 @@ static int parse_group(struct parser *p, char **tok, int n)
 	memset(g, 0, sizeof(*g));
 	if (parse_path(p, tok[1], g->path) || parse_settings(p, tok + 2, n - 2, &g->set))
 		return -EINVAL;
+	if (!strcmp(g->path, "/"))
+		return perr(p, "the root group takes no settings here");
+	if (sim_find_group(sc, g->path))
+		return perr(p, "group %s already defined at line %u", g->path,
+			    sim_find_group(sc, g->path)->line);
+	*strrchr(g->path, '/') = '\0';
+	if (g->path[0] && !sim_find_group(sc, g->path))
+		return perr(p, "parent %s of a group is not defined above", g->path);
+	strcpy(g->path, tok[1]);
+	g->line = p->line;
 	sc->nr_groups++;
 	return 0;
 }
@@ -235,9 +280,12 @@ static int parse_vcpu(struct parser *p, char **tok, int n)
 		sc->vcpus = v;
 		sc->nr_vcpus = (unsigned int)id + 1;
 	}
+	if (sc->vcpus[id].line)
+		return perr(p, "vcpu %lu already defined at line %u", id, sc->vcpus[id].line);
 	if (parse_path(p, tok[2], sc->vcpus[id].path))
 		return -EINVAL;
 	sc->vcpus[id].seed = id + 1;
+	sc->vcpus[id].line = p->line;
 	return parse_pattern(p, tok + 3, n - 3, &sc->vcpus[id]);
 }
 
@@ -335,12 +383,15 @@ static int parse_line(struct parser *p, char *line)
 	} else if (!strcmp(tok[0], "slice")) {
 		sc->params.slice_ns = ns;
 		sc->has_params = true;
+		sc->params_line = p->line;
 	} else if (!strcmp(tok[0], "min_run")) {
 		sc->params.min_run_ns = ns;
 		sc->has_params = true;
+		sc->params_line = p->line;
 	} else if (!strcmp(tok[0], "lag")) {
 		sc->params.lag_ns = ns;
 		sc->has_params = true;
+		sc->params_line = p->line;
 	} else {
 		return perr(p, "unknown keyword '%s'", tok[0]);
 	}
@@ -379,10 +430,21 @@ int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t err
 	/* strsep keeps empty lines, so line numbers stay right. */
 	save = copy;
 	while (!ret && (line = strsep(&save, "\n"))) {
+		const char *c;
+
 		p.line++;
-		ret = parse_line(&p, line);
+		for (c = line; *c; c++)
+			if (((unsigned char)*c < 0x20 && *c != '\t' && *c != '\r') || *c == 0x7f)
+				break;
+		if (*c)
+			ret = perr(&p, "control character 0x%02x: not a scenario",
+				   (unsigned char)*c);
+		else
+			ret = parse_line(&p, line);
 	}
 	free(copy);
+	if (!ret)
+		ret = sim_check(sc, p.line, err, errlen);
 	if (ret) {
 		sim_scenario_free(sc);
 		return ret;
@@ -391,33 +453,6 @@ int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t err
 		qsort(sc->events, sc->nr_events, sizeof(*sc->events), event_cmp);
 	*out = sc;
 	return 0;
-}
-
-int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-	int ret;
-
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
-	if (getdelim(&text, &len, '\0', f) < 0) {
-		ret = ferror(f) ? -EIO : 0;
-		if (ret) {
-			snprintf(err, errlen, "%s: read error", path);
-			fclose(f);
-			free(text);
-			return ret;
-		}
-	}
-	fclose(f);
-	ret = sim_parse(text ? text : "", out, err, errlen);
-	free(text);
-	return ret;
 }
 
 void sim_scenario_free(struct sim_scenario *sc)

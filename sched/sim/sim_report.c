@@ -247,7 +247,7 @@ int cmd_sim(int argc, char **argv)
 	ret = sim_run_traced(sc, &r, trace ? stdout : NULL, err, sizeof(err));
 	sim_scenario_free(sc);
 	if (ret) {
-		fprintf(stderr, "vsched sim: %s\n", err);
+		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], err);
 		return 1;
 	}
 	if (quiet)

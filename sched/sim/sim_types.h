@@ -20,6 +20,7 @@ struct sim_settings {
 struct sim_group_cfg {
 	char path[GROUP_PATH_MAX];
 	struct sim_settings set;
+	unsigned int line;
 };
 
 struct sim_vcpu_cfg {
@@ -28,6 +29,7 @@ struct sim_vcpu_cfg {
 	uint64_t busy, period, phase;	/* duty: work per period; bursty: mean work, mean gap */
 	uint64_t seed;
 	unsigned int sys_pct;
+	unsigned int line;		/* 0: not declared */
 };
 
 enum sim_event_type { SIM_EV_MOVE, SIM_EV_SET };
@@ -47,6 +49,7 @@ struct sim_scenario {
 	uint64_t duration;
 	struct sched_params params;
 	bool has_params;
+	unsigned int params_line;	/* the last of slice, min_run, lag */
 	struct sim_group_cfg *groups;
 	unsigned int nr_groups;
 	struct sim_vcpu_cfg *vcpus;
@@ -85,6 +88,44 @@ struct sim_result {
 	size_t nr_wake, cap_wake;
 };
 
+/* xorshift64*: deterministic and good enough for arrival jitter. */
+static inline uint64_t sim_rng_next(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ULL;
+}
+
+static inline uint64_t sim_rng_seed(uint64_t seed)
+{
+	return seed * 0x9E3779B97F4A7C15ULL + 1;
+}
+
+/* Uniform in [0.5, 1.5] x mean. */
+static inline uint64_t sim_rng_around(uint64_t *x, uint64_t mean)
+{
+	return mean / 2 + (uint64_t)((double)(sim_rng_next(x) >> 11) / (double)(1ULL << 53) * mean);
+}
+
+/* sim_load.c: the group declared with path (NULL for "/" or none); whole-file checks. */
+const struct sim_group_cfg *sim_find_group(const struct sim_scenario *sc, const char *path);
+int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, char *err, size_t errlen);
+
+/* The ideal the simulator measures against (sim_ideal.c); it adds to r's ideal fields. */
+struct sim_ideal;
+int sim_ideal_create(const struct sim_scenario *sc, struct sched *s, struct group **groups,
+		     struct sim_result *r, struct sim_ideal **out);
+int sim_ideal_advance(struct sim_ideal *id, uint64_t to);
+int sim_ideal_event(struct sim_ideal *id, const struct sim_event *ev);
+void sim_ideal_free(struct sim_ideal *id);
+
+/* sim_tree.c: a refusal at the scenario line that asked (0: none), "line N: what path: errno". */
+int sim_fail(char *err, size_t errlen, int ret, unsigned int line, const char *what,
+	     const char *path);
+/* The scenario's tree in s. */
+int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group **groups, char *err,
+		   size_t errlen);
 /* Applies the settings to g with the group.h setters, in the order cgroupfs would need. */
 int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set);
 const char *sim_pattern_name(enum sim_pattern p);

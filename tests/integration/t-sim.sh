@@ -19,6 +19,13 @@ done
 printf 'lanes 0\n' > /tmp/vsched-t-sim.$$
 if "$VSCHED" sim /tmp/vsched-t-sim.$$ 2>/tmp/vsched-t-sim.err.$$; then exit 1; fi
 grep -q 'line 1: lanes must be' /tmp/vsched-t-sim.err.$$
+# Input that is no scenario (issue 18 item 12): refused naming the file, exit status 1.
+head -c 4096 "$VSCHED" > /tmp/vsched-t-sim.$$
+for f in /dev/zero /dev/null /tmp/vsched-t-sim.$$ /tmp; do
+	if "$VSCHED" sim "$f" 2>/tmp/vsched-t-sim.err.$$; then echo "$f: accepted"; exit 1; fi
+	grep -qE "^vsched sim: $f: (line [0-9]+: .*not a scenario|Is a directory)\$" \
+		/tmp/vsched-t-sim.err.$$ || { cat /tmp/vsched-t-sim.err.$$; exit 1; }
+done
 rm -f /tmp/vsched-t-sim.$$ /tmp/vsched-t-sim.err.$$
 set +e
 "$VSCHED" sim >/dev/null 2>&1

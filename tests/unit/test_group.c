@@ -103,6 +103,32 @@ static void test_group_limits(void)
 	sched_destroy(s);
 }
 
+/*
+ * vsched's own depth limit: GROUP_DEPTH_MAX levels below the root, then EAGAIN as at
+ * cgroup.max.depth, whatever cgroup.max.depth says (it stays "max"). Deeper trees were accepted
+ * and the core's 64-entry path arrays cut them short.
+ */
+static void test_group_depth_limit(void)
+{
+	struct sched *s = sched_create(1, 0);
+	struct group *g = sched_root(s), *c;
+	unsigned int d;
+
+	for (d = 1; d <= GROUP_DEPTH_MAX; d++) {
+		CU_ASSERT_EQUAL_FATAL(group_create(s, g, "d", &c), 0);
+		g = c;
+	}
+	CU_ASSERT_EQUAL(g->depth, GROUP_DEPTH_MAX);
+	CU_ASSERT_EQUAL(group_create(s, g, "d", &c), -EAGAIN);
+	CU_ASSERT_EQUAL(group_set_max_depth(s, sched_root(s), 100000), 0);
+	CU_ASSERT_EQUAL(group_create(s, g, "d", &c), -EAGAIN);
+	CU_ASSERT_EQUAL(group_create(s, g, "d", &c), -EAGAIN);
+	CU_ASSERT_EQUAL(g->max_depth, LIMIT_MAX);
+	/* A name that exists is EEXIST first, as at any limit. */
+	CU_ASSERT_EQUAL(group_create(s, g->parent, "d", &c), -EEXIST);
+	sched_destroy(s);
+}
+
 static void test_group_remove_and_membership(void)
 {
 	struct sched *s = sched_create(2, 3);
@@ -318,6 +344,7 @@ static CU_TestInfo group_tests[] = {
 	{ "create, lookup, path", test_group_create_lookup_path },
 	{ "name rules", test_group_name_rules },
 	{ "max.depth and max.descendants", test_group_limits },
+	{ "depth limit", test_group_depth_limit },
 	{ "remove and membership counters", test_group_remove_and_membership },
 	{ "vCPU thread IDs", test_group_vcpu_tid },
 	{ "shares and idle setters", test_group_set_shares_idle },

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "sim_test.h"
 #include "sched/core.h"
 #include "sched/sim.h"
 
@@ -22,27 +23,6 @@
  */
 #define NESTED_CAPS_BOUND	0.3
 #define DUTY_BOUND	0.5
-
-static struct sim_result *run(const char *text)
-{
-	struct sim_scenario *sc = NULL;
-	struct sim_result *r = NULL;
-	char err[256] = "";
-	int ret;
-
-	ret = sim_parse(text, &sc, err, sizeof(err));
-	CU_ASSERT_EQUAL(ret, 0);
-	if (ret) {
-		printf("\n  parse: %s\n", err);
-		return NULL;
-	}
-	ret = sim_run(sc, &r, err, sizeof(err));
-	sim_scenario_free(sc);
-	CU_ASSERT_EQUAL(ret, 0);
-	if (ret)
-		printf("\n  run: %s\n", err);
-	return ret ? NULL : r;
-}
 
 static void check_error(const char *text, double bound)
 {
@@ -455,16 +435,16 @@ static void test_sim_scenario_errors(void)
 		CU_ASSERT_TRUE(!strncmp(err, "line 1: ", 8));
 	}
 	/* Errors that only the group tree can see come back from sim_run() with the errno. */
-	CU_ASSERT_EQUAL(sim_parse("group /a/b\n", &sc, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -ENOENT);
-	sim_scenario_free(sc);
-	CU_ASSERT_EQUAL(sim_parse("group /a max 500us 100ms\n", &sc, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(sim_parse("group /a max 500us 100ms\nvcpu 0 / hog\n", &sc, err,
+				  sizeof(err)), 0);
 	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "line 1: settings of /a: Invalid argument");
 	sim_scenario_free(sc);
 	/* cpu.weight of an idle group is EINVAL (sched_group_set_shares()). */
-	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nat 1ms weight /a 5\n", &sc, err, sizeof(err)),
-			0);
+	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nvcpu 0 / hog\nat 1ms weight /a 5\n", &sc, err,
+				  sizeof(err)), 0);
 	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "line 3: event on /a: Invalid argument");
 	sim_scenario_free(sc);
 	CU_ASSERT_EQUAL(sim_load("/nonexistent/x.sim", &sc, err, sizeof(err)), -ENOENT);
 }

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scenario files as a whole: reading one (text of bounded size, nothing binary) and what only
+ * the whole file shows. Lines are parsed in sim_parse.c; the format is in include/sched/sim.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_types.h"
+#include "util/compiler.h"
+
+#define SIM_FILE_MAX	(1U << 20)	/* bytes of a scenario file */
+
+static __printf(4, 5) int cerr(char *err, size_t errlen, unsigned int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "line %u: ", line);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* The group declared with path, or NULL ("/" is the root, never declared). */
+const struct sim_group_cfg *sim_find_group(const struct sim_scenario *sc, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < sc->nr_groups; i++)
+		if (!strcmp(sc->groups[i].path, path))
+			return &sc->groups[i];
+	return NULL;
+}
+
+static bool known(const struct sim_scenario *sc, const char *path)
+{
+	return !strcmp(path, "/") || sim_find_group(sc, path);
+}
+
+/*
+ * What only the whole file shows, each refusal at the line it concerns: a file without vCPUs
+ * is not a scenario; vCPU ids run from 0 without gaps (a gap made a vCPU nobody declared); every
+ * group named is declared; events happen before the end and move vCPUs that exist.
+ */
+int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, char *err, size_t errlen)
+{
+	unsigned int i, last;
+
+	if (!sc->nr_vcpus)
+		return cerr(err, errlen, nr_lines, "no vcpu line: not a scenario");
+	last = sc->vcpus[sc->nr_vcpus - 1].line;
+	for (i = 0; i < sc->nr_vcpus; i++) {
+		const struct sim_vcpu_cfg *v = &sc->vcpus[i];
+
+		if (!v->line)
+			return cerr(err, errlen, last,
+				    "vcpu %u is missing: ids run from 0, no gaps", i);
+		if (!known(sc, v->path))
+			return cerr(err, errlen, v->line, "group %s is not defined", v->path);
+	}
+	for (i = 0; i < sc->nr_events; i++) {
+		const struct sim_event *ev = &sc->events[i];
+
+		if (ev->at >= sc->duration)
+			return cerr(err, errlen, ev->line, "event at %.9g s is not before the end "
+				    "(duration %.9g s)", (double)ev->at / 1e9,
+				    (double)sc->duration / 1e9);
+		if (ev->type == SIM_EV_MOVE && ev->vcpu >= sc->nr_vcpus)
+			return cerr(err, errlen, ev->line, "vcpu %u does not exist", ev->vcpu);
+		if (!known(sc, ev->path))
+			return cerr(err, errlen, ev->line, "group %s is not defined", ev->path);
+		if (ev->type == SIM_EV_SET && !strcmp(ev->path, "/"))
+			return cerr(err, errlen, ev->line, "the root group takes no settings here");
+	}
+	return 0;
+}
+
+/* Line of offset off in text (1-based). */
+static unsigned int line_of(const char *text, size_t off)
+{
+	unsigned int line = 1;
+	size_t i;
+
+	for (i = 0; i < off; i++)
+		line += text[i] == '\n';
+	return line;
+}
+
+/*
+ * Reads a scenario file: at most SIM_FILE_MAX bytes of text. A NUL byte, a control character or
+ * more than that is no scenario (`vsched sim /dev/zero` read 480 MB, and input after a NUL byte
+ * was silently dropped). err gets "line N: what" or the errno's text; the caller names the file.
+ */
+int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = 0, n;
+	char *text;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s", strerror(-ret));
+		return ret;
+	}
+	text = malloc(SIM_FILE_MAX + 2);
+	if (!text) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while (len <= SIM_FILE_MAX && (n = fread(text + len, 1, SIM_FILE_MAX + 1 - len, f)) > 0)
+		len += n;
+	ret = ferror(f) ? (errno ? -errno : -EIO) : 0;
+	fclose(f);
+	if (ret) {
+		snprintf(err, errlen, "%s", strerror(-ret));
+	} else if (len > SIM_FILE_MAX) {
+		cerr(err, errlen, line_of(text, SIM_FILE_MAX),
+		     "longer than %u bytes: not a scenario", SIM_FILE_MAX);
+		ret = -EFBIG;
+	}
+	if (ret) {
+		free(text);
+		return ret;
+	}
+	text[len] = '\0';
+	n = strlen(text);
+	if (n < len)
+		ret = cerr(err, errlen, line_of(text, n), "a NUL byte: not a scenario");
+	else
+		ret = sim_parse(text, out, err, errlen);
+	free(text);
+	return ret;
+}
+

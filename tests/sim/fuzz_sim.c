@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `make fuzz-sim`: thousands of random scenarios of every kind (sched/sim/sim_gen.c) against the
+ * simulator's ideal, the kinds `make check` leaves out included; reports, per kind, how many
+ * exceed the bound, the worst error and its scenario (run it again with `vsched sim FILE`).
+ * Report only: the exit status is 0 unless a scenario fails to run.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "sched/sim.h"
+
+#define TEXT_LEN	(64 * 1024)
+
+struct kind {
+	const char *name;
+	struct sim_gen_opts o;
+	double bound;
+};
+
+#define TREES .max_vcpus = 256, .max_groups = 16, .max_depth = 10, .duration_ns = 10000000000ULL
+
+static const struct kind kinds[] = {
+	{ "hog-only uncapped trees, 1-16 lanes",
+	  { .kind = SIM_GEN_HOGS, .max_lanes = 16, TREES }, 0.1 },
+	{ "duty and bursty beside hogs, 1 lane",
+	  { .kind = SIM_GEN_DUTY, .max_lanes = 1, TREES }, 0.5 },
+	{ "duty and bursty beside hogs, 1-16 lanes",
+	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, TREES }, 0.5 },
+	{ "caps of 100 ms periods and more, 1-16 lanes",
+	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, .coarse_caps = true, TREES }, 0.5 },
+	{ "caps of 10 ms periods and more, 1-16 lanes",
+	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, TREES }, 0.5 },
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int fuzz_kind(const struct kind *k, uint64_t first, unsigned int n, char *text,
+		     char *worst_text)
+{
+	double worst = 0, t0 = now_s();
+	uint64_t worst_seed = first, seed;
+	unsigned int over = 0, violated = 0;
+	char err[256];
+
+	for (seed = first; seed < first + n; seed++) {
+		unsigned long violations = 0;
+		double e = 0;
+
+		if (sim_gen_run(seed, &k->o, &e, &violations, text, TEXT_LEN, err, sizeof(err))) {
+			fprintf(stderr, "fuzz-sim: %s: seed %llu: %s\n", k->name,
+				(unsigned long long)seed, err);
+			return 1;
+		}
+		over += e > k->bound;
+		violated += violations > 0;
+		if (e > worst || seed == first) {
+			worst = e;
+			worst_seed = seed;
+			snprintf(worst_text, TEXT_LEN, "%s", text);
+		}
+	}
+	printf("%-45s %5u seeds: %4u over %.1f %%, %u with min-run violations, worst %.4f %% "
+	       "(seed %llu), %.1f s\n", k->name, n, over, k->bound, violated, worst,
+	       (unsigned long long)worst_seed, now_s() - t0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seeds", required_argument, NULL, 'n' },
+		{ "first", required_argument, NULL, 'f' },
+		{ "worst", no_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *text = malloc(TEXT_LEN), *worst_text = malloc(TEXT_LEN);
+	unsigned long n = 2000, first = 0;
+	bool show = false;
+	size_t i;
+	int c, ret = 0;
+
+	while ((c = getopt_long(argc, argv, "n:f:wh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			n = strtoul(optarg, NULL, 10);
+			break;
+		case 'f':
+			first = strtoul(optarg, NULL, 10);
+			break;
+		case 'w':
+			show = true;
+			break;
+		default:
+			fprintf(c == 'h' ? stdout : stderr,
+				"usage: fuzz-sim [--seeds N] [--first SEED] [--worst]\n"
+				"  --worst  print the worst scenario of each kind\n");
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (!text || !worst_text)
+		return 1;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !ret; i++) {
+		ret = fuzz_kind(&kinds[i], first, (unsigned int)n, text, worst_text);
+		if (!ret && show)
+			printf("%s\n", worst_text);
+	}
+	free(text);
+	free(worst_text);
+	return ret;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by the simulator's test files. */
+#ifndef VSCHED_TESTS_SIM_TEST_H
+#define VSCHED_TESTS_SIM_TEST_H
+
+#include <stdio.h>
+
+#include "test.h"
+#include "sched/sim.h"
+
+/* Parses and runs text, asserting both succeed; the result, or NULL (reported). */
+static inline struct sim_result *run(const char *text)
+{
+	struct sim_scenario *sc = NULL;
+	struct sim_result *r = NULL;
+	char err[256] = "";
+	int ret;
+
+	ret = sim_parse(text, &sc, err, sizeof(err));
+	CU_ASSERT_EQUAL(ret, 0);
+	if (ret) {
+		printf("\n  parse: %s\n", err);
+		return NULL;
+	}
+	ret = sim_run(sc, &r, err, sizeof(err));
+	sim_scenario_free(sc);
+	CU_ASSERT_EQUAL(ret, 0);
+	if (ret)
+		printf("\n  run: %s\n", err);
+	return ret ? NULL : r;
+}
+
+#endif

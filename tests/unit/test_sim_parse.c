@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scenario files refused, each at the line it concerns (issue 13, issue 18 item 12): numbers
+ * strtod() or strtol() took half of, vCPU ids out of order, events past the end, and input that
+ * is not a scenario at all (empty, binary, endless, a directory).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "sched/sim.h"
+
+/* text is refused with -EINVAL and exactly the message want. */
+static void refused(const char *text, const char *want)
+{
+	struct sim_scenario *sc = NULL;
+	char err[256] = "";
+
+	CU_ASSERT_EQUAL(sim_parse(text, &sc, err, sizeof(err)), -EINVAL);
+	if (strcmp(err, want))
+		printf("\n  %s: got '%s', want '%s'\n", text, err, want);
+	CU_ASSERT_STRING_EQUAL(err, want);
+}
+
+#define NICE_ERR	"line 1: nice must be an integer in [-20, 19]"
+
+static void test_parse_numbers(void)
+{
+	/* NaN passed the range check into an undefined conversion; inf, hex, signs, exponents. */
+	refused("duration nan\nvcpu 0 / hog\n", "line 1: bad time 'nan'");
+	refused("duration inf\nvcpu 0 / hog\n", "line 1: bad time 'inf'");
+	refused("slice nanms\nvcpu 0 / hog\n", "line 1: bad time 'nanms'");
+	refused("duration 0x10s\nvcpu 0 / hog\n", "line 1: bad time '0x10s'");
+	refused("duration 1e3ms\nvcpu 0 / hog\n", "line 1: bad time '1e3ms'");
+	refused("duration -1s\nvcpu 0 / hog\n", "line 1: bad time '-1s'");
+	refused("duration 1.s\nvcpu 0 / hog\n", "line 1: bad time '1.s'");
+	refused("vcpu 0 / duty nan 10ms\n", "line 1: duty needs BUSY and PERIOD times");
+	refused("vcpu 0 / duty 1ms 10ms phase nan\n", "line 1: bad phase");
+	refused("group /a max nan 100ms\nvcpu 0 / hog\n", "line 1: bad time 'nan'");
+	/* nice took what strtol() made of it. */
+	refused("group /a nice abc\nvcpu 0 / hog\n", NICE_ERR);
+	refused("group /a nice 5x\nvcpu 0 / hog\n", NICE_ERR);
+	refused("group /a nice 1e3\nvcpu 0 / hog\n", NICE_ERR);
+	refused("group /a nice -21\nvcpu 0 / hog\n", NICE_ERR);
+	refused("group /a weight +5\nvcpu 0 / hog\n", "line 1: weight must be in [1, 10000]");
+}
+
+static void test_parse_structure(void)
+{
+	struct sim_scenario *sc = NULL;
+	char err[256];
+
+	refused("vcpu 0 / hog\nvcpu 0 /a hog\n", "line 2: vcpu 0 already defined at line 1");
+	refused("vcpu 0 / hog\n\nvcpu 2 / hog\n",
+		"line 3: vcpu 1 is missing: ids run from 0, no gaps");
+	refused("lanes 2\n", "line 2: no vcpu line: not a scenario");
+	refused("", "line 1: no vcpu line: not a scenario");
+	refused("duration 1s\nvcpu 0 / hog\nat 2s weight / 5\n",
+		"line 3: event at 2 s is not before the end (duration 1 s)");
+	refused("vcpu 0 / hog\nat 1s move 0 /\n",
+		"line 2: event at 1 s is not before the end (duration 1 s)");
+	refused("vcpu 0 / hog\nat 1ms move 3 /\n", "line 2: vcpu 3 does not exist");
+	refused("vcpu 0 / hog\nat 1ms move 0 /b\n", "line 2: group /b is not defined");
+	refused("vcpu 0 /b hog\n", "line 1: group /b is not defined");
+	refused("vcpu 0 / hog\nat 1ms weight / 5\n",
+		"line 2: the root group takes no settings here");
+	refused("group /a/b\nvcpu 0 / hog\n", "line 1: parent /a of a group is not defined above");
+	refused("group /a\ngroup /a\nvcpu 0 / hog\n", "line 2: group /a already defined at line 1");
+	refused("group /a/\nvcpu 0 / hog\n", "line 1: bad group path '/a/'");
+	refused("group //a\nvcpu 0 / hog\n", "line 1: bad group path '//a'");
+	refused("vcpu 0 / hog\n\x01\n", "line 2: control character 0x01: not a scenario");
+	/* Order does not matter otherwise: a vCPU may name a group defined below it. */
+	CU_ASSERT_EQUAL(sim_parse("vcpu 1 /a hog\ngroup /a\nvcpu 0 / hog\n", &sc, err, sizeof(err)),
+			0);
+	sim_scenario_free(sc);
+}
+
+/* A file with these len bytes; its path in path (PATH_MAX). */
+static void write_file(char *path, const void *buf, size_t len)
+{
+	int fd;
+
+	strcpy(path, "/tmp/vsched-test-sim-XXXXXX");
+	fd = mkstemp(path);
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+static void load_refused(const char *path, int ret, const char *want)
+{
+	struct sim_scenario *sc = NULL;
+	char err[256] = "";
+
+	CU_ASSERT_EQUAL(sim_load(path, &sc, err, sizeof(err)), ret);
+	if (strcmp(err, want))
+		printf("\n  %s: got '%s', want '%s'\n", path, err, want);
+	CU_ASSERT_STRING_EQUAL(err, want);
+}
+
+static void test_load_not_a_scenario(void)
+{
+	static const char nul[] = "lanes 1\nvcpu 0 / hog\0vcpu 1 / hog\n";
+	static const unsigned char binary[] = { 0x7f, 'E', 'L', 'F', 2, 1, 1, '\n' };
+	char path[64], *big = malloc((1 << 20) + 10);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	/* An empty file: getdelim() returned -1 with the buffer unterminated (ASan: overflow). */
+	write_file(path, "", 0);
+	load_refused(path, -EINVAL, "line 1: no vcpu line: not a scenario");
+	unlink(path);
+	/* What followed a NUL byte was dropped silently. */
+	write_file(path, nul, sizeof(nul) - 1);
+	load_refused(path, -EINVAL, "line 2: a NUL byte: not a scenario");
+	unlink(path);
+	write_file(path, binary, sizeof(binary));
+	load_refused(path, -EINVAL, "line 1: control character 0x7f: not a scenario");
+	unlink(path);
+	/* Input was unbounded: a pipe reached 480 MB. */
+	memset(big, '\n', (1 << 20) + 10);
+	write_file(path, big, (1 << 20) + 10);
+	load_refused(path, -EFBIG, "line 1048577: longer than 1048576 bytes: not a scenario");
+	unlink(path);
+	load_refused("/dev/null", -EINVAL, "line 1: no vcpu line: not a scenario");
+	load_refused("/dev/zero", -EFBIG, "line 1: longer than 1048576 bytes: not a scenario");
+	/* A directory printed "X: X: read error" and lost EISDIR. */
+	load_refused("/tmp", -EISDIR, "Is a directory");
+	load_refused("/nonexistent/x.sim", -ENOENT, "No such file or directory");
+	free(big);
+}
+
+static CU_TestInfo parse_tests[] = {
+	{ "numbers are whole words", test_parse_numbers },
+	{ "what only the whole file shows", test_parse_structure },
+	{ "files that are no scenario", test_load_not_a_scenario },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("sched/sim parse", parse_tests)
