@@ -122,7 +122,7 @@ static int thread_name(pid_t pid, const char *tid, char *buf, size_t len)
 
 int vcpu_thread_find(pid_t pid, unsigned int vcpu, pid_t *tid)
 {
-	char p[64], name[32], want_vsched[32], want_qemu[32];
+	char p[64], name[32], want_vsched[32], want_kvm[32], want_tcg[32];
 	struct dirent *e;
 	DIR *dir;
 	int ret = -ESRCH;
@@ -130,7 +130,9 @@ int vcpu_thread_find(pid_t pid, unsigned int vcpu, pid_t *tid)
 	if (pid <= 0)
 		return -ESRCH;
 	snprintf(want_vsched, sizeof(want_vsched), "vcpu%u", vcpu);
-	snprintf(want_qemu, sizeof(want_qemu), "CPU %u/KVM", vcpu);
+	/* QEMU names vCPU threads after its accelerator: KVM, or TCG for type 'qemu'. */
+	snprintf(want_kvm, sizeof(want_kvm), "CPU %u/KVM", vcpu);
+	snprintf(want_tcg, sizeof(want_tcg), "CPU %u/TCG", vcpu);
 	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
 	dir = opendir(p);
 	if (!dir)
@@ -139,7 +141,8 @@ int vcpu_thread_find(pid_t pid, unsigned int vcpu, pid_t *tid)
 	while ((e = readdir(dir))) {
 		if (e->d_name[0] == '.' || thread_name(pid, e->d_name, name, sizeof(name)))
 			continue;
-		if (!strcmp(name, want_vsched) || !strcmp(name, want_qemu)) {
+		if (!strcmp(name, want_vsched) || !strcmp(name, want_kvm) ||
+		    !strcmp(name, want_tcg)) {
 			*tid = (pid_t)atoi(e->d_name);
 			ret = 0;
 			break;

@@ -82,6 +82,7 @@ int stats_write_json(FILE *f, struct vm *vm, const struct stats_run *run)
 	json_string(f, vm->name);
 	fprintf(f, ",\n  \"boot\": ");
 	json_string(f, vm->boot->name);
+	fprintf(f, ",\n  \"accel\": \"%s\"", accel_name(vm->accel));
 	fprintf(f, ",\n  \"exit\": \"%s\",\n  \"exit_status\": %d,\n  \"signal\": %d,\n",
 		vm_exit_reason_name(vm->exit_reason), run->exit_status, vm->exit_signal);
 	fprintf(f, "  \"nr_vcpus\": %u,\n  \"nr_lanes\": %u,\n  \"memory\": %" PRIu64 ",\n",

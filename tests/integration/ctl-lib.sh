@@ -1,6 +1,7 @@
 # Shared helpers of the t-ctl-*.sh tests (sourced, not run). They drive a control directory
 # served by the test harness (build/vsched-ctl-harness) with the shell tools administrators use.
 
+. "$(dirname "${BASH_SOURCE[0]}")/accel-lib.sh"
 HARNESS=${HARNESS:-$(dirname "$VSCHED")/vsched-ctl-harness}
 fails=0
 

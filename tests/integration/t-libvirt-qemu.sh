@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# The libvirt hook under a real libvirtd with a real qemu-system-x86_64 -enable-kvm domain:
-# `make install`'s hook script in /etc/libvirt/hooks/qemu.d/, libvirt calls it, and the QEMU
-# vCPU threads ("CPU n/KVM") must land in the groups of the domain's <metadata>, in the host's
-# cgroup tree, with the values asked for. A domain with bad groups must not start.
+# The libvirt hook under a real libvirtd with a real qemu-system-x86_64 domain, of type 'kvm'
+# where KVM works and of type 'qemu' (TCG) always: `make install`'s hook script in
+# /etc/libvirt/hooks/qemu.d/, libvirt calls it, and the QEMU vCPU threads ("CPU n/KVM" or
+# "CPU n/TCG") must land in the groups of the domain's <metadata>, in the host's cgroup tree,
+# with the values asked for. A domain with bad groups must not start.
 # Sets up what libvirt needs here (docs: shared/reference/libvirt-on-this-machine.md),
 # idempotently, and stops the daemons it started.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+. "$here/accel-lib.sh"
 skip() { echo "$1"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root (libvirtd, cgroups)"
-[ -c /dev/kvm ] || skip "no /dev/kvm"
 for b in libvirtd virtlogd virsh qemu-system-x86_64; do
 	command -v $b >/dev/null || skip "$b missing (scripts/deps.sh installs libvirt and QEMU)"
 done
@@ -79,7 +80,7 @@ virsh undefine $name >/dev/null 2>&1
 
 domain() { # slow-quota
 	cat > "$tmp/d.xml" <<XML
-<domain type='kvm'>
+<domain type='$type'>
   <name>$name</name>
   <memory unit='MiB'>64</memory>
   <vcpu placement='static'>2</vcpu>
@@ -100,67 +101,75 @@ domain() { # slow-quota
 XML
 }
 
-# 1. Groups the host cannot honour (v1: a vCPU cap above its group's cap): refused, not started.
-domain 20000
-virsh define "$tmp/d.xml" >/dev/null || fail "define"
-if flavor_v1=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ { print "yes"; exit }' /proc/self/mountinfo) &&
-	[ "$flavor_v1" = yes ]; then
-	out=$(virsh start $name 2>&1) && fail "a domain with refused groups started"
-	echo "$out" | grep -q "cgroup v1 refuses a cap above the parent's" || fail "message: $out"
-	virsh domstate $name | grep -q "shut off" || fail "domain not shut off"
-fi
-virsh undefine $name >/dev/null
+for accel in $(test_accels); do
+	type=$(domain_type "$accel")
+	# QEMU names its vCPU threads after its accelerator.
+	threads=$([ "$type" = kvm ] && echo KVM || echo TCG)
+	echo "== type '$type'"
+	# 1. Groups the host cannot honour (v1: a vCPU cap above its group's cap): refused, not started.
+	domain 20000
+	virsh define "$tmp/d.xml" >/dev/null || fail "define"
+	if flavor_v1=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ { print "yes"; exit }' /proc/self/mountinfo) &&
+		[ "$flavor_v1" = yes ]; then
+		out=$(virsh start $name 2>&1) && fail "a domain with refused groups started"
+		echo "$out" | grep -q "cgroup v1 refuses a cap above the parent's" || fail "message: $out"
+		virsh domstate $name | grep -q "shut off" || fail "domain not shut off"
+	fi
+	virsh undefine $name >/dev/null
 
-# 2. A good domain: vCPU threads in the right groups.
-domain 80000
-virsh define "$tmp/d.xml" >/dev/null || fail "define"
-virsh start $name >/dev/null || fail "start: $(virsh start $name 2>&1)"
-pid=$(cat /run/libvirt/qemu/$name.pid) || fail "no pid file"
-cpu_cgroup() { # tid -> path of the thread in the cpu hierarchy
-	awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; f=1 } END { if (!f) exit 1 }' \
-		/proc/$pid/task/$1/cgroup 2>/dev/null ||
-		awk -F: '$1 == "0" { print $3 }' /proc/$pid/task/$1/cgroup
-}
-declare -A tids
-for t in /proc/$pid/task/*; do
-	case "$(cat "$t/comm")" in "CPU "*"/KVM") n=$(cut -d' ' -f2 "$t/comm" | cut -d/ -f1); tids[$n]=$(basename "$t") ;; esac
+	# 2. A good domain: vCPU threads in the right groups.
+	domain 80000
+	virsh define "$tmp/d.xml" >/dev/null || fail "define"
+	virsh start $name >/dev/null || fail "start: $(virsh start $name 2>&1)"
+	pid=$(cat /run/libvirt/qemu/$name.pid) || fail "no pid file"
+	cpu_cgroup() { # tid -> path of the thread in the cpu hierarchy
+		awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; f=1 } END { if (!f) exit 1 }' \
+			/proc/$pid/task/$1/cgroup 2>/dev/null ||
+			awk -F: '$1 == "0" { print $3 }' /proc/$pid/task/$1/cgroup
+	}
+	unset tids
+	declare -A tids
+	for t in /proc/$pid/task/*; do
+		case "$(cat "$t/comm")" in "CPU "*"/$threads") n=$(cut -d' ' -f2 "$t/comm" | cut -d/ -f1); tids[$n]=$(basename "$t") ;; esac
+	done
+	[ -n "${tids[0]:-}" ] && [ -n "${tids[1]:-}" ] || fail "no CPU n/$threads threads in $pid"
+	p0=$(cpu_cgroup "${tids[0]}") p1=$(cpu_cgroup "${tids[1]}")
+	case "$p0" in */fast/vcpu0) ;; *) fail "CPU 0/$threads is in $p0, want .../fast/vcpu0" ;; esac
+	case "$p1" in */slow/vcpu1) ;; *) fail "CPU 1/$threads is in $p1, want .../slow/vcpu1" ;; esac
+	mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+	if [ -n "$mnt" ]; then
+		dom=$mnt${p0%/fast/vcpu0}
+		[ "$(cat "$dom/cpu.shares")" = 300 ] || fail "domain cpu.shares $(cat "$dom/cpu.shares")"
+		[ "$(cat "$dom/fast/cpu.shares")" = 4096 ] || fail "fast cpu.shares"
+		[ "$(cat "$dom/slow/cpu.shares")" = 512 ] || fail "slow cpu.shares"
+		[ "$(cat "$dom/slow/cpu.cfs_quota_us")" = 80000 ] || fail "slow quota"
+		[ "$(cat "$dom/fast/vcpu0/cpu.cfs_quota_us")" = 50000 ] || fail "vcpu0 quota"
+	else
+		mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+		dom=$mnt${p0%/fast/vcpu0}
+		[ "$(cat "$dom/fast/cpu.weight")" = 400 ] || fail "fast cpu.weight"
+		[ "$(cut -d' ' -f1 "$dom/slow/cpu.max")" = 80000 ] || fail "slow cpu.max"
+	fi
+
+	# 3. Live re-tune of the running QEMU domain with `vsched apply` (target found by name).
+	sed -i 's/weight="400"/weight="800"/' "$tmp/d.xml"
+	"$VSCHED" apply --domain "$tmp/d.xml" || fail "vsched apply on the QEMU domain"
+	if [ -f "$dom/fast/cpu.shares" ]; then
+		[ "$(cat "$dom/fast/cpu.shares")" = 8192 ] || fail "re-tuned cpu.shares"
+	else
+		[ "$(cat "$dom/fast/cpu.weight")" = 800 ] || fail "re-tuned cpu.weight"
+	fi
+
+	# 4. The libvirt way: change the groups with `virsh metadata --live`, apply the live XML.
+	virsh metadata $name https://vsched.dev/xmlns/groups/1.0 --key vs --live --set \
+		'<groups><group name="fast" weight="900"/><assign vcpus="0-1" group="fast"/></groups>' \
+		>/dev/null || fail "virsh metadata"
+	virsh dumpxml $name | "$VSCHED" apply --domain - || fail "apply from virsh dumpxml"
+	p1=$(cpu_cgroup "${tids[1]}")
+	case "$p1" in */fast/vcpu1) ;; *) fail "CPU 1/$threads is in $p1 after re-tune, want .../fast/vcpu1" ;; esac
+
+	virsh destroy $name >/dev/null || fail "destroy"
+	[ -d "$dom" ] && fail "libvirt left $dom behind"
+	virsh undefine $name >/dev/null || fail "undefine"
 done
-[ -n "${tids[0]:-}" ] && [ -n "${tids[1]:-}" ] || fail "no CPU n/KVM threads in $pid"
-p0=$(cpu_cgroup "${tids[0]}") p1=$(cpu_cgroup "${tids[1]}")
-case "$p0" in */fast/vcpu0) ;; *) fail "CPU 0/KVM is in $p0, want .../fast/vcpu0" ;; esac
-case "$p1" in */slow/vcpu1) ;; *) fail "CPU 1/KVM is in $p1, want .../slow/vcpu1" ;; esac
-mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ { print $5; exit }' /proc/self/mountinfo)
-if [ -n "$mnt" ]; then
-	dom=$mnt${p0%/fast/vcpu0}
-	[ "$(cat "$dom/cpu.shares")" = 300 ] || fail "domain cpu.shares $(cat "$dom/cpu.shares")"
-	[ "$(cat "$dom/fast/cpu.shares")" = 4096 ] || fail "fast cpu.shares"
-	[ "$(cat "$dom/slow/cpu.shares")" = 512 ] || fail "slow cpu.shares"
-	[ "$(cat "$dom/slow/cpu.cfs_quota_us")" = 80000 ] || fail "slow quota"
-	[ "$(cat "$dom/fast/vcpu0/cpu.cfs_quota_us")" = 50000 ] || fail "vcpu0 quota"
-else
-	mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-	dom=$mnt${p0%/fast/vcpu0}
-	[ "$(cat "$dom/fast/cpu.weight")" = 400 ] || fail "fast cpu.weight"
-	[ "$(cut -d' ' -f1 "$dom/slow/cpu.max")" = 80000 ] || fail "slow cpu.max"
-fi
-
-# 3. Live re-tune of the running QEMU domain with `vsched apply` (target found by name).
-sed -i 's/weight="400"/weight="800"/' "$tmp/d.xml"
-"$VSCHED" apply --domain "$tmp/d.xml" || fail "vsched apply on the QEMU domain"
-if [ -f "$dom/fast/cpu.shares" ]; then
-	[ "$(cat "$dom/fast/cpu.shares")" = 8192 ] || fail "re-tuned cpu.shares"
-else
-	[ "$(cat "$dom/fast/cpu.weight")" = 800 ] || fail "re-tuned cpu.weight"
-fi
-
-# 4. The libvirt way: change the groups with `virsh metadata --live`, apply the live XML.
-virsh metadata $name https://vsched.dev/xmlns/groups/1.0 --key vs --live --set \
-	'<groups><group name="fast" weight="900"/><assign vcpus="0-1" group="fast"/></groups>' \
-	>/dev/null || fail "virsh metadata"
-virsh dumpxml $name | "$VSCHED" apply --domain - || fail "apply from virsh dumpxml"
-p1=$(cpu_cgroup "${tids[1]}")
-case "$p1" in */fast/vcpu1) ;; *) fail "CPU 1/KVM is in $p1 after re-tune, want .../fast/vcpu1" ;; esac
-
-virsh destroy $name >/dev/null || fail "destroy"
-[ -d "$dom" ] && fail "libvirt left $dom behind"
 echo ok

@@ -11,7 +11,10 @@ bad=(
 	"--payload duty:0/5" "--vcpus 2 --payload 0-2=hog" "--vcpus 2 --payload 0=hog,0=io:3"
 	"--vcpus 2 --payload 0=hog,1" "--payload halt-duty:1/5000000" "--cpus 0" "--bogus"
 	"--vcpus" "--initrd /x" "--cmdline x" "--kernel /k --payload hog" "extra"
-	"--memory 64K"
+	"--memory 64K" "--accel" "--accel bogus" "--accel KVM"
+	# What needs a real CPU is refused on the thread backend before anything starts.
+	"--accel thread --payload probe" "--accel thread --vcpus 2 --payload 1=fault"
+	"--accel thread --payload emufail" "--accel thread --kernel /boot/vmlinuz"
 )
 for b in "${bad[@]}"; do
 	# shellcheck disable=SC2086
@@ -25,5 +28,8 @@ done
 rc=$?
 [ $rc -eq 2 ] || fail "unwritable --stats: exit $rc, want 2"
 grep -q -- "--stats" "$out/log" || fail "unwritable --stats: no message"
+"$VSCHED" run --accel thread --payload 0=probe >"$out/log" 2>&1
+grep -q "probe (vCPU 0) needs a real CPU (KVM)" "$out/log" || fail "probe: $(cat "$out/log")"
 "$VSCHED" run --help | grep -q -- "--payload" || fail "--help lacks --payload"
+"$VSCHED" run --help | grep -q -- "--accel BACKEND" || fail "--help lacks --accel"
 echo "bad flags refused"
