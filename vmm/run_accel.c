@@ -80,7 +80,7 @@ int run_accel_choose(const struct run_accel_req *req, enum vm_accel *out)
 		return -RUN_EXIT_FAILURE;
 	}
 	if (!chosen)
-		fprintf(stderr, "vsched run: no KVM (%s): running the vCPUs as host threads "
+		fprintf(stderr, "vsched run: no KVM here (%s); the vCPUs run as host threads "
 			"(--accel thread)\n", why);
 	return 0;
 }

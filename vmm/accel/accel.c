@@ -60,7 +60,7 @@ int accel_kvm_probe(char *why, size_t len)
 	if (ver != KVM_API_VERSION) {
 		err = ver < 0 ? -errno : -ENOTSUP;
 		if (ver < 0)
-			snprintf(why, len, "/dev/kvm is not KVM (KVM_GET_API_VERSION: %s)",
+			snprintf(why, len, "/dev/kvm is not KVM: KVM_GET_API_VERSION: %s",
 				 strerror(-err));
 		else
 			snprintf(why, len, "/dev/kvm speaks KVM API %d, not %d", ver,
