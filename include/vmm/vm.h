@@ -53,14 +53,14 @@ enum vm_exit_reason {
 struct vcpu_stats {
 	uint64_t exits_io;	/* KVM_EXIT_IO */
 	uint64_t exits_mmio;	/* KVM_EXIT_MMIO */
-	uint64_t exits_intr;	/* KVM_RUN returned EINTR: a kick or another signal */
+	uint64_t exits_intr;	/* the run returned EINTR: a kick or another signal */
 	uint64_t exits_other;	/* everything else */
 	uint64_t unhandled;	/* port/MMIO accesses nobody registered */
 	uint64_t sleeps;	/* paravirtual sleeps */
 	uint64_t sleep_ns;	/* time asked for by those sleeps */
 	uint64_t cpu_ns;	/* the thread's own CPU clock when it ended */
 	uint64_t steal_ns;	/* time parked by the scheduler, added to the guest's steal time */
-	uint64_t first_entry_ns; /* CLOCK_MONOTONIC of the first KVM_RUN, 0 before */
+	uint64_t first_entry_ns; /* CLOCK_MONOTONIC of the first entry, 0 before */
 };
 
 struct vcpu {
@@ -74,7 +74,7 @@ struct vcpu {
 	bool thread_started;
 	volatile int ended;	/* the thread left its loop; stats.cpu_ns is final */
 	pid_t tid;		/* the thread's kernel TID, 0 until the thread runs */
-	uint64_t nr_exits;	/* every return from KVM_RUN */
+	uint64_t nr_exits;	/* every return from the backend's run */
 	struct vcpu_stats stats;
 	/* Guest work counter (payload guests) the VMM reads while the guest runs, or NULL. */
 	volatile uint64_t *work_units;
@@ -112,7 +112,7 @@ struct boot_ops {
  *	while the VM runs:
  *		park here while vm_pause() holds the VM
  *		enter()			blocks until the vCPU may use a lane
- *		KVM_RUN
+ *		run			the backend: KVM_RUN, or the thread backend's payload
  *		charge(cpu_ns)		thread CPU time since the previous charge
  *		dispatch the exit	a paravirtual sleep calls sleep(ns)
  *	thread_exit()
@@ -121,10 +121,11 @@ struct boot_ops {
  * enter() and sleep() must return soon after wake(): the core calls it after vm_stop() and
  * vm_pause() set their flag, so a blocked vCPU notices. A preemption is vcpu_kick()
  * (vmm/kick.h; per-vCPU timers should raise VCPU_KICK_SIGNAL the same way): the vCPU
- * leaves KVM_RUN, charges, and calls enter() again, where the runtime may hold it.
+ * leaves its run, charges, and calls enter() again, where the runtime may hold it.
  * A paravirtual sleep (payload sleep port) reaches sleep() through vcpu_sleep()
- * (vmm/vcpu.h). A HLT with the in-kernel irqchip stays inside KVM_RUN: the runtime sees it
- * only as the thread's CPU clock standing still.
+ * (vmm/vcpu.h). A halt stays inside the backend's run (KVM: HLT with the in-kernel irqchip;
+ * thread backend: a blocking wait): the runtime sees it only as the thread sleeping with its
+ * CPU clock standing still (or, on KVM, from KVM's "blocking" statistic).
  */
 struct vcpu_sched_ops {
 	void (*thread_start)(struct vcpu *vcpu);
@@ -185,10 +186,10 @@ int vm_mmio_register(struct vm *vm, uint64_t base, uint64_t len, mmio_fn fn, voi
 int vm_set_halt_poll(struct vm *vm, uint32_t ns);
 /* Raises or lowers an in-kernel irqchip line (KVM_IRQ_LINE); KVM backend only. */
 int vm_irq_line(struct vm *vm, unsigned int irq, int level);
-/* Ends the VM with reason (the first caller wins) and kicks every vCPU out of KVM_RUN.
+/* Ends the VM with reason (the first caller wins) and kicks every vCPU out of its run.
  * Safe from any thread; not from a signal handler. */
 void vm_stop(struct vm *vm, enum vm_exit_reason reason);
-/* Parks every vCPU outside KVM_RUN and returns when all are parked; resume lets them go. */
+/* Parks every vCPU outside its run and returns when all are parked; resume lets them go. */
 void vm_pause(struct vm *vm);
 void vm_resume(struct vm *vm);
 

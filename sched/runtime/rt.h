@@ -107,6 +107,7 @@ struct runtime {
 	bool idle_polls;	/* some vCPU's halts are found only by polling */
 
 	pthread_t helper;
+	clockid_t helper_clock;	/* its CPU clock, while it runs */
 	bool helper_started;
 	bool helper_stop;
 	int epoll_fd;		/* the helper sleeps here: pokes and watch events */
@@ -190,6 +191,7 @@ uint64_t rt_thread_cpu_ns(void);
 /* The helper thread (rt_helper.c). */
 int rt_helper_start(struct runtime *rt);
 void rt_helper_stop(struct runtime *rt);
+uint64_t rt_helper_cpu_ns(const struct runtime *rt);
 
 /*
  * The scheduler core, seen from the runtime (rt_core.c). Every call has the lock held and may

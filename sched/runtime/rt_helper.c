@@ -267,6 +267,7 @@ static void *rt_helper(void *arg)
 			rt_watch_wait(rt, next);
 		rt->helper_at = RT_INF;
 	}
+	rt->st.helper_cpu_ns = rt_thread_cpu_ns();
 	pthread_mutex_unlock(rt->lock);
 	return NULL;
 }
@@ -278,7 +279,18 @@ int rt_helper_start(struct runtime *rt)
 	if (err)
 		return -err;
 	rt->helper_started = true;
+	pthread_getcpuclockid(rt->helper, &rt->helper_clock);
 	return 0;
+}
+
+/* The helper's CPU time so far. Lock held. */
+uint64_t rt_helper_cpu_ns(const struct runtime *rt)
+{
+	struct timespec ts;
+
+	if (!rt->helper_started || rt->helper_stop || clock_gettime(rt->helper_clock, &ts))
+		return rt->st.helper_cpu_ns;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 void rt_helper_stop(struct runtime *rt)

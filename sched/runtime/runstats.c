@@ -123,11 +123,12 @@ void runstats_write_groups(FILE *f, void *arg)
 			   ", \"timer_arms\": %" PRIu64 ", \"lends\": %" PRIu64 ", \"reclaims\": %"
 			   PRIu64 ", \"watch_events\": %" PRIu64 ", \"watchdog_trips\": %" PRIu64
 			   ", \"fallback\": %s, \"wakes\": %" PRIu64 ", \"wake_p50_ns\": %" PRIu64
-			   ", \"wake_p99_ns\": %" PRIu64 ", \"slice_ns\": %" PRIu64 "}",
+			   ", \"wake_p99_ns\": %" PRIu64 ", \"slice_ns\": %" PRIu64
+			   ", \"helper_wakes\": %" PRIu64 ", \"helper_cpu_ns\": %" PRIu64 "}",
 			st.grants, st.kicks, st.timer_arms, st.lends, st.reclaims, st.watch_events,
 			st.watchdog_trips, st.fallback ? "true" : "false", st.nr_wake,
 			runtime_wake_quantile(&st, 0.5), runtime_wake_quantile(&st, 0.99),
-			st.slice_ns);
+			st.slice_ns, st.helper_wakes, st.helper_cpu_ns);
 	}
 }
 

@@ -520,5 +520,6 @@ void runtime_get_stats(struct runtime *rt, struct runtime_stats *out)
 	pthread_mutex_lock(rt->lock);
 	*out = rt->st;
 	out->fallback = rt->fallback;
+	out->helper_cpu_ns = rt_helper_cpu_ns(rt);
 	pthread_mutex_unlock(rt->lock);
 }
