@@ -70,6 +70,24 @@ ctl_start() {
 	return 1
 }
 
+# vm_up ACCEL NAME N ARGS...: a `vsched run` VM with N vCPUs on backend ACCEL in the background,
+# up to 300 s; waits until its control directory lists the N vCPUs. Sets VPID and D.
+vm_up() {
+	local accel=$1 name=$2 n=$3 i
+	shift 3
+	"$VSCHED" run --accel "$accel" --name "$name" --vcpus "$n" --duration 300 "$@" \
+		>"$TMPD/$name.log" 2>&1 &
+	VPID=$!
+	HPIDS="$HPIDS $VPID"
+	D=$VSCHED_RUN_DIR/$name
+	for i in $(seq 100); do
+		[ -f "$D/cgroup.threads" ] && [ "$(wc -l <"$D/cgroup.threads")" = "$n" ] && return 0
+		sleep 0.1
+	done
+	echo "VM $name did not come up: $(cat "$TMPD/$name.log")"
+	return 1
+}
+
 ctl_stop() {
 	kill -TERM "$1" 2>/dev/null
 	wait "$1" 2>/dev/null

@@ -85,15 +85,8 @@ churn() {
 
 # The VM, its directory mounted, its groups g1..g3 threaded.
 vm_start() {
-	"$VSCHED" run --accel "$1" --name stress --vcpus 8 --payload duty:1000/9000 --duration 300 \
-		>"$TMPD/vm.log" 2>&1 &
-	HPID=$!
-	HPIDS="$HPIDS $HPID"
-	D=$VSCHED_RUN_DIR/stress
-	for i in $(seq 100); do
-		[ -f "$D/cgroup.threads" ] && [ "$(wc -l <"$D/cgroup.threads")" = 8 ] && break
-		sleep 0.1
-	done
+	vm_up "$1" stress 8 --payload duty:1000/9000 || exit 1
+	HPID=$VPID
 	echo "$1: driving the control directory of a running VM (pid $HPID)"
 	cd "$D" || exit 1
 	for i in 1 2 3; do

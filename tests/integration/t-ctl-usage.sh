@@ -24,15 +24,7 @@ within() {
 
 for accel in $(test_accels); do
 	echo "== $accel"
-	"$VSCHED" run --accel "$accel" --name usage --vcpus 2 --payload hog --duration 60 \
-		>"$TMPD/vm.log" 2>&1 &
-	VPID=$!
-	HPIDS="$HPIDS $VPID"
-	D=$VSCHED_RUN_DIR/usage
-	for i in $(seq 100); do
-		[ -f "$D/cgroup.threads" ] && [ "$(wc -l <"$D/cgroup.threads")" = 2 ] && break
-		sleep 0.1
-	done
+	vm_up "$accel" usage 2 --payload hog || exit 1
 	read -r t0 t1 < <(vcpu_tids "$VPID" | tr '\n' ' ')
 	cpu_us() { echo $(($(cut -d' ' -f1 /proc/$VPID/task/$1/schedstat) / 1000)); }
 
