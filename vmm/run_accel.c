@@ -62,7 +62,7 @@ int run_accel_choose(const struct run_accel_req *req, enum vm_accel *out)
 			fprintf(stderr, "vsched run: %s: <domain type='kvm'> needs KVM: %s (type "
 				"'qemu' runs on the thread backend)\n", req->domain, why);
 		else
-			fprintf(stderr, "vsched run: --accel kvm: %s\n", why);
+			fprintf(stderr, "vsched run: --accel kvm: no KVM here: %s\n", why);
 		return -RUN_EXIT_FAILURE;
 	}
 	*out = accel_resolve(want, why, sizeof(why));
