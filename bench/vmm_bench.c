@@ -72,7 +72,8 @@ static int run_vsched(const char *vsched, char *const args[], uint64_t *spawn_rt
 	pid_t pid;
 	int st, ret;
 
-	/* The child's exit summary is not part of the bench's output. */
+	/* The child's exit summary is not part of the bench's output; its errors are, in order. */
+	fflush(stdout);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
 	*spawn_rt = clk(CLOCK_REALTIME);
