@@ -66,10 +66,10 @@ static void rt_relook(struct runtime *rt, uint64_t at)
  * Halted? Exactly from KVM's "blocking" statistic where the kernel has it. Else (kernels
  * without it, the thread backend) from the thread: found asleep, and still asleep
  * RT_IDLE_SETTLE_NS later with its CPU clock advanced by less than a quarter of that time. The
- * look that finds it asleep takes the baseline and has the helper come back then (relook_at),
- * rather than at the next poll: two polls in a row left lanes idle ~2 ms of every 7 ms halt of
- * the thread backend's halt-duty, and missed vCPUs that start halting at all when polls were
- * 50 ms apart (any 30 % duty cycle used more than a quarter of that).
+ * look that finds a lane holder asleep takes the baseline and has the helper come back then
+ * (relook_at), rather than at the next poll: two polls in a row left lanes idle ~2 ms of every
+ * 7 ms halt of the thread backend's halt-duty, and missed vCPUs that start halting at all when
+ * polls were 50 ms apart (any 30 % duty cycle used more than a quarter of that).
  */
 static enum rt_halt rt_halted(struct runtime *rt, struct rt_vcpu *rv, uint64_t cpu, uint64_t now)
 {
@@ -88,7 +88,9 @@ static enum rt_halt rt_halted(struct runtime *rt, struct rt_vcpu *rv, uint64_t c
 		rv->probe_cpu = cpu;
 	}
 	if (now - rv->probe_t < RT_IDLE_SETTLE_NS) {
-		rt_relook(rt, rv->probe_t + RT_IDLE_SETTLE_NS);
+		/* A lent vCPU stays lent until it runs: nothing to confirm. */
+		if (rv->state == RT_RUNNING)
+			rt_relook(rt, rv->probe_t + RT_IDLE_SETTLE_NS);
 		return HALT_UNSURE;
 	}
 	return HALT_YES;
