@@ -4,10 +4,12 @@
  * host kernel's cgroup cpu controller, in the same run, against the fluid ideal; then cpu.max
  * accuracy, guest throughput scheduled vs unscheduled, and wake-to-run delays.
  *
- * Usage: bench-fair [-s SECONDS] [-P LANES] [SCENARIO... | tput]
+ * Usage: bench-fair [-s SECONDS] [-P LANES] [-a kvm|thread] [SCENARIO... | tput]
  * Goals (reported, not enforced): max group error <= 1 % of capacity on hogs, <= 2 % with
  * duty or halt-duty vCPUs, never worse than the kernel (beyond the window noise, noise.c);
- * cpu.max within +-1 %; throughput loss <= 1 % uncontended, <= 3 % contended.
+ * cpu.max within +-1 %; throughput loss <= 1 % uncontended, <= 3 % contended on KVM (tput.c).
+ * The vsched side runs on every vCPU backend there is (KVM, thread), each against the same
+ * kernel run.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,27 +22,31 @@
 #include "host.h"
 #include "ideal.h"
 #include "noise.h"
+#include "tput.h"
 #include "vmside.h"
 
 #define MIN_SECONDS	5.0
 
-static struct bench_result vres, hres;
-
-static const struct scenario tput[] = {
-	{
-		.name = "tput-free",
-		.what = "2 hogs on 2 lanes, no contention",
-		.groups = { { "a", 100 } },
-		.vcpus = { { WORK_HOG, "a" }, { WORK_HOG, "a" } },
-	},
-	{
-		.name = "tput-busy",
-		.what = "4 hogs in 2 groups on 2 lanes",
-		.groups = { { "a", 100 }, { "b", 100 } },
-		.vcpus = { { WORK_HOG, "a" }, { WORK_HOG, "a" }, { WORK_HOG, "b" },
-			   { WORK_HOG, "b" } },
-	},
+/* One side of a scenario: vsched on a vCPU backend, or the host kernel's cgroups. */
+struct side {
+	const char *name;	/* "kvm", "thread", "kernel" */
+	bool vsched;
+	enum vm_accel accel;
+	bool ok;		/* it ran the current scenario */
+	struct bench_result r;
+	struct runtime_stats rst;
+	/* Judged against the fluid ideal (eval_side()). */
+	double used;		/* CPUs the host gave all vCPUs */
+	double given[SCN_MAX_GROUPS];	/* the ideal on that, percent of lanes */
+	double nerr[SCN_MAX_GROUPS];
+	double max, noise;	/* the largest nerr and its standard error */
 };
+
+#define MAX_SIDES	3	/* vsched on kvm and on thread, then the kernel */
+
+static struct side sides[MAX_SIDES];
+static unsigned int nr_sides;
+static struct side *kside;	/* the kernel's, NULL without a cgroup cpu controller */
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -60,11 +66,12 @@ static uint64_t host_wake_quantile(struct bench_result *r, double q)
 	return r->wake_ns[i < r->nr_wake ? i : r->nr_wake - 1];
 }
 
+/* A vsched side's result in one scenario, against the kernel's in the same run. */
 struct summary {
-	const char *name;
+	const char *name, *side;
 	double vmax, hmax, goal;
 	double vnoise, hnoise;	/* standard error of vmax, hmax (noise.c) */
-	bool vok, hok, capped;
+	bool hok, capped;
 };
 
 /* Twice the standard error of vmax - hmax: a difference within it is the windows' luck. */
@@ -126,149 +133,144 @@ static void ideal_given(const struct scenario *s, const double *ideal, double us
  * (ideal_given(): weights share what was given, cpu.max caps stay absolute), which takes that
  * out.
  */
-static void print_scenario(const struct scenario *s, const double *ideal, bool have_v,
-			   bool have_h, struct summary *sum)
+static void eval_side(const struct scenario *s, const double *ideal, unsigned int lanes,
+		      struct side *sd)
 {
 	unsigned int g, ng = scn_nr_groups(s), nv = scn_nr_vcpus(s);
-	unsigned int lanes = have_v ? vres.lanes : hres.lanes;
-	double cv = have_v ? used_cpus(&vres, nv) : NAN, ch = have_h ? used_cpus(&hres, nv) : NAN;
-	double iv[SCN_MAX_GROUPS], ih[SCN_MAX_GROUPS];
+	double tot = 0;
 
-	ideal_given(s, ideal, have_v ? cv : lanes, lanes, iv);
-	ideal_given(s, ideal, have_h ? ch : lanes, lanes, ih);
-	printf("\n%s: %s\n", s->name, s->what);
-	printf("  CPUs the host gave: vsched %.3f, kernel %.3f (of %u)\n", cv, ch, lanes);
-	printf("  %-8s %7s | %8s %6s %7s %6s | %8s %6s %7s %6s | %6s\n", "group", "ideal%",
-	       "vsched%", "err", "given%", "nerr", "kernel%", "err", "given%", "nerr", "ratio");
-	sum->name = s->name;
-	sum->vmax = sum->hmax = 0;
-	sum->goal = s->has_sleepers ? 2.0 : 1.0;
+	sd->used = used_cpus(&sd->r, nv);
+	ideal_given(s, ideal, sd->used, lanes, sd->given);
+	for (g = 0; g < ng; g++)
+		if (scn_parent_index(s, g) < 0)
+			tot += sd->given[g];
+	sd->max = sd->noise = 0;
 	for (g = 0; g < ng; g++) {
-		double v = have_v ? result_pct(&vres, vres.group_ns[g]) : NAN;
-		double h = have_h ? result_pct(&hres, hres.group_ns[g]) : NAN;
-		double tv = 0, th = 0, vn, hn;
-		unsigned int k;
-
-		for (k = 0; k < ng; k++)
-			if (scn_parent_index(s, k) < 0) {
-				tv += iv[k];
-				th += ih[k];
-			}
-		vn = have_v && tv > 0 ? fabs(norm_pct(&vres, g, nv) - 100.0 * iv[g] / tv) : NAN;
-		hn = have_h && th > 0 ? fabs(norm_pct(&hres, g, nv) - 100.0 * ih[g] / th) : NAN;
-		if (have_v && vn > sum->vmax) {
-			sum->vmax = vn;
-			sum->vnoise = noise_nerr(&vres, s, g, iv[g] / tv);
+		sd->nerr[g] = tot > 0 ? fabs(norm_pct(&sd->r, g, nv) - 100.0 * sd->given[g] / tot) :
+					NAN;
+		if (sd->nerr[g] > sd->max) {
+			sd->max = sd->nerr[g];
+			sd->noise = noise_nerr(&sd->r, s, g, sd->given[g] / tot);
 		}
-		if (have_h && hn > sum->hmax) {
-			sum->hmax = hn;
-			sum->hnoise = noise_nerr(&hres, s, g, ih[g] / th);
-		}
-		printf("  %-8s %7.2f | %8.2f %6.2f %7.2f %6.2f | %8.2f %6.2f %7.2f %6.2f | %6.2f\n",
-		       s->groups[g].path, ideal[g], v, fabs(v - ideal[g]), iv[g], vn, h,
-		       fabs(h - ideal[g]), ih[g], hn, hn > 0.005 ? vn / hn : NAN);
 	}
-	sum->vok = have_v;
-	sum->hok = have_h;
+}
+
+/* A cap that binds in the ideal: judged by its cpu.max line instead. */
+static bool cap_binds(const struct scenario *s, const double *ideal, unsigned int g,
+		      unsigned int lanes)
+{
+	const struct scn_group *sg = &s->groups[g];
+
+	return sg->quota_us && fabs(ideal[g] - 100.0 * (double)sg->quota_us /
+			(double)(sg->period_us ? sg->period_us : 100000) / lanes) < 0.01;
+}
+
+/* Every side's shares beside the ideal; a summary per vsched side against the kernel. */
+static void print_scenario(const struct scenario *s, const double *ideal, unsigned int lanes,
+			   struct summary *sums, unsigned int *nsum)
+{
+	unsigned int g, k, ng = scn_nr_groups(s);
+	bool capped = false;
+
+	printf("\n%s: %s\n  CPUs the host gave:", s->name, s->what);
+	for (k = 0; k < nr_sides; k++) {
+		if (sides[k].ok)
+			eval_side(s, ideal, lanes, &sides[k]);
+		printf(" %s %.3f%s", sides[k].name, sides[k].ok ? sides[k].used : NAN,
+		       k + 1 < nr_sides ? "," : "");
+	}
+	printf(" (of %u)\n  %-8s %7s", lanes, "group", "ideal%");
+	for (k = 0; k < nr_sides; k++)
+		printf(" | %7s%% %6s %7s %6s", sides[k].name, "err", "given%", "nerr");
+	printf("\n");
 	for (g = 0; g < ng; g++) {
-		const struct scn_group *sg = &s->groups[g];
+		printf("  %-8s %7.2f", s->groups[g].path, ideal[g]);
+		for (k = 0; k < nr_sides; k++) {
+			const struct side *sd = &sides[k];
+			double v = sd->ok ? result_pct(&sd->r, sd->r.group_ns[g]) : NAN;
 
-		/* A cap that binds in the ideal: also judged by its cpu.max line. */
-		if (sg->quota_us && fabs(ideal[g] - 100.0 * (double)sg->quota_us /
-				(double)(sg->period_us ? sg->period_us : 100000) / lanes) < 0.01)
-			sum->capped = true;
+			printf(" | %8.2f %6.2f %7.2f %6.2f", v, fabs(v - ideal[g]),
+			       sd->ok ? sd->given[g] : NAN, sd->ok ? sd->nerr[g] : NAN);
+		}
+		printf("\n");
+		capped |= cap_binds(s, ideal, g, lanes);
 	}
-	printf("  max nerr: vsched %.2f %% (+-%.2f), kernel %.2f %% (+-%.2f) (goal <= %.0f %%; "
-	       "+-: standard error, from %d readings in the window)\n",
-	       have_v ? sum->vmax : NAN, have_v ? sum->vnoise : NAN, have_h ? sum->hmax : NAN,
-	       have_h ? sum->hnoise : NAN, sum->goal, RESULT_STEPS + 1);
+	printf("  max nerr (+-: standard error, from %d readings in the window):", RESULT_STEPS + 1);
+	for (k = 0; k < nr_sides; k++)
+		printf(" %s %.2f %% (+-%.2f)%s", sides[k].name, sides[k].ok ? sides[k].max : NAN,
+		       sides[k].ok ? sides[k].noise : NAN, k + 1 < nr_sides ? "," : "");
+	printf("; goal <= %.0f %%\n", s->has_sleepers ? 2.0 : 1.0);
+	for (k = 0; k < nr_sides; k++) {
+		const struct side *sd = &sides[k];
+
+		if (!sd->vsched || !sd->ok)
+			continue;
+		sums[(*nsum)++] = (struct summary){
+			.name = s->name, .side = sd->name, .vmax = sd->max, .vnoise = sd->noise,
+			.goal = s->has_sleepers ? 2.0 : 1.0, .capped = capped,
+			.hok = kside && kside->ok, .hmax = kside && kside->ok ? kside->max : NAN,
+			.hnoise = kside && kside->ok ? kside->noise : NAN,
+		};
+	}
 }
 
 /* cpu.max: usage of every capped group whose cap binds, against quota/period. */
-static void print_caps(const struct scenario *s, const double *ideal)
+static void print_caps(const struct scenario *s, const double *ideal, unsigned int lanes)
 {
-	unsigned int g;
+	unsigned int g, k;
 
 	for (g = 0; g < scn_nr_groups(s); g++) {
 		const struct scn_group *sg = &s->groups[g];
-		double cap, v, h;
+		double cap;
 
-		if (!sg->quota_us)
+		if (!cap_binds(s, ideal, g, lanes))
 			continue;
 		cap = 100.0 * (double)sg->quota_us / (double)(sg->period_us ? sg->period_us : 100000) /
-		      vres.lanes;
-		if (fabs(ideal[g] - cap) > 0.01)
-			continue;	/* the cap does not bind in the ideal */
-		v = result_pct(&vres, vres.group_ns[g]);
-		h = result_pct(&hres, hres.group_ns[g]);
-		printf("  cpu.max %-10s %-6s quota %.2f %%: vsched %+.2f %% of quota "
-		       "(nr_throttled +%llu), kernel %+.2f %% (nr_throttled +%llu)\n",
-		       s->name, sg->path, cap, 100.0 * (v - cap) / cap,
-		       (unsigned long long)vres.nr_throttled[g], 100.0 * (h - cap) / cap,
-		       (unsigned long long)hres.nr_throttled[g]);
+		      lanes;
+		printf("  cpu.max %-10s %-6s quota %.2f %%:", s->name, sg->path, cap);
+		for (k = 0; k < nr_sides; k++) {
+			const struct side *sd = &sides[k];
+			double v = result_pct(&sd->r, sd->r.group_ns[g]);
+
+			if (sd->ok)
+				printf(" %s %+.2f %% of quota (nr_throttled +%llu)%s", sd->name,
+				       100.0 * (v - cap) / cap, (unsigned long long)sd->r.nr_throttled[g],
+				       k + 1 < nr_sides ? "," : "");
+		}
+		printf("\n");
 	}
 }
 
-static double total_rate(const struct bench_result *r, unsigned int n)
+/* Wake-to-run, lane handoffs and the runtime's counters of one vsched side. */
+static void print_runtime(const struct side *sd, double secs, unsigned int lanes)
 {
-	uint64_t w = 0;
-	unsigned int i;
+	const struct runtime_stats *st = &sd->rst;
 
-	for (i = 0; i < n; i++)
-		w += r->work[i];
-	return (double)w / r->seconds;
-}
-
-#define TPUT_ROUNDS	5
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Scheduled and unscheduled runs alternate in short rounds, so that the shared host's load
- * drifts over both alike. Each scheduled round is compared with the unscheduled one right after
- * it, and the median of those ratios is the figure: a burst of host load inside one round (this
- * host's unscheduled rate moved by up to 8 % between rounds) then moves one ratio, not the
- * result. The ratio of the summed rates is printed beside it.
- */
-static void run_throughput(unsigned int lanes, double secs)
-{
-	struct bench_result r;
-	unsigned int i, k;
-
-	printf("\nguest throughput (work units/s, all vCPUs), scheduled vs unscheduled, %d "
-	       "alternating rounds; median of the %d paired ratios [min-max], and of the sums:\n",
-	       2 * TPUT_ROUNDS, TPUT_ROUNDS);
-	for (i = 0; i < sizeof(tput) / sizeof(tput[0]); i++) {
-		const struct scenario *s = &tput[i];
-		unsigned int n = scn_nr_vcpus(s);
-		double w[2] = { 0, 0 }, t[2] = { 0, 0 }, rate[2] = { 0, 0 }, ratio[TPUT_ROUNDS];
-		int err = 0;
-
-		for (k = 0; k < 2 * TPUT_ROUNDS && !err; k++) {
-			bool sched = !(k & 1);
-
-			err = vmside_run(s, lanes, secs / TPUT_ROUNDS, sched, &r, NULL);
-			rate[sched] = total_rate(&r, n);
-			w[sched] += rate[sched] * r.seconds;
-			t[sched] += r.seconds;
-			if (!sched)
-				ratio[k / 2] = rate[0] > 0 ? 100.0 * rate[1] / rate[0] : NAN;
-		}
-		if (err) {
-			printf("  %-10s error %d\n", s->name, err);
-			continue;
-		}
-		qsort(ratio, TPUT_ROUNDS, sizeof(ratio[0]), cmp_double);
-		printf("  %-10s %-34s %.2f %% [%.2f-%.2f] (goal >= %d %%); sums: sched %.4g "
-		       "unsched %.4g, %.2f %%\n", s->name, s->what, ratio[TPUT_ROUNDS / 2], ratio[0],
-		       ratio[TPUT_ROUNDS - 1], i ? 97 : 99, w[1] / t[1], w[0] / t[0],
-		       100.0 * (w[1] / t[1]) / (w[0] / t[0]));
-	}
+	if (st->nr_wake)
+		printf("  %s: wake-to-run of sleeping vCPUs p50 %.0f us p99 %.0f us (%llu wakes)",
+		       sd->name, runtime_wake_quantile(st, 0.5) / 1e3,
+		       runtime_wake_quantile(st, 0.99) / 1e3, (unsigned long long)st->nr_wake);
+	if (st->nr_wake && kside && kside->ok)
+		printf("; kernel p50 %.0f us p99 %.0f us (%u wakes)",
+		       host_wake_quantile(&kside->r, 0.5) / 1e3,
+		       host_wake_quantile(&kside->r, 0.99) / 1e3, kside->r.nr_wake);
+	if (st->nr_wake)
+		printf("\n");
+	if (st->nr_handoff)
+		printf("  %s: lane handoff (grant -> guest) p50 %.0f us p99 %.0f us; lane time in "
+		       "handoffs %.2f %% (whole run)\n", sd->name,
+		       runtime_hist_quantile(st->handoff_hist, st->nr_handoff, 0.5) / 1e3,
+		       runtime_hist_quantile(st->handoff_hist, st->nr_handoff, 0.99) / 1e3,
+		       100.0 * (double)st->handoff_ns / ((secs + 0.3) * 1e9 * lanes));
+	printf("  %s: runtime: %llu grants, %llu re-pins, %llu kicks, %llu timer arms, %llu lends, "
+	       "%llu reclaims, %llu watch events, %llu helper wakes, helper CPU %.3f %% of one CPU, "
+	       "slice %.1f ms%s\n", sd->name, (unsigned long long)st->grants,
+	       (unsigned long long)st->migrations, (unsigned long long)st->kicks,
+	       (unsigned long long)st->timer_arms, (unsigned long long)st->lends,
+	       (unsigned long long)st->reclaims, (unsigned long long)st->watch_events,
+	       (unsigned long long)st->helper_wakes,
+	       100.0 * (double)st->helper_cpu_ns / ((secs + 0.3) * 1e9), st->slice_ns / 1e6,
+	       st->fallback ? ", WATCHDOG FALLBACK" : "");
 }
 
 /*
@@ -277,8 +279,6 @@ static void run_throughput(unsigned int lanes, double secs)
  */
 static const char *summary_verdict(const struct summary *s)
 {
-	if (!s->vok)
-		return "";
 	if (s->capped)
 		return "(caps: see the cpu.max lines)";
 	if (s->vmax > s->goal || (s->hok && s->vmax > s->hmax + sum_noise(s)))
@@ -286,17 +286,65 @@ static const char *summary_verdict(const struct summary *s)
 	return s->hok && s->vmax > s->hmax ? "met (worse than the kernel within noise)" : "met";
 }
 
+/* Runs scenario s on every side. */
+static void run_scenario(const struct scenario *s, unsigned int lanes, double secs)
+{
+	unsigned int k;
+	int err;
+
+	for (k = 0; k < nr_sides; k++) {
+		struct side *sd = &sides[k];
+
+		err = sd->vsched ? vmside_run(s, sd->accel, lanes, secs, true, &sd->r, &sd->rst) :
+				   host_run(s, lanes, secs, &sd->r);
+		sd->ok = !err;
+		if (err)
+			printf("%s: %s side failed: %s\n", s->name, sd->name, strerror(-err));
+	}
+}
+
+/* The sides: vsched on each backend there is (or the one asked for), then the kernel. */
+static int setup_sides(const char *only)
+{
+	enum vm_accel accels[2];
+	const char *why_h = NULL;
+	char why_v[160] = "";
+	unsigned int i, n = vmside_backends(accels, why_v, sizeof(why_v));
+
+	for (i = 0; i < n; i++) {
+		if (only && strcmp(only, accel_name(accels[i])))
+			continue;
+		sides[nr_sides++] = (struct side){ .name = accel_name(accels[i]), .vsched = true,
+						   .accel = accels[i] };
+	}
+	if (!nr_sides) {
+		fprintf(stderr, "bench-fair: no %s backend here%s%s\n", only, *why_v ? ": " : "",
+			why_v);
+		return -1;
+	}
+	printf("vsched sides: %s%s%s", sides[0].name, nr_sides > 1 ? ", " : "",
+	       nr_sides > 1 ? sides[1].name : "");
+	if (*why_v)
+		printf(" (no kvm: %s)", why_v);
+	if (host_probe(&why_h)) {
+		printf("; kernel side skipped: %s\n", why_h);
+		return 0;
+	}
+	printf("; kernel side: the host's cgroup cpu controller\n");
+	kside = &sides[nr_sides++];
+	*kside = (struct side){ .name = "kernel" };
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned int lanes = 2, i, nsum = 0;
-	struct summary sums[32] = { 0 };
-	struct runtime_stats rst;
+	static struct summary sums[64];
+	unsigned int lanes = 2, i, k, nsum = 0;
 	double secs = MIN_SECONDS;
-	const char *why_v = NULL, *why_h = NULL;
-	bool have_v, have_h;
+	const char *only = NULL;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:P:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:P:a:h")) != -1) {
 		switch (opt) {
 		case 's':
 			secs = atof(optarg);
@@ -304,8 +352,12 @@ int main(int argc, char **argv)
 		case 'P':
 			lanes = (unsigned int)atoi(optarg);
 			break;
+		case 'a':
+			only = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: bench-fair [-s SECONDS] [-P LANES] [SCENARIO...]\n");
+			fprintf(stderr, "usage: bench-fair [-s SECONDS] [-P LANES] [-a kvm|thread] "
+				"[SCENARIO... | tput]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -313,29 +365,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-fair: -P must be 1..%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
 		return 2;
 	}
-	have_v = vmside_probe(&why_v) == 0;
-	have_h = host_probe(&why_h) == 0;
 	printf("bench-fair: %u lanes, %.1f s per side per scenario; errors in %% of capacity; "
 	       "ideal = the core's fluid_solve() (GPS for duty vCPUs; cpu.max as the kernel: "
 	       "burst at the weighted share, then throttle)\n"
 	       "err: |measured - ideal| at full capacity; given%%: the ideal on the CPU the host "
 	       "actually gave that side (caps absolute);\nnerr: |share of what the side got - "
 	       "share of given%%| (exact for hog-only scenarios)\n", lanes, secs);
-	if (!have_v)
-		printf("vsched side skipped: %s\n", why_v);
-	if (!have_h)
-		printf("kernel side skipped: %s\n", why_h);
+	if (setup_sides(only))
+		return 2;
 
 	for (i = 0; i < nr_scenarios; i++) {
 		const struct scenario *s = &scenarios[i];
 		double ideal[SCN_MAX_GROUPS];
-		bool v = have_v, h = have_h;
-		int k, err;
+		int a, err;
 
 		if (optind < argc) {
-			for (k = optind; k < argc && strcmp(argv[k], s->name); k++)
+			for (a = optind; a < argc && strcmp(argv[a], s->name); a++)
 				;
-			if (k == argc)
+			if (a == argc)
 				continue;
 		}
 		err = ideal_shares(s, lanes, ideal);
@@ -343,57 +390,29 @@ int main(int argc, char **argv)
 			printf("%s: fluid ideal failed: %s\n", s->name, strerror(-err));
 			continue;
 		}
-		if (v && (err = vmside_run(s, lanes, secs, true, &vres, &rst))) {
-			printf("%s: vsched side failed: %s\n", s->name, strerror(-err));
-			v = false;
-		}
-		if (h && (err = host_run(s, lanes, secs, &hres))) {
-			printf("%s: kernel side failed: %s\n", s->name, strerror(-err));
-			h = false;
-		}
-		print_scenario(s, ideal, v, h, &sums[nsum++]);
-		if (v && h)
-			print_caps(s, ideal);
-		if (v && rst.nr_wake)
-			printf("  wake-to-run of sleeping vCPUs: vsched p50 %.0f us p99 %.0f us "
-			       "(%llu wakes); kernel p50 %.0f us p99 %.0f us (%u wakes)\n",
-			       runtime_wake_quantile(&rst, 0.5) / 1e3,
-			       runtime_wake_quantile(&rst, 0.99) / 1e3,
-			       (unsigned long long)rst.nr_wake, host_wake_quantile(&hres, 0.5) / 1e3,
-			       host_wake_quantile(&hres, 0.99) / 1e3, hres.nr_wake);
-		if (v && rst.nr_handoff)
-			printf("  lane handoff (grant -> KVM_RUN): p50 %.0f us p99 %.0f us; lane time "
-			       "spent in handoffs %.2f %% (whole run)\n",
-			       runtime_hist_quantile(rst.handoff_hist, rst.nr_handoff, 0.5) / 1e3,
-			       runtime_hist_quantile(rst.handoff_hist, rst.nr_handoff, 0.99) / 1e3,
-			       100.0 * (double)rst.handoff_ns / ((secs + 0.3) * 1e9 * lanes));
-		if (v)
-			printf("  runtime: %llu grants, %llu re-pins, %llu kicks, %llu timer arms, "
-			       "%llu lends, %llu reclaims, %llu watch events, %llu helper wakes, "
-			       "slice %.1f ms%s\n", (unsigned long long)rst.grants,
-			       (unsigned long long)rst.migrations,
-			       (unsigned long long)rst.kicks, (unsigned long long)rst.timer_arms,
-			       (unsigned long long)rst.lends, (unsigned long long)rst.reclaims,
-			       (unsigned long long)rst.watch_events,
-			       (unsigned long long)rst.helper_wakes, rst.slice_ns / 1e6,
-			       rst.fallback ? ", WATCHDOG FALLBACK" : "");
+		run_scenario(s, lanes, secs);
+		print_scenario(s, ideal, lanes, sums, &nsum);
+		print_caps(s, ideal, lanes);
+		for (k = 0; k < nr_sides; k++)
+			if (sides[k].vsched && sides[k].ok)
+				print_runtime(&sides[k], secs, lanes);
 		fflush(stdout);
 	}
 	for (opt = optind; opt < argc && strcmp(argv[opt], "tput"); opt++)
 		;
-	if (have_v && (optind == argc || opt < argc))
-		run_throughput(lanes, secs);
+	for (k = 0; k < nr_sides && (optind == argc || opt < argc); k++)
+		if (sides[k].vsched)
+			tput_run(sides[k].accel, lanes, secs);
 
-	printf("\nsummary (max group nerr, %% of capacity; noise: 2 standard errors of the "
-	       "difference):\n");
-	printf("  %-12s %8s %8s %7s %6s %6s\n", "scenario", "vsched", "kernel", "ratio", "noise",
-	       "goal");
+	printf("\nsummary (max group nerr, %% of capacity, each backend against the kernel in the "
+	       "same run; noise: 2 standard errors of the difference):\n");
+	printf("  %-12s %-7s %8s %8s %7s %6s %6s\n", "scenario", "backend", "vsched", "kernel",
+	       "ratio", "noise", "goal");
 	for (i = 0; i < nsum; i++)
-		printf("  %-12s %8.2f %8.2f %7.2f %6.2f %5.0f%%  %s\n", sums[i].name,
-		       sums[i].vok ? sums[i].vmax : NAN, sums[i].hok ? sums[i].hmax : NAN,
-		       sums[i].vok && sums[i].hok && sums[i].hmax > 0.005 ?
-			       sums[i].vmax / sums[i].hmax : NAN,
-		       sums[i].vok && sums[i].hok ? sum_noise(&sums[i]) : NAN, sums[i].goal,
+		printf("  %-12s %-7s %8.2f %8.2f %7.2f %6.2f %5.0f%%  %s\n", sums[i].name,
+		       sums[i].side, sums[i].vmax, sums[i].hok ? sums[i].hmax : NAN,
+		       sums[i].hok && sums[i].hmax > 0.005 ? sums[i].vmax / sums[i].hmax : NAN,
+		       sums[i].hok ? sum_noise(&sums[i]) : NAN, sums[i].goal,
 		       summary_verdict(&sums[i]));
 	return 0;
 }

@@ -99,6 +99,16 @@ const struct scenario scenarios[] = {
 		.groups = { { "c", 100, 50000, 100000 }, { "h", 100 } },
 		.vcpus = { HOG("c"), HOG("c"), HOG("h"), HOG("h") },
 	},
+	{
+		/* Many vCPUs per lane: what the runtime itself costs (its helper's CPU). */
+		.name = "many",
+		.what = "16 vCPUs on 2 lanes: 12 hogs in a:100 b:200 c:300, 4 duty 30 % in d:100",
+		.groups = { { "a", 100 }, { "b", 200 }, { "c", 300 }, { "d", 100 } },
+		.vcpus = { HOG("a"), HOG("a"), HOG("a"), HOG("a"), HOG("b"), HOG("b"), HOG("b"),
+			   HOG("b"), HOG("c"), HOG("c"), HOG("c"), HOG("c"), DUTY("d", 3000, 7000),
+			   DUTY("d", 3000, 7000), DUTY("d", 3000, 7000), DUTY("d", 3000, 7000) },
+		.has_sleepers = true,
+	},
 };
 
 const unsigned int nr_scenarios = ARRAY_SIZE(scenarios);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define SCN_MAX_GROUPS	8
-#define SCN_MAX_VCPUS	12
+#define SCN_MAX_VCPUS	16
 
 enum work_kind {
 	WORK_HOG,		/* spins forever */

@@ -5,7 +5,6 @@
  * CPU clocks and work from the guests' work pages, both sampled over the same window.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,16 +24,14 @@
 
 #define WARMUP_NS	300000000ULL
 
-int vmside_probe(const char **reason)
+unsigned int vmside_backends(enum vm_accel *accels, char *why, size_t len)
 {
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	unsigned int n = 0;
 
-	if (fd < 0) {
-		*reason = "/dev/kvm is not usable";
-		return -errno;
-	}
-	close(fd);
-	return 0;
+	if (!accel_kvm_probe(why, len))
+		accels[n++] = VM_ACCEL_KVM;
+	accels[n++] = VM_ACCEL_THREAD;
+	return n;
 }
 
 /* The scenario's groups and membership through the launch specs. */
@@ -114,8 +111,8 @@ static void vmside_throttle_stat(struct vsched *vs, const char *path, uint64_t *
 		*throttled = strtoull(p + 13, NULL, 10);
 }
 
-int vmside_run(const struct scenario *s, unsigned int lanes, double seconds, bool scheduled,
-	       struct bench_result *r, struct runtime_stats *rst)
+int vmside_run(const struct scenario *s, enum vm_accel accel, unsigned int lanes, double seconds,
+	       bool scheduled, struct bench_result *r, struct runtime_stats *rst)
 {
 	unsigned int i, n = scn_nr_vcpus(s), ng = scn_nr_groups(s);
 	uint64_t per0[SCN_MAX_GROUPS], thr0[SCN_MAX_GROUPS];
@@ -127,6 +124,7 @@ int vmside_run(const struct scenario *s, unsigned int lanes, double seconds, boo
 	ret = runvm_create(&vm, s->name, n, lanes, scheduled);
 	if (ret)
 		return ret;
+	vm.vm.accel = accel;
 	vmside_payload(s, vm.po);
 	ret = scheduled ? vmside_groups(vm.vs, s) : 0;
 	if (ret)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The vsched side of the benchmark: a scenario as a payload VM scheduled by the runtime. */
+/* The vsched side of the benchmark: a scenario as a payload VM scheduled by the runtime, on
+ * each vCPU backend there is. */
 #ifndef VSCHED_BENCH_VMSIDE_H
 #define VSCHED_BENCH_VMSIDE_H
 
@@ -8,18 +9,20 @@
 #include "result.h"
 #include "scenario.h"
 #include "sched/runtime.h"
+#include "vmm/accel.h"
 
 struct vsched;
 /* The scenario's groups and vCPU membership through the --group/--assign specs. 0 or -errno. */
 int vmside_groups(struct vsched *vs, const struct scenario *s);
-/* 0 when /dev/kvm is usable, else -errno and why. */
-int vmside_probe(const char **reason);
+/* The backends to run the vsched side on: kvm where it works (else why it does not, in why),
+ * and thread. Returns how many are in accels[2]. */
+unsigned int vmside_backends(enum vm_accel *accels, char *why, size_t len);
 /*
- * Runs s as a payload VM on lanes host CPUs for warmup + seconds. scheduled: under the runtime
- * with the scenario's groups; else with no scheduler at all (the host kernel runs the vCPU
- * threads), the baseline for throughput. rst (may be NULL) gets the runtime's counters.
+ * Runs s as a payload VM on accel, on lanes host CPUs for warmup + seconds. scheduled: under the
+ * runtime with the scenario's groups; else with no scheduler at all (the host kernel runs the
+ * vCPU threads), the baseline for throughput. rst (may be NULL) gets the runtime's counters.
  */
-int vmside_run(const struct scenario *s, unsigned int lanes, double seconds, bool scheduled,
-	       struct bench_result *r, struct runtime_stats *rst);
+int vmside_run(const struct scenario *s, enum vm_accel accel, unsigned int lanes, double seconds,
+	       bool scheduled, struct bench_result *r, struct runtime_stats *rst);
 
 #endif

@@ -221,6 +221,22 @@ static int domain_name(xmlNode *root, struct domain_def *def, struct xdiag *d)
 	return 0;
 }
 
+/* <domain type=...>: the hypervisor. libvirt's QEMU driver knows 'kvm' (KVM) and 'qemu' (no
+ * KVM: TCG there, vsched's thread backend here). Optional: without it the caller decides. */
+static int domain_type(xmlNode *root, struct domain_def *def, struct xdiag *d)
+{
+	char *type = xml_prop(root, "type");
+	int ret = 0;
+
+	if (type && strcmp(type, "kvm") && strcmp(type, "qemu"))
+		ret = xerr(d, root, "domain", type, "domain type '%s': vsched runs type 'kvm' "
+			   "(KVM) or 'qemu' (no KVM: host threads)", type);
+	else if (type)
+		snprintf(def->type, sizeof(def->type), "%s", type);
+	free(type);
+	return ret;
+}
+
 static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct xdiag *d)
 {
 	xmlNode *root = xmlDocGetRootElement(doc);
@@ -231,6 +247,8 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct xdiag *d
 			    "unexpected root element <%s>, expecting <domain>",
 			    root ? (const char *)root->name : "");
 	ret = domain_name(root, def, d);
+	if (!ret)
+		ret = domain_type(root, def, d);
 	if (!ret)
 		ret = domain_uuid(root, def, d);
 	if (!ret)

@@ -67,10 +67,12 @@ struct run_cfg {
 	bool name_given;
 	const char *ctl_dir;
 	bool no_ctl;
+	enum vm_accel accel;
 };
 
 enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_CPUID_HIDE, OPT_STATS, OPT_GROUP,
-       OPT_ASSIGN, OPT_NO_SCHED, OPT_NO_PIN, OPT_MONITOR, OPT_CTL_DIR, OPT_NO_CTL, OPT_DOMAIN };
+       OPT_ASSIGN, OPT_NO_SCHED, OPT_NO_PIN, OPT_MONITOR, OPT_CTL_DIR, OPT_NO_CTL, OPT_DOMAIN,
+       OPT_ACCEL };
 
 static const struct option run_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -92,6 +94,7 @@ static const struct option run_options[] = {
 	{ "monitor", no_argument, NULL, OPT_MONITOR },
 	{ "ctl-dir", required_argument, NULL, OPT_CTL_DIR },
 	{ "no-ctl", no_argument, NULL, OPT_NO_CTL },
+	{ "accel", required_argument, NULL, OPT_ACCEL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -101,8 +104,8 @@ static void run_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: vsched run [OPTIONS]\n"
-		"Start a KVM VM with built-in payload guests (default) or a Linux kernel.\n"
-		"With no options: a 4-vCPU demo of mixed payloads for 3 seconds.\n\n"
+		"Start a VM with built-in payload guests (default) or a Linux kernel.\n"
+		"With no options (or only --accel): a 6-vCPU demo of groups for 3 seconds.\n\n"
 		"  -n, --name NAME          VM name (default \"vm\", \"demo\" for the demo)\n"
 		"  -c, --vcpus N            number of vCPUs, 1-%u (default 1)\n"
 		"  -m, --memory SIZE        guest RAM, e.g. 64M, 1G (default 32M; 256M with --kernel)\n"
@@ -133,6 +136,9 @@ static void run_usage(FILE *f)
 		"      --ctl-dir PATH       mount the control directory there (default\n"
 		"                           /run/vsched/NAME; docs/control-directory.md)\n"
 		"      --no-ctl             no control directory\n"
+		"      --accel BACKEND      kvm, thread (vCPUs as host threads, payloads without\n"
+		"                           probe/fault/emufail, no --kernel) or auto (default:\n"
+		"                           kvm where /dev/kvm works, else thread)\n"
 		"  -v, --verbose            progress once a second and more messages\n"
 		"  -h, --help               this text\n\n"
 		"Exit status: 0 powered off or --duration, 1 setup failed, 2 usage, 3 guest reset,\n"
@@ -195,13 +201,14 @@ static int run_domain_apply(const struct run_cfg *cfg, struct runsched *rs)
 static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 {
 	bool vcpus_set = false, mem_set = false;
+	unsigned int others = 0;
 	int c;
 
 	*cfg = (struct run_cfg){ .name = "vm", .vcpus = 1 };
-	cfg->demo = argc <= 1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:c:m:p:d:P:vh", run_options, NULL)) != -1) {
+		others += c != OPT_ACCEL;
 		switch (c) {
 		case 'n':
 			if (ctl_name_valid(optarg))
@@ -283,6 +290,10 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		case OPT_MONITOR:
 			cfg->monitor = true;
 			break;
+		case OPT_ACCEL:
+			if (accel_parse(optarg, &cfg->accel))
+				return run_usage_error("invalid --accel '%s' (kvm, thread or auto)", optarg);
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 1;
@@ -294,6 +305,7 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	}
 	if (optind < argc)
 		return run_usage_error("unexpected argument '%s'", argv[optind]);
+	cfg->demo = !others;
 	if (cfg->domain) {
 		if (cfg->name_given || vcpus_set || mem_set || cfg->kernel.kernel ||
 		    cfg->kernel.initrd || cfg->kernel.cmdline)
@@ -535,7 +547,7 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs,
 			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", cfg->kernel.err);
 		else
 			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", strerror(-ret));
-		if (access("/dev/kvm", R_OK | W_OK))
+		if (vm->accel == VM_ACCEL_KVM && access("/dev/kvm", R_OK | W_OK))
 			fprintf(stderr, "vsched run: /dev/kvm: %s\n", strerror(errno));
 		sr.exit_status = RUN_EXIT_FAILURE;
 		goto out;
@@ -614,6 +626,12 @@ int cmd_run(int argc, char **argv)
 		vm.boot = &payload_boot_ops;
 		vm.boot_data = &popts;
 	}
+	ret = run_accel_choose(&(struct run_accel_req){
+		.accel = cfg.accel, .domain = cfg.domain, .domain_type = run_launch.def.type,
+		.kernel = cfg.kernel.kernel, .specs = cfg.kernel.kernel ? NULL : popts.spec,
+		.nr_vcpus = cfg.vcpus }, &vm.accel);
+	if (ret)
+		return -ret;
 	lanes = cfg.cpus ? cfg.cpus : runsched_default_lanes();
 	ret = runsched_setup(&rs, cfg.vcpus, lanes, !cfg.no_sched,
 			     (const char *const *)cfg.groups, cfg.nr_groups,
@@ -635,8 +653,8 @@ int cmd_run(int argc, char **argv)
 	if (cfg.demo) {
 		unsigned int i;
 
-		printf("vsched demo: %u vCPUs (%s) on %u lanes for 3 s, in groups:\n",
-		       RUN_DEMO_VCPUS, run_demo_payload, lanes);
+		printf("vsched demo: %u vCPUs (%s) on %u lanes, %s backend, for 3 s, in groups:\n",
+		       RUN_DEMO_VCPUS, run_demo_payload, lanes, accel_name(vm.accel));
 		for (i = 0; i < cfg.nr_groups; i++)
 			printf("  --group %s\n", cfg.groups[i]);
 		for (i = 0; i < cfg.nr_assigns; i++)

@@ -77,6 +77,7 @@ int stats_write_json(FILE *f, struct vm *vm, const struct stats_run *run)
 	json_object_begin(&j, 0);
 	json_kv_str(&j, "name", vm->name);
 	json_kv_str(&j, "boot", vm->boot->name);
+	json_kv_str(&j, "accel", accel_name(vm->accel));
 	json_kv_str(&j, "exit", vm_exit_reason_name(vm->exit_reason));
 	json_kv_i64(&j, "exit_status", run->exit_status);
 	json_kv_i64(&j, "signal", vm->exit_signal);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vCPU threads: creation, the KVM_RUN loop with the scheduler hook points, and the exit
- * dispatcher. Every exit the VMM does not expect ends the VM with a message and a
+ * vCPU threads: creation, the run loop with the scheduler hook points, and the exit
+ * dispatcher. The backend (include/vmm/accel.h) runs the vCPU until an exit; the loop does
+ * not know which one. Every exit the VMM does not expect ends the VM with a message and a
  * register dump; nothing a guest does can take the VMM down with it.
  */
 #include <errno.h>
@@ -9,8 +10,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,33 +44,25 @@ uint64_t vcpu_cpu_ns(const struct vcpu *vcpu)
 
 int vcpu_create(struct vm *vm, struct vcpu *vcpu, unsigned int id)
 {
-	int size;
-
 	vcpu->vm = vm;
 	vcpu->id = id;
-	vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, id);
-	if (vcpu->fd < 0)
-		return -errno;
-	size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-	if (size < (int)sizeof(struct kvm_run))
-		return size < 0 ? -errno : -EINVAL;
-	vcpu->run = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
-	if (vcpu->run == MAP_FAILED) {
-		vcpu->run = NULL;
-		return -errno;
-	}
-	vcpu->run_size = size;
-	return 0;
+	return vm->aops->vcpu_init(vcpu);
 }
 
 void vcpu_destroy(struct vcpu *vcpu)
 {
-	if (vcpu->run)
-		munmap(vcpu->run, vcpu->run_size);
-	vcpu->run = NULL;
-	if (vcpu->fd >= 0)
-		close(vcpu->fd);
-	vcpu->fd = -1;
+	if (vcpu->vm)
+		vcpu->vm->aops->vcpu_exit(vcpu);
+}
+
+int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t data)
+{
+	return vcpu->vm->aops->set_msr(vcpu, index, data);
+}
+
+int vcpu_get_msr(struct vcpu *vcpu, uint32_t index, uint64_t *data)
+{
+	return vcpu->vm->aops->get_msr(vcpu, index, data);
 }
 
 void vcpu_sleep(struct vcpu *vcpu, uint64_t ns)
@@ -132,7 +123,8 @@ static void vcpu_handle_io(struct vcpu *vcpu)
 static void vcpu_fail(struct vcpu *vcpu, const char *what)
 {
 	fprintf(stderr, "vsched: vcpu%u: %s; stopping the VM\n", vcpu->id, what);
-	vcpu_dump(vcpu);
+	if (vcpu->vm->aops->cpu)
+		vcpu_dump(vcpu);
 	vm_stop(vcpu->vm, VM_EXIT_ERROR);
 }
 
@@ -260,9 +252,7 @@ void *vcpu_thread(void *arg)
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			vcpu->stats.first_entry_ns = ts_ns(&ts);
 		}
-		ret = ioctl(vcpu->fd, KVM_RUN, 0);
-		if (ret < 0)
-			ret = -errno;
+		ret = vm->aops->vcpu_run(vcpu);
 		vcpu_kick_clear(vcpu);
 		vcpu->nr_exits++;
 		/* Hook: charge what the thread really got. */
@@ -276,7 +266,8 @@ void *vcpu_thread(void *arg)
 			continue;
 		}
 		if (ret < 0) {
-			fprintf(stderr, "vsched: vcpu%u: KVM_RUN: %s\n", vcpu->id, strerror(-ret));
+			fprintf(stderr, "vsched: vcpu%u: %s backend: %s\n", vcpu->id,
+				vm->aops->name, strerror(-ret));
 			vm_stop(vm, VM_EXIT_ERROR);
 			break;
 		}

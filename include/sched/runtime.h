@@ -51,6 +51,7 @@ struct runtime_stats {
 	uint64_t reclaims;		/* lent lanes taken back */
 	uint64_t watch_events;		/* helper wake-ups by a halt or a lent vCPU running */
 	uint64_t helper_wakes;		/* passes of the helper thread (each a host context switch) */
+	uint64_t helper_cpu_ns;		/* the helper thread's CPU time: the runtime's own cost */
 	uint64_t slice_ns;		/* the rotation slice now (planned from switch costs) */
 	uint64_t watchdog_trips;
 	bool fallback;			/* the watchdog handed scheduling to the host kernel */

@@ -7,6 +7,7 @@
 #ifndef VSCHED_VMM_PAYLOAD_H
 #define VSCHED_VMM_PAYLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,9 @@ int payload_parse_kind(const char *s, struct payload_spec *spec);
  * named twice is -EEXIST, a vCPU >= nr_vcpus -ERANGE, bad syntax -EINVAL; on error specs
  * are untouched. */
 int payload_parse_assign(const char *s, unsigned int nr_vcpus, struct payload_spec *specs);
+/* Kinds that test the CPU itself (probe, fault, emufail): only a backend that runs machine
+ * code (KVM) can run them. */
+bool payload_kind_needs_cpu(enum payload_kind kind);
 /* "duty:3000/7000" back from a spec. Returns the length or -ENOSPC. */
 int payload_format(const struct payload_spec *spec, char *buf, size_t len);
 /* The embedded guest image. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* vCPU creation, the vCPU thread and its KVM_RUN loop with the exit dispatcher. */
+/* vCPU creation, the vCPU thread and its run loop with the exit dispatcher. */
 #ifndef VSCHED_VMM_VCPU_H
 #define VSCHED_VMM_VCPU_H
 
@@ -7,7 +7,7 @@
 
 #include "vmm/vm.h"
 
-/* KVM_CREATE_VCPU and the kvm_run mapping; 0 or -errno. */
+/* The backend's vCPU (KVM: KVM_CREATE_VCPU and the kvm_run mapping); 0 or -errno. */
 int vcpu_create(struct vm *vm, struct vcpu *vcpu, unsigned int id);
 void vcpu_destroy(struct vcpu *vcpu);
 /* The vCPU thread body (arg is the struct vcpu). */
@@ -19,8 +19,8 @@ uint64_t vcpu_cpu_ns(const struct vcpu *vcpu);
 void vcpu_sleep(struct vcpu *vcpu, uint64_t ns);
 /* CPUID from KVM_GET_SUPPORTED_CPUID with this vCPU's APIC ID (leaf 1, 0xb, 0x1f). */
 int vcpu_setup_cpuid(struct vcpu *vcpu);
-/* One MSR, set or read as the host (KVM_SET_MSRS/KVM_GET_MSRS); 0, or -EINVAL if KVM
- * refused it, or -errno. */
+/* One MSR, set or read as the host, through the backend (KVM_SET_MSRS/KVM_GET_MSRS; the
+ * thread backend knows MSR_KVM_STEAL_TIME only); 0, or -EINVAL if refused, or -errno. */
 int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t data);
 int vcpu_get_msr(struct vcpu *vcpu, uint32_t index, uint64_t *data);
 /* Registers, segments and the code bytes around RIP, on stderr. */

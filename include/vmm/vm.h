@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A KVM virtual machine: memory, vCPU threads, the exit loop and port/MMIO dispatch.
- * Boot methods (built-in payload guests, Linux) plug in through struct boot_ops; the
- * scheduler runtime plugs into the vCPU loop through struct vcpu_sched_ops.
+ * A virtual machine: memory, vCPU threads, the exit loop and port/MMIO dispatch.
+ * A vCPU backend (include/vmm/accel.h: KVM, or host threads where /dev/kvm is missing) runs
+ * the vCPUs; boot methods (built-in payload guests, Linux) plug in through struct boot_ops;
+ * the scheduler runtime plugs into the vCPU loop through struct vcpu_sched_ops.
  *
  * Life cycle (the caller fills the configuration fields of struct vm first):
- *	vm_create()  /dev/kvm, VM, RAM, TSS, in-kernel irqchip, boot->setup_vm(),
- *	             then every vCPU (KVM_CREATE_VCPU, kvm_run mmap, boot->setup_vcpu())
+ *	vm_create()  RAM, the backend (KVM: /dev/kvm, VM, TSS, in-kernel irqchip),
+ *	             boot->setup_vm(), then every vCPU (backend vcpu_init, boot->setup_vcpu())
  *	vm_start()   one thread per vCPU, named vcpuN
  *	vm_stop()    from any thread (or a vCPU) when the VM should end
  *	vm_join()    waits for the vCPU threads
@@ -21,8 +22,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "vmm/accel.h"
+
 /* The payload layout keeps one TSS descriptor per vCPU in a one-page GDT. */
 #define VM_MAX_VCPUS 128
+/* RAM above this goes above 4 GiB, leaving the top of the 32-bit space for the LAPIC,
+ * IOAPIC and MMIO devices, as on a PC. */
+#define VM_32BIT_GAP_START 0xc0000000ULL
+#define VM_32BIT_GAP_END 0x100000000ULL
 
 struct kvm_run;
 struct vm;
@@ -46,27 +53,28 @@ enum vm_exit_reason {
 struct vcpu_stats {
 	uint64_t exits_io;	/* KVM_EXIT_IO */
 	uint64_t exits_mmio;	/* KVM_EXIT_MMIO */
-	uint64_t exits_intr;	/* KVM_RUN returned EINTR: a kick or another signal */
+	uint64_t exits_intr;	/* the run returned EINTR: a kick or another signal */
 	uint64_t exits_other;	/* everything else */
 	uint64_t unhandled;	/* port/MMIO accesses nobody registered */
 	uint64_t sleeps;	/* paravirtual sleeps */
 	uint64_t sleep_ns;	/* time asked for by those sleeps */
 	uint64_t cpu_ns;	/* the thread's own CPU clock when it ended */
 	uint64_t steal_ns;	/* time parked by the scheduler, added to the guest's steal time */
-	uint64_t first_entry_ns; /* CLOCK_MONOTONIC of the first KVM_RUN, 0 before */
+	uint64_t first_entry_ns; /* CLOCK_MONOTONIC of the first entry, 0 before */
 };
 
 struct vcpu {
 	struct vm *vm;
 	unsigned int id;
-	int fd;
-	struct kvm_run *run;
+	int fd;			/* KVM's vCPU fd, -1 on other backends */
+	struct kvm_run *run;	/* the exit and immediate_exit, on every backend (accel.h) */
 	size_t run_size;
+	void *accel_data;	/* the backend's per-vCPU state */
 	pthread_t thread;
 	bool thread_started;
 	volatile int ended;	/* the thread left its loop; stats.cpu_ns is final */
 	pid_t tid;		/* the thread's kernel TID, 0 until the thread runs */
-	uint64_t nr_exits;	/* every return from KVM_RUN */
+	uint64_t nr_exits;	/* every return from the backend's run */
 	struct vcpu_stats stats;
 	/* Guest work counter (payload guests) the VMM reads while the guest runs, or NULL. */
 	volatile uint64_t *work_units;
@@ -78,6 +86,8 @@ struct vcpu {
 
 struct boot_ops {
 	const char *name;
+	/* Runs guest machine code of its own: only a backend with a CPU (accel_ops.cpu) boots it. */
+	bool needs_cpu;
 	/* Before vCPUs exist (irqchip already created): load images, create the PIT, register
 	 * devices. Returns 0 or -errno; the VM is then torn down. */
 	int (*setup_vm)(struct vm *vm);
@@ -102,7 +112,7 @@ struct boot_ops {
  *	while the VM runs:
  *		park here while vm_pause() holds the VM
  *		enter()			blocks until the vCPU may use a lane
- *		KVM_RUN
+ *		run			the backend: KVM_RUN, or the thread backend's payload
  *		charge(cpu_ns)		thread CPU time since the previous charge
  *		dispatch the exit	a paravirtual sleep calls sleep(ns)
  *	thread_exit()
@@ -111,10 +121,11 @@ struct boot_ops {
  * enter() and sleep() must return soon after wake(): the core calls it after vm_stop() and
  * vm_pause() set their flag, so a blocked vCPU notices. A preemption is vcpu_kick()
  * (vmm/kick.h; per-vCPU timers should raise VCPU_KICK_SIGNAL the same way): the vCPU
- * leaves KVM_RUN, charges, and calls enter() again, where the runtime may hold it.
+ * leaves its run, charges, and calls enter() again, where the runtime may hold it.
  * A paravirtual sleep (payload sleep port) reaches sleep() through vcpu_sleep()
- * (vmm/vcpu.h). A HLT with the in-kernel irqchip stays inside KVM_RUN: the runtime sees it
- * only as the thread's CPU clock standing still.
+ * (vmm/vcpu.h). A halt stays inside the backend's run (KVM: HLT with the in-kernel irqchip;
+ * thread backend: a blocking wait): the runtime sees it only as the thread sleeping with its
+ * CPU clock standing still (or, on KVM, from KVM's "blocking" statistic).
  */
 struct vcpu_sched_ops {
 	void (*thread_start)(struct vcpu *vcpu);
@@ -133,6 +144,7 @@ struct vm {
 	uint64_t mem_size;
 	unsigned int nr_vcpus;
 	unsigned int nr_lanes;	/* --cpus: host CPUs the scheduler may use (0: unset) */
+	enum vm_accel accel;	/* the vCPU backend; AUTO becomes what vm_create() chose */
 	const struct boot_ops *boot;
 	void *boot_data;
 	const struct vcpu_sched_ops *sched;	/* NULL: unscheduled */
@@ -140,7 +152,8 @@ struct vm {
 	bool verbose;
 
 	/* State. */
-	int kvm_fd;
+	const struct accel_ops *aops;	/* the backend's operations */
+	int kvm_fd;		/* KVM backend: /dev/kvm and the VM, -1 on others */
 	int fd;
 	void *mem;
 	uint64_t mem_map_size;	/* mmap length (RAM plus the hole when RAM crosses 3 GiB) */
@@ -168,14 +181,15 @@ void *vm_gpa(struct vm *vm, uint64_t gpa, uint64_t len);
 int vm_pio_register(struct vm *vm, uint16_t base, uint16_t len, pio_fn fn, void *opaque);
 int vm_mmio_register(struct vm *vm, uint64_t base, uint64_t len, mmio_fn fn, void *opaque);
 /* Maximum KVM halt polling per halt, in ns, for every vCPU (KVM_CAP_HALT_POLL); 0 turns it
- * off, so a halted vCPU thread stops using CPU at once. Any time after vm_create(). */
+ * off, so a halted vCPU thread stops using CPU at once. Any time after vm_create(); KVM
+ * backend only (-ENOTSUP). */
 int vm_set_halt_poll(struct vm *vm, uint32_t ns);
-/* Raises or lowers an in-kernel irqchip line (KVM_IRQ_LINE). */
+/* Raises or lowers an in-kernel irqchip line (KVM_IRQ_LINE); KVM backend only. */
 int vm_irq_line(struct vm *vm, unsigned int irq, int level);
-/* Ends the VM with reason (the first caller wins) and kicks every vCPU out of KVM_RUN.
+/* Ends the VM with reason (the first caller wins) and kicks every vCPU out of its run.
  * Safe from any thread; not from a signal handler. */
 void vm_stop(struct vm *vm, enum vm_exit_reason reason);
-/* Parks every vCPU outside KVM_RUN and returns when all are parked; resume lets them go. */
+/* Parks every vCPU outside its run and returns when all are parked; resume lets them go. */
 void vm_pause(struct vm *vm);
 void vm_resume(struct vm *vm);
 

@@ -26,6 +26,7 @@
 #define RT_PRIO_LENT		1
 #define RT_KICK_SLACK_NS	50000ULL	/* a slice timer this close makes a kick pointless */
 #define RT_STEAL_RECHECK_NS	1000000000ULL	/* a guest without steal time is asked again */
+#define RT_IDLE_SETTLE_NS	500000ULL	/* asleep this long, clock still: halted (fallback) */
 
 struct vm;
 struct vcpu;
@@ -86,7 +87,7 @@ struct rt_vcpu {
 
 	/* Idle detection: last sample of the CPU clock, by the helper. */
 	uint64_t probe_t, probe_cpu;
-	unsigned int probe_quiet;	/* polls in a row that looked halted (fallback check) */
+	bool probe_asleep;	/* found asleep at probe_t, clock still since (fallback check) */
 };
 
 struct runtime {
@@ -107,11 +108,13 @@ struct runtime {
 	bool idle_polls;	/* some vCPU's halts are found only by polling */
 
 	pthread_t helper;
+	clockid_t helper_clock;	/* its CPU clock, while it runs */
 	bool helper_started;
 	bool helper_stop;
 	int epoll_fd;		/* the helper sleeps here: pokes and watch events */
 	int poke_fd;		/* eventfd */
 	uint64_t helper_at;	/* when the helper plans to wake, RT_INF: only when signalled */
+	uint64_t relook_at;	/* a halt to confirm (fallback check), RT_INF: none */
 	uint64_t watchdog_at;
 	uint64_t last_grant;	/* when a waiting vCPU last got a lane */
 	uint64_t last_lend;	/* when a halted lane holder last lent its lane */
@@ -190,6 +193,7 @@ uint64_t rt_thread_cpu_ns(void);
 /* The helper thread (rt_helper.c). */
 int rt_helper_start(struct runtime *rt);
 void rt_helper_stop(struct runtime *rt);
+uint64_t rt_helper_cpu_ns(const struct runtime *rt);
 
 /*
  * The scheduler core, seen from the runtime (rt_core.c). Every call has the lock held and may

@@ -19,9 +19,10 @@
  * halted lately is watched (rt_watch.c), so polls only discover vCPUs that start halting, and
  * back the watch up: every 10 ms, every 50 ms after a second without a halt (hogs only: each
  * poll preempts a vCPU, 100 a second cost 0.4 % of a CPU; a vCPU that starts halting then
- * leaves its lane idle up to 50 ms once). Without watches (or KVM's "blocking" statistic) they
- * find every halt and every wake-up of a lent vCPU: every millisecond while halts have been seen
- * lately (or a lane is lent). Never while nobody waits.
+ * leaves its lane idle up to 50 ms once). Without watches they find every halt and every wake-up
+ * of a lent vCPU: every millisecond while halts have been seen lately (or a lane is lent). (A
+ * watch without KVM's "blocking" statistic is enough: the look it causes finds the holder asleep
+ * and comes back to confirm, rt_halted().) Never while nobody waits.
  */
 static uint64_t rt_idle_period(const struct runtime *rt, uint64_t now)
 {
@@ -49,23 +50,50 @@ static bool rt_thread_sleeping(const struct rt_vcpu *rv)
 	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
 }
 
+enum rt_halt {
+	HALT_NO,
+	HALT_YES,
+	HALT_UNSURE,	/* asleep, not long enough yet to tell: no judgement, the baseline stays */
+};
+
+static void rt_relook(struct runtime *rt, uint64_t at)
+{
+	if (at < rt->relook_at)
+		rt->relook_at = at;
+}
+
 /*
- * Halted? Exactly from KVM's "blocking" statistic where the kernel has it; else a lane holder
- * whose CPU clock advanced less than a quarter of the poll period at two polls in a row while
- * its thread sleeps.
+ * Halted? Exactly from KVM's "blocking" statistic where the kernel has it. Else (kernels
+ * without it, the thread backend) from the thread: found asleep, and still asleep
+ * RT_IDLE_SETTLE_NS later with its CPU clock advanced by less than a quarter of that time. The
+ * look that finds a lane holder asleep takes the baseline and has the helper come back then
+ * (relook_at), rather than at the next poll: two polls in a row left lanes idle ~2 ms of every
+ * 7 ms halt of the thread backend's halt-duty, and missed vCPUs that start halting at all when
+ * polls were 50 ms apart (any 30 % duty cycle used more than a quarter of that).
  */
-static bool rt_halted(struct rt_vcpu *rv, uint64_t cpu, uint64_t dt)
+static enum rt_halt rt_halted(struct runtime *rt, struct rt_vcpu *rv, uint64_t cpu, uint64_t now)
 {
 	int b = rt_idle_blocking(rv);
 
 	if (b >= 0)
-		return b;
-	if (!rv->probe_t || dt < RT_IDLE_POLL_NS / 2 || cpu - rv->probe_cpu >= dt / 4 ||
-	    !rt_thread_sleeping(rv)) {
-		rv->probe_quiet = 0;
-		return false;
+		return b ? HALT_YES : HALT_NO;
+	if (!rt_thread_sleeping(rv) ||
+	    (rv->probe_asleep && cpu - rv->probe_cpu >= (now - rv->probe_t) / 4)) {
+		rv->probe_asleep = false;
+		return HALT_NO;
 	}
-	return ++rv->probe_quiet >= 2;
+	if (!rv->probe_asleep) {
+		rv->probe_asleep = true;
+		rv->probe_t = now;
+		rv->probe_cpu = cpu;
+	}
+	if (now - rv->probe_t < RT_IDLE_SETTLE_NS) {
+		/* A lent vCPU stays lent until it runs: nothing to confirm. */
+		if (rv->state == RT_RUNNING)
+			rt_relook(rt, rv->probe_t + RT_IDLE_SETTLE_NS);
+		return HALT_UNSURE;
+	}
+	return HALT_YES;
 }
 
 /*
@@ -90,17 +118,18 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		struct rt_vcpu *rv = &rt->v[i];
-		uint64_t cpu, dt;
+		enum rt_halt h;
+		uint64_t cpu;
 
 		if (!rv->in_guest || (rv->state != RT_RUNNING && rv->state != RT_LENT) ||
 		    (rv->state == RT_RUNNING && !rt->nr_waiting)) {
 			rv->probe_t = 0;	/* nobody would take the lane */
-			rv->probe_quiet = 0;
+			rv->probe_asleep = false;
 			continue;
 		}
 		cpu = rt_vcpu_clock(rv);
-		dt = now - rv->probe_t;
-		if (rv->state == RT_RUNNING && rt_halted(rv, cpu, dt)) {
+		h = rt_halted(rt, rv, cpu, now);
+		if (rv->state == RT_RUNNING && h == HALT_YES) {
 			rt->nr_lent++;
 			rt->st.lends++;
 			rt->last_lend = rv->last_lend = now;
@@ -110,8 +139,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			rt_timer_arm(rv, RT_INF);
 			rt_watch_set(rv, WATCH_RUN);
 			rtc_blocked(rt, rv->id, now);
-		} else if (rv->state == RT_LENT &&
-			   (!rt_halted(rv, cpu, dt) || rt_ran_while_lent(rv, cpu))) {
+		} else if (rv->state == RT_LENT && (h == HALT_NO || rt_ran_while_lent(rv, cpu))) {
 			rt_reclaim(rt, rv, now);
 			if (rv->state == RT_WAITING) {
 				rt_watch_set(rv, WATCH_NONE);
@@ -119,8 +147,10 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 				rt_kick(rv);
 			}
 		}
-		rv->probe_t = now;
-		rv->probe_cpu = cpu;
+		if (h != HALT_UNSURE) {
+			rv->probe_t = now;
+			rv->probe_cpu = cpu;
+		}
 	}
 }
 
@@ -198,14 +228,14 @@ static uint64_t rt_helper_timer(struct runtime *rt)
 	return t;
 }
 
-/* When the helper must next wake: its timers and idle polls. */
+/* When the helper must next wake: its timers, idle polls and a halt to confirm. */
 static uint64_t rt_helper_due(struct runtime *rt, uint64_t now)
 {
 	uint64_t next = rt_helper_timer(rt), idle = rt_idle_period(rt, now);
 
 	if (idle != RT_INF && next > now + idle)
 		next = now + idle;
-	return next;
+	return next < rt->relook_at ? next : rt->relook_at;
 }
 
 /*
@@ -248,6 +278,7 @@ static void *rt_helper(void *arg)
 	while (!rt->helper_stop) {
 		now = rt_now();
 		rt->st.helper_wakes++;
+		rt->relook_at = RT_INF;
 		if (!rt->fallback) {
 			if (rt_helper_timer(rt) <= now)
 				rtc_tick(rt, now);
@@ -267,6 +298,7 @@ static void *rt_helper(void *arg)
 			rt_watch_wait(rt, next);
 		rt->helper_at = RT_INF;
 	}
+	rt->st.helper_cpu_ns = rt_thread_cpu_ns();
 	pthread_mutex_unlock(rt->lock);
 	return NULL;
 }
@@ -278,7 +310,18 @@ int rt_helper_start(struct runtime *rt)
 	if (err)
 		return -err;
 	rt->helper_started = true;
+	pthread_getcpuclockid(rt->helper, &rt->helper_clock);
 	return 0;
+}
+
+/* The helper's CPU time so far. Lock held. */
+uint64_t rt_helper_cpu_ns(const struct runtime *rt)
+{
+	struct timespec ts;
+
+	if (!rt->helper_started || rt->helper_stop || clock_gettime(rt->helper_clock, &ts))
+		return rt->st.helper_cpu_ns;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 void rt_helper_stop(struct runtime *rt)

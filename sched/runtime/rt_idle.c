@@ -2,8 +2,9 @@
 /*
  * Is a vCPU halted inside KVM_RUN? KVM's binary per-vCPU statistics (KVM_GET_STATS_FD) have an
  * instant "blocking" counter that is 1 exactly while the vCPU sleeps in kvm_vcpu_block() (after
- * halt polling): one 8-byte pread tells. Kernels without it fall back to the thread's CPU clock
- * standing still and /proc/self/task/TID/stat saying it sleeps.
+ * halt polling): one 8-byte pread tells. Kernels without it, and the thread backend (whose halt
+ * is a blocking wait inside its run), fall back to the thread's CPU clock standing still and
+ * /proc/self/task/TID/stat saying it sleeps.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -25,6 +26,9 @@ void rt_idle_open(struct rt_vcpu *rv)
 	unsigned int i;
 
 	rv->blocking_fd = -1;
+	/* A backend without a KVM vCPU (the thread backend): no statistic, the fallback tells. */
+	if (rv->vcpu->fd < 0)
+		return;
 	fd = ioctl(rv->vcpu->fd, KVM_GET_STATS_FD, NULL);
 	if (fd < 0)
 		return;

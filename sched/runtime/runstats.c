@@ -195,6 +195,8 @@ void runstats_write_groups(struct json *j, void *arg)
 	json_kv_u64(j, "wake_p50_ns", runtime_wake_quantile(&st, 0.5));
 	json_kv_u64(j, "wake_p99_ns", runtime_wake_quantile(&st, 0.99));
 	json_kv_u64(j, "slice_ns", st.slice_ns);
+	json_kv_u64(j, "helper_wakes", st.helper_wakes);
+	json_kv_u64(j, "helper_cpu_ns", st.helper_cpu_ns);
 	json_object_end(j);
 }
 

@@ -205,8 +205,8 @@ static void rt_thread_start(struct vcpu *vcpu)
 	rt_timer_create(rv);
 
 	pthread_mutex_lock(rt->lock);
-	/* Halts this vCPU's watch or KVM's statistics cannot report are found by polling. */
-	if (!rt_watched(rv) || rv->blocking_fd < 0)
+	/* Halts this vCPU's watch cannot report are found by polling. */
+	if (!rt_watched(rv))
 		rt->idle_polls = true;
 	sched_vcpu_set_tid(rt->s, rv->id, rv->tid);
 	rv->state = RT_BLOCKED;
@@ -415,7 +415,7 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	rt->nr_lanes = nr_lanes;
 	rt->unscheduled = flags & RUNTIME_UNSCHEDULED;
 	rt->nr_vcpus = vm->nr_vcpus;
-	rt->helper_at = RT_INF;
+	rt->helper_at = rt->relook_at = RT_INF;
 	rt->last_grant = rt_now();
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -536,5 +536,6 @@ void runtime_get_stats(struct runtime *rt, struct runtime_stats *out)
 	pthread_mutex_lock(rt->lock);
 	*out = rt->st;
 	out->fallback = rt->fallback;
+	out->helper_cpu_ns = rt_helper_cpu_ns(rt);
 	pthread_mutex_unlock(rt->lock);
 }

@@ -1,6 +1,7 @@
 # Shared helpers of the t-ctl-*.sh tests (sourced, not run). They drive a control directory
 # served by the test harness (build/vsched-ctl-harness) with the shell tools administrators use.
 
+. "$(dirname "${BASH_SOURCE[0]}")/accel-lib.sh"
 HARNESS=${HARNESS:-$(dirname "$VSCHED")/vsched-ctl-harness}
 fails=0
 
@@ -66,6 +67,24 @@ ctl_start() {
 	done
 	echo "harness '$name' did not come up:"
 	cat "$TMPD/$name.err"
+	return 1
+}
+
+# vm_up ACCEL NAME N ARGS...: a `vsched run` VM with N vCPUs on backend ACCEL in the background,
+# up to 300 s; waits until its control directory lists the N vCPUs. Sets VPID and D.
+vm_up() {
+	local accel=$1 name=$2 n=$3 i
+	shift 3
+	"$VSCHED" run --accel "$accel" --name "$name" --vcpus "$n" --duration 300 "$@" \
+		>"$TMPD/$name.log" 2>&1 &
+	VPID=$!
+	HPIDS="$HPIDS $VPID"
+	D=$VSCHED_RUN_DIR/$name
+	for i in $(seq 100); do
+		[ -f "$D/cgroup.threads" ] && [ "$(wc -l <"$D/cgroup.threads")" = "$n" ] && return 0
+		sleep 0.1
+	done
+	echo "VM $name did not come up: $(cat "$TMPD/$name.log")"
 	return 1
 }
 

@@ -1,13 +1,7 @@
-# Helpers for the VMM integration tests (sourced, not run: no t- prefix).
-# Skip visibly when KVM is missing, and read fields from `vsched run --stats` JSON, whose
-# vCPU objects are one per line.
-
-vmm_require_kvm() {
-	if [ ! -c /dev/kvm ] || ! [ -r /dev/kvm -a -w /dev/kvm ]; then
-		echo "skip: /dev/kvm is missing or not accessible"
-		exit 77
-	fi
-}
+# Helpers for the VMM integration tests (sourced, not run: no t- prefix): the backends to run
+# under (accel-lib.sh), and fields from `vsched run --stats` JSON, whose vCPU objects are one
+# per line.
+. "$(dirname "${BASH_SOURCE[0]}")/accel-lib.sh"
 
 # vmm_field FILE KEY: a top-level number or string.
 vmm_field() {

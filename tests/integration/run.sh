@@ -5,6 +5,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export VSCHED=$(readlink -f "${1:?usage: run.sh path/to/vsched}")
 export SHARED=${SHARED:-$(readlink -f "$here/../../../shared")}
+. "$here/accel-lib.sh"
+test_accels >/dev/null	# once, exported to every test
+echo "integration: vCPU backends: $VSCHED_TEST_ACCEL"
 pass=0 fail=0 skip=0 failed=()
 for t in "$here"/t-*.sh; do
 	[ -e "$t" ] || continue

@@ -1,9 +1,10 @@
 # Helpers for the runtime's integration tests (sourced, not run: no t- prefix).
-# They start payload VMs under the scheduler and read the per-group cpu.stat from --stats JSON.
+# They start payload VMs under the scheduler, under every backend of accel-lib.sh, and read the
+# per-group cpu.stat from --stats JSON.
+. "$(dirname "${BASH_SOURCE[0]}")/accel-lib.sh"
 
-# Skip (exit 77) unless /dev/kvm works and the host has at least $1 CPUs.
-need_kvm() {
-	[ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] || { echo "no usable /dev/kvm"; exit 77; }
+# Skip (exit 77) unless the host has at least $1 CPUs.
+need_cpus() {
 	local want=${1:-1}
 	[ "$(nproc)" -ge "$want" ] || { echo "needs $want host CPUs, have $(nproc)"; exit 77; }
 }

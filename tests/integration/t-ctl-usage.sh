@@ -3,36 +3,14 @@
 # (/proc/PID/task/TID/schedstat, nanoseconds of CPU time): per vCPU (vsched.vcpu.stat), per
 # group (a vCPU moved into a group at a known point) and for the whole VM (root cpu.stat),
 # each within 1 % (plus the CPU time that passes while reading); and a cpu.max write in effect.
+# On every backend.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ctl-lib.sh"
 if [ ! -c /dev/fuse ]; then
 	echo "no /dev/fuse on this machine: control-directory tests need FUSE"
 	exit 77
 fi
-if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
-	echo "no usable /dev/kvm: this test runs a real VM"
-	exit 77
-fi
 ctl_tmp
-
-"$VSCHED" run --name usage --vcpus 2 --payload hog --duration 60 >"$TMPD/vm.log" 2>&1 &
-VPID=$!
-HPIDS="$HPIDS $VPID"
-D=$VSCHED_RUN_DIR/usage
-for i in $(seq 100); do
-	[ -f "$D/cgroup.threads" ] && [ "$(wc -l <"$D/cgroup.threads")" = 2 ] && break
-	sleep 0.1
-done
-read -r t0 t1 < <(vcpu_tids "$VPID" | tr '\n' ' ')
-cpu_us() { echo $(($(cut -d' ' -f1 /proc/$VPID/task/$1/schedstat) / 1000)); }
-
-# vCPU 1 into group a; its CPU time at the move is a's zero.
-mkdir "$D/a"
-echo threaded >"$D/a/cgroup.type"
-m0=$(cpu_us "$t1")
-echo "$t1" >"$D/a/cgroup.threads"
-m1=$(cpu_us "$t1")
-sleep 3
 
 # within LABEL VALUE LOW HIGH: LOW - 1 % <= VALUE <= HIGH + 1 %.
 within() {
@@ -44,47 +22,62 @@ within() {
 	fi
 }
 
-for v in 0 1; do
-	t=$(eval echo \$t$v)
-	grp=$([ $v = 1 ] && echo a || echo .)
-	b=$(cpu_us "$t")
-	u=$(sed -n "s/^$v tid=$t usage_usec=\([0-9]*\) .*/\1/p" "$D/$grp/vsched.vcpu.stat")
-	a=$(cpu_us "$t")
-	within "vCPU $v usage" "$u" "$b" "$a"
+for accel in $(test_accels); do
+	echo "== $accel"
+	vm_up "$accel" usage 2 --payload hog || exit 1
+	read -r t0 t1 < <(vcpu_tids "$VPID" | tr '\n' ' ')
+	cpu_us() { echo $(($(cut -d' ' -f1 /proc/$VPID/task/$1/schedstat) / 1000)); }
+
+	# vCPU 1 into group a; its CPU time at the move is a's zero.
+	mkdir "$D/a"
+	echo threaded >"$D/a/cgroup.type"
+	m0=$(cpu_us "$t1")
+	echo "$t1" >"$D/a/cgroup.threads"
+	m1=$(cpu_us "$t1")
+	sleep 3
+
+	for v in 0 1; do
+		t=$(eval echo \$t$v)
+		grp=$([ $v = 1 ] && echo a || echo .)
+		b=$(cpu_us "$t")
+		u=$(sed -n "s/^$v tid=$t usage_usec=\([0-9]*\) .*/\1/p" "$D/$grp/vsched.vcpu.stat")
+		a=$(cpu_us "$t")
+		within "vCPU $v usage" "$u" "$b" "$a"
+	done
+
+	b=$(cpu_us "$t1")
+	u=$(sed -n 's/^usage_usec //p' "$D/a/cpu.stat")
+	a=$(cpu_us "$t1")
+	within "group a usage since the move" "$u" $((b - m1)) $((a - m0))
+
+	b=$(($(cpu_us "$t0") + $(cpu_us "$t1")))
+	u=$(sed -n 's/^usage_usec //p' "$D/cpu.stat")
+	a=$(($(cpu_us "$t0") + $(cpu_us "$t1")))
+	within "root usage" "$u" "$b" "$a"
+	# One snapshot: user + system = usage, give or take the 1 us that truncating each of the three
+	# nanosecond sums separately loses (the kernel prints them the same way).
+	snap=$(cat "$D/cpu.stat")
+	u=$(echo "$snap" | sed -n 's/^usage_usec //p')
+	us=$(echo "$snap" | awk '/^user_usec/ {s += $2} /^system_usec/ {s += $2} END {print s}')
+	if [ "$us" -eq "$u" ] || [ "$us" -eq $((u - 1)) ]; then
+		ok "user + system = usage (one read): $us us of $u"
+	else
+		bad "user + system = usage (one read): got $us, want $u or $((u - 1))"
+	fi
+
+	# A write takes effect at once: a 0.2-CPU cap on a (a hog vCPU) throttles within the next
+	# periods, and a gets at most 0.2 CPU (+50 % for the first period and scheduling noise) over 2 s.
+	echo "20000 100000" >"$D/a/cpu.max"
+	u0=$(sed -n 's/^usage_usec //p' "$D/a/cpu.stat")
+	sleep 2
+	stat=$(cat "$D/a/cpu.stat")
+	u1=$(echo "$stat" | sed -n 's/^usage_usec //p')
+	thr=$(echo "$stat" | sed -n 's/^nr_throttled //p')
+	if [ "$thr" -gt 0 ]; then ok "cap in effect: nr_throttled $thr"; else bad "no throttling after cpu.max"; fi
+	if [ $((u1 - u0)) -le 600000 ]; then ok "capped usage over 2 s: $((u1 - u0)) us"; else
+		bad "capped usage over 2 s: $((u1 - u0)) us (cap allows 400000)"; fi
+
+	kill -TERM "$VPID"
+	wait "$VPID"
 done
-
-b=$(cpu_us "$t1")
-u=$(sed -n 's/^usage_usec //p' "$D/a/cpu.stat")
-a=$(cpu_us "$t1")
-within "group a usage since the move" "$u" $((b - m1)) $((a - m0))
-
-b=$(($(cpu_us "$t0") + $(cpu_us "$t1")))
-u=$(sed -n 's/^usage_usec //p' "$D/cpu.stat")
-a=$(($(cpu_us "$t0") + $(cpu_us "$t1")))
-within "root usage" "$u" "$b" "$a"
-# One snapshot: user + system = usage, give or take the 1 us that truncating each of the three
-# nanosecond sums separately loses (the kernel prints them the same way).
-snap=$(cat "$D/cpu.stat")
-u=$(echo "$snap" | sed -n 's/^usage_usec //p')
-us=$(echo "$snap" | awk '/^user_usec/ {s += $2} /^system_usec/ {s += $2} END {print s}')
-if [ "$us" -eq "$u" ] || [ "$us" -eq $((u - 1)) ]; then
-	ok "user + system = usage (one read): $us us of $u"
-else
-	bad "user + system = usage (one read): got $us, want $u or $((u - 1))"
-fi
-
-# A write takes effect at once: a 0.2-CPU cap on a (a hog vCPU) throttles within the next
-# periods, and a gets at most 0.2 CPU (+50 % for the first period and scheduling noise) over 2 s.
-echo "20000 100000" >"$D/a/cpu.max"
-u0=$(sed -n 's/^usage_usec //p' "$D/a/cpu.stat")
-sleep 2
-stat=$(cat "$D/a/cpu.stat")
-u1=$(echo "$stat" | sed -n 's/^usage_usec //p')
-thr=$(echo "$stat" | sed -n 's/^nr_throttled //p')
-if [ "$thr" -gt 0 ]; then ok "cap in effect: nr_throttled $thr"; else bad "no throttling after cpu.max"; fi
-if [ $((u1 - u0)) -le 600000 ]; then ok "capped usage over 2 s: $((u1 - u0)) us"; else
-	bad "capped usage over 2 s: $((u1 - u0)) us (cap allows 400000)"; fi
-
-kill -TERM "$VPID"
-wait "$VPID"
 ctl_finish

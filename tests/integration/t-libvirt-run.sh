@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # `vsched run --domain FILE`: the VM takes its name, vCPU count and memory from the domain XML,
-# and the domain's groups and <cputune> are set up on its group tree (seen in --stats); an
-# invalid domain (bad value, bad groups) is refused with one message and nothing starts.
+# its backend from the domain type ('kvm': KVM, 'qemu': the thread backend), and the domain's
+# groups and <cputune> are set up on its group tree (seen in --stats); an invalid domain (bad
+# value, bad groups, a type vsched does not run, --accel against the type) is refused with one
+# message and nothing starts. On every backend; type 'kvm' where KVM is missing is refused.
 set -u
-skip() { echo "$1"; exit 77; }
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/accel-lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
-[ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "no usable /dev/kvm"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-cat > "$tmp/ok.xml" <<'XML'
-<domain type='kvm'>
+dom() { # type
+	cat > "$tmp/ok.xml" <<XML
+<domain type='$1'>
   <name>fromxml</name>
   <memory unit='MiB'>48</memory>
   <vcpu current='2'>3</vcpu>
@@ -23,19 +26,55 @@ cat > "$tmp/ok.xml" <<'XML'
   </metadata>
 </domain>
 XML
-out=$("$VSCHED" run --domain "$tmp/ok.xml" --duration 300ms --stats "$tmp/s.json" 2>"$tmp/err") ||
-	fail "run --domain: $(cat "$tmp/err")"
-echo "$out" | grep -q "^vm fromxml: " || fail "name not taken from the domain: $out"
-[ "$(echo "$out" | grep -c '^vcpu[0-9]')" = 2 ] || fail "want 2 vCPUs (current): $out"
-grep -q "starting 2 of 3 vCPUs" "$tmp/err" || fail "no hot-plug warning: $(cat "$tmp/err")"
-grep -q '"memory": 50331648,' "$tmp/s.json" || fail "memory not 48 MiB: $(grep memory "$tmp/s.json")"
-# The plan ran on the VM's group tree: the groups, their settings, the per-vCPU caps.
-grep -q '{"path": "/latency", "cpu.weight": 400, "cpu.max": "max 100000"' "$tmp/s.json" ||
-	fail "no /latency group: $(grep path "$tmp/s.json")"
-grep -q '{"path": "/latency/vcpu0", "cpu.weight": 100, "cpu.max": "60000 100000"' "$tmp/s.json" ||
-	fail "no per-vCPU cap for vCPU 0: $(grep path "$tmp/s.json")"
-grep -q '{"path": "/vcpu1", "cpu.weight": 100, "cpu.max": "60000 100000"' "$tmp/s.json" ||
-	fail "no per-vCPU cap for vCPU 1: $(grep path "$tmp/s.json")"
+}
+
+for accel in $(test_accels); do
+	type=$(domain_type "$accel")
+	dom "$type"
+	out=$("$VSCHED" run --domain "$tmp/ok.xml" --duration 300ms --stats "$tmp/s.json" \
+		2>"$tmp/err") || fail "$type: run --domain: $(cat "$tmp/err")"
+	echo "$out" | grep -q "^vm fromxml: " || fail "$type: name not taken from the domain: $out"
+	[ "$(echo "$out" | grep -c '^vcpu[0-9]')" = 2 ] || fail "$type: want 2 vCPUs (current): $out"
+	grep -q "starting 2 of 3 vCPUs" "$tmp/err" || fail "$type: no hot-plug warning: $(cat "$tmp/err")"
+	[ "$(wc -l < "$tmp/err")" = 1 ] || fail "$type: more than the warning: $(cat "$tmp/err")"
+	grep -q "\"accel\": \"$accel\"," "$tmp/s.json" || fail "$type: not run on $accel"
+	grep -q '"memory": 50331648,' "$tmp/s.json" ||
+		fail "$type: memory not 48 MiB: $(grep memory "$tmp/s.json")"
+	# The plan ran on the VM's group tree: the groups, their settings, the per-vCPU caps.
+	grep -q '{"path": "/latency", "cpu.weight": 400, "cpu.max": "max 100000"' "$tmp/s.json" ||
+		fail "$type: no /latency group: $(grep path "$tmp/s.json")"
+	grep -q '{"path": "/latency/vcpu0", "cpu.weight": 100, "cpu.max": "60000 100000"' \
+		"$tmp/s.json" || fail "$type: no per-vCPU cap for vCPU 0: $(grep path "$tmp/s.json")"
+	grep -q '{"path": "/vcpu1", "cpu.weight": 100, "cpu.max": "60000 100000"' "$tmp/s.json" ||
+		fail "$type: no per-vCPU cap for vCPU 1: $(grep path "$tmp/s.json")"
+	# --accel agreeing with the type is fine.
+	"$VSCHED" run --domain "$tmp/ok.xml" --accel "$accel" --duration 100ms >/dev/null 2>&1 ||
+		fail "$type: --accel $accel refused"
+done
+
+# --accel against the type: a usage error, nothing runs.
+dom kvm
+out=$("$VSCHED" run --domain "$tmp/ok.xml" --accel thread --duration 300ms 2>"$tmp/err")
+rc=$?
+[ $rc = 2 ] && [ -z "$out" ] || fail "type kvm with --accel thread: exit $rc: $out"
+grep -q "^vsched run: --accel thread contradicts <domain type='kvm'> in $tmp/ok.xml" "$tmp/err" ||
+	fail "message: $(cat "$tmp/err")"
+# Type 'kvm' where KVM is missing: refused, saying why and what runs instead.
+case " $(test_accels) " in
+*" kvm "*) ;;
+*)
+	out=$("$VSCHED" run --domain "$tmp/ok.xml" --duration 300ms 2>"$tmp/err")
+	rc=$?
+	[ $rc = 1 ] && [ -z "$out" ] || fail "type kvm without KVM: exit $rc: $out"
+	grep -q "<domain type='kvm'> needs KVM: .*type 'qemu' runs on the thread backend" \
+		"$tmp/err" || fail "type kvm without KVM: $(cat "$tmp/err")"
+	;;
+esac
+# A type vsched does not run: the element, line and value.
+sed "s/type='kvm'/type='xen'/" "$tmp/ok.xml" > "$tmp/xen.xml"
+"$VSCHED" run --domain "$tmp/xen.xml" --duration 300ms >/dev/null 2>"$tmp/err" && fail "xen accepted"
+grep -q "xen.xml:1: <domain> 'xen': domain type 'xen': vsched runs type 'kvm'" "$tmp/err" ||
+	fail "message: $(cat "$tmp/err")"
 
 # --domain brings its own groups: --group/--assign beside it is a usage error.
 "$VSCHED" run --domain "$tmp/ok.xml" --assign 0=latency --duration 300ms >/dev/null 2>&1

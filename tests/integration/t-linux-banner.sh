@@ -13,7 +13,8 @@ set -u
 skip() { echo "$1"; exit 77; }
 fail() { echo "FAIL: $1"; [ -n "${2:-}" ] && [ -f "$2" ] && tail -n 30 "$2"; exit 1; }
 
-[ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "no usable /dev/kvm"
+. "$(dirname "$0")/accel-lib.sh"
+require_kvm
 : "${VSCHED:?VSCHED must point at the vsched binary}"
 cache="$(dirname "$VSCHED")/linux-cache"
 mkdir -p "$cache" || fail "cannot create $cache"

@@ -8,7 +8,8 @@
 set -u
 skip() { echo "$1"; exit 77; }
 fail() { echo "FAIL: $1"; [ -n "${2:-}" ] && cat "$2"; exit 1; }
-[ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "no usable /dev/kvm"
+. "$(dirname "$0")/accel-lib.sh"
+require_kvm
 : "${VSCHED:?VSCHED must point at the vsched binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)

@@ -1,32 +1,36 @@
 #!/usr/bin/env bash
-# SIGTERM and SIGINT stop a running VM cleanly: 128+signal, stats written, threads named.
+# SIGTERM and SIGINT stop a running VM cleanly: 128+signal, stats written, threads named; on
+# every backend.
 set -u
 . "$(dirname "$0")/lib-vmm.sh"
-vmm_require_kvm
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-for sig in TERM INT; do
-	rm -f "$out/s.json"
-	"$VSCHED" run --vcpus 2 --payload hog --stats "$out/s.json" >"$out/log" 2>&1 &
-	pid=$!
-	# Wait until both vCPU threads exist, and check their names on the way.
-	for i in $(seq 100); do
-		[ "$(cat /proc/$pid/task/*/comm 2>/dev/null | grep -c '^vcpu[01]$')" -eq 2 ] && break
-		sleep 0.05
+for accel in $(test_accels); do
+	for sig in TERM INT; do
+		rm -f "$out/s.json"
+		"$VSCHED" run --accel "$accel" --vcpus 2 --payload hog --stats "$out/s.json" \
+			>"$out/log" 2>&1 &
+		pid=$!
+		# Wait until both vCPU threads exist, and check their names on the way.
+		for i in $(seq 100); do
+			[ "$(cat /proc/$pid/task/*/comm 2>/dev/null | grep -c '^vcpu[01]$')" -eq 2 ] && break
+			sleep 0.05
+		done
+		[ "$(cat /proc/$pid/task/*/comm 2>/dev/null | grep -c '^vcpu[01]$')" -eq 2 ] ||
+			fail "$accel: vCPU threads vcpu0/vcpu1 not found"
+		sleep 0.3
+		kill -$sig $pid
+		wait $pid
+		rc=$?
+		cat "$out/log"
+		want=$((128 + $(kill -l $sig)))
+		[ $rc -eq $want ] || fail "$accel: SIG$sig: exit status $rc, want $want"
+		[ "$(vmm_field "$out/s.json" exit)" = stopped ] || fail "$accel: SIG$sig: exit reason"
+		[ "$(vmm_field "$out/s.json" signal)" = "$(kill -l $sig)" ] ||
+			fail "$accel: SIG$sig: signal field"
+		u=$(vmm_vcpu_field "$out/s.json" 1 units)
+		[ "${u:-0}" -gt 0 ] || fail "$accel: SIG$sig: no work before the signal"
 	done
-	[ "$(cat /proc/$pid/task/*/comm 2>/dev/null | grep -c '^vcpu[01]$')" -eq 2 ] ||
-		fail "vCPU threads vcpu0/vcpu1 not found"
-	sleep 0.3
-	kill -$sig $pid
-	wait $pid
-	rc=$?
-	cat "$out/log"
-	want=$((128 + $(kill -l $sig)))
-	[ $rc -eq $want ] || fail "SIG$sig: exit status $rc, want $want"
-	[ "$(vmm_field "$out/s.json" exit)" = stopped ] || fail "SIG$sig: exit reason"
-	[ "$(vmm_field "$out/s.json" signal)" = "$(kill -l $sig)" ] || fail "SIG$sig: signal field"
-	u=$(vmm_vcpu_field "$out/s.json" 1 units)
-	[ "${u:-0}" -gt 0 ] || fail "SIG$sig: no work before the signal"
 done
 echo "signals ok"

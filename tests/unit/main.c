@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* CUnit runner: runs every registered suite and prints CUnit's summary. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <CUnit/Basic.h>
 
@@ -24,6 +25,24 @@ void test_skip(const char *why)
 {
 	nr_skipped++;
 	printf("\n  SKIP: %s\n", why);
+}
+
+bool test_accel_usable(enum vm_accel accel)
+{
+	const char *only = getenv("VSCHED_TEST_ACCEL");
+	char why[160];
+
+	if (only && *only && !strstr(only, accel_name(accel))) {
+		snprintf(why, sizeof(why), "VSCHED_TEST_ACCEL=%s leaves out %s", only,
+			 accel_name(accel));
+		test_skip(why);
+		return false;
+	}
+	if (accel == VM_ACCEL_KVM && accel_kvm_probe(why, sizeof(why))) {
+		test_skip(why);
+		return false;
+	}
+	return true;
 }
 
 int main(int argc, char **argv)

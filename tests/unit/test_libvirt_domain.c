@@ -448,7 +448,35 @@ static void test_xml_errors_one_line(void)
 	xdiag_free(&d);
 }
 
+/* <domain type>: 'kvm' and 'qemu' are kept for `vsched run` to pick the backend, none is fine,
+ * anything else is refused where it stands. */
+static void test_domain_type(void)
+{
+	static const char *const types[] = { "kvm", "qemu" };
+	struct domain_def def;
+	struct xdiag d;
+	char xml[256];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(xml, sizeof(xml), "<domain type='%s'><name>t</name><memory>1024</memory>"
+			 "</domain>", types[i]);
+		CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+		CU_ASSERT_STRING_EQUAL(def.type, types[i]);
+		domain_free(&def);
+		xdiag_free(&d);
+	}
+	CU_ASSERT_EQUAL_FATAL(parse_str("<domain><name>t</name><memory>1024</memory></domain>",
+					&def, &d), 0);
+	CU_ASSERT_STRING_EQUAL(def.type, "");
+	domain_free(&def);
+	xdiag_free(&d);
+	expect_parse_error("<domain type='xen'><name>t</name><memory>1024</memory></domain>",
+			   "t.xml:1: <domain> 'xen'", "vsched runs type 'kvm' (KVM) or 'qemu'");
+}
+
 static CU_TestInfo tests[] = {
+	{ "domain type: kvm, qemu or none", test_domain_type },
 	{ "libvirt testdata: cputune.xml parses", test_testdata_cputune },
 	{ "libvirt testdata: odd child order parses", test_testdata_odd_order },
 	{ "libvirt testdata: zero shares parses", test_testdata_zero_shares },

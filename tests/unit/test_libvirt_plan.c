@@ -346,11 +346,13 @@ static void read_file(const char *dir, const char *name, char *buf, size_t len)
 
 static pthread_barrier_t vcpu_barrier;
 
+/* vCPUs 0-1 named as vsched names them, 2 and 3 as QEMU does under KVM and under TCG. */
 static void *vcpu_thread(void *arg)
 {
+	unsigned int i = (unsigned int)(uintptr_t)arg;
 	char name[16];
 
-	snprintf(name, sizeof(name), "vcpu%u", (unsigned int)(uintptr_t)arg);
+	snprintf(name, sizeof(name), i < 2 ? "vcpu%u" : i == 2 ? "CPU %u/KVM" : "CPU %u/TCG", i);
 	pthread_setname_np(pthread_self(), name);
 	pthread_barrier_wait(&vcpu_barrier);	/* named */
 	pthread_barrier_wait(&vcpu_barrier);	/* test done */
@@ -368,21 +370,22 @@ static void test_dir_backend(void)
 	struct domain_def def;
 	struct dir_target t;
 	struct xdiag d;
-	pthread_t th[2];
-	pid_t tid0, tid1;
+	pthread_t th[4];
+	pid_t tid0, tid1, tid;
 	size_t len;
 	FILE *f;
 	unsigned int i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
-	pthread_barrier_init(&vcpu_barrier, NULL, 3);
-	for (i = 0; i < 2; i++)
+	pthread_barrier_init(&vcpu_barrier, NULL, 5);
+	for (i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, vcpu_thread, (void *)(uintptr_t)i);
 	pthread_barrier_wait(&vcpu_barrier);
 	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tid0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tid1, NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 2, &tid1, NULL, 0) == -ESRCH, 1);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tid1, NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 2, &tid, NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 3, &tid, NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 4, &tid, NULL, 0), -ESRCH);
 
 	/* A v1 "cpu" tree: the root has cpu.shares and tasks; g exists already (re-apply). */
 	make_file(root, "cpu.shares");
@@ -432,7 +435,7 @@ static void test_dir_backend(void)
 	CU_ASSERT_EQUAL(atoi(buf), tid0);
 
 	pthread_barrier_wait(&vcpu_barrier);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&vcpu_barrier);
 	domain_free(&def);

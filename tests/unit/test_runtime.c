@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The runtime on real vCPU threads (payload VMs in-process). Skipped without /dev/kvm. Bounds
- * are generous and say why; accuracy is measured by bench-fair, not here.
+ * The runtime on real vCPU threads (payload VMs in-process), each test on both backends (the
+ * KVM twin skips without /dev/kvm). Bounds are generous and say why; accuracy is measured by
+ * bench-fair, not here.
  */
-#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +18,14 @@
 #include "vmm/vcpu.h"
 #include "vsched.h"
 
-static bool have_kvm(void)
+/* A payload VM on accel under the runtime, not started; false (a skip) where accel is missing. */
+static bool vm_new(struct runvm *r, const char *name, unsigned int nr_vcpus, unsigned int lanes,
+		   enum vm_accel accel)
 {
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		test_skip("no usable /dev/kvm");
+	if (!test_accel_usable(accel))
 		return false;
-	}
-	close(fd);
+	CU_ASSERT_EQUAL_FATAL(runvm_create(r, name, nr_vcpus, lanes, true), 0);
+	r->vm.accel = accel;
 	return true;
 }
 
@@ -49,14 +48,13 @@ static uint64_t usage_usec(struct vsched *vs, const char *path)
 }
 
 /* Two hogs on two lanes with no groups: nobody waits, so no timer and no kick, ever. */
-static void test_runtime_no_kicks_without_waiters(void)
+static void test_runtime_no_kicks_without_waiters(enum vm_accel accel)
 {
 	struct runtime_stats st;
 	struct runvm r;
 
-	if (!have_kvm())
+	if (!vm_new(&r, "t-nokick", 2, 2, accel))
 		return;
-	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "t-nokick", 2, 2, true), 0);
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
 	msleep(500);
 	runtime_get_stats(r.rt, &st);
@@ -73,15 +71,14 @@ static void test_runtime_no_kicks_without_waiters(void)
  * the threads' clocks up to the gap between reading usage and reading the clock: 10 ms covers
  * the test thread being preempted there for a host time slice with both CPUs busy.
  */
-static void test_runtime_move_charges_new_group(void)
+static void test_runtime_move_charges_new_group(enum vm_accel accel)
 {
 	uint64_t a0, b0, a1, b1, c00, c01, c10, c11;
 	char msg[256];
 	struct runvm r;
 
-	if (!have_kvm())
+	if (!vm_new(&r, "t-move", 2, 2, accel))
 		return;
-	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "t-move", 2, 2, true), 0);
 	CU_ASSERT_EQUAL(launch_group(r.vs, "a", msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(launch_group(r.vs, "b", msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(launch_assign(r.vs, "0-1=a", msg, sizeof(msg)), 0);
@@ -112,7 +109,7 @@ static void test_runtime_move_charges_new_group(void)
  * must lend its lane (and take it back when it runs), so the hog is not held up: without lending
  * it would get the lane only every other slice (about half the time).
  */
-static void test_runtime_halt_lends_lane(void)
+static void test_runtime_halt_lends_lane(enum vm_accel accel)
 {
 	struct runtime_stats st;
 	uint64_t h0, h1, t0, t1;
@@ -120,9 +117,8 @@ static void test_runtime_halt_lends_lane(void)
 	double load[1];
 	struct runvm r;
 
-	if (!have_kvm())
+	if (!vm_new(&r, "t-halt", 2, 1, accel))
 		return;
-	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "t-halt", 2, 1, true), 0);
 	r.po->spec[0].kind = PAYLOAD_HALT_DUTY;
 	r.po->spec[0].arg[0] = 1000;
 	r.po->spec[0].arg[1] = 100000;
@@ -153,15 +149,14 @@ static void test_runtime_halt_lends_lane(void)
  * the ideal is 9:1, the bound 3:1 leaves room for a slow change notification (it should act
  * within one 3 ms slice) and host noise, while equal weights would stay near 1:1.
  */
-static void test_runtime_weight_change_acts(void)
+static void test_runtime_weight_change_acts(enum vm_accel accel)
 {
 	uint64_t a0, b0, a1, b1;
 	char msg[256];
 	struct runvm r;
 
-	if (!have_kvm())
+	if (!vm_new(&r, "t-reweight", 2, 1, accel))
 		return;
-	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "t-reweight", 2, 1, true), 0);
 	CU_ASSERT_EQUAL(launch_group(r.vs, "a", msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(launch_group(r.vs, "b", msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(launch_assign(r.vs, "0=a", msg, sizeof(msg)), 0);
@@ -186,7 +181,7 @@ static void test_runtime_weight_change_acts(void)
  * the two holders to different CPUs by one common shift, and over 0.8 s both shifts show.
  * Rotation moves vCPUs between lanes, so re-pins happen.
  */
-static void test_runtime_lanes_on_host_cpus(void)
+static void test_runtime_lanes_on_host_cpus(enum vm_accel accel)
 {
 	int lane_cpu[2], cpu, n = 0, seen = 0, round, id;
 	bool shifts[2] = { false, false };
@@ -194,8 +189,6 @@ static void test_runtime_lanes_on_host_cpus(void)
 	cpu_set_t mask, set;
 	struct runvm r;
 
-	if (!have_kvm())
-		return;
 	sched_getaffinity(0, sizeof(mask), &mask);
 	for (cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
 		if (CPU_ISSET(cpu, &mask))
@@ -204,7 +197,8 @@ static void test_runtime_lanes_on_host_cpus(void)
 		test_skip("fewer than 2 host CPUs: lanes are not pinned");
 		return;
 	}
-	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "t-pin", 4, 2, true), 0);
+	if (!vm_new(&r, "t-pin", 4, 2, accel))
+		return;
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
 	for (round = 0; round < 40; round++) {
 		int shift = -1;
@@ -235,12 +229,20 @@ static void test_runtime_lanes_on_host_cpus(void)
 	runvm_destroy(&r);
 }
 
+ACCEL_TWINS(test_runtime_lanes_on_host_cpus)
+ACCEL_TWINS(test_runtime_weight_change_acts)
+ACCEL_TWINS(test_runtime_no_kicks_without_waiters)
+ACCEL_TWINS(test_runtime_move_charges_new_group)
+ACCEL_TWINS(test_runtime_halt_lends_lane)
+
 static CU_TestInfo runtime_tests[] = {
-	{ "lane holders run on their lane's host CPU", test_runtime_lanes_on_host_cpus },
-	{ "a weight change acts while vCPUs run", test_runtime_weight_change_acts },
-	{ "no kicks and no timers when nothing waits", test_runtime_no_kicks_without_waiters },
-	{ "a vCPU moved mid-run is charged to its new group", test_runtime_move_charges_new_group },
-	{ "a halted lane holder lends its lane", test_runtime_halt_lends_lane },
+	ACCEL_TESTS("lane holders run on their lane's host CPU", test_runtime_lanes_on_host_cpus),
+	ACCEL_TESTS("a weight change acts while vCPUs run", test_runtime_weight_change_acts),
+	ACCEL_TESTS("no kicks and no timers when nothing waits",
+		    test_runtime_no_kicks_without_waiters),
+	ACCEL_TESTS("a vCPU moved mid-run is charged to its new group",
+		    test_runtime_move_charges_new_group),
+	ACCEL_TESTS("a halted lane holder lends its lane", test_runtime_halt_lends_lane),
 	CU_TEST_INFO_NULL,
 };
 

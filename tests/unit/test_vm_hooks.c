@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The VM core against real KVM: scheduler hooks are called where vm.h says, pause parks
- * every vCPU, resume lets them go, a kick takes one vCPU out of KVM_RUN. Skips visibly
- * without /dev/kvm.
+ * The VM core on each backend: scheduler hooks are called where vm.h says, pause parks every
+ * vCPU, resume lets them go, a kick takes one vCPU out of its run. The KVM twins skip visibly
+ * without /dev/kvm. What the thread backend refuses, and its one MSR.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -10,8 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/kvm_para.h>
+
 #include "test.h"
 #include "vmm/kick.h"
+#include "vmm/linux.h"
 #include "vmm/payload.h"
 #include "vmm/vcpu.h"
 
@@ -76,29 +79,22 @@ static void msleep(unsigned int ms)
 		;
 }
 
-static bool have_kvm(void)
-{
-	if (access("/dev/kvm", R_OK | W_OK)) {
-		test_skip("/dev/kvm is missing or not accessible");
-		return false;
-	}
-	return true;
-}
-
-static void test_vm_hooks_pause_kick(void)
+static void test_vm_hooks_pause_kick(enum vm_accel accel)
 {
 	static struct payload_opts opts;
 	struct vm vm = { .name = "t", .mem_size = PAYLOAD_DEFAULT_MEM, .nr_vcpus = 2,
-			 .boot = &payload_boot_ops, .boot_data = &opts, .sched = &hooks };
+			 .accel = accel, .boot = &payload_boot_ops, .boot_data = &opts,
+			 .sched = &hooks };
 	uint64_t u0, u1, intr, cpu;
 
-	if (!have_kvm())
+	if (!test_accel_usable(accel))
 		return;
 	memset(&opts, 0, sizeof(opts));
 	memset(&hc, 0, sizeof(hc));
 	CU_ASSERT_EQUAL(payload_parse_assign("0=hog,1=duty:500/500", 2, opts.spec), 0);
 	CU_ASSERT_EQUAL_FATAL(vm_create(&vm), 0);
-	CU_ASSERT_EQUAL(vm_set_halt_poll(&vm, 0), 0);
+	CU_ASSERT_EQUAL(vm.accel, accel);
+	CU_ASSERT_EQUAL(vm_set_halt_poll(&vm, 0), accel == VM_ACCEL_KVM ? 0 : -ENOTSUP);
 	CU_ASSERT_EQUAL_FATAL(vm_start(&vm), 0);
 	msleep(200);
 	CU_ASSERT(*vm.vcpus[0].work_units > 0);
@@ -115,7 +111,7 @@ static void test_vm_hooks_pause_kick(void)
 	msleep(150);
 	CU_ASSERT(*vm.vcpus[0].work_units > u0);
 
-	/* A kick takes the hog out of KVM_RUN (EINTR) and it goes back in through enter(). */
+	/* A kick takes the hog out of its run (EINTR) and it goes back in through enter(). */
 	intr = vm.vcpus[0].stats.exits_intr;
 	u1 = hc.enters;
 	vcpu_kick(&vm.vcpus[0]);
@@ -139,28 +135,84 @@ static void test_vm_hooks_pause_kick(void)
 	vm_destroy(&vm);
 }
 
-static void test_vm_create_rejects_bad_config(void)
+static void test_vm_create_rejects_bad_config(enum vm_accel accel)
 {
 	static struct payload_opts opts;
 	struct vm vm = { .name = "t", .mem_size = PAYLOAD_DEFAULT_MEM, .nr_vcpus = 0,
-			 .boot = &payload_boot_ops, .boot_data = &opts };
+			 .accel = accel, .boot = &payload_boot_ops, .boot_data = &opts };
 
-	if (!have_kvm())
+	if (!test_accel_usable(accel))
 		return;
 	CU_ASSERT_EQUAL(vm_create(&vm), -EINVAL);
 	vm_destroy(&vm);
 	/* A vCPU without a payload is refused before anything runs. */
 	memset(&opts, 0, sizeof(opts));
 	vm = (struct vm){ .name = "t", .mem_size = PAYLOAD_DEFAULT_MEM, .nr_vcpus = 1,
-			  .boot = &payload_boot_ops, .boot_data = &opts };
+			  .accel = accel, .boot = &payload_boot_ops, .boot_data = &opts };
 	CU_ASSERT_EQUAL(vm_create(&vm), -EINVAL);
 	vm_destroy(&vm);
 }
 
+/* No guest CPU: Linux and the kinds that test the CPU are refused before anything runs. */
+static void test_thread_refuses_cpu_work(void)
+{
+	static const char *const kinds[] = { "probe", "fault", "emufail" };
+	static struct payload_opts opts;
+	struct linux_opts lx = { .kernel = "/nonexistent" };
+	struct vm vm = { .name = "t", .mem_size = PAYLOAD_DEFAULT_MEM, .nr_vcpus = 1,
+			 .accel = VM_ACCEL_THREAD, .boot = &linux_boot_ops, .boot_data = &lx };
+	unsigned int i;
+
+	CU_ASSERT_EQUAL(vm_create(&vm), -ENOTSUP);
+	vm_destroy(&vm);
+	for (i = 0; i < 3; i++) {
+		memset(&opts, 0, sizeof(opts));
+		CU_ASSERT_EQUAL(payload_parse_assign("hog", 2, opts.spec), 0);
+		CU_ASSERT_EQUAL(payload_parse_kind(kinds[i], &opts.spec[1]), 0);
+		CU_ASSERT_TRUE(payload_kind_needs_cpu(opts.spec[1].kind));
+		vm = (struct vm){ .name = "t", .mem_size = PAYLOAD_DEFAULT_MEM, .nr_vcpus = 2,
+				  .accel = VM_ACCEL_THREAD, .boot = &payload_boot_ops,
+				  .boot_data = &opts };
+		CU_ASSERT_EQUAL(vm_create(&vm), -ENOTSUP);
+		CU_ASSERT_PTR_NULL(vm.vcpus);
+		vm_destroy(&vm);
+	}
+	CU_ASSERT_FALSE(payload_kind_needs_cpu(PAYLOAD_HALT_DUTY));
+}
+
+/* The thread backend keeps MSR_KVM_STEAL_TIME as KVM checks it, and knows no other MSR. */
+static void test_thread_steal_msr(void)
+{
+	static struct payload_opts opts;
+	struct vm vm = { .name = "t", .mem_size = PAYLOAD_DEFAULT_MEM, .nr_vcpus = 1,
+			 .accel = VM_ACCEL_THREAD, .boot = &payload_boot_ops, .boot_data = &opts };
+	uint64_t v = 7;
+
+	memset(&opts, 0, sizeof(opts));
+	CU_ASSERT_EQUAL(payload_parse_assign("steal", 1, opts.spec), 0);
+	CU_ASSERT_EQUAL_FATAL(vm_create(&vm), 0);
+	/* The payload boot enabled the area in the work page, as a guest kernel would. */
+	CU_ASSERT_EQUAL(vcpu_get_msr(&vm.vcpus[0], MSR_KVM_STEAL_TIME, &v), 0);
+	CU_ASSERT_EQUAL(v, (PAYLOAD_VCPU_AREA + PAYLOAD_STEAL_OFFSET) | KVM_MSR_ENABLED);
+	CU_ASSERT_EQUAL(vcpu_set_msr(&vm.vcpus[0], MSR_KVM_STEAL_TIME, 0x2020 | KVM_MSR_ENABLED),
+			-EINVAL);
+	CU_ASSERT_EQUAL(vcpu_set_msr(&vm.vcpus[0], MSR_KVM_SYSTEM_TIME_NEW, 0x2001), -EINVAL);
+	CU_ASSERT_EQUAL(vcpu_get_msr(&vm.vcpus[0], MSR_KVM_SYSTEM_TIME_NEW, &v), -EINVAL);
+	CU_ASSERT_EQUAL(vcpu_get_msr(&vm.vcpus[0], MSR_KVM_STEAL_TIME, &v), 0);
+	CU_ASSERT_EQUAL(v, (PAYLOAD_VCPU_AREA + PAYLOAD_STEAL_OFFSET) | KVM_MSR_ENABLED);
+	CU_ASSERT_EQUAL(vcpu_set_msr(&vm.vcpus[0], MSR_KVM_STEAL_TIME, 0), 0);
+	vm_destroy(&vm);
+}
+
+ACCEL_TWINS(test_vm_hooks_pause_kick)
+ACCEL_TWINS(test_vm_create_rejects_bad_config)
+
 static CU_TestInfo vm_hook_tests[] = {
-	{ "scheduler hooks, pause/resume, kick", test_vm_hooks_pause_kick },
-	{ "bad configuration refused", test_vm_create_rejects_bad_config },
+	ACCEL_TESTS("scheduler hooks, pause/resume, kick", test_vm_hooks_pause_kick),
+	ACCEL_TESTS("bad configuration refused", test_vm_create_rejects_bad_config),
+	{ "thread backend: no Linux, no CPU-testing kinds", test_thread_refuses_cpu_work },
+	{ "thread backend: MSR_KVM_STEAL_TIME only", test_thread_steal_msr },
 	CU_TEST_INFO_NULL,
 };
 
-TEST_SUITE("vmm/vm-kvm", vm_hook_tests)
+TEST_SUITE("vmm/vm", vm_hook_tests)

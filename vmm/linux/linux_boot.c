@@ -299,6 +299,7 @@ static int linux_setup_vcpu(struct vcpu *vcpu)
 
 const struct boot_ops linux_boot_ops = {
 	.name = "linux",
+	.needs_cpu = true,
 	.setup_vm = linux_setup_vm,
 	.setup_vcpu = linux_setup_vcpu,
 	.teardown = linux_teardown,

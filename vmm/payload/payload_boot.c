@@ -3,7 +3,9 @@
  * Payload boot: the VMM builds what firmware and a kernel would have set up (identity page
  * tables, GDT with a TSS per vCPU, a two-entry IDT) and starts every vCPU straight in
  * 64-bit mode at CPL3 with IOPL 3. Guest work then runs at native speed even where KVM
- * emulates ring 0; only the HLT stub of halt-duty runs at CPL0.
+ * emulates ring 0; only the HLT stub of halt-duty runs at CPL0. On a backend without a CPU
+ * (the thread backend) only the work pages and the ports are set up: the backend runs the
+ * kinds as host code from the work page (vmm/accel/thread_cpu.c).
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -137,9 +139,14 @@ static int payload_setup_vm(struct vm *vm)
 
 	if (!opts || vm->mem_size < PAYLOAD_MIN_MEM)
 		return -EINVAL;
-	for (i = 0; i < vm->nr_vcpus; i++)
+	for (i = 0; i < vm->nr_vcpus; i++) {
 		if (!opts->spec[i].kind)
 			return -EINVAL;
+		if (!vm->aops->cpu && payload_kind_needs_cpu(opts->spec[i].kind))
+			return -ENOTSUP;
+	}
+	if (!vm->aops->cpu)
+		return payload_ports_register(vm);
 	hdr = payload_image_data(&size);
 	if (size < sizeof(*hdr) || size > PAYLOAD_MAX_SIZE || hdr->magic != PAYLOAD_MAGIC)
 		return -ENOEXEC;
@@ -290,13 +297,12 @@ static uint64_t payload_setup_steal(struct vcpu *vcpu, uint64_t gpa)
 	return vcpu_set_msr(vcpu, MSR_KVM_STEAL_TIME, gpa | KVM_MSR_ENABLED) ? 0 : gpa;
 }
 
-static int payload_setup_vcpu(struct vcpu *vcpu)
+/* Registers, LAPIC and MP state of a vCPU that runs the image (a backend with a CPU). */
+static int payload_setup_cpu(struct vcpu *vcpu, const struct payload_spec *spec,
+			     struct payload_page *page)
 {
 	struct payload_opts *opts = vcpu->vm->boot_data;
-	const struct payload_spec *spec = &opts->spec[vcpu->id];
 	uint64_t area = payload_area(vcpu->id);
-	unsigned int peer = (vcpu->id + 1) % vcpu->vm->nr_vcpus;
-	struct payload_page *page = vm_gpa(vcpu->vm, area, 4096);
 	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
 	struct kvm_regs regs = {
 		.rip = payload_header()->user_entry,
@@ -306,22 +312,7 @@ static int payload_setup_vcpu(struct vcpu *vcpu)
 	};
 	int ret;
 
-	*page = (struct payload_page){
-		.magic = PAYLOAD_PAGE_MAGIC, .vcpu_id = vcpu->id, .kind = spec->kind,
-		.arg = { spec->arg[0], spec->arg[1] }, .tsc_khz = payload_tsc_khz(vcpu),
-	};
-	vcpu->work_units = &page->units;
-	vcpu->boot = &opts->vcpu[vcpu->id];
-	opts->vcpu[vcpu->id].page = page;
-	ret = vcpu_setup_cpuid(vcpu);
-	/* Only the steal kind: with steal time on, a lane change costs more guest time on this
-	 * nested host (docs/runtime.md), which would skew every other kind's figures. */
-	if (!ret && spec->kind == PAYLOAD_STEAL)
-		page->steal_gpa = payload_setup_steal(vcpu, area + PAYLOAD_STEAL_OFFSET);
-	if (page->steal_gpa && peer != vcpu->id && opts->spec[peer].kind == PAYLOAD_STEAL)
-		page->peer_steal_gpa = payload_area(peer) + PAYLOAD_STEAL_OFFSET;
-	if (!ret)
-		ret = payload_setup_sregs(vcpu);
+	ret = payload_setup_sregs(vcpu);
 	if (!ret && ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0)
 		ret = -errno;
 	/* Every LAPIC of a VM counts at the same rate: measure once, on the first vCPU that
@@ -335,6 +326,35 @@ static int payload_setup_vcpu(struct vcpu *vcpu)
 	/* With the in-kernel irqchip, vCPUs other than 0 wait for INIT/SIPI; these start now. */
 	if (!ret && ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp) < 0)
 		ret = -errno;
+	return ret;
+}
+
+static int payload_setup_vcpu(struct vcpu *vcpu)
+{
+	struct payload_opts *opts = vcpu->vm->boot_data;
+	const struct payload_spec *spec = &opts->spec[vcpu->id];
+	uint64_t area = payload_area(vcpu->id);
+	unsigned int peer = (vcpu->id + 1) % vcpu->vm->nr_vcpus;
+	struct payload_page *page = vm_gpa(vcpu->vm, area, 4096);
+	bool cpu = vcpu->vm->aops->cpu;
+	int ret;
+
+	*page = (struct payload_page){
+		.magic = PAYLOAD_PAGE_MAGIC, .vcpu_id = vcpu->id, .kind = spec->kind,
+		.arg = { spec->arg[0], spec->arg[1] }, .tsc_khz = cpu ? payload_tsc_khz(vcpu) : 0,
+	};
+	vcpu->work_units = &page->units;
+	vcpu->boot = &opts->vcpu[vcpu->id];
+	opts->vcpu[vcpu->id].page = page;
+	ret = cpu ? vcpu_setup_cpuid(vcpu) : 0;
+	/* Only the steal kind: with steal time on, a lane change costs more guest time on this
+	 * nested host (docs/runtime.md), which would skew every other kind's figures. */
+	if (!ret && spec->kind == PAYLOAD_STEAL)
+		page->steal_gpa = payload_setup_steal(vcpu, area + PAYLOAD_STEAL_OFFSET);
+	if (page->steal_gpa && peer != vcpu->id && opts->spec[peer].kind == PAYLOAD_STEAL)
+		page->peer_steal_gpa = payload_area(peer) + PAYLOAD_STEAL_OFFSET;
+	if (!ret && cpu)
+		ret = payload_setup_cpu(vcpu, spec, page);
 	return ret;
 }
 

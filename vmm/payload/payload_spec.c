@@ -15,6 +15,7 @@ static const struct payload_kind_desc {
 	enum payload_kind kind;
 	enum payload_args args;
 	uint64_t max[2];	/* inclusive bounds; every argument is >= 1 */
+	bool cpu;		/* tests the CPU itself: needs a backend that runs machine code */
 } kinds[] = {
 	{ "hog", PAYLOAD_HOG, ARGS_NONE },
 	/* 10 s of busy or sleep per period is plenty; the sleep port takes 32-bit us. */
@@ -22,12 +23,29 @@ static const struct payload_kind_desc {
 	/* The LAPIC count is 32 bits at 1 GHz: at most ~4.29 s of HLT. */
 	{ "halt-duty", PAYLOAD_HALT_DUTY, ARGS_PAIR, { 10000000, 4000000 } },
 	{ "io", PAYLOAD_IO, ARGS_ONE, { 1000000000 } },
-	{ "probe", PAYLOAD_PROBE, ARGS_NONE },
-	{ "fault", PAYLOAD_FAULT, ARGS_NONE },
+	{ "probe", PAYLOAD_PROBE, ARGS_NONE, .cpu = true },
+	{ "fault", PAYLOAD_FAULT, ARGS_NONE, .cpu = true },
 	{ "count", PAYLOAD_COUNT, ARGS_ONE, { 1ULL << 50 } },
-	{ "emufail", PAYLOAD_EMUFAIL, ARGS_NONE },
+	{ "emufail", PAYLOAD_EMUFAIL, ARGS_NONE, .cpu = true },
 	{ "steal", PAYLOAD_STEAL, ARGS_NONE },
 };
+
+static const struct payload_kind_desc *kind_desc(enum payload_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (kinds[i].kind == kind)
+			return &kinds[i];
+	return NULL;
+}
+
+bool payload_kind_needs_cpu(enum payload_kind kind)
+{
+	const struct payload_kind_desc *d = kind_desc(kind);
+
+	return d && d->cpu;
+}
 
 static int parse_u64(const char *s, const char *end, uint64_t max, uint64_t *out)
 {
@@ -84,13 +102,9 @@ int payload_parse_kind(const char *s, struct payload_spec *spec)
 
 int payload_format(const struct payload_spec *spec, char *buf, size_t len)
 {
-	const struct payload_kind_desc *d = NULL;
-	size_t i;
+	const struct payload_kind_desc *d = kind_desc(spec->kind);
 	int n;
 
-	for (i = 0; i < ARRAY_SIZE(kinds); i++)
-		if (kinds[i].kind == spec->kind)
-			d = &kinds[i];
 	if (!d)
 		n = snprintf(buf, len, "none");
 	else if (d->args == ARGS_NONE)

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The VM: /dev/kvm, KVM_CREATE_VM, guest RAM, the in-kernel irqchip, and the life cycle
- * around the vCPU threads (vm_create / vm_start / vm_join / vm_destroy).
+ * The VM: guest RAM, the vCPU backend (include/vmm/accel.h), and the life cycle around the
+ * vCPU threads (vm_create / vm_start / vm_join / vm_destroy).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/kvm.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,13 +15,6 @@
 #include "vmm/kick.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
-
-/* RAM above this goes above 4 GiB, leaving the top of the 32-bit space for the LAPIC,
- * IOAPIC and MMIO devices, as on a PC. */
-#define VM_32BIT_GAP_START 0xc0000000ULL
-#define VM_32BIT_GAP_END 0x100000000ULL
-/* Three pages for the real-mode TSS Intel needs, below the BIOS area, as kvmtool. */
-#define VM_TSS_ADDR 0xfffbd000ULL
 
 static uint64_t now_ns(void)
 {
@@ -62,30 +52,12 @@ void *vm_gpa(struct vm *vm, uint64_t gpa, uint64_t len)
 	return NULL;
 }
 
-static int vm_set_region(struct vm *vm, unsigned int slot, uint64_t gpa, uint64_t size)
-{
-	struct kvm_userspace_memory_region r = {
-		.slot = slot,
-		.guest_phys_addr = gpa,
-		.memory_size = size,
-		.userspace_addr = (uintptr_t)vm->mem + gpa,
-	};
-
-	return ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &r) < 0 ? -errno : 0;
-}
-
 static int vm_init_ram(struct vm *vm)
 {
-	uint64_t low = vm->mem_size, high = 0;
-	int ret;
-
-	if (vm->mem_size > VM_32BIT_GAP_START) {
-		low = VM_32BIT_GAP_START;
-		high = vm->mem_size - low;
-		vm->mem_map_size = VM_32BIT_GAP_END + high;
-	} else {
+	if (vm->mem_size > VM_32BIT_GAP_START)
+		vm->mem_map_size = VM_32BIT_GAP_END + (vm->mem_size - VM_32BIT_GAP_START);
+	else
 		vm->mem_map_size = vm->mem_size;
-	}
 	/* One mapping whose offsets equal guest-physical addresses; the hole is never touched
 	 * and, with MAP_NORESERVE, costs nothing. */
 	vm->mem = mmap(NULL, vm->mem_map_size, PROT_READ | PROT_WRITE,
@@ -95,38 +67,11 @@ static int vm_init_ram(struct vm *vm)
 		return -errno;
 	}
 	madvise(vm->mem, vm->mem_map_size, MADV_MERGEABLE);
-	ret = vm_set_region(vm, 0, 0, low);
-	if (!ret && high)
-		ret = vm_set_region(vm, 1, VM_32BIT_GAP_END, high);
-	return ret;
-}
-
-int vm_irq_line(struct vm *vm, unsigned int irq, int level)
-{
-	struct kvm_irq_level l = { .irq = irq, .level = level };
-
-	return ioctl(vm->fd, KVM_IRQ_LINE, &l) < 0 ? -errno : 0;
-}
-
-int vm_set_halt_poll(struct vm *vm, uint32_t ns)
-{
-	struct kvm_enable_cap cap = { .cap = KVM_CAP_HALT_POLL, .args = { ns } };
-
-	if (ioctl(vm->fd, KVM_CHECK_EXTENSION, KVM_CAP_HALT_POLL) <= 0)
-		return -ENOTSUP;
-	return ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0 ? -errno : 0;
-}
-
-static int vm_check_ext(struct vm *vm, long ext)
-{
-	return ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, ext) > 0;
+	return 0;
 }
 
 int vm_create(struct vm *vm)
 {
-	static const long need[] = { KVM_CAP_USER_MEMORY, KVM_CAP_IRQCHIP, KVM_CAP_HLT,
-				     KVM_CAP_IMMEDIATE_EXIT, KVM_CAP_EXT_CPUID,
-				     KVM_CAP_SET_TSS_ADDR };
 	pthread_condattr_t ca;
 	unsigned int i;
 	int ret;
@@ -142,33 +87,23 @@ int vm_create(struct vm *vm)
 	pthread_condattr_destroy(&ca);
 	if (!vm->nr_vcpus || vm->nr_vcpus > VM_MAX_VCPUS || !vm->mem_size || !vm->boot)
 		return -EINVAL;
+	vm->accel = accel_resolve(vm->accel, NULL, 0);
+	vm->aops = accel_ops_of(vm->accel);
+	if (!vm->aops)
+		return -EINVAL;
+	if (vm->boot->needs_cpu && !vm->aops->cpu)
+		return -ENOTSUP;
 	ret = kick_init();
 	if (ret)
 		return ret;
 	vm->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vm->stop_fd < 0)
 		return -errno;
-	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (vm->kvm_fd < 0)
-		return -errno;
-	if (ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0) != KVM_API_VERSION)
-		return -ENOTSUP;
-	vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
-	if (vm->fd < 0)
-		return -errno;
-	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-		if (!vm_check_ext(vm, need[i]))
-			return -ENOTSUP;
-	if (ioctl(vm->fd, KVM_SET_TSS_ADDR, VM_TSS_ADDR) < 0)
-		return -errno;
 	ret = vm_init_ram(vm);
-	if (ret)
-		return ret;
-	/* PIC, IOAPIC and a LAPIC per vCPU in the kernel: HLT sleeps inside KVM_RUN, the
-	 * LAPIC timer wakes it. Must precede every vCPU. */
-	if (ioctl(vm->fd, KVM_CREATE_IRQCHIP, 0) < 0)
-		return -errno;
-	ret = vm->boot->setup_vm ? vm->boot->setup_vm(vm) : 0;
+	if (!ret)
+		ret = vm->aops->vm_init(vm);
+	if (!ret && vm->boot->setup_vm)
+		ret = vm->boot->setup_vm(vm);
 	if (ret)
 		return ret;
 	vm->vcpus = calloc(vm->nr_vcpus, sizeof(*vm->vcpus));
@@ -239,23 +174,22 @@ void vm_destroy(struct vm *vm)
 	unsigned int i;
 
 	vm_join(vm);
-	if (vm->boot && vm->boot->teardown && vm->fd >= 0)
+	if (vm->boot && vm->boot->teardown && vm->aops)
 		vm->boot->teardown(vm);
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++)
 		vcpu_destroy(&vm->vcpus[i]);
 	free(vm->vcpus);
 	vm->vcpus = NULL;
 	ioport_free(vm);
+	if (vm->aops)
+		vm->aops->vm_exit(vm);
+	vm->aops = NULL;
 	if (vm->mem)
 		munmap(vm->mem, vm->mem_map_size);
 	vm->mem = NULL;
-	if (vm->fd >= 0)
-		close(vm->fd);
-	if (vm->kvm_fd >= 0)
-		close(vm->kvm_fd);
 	if (vm->stop_fd >= 0)
 		close(vm->stop_fd);
-	vm->fd = vm->kvm_fd = vm->stop_fd = -1;
+	vm->stop_fd = -1;
 	pthread_cond_destroy(&vm->cond);
 	pthread_mutex_destroy(&vm->lock);
 }
