@@ -5,6 +5,8 @@ FUZZ_TARGETS ?= api_files domain_xml sim_scenario cli_specs
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_PKGS := clang libclang-rt-14-dev
+# More seeds a target reads (never writes) beside fuzz/corpus/TARGET.
+FUZZ_SEEDS_sim_scenario := sim/scenarios
 
 FUZZ_COMMON := fuzz/fuzz_util.c
 
@@ -17,10 +19,8 @@ $(BUILD)/asan/fuzz-%: $(BUILD)/asan/fuzz/%.o $(FUZZ_ASAN_OBJS) $(BUILD)/asan/lib
 
 .PHONY: fuzz fuzz-build fuzz-replay
 fuzz-replay: $(FUZZ_REPLAY_BINS)
-	@for t in $(FUZZ_TARGETS); do \
-		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-			$(BUILD)/asan/fuzz-$$t fuzz/corpus/$$t || exit 1; \
-	done
+	@$(foreach t,$(FUZZ_TARGETS),ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		$(BUILD)/asan/fuzz-$(t) fuzz/corpus/$(t) $(FUZZ_SEEDS_$(t)) &&) true
 
 # libFuzzer builds: the whole library instrumented for coverage, under clang.
 FUZZ_DIR := $(BUILD)/libfuzzer
@@ -47,7 +47,8 @@ fuzz-build: $(FUZZ_BINS)
 fuzz:
 	@VSCHED_EXTRA_PKGS="$(FUZZ_PKGS)" scripts/deps.sh
 	@$(MAKE) --no-print-directory fuzz-build
-	fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) \
+		$(foreach t,$(FUZZ_TARGETS),$(t)$(if $(FUZZ_SEEDS_$(t)),:$(FUZZ_SEEDS_$(t))))
 
 -include $(FUZZ_ASAN_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(BUILD)/asan/fuzz/%.d)
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz/%.d)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs libFuzzer targets one after the other, each for SECONDS (make fuzz; docs/fuzzing.md).
-# Usage: fuzz/run.sh BUILD_DIR SECONDS TARGET...
+# Usage: fuzz/run.sh BUILD_DIR SECONDS TARGET[:SEED_DIR]...
 # New inputs go to BUILD_DIR/corpus/TARGET (fuzz/corpus/TARGET is read, never written); a
 # finding is saved as BUILD_DIR/findings/TARGET-crash-* (or leak-, timeout-, oom-) and fails.
 set -u
@@ -8,7 +8,9 @@ dir=$1 secs=$2
 shift 2
 cd "$(dirname "$0")/.."
 status=0
-for t in "$@"; do
+for arg in "$@"; do
+	t=${arg%%:*} seeds=()
+	[ "$t" != "$arg" ] && seeds=("${arg#*:}")
 	bin=$dir/fuzz-$t log=$dir/$t.log
 	mkdir -p "$dir/corpus/$t" "$dir/findings"
 	dict=()
@@ -17,7 +19,7 @@ for t in "$@"; do
 	# -timeout: an input that takes seconds is a finding (quadratic growth, unbounded loops).
 	"$bin" -max_total_time="$secs" -max_len=8192 -timeout=10 -print_final_stats=1 \
 		"${dict[@]}" -artifact_prefix="$dir/findings/$t-" \
-		"$dir/corpus/$t" "fuzz/corpus/$t" >"$log" 2>&1
+		"$dir/corpus/$t" "fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1
 	rc=$?
 	done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
 	execs=$(sed -n 's/^stat::number_of_executed_units: //p' "$log")
