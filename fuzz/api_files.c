@@ -15,7 +15,8 @@
  *  - refused (-errno): the whole tree reads as before and no change is notified;
  *  - accepted: one notification per change; a written value reads back canonically: writing
  *    back what the file reads is accepted and changes nothing (cgroup.procs and cgroup.threads
- *    one line at a time, cgroup.subtree_control with '+' before each controller);
+ *    one line at a time, cgroup.subtree_control with '+' before each controller; a threaded
+ *    group's cgroup.procs is not readable, as on the kernel);
  *  - mkdir, rmdir, assign: the group exists, is gone, holds the vCPUs;
  *  - read: the bytes of a read into a large buffer, or -ENOSPC when SIZE cannot hold them.
  */
@@ -147,6 +148,9 @@ static void check_readback(struct api_fuzz *af, const char *path, const char *fi
 	char *r = NULL, *again = NULL, *p, *tok, plus[64] = "";
 	ssize_t n = vsched_read_alloc(af->vs, path, file, &r), m;
 
+	/* As on the kernel, a threaded group takes a process but does not list it. */
+	if (n == -EOPNOTSUPP && !strcmp(file, "cgroup.procs"))
+		return;
 	FUZZ_CHECK(n >= 0, "%s/%s: written, then unreadable: %zd", path, file, n);
 	if (!strcmp(file, "cgroup.procs") || !strcmp(file, "cgroup.threads")) {
 		for (p = r; (tok = strsep(&p, "\n"));)
@@ -253,11 +257,12 @@ static void op_assign(struct api_fuzz *af, const char *list, const char *path)
 	}
 	accepted(af, ev, 1, "assign");
 	FUZZ_CHECK(!cpuset_parse(list, API_VCPUS, &set), "assign took '%s'", list);
-	FUZZ_CHECK(vsched_read(af->vs, path, "vsched.vcpus", buf, sizeof(buf)) >= 0 &&
-			   !cpuset_parse(buf[0] ? buf : "0", API_VCPUS, &in),
+	cpuset_clear(&in);
+	FUZZ_CHECK(vsched_read(af->vs, path, "vsched.vcpus", buf, sizeof(buf)) > 0 &&
+			   (!strcmp(buf, "\n") || !cpuset_parse(buf, API_VCPUS, &in)),
 		   "%s/vsched.vcpus unreadable after an assign", path);
 	for (i = 0; i < API_VCPUS; i++)
-		FUZZ_CHECK(!cpuset_test(&set, i) || (buf[0] && cpuset_test(&in, i)),
+		FUZZ_CHECK(!cpuset_test(&set, i) || cpuset_test(&in, i),
 			   "vCPU %u assigned to '%s', which lists '%s'", i, path, buf);
 }
 
