@@ -30,7 +30,7 @@
 #include "util/cpuset.h"
 #include "vsched.h"
 
-#define API_OPS		64
+#define API_OPS		32
 #define API_VCPUS	4
 #define API_READ_MAX	8192
 

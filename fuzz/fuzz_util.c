@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers of the fuzz targets: failing a check, and a snapshot of a VM's whole group tree. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,70 +65,80 @@ static void __printf(2, 3) snap_printf(struct fuzz_snap *s, const char *fmt, ...
 	snap_put(s, line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-/* Names from a listing callback, copied out (callbacks run under the VM's lock). */
-struct names {
-	char **v;
-	mode_t *mode;
+/* Names from the listings, copied out (listing callbacks run under the VM's lock). */
+struct files {
+	char name[32][32];
+	mode_t mode[32];
 	size_t nr;
 };
 
-static int names_add(const char *name, mode_t mode, void *arg)
-{
-	struct names *n = arg;
+struct kids {
+	char **name;
+	size_t nr;
+};
 
-	n->v = realloc(n->v, (n->nr + 1) * sizeof(*n->v));
-	n->mode = realloc(n->mode, (n->nr + 1) * sizeof(*n->mode));
-	FUZZ_CHECK(n->v && n->mode, "out of memory");
-	n->v[n->nr] = strdup(name);
-	FUZZ_CHECK(n->v[n->nr], "out of memory");
-	n->mode[n->nr++] = mode;
+static int files_add(const char *name, mode_t mode, void *arg)
+{
+	struct files *f = arg;
+
+	FUZZ_CHECK(f->nr < ARRAY_SIZE(f->name) && strlen(name) < sizeof(f->name[0]),
+		   "file '%s': more or longer names than expected", name);
+	strcpy(f->name[f->nr], name);
+	f->mode[f->nr++] = mode;
 	return 0;
 }
 
-static void names_free(struct names *n)
+static int kids_add(const char *name, mode_t mode __unused, void *arg)
 {
-	size_t i;
+	struct kids *k = arg;
 
-	for (i = 0; i < n->nr; i++)
-		free(n->v[i]);
-	free(n->v);
-	free(n->mode);
+	k->name = realloc(k->name, (k->nr + 1) * sizeof(*k->name));
+	FUZZ_CHECK(k->name, "out of memory");
+	k->name[k->nr] = strdup(name);
+	FUZZ_CHECK(k->name[k->nr++], "out of memory");
+	return 0;
 }
 
 /* One group: its files (name, mode, read result), then its children, depth first. */
 static void snap_group(struct vsched *vs, const char *path, struct fuzz_snap *s)
 {
-	struct names files = { 0 }, kids = { 0 };
+	struct files files;
+	struct kids kids = { 0 };
 	size_t i;
 	int ret;
 
 	snap_printf(s, "group %zu:", strlen(path));
 	snap_put(s, path, strlen(path));
 	snap_put(s, "\n", 1);
-	ret = vsched_list_files(vs, path, names_add, &files);
+	files.nr = 0;
+	ret = vsched_list_files(vs, path, files_add, &files);
 	FUZZ_CHECK(!ret, "listing the files of '%s': %d", path, ret);
 	for (i = 0; i < files.nr; i++) {
-		char *content = NULL;
-		ssize_t n = vsched_read_alloc(vs, path, files.v[i], &content);
+		char buf[4096], *content = buf;
+		ssize_t n = vsched_read(vs, path, files.name[i], buf, sizeof(buf));
 
-		snap_printf(s, "  %s %o %zd:", files.v[i], (unsigned int)files.mode[i], n);
+		/* Most files fit on the stack; snapshots are taken after every operation. */
+		if (n == -ENOSPC)
+			n = vsched_read_alloc(vs, path, files.name[i], &content);
+		snap_printf(s, "  %s %o %zd:", files.name[i], (unsigned int)files.mode[i], n);
 		if (n > 0)
 			snap_put(s, content, (size_t)n);
 		snap_put(s, "\n", 1);
-		free(content);
+		if (content != buf)
+			free(content);
 	}
-	ret = vsched_list_children(vs, path, names_add, &kids);
+	ret = vsched_list_children(vs, path, kids_add, &kids);
 	FUZZ_CHECK(!ret, "listing the children of '%s': %d", path, ret);
 	for (i = 0; i < kids.nr; i++) {
 		char *sub;
 
-		FUZZ_CHECK(asprintf(&sub, "%s%s%s", path, path[0] ? "/" : "", kids.v[i]) > 0,
+		FUZZ_CHECK(asprintf(&sub, "%s%s%s", path, path[0] ? "/" : "", kids.name[i]) > 0,
 			   "out of memory");
 		snap_group(vs, sub, s);
 		free(sub);
+		free(kids.name[i]);
 	}
-	names_free(&files);
-	names_free(&kids);
+	free(kids.name);
 }
 
 void fuzz_snapshot(struct vsched *vs, struct fuzz_snap *s)
