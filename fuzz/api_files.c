@@ -202,8 +202,8 @@ static void op_read(struct api_fuzz *af, const char *path, const char *file, con
 		FUZZ_CHECK(ret == n, "read into %zu bytes: %zd, a large buffer: %zd", len, ret, n);
 	else if ((size_t)n < len)
 		FUZZ_CHECK(ret == n && !memcmp(buf, full, (size_t)n + 1),
-			   "read into %zu bytes: %zd, not the %zd bytes of a large buffer", len, ret,
-			   n);
+			   "read into %zu bytes: %zd, not the %zd bytes a large buffer gets", len,
+			   ret, n);
 	else
 		FUZZ_CHECK(ret == -ENOSPC, "read of %zd bytes into %zu: %zd", n, len, ret);
 	free(buf);

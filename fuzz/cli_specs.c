@@ -87,7 +87,8 @@ static void cli_cpuset(const char *s)
 	for (i = 300; i < CPUSET_MAX; i++)
 		FUZZ_CHECK(!cpuset_test(&set, i), "cpuset '%s' holds %u, beyond its limit", s, i);
 	FUZZ_CHECK(cpuset_format(&set, buf, sizeof(buf)) >= 0, "formatting '%s'", s);
-	FUZZ_CHECK(!buf[0] || (!cpuset_parse(buf, 300, &again) && !memcmp(&set, &again, sizeof(set))),
+	FUZZ_CHECK(!buf[0] ||
+			   (!cpuset_parse(buf, 300, &again) && !memcmp(&set, &again, sizeof(set))),
 		   "cpuset '%s' formats as '%s', which reads otherwise", s, buf);
 }
 
@@ -99,8 +100,8 @@ static void cli_payload_kind(const char *s)
 	memset(&mark, 0x5a, sizeof(mark));
 	spec = mark;
 	if (payload_parse_kind(s, &spec)) {
-		FUZZ_CHECK(!memcmp(&spec, &mark, sizeof(spec)), "refused kind '%s' changed the spec",
-			   s);
+		FUZZ_CHECK(!memcmp(&spec, &mark, sizeof(spec)),
+			   "refused kind '%s' changed the spec", s);
 		return;
 	}
 	FUZZ_CHECK(payload_format(&spec, buf, sizeof(buf)) > 0, "formatting kind '%s'", s);
@@ -134,8 +135,8 @@ static void cli_group(struct vsched *vs, const char *s)
 	int ret = launch_group(vs, s, msg, sizeof(msg));
 
 	if (ret) {
-		FUZZ_CHECK(ret < 0 && ret > -4096 && msg[0], "refused --group '%s': %d '%s'", s, ret,
-			   msg);
+		FUZZ_CHECK(ret < 0 && ret > -4096 && msg[0], "refused --group '%s': %d '%s'", s,
+			   ret, msg);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s", s + strspn(s, "/"));

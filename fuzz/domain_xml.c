@@ -68,7 +68,8 @@ static void check_leaf(const struct plan_op *op, size_t k)
 
 	base = base ? base + 1 : op->path;
 	snprintf(want, sizeof(want), "vcpu%u", op->vcpu);
-	if (!strncmp(base, "vcpu", 4) && base[4] && strspn(base + 4, "0123456789") == strlen(base + 4))
+	if (!strncmp(base, "vcpu", 4) && base[4] &&
+	    strspn(base + 4, "0123456789") == strlen(base + 4))
 		FUZZ_CHECK(!strcmp(base, want), "op %zu: vCPU %u into '%s'", k, op->vcpu, op->path);
 }
 

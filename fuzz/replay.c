@@ -65,7 +65,8 @@ static int replay_path(const char *path, unsigned int *nr)
 	for (i = 0; i < n; i++) {
 		char *sub;
 
-		if (ents[i]->d_name[0] != '.' && asprintf(&sub, "%s/%s", path, ents[i]->d_name) > 0) {
+		if (ents[i]->d_name[0] != '.' &&
+		    asprintf(&sub, "%s/%s", path, ents[i]->d_name) > 0) {
 			ret |= replay_path(sub, nr);
 			free(sub);
 		}

@@ -21,15 +21,17 @@ for arg in "$@"; do
 		"${dict[@]}" -artifact_prefix="$dir/findings/$t-" \
 		"$dir/corpus/$t" "fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1
 	rc=$?
-	done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
-	execs=$(sed -n 's/^stat::number_of_executed_units: //p' "$log")
-	rss=$(sed -n 's/^stat::peak_rss_mb: //p' "$log")
+	stat() { sed -n "s/^stat::$1: *//p" "$log"; }
+	cov=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 |
+		sed -E 's/.*(cov: [0-9]+ ft: [0-9]+ corp: [^ ]+).*/\1/')
 	if [ "$rc" -ne 0 ]; then
 		status=1
 		echo "fuzz: $t: FINDING (exit $rc):"
 		grep -E 'ERROR|invariant broken|Test unit written|SUMMARY' "$log" | head -n 8
 		continue
 	fi
-	echo "fuzz: $t: ${execs:-?} execs, peak RSS ${rss:-?} MB, ${done_line:-no summary}"
+	echo "fuzz: $t: $(stat number_of_executed_units) execs in ${secs}s," \
+		"$(stat average_exec_per_sec)/s, ${cov:-no coverage line}," \
+		"peak RSS $(stat peak_rss_mb) MB"
 done
 exit $status
