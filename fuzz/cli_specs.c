@@ -31,7 +31,7 @@
 #define CLI_PAYLOAD_VCPUS 8
 #define SENTINEL	0x5a5a5a5a5a5a5a5aULL
 
-static void cli_size(const char *s)
+static void cli_size(struct vsched *vs __unused, const char *s)
 {
 	uint64_t v = SENTINEL, again = SENTINEL;
 	char buf[32];
@@ -45,7 +45,7 @@ static void cli_size(const char *s)
 		   s, buf, (unsigned long long)again);
 }
 
-static void cli_duration(const char *s)
+static void cli_duration(struct vsched *vs __unused, const char *s)
 {
 	uint64_t v = SENTINEL;
 
@@ -57,7 +57,7 @@ static void cli_duration(const char *s)
 			   (unsigned long long)v);
 }
 
-static void cli_uint(const char *s, unsigned int max)
+static void cli_count(const char *s, unsigned int max)
 {
 	unsigned int v = 0xdead, again = 0;
 	char buf[16];
@@ -71,7 +71,7 @@ static void cli_uint(const char *s, unsigned int max)
 		   "count '%s' is %u", s, v);
 }
 
-static void cli_cpuset(const char *s)
+static void cli_cpuset(struct vsched *vs __unused, const char *s)
 {
 	struct cpuset set, again, mark;
 	char buf[8192];
@@ -92,7 +92,7 @@ static void cli_cpuset(const char *s)
 		   "cpuset '%s' formats as '%s', which reads otherwise", s, buf);
 }
 
-static void cli_payload_kind(const char *s)
+static void cli_payload_kind(struct vsched *vs __unused, const char *s)
 {
 	struct payload_spec spec, again, mark;
 	char buf[64];
@@ -109,7 +109,7 @@ static void cli_payload_kind(const char *s)
 		   "kind '%s' formats as '%s', which reads otherwise", s, buf);
 }
 
-static void cli_payload(const char *s)
+static void cli_payload(struct vsched *vs __unused, const char *s)
 {
 	struct payload_spec specs[CLI_PAYLOAD_VCPUS] = { 0 }, before[CLI_PAYLOAD_VCPUS];
 	char buf[64];
@@ -166,7 +166,7 @@ static void cli_assign(struct vsched *vs, const char *s)
 	fuzz_snap_free(&after);
 }
 
-static void cli_name(const char *s)
+static void cli_name(struct vsched *vs __unused, const char *s)
 {
 	char dir[PATH_MAX];
 
@@ -175,7 +175,7 @@ static void cli_name(const char *s)
 			   "--name '%s' accepted", s);
 }
 
-static void cli_cpuid_hide(const char *s)
+static void cli_cpuid_hide(struct vsched *vs __unused, const char *s)
 {
 	unsigned int mask = 0xdead;
 
@@ -187,45 +187,48 @@ static void cli_cpuid_hide(const char *s)
 			   "--cpuid-hide '%s' is %#x", s, mask);
 }
 
-static void cli_line(struct vsched *vs, const char *kind, const char *v)
+static void cli_vcpus(struct vsched *vs __unused, const char *s)
 {
-	if (!strcmp(kind, "size"))
-		cli_size(v);
-	else if (!strcmp(kind, "duration"))
-		cli_duration(v);
-	else if (!strcmp(kind, "vcpus"))
-		cli_uint(v, VM_MAX_VCPUS);
-	else if (!strcmp(kind, "cpus"))
-		cli_uint(v, 4096);
-	else if (!strcmp(kind, "cpuset"))
-		cli_cpuset(v);
-	else if (!strcmp(kind, "payload-kind"))
-		cli_payload_kind(v);
-	else if (!strcmp(kind, "payload"))
-		cli_payload(v);
-	else if (!strcmp(kind, "group"))
-		cli_group(vs, v);
-	else if (!strcmp(kind, "assign"))
-		cli_assign(vs, v);
-	else if (!strcmp(kind, "name"))
-		cli_name(v);
-	else if (!strcmp(kind, "cpuid-hide"))
-		cli_cpuid_hide(v);
+	cli_count(s, VM_MAX_VCPUS);
 }
+
+static void cli_cpus(struct vsched *vs __unused, const char *s)
+{
+	cli_count(s, 4096);
+}
+
+static const struct {
+	const char *kind;
+	void (*check)(struct vsched *vs, const char *value);
+} cli_kinds[] = {
+	{ "size", cli_size },
+	{ "duration", cli_duration },
+	{ "vcpus", cli_vcpus },
+	{ "cpus", cli_cpus },
+	{ "cpuset", cli_cpuset },
+	{ "payload-kind", cli_payload_kind },
+	{ "payload", cli_payload },
+	{ "group", cli_group },
+	{ "assign", cli_assign },
+	{ "name", cli_name },
+	{ "cpuid-hide", cli_cpuid_hide },
+};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_string(data, size), *rest = text, *line;
 	struct vsched *vs = vsched_create(2, CLI_VCPUS);
 	unsigned int nr = 0;
+	size_t i;
 
 	FUZZ_CHECK(vs, "vsched_create");
 	vsched_set_clock(vs, fuzz_clock, NULL);
 	while ((line = strsep(&rest, "\n")) && nr++ < CLI_LINES) {
 		char *kind = strsep(&line, " ");
 
-		if (line)
-			cli_line(vs, kind, line);
+		for (i = 0; line && i < ARRAY_SIZE(cli_kinds); i++)
+			if (!strcmp(kind, cli_kinds[i].kind))
+				cli_kinds[i].check(vs, line);
 	}
 	vsched_destroy(vs);
 	free(text);
