@@ -85,9 +85,10 @@ unit-asan: $(BUILD)/asan/unit-tests
 integration: $(VSCHED)
 	tests/integration/run.sh $(VSCHED)
 
-# The test command: unit tests, the same under ASan+UBSan, then integration tests.
+# The test command: unit tests, the same under ASan+UBSan, the fuzz corpus replayed (fuzz/fuzz.mk),
+# then integration tests.
 check: deps
-	@$(MAKE) --no-print-directory unit unit-asan integration
+	@$(MAKE) --no-print-directory unit unit-asan fuzz-replay integration
 
 bench: deps
 	@$(MAKE) --no-print-directory $(VSCHED) $(BENCH_BINS)
@@ -108,8 +109,9 @@ clean:
 
 help:
 	@echo "make demo    build and run the demo VM with groups"
-	@echo "make check   unit tests (plain and ASan+UBSan) and integration tests"
+	@echo "make check   unit tests (plain and ASan+UBSan), fuzz corpus replay, integration"
 	@echo "make bench   benchmarks (timing lives here, never in tests)"
+	@echo "make fuzz    libFuzzer targets, FUZZ_SECONDS=60 each (clang; docs/fuzzing.md)"
 	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook"
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/main.d $(wildcard $(BUILD)/bench/*.d)

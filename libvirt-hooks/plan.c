@@ -116,7 +116,8 @@ static int plan_move(struct plan *p, const char *path, unsigned int i, const cha
  * an assigned one gets a leaf G/vcpuN whose cap follows libvirt's vcpuN (mirror), so that
  * `virsh schedinfo --live vcpu_quota=...` keeps reaching it (re-synced by libvirt_sync.c).
  */
-static int plan_vcpu_libvirt(struct plan *p, const struct domain_def *def, unsigned int i)
+static int plan_vcpu_libvirt(struct plan *p, const struct domain_def *def, unsigned int i,
+			     const char *prefix)
 {
 	const struct cputune_bw *bw = &def->tune.vcpu;
 	int gi = def->groups.vcpu_group[i];
@@ -127,7 +128,8 @@ static int plan_vcpu_libvirt(struct plan *p, const struct domain_def *def, unsig
 		snprintf(path, sizeof(path), "vcpu%u", i);
 		return i < def->vcpus ? plan_move(p, path, i, "vcpu", true) : 0;
 	}
-	snprintf(path, sizeof(path), "%s/vcpu%u", def->groups.g[gi].path, i);
+	plan_path(path, sizeof(path), prefix, def->groups.g[gi].path);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/vcpu%u", i);
 	if (!plan_add(p, PLAN_MKDIR, path, "vsched:assign", 0) ||
 	    plan_set(p, PLAN_IDLE, path, def->tune.vcpus[i].policy == VCPU_SCHED_IDLE,
 		     "vcpusched", 0) ||
@@ -194,7 +196,7 @@ int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p)
 		if (plan_group(p, &def->groups.g[i], prefix))
 			goto nomem;
 	for (i = 0; i < def->max_vcpus; i++)
-		if (flags & PLAN_LIBVIRT_VCPUS ? plan_vcpu_libvirt(p, def, i) :
+		if (flags & PLAN_LIBVIRT_VCPUS ? plan_vcpu_libvirt(p, def, i, prefix) :
 						 plan_vcpu(p, def, i, prefix))
 			goto nomem;
 	return 0;

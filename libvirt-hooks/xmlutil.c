@@ -29,7 +29,7 @@ void xdiag_free(struct xdiag *d)
 /* " [line N: `<shares>0</shares>`]": line N of d->src, blanks squeezed, cut at 120 bytes. */
 static void xdiag_quote(const struct xdiag *d, int line, char *buf, size_t len)
 {
-	const char *p = d->src, *end = d->src + d->src_len, *eol;
+	const char *p = d->src, *end, *eol;
 	char text[128];
 	size_t n = 0;
 	int l;
@@ -37,6 +37,7 @@ static void xdiag_quote(const struct xdiag *d, int line, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!d->src || line <= 0)
 		return;
+	end = d->src + d->src_len;	/* not before: NULL + 0 is undefined */
 	for (l = 1; l < line && p < end; l++) {
 		p = memchr(p, '\n', (size_t)(end - p));
 		if (!p)

@@ -15,7 +15,11 @@
 
 #include "libvirt/domain.h"
 
-#define PLAN_PATH_MAX	(VGROUP_PATH_MAX + 16)
+/* Where PLAN_NEST_GLOBAL puts everything. */
+#define PLAN_GLOBAL_GROUP	"libvirt"
+/* The longest plan path, "libvirt/" + the deepest group + "/vcpu1023", and its NUL. */
+#define PLAN_PATH_MAX								\
+	(sizeof(PLAN_GLOBAL_GROUP "/") - 1 + VGROUP_PATH_MAX + sizeof("/vcpu1023") - 1)
 #define PLAN_PERIOD_DFL	100000ULL
 
 enum plan_kind {
@@ -48,7 +52,6 @@ struct plan {
 
 /* The VM's own group cannot take cpu.max: nest everything below PLAN_GLOBAL_GROUP if capped. */
 #define PLAN_NEST_GLOBAL	(1U << 0)
-#define PLAN_GLOBAL_GROUP	"libvirt"
 /* <shares> belongs to the parent of the VM's group (libvirt's systemd layout on cgroup v2). */
 #define PLAN_SHARES_UP		(1U << 1)
 /*

@@ -52,7 +52,8 @@ ssize_t cftype_write(struct sched *s, struct group *g, const struct cftype *cft,
 		     size_t len);
 /*
  * The one read path: formats the whole file into buf (NUL-terminated). -EACCES without a show
- * handler, -ENOSPC if size is too small (retry larger), else the length.
+ * handler, the handler's own error (before any -ENOSPC), -ENOSPC if size is too small (retry
+ * larger), else the length.
  */
 ssize_t cftype_show(struct sched *s, struct group *g, const struct cftype *cft, uint64_t now_ns,
 		    char *buf, size_t size);

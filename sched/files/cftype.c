@@ -95,10 +95,16 @@ ssize_t cftype_write(struct sched *s, struct group *g, const struct cftype *cft,
 ssize_t cftype_show(struct sched *s, struct group *g, const struct cftype *cft, uint64_t now_ns,
 		    char *buf, size_t size)
 {
+	char none[1];
+	ssize_t ret;
+
 	if (!cft->show)
 		return -EACCES;
-	if (!size)
-		return -ENOSPC;
+	/* No room even for the NUL: still ask the file, whose own error comes first. */
+	if (!size) {
+		ret = cft->show(s, g, now_ns, none, 0);
+		return ret >= 0 ? -ENOSPC : ret;
+	}
 	buf[0] = '\0';
 	return cft->show(s, g, now_ns, buf, size);
 }

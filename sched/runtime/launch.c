@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "sched/group.h"
 #include "sched/launch.h"
@@ -60,6 +61,11 @@ static int launch_mkdir(struct vsched *vs, const char *path, char *msg, size_t m
 			return ret;
 		}
 		ret = vsched_mkdir_threaded(vs, part);
+		/* EEXIST is also a file of that name (kernfs): only an existing group is reused. */
+		if (ret == -EEXIST && vsched_stat(vs, part, NULL, &(mode_t){ 0 })) {
+			snprintf(msg, msglen, "mkdir %s: an interface file, not a group", part);
+			return ret;
+		}
 		if (ret && ret != -EEXIST) {
 			snprintf(msg, msglen, "mkdir %s: %s", part, strerror(-ret));
 			return ret;

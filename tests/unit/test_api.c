@@ -90,6 +90,14 @@ static void test_api_read_sizes(void)
 	}
 	CU_ASSERT_EQUAL(vsched_read_alloc(vs, "/", "cpu.max", &all), -ENOENT);
 	READ_IS(vs, "/", "vsched.vcpus", "0-1023\n");
+	/*
+	 * A file that cannot be read says so whatever the buffer (found by fuzz/api_files.c:
+	 * with no room at all it said ENOSPC, retry larger, which could never succeed).
+	 */
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "t"), 0);
+	CU_ASSERT_EQUAL(vsched_read(vs, "t", "cgroup.procs", small, sizeof(small)), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(vsched_read(vs, "t", "cgroup.procs", small, 0), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(vsched_read(vs, "t", "cgroup.threads", small, 0), -ENOSPC);
 	vsched_destroy(vs);
 }
 

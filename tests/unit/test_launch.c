@@ -89,10 +89,28 @@ static void test_launch_assign(void)
 	vsched_destroy(vs);
 }
 
+/* A file's name is no group (found by fuzz/cli_specs.c): mkdir's EEXIST is not "it exists". */
+static void test_launch_group_file_name(void)
+{
+	struct vsched *vs = vsched_create(2, 4);
+	char msg[256];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL(launch_group(vs, "cpu.stat", msg, sizeof(msg)), -EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cpu.stat: an interface file, not a group"));
+	CU_ASSERT_EQUAL(launch_group(vs, "a/cpu.max:weight=5", msg, sizeof(msg)), -EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "a/cpu.max: an interface file"));
+	/* An existing group is still reused. */
+	CU_ASSERT_EQUAL(launch_group(vs, "a", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(launch_group(vs, "a:weight=5", msg, sizeof(msg)), 0);
+	vsched_destroy(vs);
+}
+
 static CU_TestInfo launch_tests[] = {
 	{ "--group creates groups and writes settings", test_launch_group_settings },
 	{ "--group errors name the part and change nothing", test_launch_group_errors },
 	{ "--assign moves vCPUs by cpuset", test_launch_assign },
+	{ "--group refuses an interface file's name", test_launch_group_file_name },
 	CU_TEST_INFO_NULL,
 };
 

@@ -622,6 +622,70 @@ static void test_plan_libvirt_vcpus(void)
 }
 
 /*
+ * A QEMU domain's group without cpu.max (found by fuzz/domain_xml.c): the groups nest below
+ * "libvirt" for the global cap, and so do the leaves of assigned vCPUs (they were made at
+ * fast/vcpu0, below a group that did not exist).
+ */
+static void test_plan_libvirt_vcpus_nested(void)
+{
+	struct domain_def def;
+	struct xdiag d;
+	struct plan p;
+	char *txt;
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(dom_full, &def, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, PLAN_LIBVIRT_VCPUS | PLAN_NEST_GLOBAL, &p), 0);
+	plan_text(&p, &txt);
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt, "mkdir libvirt/fast/bg\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt, "mkdir libvirt/fast/vcpu0\n"
+					   "idle libvirt/fast/vcpu0 0\n"
+					   "mirror libvirt/fast/vcpu0 vcpu0\n"
+					   "move libvirt/fast/vcpu0 vcpu0\n"
+					   "mkdir libvirt/fast/bg/vcpu1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt, "move vcpu2 vcpu2 (libvirt's)\n"));
+	free(txt);
+	plan_free(&p);
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+/*
+ * The longest path a plan can hold (found by fuzz/domain_xml.c): "libvirt/", 16 nested groups
+ * of 64 characters, "/vcpu1023". It was cut short, so vCPU 1023 went to a wrong group.
+ */
+static void test_plan_longest_path(void)
+{
+	char xml[4096], want[2048], *p = xml;
+	struct domain_def def;
+	struct xdiag d;
+	struct plan pl;
+	int i;
+
+	p += sprintf(p, "<domain><name>deep</name><memory>4096</memory><vcpu>1024</vcpu>"
+		     "<cputune><global_quota>5000</global_quota><quota>3000</quota></cputune>"
+		     "<metadata><v:groups xmlns:v='" NS "'>");
+	strcpy(want, "libvirt");
+	for (i = 0; i < VGROUP_DEPTH_MAX; i++) {
+		char name[80], parent[80];	/* 64 characters (room for the compiler's %d) */
+
+		snprintf(name, sizeof(name), "n%02d%061d", i, 0);
+		snprintf(parent, sizeof(parent), "n%02d%061d", i - 1, 0);
+		p += sprintf(p, "<v:group name='%s'%s%s%s/>", name, i ? " parent='" : "",
+			     i ? parent : "", i ? "'" : "");
+		strcat(strcat(want, "/"), name);
+	}
+	strcat(want, "/vcpu1023");
+	sprintf(p, "<v:assign vcpus='1023' group='n15%061d'/></v:groups></metadata></domain>", 0);
+	CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, PLAN_NEST_GLOBAL, &pl), 0);
+	CU_ASSERT_STRING_EQUAL(pl.ops[pl.nr - 1].path, want);
+	CU_ASSERT_EQUAL(pl.ops[pl.nr - 1].kind, PLAN_MOVE);
+	plan_free(&pl);
+	domain_free(&def);
+	xdiag_free(&d);
+}
+
+/*
  * An in-memory cgroup tree as a back end: directories, file values, where each vCPU is. The
  * fail_at-th change (mkdir, rmdir, write, move) fails, to check that every failure point
  * leaves the tree as it was.
@@ -844,6 +908,9 @@ static CU_TestInfo tests[] = {
 	{ "directory back end, dry run and real", test_dir_backend },
 	{ "libvirt's v2 systemd layout: shares on the scope", test_dir_backend_v2_scope },
 	{ "plan for a libvirt QEMU domain: libvirt's vcpuN stay", test_plan_libvirt_vcpus },
+	{ "plan for a libvirt QEMU domain nested for a global cap",
+	  test_plan_libvirt_vcpus_nested },
+	{ "plan paths hold the deepest group and vCPU 1023", test_plan_longest_path },
 	{ "vCPU threads: any accelerator, libvirt's status file", test_vcpu_threads },
 	{ "execution is all or nothing at every failure point", test_exec_all_or_nothing },
 	CU_TEST_INFO_NULL,
