@@ -32,9 +32,12 @@
  * configuration changes (sched/rates.c).
  */
 
+#include <math.h>
+
 #include "internal.h"
 
 #define RATE_MIN	1e-12
+#define RATE_EPS	1e-9	/* lanes held vs rate: equal */
 
 /* Queue se in its parent and, where the parent had nobody waiting, the parent in its own
  * parent, up to the root or a throttled group. */
@@ -239,41 +242,76 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 		charge_path(s, vc, (double)(delta - used));
 }
 
-/* The earliest deadline, eligible or not, level by level: the work-conserving fallback. */
-static struct vcpu_core *pick_min(struct group_core *gc)
-{
-	for (;;) {
-		struct heap_node *n = heap_min(&gc->queue);
-		struct sched_entity *se;
+/*
+ * A level as the pick sees it. Its V is the rate-weighted mean vt of every runnable child; the
+ * competing V leaves out the children holding lanes with nothing waiting below them at no more
+ * lanes than their rate: they are served at most at their rate, so their credit cannot be
+ * repaid while they stay so (a vCPU owed a whole CPU is the common case), and counted in V it
+ * made every waiting sibling look ahead. Computed only when needed (a scan of the running
+ * children: at most one per lane).
+ */
+struct level {
+	const struct group_core *gc;
+	double V, Vc;
+	bool has_vc;
+};
 
-		if (!n)
-			return NULL;
-		se = container_of(n, struct sched_entity, node);
-		if (!se->is_group)
-			return se_vcpu(se);
-		gc = se_group(se);
+static void level_init(struct level *lv, const struct group_core *gc)
+{
+	lv->gc = gc;
+	lv->V = fair_vclock(gc);
+	lv->has_vc = false;
+}
+
+static double level_vc(struct level *lv)
+{
+	double rvt = lv->gc->sum_rvt, r = lv->gc->sum_r;
+	struct sched_entity *e;
+
+	if (lv->has_vc)
+		return lv->Vc;
+	list_for_each_entry(e, &lv->gc->running, run_node) {
+		if (heap_queued(&e->node) || e->rate <= 0 || e->nr_running > e->rate + RATE_EPS)
+			continue;
+		rvt -= e->rate * e->vt;
+		r -= e->rate;
 	}
+	lv->Vc = r > RATE_MIN && rvt / r > lv->V ? rvt / r : lv->V;
+	lv->has_vc = true;
+	return lv->Vc;
 }
 
 /*
- * Eligible (EEVDF's word): not ahead of its level by more than a slice of its own service. A
- * group whose only waiters are far ahead does not take a lane for them while anyone else is
- * eligible; otherwise a child that is the only one waiting in a group owed lanes (say, while a
- * sibling with reserved demand sleeps) would take the group's whole share.
+ * How far (vt) e is from eligible, 0 if it is. Eligible (EEVDF's word): not ahead of its level's
+ * V, or of the competing V, by more than a slice of its own service. A group whose only waiters
+ * are far ahead does not take a lane for them while anyone else is eligible; otherwise a child
+ * that is the only one waiting in a group owed lanes (say, while a sibling with reserved demand
+ * sleeps) would take the group's whole share.
  */
-static bool eligible(const struct sched *s, const struct group_core *gc,
-		     const struct sched_entity *e)
+static double ahead(const struct sched *s, struct level *lv, const struct sched_entity *e)
 {
-	return e->rate <= 0 ||
-	       e->vt <= fair_vclock(gc) + (double)s->core.params.slice_ns / e->rate;
+	double lim, d;
+
+	if (e->rate <= 0)
+		return 0;
+	lim = (double)s->core.params.slice_ns / e->rate;
+	d = e->vt - lim - lv->V;
+	if (d <= 0)
+		return 0;
+	d = e->vt - lim - level_vc(lv);
+	return d > 0 ? d : 0;
+}
+
+static bool eligible(const struct sched *s, struct level *lv, const struct sched_entity *e)
+{
+	return ahead(s, lv, e) == 0;
 }
 
 static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc);
 
-static struct vcpu_core *pick_entity(struct sched *s, struct group_core *gc,
-				     struct sched_entity *se)
+static struct vcpu_core *pick_entity(struct sched *s, struct level *lv, struct sched_entity *se)
 {
-	if (!eligible(s, gc, se))
+	if (!eligible(s, lv, se))
 		return NULL;
 	return se->is_group ? pick_in(s, se_group(se)) : se_vcpu(se);
 }
@@ -284,12 +322,14 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 	struct heap_node *n = heap_min(&gc->queue);
 	struct sched_entity *first, *prev;
 	struct vcpu_core *vc;
+	struct level lv;
 	unsigned int i;
 
 	if (!n)
 		return NULL;
+	level_init(&lv, gc);
 	first = container_of(n, struct sched_entity, node);
-	vc = pick_entity(s, gc, first);
+	vc = pick_entity(s, &lv, first);
 	if (vc)
 		return vc;
 	/* Rare: try the others in deadline order (a scan per try; queues are short). */
@@ -307,18 +347,63 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 		}
 		if (!next)
 			return NULL;
-		vc = pick_entity(s, gc, next);
+		vc = pick_entity(s, &lv, next);
 		if (vc)
 			return vc;
 		prev = next;
 	}
 }
 
+/*
+ * Nothing eligible: the waiting vCPU whose whole path becomes eligible first. An entity ahead()
+ * of eligibility by d gets there in about d of time (its level's V advances at the pace of real
+ * time while the level is served at its rate); a path gets there when its last entity does. Ties
+ * by deadline. The earliest deadline regardless of eligibility (the first design) went on down
+ * into children far ahead: a group that got a lane beyond its rate handed it, inside, to a child
+ * owed a few per mille (issue 13: an idle group got a third of a lane).
+ */
+static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, double *when)
+{
+	double best = HUGE_VAL, bdl = 0;
+	struct vcpu_core *pick = NULL;
+	struct level lv;
+	unsigned int i;
+
+	level_init(&lv, gc);
+	for (i = 0; i < gc->queue.nr; i++) {
+		struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity, node);
+		double t = ahead(s, &lv, e);
+		struct vcpu_core *vc;
+
+		if (t > best || (t == best && e->dl >= bdl))
+			continue;
+		if (e->is_group) {
+			double below;
+
+			vc = pick_soonest(s, se_group(e), &below);
+			if (!vc)
+				continue;
+			if (below > t)
+				t = below;
+			if (t > best || (t == best && e->dl >= bdl))
+				continue;
+		} else {
+			vc = se_vcpu(e);
+		}
+		pick = vc;
+		best = t;
+		bdl = e->dl;
+	}
+	*when = best;
+	return pick;
+}
+
 struct vcpu_core *fair_pick(struct sched *s)
 {
 	struct vcpu_core *vc = pick_in(s, gcore(&s->root));
+	double when;
 
-	return vc ? vc : pick_min(gcore(&s->root));
+	return vc ? vc : pick_soonest(s, gcore(&s->root), &when);
 }
 
 /*
@@ -338,11 +423,13 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double 
 	while (n) {
 		struct heap_node *hn = heap_min(&gc->queue);
 		struct sched_entity *first, *p = path[--n];
+		struct level lv;
 
 		if (!hn)
 			return NULL;
+		level_init(&lv, gc);
 		first = container_of(hn, struct sched_entity, node);
-		if (p->parent != gc || !heap_queued(&p->node) || !eligible(s, gc, p) ||
+		if (p->parent != gc || !heap_queued(&p->node) || !eligible(s, &lv, p) ||
 		    (p != first && p->vt - first->vt > gran))
 			break;
 		if (!p->is_group)
