@@ -91,14 +91,14 @@ static void sum_remove(struct sched_entity *e)
 }
 
 /*
- * vc became runnable. Entities on its path that were not runnable become so; after the new
- * rates are in, each gets its saved lag back, bounded by lag (in service).
+ * vc became runnable. Entities on its path that were not runnable become so, with rate 0 and
+ * their saved lag: as the new rates come in, each joins its parent's sum with that lag back,
+ * bounded by lag_ns (set_rate() in rates.c). One under a throttled group stays out of the sum
+ * until the refill.
  */
 void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
-	double bound = (double)s->core.params.lag_ns;
-	struct sched_entity *se, *woken[SE_PATH_MAX];
-	unsigned int n = 0;
+	struct sched_entity *se;
 
 	fair_est_update(s, vc, false);
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
@@ -106,32 +106,9 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 		se->resv = 0;
 		se->runnable = true;
 		se->rate = 0;
-		woken[n++] = se;
 	}
 	fair_path_changed(s, vc);
 	fair_update_rates(s);
-	while (n--) {
-		struct group_core *p;
-		double lag;
-		double V;
-
-		se = woken[n];
-		p = se->parent;
-		V = fair_vclock(p);
-		p->sum_rvt -= se->rate * se->vt;
-		/*
-		 * No rate (it woke under a throttled group, which demands nothing until its
-		 * refill): no lag can be expressed in virtual time; it starts level, at V.
-		 */
-		if (se->rate > 0) {
-			lag = fair_clamp_lag(bound, se->lag, se->rate);
-			se->vt = V - lag / se->rate;
-		} else {
-			se->vt = V;
-		}
-		p->sum_rvt += se->rate * se->vt;
-		fair_requeue(s, se);
-	}
 }
 
 /*
@@ -160,8 +137,11 @@ void fair_block(struct sched *s, struct vcpu_core *vc)
 	for (; se->parent; se = &se->parent->se) {
 		if (se->is_group && se_group(se)->nr_runnable)
 			break;
-		se->lag = se->rate * (fair_vclock(se->parent) - se->vt);
-		sum_remove(se);
+		/* Rate 0: out of the sum (throttled), its lag already saved. */
+		if (se->rate > 0) {
+			se->lag = se->rate * (fair_vclock(se->parent) - se->vt);
+			sum_remove(se);
+		}
 		se->runnable = false;
 		se->rate = 0;
 		se->resv = 0;	/* until the rates below give it its reservation */

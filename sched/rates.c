@@ -164,28 +164,61 @@ static void set_resv(struct sched *s, struct sched_entity *e, double r)
 }
 
 /*
+ * A throttled group's entity is out of its parent's V, as the kernel dequeues a throttled
+ * cfs_rq's entity: rate 0, its lag saved. Left in at the minimum rate it kept its lag in V, and
+ * its siblings looked ahead by it until the refill: a group that burnt its quota ahead of a
+ * sibling vCPU left that vCPU ineligible for the rest of every period (random caps scenarios).
+ */
+static bool rate_frozen(const struct sched_entity *e)
+{
+	return e->is_group && se_group((struct sched_entity *)e)->throttled;
+}
+
+/* e leaves gc's V (it is runnable but throttled), keeping its lag. */
+static void sum_leave(struct group_core *gc, struct sched_entity *e, double V)
+{
+	if (e->rate <= 0)
+		return;
+	e->lag = e->rate * (V - e->vt);
+	gc->sum_rvt -= e->rate * e->vt;
+	gc->sum_r -= e->rate;
+	e->rate = 0;
+}
+
+/*
  * A runnable child's rate changes to r: its lag r * (V - vt) is kept exactly, as the kernel's
  * reweight_eevdf() keeps a reweighted entity's. Bounding it here (the first design) forgave a
  * group running ahead of its rate at every wake or block below it; with wakes every few ms its
- * level's V stood still and its low-rate siblings starved (issue 13's random scenarios).
+ * level's V stood still and its low-rate siblings starved (issue 13's random scenarios). One
+ * that joins the sum (woken, or unthrottled) gets back the lag it saved, bounded.
  */
+static void rebase(struct sched *s, struct sched_entity *e, double r, double V)
+{
+	if (r < RATE_MIN)
+		r = RATE_MIN;
+	if (e->rate > 0)
+		e->vt = V - e->rate * (V - e->vt) / r;
+	else
+		e->vt = V - fair_clamp_lag((double)s->core.params.lag_ns, e->lag, r) / r;
+	e->rate = r;
+}
+
 static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity *e, double r,
 		     double V)
 {
 	if (!e->runnable)
 		return;
-	if (r < RATE_MIN)
-		r = RATE_MIN;
+	if (rate_frozen(e)) {
+		sum_leave(gc, e, V);
+		return;
+	}
 	if (e->rate > 0) {
 		gc->sum_rvt -= e->rate * e->vt;
 		gc->sum_r -= e->rate;
-		e->vt = V - e->rate * (V - e->vt) / r;
-	} else {
-		e->vt = V;
 	}
-	e->rate = r;
-	gc->sum_rvt += r * e->vt;
-	gc->sum_r += r;
+	rebase(s, e, r, V);
+	gc->sum_rvt += e->rate * e->vt;
+	gc->sum_r += e->rate;
 	fair_requeue(s, e);
 }
 
@@ -267,18 +300,21 @@ static void zero_rates(struct group *g)
 static void retag_child(struct sched *s, struct group_core *gc, struct sched_entity *e,
 			double V)
 {
-	double r = e->new_rate > RATE_MIN ? e->new_rate : RATE_MIN;
-
 	if (!e->runnable) {
 		e->rate = 0;
 		set_resv(s, e, e->new_rate);
 		return;
 	}
-	/* Keep the lag rate * (V - vt); an entity new to the sum starts at V. */
-	e->vt = e->rate > 0 ? V - e->rate * (V - e->vt) / r : V;
-	e->rate = r;
-	gc->sum_rvt += r * e->vt;
-	gc->sum_r += r;
+	/* retag_group() emptied gc's sum: e enters it again, unless it is throttled. */
+	if (rate_frozen(e)) {
+		if (e->rate > 0)
+			e->lag = e->rate * (V - e->vt);
+		e->rate = 0;
+		return;
+	}
+	rebase(s, e, e->new_rate, V);
+	gc->sum_rvt += e->rate * e->vt;
+	gc->sum_r += e->rate;
 	fair_requeue(s, e);
 }
 
