@@ -378,6 +378,18 @@ static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, do
 	return pick;
 }
 
+/* fair_pick() inside se's subtree: the waiting vCPU se or the pick below group se, or NULL. */
+struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se)
+{
+	struct vcpu_core *vc;
+	double when;
+
+	if (!se->is_group)
+		return heap_queued(&se->node) ? se_vcpu(se) : NULL;
+	vc = pick_in(s, se_group(se));
+	return vc ? vc : pick_soonest(s, se_group(se), &when);
+}
+
 struct vcpu_core *fair_pick(struct sched *s)
 {
 	struct vcpu_core *vc = pick_in(s, gcore(&s->root));

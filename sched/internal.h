@@ -203,6 +203,7 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
 void fair_refund(struct sched *s, struct vcpu_core *vc);
 struct vcpu_core *fair_pick(struct sched *s);
+struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
 struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 void fair_set_running(struct sched *s, struct vcpu_core *vc);
 void fair_clear_running(struct sched *s, struct vcpu_core *vc);
