@@ -20,13 +20,12 @@
  * decides inside the group.
  *
  * Lag. L = rate * (V - vt) is service owed, V being the rate-weighted mean vt of the runnable
- * siblings. A rate change keeps every L. An entity that stops being runnable keeps its L and
- * gets it back when it becomes runnable again, bounded to [-lag, +lag]: no hoard of credit for
- * a long sleeper, no debt kept forever either. While it sleeps it is still owed the rate its
- * recent demand reserves (its siblings' rates leave that room, sched/rates.c), so its L grows
- * by that reservation over the sleep (fair_accrue()): a duty-cycle vCPU within its share pays
- * its burst's debt back while it sleeps and wakes with credit, instead of waking in debt and
- * waiting a rotation while its work is due.
+ * (and delayed) siblings. A rate change keeps every L. An entity that goes to sleep owed
+ * service keeps its L and gets it back on waking, bounded to lag_ns: no hoard of credit for a
+ * long sleeper. One that goes to sleep ahead of its share stays delayed in the sum and the
+ * rates until V catches up with it (fair_block()): its debt is repaid while it sleeps, as GPS
+ * would go on serving the burst it ran ahead of, and it wakes level instead of waiting a
+ * rotation while its work is due.
  *
  * Cost: pick, charge, enqueue are O(depth * log n); rates change only on wakes, blocks and
  * configuration changes (sched/rates.c).
@@ -90,70 +89,131 @@ static void sum_remove(struct sched_entity *e)
 	}
 }
 
+static void delay_end(struct sched *s, struct sched_entity *se)
+{
+	struct vcpu_core *d = se->delayer;
+
+	list_del(&se->delay_node);
+	se->delayed = false;
+	se->delayer = NULL;
+	/* Its vCPU demanded for it; with nothing left delayed it demands nothing. */
+	if (!--d->delaying && !d->runnable)
+		fair_path_changed(s, d);
+}
+
 /*
- * vc became runnable. Entities on its path that were not runnable become so, with rate 0 and
- * their saved lag: as the new rates come in, each joins its parent's sum with that lag back,
- * bounded by lag_ns (set_rate() in rates.c). One under a throttled group stays out of the sum
- * until the refill.
+ * vc became runnable. Entities on its path that were not runnable become so: a delayed one is
+ * still in its parent's sum and goes on with its vt; a sleeping one has rate 0 and its saved
+ * lag, and as the new rates come in it joins its parent's sum with that lag back, bounded by
+ * lag_ns (set_rate() in rates.c). One under a throttled group stays out until the refill.
  */
 void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
 	struct sched_entity *se;
 
-	fair_est_update(s, vc, false);
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
-		fair_accrue(s, se, s->core.now);
-		se->resv = 0;
+		if (se->delayed)
+			delay_end(s, se);
+		else
+			se->rate = 0;
 		se->runnable = true;
-		se->rate = 0;
 	}
 	fair_path_changed(s, vc);
 	fair_update_rates(s);
+}
+
+/* se leaves its parent's sum, saving its lag. */
+static void sum_leave(struct sched_entity *se)
+{
+	/* Rate 0: out of the sum already (throttled), its lag saved. */
+	if (se->rate > 0) {
+		se->lag = se->rate * (fair_vclock(se->parent) - se->vt);
+		sum_remove(se);
+	}
+	se->rate = 0;
 }
 
 /*
- * A sleeping entity is owed its reservation: lag += resv * time asleep, up to now, and to the
- * credit bound at that rate (lag_ns * resv, as fair_clamp_lag() has it). Without the bound a
- * long sleeper's hoard, clamped only on waking, still pulled its level's V down in the
- * meantime (sim mixed.sim: 0.25 % of capacity to an idle group; 0.18 % with it).
+ * vc stopped being runnable: it, and groups left with nothing runnable, stop being runnable.
+ * One that ran ahead of its share (lag < 0) and goes to sleep stays delayed: in its parent's
+ * sum and in the rates, as the kernel's EEVDF keeps a sleeper in debt on its runqueue
+ * (DELAY_DEQUEUE) and as GPS goes on serving a burst that ran ahead of it, until V has caught
+ * up with it (fair_release()); its siblings get its share meanwhile, and repaid. The others,
+ * and every one of them when vc only moves (sleep false), leave with their lag saved.
+ *
+ * Why: a sleeper that left with its debt had it forgiven in V at once (its siblings lost what
+ * it ran ahead) and brought it back on waking, to wait a rotation while its work was due; one
+ * that kept a reservation of its recent demand while asleep (the first design) was owed credit
+ * GPS does not give, and its group got its bursts at two lanes when its share was less (issue
+ * 13: mixed.sim 2.3 % of capacity against GPS).
  */
-void fair_accrue(struct sched *s, struct sched_entity *se, uint64_t now)
-{
-	double cap = se->resv * (double)s->core.params.lag_ns, add;
-
-	if (!se->runnable && se->resv > 0 && now > se->resv_since && se->lag < cap) {
-		add = se->resv * (double)(now - se->resv_since);
-		se->lag = se->lag + add < cap ? se->lag + add : cap;
-	}
-	se->resv_since = now;
-}
-
-/* vc stopped being runnable: it, and groups left with nothing runnable, save their lag. */
-void fair_block(struct sched *s, struct vcpu_core *vc)
+void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 {
 	struct sched_entity *se = &vc->se;
 
-	fair_est_update(s, vc, true);
 	for (; se->parent; se = &se->parent->se) {
 		if (se->is_group && se_group(se)->nr_runnable)
 			break;
-		/* Rate 0: out of the sum (throttled), its lag already saved. */
-		if (se->rate > 0) {
-			se->lag = se->rate * (fair_vclock(se->parent) - se->vt);
-			sum_remove(se);
-		}
 		se->runnable = false;
-		se->rate = 0;
-		se->resv = 0;	/* until the rates below give it its reservation */
-		se->resv_since = s->core.now;
+		if (sleep && se->rate > 0 && se->vt > fair_vclock(se->parent)) {
+			se->delayed = true;
+			se->delayer = vc;
+			vc->delaying++;
+			list_add_tail(&se->delay_node, &s->core.delayed);
+			if (s->core.next_release > s->core.now)
+				s->core.next_release = s->core.now;
+			continue;
+		}
+		sum_leave(se);
 	}
 	fair_path_changed(s, vc);
 	fair_update_rates(s);
+}
+
+/* vc moves while asleep: what its block left delayed leaves now, keeping its debt. */
+void fair_undelay_all(struct sched *s, struct vcpu_core *vc)
+{
+	struct sched_entity *se, *n;
+
+	list_for_each_entry_safe(se, n, &s->core.delayed, delay_node) {
+		if (se->delayer != vc)
+			continue;
+		delay_end(s, se);
+		sum_leave(se);
+	}
+}
+
+/*
+ * Delayed entities whose level's V has caught up with them leave its sum (lag 0, V does not
+ * move); the time the next one is expected to (V advances about as fast as time while its
+ * level is served at its rate), for sched_next_timer(). O(delayed) once per event that finds
+ * one due: the list holds sleepers of the last few ms.
+ */
+void fair_release(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	struct sched_entity *se, *n;
+	uint64_t next = SCHED_TIME_NONE;
+
+	if (c->next_release > c->now)
+		return;
+	list_for_each_entry_safe(se, n, &c->delayed, delay_node) {
+		double ahead = se->vt - fair_vclock(se->parent);
+
+		if (ahead > 0.5 && se->rate > RATE_MIN) {
+			if (c->now + (uint64_t)ahead + 1 < next)
+				next = c->now + (uint64_t)ahead + 1;
+			continue;
+		}
+		delay_end(s, se);
+		sum_leave(se);
+	}
+	c->next_release = next;
 }
 
 /*
  * An entity running everything it has (lanes held, nobody waiting below) cannot use more than
- * it gets: credit it builds up (its rate holds a sleeper's reservation, or its demand is below
+ * it gets: credit it builds up (its rate holds a delayed sleeper's share, or its demand is below
  * its share) means nothing while it stays so, and left in V it would make its siblings look
  * ahead and ineligible. Keep it within a slice of V.
  */

@@ -27,12 +27,13 @@ struct sched_entity {
 	double rate;
 	double new_rate;		/* scratch of fair_update_rates() */
 	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
-	double resv;			/* not runnable: the rate its recent demand still reserves */
-	uint64_t resv_since;		/* lag accrued from resv up to here */
+	struct vcpu_core *delayer;	/* delayed: the vCPU whose block left it in debt */
+	struct list_head delay_node;	/* in core.delayed while delayed */
 	struct heap_node node;		/* in parent->queue while it has a waiting vCPU below */
 	struct list_head run_node;	/* in parent->running while nr_running > 0 */
 	unsigned int nr_running;	/* lanes held by vCPUs at or below this entity */
 	bool runnable;			/* a runnable vCPU at or below */
+	bool delayed;			/* not runnable, in debt: still in its parent's V and rates */
 	bool is_group;
 	bool idle;			/* a cpu.idle group */
 	struct group_core *parent;	/* NULL for the root's entity */
@@ -70,8 +71,7 @@ struct vcpu_core {
 	bool runnable;
 	int lane;			/* -1 when not on a lane */
 	int told_lane;			/* the lane the runtime was told, -1 if none */
-	double est;			/* recent runnable fraction, the demand it keeps asleep */
-	uint64_t est_stamp;
+	unsigned int delaying;		/* entities its block left delayed: it still demands */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
 	uint64_t since;			/* holding a lane without a break since (lanes.c) */
@@ -107,6 +107,8 @@ struct sched_core {
 	double deliver;			/* smoothed measurement, (0, 1] */
 	double dl_cpu, dl_held;		/* the current measurement window */
 	double dl_cpu_total, dl_held_total;	/* since the start, for stats */
+	struct list_head delayed;	/* delayed entities (fair.c) */
+	uint64_t next_release;		/* when the first of them is expected to be repaid */
 };
 
 struct sched {
@@ -182,7 +184,6 @@ static inline void fair_requeue(const struct sched *s, struct sched_entity *se)
 
 /* rates.c: fluid rates of every entity. */
 void fair_path_changed(struct sched *s, struct vcpu_core *vc);
-void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable);
 double fair_clamp_lag(double bound, double lag, double r);
 void fair_lanes_held(struct sched *s, uint64_t dt);
 void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu);
@@ -197,8 +198,9 @@ void fair_update_rates(struct sched *s);
 void fair_enqueue(struct sched *s, struct sched_entity *se);
 void fair_dequeue(struct sched *s, struct sched_entity *se);
 void fair_wake(struct sched *s, struct vcpu_core *vc);
-void fair_block(struct sched *s, struct vcpu_core *vc);
-void fair_accrue(struct sched *s, struct sched_entity *se, uint64_t now);
+void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep);
+void fair_undelay_all(struct sched *s, struct vcpu_core *vc);
+void fair_release(struct sched *s);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
 void fair_refund(struct sched *s, struct vcpu_core *vc);

@@ -23,7 +23,6 @@
 
 #define RATE_MIN	1e-12
 #define RATE_EPS	1e-12
-#define DEMAND_TAU_NS	100e6
 #define DELIVER_WINDOW_NS	100e6	/* lane time per measurement */
 #define DELIVER_ALPHA	0.5		/* weight of a new measurement */
 #define DELIVER_MIN	0.05
@@ -84,25 +83,13 @@ void fair_path_changed(struct sched *s, struct vcpu_core *vc)
 }
 
 /*
- * A vCPU's demand in the rates: a whole CPU while runnable; while blocked, the share of recent
- * time it was runnable (an average over DEMAND_TAU_NS). The fluid ideal counts a duty-cycle vCPU
- * by its long-run demand, so its group keeps that part of its share while it sleeps, and when
- * it wakes its group is owed the lane it needs instead of finding its share given away. Too
- * high an estimate costs nothing: service is still work-conserving, and an entity that cannot
- * use its rate only piles up lag, which is bounded (bound_saturated() in fair.c, and on wake).
+ * A vCPU's demand in the rates: a whole CPU while runnable, or while its block left an entity
+ * delayed (it ran ahead and GPS is still serving that burst); otherwise nothing. GPS reserves
+ * nothing for a sleeper: its share goes to the others until it has work again.
  */
 static double vcpu_demand(const struct vcpu_core *vc)
 {
-	return vc->se.runnable ? 1.0 : vc->est;
-}
-
-void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable)
-{
-	uint64_t now = s->core.now;
-	double a = exp(-(double)(now - vc->est_stamp) / DEMAND_TAU_NS);
-
-	vc->est = vc->est * a + (was_runnable ? 1.0 - a : 0.0);
-	vc->est_stamp = now;
+	return vc->se.runnable || vc->delaying ? 1.0 : 0.0;
 }
 
 double fair_vcpu_demand(const struct vcpu_core *vc)
@@ -156,13 +143,6 @@ double fair_clamp_lag(double bound, double lag, double r)
 	return lag > b ? b : lag < -b ? -b : lag;
 }
 
-/* A sleeper's reservation changes: what it was owed so far is counted at the old one. */
-static void set_resv(struct sched *s, struct sched_entity *e, double r)
-{
-	fair_accrue(s, e, s->core.now);
-	e->resv = r;
-}
-
 /*
  * A throttled group's entity is out of its parent's V, as the kernel dequeues a throttled
  * cfs_rq's entity: rate 0, its lag saved. Left in at the minimum rate it kept its lag in V, and
@@ -206,7 +186,7 @@ static void rebase(struct sched *s, struct sched_entity *e, double r, double V)
 static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity *e, double r,
 		     double V)
 {
-	if (!e->runnable)
+	if (!e->runnable && !e->delayed)
 		return;
 	if (rate_frozen(e)) {
 		sum_leave(gc, e, V);
@@ -250,15 +230,11 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 		if (!cl[i].g) {
 			struct sched_entity *e = &s->core.vcpus[cl[i].vcpu].se;
 
-			if (!e->runnable)
-				set_resv(s, e, cl[i].got);
-			else if (fabs(cl[i].got - e->rate) > RATE_EPS)
+			if (fabs(cl[i].got - e->rate) > RATE_EPS)
 				set_rate(s, gc, e, cl[i].got, V);
 			continue;
 		}
 		cc = gcore(cl[i].g);
-		if (!cc->se.runnable)
-			set_resv(s, &cc->se, cl[i].got);
 		moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
 		if (moved || cc->on_path)
 			refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n);
@@ -300,9 +276,8 @@ static void zero_rates(struct group *g)
 static void retag_child(struct sched *s, struct group_core *gc, struct sched_entity *e,
 			double V)
 {
-	if (!e->runnable) {
+	if (!e->runnable && !e->delayed) {
 		e->rate = 0;
-		set_resv(s, e, e->new_rate);
 		return;
 	}
 	/* retag_group() emptied gc's sum: e enters it again, unless it is throttled. */
