@@ -38,6 +38,27 @@
 #define RATE_MIN	1e-12
 #define RATE_EPS	1e-9	/* lanes held vs rate: equal */
 
+/* The head of p's queue changed: p's request, and so its deadline, may have (fair_request()). */
+static void head_changed(const struct sched *s, struct group_core *p)
+{
+	double base;
+
+	if (heap_queued(&p->se.node)) {
+		fair_request(s, &p->se, &base);
+		if (base != p->se.breq)
+			fair_requeue(s, &p->se);
+	}
+}
+
+void fair_requeue(const struct sched *s, struct sched_entity *se)
+{
+	fair_set_key(s, se);
+	if (heap_queued(&se->node)) {
+		heap_fix(&se->parent->queue, &se->node);
+		head_changed(s, se->parent);
+	}
+}
+
 /* Queue se in its parent and, where the parent had nobody waiting, the parent in its own
  * parent, up to the root or a throttled group. */
 void fair_enqueue(struct sched *s, struct sched_entity *se)
@@ -49,7 +70,11 @@ void fair_enqueue(struct sched *s, struct sched_entity *se)
 
 		fair_set_key(s, se);
 		heap_insert(&p->queue, &se->node);
-		if (!was_empty || p->throttled || !p->se.parent)
+		if (!was_empty) {
+			head_changed(s, p);
+			break;
+		}
+		if (p->throttled || !p->se.parent)
 			break;
 		se = &p->se;
 	}
@@ -59,11 +84,12 @@ void fair_dequeue(struct sched *s, struct sched_entity *se)
 {
 	struct group_core *gc;
 
-	(void)s;
 	while ((gc = se->parent)) {
 		heap_remove(&gc->queue, &se->node);
-		if (gc->queue.nr)
+		if (gc->queue.nr) {
+			head_changed(s, gc);
 			break;
+		}
 		se = &gc->se;
 		if (!heap_queued(&se->node))
 			break;
@@ -111,6 +137,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
 	struct sched_entity *se;
 
+	vc->ran = 0;
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
 		if (se->delayed)
 			delay_end(s, se);
@@ -150,6 +177,10 @@ static void sum_leave(struct sched_entity *se)
 void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 {
 	struct sched_entity *se = &vc->se;
+
+	/* Its request: what it ran from waking to blocking, averaged (fair_request()). */
+	if (sleep)
+		vc->burst = vc->burst > 0 ? (3 * vc->burst + (double)vc->ran) / 4 : (double)vc->ran;
 
 	for (; se->parent; se = &se->parent->se) {
 		if (se->is_group && se_group(se)->nr_runnable)
@@ -276,7 +307,7 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 {
 	uint64_t used = delta < vc->resv ? delta : vc->resv;
 
-	(void)s;
+	vc->ran += delta;
 	vc->resv -= used;
 	if (delta > used)
 		charge_path(s, vc, (double)(delta - used));

@@ -23,7 +23,9 @@ struct fluid_claim;
  */
 struct sched_entity {
 	double vt;
-	double dl;			/* virtual deadline vt + request / rate: the queue's key */
+	double dl;			/* virtual deadline vt + req / rate: the queue's key */
+	double req;			/* its request when the key was set (fair_request()) */
+	double breq;			/* the same before its own pool's limit: what it passes up */
 	double rate;
 	double new_rate;		/* scratch of fair_update_rates() */
 	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
@@ -72,6 +74,8 @@ struct vcpu_core {
 	int lane;			/* -1 when not on a lane */
 	int told_lane;			/* the lane the runtime was told, -1 if none */
 	unsigned int delaying;		/* entities its block left delayed: it still demands */
+	double burst;			/* average service from waking to blocking, 0: unknown */
+	uint64_t ran;			/* service since it last woke */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
 	uint64_t since;			/* holding a lane without a break since (lanes.c) */
@@ -162,25 +166,46 @@ static inline double fair_vclock(const struct group_core *gc)
 }
 
 /*
- * A queued entity's vt or rate changed: its deadline moves (the queues are ordered by deadline,
- * EEVDF's earliest eligible virtual deadline first; see fair.c).
+ * EEVDF's request: the service se asks for next, which with its rate sets its deadline. A
+ * vCPU asks for what it ran, on average, from waking to blocking (a slice if it never blocks),
+ * within [min_run, slice]: one that runs short bursts has an early deadline, as the kernel gives
+ * a task with a short custom slice. A group asks for what the child at the head of its queue
+ * asks (the kernel propagates its children's shortest slice up the hierarchy), and a capped
+ * group for no more than its pool holds.
  */
+static inline double fair_request(const struct sched *s, struct sched_entity *se, double *base)
+{
+	const struct sched_params *p = &s->core.params;
+	double req = (double)p->slice_ns;
+
+	if (se->is_group) {
+		const struct group_core *gc = se_group(se);
+		struct heap_node *n = heap_min(&gc->queue);
+
+		if (n)
+			req = container_of(n, struct sched_entity, node)->breq;
+		*base = req;
+		if (gc->bw_enabled && (double)gc->runtime < req)
+			req = (double)gc->runtime;
+		return req;
+	}
+	if (se_vcpu(se)->burst > 0 && se_vcpu(se)->burst < req) {
+		req = se_vcpu(se)->burst;
+		if (req < (double)p->min_run_ns)
+			req = (double)p->min_run_ns;
+	}
+	*base = req;
+	return req;
+}
+
+/* A queued entity's vt, rate or request changed: its deadline moves (the queues' key). */
 static inline void fair_set_key(const struct sched *s, struct sched_entity *se)
 {
-	double req = (double)s->core.params.slice_ns;
-
-	/* A capped group asks for no more than its pool holds: short request, early deadline. */
-	if (se->is_group && se_group(se)->bw_enabled && (double)se_group(se)->runtime < req)
-		req = (double)se_group(se)->runtime;
-	se->dl = se->vt + req / (se->rate > 1e-12 ? se->rate : 1e-12);
+	se->req = fair_request(s, se, &se->breq);
+	se->dl = se->vt + se->req / (se->rate > 1e-12 ? se->rate : 1e-12);
 }
 
-static inline void fair_requeue(const struct sched *s, struct sched_entity *se)
-{
-	fair_set_key(s, se);
-	if (heap_queued(&se->node))
-		heap_fix(&se->parent->queue, &se->node);
-}
+void fair_requeue(const struct sched *s, struct sched_entity *se);
 
 /* rates.c: fluid rates of every entity. */
 void fair_path_changed(struct sched *s, struct vcpu_core *vc);
