@@ -172,27 +172,14 @@ static void sum_leave(struct group_core *gc, struct sched_entity *e, double V)
  * level's V stood still and its low-rate siblings starved (issue 13's random scenarios). One
  * that joins the sum (woken, or unthrottled) gets back the lag it saved, bounded.
  */
-/*
- * e's rate becomes r around V. In the sum already: its lag is kept exactly (V does not move).
- * Joining it (woken, unthrottled): its saved lag, bounded, relative to V once it is in, as the
- * kernel's place_entity() scales a placed entity's lag by (W + w) / W; others is the rate of
- * the rest of the sum. Placed at V - lag / r (the first design), a joiner's lag shrank by
- * r / (others + r) and the siblings kept the difference: a vCPU that blocked owed service and
- * woke again, every few ms, handed its siblings credit each time (random duty scenarios: a hog
- * 78 ms "behind" while it had more than GPS gives it).
- */
-static void rebase(struct sched *s, struct sched_entity *e, double r, double V, double others)
+static void rebase(struct sched *s, struct sched_entity *e, double r, double V)
 {
-	double lag;
-
 	if (r < RATE_MIN)
 		r = RATE_MIN;
-	if (e->rate > 0) {
+	if (e->rate > 0)
 		e->vt = V - e->rate * (V - e->vt) / r;
-	} else {
-		lag = fair_clamp_lag((double)s->core.params.lag_ns, e->lag, r) / r;
-		e->vt = V - (others > RATE_MIN ? lag * (others + r) / others : lag);
-	}
+	else
+		e->vt = V - fair_clamp_lag((double)s->core.params.lag_ns, e->lag, r) / r;
 	e->rate = r;
 }
 
@@ -209,7 +196,7 @@ static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity
 		gc->sum_rvt -= e->rate * e->vt;
 		gc->sum_r -= e->rate;
 	}
-	rebase(s, e, r, V, gc->sum_r);
+	rebase(s, e, r, V);
 	gc->sum_rvt += e->rate * e->vt;
 	gc->sum_r += e->rate;
 	fair_requeue(s, e);
@@ -287,7 +274,7 @@ static void zero_rates(struct group *g)
 }
 
 static void retag_child(struct sched *s, struct group_core *gc, struct sched_entity *e,
-			double V, double total)
+			double V)
 {
 	if (!e->runnable && !e->delayed) {
 		e->rate = 0;
@@ -300,7 +287,7 @@ static void retag_child(struct sched *s, struct group_core *gc, struct sched_ent
 		e->rate = 0;
 		return;
 	}
-	rebase(s, e, e->new_rate, V, total - e->new_rate);
+	rebase(s, e, e->new_rate, V);
 	gc->sum_rvt += e->rate * e->vt;
 	gc->sum_r += e->rate;
 	fair_requeue(s, e);
@@ -312,15 +299,10 @@ static void retag_child(struct sched *s, struct group_core *gc, struct sched_ent
  * tasks' vruntimes. Retagged to the minimum rate they lost their lags (when rate changes still
  * bounded lag by the rate), and with a quota below a slice the same vCPU won every period.
  */
-static struct sched_entity *claim_entity(struct sched *s, const struct fluid_claim *cl)
-{
-	return cl->g ? &gcore(cl->g)->se : &s->core.vcpus[cl->vcpu].se;
-}
-
 static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl)
 {
 	struct group_core *gc = gcore(g);
-	double V = fair_vclock(gc), total = 0;
+	double V = fair_vclock(gc);
 	unsigned int n, i;
 
 	if (gc->throttled)
@@ -329,15 +311,12 @@ static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl
 	gc->sum_rvt = 0;
 	gc->sum_r = 0;
 	for (i = 0; i < n; i++) {
-		struct sched_entity *e = claim_entity(s, &cl[i]);
-
-		if ((e->runnable || e->delayed) && !rate_frozen(e))
-			total += e->new_rate > RATE_MIN ? e->new_rate : RATE_MIN;
-	}
-	for (i = 0; i < n; i++) {
-		retag_child(s, gc, claim_entity(s, &cl[i]), V, total);
-		if (cl[i].g)
-			retag_group(s, (struct group *)cl[i].g, cl + n);
+		if (!cl[i].g) {
+			retag_child(s, gc, &s->core.vcpus[cl[i].vcpu].se, V);
+			continue;
+		}
+		retag_child(s, gc, &gcore(cl[i].g)->se, V);
+		retag_group(s, (struct group *)cl[i].g, cl + n);
 	}
 	if (gc->sum_r <= 0)
 		gc->vbase = V;
