@@ -144,17 +144,14 @@ double fair_clamp_lag(double bound, double lag, double r)
 }
 
 /*
- * A throttled group's entity is out of its parent's V, as the kernel dequeues a throttled
- * cfs_rq's entity: rate 0, its lag saved. Left in at the minimum rate it kept its lag in V, and
- * its siblings looked ahead by it until the refill: a group that burnt its quota ahead of a
- * sibling vCPU left that vCPU ineligible for the rest of every period (random caps scenarios).
+ * A runnable entity owed nothing (demand zero: a throttled group, or one with everything below
+ * it throttled) is out of its parent's V, rate 0, its lag saved, as the kernel dequeues a
+ * throttled cfs_rq's entity (and the parents left empty). Left in at the minimum rate it kept
+ * its lag in V, and its siblings looked ahead by it until the refill: a group that burnt its
+ * quota ahead of a sibling vCPU left that vCPU ineligible for the rest of every period, and a
+ * parent of such a group made an idle group's siblings look 390 ms ahead (random caps).
  */
-static bool rate_frozen(const struct sched_entity *e)
-{
-	return e->is_group && se_group((struct sched_entity *)e)->throttled;
-}
-
-/* e leaves gc's V (it is runnable but throttled), keeping its lag. */
+/* e leaves gc's V, keeping its lag. */
 static void sum_leave(struct group_core *gc, struct sched_entity *e, double V)
 {
 	if (e->rate <= 0)
@@ -174,8 +171,6 @@ static void sum_leave(struct group_core *gc, struct sched_entity *e, double V)
  */
 static void rebase(struct sched *s, struct sched_entity *e, double r, double V)
 {
-	if (r < RATE_MIN)
-		r = RATE_MIN;
 	if (e->rate > 0)
 		e->vt = V - e->rate * (V - e->vt) / r;
 	else
@@ -188,7 +183,7 @@ static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity
 {
 	if (!e->runnable && !e->delayed)
 		return;
-	if (rate_frozen(e)) {
+	if (r < RATE_MIN) {
 		sum_leave(gc, e, V);
 		return;
 	}
@@ -280,8 +275,8 @@ static void retag_child(struct sched *s, struct group_core *gc, struct sched_ent
 		e->rate = 0;
 		return;
 	}
-	/* retag_group() emptied gc's sum: e enters it again, unless it is throttled. */
-	if (rate_frozen(e)) {
+	/* retag_group() emptied gc's sum: e enters it again, unless it is owed nothing. */
+	if (e->new_rate < RATE_MIN) {
 		if (e->rate > 0)
 			e->lag = e->rate * (V - e->vt);
 		e->rate = 0;
