@@ -13,6 +13,9 @@
 struct group_core;
 struct fluid_claim;
 
+/* The smallest rate a runnable entity in its parent's sum has (CPUs). */
+#define RATE_MIN	1e-12
+
 /* Entities on a vCPU's path below the root: the vCPU and every group but the root. */
 #define SE_PATH_MAX	(GROUP_DEPTH_MAX + 1)
 
@@ -229,13 +232,15 @@ void fair_release(struct sched *s);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
 void fair_refund(struct sched *s, struct vcpu_core *vc);
-struct vcpu_core *fair_pick(struct sched *s);
-struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
-struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 void fair_set_running(struct sched *s, struct vcpu_core *vc);
 void fair_clear_running(struct sched *s, struct vcpu_core *vc);
 bool fair_waiting(const struct vcpu_core *vc);
 double fair_vcpu_demand(const struct vcpu_core *vc);
+
+/* pick.c: who gets a lane (earliest eligible virtual deadline). */
+struct vcpu_core *fair_pick(struct sched *s);
+struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
 void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta);

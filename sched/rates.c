@@ -21,7 +21,6 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-#define RATE_MIN	1e-12
 #define RATE_EPS	1e-12
 #define DELIVER_WINDOW_NS	100e6	/* lane time per measurement */
 #define DELIVER_ALPHA	0.5		/* weight of a new measurement */
