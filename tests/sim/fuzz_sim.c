@@ -29,6 +29,8 @@ static const struct kind kinds[] = {
 	  { .kind = SIM_GEN_DUTY, .max_lanes = 1, TREES }, 0.5 },
 	{ "duty and bursty beside hogs, 1-16 lanes",
 	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, TREES }, 0.5 },
+	{ "the same, work every 10 ms and more",
+	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, .coarse_duty = true, TREES }, 0.5 },
 	{ "caps of 100 ms periods and more, 1-16 lanes",
 	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, .coarse_caps = true, TREES }, 0.5 },
 	{ "caps of 10 ms periods and more, 1-16 lanes",
@@ -115,7 +117,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(c == 'h' ? stdout : stderr,
 				"usage: fuzz-sim [--seeds N] [--first SEED] [--kind K] [--list] [--worst]\n"
-				"  --kind   only the K-th kind (0 = hog-only, ... 4 = 10 ms caps)\n"
+				"  --kind   only the K-th kind (0 = hog-only, ... 5 = 10 ms caps)\n"
 				"  --list   print every seed over its bound\n"
 				"  --worst  print the worst scenario of each kind\n");
 			return c == 'h' ? 0 : 2;
