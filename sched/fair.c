@@ -34,7 +34,6 @@
 
 #include "internal.h"
 
-
 /* The head of p's queue changed: p's request, and so its deadline, may have (fair_request()). */
 static void head_changed(const struct sched *s, struct group_core *p)
 {
@@ -47,13 +46,19 @@ static void head_changed(const struct sched *s, struct group_core *p)
 	}
 }
 
-void fair_requeue(const struct sched *s, struct sched_entity *se)
+/* se's key changed: its place in its parent's queue. */
+static void requeue_here(const struct sched *s, struct sched_entity *se)
 {
 	fair_set_key(s, se);
-	if (heap_queued(&se->node)) {
+	if (heap_queued(&se->node))
 		heap_fix(&se->parent->queue, &se->node);
+}
+
+void fair_requeue(const struct sched *s, struct sched_entity *se)
+{
+	requeue_here(s, se);
+	if (heap_queued(&se->node))
 		head_changed(s, se->parent);
-	}
 }
 
 /* Queue se in its parent and, where the parent had nobody waiting, the parent in its own
@@ -68,7 +73,8 @@ void fair_enqueue(struct sched *s, struct sched_entity *se)
 		fair_set_key(s, se);
 		heap_insert(&p->queue, &se->node);
 		if (!was_empty) {
-			head_changed(s, p);
+			if (heap_min(&p->queue) == &se->node)
+				head_changed(s, p);
 			break;
 		}
 		if (p->throttled || !p->se.parent)
@@ -82,9 +88,12 @@ void fair_dequeue(struct sched *s, struct sched_entity *se)
 	struct group_core *gc;
 
 	while ((gc = se->parent)) {
+		bool head = heap_min(&gc->queue) == &se->node;
+
 		heap_remove(&gc->queue, &se->node);
 		if (gc->queue.nr) {
-			head_changed(s, gc);
+			if (head)
+				head_changed(s, gc);
 			break;
 		}
 		se = &gc->se;
@@ -270,8 +279,9 @@ static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
 		}
 		se->vt += d / se->rate;
 		se->parent->sum_rvt += d;
+		/* Every queued ancestor is requeued in turn: no head to pass up here. */
 		if (heap_queued(&se->node))
-			fair_requeue(s, se);
+			requeue_here(s, se);
 		else if (d > 0)
 			bound_saturated(se, slice);
 	}

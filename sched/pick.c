@@ -54,29 +54,29 @@ static double level_vc(struct level *lv)
 }
 
 /*
- * How far (vt) e is from eligible, 0 if it is. Eligible (EEVDF's word): not ahead of its level's
- * V, or of the competing V, by more than a slice of its own service. A group whose only waiters
- * are far ahead does not take a lane for them while anyone else is eligible; otherwise a child
- * that is the only one waiting in a group owed lanes (say, while a sibling with reserved demand
- * sleeps) would take the group's whole share.
+ * Eligible (EEVDF's word): not ahead of its level's V, or of the competing V, by more than a
+ * slice of its own service. A group whose only waiters are far ahead does not take a lane for
+ * them while anyone else is eligible; otherwise a child that is the only one waiting in a group
+ * owed lanes (say, while a sibling with reserved demand sleeps) would take the group's whole
+ * share.
  */
-static double ahead(const struct sched *s, struct level *lv, const struct sched_entity *e)
-{
-	double lim, d;
-
-	if (e->rate <= 0)
-		return 0;
-	lim = (double)s->core.params.slice_ns / e->rate;
-	d = e->vt - lim - lv->V;
-	if (d <= 0)
-		return 0;
-	d = e->vt - lim - level_vc(lv);
-	return d > 0 ? d : 0;
-}
-
 static bool eligible(const struct sched *s, struct level *lv, const struct sched_entity *e)
 {
-	return ahead(s, lv, e) == 0;
+	double slice = (double)s->core.params.slice_ns;
+
+	return e->rate <= 0 || (e->vt - lv->V) * e->rate <= slice ||
+	       (e->vt - level_vc(lv)) * e->rate <= slice;
+}
+
+/* How far (vt) e is from eligible, 0 if it is: the time it takes at its level's pace. */
+static double ahead(const struct sched *s, struct level *lv, const struct sched_entity *e)
+{
+	double d;
+
+	if (eligible(s, lv, e))
+		return 0;
+	d = e->vt - (double)s->core.params.slice_ns / e->rate - level_vc(lv);
+	return d > 0 ? d : 0;
 }
 
 static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc);
