@@ -271,7 +271,6 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	struct sched_core *c = &s->core;
 	struct sched_entity *best_ew = NULL;
 	struct vcpu_core *vc;
-	bool idle = false;
 	double best_key = 0;
 	int best = -1;
 	unsigned int l;
@@ -292,7 +291,6 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		if (er->idle && !ew->idle) {
 			best = (int)l;
 			best_ew = ew;
-			idle = true;
 			break;
 		}
 		if (owns_lane(ln->cur))
@@ -313,7 +311,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	 * from vCPUs owed nearly a CPU, which cannot catch up, when a sibling with a far lower rate
 	 * had just been given one (issue 13: random duty scenarios).
 	 */
-	if (!idle && lane_kept(s, lane_of(s, best))) {
+	if (lane_kept(s, lane_of(s, best))) {
 		struct lane *ln = lane_of(s, best);
 		uint64_t end = ln->start + c->params.min_run_ns;
 
