@@ -293,7 +293,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 			best_ew = ew;
 			break;
 		}
-		if (owns_lane(ln->cur))
+		if (lane_kept(s, ln))
 			continue;
 		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
 		key = er->vt - ew->vt;
@@ -305,22 +305,6 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	}
 	if (best < 0)
 		return;
-	/*
-	 * The lane that should go is held by a vCPU that started less than min_run ago: it goes
-	 * when min_run has passed, not another one now. Taking the next one instead took lanes
-	 * from vCPUs owed nearly a CPU, which cannot catch up, when a sibling with a far lower rate
-	 * had just been given one (issue 13: random duty scenarios).
-	 */
-	if (lane_kept(s, lane_of(s, best))) {
-		struct lane *ln = lane_of(s, best);
-		uint64_t end = ln->start + c->params.min_run_ns;
-
-		if (ln->rot_until == SCHED_TIME_NONE)
-			lane_set_rotation(s, ln);
-		if (end < ln->rot_until)
-			ln->rot_until = end;
-		return;
-	}
 	/*
 	 * The lane goes to the side that is behind, and inside it to whoever is first there:
 	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken
