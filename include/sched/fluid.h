@@ -9,8 +9,8 @@
  * one CPU; a group's is min(quota / period, the sum of its children's demands).
  *
  * The scheduler core uses the same function with demand 1 for every runnable vCPU to get the
- * rate each vCPU is owed right now (sched/fair.c); the simulator uses it with long-run demands
- * to get the ideal it measures against.
+ * rate each vCPU is owed right now (sched/rates.c); the simulator uses it for every vCPU with
+ * work, at every arrival and completion, to get the GPS ideal it measures against.
  */
 #ifndef VSCHED_SCHED_FLUID_H
 #define VSCHED_SCHED_FLUID_H
