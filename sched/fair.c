@@ -156,9 +156,9 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 }
 
 /* se leaves its parent's sum, saving its lag. */
-static void sum_leave(struct sched_entity *se)
+void fair_sum_leave(struct sched_entity *se)
 {
-	/* Rate 0: out of the sum already (throttled), its lag saved. */
+	/* Rate 0: out of the sum already (owed nothing), its lag saved. */
 	if (se->rate > 0) {
 		se->lag = se->rate * (fair_vclock(se->parent) - se->vt);
 		sum_remove(se);
@@ -201,7 +201,7 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 				s->core.next_release = s->core.now;
 			continue;
 		}
-		sum_leave(se);
+		fair_sum_leave(se);
 	}
 	fair_path_changed(s, vc);
 	fair_update_rates(s);
@@ -216,7 +216,7 @@ void fair_undelay_all(struct sched *s, struct vcpu_core *vc)
 		if (se->delayer != vc)
 			continue;
 		delay_end(s, se);
-		sum_leave(se);
+		fair_sum_leave(se);
 	}
 }
 
@@ -243,7 +243,7 @@ void fair_release(struct sched *s)
 			continue;
 		}
 		delay_end(s, se);
-		sum_leave(se);
+		fair_sum_leave(se);
 	}
 	c->next_release = next;
 }

@@ -227,6 +227,7 @@ void fair_enqueue(struct sched *s, struct sched_entity *se);
 void fair_dequeue(struct sched *s, struct sched_entity *se);
 void fair_wake(struct sched *s, struct vcpu_core *vc);
 void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep);
+void fair_sum_leave(struct sched_entity *se);
 void fair_undelay_all(struct sched *s, struct vcpu_core *vc);
 void fair_release(struct sched *s);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);

@@ -143,30 +143,18 @@ double fair_clamp_lag(double bound, double lag, double r)
 }
 
 /*
- * A runnable entity owed nothing (demand zero: a throttled group, or one with everything below
- * it throttled) is out of its parent's V, rate 0, its lag saved, as the kernel dequeues a
- * throttled cfs_rq's entity (and the parents left empty). Left in at the minimum rate it kept
- * its lag in V, and its siblings looked ahead by it until the refill: a group that burnt its
- * quota ahead of a sibling vCPU left that vCPU ineligible for the rest of every period, and a
- * parent of such a group made an idle group's siblings look 390 ms ahead (random caps).
- */
-/* e leaves gc's V, keeping its lag. */
-static void sum_leave(struct group_core *gc, struct sched_entity *e, double V)
-{
-	if (e->rate <= 0)
-		return;
-	e->lag = e->rate * (V - e->vt);
-	gc->sum_rvt -= e->rate * e->vt;
-	gc->sum_r -= e->rate;
-	e->rate = 0;
-}
-
-/*
  * A runnable child's rate changes to r: its lag r * (V - vt) is kept exactly, as the kernel's
  * reweight_eevdf() keeps a reweighted entity's. Bounding it here (the first design) forgave a
  * group running ahead of its rate at every wake or block below it; with wakes every few ms its
  * level's V stood still and its low-rate siblings starved (issue 13's random scenarios). One
  * that joins the sum (woken, or unthrottled) gets back the lag it saved, bounded.
+ *
+ * One owed nothing (demand zero: a throttled group, or one with everything below it throttled)
+ * leaves its parent's sum, its lag saved, as the kernel dequeues a throttled cfs_rq's entity
+ * and the parents left empty. Left in at the minimum rate it kept its lag in V, and its siblings
+ * looked ahead by it until the refill: a group that burnt its quota ahead of a sibling vCPU left
+ * that vCPU ineligible for the rest of every period, and a parent of such a group made an idle
+ * group's siblings look 390 ms ahead (random caps scenarios).
  */
 static void rebase(struct sched *s, struct sched_entity *e, double r, double V)
 {
@@ -183,7 +171,7 @@ static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity
 	if (!e->runnable && !e->delayed)
 		return;
 	if (r < RATE_MIN) {
-		sum_leave(gc, e, V);
+		fair_sum_leave(e);
 		return;
 	}
 	if (e->rate > 0) {
