@@ -10,9 +10,10 @@
  * Rates capped at quota / period held a group that bursts within its quota to that rate while
  * it ran: a vCPU busy 20 ms of every 100 in a 0.3 CPU group ran at 0.3 CPU, losing over half
  * of each burst to rotation (bench-fair "burst": 4.4 % of capacity where the ideal is 10 %).
- * A wake or a block changes demands along one path only, so the water-filling is redone level by level along
- * that path, going down into another subtree only where its capacity moved. Configuration
- * changes and moves redo everything. Every rate change keeps the entity's lag exactly.
+ * A wake or a block changes demands along one path only, so the water-filling is redone level by
+ * level along that path, going down into another subtree only where its capacity moved.
+ * Configuration changes and moves redo everything. Every rate change keeps the entity's lag
+ * exactly.
  */
 #include <errno.h>
 #include <math.h>
