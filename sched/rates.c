@@ -3,7 +3,8 @@
  * Fluid rates of every entity, kept up to date (see sched/fair.c for how they are used).
  *
  * The rates are the fluid ideal (sched/fluid.c) solved for the current demand: a runnable vCPU
- * demands a whole CPU, a blocked one keeps the share of recent time it was runnable. cpu.max
+ * demands a whole CPU, and so does a blocked one while its block left an entity delayed (fair.c);
+ * other sleepers demand nothing, as in GPS. cpu.max
  * is not in them: a quota is runtime per period, which a group may spend at any speed its
  * weight allows until the pool runs dry (sched/bandwidth.c throttles it then), as in the kernel;
  * a throttled group demands nothing until its refill, so its siblings share its part.
