@@ -4,10 +4,10 @@
  *
  * The rates are the fluid ideal (sched/fluid.c) solved for the current demand: a runnable vCPU
  * demands a whole CPU, and so does a blocked one while its block left an entity delayed (fair.c);
- * other sleepers demand nothing, as in GPS. cpu.max
- * is not in them: a quota is runtime per period, which a group may spend at any speed its
- * weight allows until the pool runs dry (sched/bandwidth.c throttles it then), as in the kernel;
- * a throttled group demands nothing until its refill, so its siblings share its part.
+ * other sleepers demand nothing, as in GPS. cpu.max is not in them: a quota is runtime per
+ * period, which a group may spend at any speed its weight allows until the pool runs dry
+ * (sched/bandwidth.c throttles it then), as in the kernel; a throttled group demands nothing
+ * until its refill, so its siblings share its part.
  * Rates capped at quota / period held a group that bursts within its quota to that rate while
  * it ran: a vCPU busy 20 ms of every 100 in a 0.3 CPU group ran at 0.3 CPU, losing over half
  * of each burst to rotation (bench-fair "burst": 4.4 % of capacity where the ideal is 10 %).
