@@ -197,12 +197,13 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 			se->delayer = vc;
 			vc->delaying++;
 			list_add_tail(&se->delay_node, &s->core.delayed);
-			if (s->core.next_release > s->core.now)
-				s->core.next_release = s->core.now;
 			continue;
 		}
 		fair_sum_leave(se);
 	}
+	/* New delays to time, or a group left whose delayed children wait no more. */
+	if (!list_empty(&s->core.delayed) && s->core.next_release > s->core.now)
+		s->core.next_release = s->core.now;
 	fair_path_changed(s, vc);
 	fair_update_rates(s);
 }
@@ -222,9 +223,11 @@ void fair_undelay_all(struct sched *s, struct vcpu_core *vc)
 
 /*
  * Delayed entities whose level's V has caught up with them leave its sum (lag 0, V does not
- * move); the time the next one is expected to (V advances about as fast as time while its
- * level is served at its rate), for sched_next_timer(). O(delayed) once per event that finds
- * one due: the list holds sleepers of the last few ms.
+ * move), and so do those whose level is no longer served (their group left its own parent's
+ * sum: their V stands still, and waiting, their vCPU would reserve a share nobody repays); the
+ * time the next one is expected to (V advances about as fast as time while its level is served
+ * at its rate), for sched_next_timer(). O(delayed) once per event that finds one due: the list
+ * holds sleepers of the last few ms.
  */
 void fair_release(struct sched *s)
 {
@@ -235,9 +238,10 @@ void fair_release(struct sched *s)
 	if (c->next_release > c->now)
 		return;
 	list_for_each_entry_safe(se, n, &c->delayed, delay_node) {
+		const struct sched_entity *p = &se->parent->se;
 		double ahead = se->vt - fair_vclock(se->parent);
 
-		if (ahead > 0.5 && se->rate > RATE_MIN) {
+		if (ahead > 0.5 && se->rate > RATE_MIN && (!p->parent || p->runnable || p->delayed)) {
 			if (c->now + (uint64_t)ahead + 1 < next)
 				next = c->now + (uint64_t)ahead + 1;
 			continue;

@@ -11,6 +11,7 @@
 #include "test.h"
 #include "sim_test.h"
 #include "sched/core.h"
+#include "sched/group.h"
 
 #define TEXT_LEN	(64 * 1024)
 
@@ -137,12 +138,47 @@ static void test_short_bursts_ask_short_requests(void)
 	sim_result_free(r);
 }
 
+/*
+ * A vCPU that blocks ahead of its sibling stays delayed in its group until the group's V catches
+ * up. If the group then stops too (its other vCPU blocks, owed nothing), its V stands still: the
+ * delay must end there, or the sleeper demands a CPU, and its group a share, until it wakes
+ * (`mixed.sim` 0.42 % of capacity with that leak, 0.24 % without).
+ */
+static void test_delay_ends_when_group_stops(void)
+{
+	const uint64_t ms = 1000000;
+	struct sched *s = sched_create(1, 3);
+	struct sched_decision d[16];
+	struct group *g;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "g", &g), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 1, g), 0);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 2, g), 0);
+	sched_vcpu_runnable(s, 1, 0);
+	sched_vcpu_runnable(s, 2, 0);
+	CU_ASSERT_EQUAL(sched_lane_vcpu(s, 0), 1);
+	/* vCPU 1 ran 2 ms, vCPU 2 nothing: 1 blocks ahead of its share and is delayed. */
+	sched_vcpu_ran(s, 1, 2 * ms, 0, 2 * ms);
+	sched_vcpu_blocked(s, 1, 2 * ms);
+	CU_ASSERT_EQUAL(sched_vcpu_demand(s, 1), 1.0);
+	/* vCPU 2 blocks owed service: /g stops, and vCPU 1's delay ends with it. */
+	sched_vcpu_blocked(s, 2, 2 * ms);
+	CU_ASSERT_EQUAL(sched_vcpu_demand(s, 1), 0.0);
+	sched_timer(s, 50 * ms);
+	CU_ASSERT_EQUAL(sched_vcpu_demand(s, 1), 0.0);
+	while (sched_take_decisions(s, d, 16))
+		;
+	sched_destroy(s);
+}
+
 static CU_TestInfo gps_tests[] = {
 	{ "random hog-only seeds that failed", test_random_hog_seeds_that_failed },
 	{ "the ideal is GPS over the arrivals", test_ideal_is_gps },
 	{ "a sleeper reserves only its debt", test_sleeper_reserves_only_its_debt },
 	{ "a throttled subtree leaves V", test_throttled_subtree_leaves_v },
 	{ "short bursts ask short requests", test_short_bursts_ask_short_requests },
+	{ "a delay ends when its group stops", test_delay_ends_when_group_stops },
 	CU_TEST_INFO_NULL,
 };
 
