@@ -57,8 +57,7 @@ static double level_vc(struct level *lv)
  * Eligible (EEVDF's word): not ahead of its level's V, or of the competing V, by more than a
  * slice of its own service. A group whose only waiters are far ahead does not take a lane for
  * them while anyone else is eligible; otherwise a child that is the only one waiting in a group
- * owed lanes (say, while a sibling with reserved demand sleeps) would take the group's whole
- * share.
+ * owed lanes (say, while a sibling in debt is delayed) would take the group's whole share.
  */
 static bool eligible(const struct sched *s, struct level *lv, const struct sched_entity *e)
 {
@@ -200,6 +199,7 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double 
 {
 	struct sched_entity *path[SE_PATH_MAX], *e;
 	struct group_core *gc = gcore(&s->root);
+	struct vcpu_core *vc;
 	unsigned int n = 0;
 
 	for (e = &r->se; e->parent; e = &e->parent->se)
@@ -220,6 +220,6 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double 
 			return se_vcpu(p);
 		gc = se_group(p);
 	}
-	e = (struct sched_entity *)pick_in(s, gc);
-	return e ? (struct vcpu_core *)e : fair_pick(s);
+	vc = pick_in(s, gc);
+	return vc ? vc : fair_pick(s);
 }
