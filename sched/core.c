@@ -25,6 +25,7 @@ static void entity_init(struct sched_entity *se, struct group_core *parent, bool
 	memset(se, 0, sizeof(*se));
 	heap_node_init(&se->node);
 	list_init(&se->run_node);
+	list_init(&se->delay_node);
 	se->is_group = is_group;
 	se->parent = parent;
 }
@@ -54,6 +55,8 @@ int core_init(struct sched *s)
 	c->params.slice_ns = SCHED_SLICE_DFL_NS;
 	c->params.min_run_ns = SCHED_MIN_RUN_DFL_NS;
 	c->params.lag_ns = 2 * SCHED_SLICE_DFL_NS;
+	list_init(&c->delayed);
+	c->next_release = SCHED_TIME_NONE;
 	bw_init(s);
 	c->lanes = calloc(s->nr_lanes, sizeof(*c->lanes));
 	c->vcpus = calloc(s->nr_vcpus ? s->nr_vcpus : 1, sizeof(*c->vcpus));
@@ -163,6 +166,7 @@ static void clock_update(struct sched *s, uint64_t now)
 
 static void finish(struct sched *s)
 {
+	fair_release(s);
 	fair_update_rates(s);
 	lanes_settle(s);
 	lanes_flush(s);
@@ -199,11 +203,13 @@ static void rehome(struct sched *s, struct vcpu_core *vc, struct group_core *fc,
 		fair_dequeue(s, &vc->se);
 	if (running)
 		fair_clear_running(s, vc);
+	/* The tree changed under vc: redo all rates, not just along a path. */
+	fair_rates_changed(s);
 	if (vc->runnable) {
 		runnable_change(s, fc, -1);
-		/* The tree changed under vc: redo all rates, not just along a path. */
-		fair_rates_changed(s);
-		fair_block(s, vc);
+		fair_block(s, vc, false);
+	} else {
+		fair_undelay_all(s, vc);
 	}
 	fc->nr_children--;
 	tc->nr_children++;
@@ -353,7 +359,7 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 		lanes_put_back(s, vc);
 	else if (fair_waiting(vc))
 		fair_dequeue(s, &vc->se);
-	fair_block(s, vc);
+	fair_block(s, vc, true);
 	finish(s);
 	return 0;
 }

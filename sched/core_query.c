@@ -27,6 +27,9 @@ uint64_t sched_next_timer(const struct sched *s)
 	uint64_t t = bw_next_timer(s);
 	unsigned int l;
 
+	/* A delayed sleeper expected to be repaid: it leaves the rates (fair_release()). */
+	if (s->core.next_release < t)
+		t = s->core.next_release;
 	for (l = 0; l < s->nr_lanes; l++) {
 		const struct lane *ln = &s->core.lanes[l];
 

@@ -9,8 +9,9 @@
  * Virtual time. Every group keeps its runnable children in a sum and the ones with a waiting
  * vCPU below in a queue ordered by virtual deadline (vt + request / rate, EEVDF); service d
  * advances an entity's vt by d / rate at every level. A lane goes to the vCPU reached by taking
- * the earliest eligible deadline at each level from the root down (fair_pick()). Siblings served exactly at their rates keep equal vt, so vt differences
- * are time lags, and every group's usage follows its fluid share at every level.
+ * the earliest eligible deadline at each level from the root down (sched/pick.c). Siblings
+ * served exactly at their rates keep equal vt, so vt differences are time lags, and every
+ * group's usage follows its fluid share at every level.
  *
  * Why rates and not weights: with P lanes, a child whose demand is below its weighted share
  * (one vCPU, or a cap) would under weights fall behind in vt and build up credit; with its
@@ -20,13 +21,12 @@
  * decides inside the group.
  *
  * Lag. L = rate * (V - vt) is service owed, V being the rate-weighted mean vt of the runnable
- * siblings. A rate change keeps every L. An entity that stops being runnable keeps its L and
- * gets it back when it becomes runnable again, bounded to [-lag, +lag]: no hoard of credit for
- * a long sleeper, no debt kept forever either. While it sleeps it is still owed the rate its
- * recent demand reserves (its siblings' rates leave that room, sched/rates.c), so its L grows
- * by that reservation over the sleep (fair_accrue()): a duty-cycle vCPU within its share pays
- * its burst's debt back while it sleeps and wakes with credit, instead of waking in debt and
- * waiting a rotation while its work is due.
+ * (and delayed) siblings. A rate change keeps every L. An entity that goes to sleep owed
+ * service keeps its L and gets it back on waking, bounded to lag_ns: no hoard of credit for a
+ * long sleeper. One that goes to sleep ahead of its share stays delayed in the sum and the
+ * rates until V catches up with it (fair_block()): its debt is repaid while it sleeps, as GPS
+ * would go on serving the burst it ran ahead of, and it wakes level instead of waiting a
+ * rotation while its work is due.
  *
  * Cost: pick, charge, enqueue are O(depth * log n); rates change only on wakes, blocks and
  * configuration changes (sched/rates.c).
@@ -34,7 +34,32 @@
 
 #include "internal.h"
 
-#define RATE_MIN	1e-12
+/* The head of p's queue changed: p's request, and so its deadline, may have (fair_request()). */
+static void head_changed(const struct sched *s, struct group_core *p)
+{
+	double base;
+
+	if (heap_queued(&p->se.node)) {
+		fair_request(s, &p->se, &base);
+		if (base != p->se.breq)
+			fair_requeue(s, &p->se);
+	}
+}
+
+/* se's key changed: its place in its parent's queue. */
+static void requeue_here(const struct sched *s, struct sched_entity *se)
+{
+	fair_set_key(s, se);
+	if (heap_queued(&se->node))
+		heap_fix(&se->parent->queue, &se->node);
+}
+
+void fair_requeue(const struct sched *s, struct sched_entity *se)
+{
+	requeue_here(s, se);
+	if (heap_queued(&se->node))
+		head_changed(s, se->parent);
+}
 
 /* Queue se in its parent and, where the parent had nobody waiting, the parent in its own
  * parent, up to the root or a throttled group. */
@@ -47,7 +72,12 @@ void fair_enqueue(struct sched *s, struct sched_entity *se)
 
 		fair_set_key(s, se);
 		heap_insert(&p->queue, &se->node);
-		if (!was_empty || p->throttled || !p->se.parent)
+		if (!was_empty) {
+			if (heap_min(&p->queue) == &se->node)
+				head_changed(s, p);
+			break;
+		}
+		if (p->throttled || !p->se.parent)
 			break;
 		se = &p->se;
 	}
@@ -57,11 +87,15 @@ void fair_dequeue(struct sched *s, struct sched_entity *se)
 {
 	struct group_core *gc;
 
-	(void)s;
 	while ((gc = se->parent)) {
+		bool head = heap_min(&gc->queue) == &se->node;
+
 		heap_remove(&gc->queue, &se->node);
-		if (gc->queue.nr)
+		if (gc->queue.nr) {
+			if (head)
+				head_changed(s, gc);
 			break;
+		}
 		se = &gc->se;
 		if (!heap_queued(&se->node))
 			break;
@@ -87,90 +121,140 @@ static void sum_remove(struct sched_entity *e)
 	}
 }
 
+static void delay_end(struct sched *s, struct sched_entity *se)
+{
+	struct vcpu_core *d = se->delayer;
+
+	list_del(&se->delay_node);
+	se->delayed = false;
+	se->delayer = NULL;
+	/* Its vCPU demanded for it; with nothing left delayed it demands nothing. */
+	if (!--d->delaying && !d->runnable)
+		fair_path_changed(s, d);
+}
+
 /*
- * vc became runnable. Entities on its path that were not runnable become so; after the new
- * rates are in, each gets its saved lag back, bounded by lag (in service).
+ * vc became runnable. Entities on its path that were not runnable become so: a delayed one is
+ * still in its parent's sum and goes on with its vt; a sleeping one has rate 0 and its saved
+ * lag, and as the new rates come in it joins its parent's sum with that lag back, bounded by
+ * lag_ns (set_rate() in rates.c). One under a throttled group stays out until the refill.
  */
 void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
-	double bound = (double)s->core.params.lag_ns;
-	struct sched_entity *se, *woken[SE_PATH_MAX];
-	unsigned int n = 0;
+	struct sched_entity *se;
 
-	fair_est_update(s, vc, false);
+	vc->ran = 0;
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
-		fair_accrue(s, se, s->core.now);
-		se->resv = 0;
+		if (se->delayed)
+			delay_end(s, se);
+		else
+			se->rate = 0;
 		se->runnable = true;
-		se->rate = 0;
-		woken[n++] = se;
 	}
 	fair_path_changed(s, vc);
 	fair_update_rates(s);
-	while (n--) {
-		struct group_core *p;
-		double lag;
-		double V;
+}
 
-		se = woken[n];
-		p = se->parent;
-		V = fair_vclock(p);
-		p->sum_rvt -= se->rate * se->vt;
-		/*
-		 * No rate (it woke under a throttled group, which demands nothing until its
-		 * refill): no lag can be expressed in virtual time; it starts level, at V.
-		 */
-		if (se->rate > 0) {
-			lag = fair_clamp_lag(bound, se->lag, se->rate);
-			se->vt = V - lag / se->rate;
-		} else {
-			se->vt = V;
+/* se leaves its parent's sum, saving its lag. */
+void fair_sum_leave(struct sched_entity *se)
+{
+	/* Rate 0: out of the sum already (owed nothing), its lag saved. */
+	if (se->rate > 0) {
+		se->lag = se->rate * (fair_vclock(se->parent) - se->vt);
+		sum_remove(se);
+	}
+	se->rate = 0;
+}
+
+/*
+ * vc stopped being runnable: it, and groups left with nothing runnable, stop being runnable.
+ * One that ran ahead of its share (lag < 0) and goes to sleep stays delayed: in its parent's
+ * sum and in the rates, as the kernel's EEVDF keeps a sleeper in debt on its runqueue
+ * (DELAY_DEQUEUE) and as GPS goes on serving a burst that ran ahead of it, until V has caught
+ * up with it (fair_release()); its siblings get its share meanwhile, and repaid. The others,
+ * and every one of them when vc only moves (sleep false), leave with their lag saved.
+ *
+ * Why: a sleeper that left with its debt had it forgiven in V at once (its siblings lost what
+ * it ran ahead) and brought it back on waking, to wait a rotation while its work was due; one
+ * that kept a reservation of its recent demand while asleep (the first design) was owed credit
+ * GPS does not give, and its group got its bursts at two lanes when its share was less (issue
+ * 13: mixed.sim 2.3 % of capacity against GPS).
+ */
+void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
+{
+	struct sched_entity *se = &vc->se;
+
+	/* Its request: what it ran from waking to blocking, averaged (fair_request()). */
+	if (sleep)
+		vc->burst = vc->burst > 0 ? (3 * vc->burst + (double)vc->ran) / 4 : (double)vc->ran;
+
+	for (; se->parent; se = &se->parent->se) {
+		if (se->is_group && se_group(se)->nr_runnable)
+			break;
+		se->runnable = false;
+		if (sleep && se->rate > 0 && se->vt > fair_vclock(se->parent)) {
+			se->delayed = true;
+			se->delayer = vc;
+			vc->delaying++;
+			list_add_tail(&se->delay_node, &s->core.delayed);
+			continue;
 		}
-		p->sum_rvt += se->rate * se->vt;
-		fair_requeue(s, se);
+		fair_sum_leave(se);
+	}
+	/* New delays to time, or a group left whose delayed children wait no more. */
+	if (!list_empty(&s->core.delayed) && s->core.next_release > s->core.now)
+		s->core.next_release = s->core.now;
+	fair_path_changed(s, vc);
+	fair_update_rates(s);
+}
+
+/* vc moves while asleep: what its block left delayed leaves now, keeping its debt. */
+void fair_undelay_all(struct sched *s, struct vcpu_core *vc)
+{
+	struct sched_entity *se, *n;
+
+	list_for_each_entry_safe(se, n, &s->core.delayed, delay_node) {
+		if (se->delayer != vc)
+			continue;
+		delay_end(s, se);
+		fair_sum_leave(se);
 	}
 }
 
 /*
- * A sleeping entity is owed its reservation: lag += resv * time asleep, up to now, and to the
- * credit bound at that rate (lag_ns * resv, as fair_clamp_lag() has it). Without the bound a
- * long sleeper's hoard, clamped only on waking, still pulled its level's V down in the
- * meantime (sim mixed.sim: 0.25 % of capacity to an idle group; 0.18 % with it).
+ * Delayed entities whose level's V has caught up with them leave its sum (lag 0, V does not
+ * move), and so do those whose level is no longer served (their group left its own parent's
+ * sum: their V stands still, and waiting, their vCPU would reserve a share nobody repays); the
+ * time the next one is expected to (V advances about as fast as time while its level is served
+ * at its rate), for sched_next_timer(). O(delayed) once per event that finds one due: the list
+ * holds sleepers of the last few ms.
  */
-void fair_accrue(struct sched *s, struct sched_entity *se, uint64_t now)
+void fair_release(struct sched *s)
 {
-	double cap = se->resv * (double)s->core.params.lag_ns, add;
+	struct sched_core *c = &s->core;
+	struct sched_entity *se, *n;
+	uint64_t next = SCHED_TIME_NONE;
 
-	if (!se->runnable && se->resv > 0 && now > se->resv_since && se->lag < cap) {
-		add = se->resv * (double)(now - se->resv_since);
-		se->lag = se->lag + add < cap ? se->lag + add : cap;
+	if (c->next_release > c->now)
+		return;
+	list_for_each_entry_safe(se, n, &c->delayed, delay_node) {
+		const struct sched_entity *p = &se->parent->se;
+		double ahead = se->vt - fair_vclock(se->parent);
+
+		if (ahead > 0.5 && se->rate > RATE_MIN && (!p->parent || p->runnable || p->delayed)) {
+			if (c->now + (uint64_t)ahead + 1 < next)
+				next = c->now + (uint64_t)ahead + 1;
+			continue;
+		}
+		delay_end(s, se);
+		fair_sum_leave(se);
 	}
-	se->resv_since = now;
-}
-
-/* vc stopped being runnable: it, and groups left with nothing runnable, save their lag. */
-void fair_block(struct sched *s, struct vcpu_core *vc)
-{
-	struct sched_entity *se = &vc->se;
-
-	fair_est_update(s, vc, true);
-	for (; se->parent; se = &se->parent->se) {
-		if (se->is_group && se_group(se)->nr_runnable)
-			break;
-		se->lag = se->rate * (fair_vclock(se->parent) - se->vt);
-		sum_remove(se);
-		se->runnable = false;
-		se->rate = 0;
-		se->resv = 0;	/* until the rates below give it its reservation */
-		se->resv_since = s->core.now;
-	}
-	fair_path_changed(s, vc);
-	fair_update_rates(s);
+	c->next_release = next;
 }
 
 /*
  * An entity running everything it has (lanes held, nobody waiting below) cannot use more than
- * it gets: credit it builds up (its rate holds a sleeper's reservation, or its demand is below
+ * it gets: credit it builds up (its rate holds a delayed sleeper's share, or its demand is below
  * its share) means nothing while it stays so, and left in V it would make its siblings look
  * ahead and ineligible. Keep it within a slice of V.
  */
@@ -199,8 +283,9 @@ static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
 		}
 		se->vt += d / se->rate;
 		se->parent->sum_rvt += d;
+		/* Every queued ancestor is requeued in turn: no head to pass up here. */
 		if (heap_queued(&se->node))
-			fair_requeue(s, se);
+			requeue_here(s, se);
 		else if (d > 0)
 			bound_saturated(se, slice);
 	}
@@ -233,124 +318,10 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 {
 	uint64_t used = delta < vc->resv ? delta : vc->resv;
 
-	(void)s;
+	vc->ran += delta;
 	vc->resv -= used;
 	if (delta > used)
 		charge_path(s, vc, (double)(delta - used));
-}
-
-/* The earliest deadline, eligible or not, level by level: the work-conserving fallback. */
-static struct vcpu_core *pick_min(struct group_core *gc)
-{
-	for (;;) {
-		struct heap_node *n = heap_min(&gc->queue);
-		struct sched_entity *se;
-
-		if (!n)
-			return NULL;
-		se = container_of(n, struct sched_entity, node);
-		if (!se->is_group)
-			return se_vcpu(se);
-		gc = se_group(se);
-	}
-}
-
-/*
- * Eligible (EEVDF's word): not ahead of its level by more than a slice of its own service. A
- * group whose only waiters are far ahead does not take a lane for them while anyone else is
- * eligible; otherwise a child that is the only one waiting in a group owed lanes (say, while a
- * sibling with reserved demand sleeps) would take the group's whole share.
- */
-static bool eligible(const struct sched *s, const struct group_core *gc,
-		     const struct sched_entity *e)
-{
-	return e->rate <= 0 ||
-	       e->vt <= fair_vclock(gc) + (double)s->core.params.slice_ns / e->rate;
-}
-
-static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc);
-
-static struct vcpu_core *pick_entity(struct sched *s, struct group_core *gc,
-				     struct sched_entity *se)
-{
-	if (!eligible(s, gc, se))
-		return NULL;
-	return se->is_group ? pick_in(s, se_group(se)) : se_vcpu(se);
-}
-
-/* The eligible waiting vCPU reached by the earliest eligible deadline at every level, or NULL. */
-static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
-{
-	struct heap_node *n = heap_min(&gc->queue);
-	struct sched_entity *first, *prev;
-	struct vcpu_core *vc;
-	unsigned int i;
-
-	if (!n)
-		return NULL;
-	first = container_of(n, struct sched_entity, node);
-	vc = pick_entity(s, gc, first);
-	if (vc)
-		return vc;
-	/* Rare: try the others in deadline order (a scan per try; queues are short). */
-	for (prev = first;;) {
-		struct sched_entity *next = NULL;
-
-		for (i = 0; i < gc->queue.nr; i++) {
-			struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity,
-							      node);
-
-			if (e->dl < prev->dl || (e->dl == prev->dl && e <= prev))
-				continue;
-			if (!next || e->dl < next->dl || (e->dl == next->dl && e < next))
-				next = e;
-		}
-		if (!next)
-			return NULL;
-		vc = pick_entity(s, gc, next);
-		if (vc)
-			return vc;
-		prev = next;
-	}
-}
-
-struct vcpu_core *fair_pick(struct sched *s)
-{
-	struct vcpu_core *vc = pick_in(s, gcore(&s->root));
-
-	return vc ? vc : pick_min(gcore(&s->root));
-}
-
-/*
- * fair_pick() for a lane whose vCPU r was just put back: at every level where r's path is still
- * queued, r's side keeps the lane unless the first entity is ahead of it by more than gran
- * (time). A near tie is not worth a switch (a kick), and a lane kept inside a group is still
- * handed out by vt further down.
- */
-struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
-{
-	struct sched_entity *path[SE_PATH_MAX], *e;
-	struct group_core *gc = gcore(&s->root);
-	unsigned int n = 0;
-
-	for (e = &r->se; e->parent; e = &e->parent->se)
-		path[n++] = e;
-	while (n) {
-		struct heap_node *hn = heap_min(&gc->queue);
-		struct sched_entity *first, *p = path[--n];
-
-		if (!hn)
-			return NULL;
-		first = container_of(hn, struct sched_entity, node);
-		if (p->parent != gc || !heap_queued(&p->node) || !eligible(s, gc, p) ||
-		    (p != first && p->vt - first->vt > gran))
-			break;
-		if (!p->is_group)
-			return se_vcpu(p);
-		gc = se_group(p);
-	}
-	e = (struct sched_entity *)pick_in(s, gc);
-	return e ? (struct vcpu_core *)e : fair_pick(s);
 }
 
 static void running_inc(struct sched_entity *se)

@@ -13,6 +13,9 @@
 struct group_core;
 struct fluid_claim;
 
+/* The smallest rate a runnable entity in its parent's sum has (CPUs). */
+#define RATE_MIN	1e-12
+
 /* Entities on a vCPU's path below the root: the vCPU and every group but the root. */
 #define SE_PATH_MAX	(GROUP_DEPTH_MAX + 1)
 
@@ -23,16 +26,19 @@ struct fluid_claim;
  */
 struct sched_entity {
 	double vt;
-	double dl;			/* virtual deadline vt + request / rate: the queue's key */
+	double dl;			/* virtual deadline vt + req / rate: the queue's key */
+	double req;			/* its request when the key was set (fair_request()) */
+	double breq;			/* the same before its own pool's limit: what it passes up */
 	double rate;
 	double new_rate;		/* scratch of fair_update_rates() */
 	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
-	double resv;			/* not runnable: the rate its recent demand still reserves */
-	uint64_t resv_since;		/* lag accrued from resv up to here */
+	struct vcpu_core *delayer;	/* delayed: the vCPU whose block left it in debt */
+	struct list_head delay_node;	/* in core.delayed while delayed */
 	struct heap_node node;		/* in parent->queue while it has a waiting vCPU below */
 	struct list_head run_node;	/* in parent->running while nr_running > 0 */
 	unsigned int nr_running;	/* lanes held by vCPUs at or below this entity */
 	bool runnable;			/* a runnable vCPU at or below */
+	bool delayed;			/* not runnable, in debt: still in its parent's V and rates */
 	bool is_group;
 	bool idle;			/* a cpu.idle group */
 	struct group_core *parent;	/* NULL for the root's entity */
@@ -70,8 +76,9 @@ struct vcpu_core {
 	bool runnable;
 	int lane;			/* -1 when not on a lane */
 	int told_lane;			/* the lane the runtime was told, -1 if none */
-	double est;			/* recent runnable fraction, the demand it keeps asleep */
-	uint64_t est_stamp;
+	unsigned int delaying;		/* entities its block left delayed: it still demands */
+	double burst;			/* average service from waking to blocking, 0: unknown */
+	uint64_t ran;			/* service since it last woke */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
 	uint64_t since;			/* holding a lane without a break since (lanes.c) */
@@ -107,6 +114,8 @@ struct sched_core {
 	double deliver;			/* smoothed measurement, (0, 1] */
 	double dl_cpu, dl_held;		/* the current measurement window */
 	double dl_cpu_total, dl_held_total;	/* since the start, for stats */
+	struct list_head delayed;	/* delayed entities (fair.c) */
+	uint64_t next_release;		/* when the first of them is expected to be repaid */
 };
 
 struct sched {
@@ -160,29 +169,49 @@ static inline double fair_vclock(const struct group_core *gc)
 }
 
 /*
- * A queued entity's vt or rate changed: its deadline moves (the queues are ordered by deadline,
- * EEVDF's earliest eligible virtual deadline first; see fair.c).
+ * EEVDF's request: the service se asks for next, which with its rate sets its deadline. A
+ * vCPU asks for what it ran, on average, from waking to blocking (a slice if it never blocks),
+ * within [min_run, slice]: one that runs short bursts has an early deadline, as the kernel gives
+ * a task with a short custom slice. A group asks for what the child at the head of its queue
+ * asks (the kernel propagates its children's shortest slice up the hierarchy), and a capped
+ * group for no more than its pool holds.
  */
+static inline double fair_request(const struct sched *s, struct sched_entity *se, double *base)
+{
+	const struct sched_params *p = &s->core.params;
+	double req = (double)p->slice_ns;
+
+	if (se->is_group) {
+		const struct group_core *gc = se_group(se);
+		struct heap_node *n = heap_min(&gc->queue);
+
+		if (n)
+			req = container_of(n, struct sched_entity, node)->breq;
+		*base = req;
+		if (gc->bw_enabled && (double)gc->runtime < req)
+			req = (double)gc->runtime;
+		return req;
+	}
+	if (se_vcpu(se)->burst > 0 && se_vcpu(se)->burst < req) {
+		req = se_vcpu(se)->burst;
+		if (req < (double)p->min_run_ns)
+			req = (double)p->min_run_ns;
+	}
+	*base = req;
+	return req;
+}
+
+/* A queued entity's vt, rate or request changed: its deadline moves (the queues' key). */
 static inline void fair_set_key(const struct sched *s, struct sched_entity *se)
 {
-	double req = (double)s->core.params.slice_ns;
-
-	/* A capped group asks for no more than its pool holds: short request, early deadline. */
-	if (se->is_group && se_group(se)->bw_enabled && (double)se_group(se)->runtime < req)
-		req = (double)se_group(se)->runtime;
-	se->dl = se->vt + req / (se->rate > 1e-12 ? se->rate : 1e-12);
+	se->req = fair_request(s, se, &se->breq);
+	se->dl = se->vt + se->req / (se->rate > 1e-12 ? se->rate : 1e-12);
 }
 
-static inline void fair_requeue(const struct sched *s, struct sched_entity *se)
-{
-	fair_set_key(s, se);
-	if (heap_queued(&se->node))
-		heap_fix(&se->parent->queue, &se->node);
-}
+void fair_requeue(const struct sched *s, struct sched_entity *se);
 
 /* rates.c: fluid rates of every entity. */
 void fair_path_changed(struct sched *s, struct vcpu_core *vc);
-void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable);
 double fair_clamp_lag(double bound, double lag, double r);
 void fair_lanes_held(struct sched *s, uint64_t dt);
 void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu);
@@ -197,17 +226,22 @@ void fair_update_rates(struct sched *s);
 void fair_enqueue(struct sched *s, struct sched_entity *se);
 void fair_dequeue(struct sched *s, struct sched_entity *se);
 void fair_wake(struct sched *s, struct vcpu_core *vc);
-void fair_block(struct sched *s, struct vcpu_core *vc);
-void fair_accrue(struct sched *s, struct sched_entity *se, uint64_t now);
+void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep);
+void fair_sum_leave(struct sched_entity *se);
+void fair_undelay_all(struct sched *s, struct vcpu_core *vc);
+void fair_release(struct sched *s);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
 void fair_refund(struct sched *s, struct vcpu_core *vc);
-struct vcpu_core *fair_pick(struct sched *s);
-struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 void fair_set_running(struct sched *s, struct vcpu_core *vc);
 void fair_clear_running(struct sched *s, struct vcpu_core *vc);
 bool fair_waiting(const struct vcpu_core *vc);
 double fair_vcpu_demand(const struct vcpu_core *vc);
+
+/* pick.c: who gets a lane (earliest eligible virtual deadline). */
+struct vcpu_core *fair_pick(struct sched *s);
+struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
 void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta);

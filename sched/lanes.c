@@ -266,22 +266,10 @@ static bool path_throttled(const struct sched_entity *se)
 	return false;
 }
 
-/* The first waiting vCPU at or below se. */
-static struct vcpu_core *pick_below(struct sched_entity *se)
-{
-	while (se->is_group) {
-		struct heap_node *n = heap_min(&se_group(se)->queue);
-
-		if (!n)
-			return NULL;
-		se = container_of(n, struct sched_entity, node);
-	}
-	return heap_queued(&se->node) ? se_vcpu(se) : NULL;
-}
-
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
 	struct sched_core *c = &s->core;
+	struct sched_entity *best_ew = NULL;
 	struct vcpu_core *vc;
 	double best_key = 0;
 	int best = -1;
@@ -302,6 +290,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		common_level(&ew, &er);
 		if (er->idle && !ew->idle) {
 			best = (int)l;
+			best_ew = ew;
 			break;
 		}
 		if (lane_kept(s, ln))
@@ -311,12 +300,18 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		if (key > (double)c->params.min_run_ns && key > best_key) {
 			best_key = key;
 			best = (int)l;
+			best_ew = ew;
 		}
 	}
 	if (best < 0)
 		return;
+	/*
+	 * The lane goes to the side that is behind, and inside it to whoever is first there:
+	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken
+	 * into a group a turn its siblings were owed first; issue 13, random hog trees).
+	 */
 	lanes_put_back(s, lane_of(s, best)->cur);
-	vc = pick_below(se);
+	vc = fair_pick_below(s, best_ew);
 	lane_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
 }
 

@@ -3,16 +3,18 @@
  * Fluid rates of every entity, kept up to date (see sched/fair.c for how they are used).
  *
  * The rates are the fluid ideal (sched/fluid.c) solved for the current demand: a runnable vCPU
- * demands a whole CPU, a blocked one keeps the share of recent time it was runnable. cpu.max
- * is not in them: a quota is runtime per period, which a group may spend at any speed its
- * weight allows until the pool runs dry (sched/bandwidth.c throttles it then), as in the kernel;
- * a throttled group demands nothing until its refill, so its siblings share its part.
+ * demands a whole CPU, and so does a blocked one while its block left an entity delayed (fair.c);
+ * other sleepers demand nothing, as in GPS. cpu.max is not in them: a quota is runtime per
+ * period, which a group may spend at any speed its weight allows until the pool runs dry
+ * (sched/bandwidth.c throttles it then), as in the kernel; a throttled group demands nothing
+ * until its refill, so its siblings share its part.
  * Rates capped at quota / period held a group that bursts within its quota to that rate while
  * it ran: a vCPU busy 20 ms of every 100 in a 0.3 CPU group ran at 0.3 CPU, losing over half
- * of each burst to rotation (bench-fair "burst": 4.4 % of capacity where the ideal is 10 %). A wake or a
- * block changes demands along one path only, so the water-filling is redone level by level along
- * that path, going down into another subtree only where its capacity moved. Configuration
- * changes and moves redo everything. Every rate change keeps the entity's lag exactly.
+ * of each burst to rotation (bench-fair "burst": 4.4 % of capacity where the ideal is 10 %).
+ * A wake or a block changes demands along one path only, so the water-filling is redone level by
+ * level along that path, going down into another subtree only where its capacity moved.
+ * Configuration changes and moves redo everything. Every rate change keeps the entity's lag
+ * exactly.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,9 +23,7 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-#define RATE_MIN	1e-12
 #define RATE_EPS	1e-12
-#define DEMAND_TAU_NS	100e6
 #define DELIVER_WINDOW_NS	100e6	/* lane time per measurement */
 #define DELIVER_ALPHA	0.5		/* weight of a new measurement */
 #define DELIVER_MIN	0.05
@@ -84,25 +84,13 @@ void fair_path_changed(struct sched *s, struct vcpu_core *vc)
 }
 
 /*
- * A vCPU's demand in the rates: a whole CPU while runnable; while blocked, the share of recent
- * time it was runnable (an average over DEMAND_TAU_NS). The fluid ideal counts a duty-cycle vCPU
- * by its long-run demand, so its group keeps that part of its share while it sleeps, and when
- * it wakes its group is owed the lane it needs instead of finding its share given away. Too
- * high an estimate costs nothing: service is still work-conserving, and an entity that cannot
- * use its rate only piles up lag, which is bounded (bound_saturated() in fair.c, and on wake).
+ * A vCPU's demand in the rates: a whole CPU while runnable, or while its block left an entity
+ * delayed (it ran ahead and GPS is still serving that burst); otherwise nothing. GPS reserves
+ * nothing for a sleeper: its share goes to the others until it has work again.
  */
 static double vcpu_demand(const struct vcpu_core *vc)
 {
-	return vc->se.runnable ? 1.0 : vc->est;
-}
-
-void fair_est_update(struct sched *s, struct vcpu_core *vc, bool was_runnable)
-{
-	uint64_t now = s->core.now;
-	double a = exp(-(double)(now - vc->est_stamp) / DEMAND_TAU_NS);
-
-	vc->est = vc->est * a + (was_runnable ? 1.0 - a : 0.0);
-	vc->est_stamp = now;
+	return vc->se.runnable || vc->delaying ? 1.0 : 0.0;
 }
 
 double fair_vcpu_demand(const struct vcpu_core *vc)
@@ -156,36 +144,45 @@ double fair_clamp_lag(double bound, double lag, double r)
 	return lag > b ? b : lag < -b ? -b : lag;
 }
 
-/* A sleeper's reservation changes: what it was owed so far is counted at the old one. */
-static void set_resv(struct sched *s, struct sched_entity *e, double r)
-{
-	fair_accrue(s, e, s->core.now);
-	e->resv = r;
-}
-
 /*
  * A runnable child's rate changes to r: its lag r * (V - vt) is kept exactly, as the kernel's
  * reweight_eevdf() keeps a reweighted entity's. Bounding it here (the first design) forgave a
  * group running ahead of its rate at every wake or block below it; with wakes every few ms its
- * level's V stood still and its low-rate siblings starved (issue 13's random scenarios).
+ * level's V stood still and its low-rate siblings starved (issue 13's random scenarios). One
+ * that joins the sum (woken, or unthrottled) gets back the lag it saved, bounded.
+ *
+ * One owed nothing (demand zero: a throttled group, or one with everything below it throttled)
+ * leaves its parent's sum, its lag saved, as the kernel dequeues a throttled cfs_rq's entity
+ * and the parents left empty. Left in at the minimum rate it kept its lag in V, and its siblings
+ * looked ahead by it until the refill: a group that burnt its quota ahead of a sibling vCPU left
+ * that vCPU ineligible for the rest of every period, and a parent of such a group made an idle
+ * group's siblings look 390 ms ahead (random caps scenarios).
  */
+static void rebase(struct sched *s, struct sched_entity *e, double r, double V)
+{
+	if (e->rate > 0)
+		e->vt = V - e->rate * (V - e->vt) / r;
+	else
+		e->vt = V - fair_clamp_lag((double)s->core.params.lag_ns, e->lag, r) / r;
+	e->rate = r;
+}
+
 static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity *e, double r,
 		     double V)
 {
-	if (!e->runnable)
+	if (!e->runnable && !e->delayed)
 		return;
-	if (r < RATE_MIN)
-		r = RATE_MIN;
+	if (r < RATE_MIN) {
+		fair_sum_leave(e);
+		return;
+	}
 	if (e->rate > 0) {
 		gc->sum_rvt -= e->rate * e->vt;
 		gc->sum_r -= e->rate;
-		e->vt = V - e->rate * (V - e->vt) / r;
-	} else {
-		e->vt = V;
 	}
-	e->rate = r;
-	gc->sum_rvt += r * e->vt;
-	gc->sum_r += r;
+	rebase(s, e, r, V);
+	gc->sum_rvt += e->rate * e->vt;
+	gc->sum_r += e->rate;
 	fair_requeue(s, e);
 }
 
@@ -217,15 +214,11 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 		if (!cl[i].g) {
 			struct sched_entity *e = &s->core.vcpus[cl[i].vcpu].se;
 
-			if (!e->runnable)
-				set_resv(s, e, cl[i].got);
-			else if (fabs(cl[i].got - e->rate) > RATE_EPS)
+			if (fabs(cl[i].got - e->rate) > RATE_EPS)
 				set_rate(s, gc, e, cl[i].got, V);
 			continue;
 		}
 		cc = gcore(cl[i].g);
-		if (!cc->se.runnable)
-			set_resv(s, &cc->se, cl[i].got);
 		moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
 		if (moved || cc->on_path)
 			refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n);
@@ -267,18 +260,20 @@ static void zero_rates(struct group *g)
 static void retag_child(struct sched *s, struct group_core *gc, struct sched_entity *e,
 			double V)
 {
-	double r = e->new_rate > RATE_MIN ? e->new_rate : RATE_MIN;
-
-	if (!e->runnable) {
+	if (!e->runnable && !e->delayed) {
 		e->rate = 0;
-		set_resv(s, e, e->new_rate);
 		return;
 	}
-	/* Keep the lag rate * (V - vt); an entity new to the sum starts at V. */
-	e->vt = e->rate > 0 ? V - e->rate * (V - e->vt) / r : V;
-	e->rate = r;
-	gc->sum_rvt += r * e->vt;
-	gc->sum_r += r;
+	/* retag_group() emptied gc's sum: e enters it again, unless it is owed nothing. */
+	if (e->new_rate < RATE_MIN) {
+		if (e->rate > 0)
+			e->lag = e->rate * (V - e->vt);
+		e->rate = 0;
+		return;
+	}
+	rebase(s, e, e->new_rate, V);
+	gc->sum_rvt += e->rate * e->vt;
+	gc->sum_r += e->rate;
 	fair_requeue(s, e);
 }
 

@@ -4,13 +4,14 @@
  * scheduler. Capacity P (lanes) enters at the root; every group splits what it gets among its
  * children (child groups by their weight, its own vCPUs at weight 1024 each, as threads in a
  * cgroup v2 group compete; a group whose parent did not enable "cpu" has no task group of its
- * own, its vCPUs compete in the nearest ancestor that has one) by water-filling: nobody gets more than its demand, and what a
- * satisfied child leaves goes to the others in proportion to weight. A vCPU's demand is at most
- * one CPU; a group's is min(quota / period, the sum of its children's demands).
+ * own, its vCPUs compete in the nearest ancestor that has one) by water-filling: nobody gets more
+ * than its demand, and what a satisfied child leaves goes to the others in proportion to weight.
+ * A vCPU's demand is at most one CPU; a group's is min(quota / period, the sum of its children's
+ * demands).
  *
  * The scheduler core uses the same function with demand 1 for every runnable vCPU to get the
- * rate each vCPU is owed right now (sched/fair.c); the simulator uses it with long-run demands
- * to get the ideal it measures against.
+ * rate each vCPU is owed right now (sched/rates.c); the simulator uses it for every vCPU with
+ * work, at every arrival and completion, to get the GPS ideal it measures against.
  */
 #ifndef VSCHED_SCHED_FLUID_H
 #define VSCHED_SCHED_FLUID_H

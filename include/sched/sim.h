@@ -81,6 +81,7 @@ struct sim_gen_opts {
 	uint64_t duration_ns;
 	bool bursts_only;	/* SIM_GEN_DUTY: no hogs */
 	bool coarse_caps;	/* SIM_GEN_CAPS: periods of 100 ms and more, quotas >= 5 ms */
+	bool coarse_duty;	/* SIM_GEN_DUTY: work of 1 ms and more every 10 ms and more */
 };
 int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len);
 /*

@@ -141,8 +141,9 @@ static void gen_vcpus(struct gen *g, const struct sim_gen_opts *o, unsigned int 
 		} else if (o->kind != SIM_GEN_DUTY || (k < 50 && !o->bursts_only)) {
 			emit(g, "hog\n");
 		} else {
-			uint64_t busy = pick_log(g, 200, 20000);
-			uint64_t period = pick_log(g, busy, 100000);
+			uint64_t busy = pick_log(g, o->coarse_duty ? 1000 : 200, 20000);
+			uint64_t period = pick_log(g, o->coarse_duty && busy < 10000 ? 10000 : busy,
+						   100000);
 
 			bool duty = o->bursts_only ? k < 50 : k < 80;
 

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the simulator measures against: a fluid scheduler with the kernel's semantics, integrated
- * exactly over time.
+ * What the simulator measures against: a fluid scheduler with the kernel's semantics, run over
+ * the scenario's own arrivals and integrated exactly, event by event.
  *
- * Shares are the fluid ideal (sched/fluid.c): water-filling by weight, a vCPU's demand at most
- * one CPU. A duty-cycle or bursty vCPU demands the work that really arrived, per stretch of time
- * between scenario events, divided by its length: the patterns' means (busy / period) are what
- * a long run tends to, but over ten seconds a bursty vCPU's arrivals stray from their mean by
- * up to a few tenths of a per cent of a lane, which no scheduler can be blamed for. Work is not
- * done before it arrives, and work the ideal left undone is owed in the next stretch.
+ * GPS (design brief §6: "for a duty-cycle vCPU the fluid ideal is GPS: it gets min(its demand,
+ * its fair share)"). A hog always demands a CPU; a duty-cycle or bursty vCPU demands a CPU while
+ * it has work in the fluid: its own backlog, filled by the same arrivals as in the run (BUSY
+ * every PERIOD, or the bursty pattern's draws) and drained at its fluid rate. Work is not done
+ * before it arrives, and work the fluid has not done yet stays owed. At every moment the rates
+ * are the fluid ideal (sched/fluid.c: water-filling by weight, at most a CPU per vCPU) of the
+ * vCPUs with work. A sleeper reserves nothing: its share goes to the others until work arrives.
+ * The first reference, water-filling of each stretch's mean demands, is no schedule anyone can
+ * follow: where bursts of a heavy group overlap on several lanes it owed a hog beside them more
+ * than the one CPU it can use.
  *
  * Caps are the kernel's: cpu.max is not a rate. A capped group runs at its weighted share until
  * its pool runs dry, then demands nothing until the refill, while its siblings share its part;
@@ -32,6 +36,14 @@ struct ideal_pool {
 	double runtime, phase, next_refill;
 };
 
+/* A duty-cycle or bursty vCPU's work in the fluid. */
+struct ideal_work {
+	bool on;			/* a duty-cycle or bursty vCPU */
+	double backlog;			/* ns of work arrived and not done yet */
+	uint64_t next;			/* next arrival, drawn as sim.c's arrive() draws it */
+	uint64_t rng;
+};
+
 struct sim_ideal {
 	const struct sim_scenario *sc;
 	struct sched *s;
@@ -39,12 +51,9 @@ struct sim_ideal {
 	struct sim_result *r;
 	unsigned int ng, nv;
 	double deliver, now;
-	double *demand, *rate, *grate;	/* per vCPU (this stretch), per vCPU, per group: CPUs */
+	double *demand, *rate, *grate;	/* per vCPU (1 while it has work), per vCPU, per group */
 	struct ideal_pool *pool;
-	unsigned int seg, nr_seg;
-	uint64_t *seg_end;
-	double *seg_work;		/* [seg * nv + vcpu]: work arriving in the stretch (ns) */
-	double *served, *owed;		/* per vCPU: this stretch; left over from the last ones */
+	struct ideal_work *work;
 };
 
 static bool pool_off(const struct group *g, void *arg)
@@ -126,11 +135,49 @@ static bool pool_refill(struct ideal_pool *p)
 	return !p->off;
 }
 
-/* The end of the current stretch of constant rates: a refill or a pool running dry. */
+/* Arrivals due by now; true if a vCPU without work got some. */
+static bool arrivals(struct sim_ideal *id)
+{
+	bool changed = false;
+	unsigned int i;
+
+	for (i = 0; i < id->nv; i++) {
+		const struct sim_vcpu_cfg *c = &id->sc->vcpus[i];
+		struct ideal_work *w = &id->work[i];
+
+		while (w->on && (double)w->next <= id->now) {
+			if (c->kind == SIM_DUTY) {
+				w->backlog += (double)c->busy;
+				w->next += c->period;
+			} else {
+				w->backlog += (double)sim_rng_around(&w->rng, c->busy);
+				w->next += sim_rng_around(&w->rng, c->period);
+			}
+			changed |= !id->demand[i];
+			id->demand[i] = 1.0;
+		}
+	}
+	return changed;
+}
+
+/*
+ * The end of the current stretch of constant rates: an arrival, a fluid backlog done, a refill
+ * or a pool running dry.
+ */
 static double next_change(const struct sim_ideal *id, double to)
 {
 	unsigned int i;
 
+	for (i = 0; i < id->nv; i++) {
+		const struct ideal_work *w = &id->work[i];
+
+		if (!w->on)
+			continue;
+		if ((double)w->next < to)
+			to = (double)w->next;
+		if (id->demand[i] && id->rate[i] > 0 && id->now + w->backlog / id->rate[i] < to)
+			to = id->now + w->backlog / id->rate[i];
+	}
 	for (i = 1; i < id->ng; i++) {
 		const struct ideal_pool *p = &id->pool[i];
 
@@ -141,6 +188,27 @@ static double next_change(const struct sim_ideal *id, double to)
 			to = id->now + p->runtime / id->grate[i];
 	}
 	return to;
+}
+
+/* The fluid did dt of every backlog; true if one is done (up to rounding: ~1e-6 ns). */
+static bool work_step(struct sim_ideal *id, double dt)
+{
+	bool changed = false;
+	unsigned int i;
+
+	for (i = 0; i < id->nv; i++) {
+		struct ideal_work *w = &id->work[i];
+
+		if (!w->on || !id->demand[i])
+			continue;
+		w->backlog -= id->rate[i] * dt;
+		if (w->backlog <= 1e-3) {
+			w->backlog = 0;
+			id->demand[i] = 0;
+			changed = true;
+		}
+	}
+	return changed;
 }
 
 /* Pools draw what their groups ran over dt; true if one ran dry or was unthrottled. */
@@ -181,7 +249,10 @@ int sim_ideal_advance(struct sim_ideal *id, uint64_t to)
 
 	while (id->now < end) {
 		double next, dt;
+		bool changed;
 
+		if (arrivals(id) && (ret = solve(id)))
+			return ret;
 		/* A group that draws starts its period timer (a charge does, in the core). */
 		for (i = 1; i < id->ng; i++) {
 			if (id->pool[i].on && !id->pool[i].off && id->grate[i] > 0) {
@@ -193,100 +264,15 @@ int sim_ideal_advance(struct sim_ideal *id, uint64_t to)
 		dt = next - id->now;
 		for (i = 0; i < id->ng; i++)
 			id->r->groups[i].ideal += dt * id->grate[i];
-		for (i = 0; i < id->nv; i++) {
+		for (i = 0; i < id->nv; i++)
 			id->r->vcpus[i].ideal += dt * id->rate[i];
-			id->served[i] += dt * id->rate[i];
-		}
 		id->now = next;
-		if (pools_step(id, dt) && (ret = solve(id)))
+		changed = work_step(id, dt);
+		changed |= pools_step(id, dt);
+		if (changed && (ret = solve(id)))
 			return ret;
 	}
 	return 0;
-}
-
-/*
- * The work each duty or bursty vCPU really gets in each stretch between scenario events. Work
- * cannot be done before it arrives: what one lane could not do of it by the stretch's end goes
- * to the next stretch, and what it could not do by the end of the run is not owed.
- */
-static void realized_work(struct sim_ideal *id)
-{
-	const struct sim_scenario *sc = id->sc;
-	unsigned int i, k;
-
-	for (i = 0; i < id->nv; i++) {
-		const struct sim_vcpu_cfg *c = &sc->vcpus[i];
-		uint64_t rng = sim_rng_seed(c->seed), t;
-
-		if (c->kind != SIM_DUTY && c->kind != SIM_BURSTY)
-			continue;
-		t = c->kind == SIM_DUTY ? c->phase : c->phase + sim_rng_around(&rng, c->period) / 2;
-		for (k = 0; t < sc->duration;) {
-			double work = (double)(c->kind == SIM_DUTY ? c->busy :
-								     sim_rng_around(&rng, c->busy));
-			double from = (double)t;
-			unsigned int j;
-
-			while (t >= id->seg_end[k])
-				k++;
-			for (j = k; j < id->nr_seg && work > 0; j++) {
-				double can = ((double)id->seg_end[j] - from) * id->deliver;
-				double got = work < can ? work : can;
-
-				id->seg_work[j * id->nv + i] += got;
-				work -= got;
-				from = (double)id->seg_end[j];
-			}
-			t += c->kind == SIM_DUTY ? c->period : sim_rng_around(&rng, c->period);
-		}
-	}
-}
-
-/* Splits the run at the scenario's event times. */
-static int segments(struct sim_ideal *id)
-{
-	const struct sim_scenario *sc = id->sc;
-	unsigned int i, n = 0;
-
-	id->seg_end = calloc(sc->nr_events + 1, sizeof(*id->seg_end));
-	if (!id->seg_end)
-		return -ENOMEM;
-	for (i = 0; i < sc->nr_events; i++)
-		if (sc->events[i].at > (n ? id->seg_end[n - 1] : 0) &&
-		    sc->events[i].at < sc->duration)
-			id->seg_end[n++] = sc->events[i].at;
-	id->seg_end[n++] = sc->duration;
-	id->nr_seg = n;
-	id->seg_work = calloc((size_t)n * id->nv + 1, sizeof(double));
-	return id->seg_work ? 0 : -ENOMEM;
-}
-
-/*
- * A stretch's demand: a hog 1, a duty or bursty vCPU the work that arrives in it plus what the
- * ideal left undone before (its share was below its demand, say, until a weight changed), over
- * the stretch's length.
- */
-static void use_segment(struct sim_ideal *id)
-{
-	unsigned int i;
-	double len;
-
-	while (id->seg + 1 < id->nr_seg && (uint64_t)id->now >= id->seg_end[id->seg]) {
-		for (i = 0; i < id->nv; i++) {
-			id->owed[i] += id->seg_work[(size_t)id->seg * id->nv + i] - id->served[i];
-			if (id->owed[i] < 0)
-				id->owed[i] = 0;
-			id->served[i] = 0;
-		}
-		id->seg++;
-	}
-	len = (double)(id->seg_end[id->seg] - (id->seg ? id->seg_end[id->seg - 1] : 0));
-	for (i = 0; i < id->nv; i++) {
-		enum sim_pattern k = id->sc->vcpus[i].kind;
-
-		id->demand[i] = k == SIM_HOG ? 1.0 :
-				(id->seg_work[(size_t)id->seg * id->nv + i] + id->owed[i]) / len;
-	}
 }
 
 static unsigned int group_index(const struct sim_ideal *id, const struct group *g)
@@ -299,7 +285,7 @@ static unsigned int group_index(const struct sim_ideal *id, const struct group *
 	return 0;
 }
 
-/* A scenario event was applied at the ideal's time: new settings, maybe a new stretch. */
+/* A scenario event was applied at the ideal's time: new settings, new rates. */
 int sim_ideal_event(struct sim_ideal *id, const struct sim_event *ev)
 {
 	unsigned int i;
@@ -309,7 +295,6 @@ int sim_ideal_event(struct sim_ideal *id, const struct sim_event *ev)
 		if (i)
 			pool_configure(&id->pool[i], id->groups[i], id->now);
 	}
-	use_segment(id);
 	return solve(id);
 }
 
@@ -318,7 +303,6 @@ int sim_ideal_create(const struct sim_scenario *sc, struct sched *s, struct grou
 {
 	struct sim_ideal *id = calloc(1, sizeof(*id));
 	unsigned int i;
-	int ret;
 
 	if (!id)
 		return -ENOMEM;
@@ -334,18 +318,25 @@ int sim_ideal_create(const struct sim_scenario *sc, struct sched *s, struct grou
 	id->rate = calloc(id->nv + 1, sizeof(double));
 	id->grate = calloc(id->ng, sizeof(double));
 	id->pool = calloc(id->ng, sizeof(*id->pool));
-	id->served = calloc(id->nv + 1, sizeof(double));
-	id->owed = calloc(id->nv + 1, sizeof(double));
-	if (!id->demand || !id->rate || !id->grate || !id->pool || !id->served || !id->owed)
+	id->work = calloc(id->nv + 1, sizeof(*id->work));
+	if (!id->demand || !id->rate || !id->grate || !id->pool || !id->work)
 		return -ENOMEM;
-	ret = segments(id);
-	if (ret)
-		return ret;
-	realized_work(id);
+	for (i = 0; i < id->nv; i++) {
+		const struct sim_vcpu_cfg *c = &sc->vcpus[i];
+		struct ideal_work *w = &id->work[i];
+
+		id->demand[i] = c->kind == SIM_HOG;
+		w->on = c->kind == SIM_DUTY || c->kind == SIM_BURSTY;
+		w->rng = sim_rng_seed(c->seed);
+		if (c->kind == SIM_DUTY)
+			w->next = c->phase;
+		else if (c->kind == SIM_BURSTY)
+			w->next = c->phase + sim_rng_around(&w->rng, c->period) / 2;
+	}
 	for (i = 1; i < id->ng; i++)
 		if (groups[i]->quota_us != RUNTIME_INF)
 			pool_configure(&id->pool[i], groups[i], 0);
-	use_segment(id);
+	arrivals(id);
 	return solve(id);
 }
 
@@ -357,9 +348,6 @@ void sim_ideal_free(struct sim_ideal *id)
 	free(id->rate);
 	free(id->grate);
 	free(id->pool);
-	free(id->seg_end);
-	free(id->seg_work);
-	free(id->served);
-	free(id->owed);
+	free(id->work);
 	free(id);
 }

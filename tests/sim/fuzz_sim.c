@@ -29,6 +29,8 @@ static const struct kind kinds[] = {
 	  { .kind = SIM_GEN_DUTY, .max_lanes = 1, TREES }, 0.5 },
 	{ "duty and bursty beside hogs, 1-16 lanes",
 	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, TREES }, 0.5 },
+	{ "the same, work every 10 ms and more",
+	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, .coarse_duty = true, TREES }, 0.5 },
 	{ "caps of 100 ms periods and more, 1-16 lanes",
 	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, .coarse_caps = true, TREES }, 0.5 },
 	{ "caps of 10 ms periods and more, 1-16 lanes",
@@ -43,8 +45,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int fuzz_kind(const struct kind *k, uint64_t first, unsigned int n, char *text,
-		     char *worst_text)
+static int fuzz_kind(const struct kind *k, uint64_t first, unsigned int n, bool list,
+		     char *text, char *worst_text)
 {
 	double worst = 0, t0 = now_s();
 	uint64_t worst_seed = first, seed;
@@ -61,6 +63,9 @@ static int fuzz_kind(const struct kind *k, uint64_t first, unsigned int n, char 
 			return 1;
 		}
 		over += e > k->bound;
+		if (list && (e > k->bound || violations))
+			printf("  seed %llu: %.4f %%, %lu min-run violations\n",
+			       (unsigned long long)seed, e, violations);
 		violated += violations > 0;
 		if (e > worst || seed == first) {
 			worst = e;
@@ -80,16 +85,19 @@ int main(int argc, char **argv)
 		{ "seeds", required_argument, NULL, 'n' },
 		{ "first", required_argument, NULL, 'f' },
 		{ "worst", no_argument, NULL, 'w' },
+		{ "kind", required_argument, NULL, 'k' },
+		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *text = malloc(TEXT_LEN), *worst_text = malloc(TEXT_LEN);
 	unsigned long n = 2000, first = 0;
-	bool show = false;
+	bool show = false, list = false;
+	unsigned long only = ~0UL;
 	size_t i;
 	int c, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "n:f:wh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:f:wk:lh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			n = strtoul(optarg, NULL, 10);
@@ -100,9 +108,17 @@ int main(int argc, char **argv)
 		case 'w':
 			show = true;
 			break;
+		case 'k':
+			only = strtoul(optarg, NULL, 10);
+			break;
+		case 'l':
+			list = true;
+			break;
 		default:
 			fprintf(c == 'h' ? stdout : stderr,
-				"usage: fuzz-sim [--seeds N] [--first SEED] [--worst]\n"
+				"usage: fuzz-sim [--seeds N] [--first SEED] [--kind K] [--list] [--worst]\n"
+				"  --kind   only the K-th kind (0 = hog-only, ... 5 = 10 ms caps)\n"
+				"  --list   print every seed over its bound\n"
 				"  --worst  print the worst scenario of each kind\n");
 			return c == 'h' ? 0 : 2;
 		}
@@ -110,7 +126,9 @@ int main(int argc, char **argv)
 	if (!text || !worst_text)
 		return 1;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !ret; i++) {
-		ret = fuzz_kind(&kinds[i], first, (unsigned int)n, text, worst_text);
+		if (only != ~0UL && i != only)
+			continue;
+		ret = fuzz_kind(&kinds[i], first, (unsigned int)n, list, text, worst_text);
 		if (!ret && show)
 			printf("%s\n", worst_text);
 	}

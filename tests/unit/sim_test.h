@@ -30,4 +30,17 @@ static inline struct sim_result *run(const char *text)
 	return ret ? NULL : r;
 }
 
+/* Runs text and asserts its max group error is within bound (% of capacity); reports if not. */
+static inline void run_within(const char *text, double bound)
+{
+	struct sim_result *r = run(text);
+
+	if (!r)
+		return;
+	if (sim_max_group_error(r) > bound)
+		sim_report(r, stdout);
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= bound);
+	sim_result_free(r);
+}
+
 #endif

@@ -365,14 +365,14 @@ static void test_sim_wake_to_lane(void)
 
 /*
  * A lone duty vCPU whose demand (0.3 CPU) is just under its group's share (1/3 of 2 lanes), the
- * `vsched run` demo's /latency beside weighted hogs. Its burst runs ahead of its share, and
- * without credit for the reservation it keeps while asleep it woke in debt: it waited a median
- * 6 ms for a lane (12 ms at a 6 ms slice, 18 ms at 12 ms) while its work was due. Now the
- * median wake gets a lane at once, at the core's slice and at the runtime's longest. (The tail
- * stays: its margin over its share is small, so some wakes still find it level and wait for a
- * rotation end.)
+ * `vsched run` demo's /latency beside weighted hogs. Its burst runs ahead of its share, and when
+ * it kept that debt over its sleep it woke in debt: it waited a median 6 ms for a lane (12 ms at
+ * a 6 ms slice, 18 ms at 12 ms) while its work was due. It stays delayed until the debt is repaid
+ * (fair_block()), and the median wake gets a lane at once, at the core's slice and at the
+ * runtime's longest. (The tail stays: some wakes find it level with siblings at its rate and it
+ * waits for a rotation end or two.)
  */
-static void test_sim_sleeper_keeps_reservation(void)
+static void test_sim_sleeper_repays_while_asleep(void)
 {
 	static const char *const slices[] = { "", "slice 8ms\nlag 16ms\n" };
 	char text[512];
@@ -466,7 +466,7 @@ static CU_TestInfo sim_tests[] = {
 	{ "everything at once, 4 lanes", test_sim_everything_at_once },
 	{ "a cap on a host that delivers less", test_sim_cap_on_a_loaded_host },
 	{ "wake-to-lane delays", test_sim_wake_to_lane },
-	{ "a sleeper keeps its reservation", test_sim_sleeper_keeps_reservation },
+	{ "a sleeper repays its debt while asleep", test_sim_sleeper_repays_while_asleep },
 	{ "usage, user and system", test_sim_usage_split },
 	{ "scenario errors", test_sim_scenario_errors },
 	CU_TEST_INFO_NULL,

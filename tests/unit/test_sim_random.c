@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Exact by construction (issue 13): random scenarios from fixed seeds (sched/sim/sim_gen.c),
- * each run for 10 simulated seconds and compared with the simulator's ideal (the fluid ideal,
- * fluid_solve(), with the kernel's burst-then-throttle caps; sched/sim/sim_ideal.c). The whole
- * error over the run is what counts, from the first nanosecond: no settling window.
+ * each run for 10 simulated seconds and compared with the simulator's ideal (GPS over the
+ * scenario's arrivals, the fluid ideal of fluid_solve() at every moment, with the kernel's
+ * burst-then-throttle caps; sched/sim/sim_ideal.c). The whole error over the run is what counts,
+ * from the first nanosecond: no settling window.
  *
  *  - hog-only uncapped trees, every shape the generator makes (depth up to 10, weights 1..10000,
  *    nice, idle groups, 1..16 lanes, 1..256 vCPUs, moves, weights, nice and idle changes mid-run):

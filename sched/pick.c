@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who gets a lane: EEVDF's earliest eligible virtual deadline, level by level from the root
+ * (the queues, virtual times and rates are sched/fair.c's and sched/rates.c's).
+ *
+ * Eligible: not ahead of the level by more than a slice of its own service, V being the level's
+ * rate-weighted mean vt, or the mean over the children that can still change their lag, if that
+ * is further on. When nothing waiting is eligible, lanes still do not idle: the lane goes to the
+ * waiting vCPU whose path becomes eligible first. docs/scheduler.md §3 has the reasons.
+ */
+#include <math.h>
+
+#include "internal.h"
+
+#define HELD_EPS	1e-9	/* lanes held vs rate: equal up to rounding */
+
+/*
+ * A level as the pick sees it. Its V is the rate-weighted mean vt of every runnable child; the
+ * competing V leaves out the children holding lanes with nothing waiting below them at no more
+ * lanes than their rate: they are served at most at their rate, so their credit cannot be
+ * repaid while they stay so (a vCPU owed a whole CPU is the common case), and counted in V it
+ * made every waiting sibling look ahead. Computed only when needed (a scan of the running
+ * children: at most one per lane).
+ */
+struct level {
+	const struct group_core *gc;
+	double V, Vc;
+	bool has_vc;
+};
+
+static void level_init(struct level *lv, const struct group_core *gc)
+{
+	lv->gc = gc;
+	lv->V = fair_vclock(gc);
+	lv->has_vc = false;
+}
+
+static double level_vc(struct level *lv)
+{
+	double rvt = lv->gc->sum_rvt, r = lv->gc->sum_r;
+	struct sched_entity *e;
+
+	if (lv->has_vc)
+		return lv->Vc;
+	list_for_each_entry(e, &lv->gc->running, run_node) {
+		if (heap_queued(&e->node) || e->rate <= 0 || e->nr_running > e->rate + HELD_EPS)
+			continue;
+		rvt -= e->rate * e->vt;
+		r -= e->rate;
+	}
+	lv->Vc = r > RATE_MIN && rvt / r > lv->V ? rvt / r : lv->V;
+	lv->has_vc = true;
+	return lv->Vc;
+}
+
+/*
+ * Eligible (EEVDF's word): not ahead of its level's V, or of the competing V, by more than a
+ * slice of its own service. A group whose only waiters are far ahead does not take a lane for
+ * them while anyone else is eligible; otherwise a child that is the only one waiting in a group
+ * owed lanes (say, while a sibling in debt is delayed) would take the group's whole share.
+ */
+static bool eligible(const struct sched *s, struct level *lv, const struct sched_entity *e)
+{
+	double slice = (double)s->core.params.slice_ns;
+
+	return e->rate <= 0 || (e->vt - lv->V) * e->rate <= slice ||
+	       (e->vt - level_vc(lv)) * e->rate <= slice;
+}
+
+/* How far (vt) e is from eligible, 0 if it is: the time it takes at its level's pace. */
+static double ahead(const struct sched *s, struct level *lv, const struct sched_entity *e)
+{
+	double d;
+
+	if (eligible(s, lv, e))
+		return 0;
+	d = e->vt - (double)s->core.params.slice_ns / e->rate - level_vc(lv);
+	return d > 0 ? d : 0;
+}
+
+static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc);
+
+static struct vcpu_core *pick_entity(struct sched *s, struct level *lv, struct sched_entity *se)
+{
+	if (!eligible(s, lv, se))
+		return NULL;
+	return se->is_group ? pick_in(s, se_group(se)) : se_vcpu(se);
+}
+
+/* The eligible waiting vCPU reached by the earliest eligible deadline at every level, or NULL. */
+static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
+{
+	struct heap_node *n = heap_min(&gc->queue);
+	struct sched_entity *first, *prev;
+	struct vcpu_core *vc;
+	struct level lv;
+	unsigned int i;
+
+	if (!n)
+		return NULL;
+	level_init(&lv, gc);
+	first = container_of(n, struct sched_entity, node);
+	vc = pick_entity(s, &lv, first);
+	if (vc)
+		return vc;
+	/* Rare: try the others in deadline order (a scan per try; queues are short). */
+	for (prev = first;;) {
+		struct sched_entity *next = NULL;
+
+		for (i = 0; i < gc->queue.nr; i++) {
+			struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity,
+							      node);
+
+			if (e->dl < prev->dl || (e->dl == prev->dl && e <= prev))
+				continue;
+			if (!next || e->dl < next->dl || (e->dl == next->dl && e < next))
+				next = e;
+		}
+		if (!next)
+			return NULL;
+		vc = pick_entity(s, &lv, next);
+		if (vc)
+			return vc;
+		prev = next;
+	}
+}
+
+/*
+ * Nothing eligible: the waiting vCPU whose whole path becomes eligible first. An entity ahead()
+ * of eligibility by d gets there in about d of time (its level's V advances at the pace of real
+ * time while the level is served at its rate); a path gets there when its last entity does. Ties
+ * by deadline. The earliest deadline regardless of eligibility (the first design) went on down
+ * into children far ahead: a group that got a lane beyond its rate handed it, inside, to a child
+ * owed a few per mille (issue 13: an idle group got a third of a lane).
+ */
+static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, double *when)
+{
+	double best = HUGE_VAL, bdl = 0;
+	struct vcpu_core *pick = NULL;
+	struct level lv;
+	unsigned int i;
+
+	level_init(&lv, gc);
+	for (i = 0; i < gc->queue.nr; i++) {
+		struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity, node);
+		double t = ahead(s, &lv, e);
+		struct vcpu_core *vc;
+
+		if (t > best || (t == best && e->dl >= bdl))
+			continue;
+		if (e->is_group) {
+			double below;
+
+			vc = pick_soonest(s, se_group(e), &below);
+			if (!vc)
+				continue;
+			if (below > t)
+				t = below;
+			if (t > best || (t == best && e->dl >= bdl))
+				continue;
+		} else {
+			vc = se_vcpu(e);
+		}
+		pick = vc;
+		best = t;
+		bdl = e->dl;
+	}
+	*when = best;
+	return pick;
+}
+
+/* fair_pick() inside se's subtree: the waiting vCPU se or the pick below group se, or NULL. */
+struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se)
+{
+	struct vcpu_core *vc;
+	double when;
+
+	if (!se->is_group)
+		return heap_queued(&se->node) ? se_vcpu(se) : NULL;
+	vc = pick_in(s, se_group(se));
+	return vc ? vc : pick_soonest(s, se_group(se), &when);
+}
+
+struct vcpu_core *fair_pick(struct sched *s)
+{
+	struct vcpu_core *vc = pick_in(s, gcore(&s->root));
+	double when;
+
+	return vc ? vc : pick_soonest(s, gcore(&s->root), &when);
+}
+
+/*
+ * fair_pick() for a lane whose vCPU r was just put back: at every level where r's path is still
+ * queued, r's side keeps the lane unless the first entity is ahead of it by more than gran
+ * (time). A near tie is not worth a switch (a kick), and a lane kept inside a group is still
+ * handed out by vt further down.
+ */
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
+{
+	struct sched_entity *path[SE_PATH_MAX], *e;
+	struct group_core *gc = gcore(&s->root);
+	struct vcpu_core *vc;
+	unsigned int n = 0;
+
+	for (e = &r->se; e->parent; e = &e->parent->se)
+		path[n++] = e;
+	while (n) {
+		struct heap_node *hn = heap_min(&gc->queue);
+		struct sched_entity *first, *p = path[--n];
+		struct level lv;
+
+		if (!hn)
+			return NULL;
+		level_init(&lv, gc);
+		first = container_of(hn, struct sched_entity, node);
+		if (p->parent != gc || !heap_queued(&p->node) || !eligible(s, &lv, p) ||
+		    (p != first && p->vt - first->vt > gran))
+			break;
+		if (!p->is_group)
+			return se_vcpu(p);
+		gc = se_group(p);
+	}
+	vc = pick_in(s, gc);
+	return vc ? vc : fair_pick(s);
+}
