@@ -236,10 +236,11 @@ static int rt_enter(struct vcpu *vcpu)
 	    now >= rv->steal_recheck_at) {
 		/*
 		 * The slice ended: the core may hand the lane on now, and the next holder, woken on
-		 * this host CPU, usually runs before this thread gets it back to park (measured: for
-		 * up to 6 ms, a third of each wait). Flagged preempted only then, the vCPU looked
-		 * running to its guest meanwhile. So it is flagged before the core decides; if it
-		 * keeps the lane, its next entry clears the flag (KVM's record_steal_time()).
+		 * this host CPU, often runs before this thread gets it back to park (measured: up
+		 * to 6 ms per lane change, in some runs most of the wait). Flagged preempted only
+		 * then, the vCPU looked running to the guest meanwhile. So it is flagged before the
+		 * core decides; if it keeps the lane, its next entry clears the flag (as KVM's
+		 * record_steal_time() does).
 		 */
 		pthread_mutex_unlock(rt->lock);
 		rt_steal_park(rv, now);

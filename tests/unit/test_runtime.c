@@ -268,9 +268,9 @@ static int slow_msr_start(struct runvm *r)
  * Two steal vCPUs on one lane: each counts the work units in which it found the other flagged
  * preempted. A vCPU that loses its lane must be flagged before the next holder can run, however
  * long the host then keeps its thread from parking: here 20 ms in every MSR read, longer than
- * a turn. Flagged only once parked, it looked running for the other's whole turn (about 0 of
- * the units); flagged first, the other sees it parked in nearly all of them (> 0.5 here, the
- * rest being the first turn and time-slice ends where the holder keeps its lane).
+ * a turn. Flagged only once parked, it looked running for most of the other's turn (this
+ * failed on both backends); flagged first, the other sees it parked in nearly all of its units
+ * (> 0.5 here; not in the first turn, nor at slice ends where the holder keeps its lane).
  */
 static void test_runtime_parked_flagged_first(enum vm_accel accel)
 {
