@@ -28,11 +28,13 @@ struct kvm_steal_time *rt_steal_area(struct vm *vm, uint64_t msr)
 }
 
 /*
- * The vCPU is about to wait for a lane: flag it preempted. The MSR is read every time (about
- * 9 us on this host): the guest may have moved its area since, and a stale pointer would write
- * into memory the guest now uses for something else. A guest without the area is asked again only after
- * RT_STEAL_RECHECK_NS (the caller skips the park until steal_recheck_at), which is safe
- * because nothing is written meanwhile. No lock held.
+ * The vCPU is about to wait for a lane, or may lose it at the decision that follows: flag it
+ * preempted. Its wait begins when the caller sets parked_at (0 until then: a vCPU that keeps
+ * its lane adds nothing, and its next entry clears the flag). The MSR is read every time
+ * (about 9 us on this host): the guest may have moved its area since, and a stale pointer
+ * would write into memory the guest now uses for something else. A guest without the area is
+ * asked again only after RT_STEAL_RECHECK_NS (the caller skips the park until
+ * steal_recheck_at), which is safe because nothing is written meanwhile. No lock held.
  */
 void rt_steal_park(struct rt_vcpu *rv, uint64_t now)
 {
@@ -40,6 +42,7 @@ void rt_steal_park(struct rt_vcpu *rv, uint64_t now)
 	uint64_t msr;
 
 	rv->steal_area = NULL;
+	rv->parked_at = 0;
 	st = vcpu_get_msr(rv->vcpu, MSR_KVM_STEAL_TIME, &msr) ? NULL :
 	     rt_steal_area(rv->rt->vm, msr);
 	if (!st) {
@@ -65,7 +68,7 @@ void rt_steal_unpark(struct rt_vcpu *rv, uint64_t end)
 	if (!st)
 		return;
 	rv->steal_area = NULL;
-	d = end > rv->parked_at ? end - rv->parked_at : 0;
+	d = rv->parked_at && end > rv->parked_at ? end - rv->parked_at : 0;
 	v = __atomic_load_n(&st->version, __ATOMIC_RELAXED);
 	v += (v & 1) + 1;	/* odd: a write is under way (an odd value left is junk) */
 	__atomic_store_n(&st->version, v, __ATOMIC_SEQ_CST);

@@ -232,6 +232,21 @@ static int rt_enter(struct vcpu *vcpu)
 
 	pthread_mutex_lock(rt->lock);
 	now = rt_now();
+	if (!rt_hands_off(rt) && rv->state == RT_RUNNING && now >= rv->until &&
+	    now >= rv->steal_recheck_at) {
+		/*
+		 * The slice ended: the core may hand the lane on now, and the next holder, woken on
+		 * this host CPU, often runs before this thread gets it back to park (measured: up
+		 * to 6 ms per lane change, in some runs most of the wait). Flagged preempted only
+		 * then, the vCPU looked running to the guest meanwhile. So it is flagged before the
+		 * core decides; if it keeps the lane, its next entry clears the flag (as KVM's
+		 * record_steal_time() does).
+		 */
+		pthread_mutex_unlock(rt->lock);
+		rt_steal_park(rv, now);
+		pthread_mutex_lock(rt->lock);
+		now = rt_now();
+	}
 	if (!rt_hands_off(rt)) {
 		switch (rv->state) {
 		case RT_OFF:
@@ -251,11 +266,14 @@ static int rt_enter(struct vcpu *vcpu)
 			break;
 		}
 		rt_poke_helper(rt, now);
-		if (rt_must_wait(rt, rv) && now >= rv->steal_recheck_at) {
+		if (rt_must_wait(rt, rv) && (rv->steal_area || now >= rv->steal_recheck_at)) {
 			/* An ioctl and guest memory: not under the lock. A grant meanwhile is seen
-			 * by the loop below. */
+			 * by the loop below. Unlocked even if flagged already: a thread preempted
+			 * by the new holder's taking the lock waits for a CPU here, which KVM
+			 * counts itself, not after parked_at. */
 			pthread_mutex_unlock(rt->lock);
-			rt_steal_park(rv, now);
+			if (!rv->steal_area)
+				rt_steal_park(rv, now);
 			pthread_mutex_lock(rt->lock);
 			/* From here on it sleeps; before, a host preemption was KVM's steal. */
 			rv->parked_at = rt_now();

@@ -15,6 +15,7 @@
 #include "sched/runtime.h"
 #include "sched/runvm.h"
 #include "test.h"
+#include "vmm/accel.h"
 #include "vmm/vcpu.h"
 #include "vsched.h"
 
@@ -229,6 +230,77 @@ static void test_runtime_lanes_on_host_cpus(enum vm_accel accel)
 	runvm_destroy(&r);
 }
 
+/* The backend with a slow MSR read: the host takes the CPU from a vCPU thread as it parks. */
+static const struct accel_ops *slow_msr_of;
+static struct accel_ops slow_msr_ops;
+
+static int slow_get_msr(struct vcpu *vcpu, uint32_t index, uint64_t *data)
+{
+	msleep(20);
+	return slow_msr_of->get_msr(vcpu, index, data);
+}
+
+/* runvm_start() with the backend's get_msr slowed down once the VM exists. */
+static int slow_msr_start(struct runvm *r)
+{
+	int ret;
+
+	r->created = true;
+	ret = vm_create(&r->vm);
+	if (ret)
+		return ret;
+	slow_msr_of = r->vm.aops;
+	slow_msr_ops = *slow_msr_of;
+	slow_msr_ops.get_msr = slow_get_msr;
+	r->vm.aops = &slow_msr_ops;
+	ret = runtime_create(&r->vm, vsched_sched(r->vs), vsched_mutex(r->vs), 1, 0, &r->rt);
+	if (ret)
+		return ret;
+	r->vm.sched = &runtime_vcpu_ops;
+	ret = runtime_start(r->rt);
+	if (!ret)
+		ret = vm_start(&r->vm);
+	r->started = !ret;
+	return ret;
+}
+
+/*
+ * Two steal vCPUs on one lane: each counts the work units in which it found the other flagged
+ * preempted. A vCPU that loses its lane must be flagged before the next holder can run, however
+ * long the host then keeps its thread from parking: here 20 ms in every MSR read, longer than
+ * a turn. Flagged only once parked, it looked running for most of the other's turn (this
+ * failed on both backends); flagged first, the other sees it parked in nearly all of its units
+ * (> 0.5 here; not in the first turn, nor at slice ends where the holder keeps its lane).
+ */
+static void test_runtime_parked_flagged_first(enum vm_accel accel)
+{
+	uint64_t u0[2], p0[2], u1[2], p1[2];
+	struct runvm r;
+	unsigned int i;
+
+	if (!vm_new(&r, "t-flag", 2, 1, accel))
+		return;
+	r.po->spec[0].kind = r.po->spec[1].kind = PAYLOAD_STEAL;
+	CU_ASSERT_EQUAL_FATAL(slow_msr_start(&r), 0);
+	msleep(200);
+	for (i = 0; i < 2; i++) {
+		u0[i] = r.po->vcpu[i].page->units;
+		p0[i] = r.po->vcpu[i].page->peer_preempted;
+	}
+	msleep(800);
+	for (i = 0; i < 2; i++) {
+		u1[i] = r.po->vcpu[i].page->units;
+		p1[i] = r.po->vcpu[i].page->peer_preempted;
+	}
+	runvm_stop(&r);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_TRUE_FATAL(u1[i] > u0[i]);
+		CU_ASSERT_TRUE(2 * (p1[i] - p0[i]) > u1[i] - u0[i]);
+	}
+	runvm_destroy(&r);
+}
+
+ACCEL_TWINS(test_runtime_parked_flagged_first)
 ACCEL_TWINS(test_runtime_lanes_on_host_cpus)
 ACCEL_TWINS(test_runtime_weight_change_acts)
 ACCEL_TWINS(test_runtime_no_kicks_without_waiters)
@@ -243,6 +315,8 @@ static CU_TestInfo runtime_tests[] = {
 	ACCEL_TESTS("a vCPU moved mid-run is charged to its new group",
 		    test_runtime_move_charges_new_group),
 	ACCEL_TESTS("a halted lane holder lends its lane", test_runtime_halt_lends_lane),
+	ACCEL_TESTS("a vCPU losing its lane is flagged preempted before the next holder runs",
+		    test_runtime_parked_flagged_first),
 	CU_TEST_INFO_NULL,
 };
 
