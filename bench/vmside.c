@@ -11,10 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sched/launch.h"
-#include "sched/runvm.h"
+#include "cmd/run.h"
+#include "../tests/fixture/runvm.h"
 #include "vmm/payload.h"
-#include "vmm/stats.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 #include "vmside.h"

@@ -17,6 +17,7 @@
 #include "sched/group.h"
 #include "util/compiler.h"
 #include "vmm/kick.h"
+#include "vmm/vcpu_sched.h"
 #include "vmm/vm.h"
 #include "vsched.h"
 

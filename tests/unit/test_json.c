@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/runstats.h"
+#include "cmd/run.h"
 #include "util/compiler.h"
 #include "util/json.h"
 #include "vs_test.h"

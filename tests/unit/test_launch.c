@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "sched/launch.h"
+#include "cmd/run.h"
 #include "test.h"
 #include "vsched.h"
 

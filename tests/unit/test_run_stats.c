@@ -6,7 +6,7 @@
 
 #include "test.h"
 #include "vmm/payload.h"
-#include "vmm/stats.h"
+#include "cmd/run.h"
 
 static void write_groups(struct json *j, void *arg)
 {

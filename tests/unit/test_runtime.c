@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "sched/core.h"
-#include "sched/launch.h"
+#include "cmd/run.h"
 #include "sched/runtime.h"
-#include "sched/runvm.h"
+#include "../fixture/runvm.h"
 #include "test.h"
 #include "vmm/vcpu.h"
 #include "vsched.h"

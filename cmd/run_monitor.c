@@ -12,7 +12,7 @@
 #include "sched/core.h"
 #include "sched/fluid.h"
 #include "sched/group.h"
-#include "sched/runstats.h"
+#include "cmd/run.h"
 #include "sched/runtime.h"
 #include "util/json.h"
 #include "vsched.h"

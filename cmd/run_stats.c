@@ -5,7 +5,7 @@
 
 #include "util/json.h"
 #include "vmm/payload.h"
-#include "vmm/stats.h"
+#include "cmd/run.h"
 #include "vmm/vcpu.h"
 
 uint64_t stats_vcpu_units(const struct vcpu *vcpu)

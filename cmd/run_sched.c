@@ -7,10 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sched/launch.h"
-#include "sched/runsched.h"
+#include "cmd/run.h"
 #include "sched/runtime.h"
-#include "vmm/stats.h"
 #include "vmm/vm.h"
 #include "vsched.h"
 

@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "sched/group.h"
-#include "sched/launch.h"
+#include "cmd/run.h"
 #include "util/compiler.h"
 #include "vsched.h"
 

@@ -8,7 +8,7 @@
 
 #include "vmm/accel.h"
 #include "vmm/payload.h"
-#include "vmm/run.h"
+#include "cmd/run.h"
 
 /* Why the thread backend cannot run the VM, or NULL if it can. */
 static const char *run_accel_needs_cpu(const struct run_accel_req *req, char *buf, size_t len)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# scripts/check-layers.sh: passes on the tree, and fails on copies of it with one crossing
+# include each, naming the file, the line and the rule.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$top/scripts/check-layers.sh" "$top" >/dev/null || fail "the tree itself crosses a boundary"
+# FILE (appended to), INCLUDE, what the message must say.
+bad=(
+	"vmm/kick.c|ctl/ctl.h|vmm may not include ctl"
+	"sched/core.c|vmm/vm.h|sched may not include vmm"
+	"sched/core.c|sched/runtime.h|sched may not include sched/runtime"
+	"sched/runtime/rt_pin.c|vmm/payload.h|sched/runtime may not include vmm"
+	"ctl/fs.c|sched/group.h|ctl may not include sched"
+	"ctl/mount.c|vmm/vm.h|ctl may not include vmm"
+	"libvirt-hooks/plan.c|ctl/ctl.h|libvirt-hooks may not include ctl"
+	"util/file.c|vsched.h|util may not include api"
+	"include/vsched.h|cmd/cmd.h|api may not include cmd"
+	"include/vmm/vm.h|sched/runtime.h|vmm may not include sched/runtime"
+	"sched/sim/sim.c|../../include/vmm/vm.h|sched may not include vmm"
+)
+n=0
+for b in "${bad[@]}"; do
+	IFS='|' read -r file inc want <<<"$b"
+	rm -rf "$tmp/tree"
+	mkdir "$tmp/tree"
+	(cd "$top" && cp -r util sched vmm ctl libvirt-hooks cmd include "$tmp/tree/")
+	echo "#include \"$inc\"" >>"$tmp/tree/$file"
+	line=$(wc -l <"$tmp/tree/$file")
+	if "$top/scripts/check-layers.sh" "$tmp/tree" >/dev/null 2>"$tmp/err"; then
+		fail "$file including $inc passed"
+	fi
+	grep -q "^$file:$line: #include \"$inc\": $want " "$tmp/err" || fail "$file: $(cat "$tmp/err")"
+	n=$((n + 1))
+done
+echo "layers: the tree passes, $n crossing includes refused"
