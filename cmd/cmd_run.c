@@ -119,6 +119,7 @@ int cmd_run(int argc, char **argv)
 {
 	uint64_t start_ns = run_mono_ns();
 	static struct payload_opts popts;
+	struct run_accel_req areq;
 	struct runsched rs;
 	FILE *stats = NULL;
 	struct run_cfg cfg;
@@ -135,10 +136,18 @@ int cmd_run(int argc, char **argv)
 	};
 	if (run_boot(&cfg, &vm, &popts))
 		return RUN_EXIT_USAGE;
-	ret = run_accel_choose(&(struct run_accel_req){
+	areq = (struct run_accel_req){
 		.accel = cfg.accel, .domain = cfg.domain, .domain_type = cfg.launch.def.type,
 		.kernel = cfg.kernel.kernel, .specs = cfg.kernel.kernel ? NULL : popts.spec,
-		.nr_vcpus = cfg.vcpus }, &vm.accel);
+		.nr_vcpus = cfg.vcpus,
+	};
+	/* Flags first, then the files they name, then KVM: nothing has started before. */
+	ret = run_accel_check(&areq);
+	if (ret)
+		return -ret;
+	if (run_check_files(&cfg))
+		return RUN_EXIT_FAILURE;
+	ret = run_accel_choose(&areq, &vm.accel);
 	if (ret)
 		return -ret;
 	lanes = cfg.cpus ? cfg.cpus : runsched_default_lanes();

@@ -284,6 +284,18 @@ static void run_dir_up(char *path)
 	run_dir_trim(path);
 }
 
+static int __printf(1, 2) run_file_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "vsched run: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -EIO;
+}
+
 /*
  * --ctl-dir must be a directory, a stale mount of a dead VMM, or a path that can be made: the
  * missing directories are made and removed again, so the reason it cannot be names the part
@@ -297,11 +309,11 @@ static int run_check_ctl_dir(const char *dir)
 
 	if (!stat(dir, &st) || errno == ENOTCONN) {
 		if (errno != ENOTCONN && !S_ISDIR(st.st_mode))
-			return run_usage_error("--ctl-dir %s: not a directory", dir);
+			return run_file_error("--ctl-dir %s: not a directory", dir);
 	} else if (errno != ENOENT) {
-		return run_usage_error("--ctl-dir %s: %s", dir, strerror(errno));
+		return run_file_error("--ctl-dir %s: %s", dir, strerror(errno));
 	} else if (snprintf(top, sizeof(top), "%s", dir) >= (int)sizeof(top)) {
-		return run_usage_error("--ctl-dir %s: %s", dir, strerror(ENAMETOOLONG));
+		return run_file_error("--ctl-dir %s: %s", dir, strerror(ENAMETOOLONG));
 	} else {
 		/* top: the nearest part that exists; what is below it is made, then removed. */
 		run_dir_trim(top);
@@ -312,20 +324,21 @@ static int run_check_ctl_dir(const char *dir)
 		for (run_dir_trim(p); strcmp(p, top) && !rmdir(p); run_dir_up(p))
 			;
 		if (ret)
-			return run_usage_error("--ctl-dir %s: cannot be made: %s", dir,
+			return run_file_error("--ctl-dir %s: cannot be made: %s", dir,
 					       strerror(-ret));
 	}
 	if (access("/dev/fuse", R_OK | W_OK))
-		return run_usage_error("--ctl-dir %s: /dev/fuse: %s (--no-ctl runs without a "
+		return run_file_error("--ctl-dir %s: /dev/fuse: %s (--no-ctl runs without a "
 				       "control directory)", dir, strerror(errno));
 	return 0;
 }
 
-/* The files the command line names: read (or made) at start, checked now. */
-static int run_check_files(struct run_cfg *cfg)
+int run_check_files(struct run_cfg *cfg)
 {
-	if (cfg->kernel.kernel && linux_check(&cfg->kernel))
-		return run_usage_error("%s", cfg->kernel.err);
+	if (cfg->kernel.kernel && linux_check(&cfg->kernel)) {
+		fprintf(stderr, "vsched run: %s\n", cfg->kernel.err);
+		return -EIO;
+	}
 	if (cfg->ctl_dir)
 		return run_check_ctl_dir(cfg->ctl_dir);
 	return 0;
@@ -383,5 +396,5 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		run_demo(cfg);
 	if (!(seen & RUN_BIT(MEMORY)))
 		cfg->mem = cfg->kernel.kernel ? LINUX_DEFAULT_MEM : PAYLOAD_DEFAULT_MEM;
-	return run_check_files(cfg);
+	return 0;
 }

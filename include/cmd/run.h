@@ -59,11 +59,14 @@ struct run_cfg {
 	struct domain_launch launch;	/* --domain: its strings back the fields above */
 };
 
-/*
- * Flags into cfg, everything checked before anything starts (files named on the command line
- * too). 0, 1 after --help, or -EINVAL after one message.
- */
+/* Flags into cfg, checked against one another. 0, 1 after --help, or -EINVAL after one message. */
 int run_parse(int argc, char **argv, struct run_cfg *cfg);
+/*
+ * The files the command line (or --domain) names: --kernel and --initrd readable and of a
+ * format the Linux boot path takes, --ctl-dir a directory or one that can be made, with FUSE.
+ * Before anything starts (before /dev/kvm). 0, or -EIO after one message naming the file.
+ */
+int run_check_files(struct run_cfg *cfg);
 /* Prints the usage error "vsched run: <msg>" and the --help hint; returns -EINVAL. */
 int run_usage_error(const char *fmt, ...) __printf(1, 2);
 /* The demo's banner: what it runs, on how many lanes, with which groups. */
@@ -117,6 +120,8 @@ struct run_accel_req {
  * prints one line saying so and why.
  */
 int run_accel_choose(const struct run_accel_req *req, enum vm_accel *out);
+/* The same checks without probing KVM: what the flags alone refuse (-RUN_EXIT_USAGE). */
+int run_accel_check(const struct run_accel_req *req);
 
 /* --- --stats and the exit summary (cmd/run_stats.c) --- */
 /* What only the caller knows about the run. */
