@@ -9,7 +9,7 @@
 #include "cmd/cmd.h"
 
 #define CMD_MAX_OPTS	64
-#define CMD_OPT_LONG	0x100	/* getopt val of row i without a short letter: CMD_OPT_LONG + i */
+#define CMD_OPT_LONG	0x100	/* getopt val of row i that has no letter: + i */
 #define CMD_HELP_COL	27	/* where the help text starts */
 
 static const struct cmd_opt cmd_help_opt = {
@@ -81,11 +81,18 @@ static int cmd_take(const struct cmd_desc *d, unsigned int i, void *cfg, const c
 	return 0;
 }
 
+/* getopt_long()'s value for row i. */
+static int cmd_opt_val(const struct cmd_desc *d, unsigned int i)
+{
+	return d->opts[i].key ? d->opts[i].key : CMD_OPT_LONG + (int)i;
+}
+
 int cmd_parse(const struct cmd_desc *d, int argc, char **argv, void *cfg, uint64_t *seen)
 {
+	/* ':' first: a missing value is reported as such (getopt returns ':'). */
+	char sopts[2 * CMD_MAX_OPTS + 4] = ":h", *p = sopts + 2;
 	struct option lopts[CMD_MAX_OPTS + 2];
-	char sopts[2 * CMD_MAX_OPTS + 4] = ":h";
-	unsigned int i, n = 0, nargs;
+	unsigned int i, nargs;
 	int c;
 
 	if (d->nr_opts > CMD_MAX_OPTS)
@@ -95,15 +102,14 @@ int cmd_parse(const struct cmd_desc *d, int argc, char **argv, void *cfg, uint64
 		const struct cmd_opt *o = &d->opts[i];
 
 		lopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
-					    NULL, o->key ? o->key : CMD_OPT_LONG + (int)i };
-		n = strlen(sopts);
+					    NULL, cmd_opt_val(d, i) };
 		if (o->key) {
-			sopts[n++] = o->key;
+			*p++ = o->key;
 			if (o->arg)
-				sopts[n++] = ':';
-			sopts[n] = '\0';
+				*p++ = ':';
 		}
 	}
+	*p = '\0';
 	lopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
 	lopts[i] = (struct option){ NULL, 0, NULL, 0 };
 	if (seen)
@@ -118,7 +124,7 @@ int cmd_parse(const struct cmd_desc *d, int argc, char **argv, void *cfg, uint64
 		if (c == ':')
 			return cmd_usage_error(d, "option '%s' needs a value", argv[optind - 1]);
 		for (i = 0; i < d->nr_opts; i++)
-			if (c == (d->opts[i].key ? d->opts[i].key : CMD_OPT_LONG + (int)i))
+			if (c == cmd_opt_val(d, i))
 				break;
 		if (c == '?' || i == d->nr_opts)
 			return cmd_usage_error(d, "unknown option '%s'", argv[optind - 1]);

@@ -51,7 +51,7 @@ static int run_payload_specs(const struct run_cfg *cfg, struct payload_opts *opt
 }
 
 /* Each payload vCPU's long-run demand in CPUs, for the fluid ideal in the group table. */
-static int run_payload_demand(struct runsched *rs, const struct payload_opts *po, unsigned int n)
+static int run_payload_demand(struct run_sched *rs, const struct payload_opts *po, unsigned int n)
 {
 	double demand[VM_MAX_VCPUS];
 	unsigned int i;
@@ -64,18 +64,18 @@ static int run_payload_demand(struct runsched *rs, const struct payload_opts *po
 				    (double)sp->arg[0] / (double)(sp->arg[0] + sp->arg[1]) :
 				    1.0;
 	}
-	return runsched_set_demand(rs, demand, n);
+	return run_sched_set_demand(rs, demand, n);
 }
 
 /* The domain's groups and <cputune>, through the C API, on the tree before the VM exists. */
-static int run_domain_apply(struct run_cfg *cfg, struct runsched *rs)
+static int run_domain_apply(struct run_cfg *cfg, struct run_sched *rs)
 {
 	int ret = domain_launch_apply(&cfg->launch, rs->vs);
 
 	apply_report("vsched run", &cfg->launch.diag);
 	if (!ret && cfg->no_sched)
-		fprintf(stderr, "vsched run: warning: %s: --no-sched: the groups are set up but the "
-			"host kernel schedules the vCPU threads\n", cfg->domain);
+		fprintf(stderr, "vsched run: warning: %s: --no-sched: the groups are set up but "
+			"the host kernel schedules the vCPU threads\n", cfg->domain);
 	return ret;
 }
 
@@ -99,12 +99,12 @@ static int run_boot(struct run_cfg *cfg, struct vm *vm, struct payload_opts *pop
 }
 
 /* The group tree before the VM exists: --group/--assign or the domain's plan. */
-static int run_groups(struct run_cfg *cfg, struct runsched *rs, const struct payload_opts *popts,
+static int run_groups(struct run_cfg *cfg, struct run_sched *rs, const struct payload_opts *popts,
 		      unsigned int lanes)
 {
 	char msg[512];
 
-	if (runsched_setup(rs, cfg->vcpus, lanes, !cfg->no_sched,
+	if (run_sched_setup(rs, cfg->vcpus, lanes, !cfg->no_sched,
 			   (const char *const *)cfg->groups, cfg->nr_groups,
 			   (const char *const *)cfg->assigns, cfg->nr_assigns, msg, sizeof(msg)))
 		return run_usage_error("%s", msg);
@@ -120,7 +120,7 @@ int cmd_run(int argc, char **argv)
 	uint64_t start_ns = run_mono_ns();
 	static struct payload_opts popts;
 	struct run_accel_req areq;
-	struct runsched rs;
+	struct run_sched rs;
 	FILE *stats = NULL;
 	struct run_cfg cfg;
 	unsigned int lanes;
@@ -150,11 +150,11 @@ int cmd_run(int argc, char **argv)
 	ret = run_accel_choose(&areq, &vm.accel);
 	if (ret)
 		return -ret;
-	lanes = cfg.cpus ? cfg.cpus : runsched_default_lanes();
+	lanes = cfg.cpus ? cfg.cpus : run_sched_lanes();
 	vm.nr_lanes = lanes;
 	ret = run_groups(&cfg, &rs, &popts, lanes);
 	if (ret) {
-		runsched_destroy(&rs);
+		run_sched_destroy(&rs);
 		return ret == -ENOMEM ? RUN_EXIT_FAILURE : RUN_EXIT_USAGE;
 	}
 	if (cfg.demo)
@@ -162,7 +162,7 @@ int cmd_run(int argc, char **argv)
 	/* Opened now, so a path that cannot be written is refused before anything runs. */
 	if (cfg.stats && !(stats = fopen(cfg.stats, "w"))) {
 		fprintf(stderr, "vsched run: --stats %s: %s\n", cfg.stats, strerror(errno));
-		runsched_destroy(&rs);
+		run_sched_destroy(&rs);
 		return RUN_EXIT_USAGE;
 	}
 	return run_vm(&cfg, &vm, &rs, stats, start_ns);

@@ -21,7 +21,8 @@ static const struct cmd_opt sim_opts[] = {
 static const struct cmd_desc sim_desc = {
 	.prog = "vsched sim", .usage = "[--quiet] [--trace] SCENARIO",
 	.about = "Runs a scenario on the scheduler core with a virtual clock and prints per-group\n"
-		 "and per-vCPU usage against the fluid ideal, and every group's cpu.stat counters.\n",
+		 "and per-vCPU usage against the fluid ideal, and every group's cpu.stat\n"
+		 "counters.\n",
 	.opts = sim_opts, .nr_opts = ARRAY_SIZE(sim_opts),
 	.footer = "The scenario format is in docs/scheduler.md and include/sched/sim.h.\n",
 	.min_args = 1, .max_args = 1,

@@ -190,11 +190,11 @@ static const struct cmd_opt run_opts[RUN_NR_OPTS] = {
 static const struct cmd_desc run_desc = {
 	.prog = "vsched run", .usage = "[OPTIONS]",
 	.about = "Start a VM with built-in payload guests (default) or a Linux kernel.\n"
-		 "With no options (or only --accel): the demo, 6 vCPUs in four groups for 3 seconds\n"
-		 "on as many lanes as this process's affinity mask has CPUs.\n",
+		 "With no options (or only --accel): the demo, 6 vCPUs in four groups for 3\n"
+		 "seconds, on as many lanes as this process's affinity mask has CPUs.\n",
 	.opts = run_opts, .nr_opts = RUN_NR_OPTS,
-	.footer = "Exit status: 0 powered off or --duration, 1 setup failed, 2 usage, 3 guest reset,\n"
-		  "4 guest error, 128+N stopped by signal N.\n",
+	.footer = "Exit status: 0 powered off or --duration, 1 setup failed, 2 usage, 3 guest\n"
+		  "reset, 4 guest error, 128+N stopped by signal N.\n",
 };
 
 int run_usage_error(const char *fmt, ...)
@@ -227,7 +227,7 @@ static int run_domain(struct run_cfg *cfg)
 		fprintf(stderr, "vsched run: warning: %s: starting %u of %u vCPUs (current); "
 			"vsched has no vCPU hot-plug\n", cfg->domain, def->vcpus, def->max_vcpus);
 	cfg->name = def->name;
-	cfg->name_given = true;		/* a clash with a running VM is an error, not renamed */
+	cfg->name_given = true;	/* a clash with a running VM is an error, not renamed */
 	cfg->vcpus = def->vcpus;
 	cfg->mem = def->memory;
 	cfg->kernel.kernel = def->kernel;
@@ -254,7 +254,8 @@ static int run_check_kernel(const struct run_cfg *cfg)
 {
 	if (cfg->kernel.kernel && cfg->nr_payload)
 		return run_usage_error("--kernel and --payload exclude each other");
-	if (!cfg->kernel.kernel && (cfg->kernel.initrd || cfg->kernel.cmdline || cfg->cpuid_hide_set))
+	if (!cfg->kernel.kernel &&
+	    (cfg->kernel.initrd || cfg->kernel.cmdline || cfg->cpuid_hide_set))
 		return run_usage_error("--initrd, --cmdline and --cpuid-hide need --kernel");
 	if (cfg->ctl_dir && cfg->no_ctl)
 		return run_usage_error("--ctl-dir and --no-ctl exclude each other");
@@ -321,8 +322,9 @@ static int run_check_ctl_dir(const char *dir)
 			run_dir_up(top);
 		ret = file_mkdir_p(dir, 0755, NULL);
 		snprintf(p, sizeof(p), "%s", dir);
-		for (run_dir_trim(p); strcmp(p, top) && !rmdir(p); run_dir_up(p))
-			;
+		/* Everything below top was missing: remove what of it was made. */
+		for (run_dir_trim(p); strcmp(p, top); run_dir_up(p))
+			rmdir(p);
 		if (ret)
 			return run_file_error("--ctl-dir %s: cannot be made: %s", dir,
 					       strerror(-ret));

@@ -12,9 +12,9 @@
 #include "vmm/vm.h"
 #include "vsched.h"
 
-#define RUNSCHED_MONITOR_NS	1000000000ULL
+#define RUN_MONITOR_NS	1000000000ULL
 
-unsigned int runsched_default_lanes(void)
+unsigned int run_sched_lanes(void)
 {
 	cpu_set_t set;
 	long n;
@@ -25,7 +25,7 @@ unsigned int runsched_default_lanes(void)
 	return n > 0 ? (unsigned int)n : 1;
 }
 
-int runsched_setup(struct runsched *rs, unsigned int nr_vcpus, unsigned int lanes, bool scheduled,
+int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int lanes, bool scheduled,
 		   const char *const *groups, unsigned int nr_groups, const char *const *assigns,
 		   unsigned int nr_assigns, char *msg, size_t msglen)
 {
@@ -45,7 +45,7 @@ int runsched_setup(struct runsched *rs, unsigned int nr_vcpus, unsigned int lane
 	for (i = 0; i < nr_groups; i++) {
 		char why[256];
 
-		ret = launch_group(rs->vs, groups[i], why, sizeof(why));
+		ret = run_group_add(rs->vs, groups[i], why, sizeof(why));
 		if (ret) {
 			snprintf(msg, msglen, "--group '%s': %s", groups[i], why);
 			return ret;
@@ -54,7 +54,7 @@ int runsched_setup(struct runsched *rs, unsigned int nr_vcpus, unsigned int lane
 	for (i = 0; i < nr_assigns; i++) {
 		char why[256];
 
-		ret = launch_assign(rs->vs, assigns[i], why, sizeof(why));
+		ret = run_group_assign(rs->vs, assigns[i], why, sizeof(why));
 		if (ret) {
 			snprintf(msg, msglen, "--assign '%s': %s", assigns[i], why);
 			return ret;
@@ -63,12 +63,13 @@ int runsched_setup(struct runsched *rs, unsigned int nr_vcpus, unsigned int lane
 	return 0;
 }
 
-int runsched_attach(struct runsched *rs, struct vm *vm, bool monitor)
+int run_sched_attach(struct run_sched *rs, struct vm *vm, bool monitor)
 {
+	unsigned int flags = (rs->scheduled ? 0 : RUNTIME_UNSCHEDULED) |
+			     (rs->no_pin ? RUNTIME_NO_PIN : 0);
 	int ret;
 
-	ret = runtime_create(vm, vsched_sched(rs->vs), vsched_mutex(rs->vs), rs->lanes,
-			     (rs->scheduled ? 0 : RUNTIME_UNSCHEDULED) | (rs->no_pin ? RUNTIME_NO_PIN : 0),
+	ret = runtime_create(vm, vsched_sched(rs->vs), vsched_mutex(rs->vs), rs->lanes, flags,
 			     &rs->rt);
 	if (ret)
 		return ret;
@@ -78,12 +79,12 @@ int runsched_attach(struct runsched *rs, struct vm *vm, bool monitor)
 	if (ret)
 		return ret;
 	if (monitor)
-		ret = runstats_monitor_start(stdout, rs->vs, rs->lanes, RUNSCHED_MONITOR_NS, rs->demand,
+		ret = run_monitor_start(stdout, rs->vs, rs->lanes, RUN_MONITOR_NS, rs->demand,
 					     &rs->mon);
 	return ret;
 }
 
-int runsched_set_demand(struct runsched *rs, const double *demand, unsigned int nr_vcpus)
+int run_sched_set_demand(struct run_sched *rs, const double *demand, unsigned int nr_vcpus)
 {
 	double *d = malloc(nr_vcpus * sizeof(*d));
 
@@ -95,23 +96,23 @@ int runsched_set_demand(struct runsched *rs, const double *demand, unsigned int 
 	return 0;
 }
 
-void runsched_stats(struct runsched *rs, struct stats_run *sr)
+void run_sched_stats(struct run_sched *rs, struct run_stats *sr)
 {
 	rs->ctx.vs = rs->vs;
 	rs->ctx.rt = rs->rt;
-	sr->write_groups = runstats_write_groups;
+	sr->write_groups = run_monitor_json;
 	sr->groups_arg = &rs->ctx;
 }
 
-void runsched_finish(struct runsched *rs)
+void run_sched_finish(struct run_sched *rs)
 {
-	runstats_monitor_stop(rs->mon);
+	run_monitor_stop(rs->mon);
 	rs->mon = NULL;
 }
 
-void runsched_destroy(struct runsched *rs)
+void run_sched_destroy(struct run_sched *rs)
 {
-	runsched_finish(rs);
+	run_sched_finish(rs);
 	if (rs->vs)
 		runtime_unbind(rs->vs);
 	runtime_destroy(rs->rt);

@@ -34,7 +34,7 @@ static void run_progress(struct vm *vm)
 	fprintf(stderr, "vsched: units");
 	for (i = 0; i < vm->nr_vcpus; i++)
 		fprintf(stderr, " vcpu%u=%llu", i,
-			(unsigned long long)(vm->vcpus[i].work_units ? *vm->vcpus[i].work_units : 0));
+			(unsigned long long)run_stats_units(&vm->vcpus[i]));
 	fprintf(stderr, "\n");
 }
 
@@ -106,9 +106,9 @@ static int run_exit_status(const struct vm *vm, int sig)
 }
 
 static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
-			   const struct stats_run *sr)
+			   const struct run_stats *sr)
 {
-	int ret = stats_write_json(f, vm, sr);
+	int ret = run_stats_json(f, vm, sr);
 
 	if (fclose(f) || ret) {
 		fprintf(stderr, "vsched run: --stats %s: write failed\n", cfg->stats);
@@ -117,10 +117,10 @@ static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
 	return 0;
 }
 
-int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs, FILE *stats,
+int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE *stats,
 	   uint64_t start_ns)
 {
-	struct stats_run sr = { .cmd_start_ns = start_ns };
+	struct run_stats sr = { .cmd_start_ns = start_ns };
 	struct run_ctl rc = { 0 };
 	struct sigaction sa = { .sa_handler = run_on_signal }, old_int, old_term;
 	sigset_t set, old, waitmask;
@@ -149,9 +149,10 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs, FILE *
 		goto out;
 	}
 	rs->no_pin = cfg->no_pin;
-	ret = runsched_attach(rs, vm, cfg->monitor);
+	ret = run_sched_attach(rs, vm, cfg->monitor);
 	if (ret) {
-		fprintf(stderr, "vsched run: cannot start the vCPU scheduler: %s\n", strerror(-ret));
+		fprintf(stderr, "vsched run: cannot start the vCPU scheduler: %s\n",
+			strerror(-ret));
 		sr.exit_status = RUN_EXIT_FAILURE;
 		goto out;
 	}
@@ -164,8 +165,8 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs, FILE *
 	vm_stop(vm, VM_EXIT_STOPPED);
 	run_ctl_stop(&rc);
 	vm_join(vm);
-	runsched_finish(rs);
-	runsched_stats(rs, &sr);
+	run_sched_finish(rs);
+	run_sched_stats(rs, &sr);
 	sr.end_ns = run_mono_ns();
 	sr.exit_status = ret ? RUN_EXIT_FAILURE : run_exit_status(vm, sig);
 	if (vm->exit_reason == VM_EXIT_STOPPED && sig)
@@ -173,9 +174,9 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs, FILE *
 	if (stats && run_write_stats(cfg, stats, vm, &sr) && !sr.exit_status)
 		sr.exit_status = RUN_EXIT_FAILURE;
 	stats = NULL;
-	stats_print_summary(stdout, vm, &sr);
+	run_stats_summary(stdout, vm, &sr);
 out:
-	runsched_destroy(rs);
+	run_sched_destroy(rs);
 	if (stats) {
 		/* No VM ran: leave no empty statistics file behind. */
 		fclose(stats);

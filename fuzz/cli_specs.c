@@ -132,7 +132,7 @@ static void cli_payload(struct vsched *vs __unused, const char *s)
 static void cli_group(struct vsched *vs, const char *s)
 {
 	char msg[256] = "", path[1024], type[64];
-	int ret = launch_group(vs, s, msg, sizeof(msg));
+	int ret = run_group_add(vs, s, msg, sizeof(msg));
 
 	if (ret) {
 		FUZZ_CHECK(ret < 0 && ret > -4096 && msg[0], "refused --group '%s': %d '%s'", s,
@@ -154,7 +154,7 @@ static void cli_assign(struct vsched *vs, const char *s)
 	int ret;
 
 	fuzz_snapshot(vs, &before);
-	ret = launch_assign(vs, s, msg, sizeof(msg));
+	ret = run_group_assign(vs, s, msg, sizeof(msg));
 	if (ret) {
 		FUZZ_CHECK(ret < 0 && ret > -4096 && msg[0], "refused --assign '%s': %d '%s'", s,
 			   ret, msg);

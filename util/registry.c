@@ -157,7 +157,7 @@ int registry_register(const char *name, const char *ctl_dir, char *stale, size_t
 	if (!record_read(path, &old)) {
 		if (record_alive(&old) && old.pid != getpid())
 			return -EEXIST;
-		/* The previous VMM of this name died without cleaning up: its mount may be stale. */
+		/* The previous VMM of this name died without cleaning up: a stale mount? */
 		if (stale && old.pid != getpid())
 			snprintf(stale, stale_len, "%s", old.ctl);
 	}

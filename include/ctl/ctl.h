@@ -3,9 +3,12 @@
  * The control directory: a cgroupfs-like FUSE file system for one VM's group tree.
  *
  * It is a thin layer: every read, write, mkdir and rmdir goes through the public C API
- * (vsched.h), which holds the tree's lock and uses the cftype table, so the directory never
- * parses or formats a value itself. The FUSE session runs in its own threads; the caller's
- * threads (vCPUs, signal handling) are not involved.
+ * (vsched.h), which holds the tree's lock and uses the cftype table, so the directory formats
+ * no value and parses none to write it. One read of a value is its own: before a write to
+ * cgroup.threads, cgroup.procs or vsched.vcpus by an unprivileged caller, deleg.c reads which
+ * vCPUs it would move (with sched/parse.h and util/cpuset.h, as those files do) to check the
+ * kernel's delegation rule. The FUSE session runs in its own threads; the caller's threads
+ * (vCPUs, signal handling) are not involved.
  *
  * A VM's directory defaults to <run dir>/<name>; the record of running VMs that `vsched list`
  * reads is util/registry.c.

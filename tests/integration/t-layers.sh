@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/check-layers.sh: passes on the tree, and fails on copies of it with one crossing
-# include each, naming the file, the line and the rule.
+# include each, naming the file, the line and the rule; docs/architecture.md shows its table.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -9,6 +9,13 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$top/scripts/check-layers.sh" "$top" >/dev/null || fail "the tree itself crosses a boundary"
+# docs/architecture.md quotes the script's table: the block after its marker is the same.
+sed -n "/^read -r -d '' LAYERS <<'EOF'$/,/^EOF$/p" "$top/scripts/check-layers.sh" |
+	sed '1d;$d' >"$tmp/script"
+sed -n '/^<!-- The block below is scripts\/check-layers.sh/,/^```$/p' "$top/docs/architecture.md" |
+	sed '1,2d;$d' >"$tmp/doc"
+[ -s "$tmp/script" ] && cmp -s "$tmp/script" "$tmp/doc" ||
+	fail "docs/architecture.md's table is not scripts/check-layers.sh's: $(diff "$tmp/script" "$tmp/doc")"
 # FILE (appended to), INCLUDE, what the message must say.
 bad=(
 	"vmm/kick.c|ctl/ctl.h|vmm may not include ctl"
@@ -34,7 +41,8 @@ for b in "${bad[@]}"; do
 	if "$top/scripts/check-layers.sh" "$tmp/tree" >/dev/null 2>"$tmp/err"; then
 		fail "$file including $inc passed"
 	fi
-	grep -q "^$file:$line: #include \"$inc\": $want " "$tmp/err" || fail "$file: $(cat "$tmp/err")"
+	grep -q "^$file:$line: #include \"$inc\": $want " "$tmp/err" ||
+		fail "$file: $(cat "$tmp/err")"
 	n=$((n + 1))
 done
 echo "layers: the tree passes, $n crossing includes refused"
