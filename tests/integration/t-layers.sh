@@ -12,8 +12,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 # docs/architecture.md quotes the script's table: the block after its marker is the same.
 sed -n "/^read -r -d '' LAYERS <<'EOF'$/,/^EOF$/p" "$top/scripts/check-layers.sh" |
 	sed '1d;$d' >"$tmp/script"
-sed -n '/^<!-- The block below is scripts\/check-layers.sh/,/^```$/p' "$top/docs/architecture.md" |
-	sed '1,2d;$d' >"$tmp/doc"
+awk '/^<!-- The block below is scripts\/check-layers.sh/ { m = 1; next }
+     m == 1 && /^```$/ { m = 2; next }
+     m == 2 && /^```$/ { exit }
+     m == 2' "$top/docs/architecture.md" >"$tmp/doc"
 [ -s "$tmp/script" ] && cmp -s "$tmp/script" "$tmp/doc" ||
 	fail "docs/architecture.md's table is not scripts/check-layers.sh's: $(diff "$tmp/script" "$tmp/doc")"
 # FILE (appended to), INCLUDE, what the message must say.
