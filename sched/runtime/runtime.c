@@ -17,7 +17,6 @@
 #include "sched/group.h"
 #include "util/compiler.h"
 #include "vmm/kick.h"
-#include "vmm/vcpu_sched.h"
 #include "vmm/vm.h"
 #include "vsched.h"
 
