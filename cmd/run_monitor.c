@@ -14,7 +14,9 @@
 #include "sched/group.h"
 #include "cmd/run.h"
 #include "sched/runtime.h"
+#include "util/compiler.h"
 #include "util/json.h"
+#include "util/strv.h"
 #include "vsched.h"
 
 #define MON_MAX_GROUPS	32
@@ -24,7 +26,7 @@ struct mon_names {
 	char name[MON_MAX_GROUPS][256];
 };
 
-static int mon_collect(const char *name, mode_t mode __attribute__((unused)), void *arg)
+static int mon_collect(const char *name, mode_t mode __unused, void *arg)
 {
 	struct mon_names *n = arg;
 
@@ -116,27 +118,15 @@ static void mon_json_stat(struct json *j, struct vsched *vs, const char *path)
 	json_object_end(j);
 }
 
-struct mon_kids {
-	size_t nr;
-	char **name;
-};
-
-static int mon_kid(const char *name, mode_t mode __attribute__((unused)), void *arg)
+static int mon_kid(const char *name, mode_t mode __unused, void *arg)
 {
-	struct mon_kids *k = arg;
-	char **n = realloc(k->name, (k->nr + 1) * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	k->name = n;
-	k->name[k->nr] = strdup(name);
-	return k->name[k->nr++] ? 0 : -ENOMEM;
+	return strv_push(arg, name);
 }
 
 /* One group's object, then its children's, depth first. path: "/" for the root, "/a/b". */
 static void mon_json_group(struct json *j, struct vsched *vs, const char *path)
 {
-	struct mon_kids kids = { 0 };
+	struct strv kids = { 0 };
 	char val[256];
 	size_t i;
 
@@ -160,12 +150,11 @@ static void mon_json_group(struct json *j, struct vsched *vs, const char *path)
 	for (i = 0; i < kids.nr; i++) {
 		char *child = NULL;
 
-		if (asprintf(&child, "%s/%s", path[1] ? path : "", kids.name[i]) >= 0)
+		if (asprintf(&child, "%s/%s", path[1] ? path : "", kids.v[i]) >= 0)
 			mon_json_group(j, vs, child);
 		free(child);
-		free(kids.name[i]);
 	}
-	free(kids.name);
+	strv_free(&kids);
 }
 
 void run_monitor_json(struct json *j, void *arg)

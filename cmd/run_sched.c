@@ -25,42 +25,45 @@ unsigned int run_sched_lanes(void)
 	return n > 0 ? (unsigned int)n : 1;
 }
 
-int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int lanes, bool scheduled,
-		   const char *const *groups, unsigned int nr_groups, const char *const *assigns,
-		   unsigned int nr_assigns, char *msg, size_t msglen)
+/* Each spec of one flag in turn; on error msg names the flag and the spec. */
+static int run_sched_specs(struct vsched *vs, const char *flag, const char *const *specs,
+			   unsigned int nr, int (*apply)(struct vsched *, const char *, char *, size_t),
+			   char *msg, size_t msglen)
 {
 	unsigned int i;
+	char why[256];
 	int ret;
 
+	for (i = 0; i < nr; i++) {
+		ret = apply(vs, specs[i], why, sizeof(why));
+		if (ret) {
+			snprintf(msg, msglen, "%s '%s': %s", flag, specs[i], why);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int lanes,
+		    bool scheduled, const char *const *groups, unsigned int nr_groups,
+		    const char *const *assigns, unsigned int nr_assigns, char *msg, size_t msglen)
+{
 	memset(rs, 0, sizeof(*rs));
 	rs->lanes = lanes;
 	rs->scheduled = scheduled;
 	rs->vs = vsched_create(lanes, nr_vcpus);
 	if (!rs->vs) {
-		snprintf(msg, msglen, "cannot create the group tree: %s", strerror(errno));
-		return -errno;
+		int err = errno;
+
+		snprintf(msg, msglen, "cannot create the group tree: %s", strerror(err));
+		return -err;
 	}
 	vsched_set_pid(rs->vs, getpid());
 	runtime_clock_init(rs->vs);
-	for (i = 0; i < nr_groups; i++) {
-		char why[256];
-
-		ret = run_group_add(rs->vs, groups[i], why, sizeof(why));
-		if (ret) {
-			snprintf(msg, msglen, "--group '%s': %s", groups[i], why);
-			return ret;
-		}
-	}
-	for (i = 0; i < nr_assigns; i++) {
-		char why[256];
-
-		ret = run_group_assign(rs->vs, assigns[i], why, sizeof(why));
-		if (ret) {
-			snprintf(msg, msglen, "--assign '%s': %s", assigns[i], why);
-			return ret;
-		}
-	}
-	return 0;
+	return run_sched_specs(rs->vs, "--group", groups, nr_groups, run_group_add, msg,
+			       msglen) ?:
+	       run_sched_specs(rs->vs, "--assign", assigns, nr_assigns, run_group_assign, msg,
+			       msglen);
 }
 
 int run_sched_attach(struct run_sched *rs, struct vm *vm, bool monitor)

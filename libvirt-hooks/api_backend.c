@@ -8,6 +8,7 @@
 #include "libvirt/api_backend.h"
 #include "util/compiler.h"
 #include "util/cpuset.h"
+#include "util/strv.h"
 #include "vsched.h"
 
 static int api_mkdir(void *ctx, const char *path)
@@ -45,27 +46,15 @@ static int api_move(void *ctx, const char *path, unsigned int vcpu)
 	return vsched_assign(ctx, set, path);
 }
 
-struct api_kids {
-	size_t nr;
-	char **name;
-};
-
 static int api_kid(const char *name, mode_t mode __unused, void *arg)
 {
-	struct api_kids *k = arg;
-	char **n = realloc(k->name, (k->nr + 1) * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	k->name = n;
-	k->name[k->nr] = strdup(name);
-	return k->name[k->nr++] ? 0 : -ENOMEM;
+	return strv_push(arg, name);
 }
 
 /* Depth first from path ("/" the root, else "/a/b"): the group whose vsched.vcpus lists vcpu. */
 static int api_find(struct vsched *vs, unsigned int vcpu, char *path, size_t len)
 {
-	struct api_kids kids = { 0 };
+	struct strv kids = { 0 };
 	size_t i, plen = strlen(path);
 	struct cpuset set;
 	char *list = NULL;
@@ -80,8 +69,8 @@ static int api_find(struct vsched *vs, unsigned int vcpu, char *path, size_t len
 	if (!ret || vsched_list_children(vs, path, api_kid, &kids))
 		goto out;
 	for (i = 0; i < kids.nr && ret; i++) {
-		if (snprintf(path + plen, len - plen, "%s%s", plen > 1 ? "/" : "",
-			     kids.name[i]) >= (int)(len - plen)) {
+		if (snprintf(path + plen, len - plen, "%s%s", plen > 1 ? "/" : "", kids.v[i]) >=
+		    (int)(len - plen)) {
 			ret = -ENAMETOOLONG;
 			break;
 		}
@@ -90,9 +79,7 @@ static int api_find(struct vsched *vs, unsigned int vcpu, char *path, size_t len
 			path[plen] = '\0';
 	}
 out:
-	for (i = 0; i < kids.nr; i++)
-		free(kids.name[i]);
-	free(kids.name);
+	strv_free(&kids);
 	return ret;
 }
 
