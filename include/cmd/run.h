@@ -70,9 +70,10 @@ struct run_cfg {
 /* Flags into cfg, checked against one another. 0, 1 after --help, or -EINVAL after a message. */
 int run_parse(int argc, char **argv, struct run_cfg *cfg);
 /*
- * The files the command line (or --domain) names: --kernel and --initrd readable and of a
- * format the Linux boot path takes, --ctl-dir a directory or one that can be made, with FUSE.
- * Before anything starts (before /dev/kvm). 0, or -EIO after one message naming the file.
+ * The files the command line (or --domain) names (cmd/run_files.c): --kernel and --initrd
+ * readable and of a format the Linux boot path takes, --ctl-dir a directory or one that can be
+ * made, with FUSE. Before anything starts (before /dev/kvm). 0, or -EIO after one message
+ * naming the file.
  */
 int run_check_files(struct run_cfg *cfg);
 /* Prints the usage error "vsched run: <msg>" and the --help hint; returns -EINVAL. */
