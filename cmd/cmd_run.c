@@ -2,8 +2,9 @@
 /*
  * `vsched run` = a VM (vmm/) + the scheduler runtime on its vCPUs (sched/runtime/) + the group
  * tree from --group/--assign or a --domain plan (vsched.h, libvirt-hooks/) + the control
- * directory (ctl/): flags (run_opts.c), the payloads and the backend, the group tree
- * (run_sched.c), then the VM runs (run_vm.c).
+ * directory (ctl/). In order: the flags (run_opts.c), the payloads, what the flags allow of
+ * the backend (run_accel.c), the files they name (run_files.c), the backend, the group tree
+ * (run_sched.c); nothing has started before. Then the VM runs (run_vm.c).
  */
 #include <errno.h>
 #include <stdio.h>
