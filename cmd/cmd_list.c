@@ -9,7 +9,15 @@
 
 struct list_cfg {
 	bool all;
+	bool header;	/* printed */
 };
+
+static void list_header(struct list_cfg *cfg)
+{
+	if (!cfg->header)
+		printf("%-20s %-8s %s\n", "NAME", "PID", "CONTROL-DIR");
+	cfg->header = true;
+}
 
 static const struct cmd_opt list_opts[] = {
 	{ .name = "all", .key = 'a', .off = offsetof(struct list_cfg, all),
@@ -24,8 +32,9 @@ static const struct cmd_desc list_desc = {
 
 static int list_one(const struct registry_entry *e, void *arg)
 {
-	const struct list_cfg *cfg = arg;
+	struct list_cfg *cfg = arg;
 
+	list_header(cfg);
 	if (e->alive || cfg->all)
 		printf("%-20s %-8d %s%s\n", e->name, (int)e->pid, e->ctl[0] ? e->ctl : "-",
 		       e->alive ? "" : " (stale)");
@@ -39,11 +48,11 @@ int cmd_list(int argc, char **argv)
 
 	if (ret <= 0)
 		return ret ? CMD_EXIT_USAGE : 0;
-	printf("%-20s %-8s %s\n", "NAME", "PID", "CONTROL-DIR");
 	ret = registry_list(list_one, &cfg);
 	if (ret) {
 		fprintf(stderr, "vsched list: %s/.vms: %s\n", registry_run_dir(), strerror(-ret));
 		return 1;
 	}
+	list_header(&cfg);
 	return 0;
 }
