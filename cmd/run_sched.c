@@ -26,9 +26,10 @@ unsigned int run_sched_lanes(void)
 }
 
 /* Each spec of one flag in turn; on error msg names the flag and the spec. */
+typedef int (*run_spec_fn)(struct vsched *vs, const char *spec, char *msg, size_t msglen);
+
 static int run_sched_specs(struct vsched *vs, const char *flag, const char *const *specs,
-			   unsigned int nr, int (*apply)(struct vsched *, const char *, char *, size_t),
-			   char *msg, size_t msglen)
+			   unsigned int nr, run_spec_fn apply, char *msg, size_t msglen)
 {
 	unsigned int i;
 	char why[256];

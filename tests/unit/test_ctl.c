@@ -50,9 +50,9 @@ static void test_ctl_names(void)
 	CU_ASSERT_EQUAL(registry_name_valid("a/b"), -EINVAL);
 	CU_ASSERT_EQUAL(registry_name_valid("a\nb"), -EINVAL);
 	CU_ASSERT_EQUAL(registry_name_valid("web server (prod)"), 0);	/* libvirt allows it */
-	CU_ASSERT_EQUAL(registry_name_valid("x123456789x123456789x123456789x123456789x123456789x123456789"
-				       "x123456789x123456789x123456789x123456789x123456789x123456789"
-				       "x12345678"),
+	CU_ASSERT_EQUAL(registry_name_valid("x123456789x123456789x123456789x123456789x123456789"
+					    "x123456789x123456789x123456789x123456789x123456789"
+					    "x123456789x123456789x12345678"),
 			-EINVAL);
 	set_run_dir();
 	CU_ASSERT_EQUAL(registry_default_dir("vm1", buf, sizeof(buf)), 0);
