@@ -12,16 +12,21 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CUNIT_LIBS := $(shell $(PKG_CONFIG) --libs cunit 2>/dev/null || echo -lcunit)
 
-WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers
+WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wmissing-prototypes -Wformat=2 -Wshadow
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lpthread -lrt -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-# Every .c under these folders is part of libvsched; main.c is the CLI entry.
+# Every .c under these folders is part of libvsched. The command line (cmd/: main.c and the
+# subcommands that compose the modules) is libcmd, linked into the binary, the unit tests (which
+# test its parsers) and the tools that drive a VM like `vsched run` does.
 SRC_DIRS := util sched sched/* ctl vmm vmm/* libvirt-hooks
 LIB_SRCS := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
-TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
+CMD_SRCS := $(filter-out cmd/main.c,$(sort $(wildcard cmd/*.c)))
+# An in-process VM under the runtime, for the tests and benches only (tests/fixture/).
+FIXTURE_SRCS := $(sort $(wildcard tests/fixture/*.c))
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c)) $(FIXTURE_SRCS)
 
 # Module fragments (payload guest images, benches) add to these.
 GEN_OBJS :=
@@ -29,13 +34,15 @@ GEN_HDRS :=
 BENCH_BINS :=
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 ASAN_LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/asan/%.o)
+ASAN_CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/asan/%.o)
 ASAN_TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/asan/%.o)
 
 VSCHED := $(BUILD)/vsched
 
-.PHONY: all check unit unit-asan integration bench demo install clean deps help
+.PHONY: all check layers unit unit-asan integration bench demo install clean deps help
 all: $(VSCHED)
 
 -include $(sort $(wildcard */*.mk */*/*.mk))
@@ -45,7 +52,7 @@ all: $(VSCHED)
 define make-archive
 @mkdir -p $(@D)
 @dups=$$(printf '%s\n' $(notdir $^) | sort | uniq -d); \
-[ -z "$$dups" ] || { echo "libvsched: two objects named $$dups; rename one" >&2; exit 1; }
+[ -z "$$dups" ] || { echo "$(@F): two objects named $$dups; rename one" >&2; exit 1; }
 @rm -f $@
 $(AR) rcs $@ $^
 endef
@@ -56,13 +63,19 @@ $(BUILD)/libvsched.a: $(LIB_OBJS) $(GEN_OBJS)
 $(BUILD)/asan/libvsched.a: $(ASAN_LIB_OBJS) $(GEN_OBJS)
 	$(make-archive)
 
-$(VSCHED): $(BUILD)/main.o $(BUILD)/libvsched.a
+$(BUILD)/libcmd.a: $(CMD_OBJS)
+	$(make-archive)
+
+$(BUILD)/asan/libcmd.a: $(ASAN_CMD_OBJS)
+	$(make-archive)
+
+$(VSCHED): $(BUILD)/cmd/main.o $(BUILD)/libcmd.a $(BUILD)/libvsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/unit-tests: $(TEST_OBJS) $(BUILD)/libvsched.a
+$(BUILD)/unit-tests: $(TEST_OBJS) $(BUILD)/libcmd.a $(BUILD)/libvsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CUNIT_LIBS) $(LDLIBS)
 
-$(BUILD)/asan/unit-tests: $(ASAN_TEST_OBJS) $(BUILD)/asan/libvsched.a
+$(BUILD)/asan/unit-tests: $(ASAN_TEST_OBJS) $(BUILD)/asan/libcmd.a $(BUILD)/asan/libvsched.a
 	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(CUNIT_LIBS) $(LDLIBS)
 
 $(BUILD)/asan/%.o: %.c | $(GEN_HDRS)
@@ -85,10 +98,14 @@ unit-asan: $(BUILD)/asan/unit-tests
 integration: $(VSCHED)
 	tests/integration/run.sh $(VSCHED)
 
-# The test command: unit tests, the same under ASan+UBSan, the fuzz corpus replayed (fuzz/fuzz.mk),
-# then integration tests.
+# The folders' include rules (docs/architecture.md): the table is in the script.
+layers:
+	@scripts/check-layers.sh
+
+# The test command: the layering, unit tests, the same under ASan+UBSan, the fuzz corpus replayed
+# (fuzz/fuzz.mk), then integration tests.
 check: deps
-	@$(MAKE) --no-print-directory unit unit-asan fuzz-replay integration
+	@$(MAKE) --no-print-directory layers unit unit-asan fuzz-replay integration
 
 bench: deps
 	@$(MAKE) --no-print-directory $(VSCHED) $(BENCH_BINS)
@@ -109,9 +126,11 @@ clean:
 
 help:
 	@echo "make demo    build and run the demo VM with groups"
-	@echo "make check   unit tests (plain and ASan+UBSan), fuzz corpus replay, integration"
+	@echo "make check   layering, unit tests (plain and ASan+UBSan), fuzz corpus replay, integration"
+	@echo "make layers  only the layering: no #include crosses a folder boundary it may not"
 	@echo "make bench   benchmarks (timing lives here, never in tests)"
 	@echo "make fuzz    libFuzzer targets, FUZZ_SECONDS=60 each (clang; docs/fuzzing.md)"
 	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook"
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/main.d $(wildcard $(BUILD)/bench/*.d)
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) \
+	$(ASAN_CMD_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/cmd/main.d $(wildcard $(BUILD)/bench/*.d)

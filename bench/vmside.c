@@ -11,10 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sched/launch.h"
-#include "sched/runvm.h"
+#include "cmd/run.h"
+#include "../tests/fixture/runvm.h"
 #include "vmm/payload.h"
-#include "vmm/stats.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 #include "vmside.h"
@@ -55,7 +54,7 @@ int vmside_groups(struct vsched *vs, const struct scenario *s)
 					(unsigned long long)g->burst_us);
 		if (g->idle)
 			snprintf(spec + len, sizeof(spec) - len, ",idle=1");
-		ret = launch_group(vs, spec, msg, sizeof(msg));
+		ret = run_group_add(vs, spec, msg, sizeof(msg));
 		if (ret) {
 			fprintf(stderr, "bench: --group %s: %s\n", spec, msg);
 			return ret;
@@ -63,7 +62,7 @@ int vmside_groups(struct vsched *vs, const struct scenario *s)
 	}
 	for (i = 0; i < scn_nr_vcpus(s); i++) {
 		snprintf(spec, sizeof(spec), "%u=%s", i, s->vcpus[i].group);
-		ret = launch_assign(vs, spec, msg, sizeof(msg));
+		ret = run_group_assign(vs, spec, msg, sizeof(msg));
 		if (ret) {
 			fprintf(stderr, "bench: --assign %s: %s\n", spec, msg);
 			return ret;
@@ -93,7 +92,7 @@ static void vmside_snapshot(void *arg, uint64_t *cpu, uint64_t *work)
 
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		cpu[i] = vcpu_cpu_ns(&vm->vcpus[i]);
-		work[i] = stats_vcpu_units(&vm->vcpus[i]);
+		work[i] = run_stats_units(&vm->vcpus[i]);
 	}
 }
 

@@ -94,7 +94,6 @@ int ctl_fs_listxattr(const char *path, char *list, size_t size);
 int ctl_fs_removexattr(const char *path, const char *name);
 /* Frees the handles a severed connection never released (after the loop has ended). */
 void ctl_fs_release_all(struct ctl *c);
-int ctl_mkdir_p(const char *dir, mode_t mode, bool *created);
 
 /*
  * Delegation (deleg.c): a write of buf to group/name by the FUSE caller, with the check of

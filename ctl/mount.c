@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "util/file.h"
+#include "util/registry.h"
 
 #define CTL_MAX_THREADS	8
 #define CTL_JOIN_WAIT_S	3
@@ -100,7 +102,7 @@ int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out)
 	list_init(&c->files);
 	ctl_attrs_init(c);
 	if (!realpath(dir, c->dir)) {
-		ret = ctl_mkdir_p(dir, 0755, &c->created_dir);
+		ret = file_mkdir_p(dir, 0755, &c->created_dir);
 		if (ret || !realpath(dir, c->dir)) {
 			ret = ret ? ret : -errno;
 			goto err_free;
@@ -235,4 +237,46 @@ void ctl_unmount(struct ctl *c)
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+int ctl_vm_start(struct vsched *vs, const char *name, const char *dir, struct ctl **out)
+{
+	char dflt[PATH_MAX], stale[PATH_MAX] = "";
+	int ret;
+
+	*out = NULL;
+	if (!dir) {
+		ret = registry_default_dir(name, dflt, sizeof(dflt));
+		if (ret)
+			return ret;
+		dir = dflt;
+	}
+	ret = registry_register(name, dir, stale, sizeof(stale));
+	/* The previous VMM of this name died without cleaning up. */
+	if (stale[0])
+		ctl_dir_clean(stale);
+	if (ret || !*dir)
+		return ret;
+	ret = ctl_mount(vs, dir, out);
+	if (ret) {
+		registry_unregister(name);
+		return ret;
+	}
+	/* Record the canonical path the mount ended up on (the first record stays otherwise). */
+	registry_register(name, ctl_dir(*out), NULL, 0);
+	return 0;
+}
+
+void ctl_vm_stop(const char *name, struct ctl *c)
+{
+	char dflt[PATH_MAX], canon[PATH_MAX];
+	bool is_dflt;
+
+	/* The default directory is vsched's own, even if a dead VMM of this name made it. */
+	is_dflt = c && !registry_default_dir(name, dflt, sizeof(dflt)) && realpath(dflt, canon) &&
+		  !strcmp(canon, ctl_dir(c));
+	ctl_unmount(c);
+	if (is_dflt)
+		rmdir(dflt);
+	registry_unregister(name);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fuzz target: the value parsers of `vsched run` flags (vmm/opts.c, vmm/payload/payload_spec.c,
- * util/cpuset.c, sched/runtime/launch.c, ctl_name_valid(), lx_cpuid_hide_parse()).
+ * util/cpuset.c, cmd/run_groups.c, registry_name_valid(), lx_cpuid_hide_parse()).
  *
  * Input: one "KIND VALUE" per line (at most CLI_LINES), KIND one of size (--memory), duration,
  * vcpus, cpus, cpuset, payload-kind, payload (--payload on 8 vCPUs, vCPU 7 given one already),
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/ctl.h"
+#include "util/registry.h"
 #include "fuzz.h"
-#include "sched/launch.h"
+#include "cmd/run.h"
 #include "util/cpuset.h"
 #include "vmm/linux/cpuid.h"
 #include "vmm/opts.h"
@@ -132,7 +132,7 @@ static void cli_payload(struct vsched *vs __unused, const char *s)
 static void cli_group(struct vsched *vs, const char *s)
 {
 	char msg[256] = "", path[1024], type[64];
-	int ret = launch_group(vs, s, msg, sizeof(msg));
+	int ret = run_group_add(vs, s, msg, sizeof(msg));
 
 	if (ret) {
 		FUZZ_CHECK(ret < 0 && ret > -4096 && msg[0], "refused --group '%s': %d '%s'", s,
@@ -154,7 +154,7 @@ static void cli_assign(struct vsched *vs, const char *s)
 	int ret;
 
 	fuzz_snapshot(vs, &before);
-	ret = launch_assign(vs, s, msg, sizeof(msg));
+	ret = run_group_assign(vs, s, msg, sizeof(msg));
 	if (ret) {
 		FUZZ_CHECK(ret < 0 && ret > -4096 && msg[0], "refused --assign '%s': %d '%s'", s,
 			   ret, msg);
@@ -170,8 +170,9 @@ static void cli_name(struct vsched *vs __unused, const char *s)
 {
 	char dir[PATH_MAX];
 
-	if (!ctl_name_valid(s))
-		FUZZ_CHECK(s[0] != '.' && !strchr(s, '/') && !ctl_default_dir(s, dir, sizeof(dir)),
+	if (!registry_name_valid(s))
+		FUZZ_CHECK(s[0] != '.' && !strchr(s, '/') &&
+				   !registry_default_dir(s, dir, sizeof(dir)),
 			   "--name '%s' accepted", s);
 }
 

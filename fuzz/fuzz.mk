@@ -14,7 +14,8 @@ FUZZ_COMMON := fuzz/fuzz_util.c
 FUZZ_ASAN_OBJS := $(FUZZ_COMMON:%.c=$(BUILD)/asan/%.o) $(BUILD)/asan/fuzz/replay.o
 FUZZ_REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/asan/fuzz-%)
 
-$(BUILD)/asan/fuzz-%: $(BUILD)/asan/fuzz/%.o $(FUZZ_ASAN_OBJS) $(BUILD)/asan/libvsched.a
+$(BUILD)/asan/fuzz-%: $(BUILD)/asan/fuzz/%.o $(FUZZ_ASAN_OBJS) $(BUILD)/asan/libcmd.a \
+		$(BUILD)/asan/libvsched.a
 	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
 
 .PHONY: fuzz fuzz-build fuzz-replay
@@ -28,6 +29,7 @@ FUZZ_CFLAGS := -std=gnu11 $(WARN) -Wno-gnu-variable-sized-type-not-at-end -O1 -g
 	-Iinclude -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_DIR)/%.o)
+FUZZ_CMD_OBJS := $(CMD_SRCS:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_OBJS := $(FUZZ_COMMON:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz-%)
 
@@ -38,7 +40,10 @@ $(FUZZ_DIR)/%.o: %.c | $(GEN_HDRS)
 $(FUZZ_DIR)/libvsched.a: $(FUZZ_LIB_OBJS) $(GEN_OBJS)
 	$(make-archive)
 
-$(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/fuzz/%.o $(FUZZ_OBJS) $(FUZZ_DIR)/libvsched.a
+$(FUZZ_DIR)/libcmd.a: $(FUZZ_CMD_OBJS)
+	$(make-archive)
+
+$(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/fuzz/%.o $(FUZZ_OBJS) $(FUZZ_DIR)/libcmd.a $(FUZZ_DIR)/libvsched.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 fuzz-build: $(FUZZ_BINS)
@@ -51,7 +56,7 @@ fuzz:
 		$(foreach t,$(FUZZ_TARGETS),$(t)$(if $(FUZZ_SEEDS_$(t)),:$(FUZZ_SEEDS_$(t))))
 
 -include $(FUZZ_ASAN_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(BUILD)/asan/fuzz/%.d)
--include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz/%.d)
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_CMD_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz/%.d)
 # Objects only pattern rules name: keep them, so a rebuild relinks instead of recompiling.
 .SECONDARY: $(FUZZ_ASAN_OBJS) $(FUZZ_TARGETS:%=$(BUILD)/asan/fuzz/%.o) $(FUZZ_OBJS) \
 	$(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz/%.o)

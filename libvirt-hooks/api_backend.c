@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Plan execution through include/vsched.h. */
+/* Plan execution through include/vsched.h, and nothing else of the tree. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "libvirt/api_backend.h"
-#include "sched/group.h"
+#include "util/compiler.h"
+#include "util/cpuset.h"
+#include "util/strv.h"
 #include "vsched.h"
 
 static int api_mkdir(void *ctx, const char *path)
@@ -43,16 +46,52 @@ static int api_move(void *ctx, const char *path, unsigned int vcpu)
 	return vsched_assign(ctx, set, path);
 }
 
-static int api_locate(void *ctx, unsigned int vcpu, char *path, size_t len)
+static int api_kid(const char *name, mode_t mode __unused, void *arg)
 {
-	struct sched_vcpu *v;
+	return strv_push(arg, name);
+}
+
+/* Depth first from path ("/" the root, else "/a/b"): the group whose vsched.vcpus lists vcpu. */
+static int api_find(struct vsched *vs, unsigned int vcpu, char *path, size_t len)
+{
+	struct strv kids = { 0 };
+	size_t i, plen = strlen(path);
+	struct cpuset set;
+	char *list = NULL;
 	int ret = -ERANGE;
 
-	vsched_lock(ctx);
-	v = sched_vcpu(vsched_sched(ctx), vcpu);
-	if (v)
-		ret = group_path(v->group, path, len) < 0 ? -ENAMETOOLONG : 0;
-	vsched_unlock(ctx);
+	if (vsched_read_alloc(vs, path, "vsched.vcpus", &list) >= 0) {
+		list[strcspn(list, "\n")] = '\0';
+		if (!cpuset_parse(list, CPUSET_MAX, &set) && cpuset_test(&set, vcpu))
+			ret = 0;
+	}
+	free(list);
+	if (!ret || vsched_list_children(vs, path, api_kid, &kids))
+		goto out;
+	for (i = 0; i < kids.nr && ret; i++) {
+		if (snprintf(path + plen, len - plen, "%s%s", plen > 1 ? "/" : "", kids.v[i]) >=
+		    (int)(len - plen)) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		ret = api_find(vs, vcpu, path, len);
+		if (ret)
+			path[plen] = '\0';
+	}
+out:
+	strv_free(&kids);
+	return ret;
+}
+
+/* Where vcpu is, from the groups' vsched.vcpus files. */
+static int api_locate(void *ctx, unsigned int vcpu, char *path, size_t len)
+{
+	int ret;
+
+	if (len < 2)
+		return -ENAMETOOLONG;
+	strcpy(path, "/");
+	ret = api_find(ctx, vcpu, path, len);
 	/* Relative, as plan paths are: "/a/b" -> "a/b", "/" -> "". */
 	if (!ret)
 		memmove(path, path + 1, strlen(path));

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* `vsched apply --domain FILE [--ctl DIR] [--pid PID] [--dry-run]` and the shared apply path. */
+/* Applying a domain to a running VM: the path `vsched apply` and the hook share. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +10,13 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "ctl/ctl.h"
 #include "libvirt/apply.h"
 #include "libvirt/fsops.h"
 #include "libvirt/libvirt_sync.h"
 #include "libvirt/plan.h"
 #include "libvirt/qemu.h"
 #include "libvirt/target.h"
+#include "util/registry.h"
 
 void apply_report(const char *prog, const struct xdiag *d)
 {
@@ -43,7 +42,7 @@ bool apply_is_vsched(const char *name, char *dir, size_t len)
 	struct stat st;
 
 	/* A name the control directory cannot have is no vsched VM's. */
-	return !ctl_default_dir(name, dir, len) && !stat(dir, &st) && S_ISDIR(st.st_mode);
+	return !registry_default_dir(name, dir, len) && !stat(dir, &st) && S_ISDIR(st.st_mode);
 }
 
 int apply_find_target(const char *name, char *dir, size_t len, pid_t *pid, bool *is_vsched)
@@ -135,7 +134,7 @@ int apply_start_sync(const struct domain_def *def, const char *dir, pid_t pid)
  * domain (on cgroupfs, with libvirt's emulator group). Anything else (a scratch directory, the
  * root of the host's cgroup tree) is refused before anything is written.
  */
-static int apply_check_ctl(const char *dir, bool *qemu, struct xdiag *d)
+int apply_check_ctl(const char *dir, bool *qemu, struct xdiag *d)
 {
 	char p[PATH_MAX];
 	struct statfs sf;
@@ -158,112 +157,4 @@ static int apply_check_ctl(const char *dir, bool *qemu, struct xdiag *d)
 		    "--ctl %s: neither the root of a vsched control directory (vsched.vcpus) "
 		    "nor a libvirt QEMU domain's cgroup (libvirt's emulator group in it); "
 		    "nothing changed", dir);
-}
-
-static void apply_usage(FILE *f)
-{
-	fprintf(f, "usage: vsched apply --domain FILE [--ctl DIR] [--pid PID] [--dry-run]\n"
-		   "  Applies the domain's <cputune> and vsched groups to a running VM.\n"
-		   "  --domain FILE  domain XML (\"-\" = stdin)\n"
-		   "  --ctl DIR      the root of the VM's control directory, or the cgroup\n"
-		   "                 libvirt made for QEMU domain NAME (default:\n"
-		   "                 /run/vsched/NAME, else the cgroup of the running libvirt\n"
-		   "                 QEMU domain NAME)\n"
-		   "  --pid PID      the process whose vCPU threads to move (default: the only\n"
-		   "                 process in DIR/cgroup.procs, or libvirt's pid file)\n"
-		   "  --dry-run      validate and print what would be written; touch nothing\n"
-		   "                 (no VM running: the plan `vsched run --domain` would\n"
-		   "                 apply)\n");
-}
-
-int cmd_apply(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "domain", required_argument, NULL, 'd' },
-		{ "ctl", required_argument, NULL, 'c' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *file = NULL, *ctl = NULL;
-	char dir[PATH_MAX];
-	struct domain_def def;
-	struct xdiag d;
-	bool dry_run = false, qemu = false, not_running = false;
-	pid_t pid = 0;
-	long v;
-	char *end;
-	int c, ret;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:c:p:nh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			file = optarg;
-			break;
-		case 'c':
-			ctl = optarg;
-			break;
-		case 'p':
-			v = strtol(optarg, &end, 10);
-			if (*end || v <= 0 || v > INT_MAX) {
-				fprintf(stderr, "vsched apply: --pid '%s': not a process ID\n", optarg);
-				return 2;
-			}
-			pid = (pid_t)v;
-			break;
-		case 'n':
-			dry_run = true;
-			break;
-		case 'h':
-			apply_usage(stdout);
-			return 0;
-		default:
-			apply_usage(stderr);
-			return 2;
-		}
-	}
-	if (!file || optind != argc) {
-		apply_usage(stderr);
-		return 2;
-	}
-	xdiag_init(&d, strcmp(file, "-") ? file : "<stdin>");
-	ret = domain_parse_file(file, &def, &d);
-	if (ret)
-		goto out;
-	if (ctl) {
-		ret = apply_check_ctl(ctl, &qemu, &d);
-		if (ret)
-			goto out_def;
-		snprintf(dir, sizeof(dir), "%s", ctl);
-	} else {
-		pid_t found;
-		bool is_vsched;
-
-		ret = apply_find_target(def.name, dir, sizeof(dir), &found, &is_vsched);
-		if (ret == -ENOENT && dry_run && !ctl_default_dir(def.name, dir, sizeof(dir))) {
-			/* Nothing runs: show the plan a vsched VM of this domain would get. */
-			not_running = true;
-		} else if (ret) {
-			xerr(&d, NULL, NULL, NULL,
-			     "no running VM named '%s' (no %s/%s, no libvirt QEMU domain): %s",
-			     def.name, ctl_run_dir(), def.name, strerror(-ret));
-			goto out_def;
-		} else {
-			qemu = !is_vsched;
-			if (!pid)
-				pid = found;
-		}
-	}
-	ret = apply_domain(&def, dir, pid, (dry_run ? APPLY_DRY_RUN : 0) | (qemu ? APPLY_QEMU : 0) |
-				   (not_running ? APPLY_NOT_RUNNING : 0), stdout, &d);
-	if (!ret && qemu && !dry_run)
-		apply_start_sync(&def, dir, pid);
-out_def:
-	domain_free(&def);
-out:
-	apply_report("vsched apply", &d);
-	xdiag_free(&d);
-	return ret ? 1 : 0;
 }

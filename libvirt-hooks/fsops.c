@@ -37,16 +37,25 @@ static struct fsop *fsops_add(struct fsops *f, enum fsop_kind kind, const char *
 	return op;
 }
 
-static int fsops_write(struct fsops *f, const struct plan_op *from, const char *path,
-		       const char *file, const char *fmt, unsigned long long v)
+static int fsops_write_str(struct fsops *f, const struct plan_op *from, const char *path,
+			   const char *file, const char *value)
 {
 	struct fsop *op = fsops_add(f, FSOP_WRITE, path, from);
 
 	if (!op)
 		return -ENOMEM;
 	snprintf(op->file, sizeof(op->file), "%s", file);
-	snprintf(op->value, sizeof(op->value), fmt, v);
+	snprintf(op->value, sizeof(op->value), "%s", value);
 	return 0;
+}
+
+static int fsops_write(struct fsops *f, const struct plan_op *from, const char *path,
+		       const char *file, unsigned long long v)
+{
+	char value[24];
+
+	snprintf(value, sizeof(value), "%llu", v);
+	return fsops_write_str(f, from, path, file, value);
 }
 
 static const char *parent_of(const char *path, char *out, size_t len)
@@ -112,8 +121,7 @@ static int fsops_shares(struct fsops *f, const struct plan_op *op, enum fs_flavo
 				 "shares '%llu' must be in range [%llu, %llu]",
 				 (unsigned long long)op->value, lo, hi);
 	}
-	return fsops_write(f, op, op->path, fl == FS_V2 ? "cpu.weight" : "cpu.shares", "%llu",
-			   op->value);
+	return fsops_write(f, op, op->path, fl == FS_V2 ? "cpu.weight" : "cpu.shares", op->value);
 }
 
 static int fsops_max(struct fsops *f, const struct plan_op *op, enum fs_flavor fl)
@@ -133,9 +141,11 @@ static int fsops_max(struct fsops *f, const struct plan_op *op, enum fs_flavor f
 	}
 
 	if (fl == FS_V1)
-		return fsops_write(f, op, op->path, "cpu.cfs_period_us", "%llu", op->value) ?:
-		       fsops_write(f, op, op->path, "cpu.cfs_quota_us",
-				   op->quota < 0 ? "-1" : "%llu", (unsigned long long)op->quota);
+		return fsops_write(f, op, op->path, "cpu.cfs_period_us", op->value) ?:
+		       (op->quota < 0 ?
+				fsops_write_str(f, op, op->path, "cpu.cfs_quota_us", "-1") :
+				fsops_write(f, op, op->path, "cpu.cfs_quota_us",
+					    (unsigned long long)op->quota));
 	o = fsops_add(f, FSOP_WRITE, op->path, op);
 	if (!o)
 		return -ENOMEM;
@@ -161,17 +171,16 @@ static int fsops_op(struct fsops *f, const struct plan_op *op, enum fs_flavor fl
 	case PLAN_WEIGHT:
 		/* v1: the kernel's own conversion, S = (W * 1024 + 50) / 100. */
 		if (fl == FS_V1)
-			return fsops_write(f, op, op->path, "cpu.shares", "%llu",
+			return fsops_write(f, op, op->path, "cpu.shares",
 					   (op->value * 1024 + 50) / 100);
-		return fsops_write(f, op, op->path, "cpu.weight", "%llu", op->value);
+		return fsops_write(f, op, op->path, "cpu.weight", op->value);
 	case PLAN_IDLE:
-		return fsops_write(f, op, op->path, "cpu.idle", "%llu", op->value);
+		return fsops_write(f, op, op->path, "cpu.idle", op->value);
 	case PLAN_MAX:
 		return fsops_max(f, op, fl);
 	case PLAN_BURST:
 		return fsops_write(f, op, op->path,
-				   fl == FS_V1 ? "cpu.cfs_burst_us" : "cpu.max.burst", "%llu",
-				   op->value);
+				   fl == FS_V1 ? "cpu.cfs_burst_us" : "cpu.max.burst", op->value);
 	case PLAN_MOVE:
 		o = fsops_add(f, FSOP_MOVE, op->path, op);
 		if (!o)

@@ -14,22 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "libvirt/apply.h"
 #include "libvirt/fsops.h"
 #include "libvirt/hook.h"
 #include "libvirt/plan.h"
 #include "libvirt/qemu.h"
-
-#define PROG "vsched hook"
-
-enum hook_action {
-	HOOK_NONE,
-	HOOK_VALIDATE,
-	HOOK_APPLY,
-	HOOK_REAPPLY,		/* apply, report errors, exit 0 */
-};
 
 static const struct hook_op {
 	const char *op;
@@ -45,7 +35,7 @@ static const struct hook_op {
 	{ "attach", "begin", HOOK_REAPPLY },
 };
 
-static enum hook_action hook_action(const char *op, const char *sub)
+enum hook_action hook_action(const char *op, const char *sub)
 {
 	size_t i;
 
@@ -72,8 +62,8 @@ static int hook_validate(const struct domain_def *def, bool is_vsched, struct xd
 	return ret;
 }
 
-static int hook_run(const char *name, enum hook_action action, const char *xml, size_t len,
-		    struct xdiag *d)
+int hook_run(const char *name, enum hook_action action, const char *xml, size_t len,
+	     struct xdiag *d)
 {
 	struct domain_def def;
 	char dir[PATH_MAX];
@@ -110,46 +100,4 @@ static int hook_run(const char *name, enum hook_action action, const char *xml, 
 out:
 	domain_free(&def);
 	return ret;
-}
-
-int cmd_hook(int argc, char **argv)
-{
-	enum hook_action action;
-	struct xdiag d;
-	char *xml = NULL;
-	size_t len = 0;
-	int ret;
-
-	if (argc != 5) {
-		fprintf(stderr, "usage: vsched hook GUEST OPERATION SUB-OPERATION EXTRA "
-				"< domain.xml\n  (called by libvirt as "
-				"/etc/libvirt/hooks/qemu.d/vsched)\n");
-		return 2;
-	}
-	action = hook_action(argv[2], argv[3]);
-	/* Read stdin in every case, so libvirt never writes into a closed pipe. */
-	ret = domain_read(STDIN_FILENO, &xml, &len);
-	if (ret) {
-		fprintf(stderr, "%s: reading the domain XML from stdin: %s\n", PROG,
-			strerror(-ret));
-		return action == HOOK_NONE || action == HOOK_REAPPLY ? 0 : 1;
-	}
-	if (action == HOOK_NONE || !strcmp(argv[1], "-")) {
-		free(xml);
-		return 0;
-	}
-	/*
-	 * libvirt passes its own formatting of the domain, not the user's file: say so, and
-	 * quote the line each message refers to.
-	 */
-	xdiag_init(&d, "libvirt's domain XML (reformatted by libvirt, not your file)");
-	d.src = xml;
-	d.src_len = len;
-	ret = hook_run(argv[1], action, xml, len, &d);
-	apply_report(PROG, &d);
-	xdiag_free(&d);
-	free(xml);
-	if (ret && action == HOOK_REAPPLY)
-		return 0;
-	return ret ? 1 : 0;
 }

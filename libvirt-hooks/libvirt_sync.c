@@ -17,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/ctl.h"
 #include "libvirt/libvirt_sync.h"
 #include "libvirt/qemu.h"
 #include "libvirt/vcputhread.h"
 #include "util/compiler.h"
 #include "util/file.h"
+#include "util/registry.h"
 
 #define SYNC_SUBDIR	".libvirt-sync"
 #define SYNC_MAX_VCPUS	1024
@@ -248,11 +248,11 @@ static void sync_daemon(const struct libvirt_sync *s)
 	fd = open("/dev/null", O_RDWR);
 	if (fd != 0 || dup2(fd, 1) != 1 || dup2(fd, 2) != 2)
 		_exit(1);
-	snprintf(dir, sizeof(dir), "%s/" SYNC_SUBDIR, ctl_run_dir());
-	if ((mkdir(ctl_run_dir(), 0755) && errno != EEXIST) ||
+	snprintf(dir, sizeof(dir), "%s/" SYNC_SUBDIR, registry_run_dir());
+	if ((mkdir(registry_run_dir(), 0755) && errno != EEXIST) ||
 	    (mkdir(dir, 0755) && errno != EEXIST))
 		_exit(1);
-	/* ctl_name_valid(): a domain name has at most 128 bytes. */
+	/* registry_name_valid(): a domain name has at most 128 bytes. */
 	snprintf(lock, sizeof(lock), "%s/%s.lock", dir, s->domain);
 	snprintf(logp, sizeof(logp), "%s/%s.log", dir, s->domain);
 	if (sync_lock(s, lock) < 0)
@@ -274,7 +274,7 @@ int libvirt_sync_start(const struct libvirt_sync *s)
 	pid_t child;
 	int status;
 
-	if (ctl_name_valid(s->domain))
+	if (registry_name_valid(s->domain))
 		return -EINVAL;
 	child = fork();
 	if (child < 0)

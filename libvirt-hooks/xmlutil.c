@@ -61,8 +61,8 @@ static void xdiag_quote(const struct xdiag *d, int line, char *buf, size_t len)
 		snprintf(buf, len, " [line %d: `%s`]", line, text);
 }
 
-static int xerr_va(struct xdiag *d, int line, const char *elem, const char *value,
-		   const char *fmt, va_list ap)
+static int __printf(5, 0) xerr_va(struct xdiag *d, int line, const char *elem,
+				  const char *value, const char *fmt, va_list ap)
 {
 	char text[XERR_MAX], quote[160];
 	int n = 0;

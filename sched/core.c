@@ -10,8 +10,6 @@
 
 #include "internal.h"
 
-void bw_init(struct sched *s);
-
 static bool queue_less(const struct heap_node *a, const struct heap_node *b)
 {
 	const struct sched_entity *x = container_of(a, struct sched_entity, node);

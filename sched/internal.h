@@ -244,6 +244,7 @@ struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
 struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
+void bw_init(struct sched *s);
 void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta);
 void bw_timer(struct sched *s);
 uint64_t bw_next_timer(const struct sched *s);

@@ -2,6 +2,9 @@
 /* One-shot reads and writes of small kernel files; see include/util/file.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/file.h"
@@ -38,4 +41,30 @@ int file_write(const char *path, const char *buf, size_t len)
 	if (close(fd) && !ret)
 		ret = -errno;
 	return ret;
+}
+
+/* mkdir -p; *created (if given) tells whether the last component was made here. */
+int file_mkdir_p(const char *dir, mode_t mode, bool *created)
+{
+	char tmp[PATH_MAX], *p;
+
+	if (created)
+		*created = false;
+	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, mode) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (!mkdir(tmp, mode)) {
+		if (created)
+			*created = true;
+	} else if (errno != EEXIST) {
+		return -errno;
+	}
+	return 0;
 }

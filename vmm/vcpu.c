@@ -16,6 +16,7 @@
 #include "vmm/ioport.h"
 #include "vmm/kick.h"
 #include "vmm/vcpu.h"
+#include "vmm/vcpu_sched.h"
 
 static uint64_t ts_ns(const struct timespec *ts)
 {

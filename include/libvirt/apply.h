@@ -12,7 +12,7 @@
 
 #include "libvirt/domain.h"
 
-/* Whether a vsched VM called name runs: its control directory (ctl_default_dir()) exists. */
+/* Whether a vsched VM called name runs: its control directory (registry_default_dir()) exists. */
 bool apply_is_vsched(const char *name, char *dir, size_t len);
 /*
  * The directory to apply domain name to, when none is given: the vsched VM's control directory
@@ -39,7 +39,11 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 int apply_start_sync(const struct domain_def *def, const char *dir, pid_t pid);
 /* Prints d's warnings and error (if any) to stderr, each prefixed by prog. */
 void apply_report(const char *prog, const struct xdiag *d);
-
-int cmd_apply(int argc, char **argv);
+/*
+ * A directory given to apply (--ctl DIR) must be one of the two targets apply knows: the root
+ * of a vsched control directory, or the cgroup libvirt made for a QEMU domain (*qemu set).
+ * 0, or -errno with the message in d; nothing is written either way.
+ */
+int apply_check_ctl(const char *dir, bool *qemu, struct xdiag *d);
 
 #endif

@@ -91,6 +91,4 @@ int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len);
 int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, double *error,
 		unsigned long *violations, char *text, size_t len, char *err, size_t errlen);
 
-int cmd_sim(int argc, char **argv);
-
 #endif

@@ -3,7 +3,9 @@
 #ifndef VSCHED_UTIL_FILE_H
 #define VSCHED_UTIL_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Reads at most size - 1 bytes of path into buf and terminates it. 0 or -errno. */
 int file_read(const char *path, char *buf, size_t size);
@@ -12,5 +14,7 @@ int file_read(const char *path, char *buf, size_t size);
  * for a short write.
  */
 int file_write(const char *path, const char *buf, size_t len);
+/* mkdir -p: 0 or -errno; *created (if given) tells whether the last component was made. */
+int file_mkdir_p(const char *dir, mode_t mode, bool *created);
 
 #endif

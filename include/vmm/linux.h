@@ -35,6 +35,12 @@ struct linux_opts {
 	struct linux_state *state;
 };
 
+/*
+ * Before anything starts: the kernel is a bzImage or ELF vmlinux this boot path takes, the
+ * initrd a readable regular file. 0, or -errno with o->err naming the file.
+ */
+int linux_check(struct linux_opts *o);
+
 /* Defined in vmm/linux/boot.c. Not weak: a weak reference does not pull a member out of
  * the static libvsched.a, so the Linux path would silently be left out of the binary. */
 extern const struct boot_ops linux_boot_ops;

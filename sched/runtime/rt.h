@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private to the runtime (sched/runtime*.c, sched/rt_*.c): per-vCPU state, the lane
- * bookkeeping and the narrow interface to the scheduler core (sched/runtime/rt_core.c is the only
- * file that calls sched/core.h).
+ * Private to the runtime (the files of sched/runtime/): per-vCPU state, the lane bookkeeping
+ * and the narrow interface to the scheduler core (rt_core.c feeds it every event and drains its
+ * decisions; runtime.c only sets its clock, reads its vCPU count and records TIDs).
  */
 #ifndef VSCHED_SCHED_RT_H
 #define VSCHED_SCHED_RT_H

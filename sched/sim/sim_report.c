@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The simulator's report, result accessors and the `vsched sim` subcommand. */
+/* The simulator's report and result accessors. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,68 +191,4 @@ void sim_report(const struct sim_result *r, FILE *f)
 		fprintf(f, "wake-to-lane: p50 %.0f us, p99 %.0f us, max %.0f us (%zu wakes)\n",
 			p50, p99, max, n);
 	}
-}
-
-static void sim_usage(FILE *f)
-{
-	fprintf(f, "usage: vsched sim [--quiet] [--trace] SCENARIO\n"
-		   "Runs a scenario on the scheduler core with a virtual clock and prints per-group\n"
-		   "and per-vCPU usage against the fluid ideal, and every group's cpu.stat counters.\n"
-		   "  -q, --quiet   print only the max group error (%% of capacity)\n"
-		   "  -t, --trace   print every decision of the core as it is taken\n"
-		   "The scenario format is in docs/scheduler.md and include/sched/sim.h.\n");
-}
-
-int cmd_sim(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "trace", no_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct sim_scenario *sc;
-	struct sim_result *r;
-	bool quiet = false, trace = false;
-	char err[256];
-	int c, ret;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "qth", opts, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			quiet = true;
-			break;
-		case 't':
-			trace = true;
-			break;
-		case 'h':
-			sim_usage(stdout);
-			return 0;
-		default:
-			sim_usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		sim_usage(stderr);
-		return 2;
-	}
-	ret = sim_load(argv[optind], &sc, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], err);
-		return 1;
-	}
-	ret = sim_run_traced(sc, &r, trace ? stdout : NULL, err, sizeof(err));
-	sim_scenario_free(sc);
-	if (ret) {
-		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], err);
-		return 1;
-	}
-	if (quiet)
-		printf("%.4f\n", sim_max_group_error(r));
-	else
-		sim_report(r, stdout);
-	sim_result_free(r);
-	return 0;
 }

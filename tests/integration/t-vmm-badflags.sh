@@ -15,6 +15,8 @@ bad=(
 	# What needs a real CPU is refused on the thread backend before anything starts.
 	"--accel thread --payload probe" "--accel thread --vcpus 2 --payload 1=fault"
 	"--accel thread --payload emufail" "--accel thread --kernel /boot/vmlinuz"
+	# A file's name as a group (issue 18 item 11): refused, not taken as "the group exists".
+	"--group cpu.stat" "--group a/cpu.max:weight=5" "--group a/cgroup.procs"
 )
 for b in "${bad[@]}"; do
 	# shellcheck disable=SC2086
@@ -24,6 +26,58 @@ for b in "${bad[@]}"; do
 	grep -q "vsched run" "$out/log" || fail "'$b': no message"
 	[ ! -e "$out/s.json" ] || fail "'$b': a VM ran"
 done
+for g in "--group cpu.stat" "--group a/cpu.max:weight=5"; do
+	# shellcheck disable=SC2086
+	"$VSCHED" run $g >"$out/log" 2>&1
+	grep -q "^vsched run: --group '${g#--group }': mkdir .*: an interface file, not a group$" \
+		"$out/log" || fail "'$g': $(cat "$out/log")"
+done
+
+# A stand-in kernel (an ELF vmlinux, tests/integration/linux-mini), where binutils are here.
+mini=""
+if command -v as >/dev/null && command -v ld >/dev/null &&
+	as --64 -o "$out/mini.o" "$(dirname "$0")/linux-mini/mini.S" 2>/dev/null &&
+	ld -m elf_x86_64 -N -Ttext=0x1000000 -e _start -o "$out/mini" "$out/mini.o" 2>/dev/null; then
+	mini=$out/mini
+fi
+
+# The files the command line names are checked before anything starts (issue 18 item 11):
+# exit status 1 (setup failed), one line naming the file, no vCPU ran, before /dev/kvm is
+# opened (where it is missing, the file is what is reported).
+printf 'not a kernel at all\n' >"$out/junk"
+files=(
+	"--kernel $out/nonexistent|^vsched run: kernel $out/nonexistent: No such file or directory\$"
+	"--kernel $out/junk|^vsched run: $out/junk: kernel: neither a bzImage .* nor an ELF vmlinux\$"
+	"--kernel $out|^vsched run: kernel $out: not a regular file\$"
+	"--ctl-dir $out/junk --payload hog|^vsched run: --ctl-dir $out/junk: not a directory\$"
+	"--ctl-dir /proc/nope/x --payload hog|^vsched run: --ctl-dir /proc/nope/x: cannot be made: No such file or directory\$"
+	"--ctl-dir $out/junk/x --payload hog|^vsched run: --ctl-dir $out/junk/x: Not a directory\$"
+	# $out/new is made and removed again: the check leaves nothing behind.
+	"--ctl-dir $out/new/$(printf 'x%.0s' {1..300}) --payload hog|^vsched run: --ctl-dir $out/new/x*: cannot be made: File name too long\$"
+)
+[ -n "$mini" ] && files+=(
+	"--kernel $mini --initrd $out/nonexistent|^vsched run: initrd $out/nonexistent: No such file or directory\$"
+	"--kernel $mini --initrd $out|^vsched run: initrd $out: not a regular file\$"
+)
+nokvm=$(dirname "$0")/../../scripts/nokvm.sh
+for f in "${files[@]}"; do
+	b=${f%%|*} want=${f#*|}
+	# shellcheck disable=SC2086
+	"$VSCHED" run $b --duration 1 --stats "$out/s.json" >"$out/log" 2>&1
+	rc=$?
+	[ $rc -eq 1 ] || { cat "$out/log"; fail "'$b': exit $rc, want 1"; }
+	[ "$(wc -l <"$out/log")" = 1 ] && grep -q "$want" "$out/log" ||
+		fail "'$b': $(cat "$out/log")"
+	[ ! -e "$out/s.json" ] || fail "'$b': a VM ran"
+	# Before /dev/kvm: without it (a private /dev, root only) the file is still the error.
+	if [ "$(id -u)" = 0 ] && "$nokvm" true 2>/dev/null; then
+		# shellcheck disable=SC2086
+		"$nokvm" "$VSCHED" run --accel kvm $b >"$out/log" 2>&1
+		grep -q "$want" "$out/log" || fail "'$b' without /dev/kvm: $(cat "$out/log")"
+	fi
+done
+[ ! -e "$out/new" ] || fail "the --ctl-dir check left $out/new behind"
+
 "$VSCHED" run --payload hog --stats "$out/no/such/dir.json" >"$out/log" 2>&1
 rc=$?
 [ $rc -eq 2 ] || fail "unwritable --stats: exit $rc, want 2"
@@ -37,7 +91,9 @@ if ! kvm_usable; then
 	[ "$(wc -l <"$out/err")" = 1 ] &&
 		grep -q "^vsched run: no KVM here (.*); the vCPUs run as host threads (--accel thread)$" \
 			"$out/err" || fail "auto: $(cat "$out/err")"
-	for b in "--accel kvm --payload hog" "--kernel /boot/vmlinuz" "--payload fault"; do
+	needs_kvm=("--accel kvm --payload hog" "--payload fault")
+	[ -n "$mini" ] && needs_kvm+=("--kernel $mini")
+	for b in "${needs_kvm[@]}"; do
 		# shellcheck disable=SC2086
 		"$VSCHED" run $b --stats "$out/s.json" >"$out/log" 2>&1
 		rc=$?

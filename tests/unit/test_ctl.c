@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "util/registry.h"
 #include "sched/files.h"
 #include "sched/group.h"
 #include "test.h"
@@ -43,22 +44,22 @@ static void test_ctl_names(void)
 {
 	char buf[PATH_MAX];
 
-	CU_ASSERT_EQUAL(ctl_name_valid("vm-1_a.b"), 0);
-	CU_ASSERT_EQUAL(ctl_name_valid(""), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_name_valid(".hidden"), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_name_valid("a/b"), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_name_valid("a\nb"), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_name_valid("web server (prod)"), 0);	/* libvirt allows it */
-	CU_ASSERT_EQUAL(ctl_name_valid("x123456789x123456789x123456789x123456789x123456789x123456789"
-				       "x123456789x123456789x123456789x123456789x123456789x123456789"
-				       "x12345678"),
+	CU_ASSERT_EQUAL(registry_name_valid("vm-1_a.b"), 0);
+	CU_ASSERT_EQUAL(registry_name_valid(""), -EINVAL);
+	CU_ASSERT_EQUAL(registry_name_valid(".hidden"), -EINVAL);
+	CU_ASSERT_EQUAL(registry_name_valid("a/b"), -EINVAL);
+	CU_ASSERT_EQUAL(registry_name_valid("a\nb"), -EINVAL);
+	CU_ASSERT_EQUAL(registry_name_valid("web server (prod)"), 0);	/* libvirt allows it */
+	CU_ASSERT_EQUAL(registry_name_valid("x123456789x123456789x123456789x123456789x123456789"
+					    "x123456789x123456789x123456789x123456789x123456789"
+					    "x123456789x123456789x12345678"),
 			-EINVAL);
 	set_run_dir();
-	CU_ASSERT_EQUAL(ctl_default_dir("vm1", buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(registry_default_dir("vm1", buf, sizeof(buf)), 0);
 	CU_ASSERT_EQUAL(strncmp(buf, run_dir, strlen(run_dir)), 0);
 	CU_ASSERT_STRING_EQUAL(buf + strlen(run_dir), "/vm1");
-	CU_ASSERT_EQUAL(ctl_default_dir("../x", buf, sizeof(buf)), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_default_dir("vm1", buf, 8), -ENAMETOOLONG);
+	CU_ASSERT_EQUAL(registry_default_dir("../x", buf, sizeof(buf)), -EINVAL);
+	CU_ASSERT_EQUAL(registry_default_dir("vm1", buf, 8), -ENAMETOOLONG);
 	rm_run_dir();
 }
 
@@ -99,12 +100,12 @@ static void test_ctl_register_liveness(void)
 	pid_t pid;
 
 	set_run_dir();
-	CU_ASSERT_EQUAL(ctl_register("bad/name", NULL), -EINVAL);
-	CU_ASSERT_EQUAL(ctl_register("me", "/somewhere"), 0);
+	CU_ASSERT_EQUAL(registry_register("bad/name", NULL, NULL, 0), -EINVAL);
+	CU_ASSERT_EQUAL(registry_register("me", "/somewhere", NULL, 0), 0);
 	CU_ASSERT_TRUE(record_exists("me"));
 	/* Our own record may be rewritten (the canonical directory, after mounting). */
-	CU_ASSERT_EQUAL(ctl_register("me", "/elsewhere"), 0);
-	ctl_unregister("me");
+	CU_ASSERT_EQUAL(registry_register("me", "/elsewhere", NULL, 0), 0);
+	registry_unregister("me");
 	CU_ASSERT_FALSE(record_exists("me"));
 
 	/* A live holder keeps its name; a dead one's record is replaced. */
@@ -113,27 +114,27 @@ static void test_ctl_register_liveness(void)
 	pid = fork();
 	CU_ASSERT_FATAL(pid >= 0);
 	if (pid == 0) {
-		c = ctl_register("held", "") ? 'e' : 'k';
+		c = registry_register("held", "", NULL, 0) ? 'e' : 'k';
 		if (write(from_child[1], &c, 1) != 1 || read(to_child[0], &c, 1) != 1)
 			_exit(1);
 		_exit(0);
 	}
 	CU_ASSERT_EQUAL(read(from_child[0], &c, 1), 1);
 	CU_ASSERT_EQUAL(c, 'k');
-	CU_ASSERT_EQUAL(ctl_register("held", ""), -EEXIST);
+	CU_ASSERT_EQUAL(registry_register("held", "", NULL, 0), -EEXIST);
 	/* Someone else's record is not removed by our unregister. */
-	ctl_unregister("held");
+	registry_unregister("held");
 	CU_ASSERT_TRUE(record_exists("held"));
 	CU_ASSERT_EQUAL(write(to_child[1], "x", 1), 1);
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT_EQUAL(ctl_register("held", ""), 0);
-	ctl_unregister("held");
+	CU_ASSERT_EQUAL(registry_register("held", "", NULL, 0), 0);
+	registry_unregister("held");
 
 	/* A holder killed but not reaped yet (a zombie) runs no more: its name is free. */
 	pid = fork();
 	CU_ASSERT_FATAL(pid >= 0);
 	if (pid == 0) {
-		c = ctl_register("zombie", "") ? 'e' : 'k';
+		c = registry_register("zombie", "", NULL, 0) ? 'e' : 'k';
 		if (write(from_child[1], &c, 1) != 1)
 			_exit(1);
 		pause();
@@ -141,22 +142,22 @@ static void test_ctl_register_liveness(void)
 	}
 	CU_ASSERT_EQUAL(read(from_child[0], &c, 1), 1);
 	CU_ASSERT_EQUAL(c, 'k');
-	CU_ASSERT_EQUAL(ctl_register("zombie", ""), -EEXIST);
+	CU_ASSERT_EQUAL(registry_register("zombie", "", NULL, 0), -EEXIST);
 	kill(pid, SIGKILL);
 	CU_ASSERT_TRUE(wait_zombie(pid));
-	CU_ASSERT_EQUAL(ctl_register("zombie", ""), 0);
-	ctl_unregister("zombie");
+	CU_ASSERT_EQUAL(registry_register("zombie", "", NULL, 0), 0);
+	registry_unregister("zombie");
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
 
 	/* A FIFO where a record would be neither blocks nor counts (SIGALRM ends a hang). */
-	CU_ASSERT_EQUAL(ctl_register("me", ""), 0);
-	ctl_unregister("me");
+	CU_ASSERT_EQUAL(registry_register("me", "", NULL, 0), 0);
+	registry_unregister("me");
 	snprintf(fifo, sizeof(fifo), "%s/.vms/fifo", run_dir);
 	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0644), 0);
 	alarm(10);
-	CU_ASSERT_EQUAL(ctl_register("fifo", ""), 0);
+	CU_ASSERT_EQUAL(registry_register("fifo", "", NULL, 0), 0);
 	alarm(0);
-	ctl_unregister("fifo");
+	registry_unregister("fifo");
 	close(to_child[0]);
 	close(to_child[1]);
 	close(from_child[0]);

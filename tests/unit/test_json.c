@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/runstats.h"
+#include "cmd/run.h"
 #include "util/compiler.h"
 #include "util/json.h"
 #include "vs_test.h"
@@ -309,7 +309,7 @@ static void test_json_stats_hostile_names(void)
 		"\xc3\xa9t\xc3\xa9",
 	};
 	struct vsched *vs = vs_new(2);
-	struct runstats_ctx ctx = { .vs = vs };
+	struct run_monitor_ctx ctx = { .vs = vs };
 	struct jbuf b;
 	size_t i;
 
@@ -320,7 +320,7 @@ static void test_json_stats_hostile_names(void)
 	WRITE_OK(vs, "a\"b", "cpu.weight", "300");
 	jb_open(&b);
 	json_object_begin(&b.j, 0);
-	runstats_write_groups(&b.j, &ctx);
+	run_monitor_json(&b.j, &ctx);
 	json_object_end(&b.j);
 	CU_ASSERT_EQUAL(jb_close(&b), 0);
 	if (!json_valid(b.buf))

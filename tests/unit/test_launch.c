@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "sched/launch.h"
+#include "cmd/run.h"
 #include "test.h"
 #include "vsched.h"
 
@@ -25,10 +25,10 @@ static void test_launch_group_settings(void)
 	char msg[256], buf[256];
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
-	CU_ASSERT_EQUAL(launch_group(vs, "web:weight=300,max=\"50000 100000\"", msg, sizeof(msg)),
+	CU_ASSERT_EQUAL(run_group_add(vs, "web:weight=300,max=\"50000 100000\"", msg, sizeof(msg)),
 			0);
-	CU_ASSERT_EQUAL(launch_group(vs, "web/fe:burst=20000", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_group(vs, "bg:idle=1", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(vs, "web/fe:burst=20000", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(vs, "bg:idle=1", msg, sizeof(msg)), 0);
 	read_file(vs, "web", "cpu.weight", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "300\n");
 	read_file(vs, "web", "cpu.max", buf, sizeof(buf));
@@ -38,8 +38,8 @@ static void test_launch_group_settings(void)
 	read_file(vs, "bg", "cpu.idle", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "1\n");
 	/* Missing parents are created on the way; an existing group is reused. */
-	CU_ASSERT_EQUAL(launch_group(vs, "a/b/c", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_group(vs, "a/b:weight=50", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(vs, "a/b/c", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(vs, "a/b:weight=50", msg, sizeof(msg)), 0);
 	read_file(vs, "a/b", "cpu.weight", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "50\n");
 	vsched_destroy(vs);
@@ -51,12 +51,12 @@ static void test_launch_group_errors(void)
 	char msg[256], buf[256];
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
-	CU_ASSERT_EQUAL(launch_group(vs, "web:weight=0", msg, sizeof(msg)), -ERANGE);
+	CU_ASSERT_EQUAL(run_group_add(vs, "web:weight=0", msg, sizeof(msg)), -ERANGE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cpu.weight"));
-	CU_ASSERT_EQUAL(launch_group(vs, "web:colour=red", msg, sizeof(msg)), -EINVAL);
-	CU_ASSERT_EQUAL(launch_group(vs, "web:weight", msg, sizeof(msg)), -EINVAL);
-	CU_ASSERT_EQUAL(launch_group(vs, ":weight=3", msg, sizeof(msg)), -EINVAL);
-	CU_ASSERT_EQUAL(launch_group(vs, "web:max=1 100000", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(run_group_add(vs, "web:colour=red", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(run_group_add(vs, "web:weight", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(run_group_add(vs, ":weight=3", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(run_group_add(vs, "web:max=1 100000", msg, sizeof(msg)), -EINVAL);
 	/* The failed value left the group's setting as it was. */
 	read_file(vs, "web", "cpu.weight", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "100\n");
@@ -72,18 +72,18 @@ static void test_launch_assign(void)
 	vsched_set_vcpu_tid(vs, 0, 1000);
 	vsched_set_vcpu_tid(vs, 1, 1001);
 	vsched_set_vcpu_tid(vs, 2, 1002);
-	CU_ASSERT_EQUAL(launch_group(vs, "web/fe", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_group(vs, "bg", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_assign(vs, "0-1=web/fe", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_assign(vs, "2=bg", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(vs, "web/fe", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(vs, "bg", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_assign(vs, "0-1=web/fe", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_assign(vs, "2=bg", msg, sizeof(msg)), 0);
 	read_file(vs, "web/fe", "cgroup.threads", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "1000\n1001\n");
 	read_file(vs, "bg", "cgroup.threads", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "1002\n");
-	CU_ASSERT_EQUAL(launch_assign(vs, "0-1", msg, sizeof(msg)), -EINVAL);
-	CU_ASSERT_EQUAL(launch_assign(vs, "=web", msg, sizeof(msg)), -EINVAL);
-	CU_ASSERT_EQUAL(launch_assign(vs, "7=web", msg, sizeof(msg)), -ERANGE);
-	CU_ASSERT_EQUAL(launch_assign(vs, "0=nope", msg, sizeof(msg)), -ENOENT);
+	CU_ASSERT_EQUAL(run_group_assign(vs, "0-1", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(run_group_assign(vs, "=web", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(run_group_assign(vs, "7=web", msg, sizeof(msg)), -ERANGE);
+	CU_ASSERT_EQUAL(run_group_assign(vs, "0=nope", msg, sizeof(msg)), -ENOENT);
 	read_file(vs, "web/fe", "cgroup.threads", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "1000\n1001\n");
 	vsched_destroy(vs);
@@ -96,13 +96,13 @@ static void test_launch_group_file_name(void)
 	char msg[256];
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
-	CU_ASSERT_EQUAL(launch_group(vs, "cpu.stat", msg, sizeof(msg)), -EEXIST);
+	CU_ASSERT_EQUAL(run_group_add(vs, "cpu.stat", msg, sizeof(msg)), -EEXIST);
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cpu.stat: an interface file, not a group"));
-	CU_ASSERT_EQUAL(launch_group(vs, "a/cpu.max:weight=5", msg, sizeof(msg)), -EEXIST);
+	CU_ASSERT_EQUAL(run_group_add(vs, "a/cpu.max:weight=5", msg, sizeof(msg)), -EEXIST);
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "a/cpu.max: an interface file"));
 	/* An existing group is still reused. */
-	CU_ASSERT_EQUAL(launch_group(vs, "a", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_group(vs, "a:weight=5", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(vs, "a", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(vs, "a:weight=5", msg, sizeof(msg)), 0);
 	vsched_destroy(vs);
 }
 

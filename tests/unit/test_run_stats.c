@@ -6,7 +6,7 @@
 
 #include "test.h"
 #include "vmm/payload.h"
-#include "vmm/stats.h"
+#include "cmd/run.h"
 
 static void write_groups(struct json *j, void *arg)
 {
@@ -26,7 +26,7 @@ static void test_stats_json_fields(void)
 	struct vm vm = { .name = "a\"b\\c", .nr_vcpus = 2, .nr_lanes = 2, .mem_size = 1 << 25,
 			 .boot = &payload_boot_ops, .boot_data = &opts, .vcpus = vcpus,
 			 .exit_reason = VM_EXIT_STOPPED, .exit_signal = 15 };
-	struct stats_run sr = { .cmd_start_ns = 1000, .end_ns = 5000, .exit_status = 143,
+	struct run_stats sr = { .cmd_start_ns = 1000, .end_ns = 5000, .exit_status = 143,
 				.write_groups = write_groups, .groups_arg = "/batch" };
 	char *buf = NULL;
 	size_t len = 0;
@@ -45,7 +45,7 @@ static void test_stats_json_fields(void)
 	opts.vcpu[0].hello_ns = 3000;
 	f = open_memstream(&buf, &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	CU_ASSERT_EQUAL(stats_write_json(f, &vm, &sr), 0);
+	CU_ASSERT_EQUAL(run_stats_json(f, &vm, &sr), 0);
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"name\": \"a\\\"b\\\\c\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"exit\": \"stopped\""));
@@ -64,7 +64,7 @@ static void test_stats_json_fields(void)
 	sr.write_groups = NULL;
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	CU_ASSERT_EQUAL(stats_write_json(f, &vm, &sr), 0);
+	CU_ASSERT_EQUAL(run_stats_json(f, &vm, &sr), 0);
 	fclose(f);
 	CU_ASSERT_PTR_NULL(strstr(buf, "\"groups\""));
 	free(buf);
@@ -75,4 +75,4 @@ static CU_TestInfo run_stats_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TEST_SUITE("vmm/run-stats", run_stats_tests)
+TEST_SUITE("cmd/run-stats", run_stats_tests)

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "sched/core.h"
-#include "sched/launch.h"
+#include "cmd/run.h"
 #include "sched/runtime.h"
-#include "sched/runvm.h"
+#include "../fixture/runvm.h"
 #include "test.h"
 #include "vmm/accel.h"
 #include "vmm/vcpu.h"
@@ -80,9 +80,9 @@ static void test_runtime_move_charges_new_group(enum vm_accel accel)
 
 	if (!vm_new(&r, "t-move", 2, 2, accel))
 		return;
-	CU_ASSERT_EQUAL(launch_group(r.vs, "a", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_group(r.vs, "b", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_assign(r.vs, "0-1=a", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(r.vs, "a", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(r.vs, "b", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_assign(r.vs, "0-1=a", msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
 	msleep(300);
 	CU_ASSERT_EQUAL(vsched_assign(r.vs, "1", "b"), 0);
@@ -158,10 +158,10 @@ static void test_runtime_weight_change_acts(enum vm_accel accel)
 
 	if (!vm_new(&r, "t-reweight", 2, 1, accel))
 		return;
-	CU_ASSERT_EQUAL(launch_group(r.vs, "a", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_group(r.vs, "b", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_assign(r.vs, "0=a", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(launch_assign(r.vs, "1=b", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(r.vs, "a", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_add(r.vs, "b", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_assign(r.vs, "0=a", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_group_assign(r.vs, "1=b", msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
 	msleep(300);
 	CU_ASSERT_EQUAL(vsched_write_str(r.vs, "b", "cpu.weight", "900"), 0);

@@ -207,6 +207,16 @@ int elf_load(const void *file, size_t size, void *mem, uint64_t mem_size, struct
 	return 0;
 }
 
+int kimage_parse(const void *file, size_t size, struct kimage *img)
+{
+	if (size >= SELFMAG && !memcmp(file, ELFMAG, SELFMAG))
+		return elf_parse(file, size, img);
+	if (size >= 0x206 && !memcmp((const uint8_t *)file + 0x202, "HdrS", 4))
+		return bzimage_parse(file, size, img);
+	kimage_err[0] = 0;
+	return fail(-ENOEXEC, "kernel: neither a bzImage (no \"HdrS\") nor an ELF vmlinux");
+}
+
 int kimage_load(const void *file, size_t size, void *mem, uint64_t mem_size, struct kimage *img)
 {
 	if (size >= SELFMAG && !memcmp(file, ELFMAG, SELFMAG))

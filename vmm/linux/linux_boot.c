@@ -139,6 +139,35 @@ static int lx_load_initrd(struct vm *vm, struct linux_opts *o, uint64_t ram, uin
 	return 0;
 }
 
+int linux_check(struct linux_opts *o)
+{
+	struct kimage img;
+	struct stat st;
+	void *file;
+	size_t size;
+	int err, fd;
+
+	err = lx_read_file(o->kernel, &file, &size);
+	if (err)
+		return lx_fail(o, err, "kernel %s: %s", o->kernel,
+			       err == -EINVAL ? "not a regular file" : strerror(-err));
+	err = kimage_parse(file, size, &img);
+	free(file);
+	if (err)
+		return lx_fail(o, err, "%s: %s", o->kernel, kimage_strerror());
+	if (!o->initrd)
+		return 0;
+	fd = open(o->initrd, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return lx_fail(o, -errno, "initrd %s: %s", o->initrd, strerror(errno));
+	err = fstat(fd, &st) ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+	close(fd);
+	if (err)
+		return lx_fail(o, err, "initrd %s: %s", o->initrd,
+			       err == -EINVAL ? "not a regular file" : strerror(-err));
+	return 0;
+}
+
 static int lx_write_tables(struct vm *vm, struct linux_opts *o, uint32_t initrd_addr,
 			   uint32_t initrd_len)
 {

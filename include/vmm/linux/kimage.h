@@ -48,6 +48,7 @@ int elf_parse(const void *file, size_t size, struct kimage *img);
 int elf_load(const void *file, size_t size, void *mem, uint64_t mem_size, struct kimage *img);
 
 /* Either format, chosen by magic; -ENOEXEC for anything else. */
+int kimage_parse(const void *file, size_t size, struct kimage *img);
 int kimage_load(const void *file, size_t size, void *mem, uint64_t mem_size, struct kimage *img);
 
 /*

@@ -8,7 +8,7 @@
 
 #include "vmm/accel.h"
 #include "vmm/payload.h"
-#include "vmm/run.h"
+#include "cmd/run.h"
 
 /* Why the thread backend cannot run the VM, or NULL if it can. */
 static const char *run_accel_needs_cpu(const struct run_accel_req *req, char *buf, size_t len)
@@ -45,6 +45,25 @@ static int run_accel_domain(const struct run_accel_req *req, enum vm_accel *want
 	return 0;
 }
 
+int run_accel_check(const struct run_accel_req *req)
+{
+	enum vm_accel want = req->accel;
+	const char *needs;
+	char what[64];
+	int ret;
+
+	ret = run_accel_domain(req, &want);
+	if (ret || want != VM_ACCEL_THREAD)
+		return ret;
+	needs = run_accel_needs_cpu(req, what, sizeof(what));
+	if (needs) {
+		fprintf(stderr, "vsched run: %s needs a real CPU (KVM); the thread backend runs "
+			"the payload kinds hog, duty, halt-duty, io, count and steal\n", needs);
+		return -RUN_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int run_accel_choose(const struct run_accel_req *req, enum vm_accel *out)
 {
 	enum vm_accel want = req->accel;
@@ -53,9 +72,10 @@ int run_accel_choose(const struct run_accel_req *req, enum vm_accel *out)
 	bool chosen;
 	int ret;
 
-	ret = run_accel_domain(req, &want);
+	ret = run_accel_check(req);
 	if (ret)
 		return ret;
+	run_accel_domain(req, &want);
 	chosen = want != VM_ACCEL_AUTO;
 	if (want == VM_ACCEL_KVM && accel_kvm_probe(why, sizeof(why))) {
 		if (req->domain_type && *req->domain_type)
@@ -69,11 +89,6 @@ int run_accel_choose(const struct run_accel_req *req, enum vm_accel *out)
 	if (*out != VM_ACCEL_THREAD)
 		return 0;
 	needs = run_accel_needs_cpu(req, what, sizeof(what));
-	if (needs && chosen) {
-		fprintf(stderr, "vsched run: %s needs a real CPU (KVM); the thread backend runs "
-			"the payload kinds hog, duty, halt-duty, io, count and steal\n", needs);
-		return -RUN_EXIT_USAGE;
-	}
 	if (needs) {
 		fprintf(stderr, "vsched run: %s needs KVM, which this machine lacks: %s\n", needs,
 			why);

@@ -6,14 +6,14 @@
 #include <sys/types.h>
 
 #include "sched/group.h"
-#include "sched/launch.h"
+#include "cmd/run.h"
 #include "util/compiler.h"
 #include "vsched.h"
 
 static const struct {
 	const char *key;
 	const char *file;
-} launch_keys[] = {
+} run_group_keys[] = {
 	{ "weight", "cpu.weight" },
 	{ "nice", "cpu.weight.nice" },
 	{ "max", "cpu.max" },
@@ -21,18 +21,18 @@ static const struct {
 	{ "idle", "cpu.idle" },
 };
 
-static const char *launch_file(const char *key)
+static const char *run_group_file(const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(launch_keys); i++)
-		if (!strcmp(key, launch_keys[i].key))
-			return launch_keys[i].file;
+	for (i = 0; i < ARRAY_SIZE(run_group_keys); i++)
+		if (!strcmp(key, run_group_keys[i].key))
+			return run_group_keys[i].file;
 	return strchr(key, '.') ? key : NULL;
 }
 
 /* Creates path and its missing parents, threaded, with +cpu in every parent. */
-static int launch_mkdir(struct vsched *vs, const char *path, char *msg, size_t msglen)
+static int run_group_mkdir(struct vsched *vs, const char *path, char *msg, size_t msglen)
 {
 	char part[GROUP_PATH_MAX];
 	const char *p = path;
@@ -76,7 +76,7 @@ static int launch_mkdir(struct vsched *vs, const char *path, char *msg, size_t m
 	}
 }
 
-int launch_group(struct vsched *vs, const char *spec, char *msg, size_t msglen)
+int run_group_add(struct vsched *vs, const char *spec, char *msg, size_t msglen)
 {
 	char buf[1024], *path, *opts, *item, *save = NULL;
 	int ret;
@@ -96,7 +96,7 @@ int launch_group(struct vsched *vs, const char *spec, char *msg, size_t msglen)
 		snprintf(msg, msglen, "no group path (want PATH[:KEY=VALUE,...])");
 		return -EINVAL;
 	}
-	ret = launch_mkdir(vs, path, msg, msglen);
+	ret = run_group_mkdir(vs, path, msg, msglen);
 	if (ret)
 		return ret;
 	for (item = opts ? strtok_r(opts, ",", &save) : NULL; item;
@@ -110,7 +110,7 @@ int launch_group(struct vsched *vs, const char *spec, char *msg, size_t msglen)
 			return -EINVAL;
 		}
 		*val++ = '\0';
-		file = launch_file(item);
+		file = run_group_file(item);
 		if (!file) {
 			snprintf(msg, msglen, "unknown key '%s' (weight, nice, max, burst, idle, "
 				 "or a file name)", item);
@@ -130,7 +130,7 @@ int launch_group(struct vsched *vs, const char *spec, char *msg, size_t msglen)
 	return 0;
 }
 
-int launch_assign(struct vsched *vs, const char *spec, char *msg, size_t msglen)
+int run_group_assign(struct vsched *vs, const char *spec, char *msg, size_t msglen)
 {
 	char buf[1024], *path;
 	int ret;

@@ -5,15 +5,15 @@
 
 #include "util/json.h"
 #include "vmm/payload.h"
-#include "vmm/stats.h"
+#include "cmd/run.h"
 #include "vmm/vcpu.h"
 
-uint64_t stats_vcpu_units(const struct vcpu *vcpu)
+uint64_t run_stats_units(const struct vcpu *vcpu)
 {
 	return vcpu->work_units ? *vcpu->work_units : 0;
 }
 
-void stats_vcpu_label(const struct vcpu *vcpu, char *buf, size_t len)
+void run_stats_label(const struct vcpu *vcpu, char *buf, size_t len)
 {
 	const struct payload_opts *opts = vcpu->vm->boot_data;
 
@@ -23,7 +23,7 @@ void stats_vcpu_label(const struct vcpu *vcpu, char *buf, size_t len)
 	snprintf(buf, len, "%s", vcpu->vm->boot->name);
 }
 
-uint64_t stats_first_insn_ns(const struct vm *vm, uint64_t *realtime_ns)
+uint64_t run_stats_first_insn(const struct vm *vm, uint64_t *realtime_ns)
 {
 	const struct payload_vcpu *pv;
 
@@ -35,18 +35,18 @@ uint64_t stats_first_insn_ns(const struct vm *vm, uint64_t *realtime_ns)
 	return pv->hello_ns;
 }
 
-static void stats_json_vcpu(struct json *j, struct vcpu *v)
+static void run_stats_json_vcpu(struct json *j, struct vcpu *v)
 {
 	const struct vcpu_stats *s = &v->stats;
 	const struct payload_vcpu *pv = v->vm->boot == &payload_boot_ops ? v->boot : NULL;
 	char label[64];
 
-	stats_vcpu_label(v, label, sizeof(label));
+	run_stats_label(v, label, sizeof(label));
 	json_object_begin(j, JSON_INLINE);
 	json_kv_u64(j, "id", v->id);
 	json_kv_i64(j, "tid", v->tid);
 	json_kv_str(j, "payload", label);
-	json_kv_u64(j, "units", stats_vcpu_units(v));
+	json_kv_u64(j, "units", run_stats_units(v));
 	json_kv_u64(j, "cpu_ns", vcpu_cpu_ns(v));
 	json_kv_u64(j, "exits", v->nr_exits);
 	json_kv_u64(j, "exits_io", s->exits_io);
@@ -66,13 +66,13 @@ static void stats_json_vcpu(struct json *j, struct vcpu *v)
 	json_object_end(j);
 }
 
-int stats_write_json(FILE *f, struct vm *vm, const struct stats_run *run)
+int run_stats_json(FILE *f, struct vm *vm, const struct run_stats *run)
 {
 	uint64_t first, first_rt;
 	struct json j;
 	unsigned int i;
 
-	first = stats_first_insn_ns(vm, &first_rt);
+	first = run_stats_first_insn(vm, &first_rt);
 	json_init(&j, f);
 	json_object_begin(&j, 0);
 	json_kv_str(&j, "name", vm->name);
@@ -97,13 +97,13 @@ int stats_write_json(FILE *f, struct vm *vm, const struct stats_run *run)
 	json_key(&j, "vcpus");
 	json_array_begin(&j, 0);
 	for (i = 0; i < vm->nr_vcpus; i++)
-		stats_json_vcpu(&j, &vm->vcpus[i]);
+		run_stats_json_vcpu(&j, &vm->vcpus[i]);
 	json_array_end(&j);
 	json_object_end(&j);
 	return json_end(&j) ? -1 : 0;
 }
 
-void stats_print_summary(FILE *f, struct vm *vm, const struct stats_run *run)
+void run_stats_summary(FILE *f, struct vm *vm, const struct run_stats *run)
 {
 	uint64_t first, first_rt, units, cpu;
 	char label[64];
@@ -112,7 +112,7 @@ void stats_print_summary(FILE *f, struct vm *vm, const struct stats_run *run)
 	fprintf(f, "vm %s: %s after %.2f s (exit status %d)\n", vm->name,
 		vm_exit_reason_name(vm->exit_reason),
 		(run->end_ns - run->cmd_start_ns) / 1e9, run->exit_status);
-	first = stats_first_insn_ns(vm, &first_rt);
+	first = run_stats_first_insn(vm, &first_rt);
 	if (first > run->cmd_start_ns)
 		fprintf(f, "first guest instruction %.2f ms after start\n",
 			(first - run->cmd_start_ns) / 1e6);
@@ -121,11 +121,11 @@ void stats_print_summary(FILE *f, struct vm *vm, const struct stats_run *run)
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		struct vcpu *v = &vm->vcpus[i];
 
-		units = stats_vcpu_units(v);
+		units = run_stats_units(v);
 		cpu = vcpu_cpu_ns(v);
-		stats_vcpu_label(v, label, sizeof(label));
-		fprintf(f, "vcpu%-2u %-8d %-22s %12" PRIu64 " %9.3f %14.0f %9" PRIu64 " %8" PRIu64 "\n",
-			v->id, (int)v->tid, label, units, cpu / 1e9,
+		run_stats_label(v, label, sizeof(label));
+		fprintf(f, "vcpu%-2u %-8d %-22s %12" PRIu64 " %9.3f %14.0f %9" PRIu64 " %8" PRIu64
+			"\n", v->id, (int)v->tid, label, units, cpu / 1e9,
 			cpu ? units / (cpu / 1e9) : 0.0, v->nr_exits, v->stats.sleeps);
 	}
 }

@@ -2,11 +2,14 @@
 /*
  * Record of running VMs and their control directories, for `vsched list` and for cleaning up
  * after a VMM that was killed (kill -9 leaves its record and a stale FUSE mount behind).
+ * Here in util/ so that the command line, the control directory and the libvirt hook can all
+ * name a VM's directory without depending on one another.
  *
  * One file per VM name, <run dir>/.vms/<name>: "pid START\nctl DIR\n". START is the pid's
  * start time from /proc/<pid>/stat, so a recycled pid does not look like a live VMM.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,11 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <dirent.h>
 
-#include "ctl/ctl.h"
-#include "ctl_fs.h"
 #include "util/file.h"
+#include "util/registry.h"
 
 #define VMS_SUBDIR	".vms"
 #define NAME_MAX_LEN	128
@@ -30,15 +31,15 @@ struct vm_record {
 	char ctl[PATH_MAX];
 };
 
-const char *ctl_run_dir(void)
+const char *registry_run_dir(void)
 {
 	const char *d = getenv("VSCHED_RUN_DIR");
 
-	return d && *d ? d : CTL_RUN_DIR_DFL;
+	return d && *d ? d : REGISTRY_RUN_DIR_DFL;
 }
 
 /* A libvirt domain name works as is: anything printable but '/', not hidden. */
-int ctl_name_valid(const char *name)
+int registry_name_valid(const char *name)
 {
 	size_t i, n = strlen(name);
 
@@ -50,13 +51,13 @@ int ctl_name_valid(const char *name)
 	return 0;
 }
 
-int ctl_default_dir(const char *name, char *buf, size_t len)
+int registry_default_dir(const char *name, char *buf, size_t len)
 {
 	int n;
 
-	if (ctl_name_valid(name))
+	if (registry_name_valid(name))
 		return -EINVAL;
-	n = snprintf(buf, len, "%s/%s", ctl_run_dir(), name);
+	n = snprintf(buf, len, "%s/%s", registry_run_dir(), name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
@@ -84,35 +85,9 @@ static unsigned long long pid_start_time(pid_t pid)
 	return start;
 }
 
-/* mkdir -p; *created (if given) tells whether the last component was made here. */
-int ctl_mkdir_p(const char *dir, mode_t mode, bool *created)
-{
-	char tmp[PATH_MAX], *p;
-
-	if (created)
-		*created = false;
-	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (!mkdir(tmp, mode)) {
-		if (created)
-			*created = true;
-	} else if (errno != EEXIST) {
-		return -errno;
-	}
-	return 0;
-}
-
 static int record_path(const char *name, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s/" VMS_SUBDIR "/%s", ctl_run_dir(), name);
+	int n = snprintf(buf, len, "%s/" VMS_SUBDIR "/%s", registry_run_dir(), name);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
@@ -161,7 +136,7 @@ static bool record_alive(const struct vm_record *r)
 	return r->pid > 0 && r->start && pid_start_time(r->pid) == r->start;
 }
 
-int ctl_register(const char *name, const char *ctl_dir)
+int registry_register(const char *name, const char *ctl_dir, char *stale, size_t stale_len)
 {
 	char dir[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX + 32];
 	struct vm_record old;
@@ -169,23 +144,22 @@ int ctl_register(const char *name, const char *ctl_dir)
 	FILE *f;
 	int ret;
 
-	if (ctl_name_valid(name))
+	if (registry_name_valid(name))
 		return -EINVAL;
-	if (snprintf(dir, sizeof(dir), "%s/" VMS_SUBDIR, ctl_run_dir()) >= (int)sizeof(dir))
+	if (snprintf(dir, sizeof(dir), "%s/" VMS_SUBDIR, registry_run_dir()) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
-	ret = ctl_mkdir_p(dir, 0755, NULL);
+	ret = file_mkdir_p(dir, 0755, NULL);
 	if (ret)
 		return ret;
 	ret = record_path(name, path, sizeof(path));
 	if (ret)
 		return ret;
-
 	if (!record_read(path, &old)) {
 		if (record_alive(&old) && old.pid != getpid())
 			return -EEXIST;
-		/* The previous VMM of this name died without cleaning up. */
-		if (old.ctl[0] && ctl_dir_is_stale(old.ctl))
-			ctl_dir_clean(old.ctl);
+		/* The previous VMM of this name died without cleaning up: a stale mount? */
+		if (stale && old.pid != getpid())
+			snprintf(stale, stale_len, "%s", old.ctl);
 	}
 
 	start = pid_start_time(getpid());
@@ -208,12 +182,12 @@ int ctl_register(const char *name, const char *ctl_dir)
 	return 0;
 }
 
-void ctl_unregister(const char *name)
+void registry_unregister(const char *name)
 {
 	char path[PATH_MAX];
 	struct vm_record r;
 
-	if (ctl_name_valid(name) || record_path(name, path, sizeof(path)))
+	if (registry_name_valid(name) || record_path(name, path, sizeof(path)))
 		return;
 	/* Only our own record: a newer VMM of the same name may have replaced it. */
 	if (!record_read(path, &r) && r.pid == getpid())
@@ -225,40 +199,25 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int cmd_list(int argc, char **argv)
+int registry_list(int (*fn)(const struct registry_entry *e, void *arg), void *arg)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	struct vm_record r;
 	struct dirent *de;
 	char **names = NULL;
 	size_t n = 0, i;
-	bool all = false;
+	int ret = 0;
 	DIR *d;
 
-	for (i = 1; i < (size_t)argc; i++) {
-		if (!strcmp(argv[i], "-a") || !strcmp(argv[i], "--all")) {
-			all = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: vsched list [--all]\n"
-			       "Lists running VMs with their pid and control directory.\n"
-			       "--all also lists records left by VMMs that died (stale).\n");
-			return 0;
-		} else {
-			fprintf(stderr, "vsched list: unknown argument '%s'\n", argv[i]);
-			return 2;
-		}
-	}
-
-	snprintf(dir, sizeof(dir), "%s/" VMS_SUBDIR, ctl_run_dir());
+	if (snprintf(dir, sizeof(dir), "%s/" VMS_SUBDIR, registry_run_dir()) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
 	d = opendir(dir);
-	if (!d && errno != ENOENT) {
-		fprintf(stderr, "vsched list: %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
-	while (d && (de = readdir(d))) {
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
 		char **nn;
 
-		if (ctl_name_valid(de->d_name))
+		if (registry_name_valid(de->d_name))
 			continue;
 		nn = realloc(names, (n + 1) * sizeof(*names));
 		if (!nn)
@@ -268,63 +227,20 @@ int cmd_list(int argc, char **argv)
 		if (names[n])
 			n++;
 	}
-	if (d)
-		closedir(d);
+	closedir(d);
 	qsort(names, n, sizeof(*names), name_cmp);
-
-	printf("%-20s %-8s %s\n", "NAME", "PID", "CONTROL-DIR");
-	for (i = 0; i < n; i++) {
-		bool alive;
+	for (i = 0; i < n && !ret; i++) {
+		struct registry_entry e = { .name = names[i] };
 
 		if (record_path(names[i], path, sizeof(path)) || record_read(path, &r))
 			continue;
-		alive = record_alive(&r);
-		if (!alive && !all)
-			continue;
-		printf("%-20s %-8d %s%s\n", names[i], (int)r.pid, r.ctl[0] ? r.ctl : "-",
-		       alive ? "" : " (stale)");
+		e.pid = r.pid;
+		e.ctl = r.ctl;
+		e.alive = record_alive(&r);
+		ret = fn(&e, arg);
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	return 0;
-}
-
-int ctl_vm_start(struct vsched *vs, const char *name, const char *dir, struct ctl **out)
-{
-	char dflt[PATH_MAX];
-	int ret;
-
-	*out = NULL;
-	if (!dir) {
-		ret = ctl_default_dir(name, dflt, sizeof(dflt));
-		if (ret)
-			return ret;
-		dir = dflt;
-	}
-	ret = ctl_register(name, dir);
-	if (ret || !*dir)
-		return ret;
-	ret = ctl_mount(vs, dir, out);
-	if (ret) {
-		ctl_unregister(name);
-		return ret;
-	}
-	/* Record the canonical path the mount ended up on (the first record stays otherwise). */
-	ctl_register(name, ctl_dir(*out));
-	return 0;
-}
-
-void ctl_vm_stop(const char *name, struct ctl *c)
-{
-	char dflt[PATH_MAX], canon[PATH_MAX];
-	bool is_dflt;
-
-	/* The default directory is vsched's own, even if a dead VMM of this name made it. */
-	is_dflt = c && !ctl_default_dir(name, dflt, sizeof(dflt)) && realpath(dflt, canon) &&
-		  !strcmp(canon, ctl_dir(c));
-	ctl_unmount(c);
-	if (is_dflt)
-		rmdir(dflt);
-	ctl_unregister(name);
+	return ret;
 }

@@ -12,53 +12,56 @@
 #include "sched/core.h"
 #include "sched/fluid.h"
 #include "sched/group.h"
-#include "sched/runstats.h"
+#include "cmd/run.h"
 #include "sched/runtime.h"
+#include "util/compiler.h"
 #include "util/json.h"
+#include "util/strv.h"
 #include "vsched.h"
 
-#define RS_MAX_GROUPS	32
+#define MON_MAX_GROUPS	32
 
-struct rs_names {
+struct mon_names {
 	unsigned int nr;
-	char name[RS_MAX_GROUPS][256];
+	char name[MON_MAX_GROUPS][256];
 };
 
-static int rs_collect(const char *name, mode_t mode __attribute__((unused)), void *arg)
+static int mon_collect(const char *name, mode_t mode __unused, void *arg)
 {
-	struct rs_names *n = arg;
+	struct mon_names *n = arg;
 
-	if (n->nr >= RS_MAX_GROUPS)
+	if (n->nr >= MON_MAX_GROUPS)
 		return -ENOSPC;
 	snprintf(n->name[n->nr++], sizeof(n->name[0]), "%s", name);
 	return 0;
 }
 
 /* Paths of every group, root ("") first, parents before children. */
-static unsigned int rs_paths(struct vsched *vs, char (*paths)[256], unsigned int max)
+static unsigned int mon_paths(struct vsched *vs, char (*paths)[256], unsigned int max)
 {
 	unsigned int nr = 1, i, k;
 
 	paths[0][0] = '\0';
 	for (i = 0; i < nr; i++) {
-		static struct rs_names kids;
+		static struct mon_names kids;
 		char parent[256];
 
 		kids.nr = 0;
 		memcpy(parent, paths[i], sizeof(parent));
-		vsched_list_children(vs, parent, rs_collect, &kids);
+		vsched_list_children(vs, parent, mon_collect, &kids);
 		for (k = 0; k < kids.nr && nr < max; k++) {
 			int n = snprintf(paths[nr], 256, "%s%s%s", parent, parent[0] ? "/" : "",
 					 kids.name[k]);
 
-			if (n > 0 && n < 256)	/* deeper paths than a table line shows are left out */
+			/* Deeper paths than a table line shows are left out. */
+			if (n > 0 && n < 256)
 				nr++;
 		}
 	}
 	return nr;
 }
 
-static uint64_t rs_stat_field(const char *stat, const char *key)
+static uint64_t mon_stat_field(const char *stat, const char *key)
 {
 	size_t len = strlen(key);
 	const char *p = stat;
@@ -74,7 +77,7 @@ static uint64_t rs_stat_field(const char *stat, const char *key)
 }
 
 /* A one-line file without its newline; "" if unreadable. */
-static void rs_read(struct vsched *vs, const char *path, const char *file, char *buf, size_t len)
+static void mon_read(struct vsched *vs, const char *path, const char *file, char *buf, size_t len)
 {
 	if (vsched_read(vs, path, file, buf, len) < 0)
 		buf[0] = '\0';
@@ -82,7 +85,7 @@ static void rs_read(struct vsched *vs, const char *path, const char *file, char 
 }
 
 /* A number file's value as a JSON number, null if it has none. */
-static void rs_json_number(struct json *j, const char *text)
+static void mon_json_number(struct json *j, const char *text)
 {
 	char *end;
 	unsigned long long v;
@@ -96,7 +99,7 @@ static void rs_json_number(struct json *j, const char *text)
 }
 
 /* cpu.stat's "key value" lines as an object of numbers. */
-static void rs_json_stat(struct json *j, struct vsched *vs, const char *path)
+static void mon_json_stat(struct json *j, struct vsched *vs, const char *path)
 {
 	char stat[1024], *line, *save = NULL;
 
@@ -110,71 +113,58 @@ static void rs_json_stat(struct json *j, struct vsched *vs, const char *path)
 			continue;
 		*sp = '\0';
 		json_key(j, line);
-		rs_json_number(j, sp + 1);
+		mon_json_number(j, sp + 1);
 	}
 	json_object_end(j);
 }
 
-struct rs_kids {
-	size_t nr;
-	char **name;
-};
-
-static int rs_kid(const char *name, mode_t mode __attribute__((unused)), void *arg)
+static int mon_kid(const char *name, mode_t mode __unused, void *arg)
 {
-	struct rs_kids *k = arg;
-	char **n = realloc(k->name, (k->nr + 1) * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	k->name = n;
-	k->name[k->nr] = strdup(name);
-	return k->name[k->nr++] ? 0 : -ENOMEM;
+	return strv_push(arg, name);
 }
 
 /* One group's object, then its children's, depth first. path: "/" for the root, "/a/b". */
-static void rs_json_group(struct json *j, struct vsched *vs, const char *path)
+static void mon_json_group(struct json *j, struct vsched *vs, const char *path)
 {
-	struct rs_kids kids = { 0 };
+	struct strv kids = { 0 };
 	char val[256];
 	size_t i;
 
 	json_object_begin(j, JSON_INLINE);
 	json_kv_str(j, "path", path);
 	if (path[1]) {
-		rs_read(vs, path, "cpu.weight", val, sizeof(val));
+		mon_read(vs, path, "cpu.weight", val, sizeof(val));
 		json_key(j, "cpu.weight");
-		rs_json_number(j, val);
-		rs_read(vs, path, "cpu.max", val, sizeof(val));
+		mon_json_number(j, val);
+		mon_read(vs, path, "cpu.max", val, sizeof(val));
 		json_kv_str(j, "cpu.max", val);
-		rs_read(vs, path, "cpu.idle", val, sizeof(val));
+		mon_read(vs, path, "cpu.idle", val, sizeof(val));
 		json_key(j, "cpu.idle");
-		rs_json_number(j, val);
+		mon_json_number(j, val);
 	}
 	json_key(j, "cpu.stat");
-	rs_json_stat(j, vs, path);
+	mon_json_stat(j, vs, path);
 	json_object_end(j);
 	/* Heap, not stack, for child paths: a tree may be thousands of levels deep. */
-	vsched_list_children(vs, path, rs_kid, &kids);
+	vsched_list_children(vs, path, mon_kid, &kids);
 	for (i = 0; i < kids.nr; i++) {
 		char *child = NULL;
 
-		if (asprintf(&child, "%s/%s", path[1] ? path : "", kids.name[i]) >= 0)
-			rs_json_group(j, vs, child);
+		if (asprintf(&child, "%s/%s", path[1] ? path : "", kids.v[i]) >= 0)
+			mon_json_group(j, vs, child);
 		free(child);
-		free(kids.name[i]);
 	}
-	free(kids.name);
+	strv_free(&kids);
 }
 
-void runstats_write_groups(struct json *j, void *arg)
+void run_monitor_json(struct json *j, void *arg)
 {
-	struct runstats_ctx *ctx = arg;
+	struct run_monitor_ctx *ctx = arg;
 	struct runtime_stats st;
 
 	json_key(j, "groups");
 	json_array_begin(j, 0);
-	rs_json_group(j, ctx->vs, "/");
+	mon_json_group(j, ctx->vs, "/");
 	json_array_end(j);
 	if (!ctx->rt)
 		return;
@@ -200,17 +190,17 @@ void runstats_write_groups(struct json *j, void *arg)
 	json_object_end(j);
 }
 
-void runstats_snapshot(struct vsched *vs, struct runstats_snap *snap)
+void run_monitor_snapshot(struct vsched *vs, struct run_monitor_snap *snap)
 {
 	char stat[1024];
 	unsigned int i;
 
-	snap->nr = rs_paths(vs, snap->path, RS_MAX_GROUPS);
+	snap->nr = mon_paths(vs, snap->path, MON_MAX_GROUPS);
 	for (i = 0; i < snap->nr; i++) {
 		if (vsched_read(vs, snap->path[i], "cpu.stat", stat, sizeof(stat)) < 0)
 			stat[0] = '\0';
-		snap->usage_usec[i] = rs_stat_field(stat, "usage_usec");
-		snap->nr_throttled[i] = rs_stat_field(stat, "nr_throttled");
+		snap->usage_usec[i] = mon_stat_field(stat, "usage_usec");
+		snap->nr_throttled[i] = mon_stat_field(stat, "nr_throttled");
 	}
 	vsched_lock(vs);
 	sched_delivery_totals(vsched_sched(vs), &snap->lane_cpu_ns, &snap->lane_held_ns);
@@ -221,7 +211,7 @@ void runstats_snapshot(struct vsched *vs, struct runstats_snap *snap)
  * The fluid ideal of each path in snap, in % of lanes, at deliver CPU per lane (1: the lanes are
  * whole CPUs); false if it cannot be had.
  */
-static bool rs_ideal(struct vsched *vs, const struct runstats_snap *snap, const double *demand,
+static bool mon_ideal(struct vsched *vs, const struct run_monitor_snap *snap, const double *demand,
 		     unsigned int lanes, double deliver, double *pct)
 {
 	struct sched *s = vsched_sched(vs);
@@ -242,11 +232,11 @@ static bool rs_ideal(struct vsched *vs, const struct runstats_snap *snap, const 
 	return ok;
 }
 
-void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap *before,
-			  const struct runstats_snap *after, double seconds, unsigned int lanes,
+void run_monitor_table(FILE *f, struct vsched *vs, const struct run_monitor_snap *before,
+			  const struct run_monitor_snap *after, double seconds, unsigned int lanes,
 			  const double *demand)
 {
-	double ideal[RS_MAX_GROUPS], at_host[RS_MAX_GROUPS], deliver;
+	double ideal[MON_MAX_GROUPS], at_host[MON_MAX_GROUPS], deliver;
 	bool have_ideal, have_host;
 	unsigned int i, k;
 
@@ -255,15 +245,16 @@ void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap
 			  (after->lane_cpu_ns - before->lane_cpu_ns) /
 				  (after->lane_held_ns - before->lane_held_ns) : 1.0;
 	deliver = deliver > 1.0 ? 1.0 : deliver < 0.01 ? 0.01 : deliver;
-	have_ideal = demand && rs_ideal(vs, after, demand, lanes, 1.0, ideal);
+	have_ideal = demand && mon_ideal(vs, after, demand, lanes, 1.0, ideal);
 	/* What the ideal is on the CPU the host actually gives the lanes (caps stay absolute). */
 	have_host = have_ideal && deliver < 0.995 &&
-		    rs_ideal(vs, after, demand, lanes, deliver, at_host);
+		    mon_ideal(vs, after, demand, lanes, deliver, at_host);
 	if (have_host)
 		fprintf(f, "lanes delivered %.2f CPU per second held (measured by the scheduler); "
 			"'at host %%': the ideal on that capacity\n", deliver);
 	fprintf(f, "%-16s %7s %-16s %5s %8s %9s%s%s\n", "group", "weight", "cpu.max", "idle",
-		"cpu %", "throttled", have_ideal ? "  ideal %" : "", have_host ? "  at host %" : "");
+		"cpu %", "throttled", have_ideal ? "  ideal %" : "",
+		have_host ? "  at host %" : "");
 	for (i = 0; i < after->nr; i++) {
 		uint64_t u0 = 0, t0 = 0;
 		char w[32] = "", m[64] = "", idle[8] = "";
@@ -274,9 +265,9 @@ void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap
 				t0 = before->nr_throttled[k];
 			}
 		if (i) {
-			rs_read(vs, after->path[i], "cpu.weight", w, sizeof(w));
-			rs_read(vs, after->path[i], "cpu.max", m, sizeof(m));
-			rs_read(vs, after->path[i], "cpu.idle", idle, sizeof(idle));
+			mon_read(vs, after->path[i], "cpu.weight", w, sizeof(w));
+			mon_read(vs, after->path[i], "cpu.max", m, sizeof(m));
+			mon_read(vs, after->path[i], "cpu.idle", idle, sizeof(idle));
 		}
 		fprintf(f, "/%-15s %7s %-16s %5s %7.1f%% %9" PRIu64, after->path[i], w, m, idle,
 			100.0 * (double)(after->usage_usec[i] - u0) / (seconds * 1e6 * lanes),
@@ -289,7 +280,7 @@ void runstats_print_table(FILE *f, struct vsched *vs, const struct runstats_snap
 	}
 }
 
-struct runstats_monitor {
+struct run_monitor {
 	FILE *f;
 	struct vsched *vs;
 	unsigned int lanes;
@@ -300,10 +291,10 @@ struct runstats_monitor {
 	pthread_cond_t cond;
 	bool stop;
 	uint64_t start_ns;
-	struct runstats_snap first, prev, cur;
+	struct run_monitor_snap first, prev, cur;
 };
 
-static uint64_t rs_mono_ns(void)
+static uint64_t mon_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -311,9 +302,9 @@ static uint64_t rs_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void *rs_monitor(void *arg)
+static void *mon_monitor(void *arg)
 {
-	struct runstats_monitor *m = arg;
+	struct run_monitor *m = arg;
 	uint64_t last = m->start_ns, next = m->start_ns + m->interval_ns;
 	struct timespec ts;
 
@@ -324,9 +315,9 @@ static void *rs_monitor(void *arg)
 		ts.tv_nsec = next % 1000000000ULL;
 		if (pthread_cond_timedwait(&m->cond, &m->lock, &ts) != ETIMEDOUT)
 			continue;
-		runstats_snapshot(m->vs, &m->cur);
+		run_monitor_snapshot(m->vs, &m->cur);
 		fprintf(m->f, "-- %.1f s\n", (double)(next - m->start_ns) / 1e9);
-		runstats_print_table(m->f, m->vs, &m->prev, &m->cur, (double)(next - last) / 1e9,
+		run_monitor_table(m->f, m->vs, &m->prev, &m->cur, (double)(next - last) / 1e9,
 				     m->lanes, m->demand);
 		fflush(m->f);
 		m->prev = m->cur;
@@ -337,10 +328,10 @@ static void *rs_monitor(void *arg)
 	return NULL;
 }
 
-int runstats_monitor_start(FILE *f, struct vsched *vs, unsigned int lanes, uint64_t interval_ns,
-			   const double *demand, struct runstats_monitor **out)
+int run_monitor_start(FILE *f, struct vsched *vs, unsigned int lanes, uint64_t interval_ns,
+			   const double *demand, struct run_monitor **out)
 {
-	struct runstats_monitor *m = calloc(1, sizeof(*m));
+	struct run_monitor *m = calloc(1, sizeof(*m));
 	pthread_condattr_t ca;
 	int err;
 
@@ -356,10 +347,10 @@ int runstats_monitor_start(FILE *f, struct vsched *vs, unsigned int lanes, uint6
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&m->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	runstats_snapshot(vs, &m->first);
+	run_monitor_snapshot(vs, &m->first);
 	m->prev = m->first;
-	m->start_ns = rs_mono_ns();
-	err = pthread_create(&m->thread, NULL, rs_monitor, m);
+	m->start_ns = mon_mono_ns();
+	err = pthread_create(&m->thread, NULL, mon_monitor, m);
 	if (err) {
 		pthread_cond_destroy(&m->cond);
 		pthread_mutex_destroy(&m->lock);
@@ -370,7 +361,7 @@ int runstats_monitor_start(FILE *f, struct vsched *vs, unsigned int lanes, uint6
 	return 0;
 }
 
-void runstats_monitor_stop(struct runstats_monitor *m)
+void run_monitor_stop(struct run_monitor *m)
 {
 	double secs;
 
@@ -381,10 +372,10 @@ void runstats_monitor_stop(struct runstats_monitor *m)
 	pthread_cond_signal(&m->cond);
 	pthread_mutex_unlock(&m->lock);
 	pthread_join(m->thread, NULL);
-	secs = (double)(rs_mono_ns() - m->start_ns) / 1e9;
-	runstats_snapshot(m->vs, &m->cur);
+	secs = (double)(mon_mono_ns() - m->start_ns) / 1e9;
+	run_monitor_snapshot(m->vs, &m->cur);
 	fprintf(m->f, "== whole run, %.1f s on %u lanes\n", secs, m->lanes);
-	runstats_print_table(m->f, m->vs, &m->first, &m->cur, secs, m->lanes, m->demand);
+	run_monitor_table(m->f, m->vs, &m->first, &m->cur, secs, m->lanes, m->demand);
 	fflush(m->f);
 	pthread_cond_destroy(&m->cond);
 	pthread_mutex_destroy(&m->lock);

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* vsched: a KVM VMM whose vCPUs are scheduled in cgroup-v2-like groups. Subcommand dispatch. */
+/*
+ * vsched: a KVM VMM whose vCPUs are scheduled in cgroup-v2-like groups. Subcommand dispatch:
+ * one row per cmd/cmd_NAME.c, which parses its own options from its table (cmd/cmd_opt.c).
+ */
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "ctl/ctl.h"
-#include "libvirt/apply.h"
-#include "libvirt/hook.h"
-#include "sched/sim.h"
-#include "util/compiler.h"
-#include "vmm/run.h"
+#include "cmd/cmd.h"
 
 #define VSCHED_VERSION "0.1"
 
@@ -56,5 +53,5 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "vsched: unknown command '%s' (see 'vsched help')\n", argv[1]);
-	return 2;
+	return CMD_EXIT_USAGE;
 }

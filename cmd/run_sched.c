@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `vsched run`'s scheduler: groups at launch, the runtime on the VM, stats and live table. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/run.h"
+#include "sched/runtime.h"
+#include "vmm/vm.h"
+#include "vsched.h"
+
+#define RUN_MONITOR_NS	1000000000ULL
+
+unsigned int run_sched_lanes(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned int)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+/* Each spec of one flag in turn; on error msg names the flag and the spec. */
+typedef int (*run_spec_fn)(struct vsched *vs, const char *spec, char *msg, size_t msglen);
+
+static int run_sched_specs(struct vsched *vs, const char *flag, const char *const *specs,
+			   unsigned int nr, run_spec_fn apply, char *msg, size_t msglen)
+{
+	unsigned int i;
+	char why[256];
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		ret = apply(vs, specs[i], why, sizeof(why));
+		if (ret) {
+			snprintf(msg, msglen, "%s '%s': %s", flag, specs[i], why);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int lanes,
+		    bool scheduled, const char *const *groups, unsigned int nr_groups,
+		    const char *const *assigns, unsigned int nr_assigns, char *msg, size_t msglen)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->lanes = lanes;
+	rs->scheduled = scheduled;
+	rs->vs = vsched_create(lanes, nr_vcpus);
+	if (!rs->vs) {
+		int err = errno;
+
+		snprintf(msg, msglen, "cannot create the group tree: %s", strerror(err));
+		return -err;
+	}
+	vsched_set_pid(rs->vs, getpid());
+	runtime_clock_init(rs->vs);
+	return run_sched_specs(rs->vs, "--group", groups, nr_groups, run_group_add, msg,
+			       msglen) ?:
+	       run_sched_specs(rs->vs, "--assign", assigns, nr_assigns, run_group_assign, msg,
+			       msglen);
+}
+
+int run_sched_attach(struct run_sched *rs, struct vm *vm, bool monitor)
+{
+	unsigned int flags = (rs->scheduled ? 0 : RUNTIME_UNSCHEDULED) |
+			     (rs->no_pin ? RUNTIME_NO_PIN : 0);
+	int ret;
+
+	ret = runtime_create(vm, vsched_sched(rs->vs), vsched_mutex(rs->vs), rs->lanes, flags,
+			     &rs->rt);
+	if (ret)
+		return ret;
+	vm->sched = &runtime_vcpu_ops;
+	runtime_bind(rs->rt, rs->vs);
+	ret = runtime_start(rs->rt);
+	if (ret)
+		return ret;
+	if (monitor)
+		ret = run_monitor_start(stdout, rs->vs, rs->lanes, RUN_MONITOR_NS, rs->demand,
+					     &rs->mon);
+	return ret;
+}
+
+int run_sched_set_demand(struct run_sched *rs, const double *demand, unsigned int nr_vcpus)
+{
+	double *d = malloc(nr_vcpus * sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	memcpy(d, demand, nr_vcpus * sizeof(*d));
+	free(rs->demand);
+	rs->demand = d;
+	return 0;
+}
+
+void run_sched_stats(struct run_sched *rs, struct run_stats *sr)
+{
+	rs->ctx.vs = rs->vs;
+	rs->ctx.rt = rs->rt;
+	sr->write_groups = run_monitor_json;
+	sr->groups_arg = &rs->ctx;
+}
+
+void run_sched_finish(struct run_sched *rs)
+{
+	run_monitor_stop(rs->mon);
+	rs->mon = NULL;
+}
+
+void run_sched_destroy(struct run_sched *rs)
+{
+	run_sched_finish(rs);
+	if (rs->vs)
+		runtime_unbind(rs->vs);
+	runtime_destroy(rs->rt);
+	rs->rt = NULL;
+	if (rs->vs)
+		vsched_destroy(rs->vs);
+	rs->vs = NULL;
+	free(rs->demand);
+	rs->demand = NULL;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Registry of running VMs: one record per VM name under <run dir>/.vms/, holding the VMM's
+ * pid (with its start time, so a reused pid is not mistaken for the VMM) and its control
+ * directory ("" when run with --no-ctl). `vsched run` claims a name, `vsched list` reads the
+ * records, the libvirt hook and `vsched apply` find a VM's directory by its name.
+ */
+#ifndef VSCHED_UTIL_REGISTRY_H
+#define VSCHED_UTIL_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define REGISTRY_RUN_DIR_DFL	"/run/vsched"	/* $VSCHED_RUN_DIR overrides (tests) */
+
+const char *registry_run_dir(void);
+/* 0 or -EINVAL: 1..128 printable characters, no '/', no leading '.' (a libvirt domain name). */
+int registry_name_valid(const char *name);
+/* Default control directory of a VM: <run dir>/<name>. 0, -EINVAL or -ENAMETOOLONG. */
+int registry_default_dir(const char *name, char *buf, size_t len);
+/*
+ * Claims name for this process: -EEXIST if a live VMM holds it. A dead holder's record is
+ * replaced; its control directory is copied to stale (if given; "" otherwise), where the caller
+ * cleans a stale mount. ctl_dir may be NULL (--no-ctl).
+ */
+int registry_register(const char *name, const char *ctl_dir, char *stale, size_t stale_len);
+/* Removes this process's record of name (not a newer VMM's). */
+void registry_unregister(const char *name);
+
+struct registry_entry {
+	const char *name;
+	pid_t pid;
+	const char *ctl;	/* control directory, "" for none */
+	bool alive;		/* false: a VMM that died without cleaning up (stale) */
+};
+/*
+ * Calls fn for every record, by name; stops at fn's first nonzero return and returns it.
+ * 0 (also when no VM ever ran) or -errno if the registry cannot be read.
+ */
+int registry_list(int (*fn)(const struct registry_entry *e, void *arg), void *arg);
+
+#endif

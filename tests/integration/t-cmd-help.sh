@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The command line (cmd/): `vsched --help` lists every subcommand of main.c's table; each
+# subcommand's --help (and -h) lists every option of its table (cmd/*.c), each option --help
+# lists is one the parser takes, and an unknown option or subcommand exits 2 with a message.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$VSCHED" --help >"$tmp/top" || fail "vsched --help: exit $?"
+cmds=$(sed -n 's/^\t{ "\([a-z]*\)", cmd_[a-z]*, ".*" },$/\1/p' "$top/cmd/main.c")
+[ "$(echo "$cmds" | wc -w)" -ge 7 ] || fail "main.c's table: only '$cmds'"
+for c in $cmds; do
+	grep -q "^  $c " "$tmp/top" || fail "vsched --help lacks '$c'"
+done
+"$VSCHED" nosuchcmd >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "unknown command 'nosuchcmd'" "$tmp/err" || fail "unknown command"
+
+n=0
+for c in run list sim apply hook; do
+	src=$top/cmd/cmd_$c.c
+	[ "$c" = run ] && src=$top/cmd/run_opts.c
+	"$VSCHED" "$c" --help >"$tmp/help" 2>"$tmp/err" || fail "$c --help: exit $?"
+	[ ! -s "$tmp/err" ] || fail "$c --help wrote to stderr: $(cat "$tmp/err")"
+	grep -q "^usage: vsched $c" "$tmp/help" || fail "$c --help: no usage line"
+	"$VSCHED" "$c" -h | cmp -s - "$tmp/help" || fail "$c -h differs from --help"
+	# Every row of the table: { "name", ... } or .name = "name".
+	opts=$(sed -n 's/^\t\[.*\] = { "\([a-z-]*\)",.*/\1/p; s/^\t{ \.name = "\([a-z-]*\)".*/\1/p' "$src")
+	for o in $opts help; do
+		grep -qE "^  (-[a-zA-Z], |    )--$o( |$)" "$tmp/help" || fail "$c --help lacks --$o"
+		n=$((n + 1))
+	done
+	# Every option --help lists is one the parser knows (a value it may refuse, but not the
+	# option): given before --help, it does not stop the help.
+	for o in $(sed -n 's/^  \(-[a-zA-Z], \|    \)--\([a-z-]*\).*/\2/p' "$tmp/help"); do
+		arg=$(grep -E "^  (-[a-zA-Z], |    )--$o [A-Z]" "$tmp/help" >/dev/null && echo 1)
+		# shellcheck disable=SC2086
+		"$VSCHED" "$c" "--$o" $arg --help >/dev/null 2>"$tmp/err"
+		grep -q "unknown option" "$tmp/err" && fail "$c: --$o is in --help, not in the parser"
+	done
+	"$VSCHED" "$c" --no-such-option >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "$c --no-such-option: exit $rc, want 2"
+	grep -q "^vsched $c: unknown option '--no-such-option'$" "$tmp/err" &&
+		grep -q "^Try 'vsched $c --help'.$" "$tmp/err" || fail "$c: $(cat "$tmp/err")"
+done
+# A value missing and an argument too many are usage errors too.
+"$VSCHED" sim --quiet >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "^vsched sim: missing argument" "$tmp/err" || fail "sim without a file"
+"$VSCHED" list extra >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "^vsched list: unexpected argument 'extra'" "$tmp/err" || fail "list extra"
+"$VSCHED" run --vcpus >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "^vsched run: option '--vcpus' needs a value" "$tmp/err" ||
+	fail "run --vcpus: $(cat "$tmp/err")"
+echo "ok: $(echo "$cmds" | wc -w) subcommands, $n table options in --help"
