@@ -15,6 +15,7 @@
 #include "sched/core.h"
 #include "sched/files.h"
 #include "sched/group.h"
+#include "util/time.h"
 
 struct vsched {
 	pthread_mutex_t lock;
@@ -27,10 +28,7 @@ struct vsched {
 
 static uint64_t api_monotonic_ns(void *arg __unused)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return time_mono_ns();
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "sched/runtime.h"
+#include "util/time.h"
 
 #define RT_INF			UINT64_MAX
 #define RT_WATCHDOG_CHECK_NS	100000000ULL	/* how often the watchdog looks while vCPUs wait */
@@ -127,7 +128,11 @@ struct runtime {
 	void *core;		/* rt_core.c's state */
 };
 
-uint64_t rt_now(void);
+/* The runtime's clock: CLOCK_MONOTONIC, as its slice timers and condition variables. */
+static inline uint64_t rt_now(void)
+{
+	return time_mono_ns();
+}
 
 /* Decisions, applied with the lock held (called back from rt_core.c). */
 void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until);
@@ -188,7 +193,6 @@ void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool
 		    uint64_t now);
 uint64_t rt_vcpu_clock(const struct rt_vcpu *rv);
 void rt_charge_running(struct runtime *rt, uint64_t now);
-uint64_t rt_thread_cpu_ns(void);
 
 /* The helper thread (rt_helper.c). */
 int rt_helper_start(struct runtime *rt);

@@ -298,7 +298,7 @@ static void *rt_helper(void *arg)
 			rt_watch_wait(rt, next);
 		rt->helper_at = RT_INF;
 	}
-	rt->st.helper_cpu_ns = rt_thread_cpu_ns();
+	rt->st.helper_cpu_ns = time_thread_ns();
 	pthread_mutex_unlock(rt->lock);
 	return NULL;
 }
@@ -317,11 +317,11 @@ int rt_helper_start(struct runtime *rt)
 /* The helper's CPU time so far. Lock held. */
 uint64_t rt_helper_cpu_ns(const struct runtime *rt)
 {
-	struct timespec ts;
+	uint64_t ns;
 
-	if (!rt->helper_started || rt->helper_stop || clock_gettime(rt->helper_clock, &ts))
+	if (!rt->helper_started || rt->helper_stop || time_clock_ns(rt->helper_clock, &ns))
 		return rt->st.helper_cpu_ns;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return ns;
 }
 
 void rt_helper_stop(struct runtime *rt)

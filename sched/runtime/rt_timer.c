@@ -93,8 +93,7 @@ void rt_timer_arm(struct rt_vcpu *rv, uint64_t until)
 	memset(&its, 0, sizeof(its));
 	if (want) {
 		/* 0 would disarm; a deadline already past fires at once. */
-		its.it_value.tv_sec = want / 1000000000ULL;
-		its.it_value.tv_nsec = want % 1000000000ULL;
+		its.it_value = time_ns_to_ts(want);
 		rv->rt->st.timer_arms++;
 	}
 	if (timer_settime(rv->timer, TIMER_ABSTIME, &its, NULL) == 0)

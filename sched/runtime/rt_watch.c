@@ -188,8 +188,7 @@ void rt_watch_wait(struct runtime *rt, uint64_t until)
 
 	if (until != RT_INF) {
 		left = until > now ? until - now : 0;
-		ts.tv_sec = left / 1000000000ULL;
-		ts.tv_nsec = left % 1000000000ULL;
+		ts = time_ns_to_ts(left);
 		tp = &ts;
 	}
 	pthread_mutex_unlock(rt->lock);

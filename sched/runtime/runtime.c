@@ -20,14 +20,6 @@
 #include "vmm/vm.h"
 #include "vsched.h"
 
-uint64_t rt_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static struct rt_vcpu *rt_of(struct vcpu *vcpu)
 {
 	return vcpu->sched;
@@ -161,7 +153,7 @@ void rt_preempt(struct runtime *rt, unsigned int id)
 static void rt_count_retime(struct runtime *rt)
 {
 	struct runtime_stats *st = &rt->st;
-	uint64_t sec = rt_now() / 1000000000ULL;
+	uint64_t sec = rt_now() / NSEC_PER_SEC;
 
 	st->retimes++;
 	if (sec != st->retime_sec) {
@@ -310,7 +302,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 		rt_slice_exit(rt, rv, now);
 		rt_slice_plan(rt, now);
 	}
-	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
+	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
 	if (rv->state == RT_LENT && !rt_hands_off(rt)) {
 		/* A lent vCPU left KVM_RUN by itself: it runs again and needs a lane. */
 		rt_reclaim(rt, rv, now);
@@ -335,8 +327,7 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	rt_timer_arm(rv, RT_INF);
 	rt_poke_helper(rt, now);
 	end = now + ns;
-	ts.tv_sec = end / 1000000000ULL;
-	ts.tv_nsec = end % 1000000000ULL;
+	ts = time_ns_to_ts(end);
 	while (!rt_must_leave(rt))
 		if (pthread_cond_timedwait(&rv->cond, rt->lock, &ts) == ETIMEDOUT)
 			break;
@@ -364,7 +355,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	pthread_mutex_lock(rt->lock);
 	now = rt_now();
 	/* What ran after the last charge (exit handling, the last wait) belongs to the vCPU too. */
-	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
+	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
 	rt_leave_runnable(rt, rv, now);
 	rv->state = RT_OFF;
 	rv->in_guest = false;

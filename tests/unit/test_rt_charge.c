@@ -50,7 +50,7 @@ static void rig_run_vcpu0(struct charge_rig *g)
 	g->rt.nr_waiting = 1;
 	rtc_runnable(&g->rt, 0, g->now);
 	CU_ASSERT_EQUAL_FATAL(rv->state, RT_RUNNING);
-	rv->clock_charged = rt_thread_cpu_ns();
+	rv->clock_charged = time_thread_ns();
 	rv->in_guest = true;
 }
 
@@ -62,9 +62,9 @@ static uint64_t usage(struct charge_rig *g, unsigned int id)
 /* Spends about ns of this thread's CPU time: what the "vCPU" ran inside KVM_RUN. */
 static void burn(uint64_t ns)
 {
-	uint64_t end = rt_thread_cpu_ns() + ns;
+	uint64_t end = time_thread_ns() + ns;
 
-	while (rt_thread_cpu_ns() < end)
+	while (time_thread_ns() < end)
 		;
 }
 
