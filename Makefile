@@ -17,6 +17,9 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lpthread -lrt -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# Debug checks (include/util/debug.h: BUG_ON, assert_held): in the ASan build and the unit tests,
+# which link a debug build of the library; out of the release build (vsched, benches).
+DEBUG   := -DVSCHED_DEBUG
 
 # Every .c under these folders is part of libvsched; main.c is the CLI entry.
 SRC_DIRS := util sched sched/* ctl vmm vmm/* libvirt-hooks
@@ -30,6 +33,7 @@ BENCH_BINS :=
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
+DEBUG_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/debug/%.o)
 ASAN_LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/asan/%.o)
 ASAN_TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/asan/%.o)
 
@@ -53,13 +57,16 @@ endef
 $(BUILD)/libvsched.a: $(LIB_OBJS) $(GEN_OBJS)
 	$(make-archive)
 
+$(BUILD)/debug/libvsched.a: $(DEBUG_LIB_OBJS) $(GEN_OBJS)
+	$(make-archive)
+
 $(BUILD)/asan/libvsched.a: $(ASAN_LIB_OBJS) $(GEN_OBJS)
 	$(make-archive)
 
 $(VSCHED): $(BUILD)/main.o $(BUILD)/libvsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/unit-tests: $(TEST_OBJS) $(BUILD)/libvsched.a
+$(BUILD)/unit-tests: $(TEST_OBJS) $(BUILD)/debug/libvsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CUNIT_LIBS) $(LDLIBS)
 
 $(BUILD)/asan/unit-tests: $(ASAN_TEST_OBJS) $(BUILD)/asan/libvsched.a
@@ -67,7 +74,13 @@ $(BUILD)/asan/unit-tests: $(ASAN_TEST_OBJS) $(BUILD)/asan/libvsched.a
 
 $(BUILD)/asan/%.o: %.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(SAN) $(DEBUG) -O1 -c -o $@ $<
+
+$(BUILD)/debug/%.o: %.c | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEBUG) -c -o $@ $<
+
+$(TEST_OBJS): ALL_CFLAGS += $(DEBUG)
 
 $(BUILD)/%.o: %.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
@@ -114,4 +127,4 @@ help:
 	@echo "make fuzz    libFuzzer targets, FUZZ_SECONDS=60 each (clang; docs/fuzzing.md)"
 	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook"
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/main.d $(wildcard $(BUILD)/bench/*.d)
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(DEBUG_LIB_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/main.d $(wildcard $(BUILD)/bench/*.d)

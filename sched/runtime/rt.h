@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "sched/runtime.h"
+#include "util/debug.h"
 #include "util/time.h"
 
 #define RT_INF			UINT64_MAX

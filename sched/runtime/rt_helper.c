@@ -274,7 +274,7 @@ static void *rt_helper(void *arg)
 
 	pthread_setname_np(pthread_self(), "vsched-rt");
 	rt_helper_boost();
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	while (!rt->helper_stop) {
 		now = rt_now();
 		rt->st.helper_wakes++;
@@ -299,7 +299,7 @@ static void *rt_helper(void *arg)
 		rt->helper_at = RT_INF;
 	}
 	rt->st.helper_cpu_ns = time_thread_ns();
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 	return NULL;
 }
 
@@ -328,10 +328,10 @@ void rt_helper_stop(struct runtime *rt)
 {
 	if (!rt->helper_started)
 		return;
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	rt->helper_stop = true;
 	rt_watch_poke(rt);
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 	pthread_join(rt->helper, NULL);
 	rt->helper_started = false;
 }

@@ -196,13 +196,13 @@ static void rt_thread_start(struct vcpu *vcpu)
 	rt_account_start(rv);
 	rt_timer_create(rv);
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	/* Halts this vCPU's watch cannot report are found by polling. */
 	if (!rt_watched(rv))
 		rt->idle_polls = true;
 	sched_vcpu_set_tid(rt->s, rv->id, rv->tid);
 	rv->state = RT_BLOCKED;
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
 
 static bool rt_must_leave(struct runtime *rt)
@@ -222,7 +222,7 @@ static int rt_enter(struct vcpu *vcpu)
 	struct runtime *rt = rv->rt;
 	uint64_t now;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
 	if (!rt_hands_off(rt)) {
 		switch (rv->state) {
@@ -246,14 +246,14 @@ static int rt_enter(struct vcpu *vcpu)
 		if (rt_must_wait(rt, rv) && now >= rv->steal_recheck_at) {
 			/* An ioctl and guest memory: not under the lock. A grant meanwhile is seen
 			 * by the loop below. */
-			pthread_mutex_unlock(rt->lock);
+			mutex_unlock(rt->lock);
 			rt_steal_park(rv, now);
-			pthread_mutex_lock(rt->lock);
+			mutex_lock(rt->lock);
 			/* From here on it sleeps; before, a host preemption was KVM's steal. */
 			rv->parked_at = rt_now();
 		}
 		while (rt_must_wait(rt, rv))
-			pthread_cond_wait(&rv->cond, rt->lock);
+			mutex_cond_wait(&rv->cond, rt->lock);
 	}
 	now = rt_now();
 	/* The wait ended when the lane was granted; what follows is the handoff. */
@@ -277,10 +277,10 @@ static int rt_enter(struct vcpu *vcpu)
 			rt_watch_holder(rv, now);
 		}
 		rv->in_guest = true;
-		pthread_mutex_unlock(rt->lock);
+		mutex_unlock(rt->lock);
 		return 0;
 	}
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 	return 1;
 }
 
@@ -294,7 +294,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 	struct runtime *rt = rv->rt;
 	uint64_t now;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
 	rv->in_guest = false;
 	rt_watch_set(rv, WATCH_NONE);
@@ -308,7 +308,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 		rt_reclaim(rt, rv, now);
 	}
 	rt_poke_helper(rt, now);
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
 
 static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
@@ -318,7 +318,7 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	struct timespec ts;
 	uint64_t now, end;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
 	rt_leave_runnable(rt, rv, now);
 	rt_slice_fine(rt, now);
@@ -329,10 +329,10 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	end = now + ns;
 	ts = time_ns_to_ts(end);
 	while (!rt_must_leave(rt))
-		if (pthread_cond_timedwait(&rv->cond, rt->lock, &ts) == ETIMEDOUT)
+		if (mutex_cond_timedwait(&rv->cond, rt->lock, &ts) == ETIMEDOUT)
 			break;
 	rv->wake_deadline = rt_must_leave(rt) ? 0 : end;
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
 
 static void rt_wake(struct vcpu *vcpu)
@@ -341,9 +341,9 @@ static void rt_wake(struct vcpu *vcpu)
 
 	if (!rv)
 		return;
-	pthread_mutex_lock(rv->rt->lock);
+	mutex_lock(rv->rt->lock);
 	pthread_cond_broadcast(&rv->cond);
-	pthread_mutex_unlock(rv->rt->lock);
+	mutex_unlock(rv->rt->lock);
 }
 
 static void rt_thread_exit(struct vcpu *vcpu)
@@ -352,7 +352,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	struct runtime *rt = rv->rt;
 	uint64_t now;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
 	/* What ran after the last charge (exit handling, the last wait) belongs to the vCPU too. */
 	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
@@ -365,7 +365,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	rv->stat_fd = -1;
 	rt_idle_close(rv);
 	rt_watch_close(rv);
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
 
 const struct vcpu_sched_ops runtime_vcpu_ops = {
@@ -434,9 +434,9 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 		runtime_destroy(rt);
 		return err;
 	}
-	pthread_mutex_lock(lock);
+	mutex_lock(lock);
 	err = rtc_create(rt);
-	pthread_mutex_unlock(lock);
+	mutex_unlock(lock);
 	if (err) {
 		runtime_destroy(rt);
 		return err;
@@ -457,10 +457,10 @@ void runtime_destroy(struct runtime *rt)
 	if (!rt)
 		return;
 	rt_helper_stop(rt);
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	if (rt->core)
 		rtc_destroy(rt);
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		pthread_cond_destroy(&rt->v[i].cond);
 		if (rt->v[i].stat_fd >= 0)
@@ -490,13 +490,13 @@ static void runtime_api_changed(struct vsched *vs __unused, enum vsched_event ev
 	struct runtime *rt = arg;
 	uint64_t now;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
 	if (!rt_hands_off(rt)) {
 		rtc_config(rt, now);
 		rt_poke_helper(rt, now);
 	}
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
 
 /* The public API's clock, called under the lock before every read and change. */
@@ -524,9 +524,9 @@ void runtime_unbind(struct vsched *vs)
 
 void runtime_get_stats(struct runtime *rt, struct runtime_stats *out)
 {
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	*out = rt->st;
 	out->fallback = rt->fallback;
 	out->helper_cpu_ns = rt_helper_cpu_ns(rt);
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
