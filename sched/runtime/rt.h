@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private to the runtime (sched/runtime*.c, sched/rt_*.c): per-vCPU state, the lane
- * bookkeeping and the narrow interface to the scheduler core (sched/runtime/rt_core.c is the only
- * file that calls sched/core.h).
+ * Private to the runtime (sched/runtime/runtime.c, rt_*.c): per-vCPU state and its transitions,
+ * the lane bookkeeping and the narrow interface to the scheduler core (rt_core.c feeds the core
+ * every event and drains its decisions; runtime.c only records thread ids in the tree and sets
+ * the core's clock before groups are configured).
  */
 #ifndef VSCHED_SCHED_RT_H
 #define VSCHED_SCHED_RT_H
@@ -204,16 +205,17 @@ uint64_t rt_helper_cpu_ns(const struct runtime *rt);
  * The scheduler core, seen from the runtime (rt_core.c). Every call has the lock held and may
  * call the decision functions above before it returns.
  */
-int rtc_create(struct runtime *rt);
-void rtc_destroy(struct runtime *rt);
-void rtc_runnable(struct runtime *rt, unsigned int id, uint64_t now);
-void rtc_blocked(struct runtime *rt, unsigned int id, uint64_t now);
-void rtc_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys_ns, uint64_t now);
-void rtc_tick(struct runtime *rt, uint64_t now);
-void rtc_config(struct runtime *rt, uint64_t now);
-uint64_t rtc_next_timer(struct runtime *rt);	/* RT_INF: none */
-uint64_t rtc_next_group_timer(struct runtime *rt);	/* without slice ends; RT_INF: none */
-bool rtc_throttled(struct runtime *rt, unsigned int id);
-int rtc_set_slice(struct runtime *rt, uint64_t slice);
+int rt_core_create(struct runtime *rt);
+void rt_core_destroy(struct runtime *rt);
+void rt_core_runnable(struct runtime *rt, unsigned int id, uint64_t now);
+void rt_core_blocked(struct runtime *rt, unsigned int id, uint64_t now);
+void rt_core_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys_ns,
+		 uint64_t now);
+void rt_core_tick(struct runtime *rt, uint64_t now);
+void rt_core_config(struct runtime *rt, uint64_t now);
+uint64_t rt_core_next_timer(struct runtime *rt);	/* RT_INF: none */
+uint64_t rt_core_next_group_timer(struct runtime *rt);	/* without slice ends; RT_INF: none */
+bool rt_core_throttled(struct runtime *rt, unsigned int id);
+int rt_core_set_slice(struct runtime *rt, uint64_t slice);
 
 #endif

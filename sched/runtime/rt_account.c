@@ -80,7 +80,7 @@ void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool
 		return;
 	rt_account_split(rv, clock - rv->clock_charged, self, &user, &sys);
 	rv->clock_charged = clock;
-	rtc_ran(rt, rv->id, user, sys, now);
+	rt_core_ran(rt, rv->id, user, sys, now);
 }
 
 /*

@@ -138,7 +138,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);
 			rt_watch_set(rv, WATCH_RUN);
-			rtc_blocked(rt, rv->id, now);
+			rt_core_blocked(rt, rv->id, now);
 		} else if (rv->state == RT_LENT && (h == HALT_NO || rt_ran_while_lent(rv, cpu))) {
 			rt_reclaim(rt, rv, now);
 			if (rv->state == RT_WAITING) {
@@ -185,7 +185,7 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
 
 		/* wait_since may be a little later than now: set while this pass ran. */
 		if (rv->state != RT_WAITING || now < rv->wait_since ||
-		    now - rv->wait_since <= RT_WATCHDOG_NS || rtc_throttled(rt, i) ||
+		    now - rv->wait_since <= RT_WATCHDOG_NS || rt_core_throttled(rt, i) ||
 		    !rt_stalled(rt, now))
 			continue;
 		rt->st.watchdog_trips++;
@@ -214,7 +214,7 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
  */
 static uint64_t rt_helper_timer(struct runtime *rt)
 {
-	uint64_t t = rtc_next_group_timer(rt), any = rtc_next_timer(rt);
+	uint64_t t = rt_core_next_group_timer(rt), any = rt_core_next_timer(rt);
 	unsigned int i;
 
 	if (any != RT_INF && any + RT_BACKSTOP_NS < t)
@@ -281,7 +281,7 @@ static void *rt_helper(void *arg)
 		rt->relook_at = RT_INF;
 		if (!rt->fallback) {
 			if (rt_helper_timer(rt) <= now)
-				rtc_tick(rt, now);
+				rt_core_tick(rt, now);
 			if (rt->nr_waiting || rt->nr_lent)
 				rt_idle_detect(rt, now);
 			rt_pin_rotate(rt, now);

@@ -43,7 +43,7 @@ void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
 	rt->nr_lent--;
 	rt->st.reclaims++;
 	rt_set_waiting(rt, rv, now);
-	rtc_runnable(rt, rv->id, now);
+	rt_core_runnable(rt, rv->id, now);
 }
 
 /* Out of the runnable states (a sleep, the thread's end): the core hears it blocked. */
@@ -54,7 +54,7 @@ static void rt_leave_runnable(struct runtime *rt, struct rt_vcpu *rv, uint64_t n
 	else if (rv->state == RT_LENT)
 		rt->nr_lent--;
 	if (rv->state != RT_BLOCKED && rv->state != RT_OFF)
-		rtc_blocked(rt, rv->id, now);
+		rt_core_blocked(rt, rv->id, now);
 }
 
 /* Delays in log buckets of 2^(b/4) microseconds, b = 4 * log2(delay / 1 us), clamped. */
@@ -232,12 +232,12 @@ static int rt_enter(struct vcpu *vcpu)
 			if (rv->state == RT_LENT)
 				rt->nr_lent--;
 			rt_set_waiting(rt, rv, now);
-			rtc_runnable(rt, rv->id, now);
+			rt_core_runnable(rt, rv->id, now);
 			break;
 		case RT_RUNNING:
 			/* Back from an exit; a slice that ended lets the core decide again. */
 			if (now >= rv->until)
-				rtc_tick(rt, now);
+				rt_core_tick(rt, now);
 			break;
 		case RT_WAITING:
 			break;
@@ -435,7 +435,7 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 		return err;
 	}
 	mutex_lock(lock);
-	err = rtc_create(rt);
+	err = rt_core_create(rt);
 	mutex_unlock(lock);
 	if (err) {
 		runtime_destroy(rt);
@@ -459,7 +459,7 @@ void runtime_destroy(struct runtime *rt)
 	rt_helper_stop(rt);
 	mutex_lock(rt->lock);
 	if (rt->core)
-		rtc_destroy(rt);
+		rt_core_destroy(rt);
 	mutex_unlock(rt->lock);
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		pthread_cond_destroy(&rt->v[i].cond);
@@ -484,7 +484,7 @@ void runtime_clock_init(struct vsched *vs)
 }
 
 /* A group-tree change, after the public API let go of the lock: re-decide at once. */
-static void runtime_api_changed(struct vsched *vs __unused, enum vsched_event ev __unused,
+static void rt_api_changed(struct vsched *vs __unused, enum vsched_event ev __unused,
 				const char *path __unused, const char *file __unused, void *arg)
 {
 	struct runtime *rt = arg;
@@ -493,14 +493,14 @@ static void runtime_api_changed(struct vsched *vs __unused, enum vsched_event ev
 	mutex_lock(rt->lock);
 	now = rt_now();
 	if (!rt_hands_off(rt)) {
-		rtc_config(rt, now);
+		rt_core_config(rt, now);
 		rt_poke_helper(rt, now);
 	}
 	mutex_unlock(rt->lock);
 }
 
 /* The public API's clock, called under the lock before every read and change. */
-static uint64_t runtime_api_clock(void *arg)
+static uint64_t rt_api_clock(void *arg)
 {
 	struct runtime *rt = arg;
 	uint64_t now = rt_now();
@@ -512,8 +512,8 @@ static uint64_t runtime_api_clock(void *arg)
 
 void runtime_bind(struct runtime *rt, struct vsched *vs)
 {
-	vsched_set_notify(vs, runtime_api_changed, rt);
-	vsched_set_clock(vs, runtime_api_clock, rt);
+	vsched_set_notify(vs, rt_api_changed, rt);
+	vsched_set_clock(vs, rt_api_clock, rt);
 }
 
 void runtime_unbind(struct vsched *vs)

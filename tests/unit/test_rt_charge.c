@@ -28,7 +28,7 @@ static void rig_init(struct charge_rig *g)
 	memset(g, 0, sizeof(*g));
 	g->rt.s = sched_create(1, 2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g->rt.s);
-	CU_ASSERT_EQUAL(rtc_create(&g->rt), 0);
+	CU_ASSERT_EQUAL(rt_core_create(&g->rt), 0);
 	g->rt.v = g->v;
 	g->rt.nr_vcpus = 2;
 	g->rt.unscheduled = true;	/* decisions only move states: no pins, timers, kicks */
@@ -48,7 +48,7 @@ static void rig_run_vcpu0(struct charge_rig *g)
 
 	rv->state = RT_WAITING;
 	g->rt.nr_waiting = 1;
-	rtc_runnable(&g->rt, 0, g->now);
+	rt_core_runnable(&g->rt, 0, g->now);
 	CU_ASSERT_EQUAL_FATAL(rv->state, RT_RUNNING);
 	rv->clock_charged = time_thread_ns();
 	rv->in_guest = true;
@@ -77,7 +77,7 @@ static void test_charge_before_timer(void)
 	burn(20 * MS);
 	CU_ASSERT_EQUAL(usage(&g, 0), 0);
 	g.now += 20 * MS;
-	rtc_tick(&g.rt, g.now);
+	rt_core_tick(&g.rt, g.now);
 	CU_ASSERT_TRUE(usage(&g, 0) >= 20 * MS);
 	sched_destroy(g.rt.s);
 }
@@ -93,7 +93,7 @@ static void test_charge_before_wake(void)
 	g.now += 20 * MS;
 	g.v[1].state = RT_WAITING;
 	g.rt.nr_waiting++;
-	rtc_runnable(&g.rt, 1, g.now);
+	rt_core_runnable(&g.rt, 1, g.now);
 	CU_ASSERT_TRUE(usage(&g, 0) >= 20 * MS);
 	CU_ASSERT_EQUAL(usage(&g, 1), 0);
 	sched_destroy(g.rt.s);

@@ -25,7 +25,7 @@ static void rig_init(struct slice_rig *g)
 	memset(g, 0, sizeof(*g));
 	g->rt.s = sched_create(2, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g->rt.s);
-	CU_ASSERT_EQUAL(rtc_create(&g->rt), 0);
+	CU_ASSERT_EQUAL(rt_core_create(&g->rt), 0);
 	g->now = 1000 * MS;
 }
 
