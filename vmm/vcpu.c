@@ -222,7 +222,7 @@ void *vcpu_thread(void *arg)
 		last_cpu = time_thread_ns();
 
 	while (!vm_stopping(vm)) {
-		if (__atomic_load_n(&vm->pause_req, __ATOMIC_SEQ_CST)) {
+		if (vm_pausing(vm)) {
 			vcpu_park(vcpu);
 			continue;
 		}

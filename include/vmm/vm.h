@@ -119,7 +119,8 @@ struct boot_ops {
  *
  * enter() returns 0 to run, or nonzero to make the loop re-check stop/pause first.
  * enter() and sleep() must return soon after wake(): the core calls it after vm_stop() and
- * vm_pause() set their flag, so a blocked vCPU notices. A preemption is vcpu_kick()
+ * vm_pause() set their flag (read with vm_stopping() and vm_pausing()), so a blocked vCPU
+ * notices. A preemption is vcpu_kick()
  * (vmm/kick.h; per-vCPU timers should raise VCPU_KICK_SIGNAL the same way): the vCPU
  * leaves its run, charges, and calls enter() again, where the runtime may hold it.
  * A paravirtual sleep (payload sleep port) reaches sleep() through vcpu_sleep()
@@ -196,6 +197,12 @@ void vm_resume(struct vm *vm);
 static inline bool vm_stopping(const struct vm *vm)
 {
 	return __atomic_load_n(&vm->exit_reason, __ATOMIC_SEQ_CST) != VM_EXIT_NONE;
+}
+
+/* A vm_pause() holds the VM: the vCPU loop and the scheduler hooks let their vCPU park. */
+static inline bool vm_pausing(const struct vm *vm)
+{
+	return __atomic_load_n(&vm->pause_req, __ATOMIC_SEQ_CST);
 }
 
 const char *vm_exit_reason_name(enum vm_exit_reason reason);

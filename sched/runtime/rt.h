@@ -36,6 +36,28 @@ struct vcpu;
 struct sched;
 struct kvm_steal_time;
 
+/*
+ * A vCPU's state, changed only by rt_set_state() (rt_state.c), which allows these transitions
+ * and no others (a BUG in debug builds) and keeps nr_waiting and nr_lent:
+ *
+ *              thread_start             enter
+ *        OFF ---------------> BLOCKED ---------> WAITING <-----------+
+ *                                ^                 |  ^              |
+ *                                |           grant |  | preempt      | runs again
+ *                                |                 v  |              | (reclaim, enter)
+ *                                +----- sleep --- RUNNING -- halt --> LENT
+ *                                                    ^               |
+ *                                                    +--- grant -----+
+ *
+ * sleep: to BLOCKED from every state but OFF; thread_exit: to OFF from every state but OFF.
+ *
+ *   from \ to   OFF  BLOCKED  WAITING  RUNNING  LENT
+ *   OFF          .      x        .        .       .
+ *   BLOCKED      x      x        x        .       .    BLOCKED -> BLOCKED: a sleep while the
+ *   WAITING      x      x        .        x       .    host schedules (unscheduled, fallback)
+ *   RUNNING      x      x        x        x       x    RUNNING -> RUNNING: a grant to a holder
+ *   LENT         x      x        x        x       .
+ */
 enum rt_state {
 	RT_OFF,		/* thread not started or ended */
 	RT_BLOCKED,	/* paravirtual sleep (or not yet runnable) */
@@ -43,6 +65,7 @@ enum rt_state {
 	RT_RUNNING,	/* holds a lane */
 	RT_LENT,	/* halted inside KVM_RUN; its lane is lent to others */
 };
+#define RT_NR_STATES	(RT_LENT + 1)
 
 /* What the host kernel reports about a vCPU thread to the helper (rt_watch.c). */
 enum rt_watch_mode {
@@ -106,8 +129,8 @@ struct runtime {
 	bool fallback;
 	unsigned int nr_vcpus;
 	struct rt_vcpu *v;
-	unsigned int nr_waiting;
-	unsigned int nr_lent;
+	unsigned int nr_waiting;	/* vCPUs in RT_WAITING, kept by rt_set_state() */
+	unsigned int nr_lent;		/* vCPUs in RT_LENT, the same */
 	bool idle_polls;	/* some vCPU's halts are found only by polling */
 
 	pthread_t helper;
@@ -136,10 +159,16 @@ static inline uint64_t rt_now(void)
 	return time_mono_ns();
 }
 
+/* State changes (rt_state.c), lock held. */
+void rt_set_state(struct rt_vcpu *rv, enum rt_state to, uint64_t now);
+bool rt_state_legal(enum rt_state from, enum rt_state to);
+
 /* Decisions, applied with the lock held (called back from rt_core.c). */
 void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until);
 void rt_preempt(struct runtime *rt, unsigned int id);
 void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until);
+/* One delay into a histogram of RT_WAKE_BUCKETS log buckets (rt_hist.c). */
+void rt_hist_add(uint64_t *hist, uint64_t *nr, uint64_t delay);
 /* A lent vCPU runs again (runtime.c). */
 void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now);
 /* After any event: wake the helper if the core's next timer moved earlier. */

@@ -76,6 +76,7 @@ void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool
 {
 	uint64_t user, sys;
 
+	assert_held(rt->lock);
 	if (clock <= rv->clock_charged)
 		return;
 	rt_account_split(rv, clock - rv->clock_charged, self, &user, &sys);
@@ -95,6 +96,7 @@ void rt_charge_running(struct runtime *rt, uint64_t now)
 {
 	unsigned int i;
 
+	assert_held(rt->lock);
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		struct rt_vcpu *rv = &rt->v[i];
 

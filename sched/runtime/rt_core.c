@@ -17,6 +17,7 @@ static void rt_core_drain(struct runtime *rt)
 	struct sched_decision d[RT_CORE_BATCH];
 	size_t n, i;
 
+	assert_held(rt->lock);
 	/* Only take when there is something: an empty queue may not be allocated yet. */
 	while (sched_pending_decisions(rt->s) && (n = sched_take_decisions(rt->s, d, RT_CORE_BATCH))) {
 		for (i = 0; i < n; i++) {
@@ -58,6 +59,7 @@ int rt_core_set_slice(struct runtime *rt, uint64_t slice)
 {
 	struct sched_params p;
 
+	assert_held(rt->lock);
 	sched_get_params(rt->s, &p);
 	p.slice_ns = slice;
 	p.lag_ns = 2 * slice;
@@ -114,23 +116,29 @@ void rt_core_config(struct runtime *rt, uint64_t now)
 
 uint64_t rt_core_next_timer(struct runtime *rt)
 {
-	uint64_t t = sched_next_timer(rt->s);
+	uint64_t t;
 
+	assert_held(rt->lock);
+	t = sched_next_timer(rt->s);
 	return t == SCHED_TIME_NONE ? RT_INF : t;
 }
 
 uint64_t rt_core_next_group_timer(struct runtime *rt)
 {
-	uint64_t t = sched_next_group_timer(rt->s);
+	uint64_t t;
 
+	assert_held(rt->lock);
+	t = sched_next_group_timer(rt->s);
 	return t == SCHED_TIME_NONE ? RT_INF : t;
 }
 
 bool rt_core_throttled(struct runtime *rt, unsigned int id)
 {
-	struct sched_vcpu *v = sched_vcpu(rt->s, id);
+	struct sched_vcpu *v;
 	struct group *g;
 
+	assert_held(rt->lock);
+	v = sched_vcpu(rt->s, id);
 	for (g = v ? v->group : NULL; g; g = g->parent)
 		if (group_throttled(g))
 			return true;

@@ -130,11 +130,10 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 		cpu = rt_vcpu_clock(rv);
 		h = rt_halted(rt, rv, cpu, now);
 		if (rv->state == RT_RUNNING && h == HALT_YES) {
-			rt->nr_lent++;
 			rt->st.lends++;
 			rt->last_lend = rv->last_lend = now;
 			rt_slice_fine(rt, now);
-			rv->state = RT_LENT;
+			rt_set_state(rv, RT_LENT, now);
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);
 			rt_watch_set(rv, WATCH_RUN);
@@ -247,6 +246,7 @@ void rt_poke_helper(struct runtime *rt, uint64_t now)
 {
 	uint64_t due = rt_helper_due(rt, now);
 
+	assert_held(rt->lock);
 	if (due < rt->helper_at) {
 		rt_watch_poke(rt);
 		rt->helper_at = due;	/* signalled: no second signal before it replans */
@@ -286,8 +286,7 @@ static void *rt_helper(void *arg)
 				rt_idle_detect(rt, now);
 			rt_pin_rotate(rt, now);
 			/* A paused VM waits on purpose. */
-			if (rt->nr_waiting && now >= rt->watchdog_at &&
-			    !__atomic_load_n(&rt->vm->pause_req, __ATOMIC_SEQ_CST)) {
+			if (rt->nr_waiting && now >= rt->watchdog_at && !vm_pausing(rt->vm)) {
 				rt_watchdog(rt, now);
 				rt->watchdog_at = now + RT_WATCHDOG_CHECK_NS;
 			}
@@ -319,6 +318,7 @@ uint64_t rt_helper_cpu_ns(const struct runtime *rt)
 {
 	uint64_t ns;
 
+	assert_held(rt->lock);
 	if (!rt->helper_started || rt->helper_stop || time_clock_ns(rt->helper_clock, &ns))
 		return rt->st.helper_cpu_ns;
 	return ns;

@@ -86,6 +86,7 @@ void rt_timer_arm(struct rt_vcpu *rv, uint64_t until)
 	struct itimerspec its;
 	uint64_t want = until == RT_INF ? 0 : until;
 
+	assert_held(rv->rt->lock);
 	/* A deadline already armed and still ahead needs nothing; one that has passed is armed
 	 * again, so a vCPU never re-enters KVM_RUN with its slice end silently spent. */
 	if (!rv->has_timer || (rv->armed == want && (!want || want > rt_now())))

@@ -186,6 +186,7 @@ void rt_watch_wait(struct runtime *rt, uint64_t until)
 	uint64_t now = rt_now(), left, junk;
 	int i, n;
 
+	assert_held(rt->lock);
 	if (until != RT_INF) {
 		left = until > now ? until - now : 0;
 		ts = time_ns_to_ts(left);

@@ -30,70 +30,23 @@ static bool rt_hands_off(const struct runtime *rt)
 	return rt->unscheduled || rt->fallback;
 }
 
-static void rt_set_waiting(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
-{
-	rv->state = RT_WAITING;
-	rv->wait_since = now;
-	rt->nr_waiting++;
-}
-
 /* A lent vCPU runs again: it waits for a lane, unless the core grants one at once. */
 void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
 {
-	rt->nr_lent--;
 	rt->st.reclaims++;
-	rt_set_waiting(rt, rv, now);
+	rt_set_state(rv, RT_WAITING, now);
 	rt_core_runnable(rt, rv->id, now);
 }
 
 /* Out of the runnable states (a sleep, the thread's end): the core hears it blocked. */
-static void rt_leave_runnable(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
+static void rt_leave_runnable(struct runtime *rt, struct rt_vcpu *rv, enum rt_state to,
+			      uint64_t now)
 {
-	if (rv->state == RT_WAITING)
-		rt->nr_waiting--;
-	else if (rv->state == RT_LENT)
-		rt->nr_lent--;
-	if (rv->state != RT_BLOCKED && rv->state != RT_OFF)
+	bool runnable = rv->state != RT_BLOCKED && rv->state != RT_OFF;
+
+	rt_set_state(rv, to, now);
+	if (runnable)
 		rt_core_blocked(rt, rv->id, now);
-}
-
-/* Delays in log buckets of 2^(b/4) microseconds, b = 4 * log2(delay / 1 us), clamped. */
-static void rt_hist_add(uint64_t *hist, uint64_t *nr, uint64_t delay)
-{
-	unsigned int b = 0;
-
-	if (delay >= 1000) {
-		double us = (double)delay / 1000.0;
-
-		while (b + 1 < RT_WAKE_BUCKETS && us >= 1.189207115)	/* 2^(1/4) */
-			us /= 1.189207115, b++;
-	}
-	hist[b]++;
-	(*nr)++;
-}
-
-uint64_t runtime_hist_quantile(const uint64_t *hist, uint64_t nr, double q)
-{
-	uint64_t need, seen = 0;
-	unsigned int b;
-
-	if (!nr)
-		return 0;
-	need = (uint64_t)(q * (double)nr);
-	if (need >= nr)
-		need = nr - 1;
-	for (b = 0; b < RT_WAKE_BUCKETS; b++) {
-		seen += hist[b];
-		if (seen > need)
-			break;
-	}
-	/* The upper edge of the bucket, in ns. */
-	return b == 0 ? 1000 : (uint64_t)(1000.0 * __builtin_powi(1.189207115, (int)b + 1));
-}
-
-uint64_t runtime_wake_quantile(const struct runtime_stats *st, double q)
-{
-	return runtime_hist_quantile(st->wake_hist, st->nr_wake, q);
 }
 
 /* Decisions from the core. */
@@ -103,18 +56,16 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 	struct rt_vcpu *rv = &rt->v[id];
 	uint64_t now = rt_now();
 
+	assert_held(rt->lock);
 	if (rv->state == RT_WAITING) {
-		rt->nr_waiting--;
 		rt->last_grant = now;
 		/* A handoff is the wait of a parked thread; one still in KVM_RUN has none. */
 		if (!rv->in_guest)
 			rv->granted_at = now;
-	} else if (rv->state == RT_LENT) {
-		rt->nr_lent--;
-	} else if (rv->state != RT_RUNNING) {
+	} else if (rv->state != RT_LENT && rv->state != RT_RUNNING) {
 		return;
 	}
-	rv->state = RT_RUNNING;
+	rt_set_state(rv, RT_RUNNING, now);
 	rv->until = until;
 	rt->st.grants++;
 	if (!rt_hands_off(rt))
@@ -132,10 +83,11 @@ void rt_preempt(struct runtime *rt, unsigned int id)
 	struct rt_vcpu *rv = &rt->v[id];
 	uint64_t now;
 
+	assert_held(rt->lock);
 	if (rv->state != RT_RUNNING)
 		return;
 	now = rt_now();
-	rt_set_waiting(rt, rv, now);
+	rt_set_state(rv, RT_WAITING, now);
 	rv->until = RT_INF;
 	/*
 	 * Kick only a vCPU inside KVM_RUN whose own slice timer is not about to take it out anyway:
@@ -168,6 +120,7 @@ void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until)
 {
 	struct rt_vcpu *rv = &rt->v[id];
 
+	assert_held(rt->lock);
 	if (rv->state != RT_RUNNING || rv->until == until)
 		return;
 	rt_count_retime(rt);
@@ -201,13 +154,13 @@ static void rt_thread_start(struct vcpu *vcpu)
 	if (!rt_watched(rv))
 		rt->idle_polls = true;
 	sched_vcpu_set_tid(rt->s, rv->id, rv->tid);
-	rv->state = RT_BLOCKED;
+	rt_set_state(rv, RT_BLOCKED, rt_now());
 	mutex_unlock(rt->lock);
 }
 
 static bool rt_must_leave(struct runtime *rt)
 {
-	return vm_stopping(rt->vm) || __atomic_load_n(&rt->vm->pause_req, __ATOMIC_SEQ_CST);
+	return vm_stopping(rt->vm) || vm_pausing(rt->vm);
 }
 
 /* A vCPU without a lane waits for one, unless the host kernel schedules or the VM stops. */
@@ -229,9 +182,7 @@ static int rt_enter(struct vcpu *vcpu)
 		case RT_OFF:
 		case RT_BLOCKED:
 		case RT_LENT:
-			if (rv->state == RT_LENT)
-				rt->nr_lent--;
-			rt_set_waiting(rt, rv, now);
+			rt_set_state(rv, RT_WAITING, now);
 			rt_core_runnable(rt, rv->id, now);
 			break;
 		case RT_RUNNING:
@@ -320,9 +271,8 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 
 	mutex_lock(rt->lock);
 	now = rt_now();
-	rt_leave_runnable(rt, rv, now);
+	rt_leave_runnable(rt, rv, RT_BLOCKED, now);
 	rt_slice_fine(rt, now);
-	rv->state = RT_BLOCKED;
 	rv->until = RT_INF;
 	rt_timer_arm(rv, RT_INF);
 	rt_poke_helper(rt, now);
@@ -356,8 +306,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	now = rt_now();
 	/* What ran after the last charge (exit handling, the last wait) belongs to the vCPU too. */
 	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
-	rt_leave_runnable(rt, rv, now);
-	rv->state = RT_OFF;
+	rt_leave_runnable(rt, rv, RT_OFF, now);
 	rv->in_guest = false;
 	rt_timer_delete(rv);
 	if (rv->stat_fd >= 0)
@@ -505,6 +454,7 @@ static uint64_t rt_api_clock(void *arg)
 	struct runtime *rt = arg;
 	uint64_t now = rt_now();
 
+	assert_held(rt->lock);
 	if (!rt_hands_off(rt))
 		rt_charge_running(rt, now);
 	return now;
