@@ -127,4 +127,5 @@ help:
 	@echo "make fuzz    libFuzzer targets, FUZZ_SECONDS=60 each (clang; docs/fuzzing.md)"
 	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook"
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(DEBUG_LIB_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/main.d $(wildcard $(BUILD)/bench/*.d)
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/main.d $(wildcard $(BUILD)/bench/*.d)
+-include $(DEBUG_LIB_OBJS:.o=.d)

@@ -244,9 +244,10 @@ static uint64_t rt_helper_due(struct runtime *rt, uint64_t now)
  */
 void rt_poke_helper(struct runtime *rt, uint64_t now)
 {
-	uint64_t due = rt_helper_due(rt, now);
+	uint64_t due;
 
 	assert_held(rt->lock);
+	due = rt_helper_due(rt, now);
 	if (due < rt->helper_at) {
 		rt_watch_poke(rt);
 		rt->helper_at = due;	/* signalled: no second signal before it replans */
