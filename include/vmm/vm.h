@@ -119,10 +119,9 @@ struct boot_ops {
  *
  * enter() returns 0 to run, or nonzero to make the loop re-check stop/pause first.
  * enter() and sleep() must return soon after wake(): the core calls it after vm_stop() and
- * vm_pause() set their flag (the hooks read them with vm_stopping() and vm_pausing()), so a
- * blocked vCPU notices. A preemption is vcpu_kick() (vmm/kick.h; per-vCPU timers should raise
- * VCPU_KICK_SIGNAL the same way): the vCPU leaves its run, charges, and calls enter() again,
- * where the runtime may hold it.
+ * vm_pause() set their flag, so a blocked vCPU notices. A preemption is vcpu_kick()
+ * (vmm/kick.h; per-vCPU timers should raise VCPU_KICK_SIGNAL the same way): the vCPU
+ * leaves its run, charges, and calls enter() again, where the runtime may hold it.
  * A paravirtual sleep (payload sleep port) reaches sleep() through vcpu_sleep()
  * (vmm/vcpu.h). A halt stays inside the backend's run (KVM: HLT with the in-kernel irqchip;
  * thread backend: a blocking wait): the runtime sees it only as the thread sleeping with its
@@ -199,7 +198,10 @@ static inline bool vm_stopping(const struct vm *vm)
 	return __atomic_load_n(&vm->exit_reason, __ATOMIC_SEQ_CST) != VM_EXIT_NONE;
 }
 
-/* A vm_pause() holds the VM: the vCPU loop and the scheduler hooks let their vCPU park. */
+/*
+ * A vm_pause() holds the VM: the vCPU loop parks its vCPU, and the scheduler hooks (which read
+ * the flags through vm_stopping() and this) let it go there.
+ */
 static inline bool vm_pausing(const struct vm *vm)
 {
 	return __atomic_load_n(&vm->pause_req, __ATOMIC_SEQ_CST);
