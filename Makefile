@@ -17,6 +17,9 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lpthread -lrt -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# Debug checks (include/util/debug.h: BUG_ON, assert_held): in the ASan build and the unit tests,
+# which link a debug build of the library; out of the release build (vsched, benches).
+DEBUG   := -DVSCHED_DEBUG
 
 # Every .c under these folders is part of libvsched. The command line (cmd/: main.c and the
 # subcommands that compose the modules) is libcmd, linked into the binary, the unit tests (which
@@ -36,6 +39,7 @@ BENCH_BINS :=
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
+DEBUG_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/debug/%.o)
 ASAN_LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/asan/%.o)
 ASAN_CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/asan/%.o)
 ASAN_TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/asan/%.o)
@@ -60,6 +64,9 @@ endef
 $(BUILD)/libvsched.a: $(LIB_OBJS) $(GEN_OBJS)
 	$(make-archive)
 
+$(BUILD)/debug/libvsched.a: $(DEBUG_LIB_OBJS) $(GEN_OBJS)
+	$(make-archive)
+
 $(BUILD)/asan/libvsched.a: $(ASAN_LIB_OBJS) $(GEN_OBJS)
 	$(make-archive)
 
@@ -72,7 +79,7 @@ $(BUILD)/asan/libcmd.a: $(ASAN_CMD_OBJS)
 $(VSCHED): $(BUILD)/cmd/main.o $(BUILD)/libcmd.a $(BUILD)/libvsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/unit-tests: $(TEST_OBJS) $(BUILD)/libcmd.a $(BUILD)/libvsched.a
+$(BUILD)/unit-tests: $(TEST_OBJS) $(BUILD)/libcmd.a $(BUILD)/debug/libvsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CUNIT_LIBS) $(LDLIBS)
 
 $(BUILD)/asan/unit-tests: $(ASAN_TEST_OBJS) $(BUILD)/asan/libcmd.a $(BUILD)/asan/libvsched.a
@@ -80,7 +87,13 @@ $(BUILD)/asan/unit-tests: $(ASAN_TEST_OBJS) $(BUILD)/asan/libcmd.a $(BUILD)/asan
 
 $(BUILD)/asan/%.o: %.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(SAN) $(DEBUG) -O1 -c -o $@ $<
+
+$(BUILD)/debug/%.o: %.c | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEBUG) -c -o $@ $<
+
+$(TEST_OBJS): ALL_CFLAGS += $(DEBUG)
 
 $(BUILD)/%.o: %.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
@@ -134,3 +147,4 @@ help:
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) \
 	$(ASAN_CMD_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/cmd/main.d $(wildcard $(BUILD)/bench/*.d)
+-include $(DEBUG_LIB_OBJS:.o=.d)

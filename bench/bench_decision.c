@@ -12,16 +12,14 @@
 
 #include "sched/core.h"
 #include "sched/group.h"
+#include "util/time.h"
 
 #define LANES		8
 #define SLICE_NS	3000000ULL
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)time_mono_ns() / 1e9;
 }
 
 static struct sched *build(unsigned int nv, unsigned int ng)

@@ -232,8 +232,8 @@ static void *host_worker(void *arg)
 		return NULL;
 
 	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
-		struct timespec c0, c1, w0, w1;
-		uint64_t busy_ns = (uint64_t)v->busy_us * 1000;
+		uint64_t busy_ns = (uint64_t)v->busy_us * 1000, c0, w0;
+		struct timespec at;
 
 		if (v->kind == WORK_HOG) {
 			work_spin();
@@ -241,19 +241,17 @@ static void *host_worker(void *arg)
 			continue;
 		}
 		/* Busy for busy_us of wall time, as the guest measures it with rdtsc, then sleep. */
-		clock_gettime(CLOCK_MONOTONIC, &c0);
+		c0 = time_mono_ns();
 		do {
 			work_spin();
 			atomic_fetch_add_explicit(&t->work, 1, memory_order_relaxed);
-			clock_gettime(CLOCK_MONOTONIC, &c1);
-		} while (ts_ns(&c1) - ts_ns(&c0) < busy_ns &&
+		} while (time_mono_ns() - c0 < busy_ns &&
 			 !atomic_load_explicit(&run->stop, memory_order_relaxed));
-		clock_gettime(CLOCK_MONOTONIC, &w0);
-		w0 = ts_add_ns(w0, (uint64_t)v->sleep_us * 1000);
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &w0, NULL) == EINTR)
+		w0 = time_mono_ns() + (uint64_t)v->sleep_us * 1000;
+		at = time_ns_to_ts(w0);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
 			;
-		clock_gettime(CLOCK_MONOTONIC, &w1);
-		record_wake(run, ts_ns(&w1) - ts_ns(&w0));
+		record_wake(run, time_mono_ns() - w0);
 	}
 	return NULL;
 }
@@ -262,11 +260,9 @@ static void snapshot(void *arg, uint64_t *cpu, uint64_t *work)
 {
 	struct host_run *run = arg;
 	unsigned int i, n = scn_nr_vcpus(run->s);
-	struct timespec ts;
 
 	for (i = 0; i < n; i++) {
-		clock_gettime(run->th[i].clock, &ts);
-		cpu[i] = ts_ns(&ts);
+		cpu[i] = time_now_on(run->th[i].clock);
 		work[i] = atomic_load(&run->th[i].work);
 	}
 }

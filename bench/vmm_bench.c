@@ -20,30 +20,23 @@
 #include <unistd.h>
 
 #include "../vmm/payload/guest/work.h"
+#include "util/time.h"
 
 #define STARTUP_RUNS 15
 
 extern char **environ;
 
-static uint64_t clk(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static double native_rate(void)
 {
 	static struct payload_page page;
-	uint64_t t0 = clk(CLOCK_THREAD_CPUTIME_ID), t;
+	uint64_t t0 = time_thread_ns(), t;
 
 	do {
 		int i;
 
 		for (i = 0; i < 1000; i++)
 			work_unit(&page);
-		t = clk(CLOCK_THREAD_CPUTIME_ID);
+		t = time_thread_ns();
 	} while (t - t0 < 2000000000ULL);
 	return page.units / ((t - t0) / 1e9);
 }
@@ -76,7 +69,7 @@ static int run_vsched(const char *vsched, char *const args[], uint64_t *spawn_rt
 	fflush(stdout);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	*spawn_rt = clk(CLOCK_REALTIME);
+	*spawn_rt = time_now_on(CLOCK_REALTIME);
 	ret = posix_spawn(&pid, vsched, &fa, NULL, args, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret)

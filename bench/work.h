@@ -6,34 +6,14 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "util/time.h"
+
 #define WORK_SPIN_ITERS	4096	/* one work unit: about a microsecond of spinning */
-
-static inline uint64_t ts_ns(const struct timespec *ts)
-{
-	return (uint64_t)ts->tv_sec * 1000000000ULL + (uint64_t)ts->tv_nsec;
-}
-
-static inline struct timespec ts_add_ns(struct timespec ts, uint64_t ns)
-{
-	uint64_t t = ts_ns(&ts) + ns;
-
-	return (struct timespec){ .tv_sec = t / 1000000000ULL, .tv_nsec = t % 1000000000ULL };
-}
-
-static inline uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts_ns(&ts);
-}
 
 static inline void sleep_ns(uint64_t ns)
 {
-	struct timespec ts;
+	struct timespec ts = time_ns_to_ts(time_mono_ns() + ns);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts = ts_add_ns(ts, ns);
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
 		;
 }

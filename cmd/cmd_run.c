@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "cmd/run.h"
 #include "libvirt/apply.h"
+#include "util/time.h"
 #include "vmm/linux.h"
 #include "vmm/payload.h"
 #include "vmm/vm.h"
@@ -118,7 +119,7 @@ static int run_groups(struct run_cfg *cfg, struct run_sched *rs, const struct pa
 
 int cmd_run(int argc, char **argv)
 {
-	uint64_t start_ns = run_mono_ns();
+	uint64_t start_ns = time_mono_ns();
 	static struct payload_opts popts;
 	struct run_accel_req areq;
 	struct run_sched rs;

@@ -9,14 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/run.h"
 #include "sched/core.h"
 #include "sched/fluid.h"
 #include "sched/group.h"
-#include "cmd/run.h"
 #include "sched/runtime.h"
 #include "util/compiler.h"
 #include "util/json.h"
 #include "util/strv.h"
+#include "util/time.h"
 #include "vsched.h"
 
 #define MON_MAX_GROUPS	32
@@ -294,14 +295,6 @@ struct run_monitor {
 	struct run_monitor_snap first, prev, cur;
 };
 
-static uint64_t mon_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void *mon_monitor(void *arg)
 {
 	struct run_monitor *m = arg;
@@ -349,7 +342,7 @@ int run_monitor_start(FILE *f, struct vsched *vs, unsigned int lanes, uint64_t i
 	pthread_condattr_destroy(&ca);
 	run_monitor_snapshot(vs, &m->first);
 	m->prev = m->first;
-	m->start_ns = mon_mono_ns();
+	m->start_ns = time_mono_ns();
 	err = pthread_create(&m->thread, NULL, mon_monitor, m);
 	if (err) {
 		pthread_cond_destroy(&m->cond);
@@ -372,7 +365,7 @@ void run_monitor_stop(struct run_monitor *m)
 	pthread_cond_signal(&m->cond);
 	pthread_mutex_unlock(&m->lock);
 	pthread_join(m->thread, NULL);
-	secs = (double)(mon_mono_ns() - m->start_ns) / 1e9;
+	secs = (double)(time_mono_ns() - m->start_ns) / 1e9;
 	run_monitor_snapshot(m->vs, &m->cur);
 	fprintf(m->f, "== whole run, %.1f s on %u lanes\n", secs, m->lanes);
 	run_monitor_table(m->f, m->vs, &m->first, &m->cur, secs, m->lanes, m->demand);

@@ -16,16 +16,9 @@
 #include <unistd.h>
 
 #include "cmd/run.h"
+#include "util/time.h"
 #include "vmm/linux.h"
 #include "vmm/vm.h"
-
-uint64_t run_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void run_progress(struct vm *vm)
 {
@@ -167,7 +160,7 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE 
 	vm_join(vm);
 	run_sched_finish(rs);
 	run_sched_stats(rs, &sr);
-	sr.end_ns = run_mono_ns();
+	sr.end_ns = time_mono_ns();
 	sr.exit_status = ret ? RUN_EXIT_FAILURE : run_exit_status(vm, sig);
 	if (vm->exit_reason == VM_EXIT_STOPPED && sig)
 		fprintf(stderr, "vsched run: %s: stopping the VM\n", strsignal(sig));

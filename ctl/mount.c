@@ -23,6 +23,7 @@
 #include "ctl/ctl.h"
 #include "util/file.h"
 #include "util/registry.h"
+#include "util/time.h"
 
 #define CTL_MAX_THREADS	8
 #define CTL_JOIN_WAIT_S	3
@@ -159,11 +160,10 @@ const char *ctl_dir(const struct ctl *c)
 /* Waits up to CTL_JOIN_WAIT_S for the loop to end; false if it did not. */
 static bool wait_loop_done(struct ctl *c)
 {
-	struct timespec ts;
+	uint64_t end = time_now_on(CLOCK_REALTIME) + CTL_JOIN_WAIT_S * NSEC_PER_SEC;
+	struct timespec ts = time_ns_to_ts(end);
 	bool done;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += CTL_JOIN_WAIT_S;
 	pthread_mutex_lock(&c->lock);
 	while (!c->loop_done)
 		if (pthread_cond_timedwait(&c->cond, &c->lock, &ts) == ETIMEDOUT)

@@ -115,7 +115,11 @@ void vsched_set_notify(struct vsched *vs, vsched_notify_fn fn, void *arg);
 typedef uint64_t (*vsched_clock_fn)(void *arg);
 void vsched_set_clock(struct vsched *vs, vsched_clock_fn fn, void *arg);
 
-/* For the runtime and simulator: call scheduler-core functions on the tree under the lock. */
+/*
+ * For the runtime and simulator: call scheduler-core functions on the tree under the lock.
+ * Take the mutex with vsched_lock() or util/debug.h's mutex_lock(): debug builds check that the
+ * caller of the core holds it, and know only holders taken that way.
+ */
 void vsched_lock(struct vsched *vs);
 void vsched_unlock(struct vsched *vs);
 pthread_mutex_t *vsched_mutex(struct vsched *vs);

@@ -310,6 +310,7 @@ void core_group_bandwidth(struct sched *s, struct group *g)
 
 int sched_set_params(struct sched *s, const struct sched_params *p)
 {
+	core_assert_locked(s);
 	if (p->min_run_ns < SCHED_MIN_RUN_MIN_NS || p->slice_ns < p->min_run_ns ||
 	    p->lag_ns < p->slice_ns)
 		return -EINVAL;
@@ -326,6 +327,7 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
 {
 	struct vcpu_core *vc;
 
+	core_assert_locked(s);
 	if (id >= s->nr_vcpus)
 		return -ESRCH;
 	vc = vcore(&s->vcpus[id]);
@@ -345,6 +347,7 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 {
 	struct vcpu_core *vc;
 
+	core_assert_locked(s);
 	if (id >= s->nr_vcpus)
 		return -ESRCH;
 	vc = vcore(&s->vcpus[id]);
@@ -369,6 +372,7 @@ int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t 
 	struct vcpu_core *vc;
 	struct group *g;
 
+	core_assert_locked(s);
 	if (id >= s->nr_vcpus)
 		return -ESRCH;
 	vc = vcore(&s->vcpus[id]);
@@ -394,6 +398,7 @@ int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t 
 
 void sched_timer(struct sched *s, uint64_t now)
 {
+	core_assert_locked(s);
 	clock_update(s, now);
 	bw_timer(s);
 	lanes_expire(s);
@@ -402,5 +407,6 @@ void sched_timer(struct sched *s, uint64_t now)
 
 void sched_advance(struct sched *s, uint64_t now)
 {
+	core_assert_locked(s);
 	clock_update(s, now);
 }

@@ -9,6 +9,7 @@ size_t sched_take_decisions(struct sched *s, struct sched_decision *out, size_t 
 	struct sched_core *c = &s->core;
 	size_t n = c->nr_dec < max ? c->nr_dec : max;
 
+	core_assert_locked(s);
 	if (!n)
 		return 0;
 	memcpy(out, c->dec, n * sizeof(*out));

@@ -152,6 +152,7 @@ int group_create(struct sched *s, struct group *parent, const char *name, struct
 	char *copy;
 	int ret;
 
+	core_assert_locked(s);
 	ret = group_check_name(parent, name);
 	if (ret)
 		return ret;
@@ -188,6 +189,7 @@ int group_remove(struct sched *s, struct group *g)
 {
 	struct group *a;
 
+	core_assert_locked(s);
 	if (group_is_root(g))
 		return -EBUSY;
 	if (group_is_populated(g) || !list_empty(&g->children))

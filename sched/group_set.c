@@ -13,6 +13,7 @@
 
 int group_set_shares(struct sched *s, struct group *g, unsigned long shares)
 {
+	core_assert_locked(s);
 	if (!group_has_cpu(g))
 		return -ENOENT;
 	if (group_is_root(g) || g->idle)
@@ -30,6 +31,7 @@ int group_set_shares(struct sched *s, struct group *g, unsigned long shares)
 
 int group_set_idle(struct sched *s, struct group *g, bool idle)
 {
+	core_assert_locked(s);
 	if (!group_has_cpu(g))
 		return -ENOENT;
 	if (group_is_root(g))
@@ -68,6 +70,7 @@ int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uin
 {
 	int ret;
 
+	core_assert_locked(s);
 	if (!group_has_cpu(g))
 		return -ENOENT;
 	ret = group_bandwidth_valid(g, quota_us, period_us, burst_us);

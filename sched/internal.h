@@ -8,6 +8,7 @@
 
 #include "sched/core.h"
 #include "sched/group.h"
+#include "util/debug.h"
 #include "util/heap.h"
 
 struct group_core;
@@ -124,8 +125,16 @@ struct sched {
 	unsigned int nr_vcpus;
 	struct sched_vcpu *vcpus;
 	pid_t pid;
+	const void *lock;	/* sched_set_lock(): held at every entry that changes the core */
 	struct sched_core core;
 };
+
+/* The entry points that change the core check their caller holds its lock (debug builds). */
+static inline void core_assert_locked(const struct sched *s)
+{
+	if (s->lock)
+		assert_held(s->lock);
+}
 
 static inline struct group_core *gcore(const struct group *g)
 {

@@ -132,6 +132,11 @@ void sched_set_pid(struct sched *s, pid_t pid)
 	s->pid = pid;
 }
 
+void sched_set_lock(struct sched *s, const pthread_mutex_t *lock)
+{
+	s->lock = lock;
+}
+
 /*
  * The cpu controller is threaded, so vCPU threads may sit in any group of the VM's tree,
  * inner ones included; only an invalid domain refuses members (cgroup_migrate_vet_dst()).
@@ -141,6 +146,7 @@ int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to)
 	struct sched_vcpu *v = sched_vcpu(s, id);
 	struct group *from, *a;
 
+	core_assert_locked(s);
 	if (!v)
 		return -ESRCH;
 	if (group_type_of(to) == GROUP_DOMAIN_INVALID)

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "util/ratelimit.h"
+#include "util/time.h"
 #include "vmm/ioport.h"
 
 struct vm_io_range {
@@ -95,7 +96,6 @@ static void io_unhandled(struct vcpu *vcpu, const char *bus, uint64_t addr, void
 			 unsigned int size, bool is_write)
 {
 	uint64_t val = 0, missed = 0, now;
-	struct timespec ts;
 	bool log;
 
 	vcpu->stats.unhandled++;
@@ -103,8 +103,7 @@ static void io_unhandled(struct vcpu *vcpu, const char *bus, uint64_t addr, void
 		memset(data, 0xff, size);
 	else
 		memcpy(&val, data, size < sizeof(val) ? size : sizeof(val));
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	now = time_mono_ns();
 	pthread_mutex_lock(&unhandled_lock);
 	log = ratelimit_allow(&unhandled_rl, now);
 	if (log)

@@ -13,34 +13,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/time.h"
 #include "vmm/ioport.h"
 #include "vmm/kick.h"
 #include "vmm/vcpu.h"
 #include "vmm/vcpu_sched.h"
 
-static uint64_t ts_ns(const struct timespec *ts)
-{
-	return ts->tv_sec * 1000000000ULL + ts->tv_nsec;
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts_ns(&ts);
-}
-
 uint64_t vcpu_cpu_ns(const struct vcpu *vcpu)
 {
-	struct timespec ts;
 	clockid_t cid;
+	uint64_t ns;
 
 	if (!vcpu->thread_started || vcpu->ended)
 		return vcpu->stats.cpu_ns;
-	if (pthread_getcpuclockid(vcpu->thread, &cid) || clock_gettime(cid, &ts))
+	if (pthread_getcpuclockid(vcpu->thread, &cid) || time_clock_ns(cid, &ns))
 		return vcpu->stats.cpu_ns;	/* the thread just ended */
-	return ts_ns(&ts);
+	return ns;
 }
 
 int vcpu_create(struct vm *vm, struct vcpu *vcpu, unsigned int id)
@@ -77,13 +65,7 @@ void vcpu_sleep(struct vcpu *vcpu, uint64_t ns)
 		vm->sched->sleep(vcpu, ns);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += ns / 1000000000ULL;
-	end.tv_nsec += ns % 1000000000ULL;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
+	end = time_ns_to_ts(time_mono_ns() + ns);
 	/* A condition wait, not nanosleep: vm_stop()/vm_pause() broadcast, so no wake-up is
 	 * lost between the flag check and the sleep. */
 	pthread_mutex_lock(&vm->lock);
@@ -225,7 +207,6 @@ void *vcpu_thread(void *arg)
 	struct vm *vm = vcpu->vm;
 	const struct vcpu_sched_ops *sched = vm->sched;
 	uint64_t last_cpu = 0, now;
-	struct timespec ts;
 	char name[16];
 	sigset_t set;
 	int ret;
@@ -239,26 +220,24 @@ void *vcpu_thread(void *arg)
 	if (sched && sched->thread_start)
 		sched->thread_start(vcpu);
 	if (sched)
-		last_cpu = thread_cpu_ns();
+		last_cpu = time_thread_ns();
 
 	while (!vm_stopping(vm)) {
-		if (__atomic_load_n(&vm->pause_req, __ATOMIC_SEQ_CST)) {
+		if (vm_pausing(vm)) {
 			vcpu_park(vcpu);
 			continue;
 		}
 		/* Hook: wait for a lane. */
 		if (sched && sched->enter && sched->enter(vcpu))
 			continue;
-		if (!vcpu->stats.first_entry_ns) {
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			vcpu->stats.first_entry_ns = ts_ns(&ts);
-		}
+		if (!vcpu->stats.first_entry_ns)
+			vcpu->stats.first_entry_ns = time_mono_ns();
 		ret = vm->aops->vcpu_run(vcpu);
 		vcpu_kick_clear(vcpu);
 		vcpu->nr_exits++;
 		/* Hook: charge what the thread really got. */
 		if (sched && sched->charge) {
-			now = thread_cpu_ns();
+			now = time_thread_ns();
 			sched->charge(vcpu, now - last_cpu);
 			last_cpu = now;
 		}
@@ -275,7 +254,7 @@ void *vcpu_thread(void *arg)
 		vcpu_handle_exit(vcpu);
 	}
 
-	vcpu->stats.cpu_ns = thread_cpu_ns();
+	vcpu->stats.cpu_ns = time_thread_ns();
 	__atomic_store_n(&vcpu->ended, 1, __ATOMIC_SEQ_CST);
 	if (sched && sched->thread_exit)
 		sched->thread_exit(vcpu);

@@ -11,18 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/time.h"
 #include "vmm/ioport.h"
 #include "vmm/kick.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 const char *vm_exit_reason_name(enum vm_exit_reason reason)
 {
@@ -77,7 +70,7 @@ int vm_create(struct vm *vm)
 	int ret;
 
 	vm->kvm_fd = vm->fd = vm->stop_fd = -1;
-	vm->start_ns = now_ns();
+	vm->start_ns = time_mono_ns();
 	vm->exit_reason = VM_EXIT_NONE;
 	pthread_mutex_init(&vm->lock, NULL);
 	/* vcpu_sleep() waits against CLOCK_MONOTONIC deadlines. */
@@ -140,14 +133,8 @@ int vm_start(struct vm *vm)
 
 static int join_timed(struct vcpu *vcpu, unsigned int ms)
 {
-	struct timespec ts;
+	struct timespec ts = time_ns_to_ts(time_now_on(CLOCK_REALTIME) + ms * NSEC_PER_MSEC);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += ms * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	return pthread_timedjoin_np(vcpu->thread, NULL, &ts);
 }
 

@@ -195,8 +195,6 @@ int run_ctl_start(const struct run_cfg *cfg, struct vm *vm, struct vsched *vs,
 void run_ctl_stop(struct run_ctl *rc);
 
 /* --- the run itself (cmd/run_vm.c) --- */
-/* CLOCK_MONOTONIC in ns. */
-uint64_t run_mono_ns(void);
 /*
  * Creates the VM, attaches the runtime, starts the vCPUs and the control directory, waits for
  * the end, writes --stats (stats: the file opened for it, or NULL) and the summary. Returns the

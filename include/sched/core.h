@@ -21,10 +21,13 @@
  * told, so in-flight time not yet reported is invisible to decisions.
  * Config changes through group.h act at the latest time the core has seen: feed
  * sched_advance(s, now) first when the clock moved since the last event.
+ * sched_set_lock() names that mutex: debug builds (util/debug.h) then check at every entry that
+ * changes the core or its tree that the caller holds it. Unnamed (the simulator, tests), no check.
  */
 #ifndef VSCHED_SCHED_CORE_H
 #define VSCHED_SCHED_CORE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +60,8 @@ struct sched_decision {
 	struct group *group;	/* THROTTLE, UNTHROTTLE */
 	uint64_t until;		/* RUN, RETIME: slice end, SCHED_TIME_NONE for none */
 };
+
+void sched_set_lock(struct sched *s, const pthread_mutex_t *lock);
 
 /* 0, or -EINVAL if min_run < 1 ms, slice < min_run or lag < slice. */
 int sched_set_params(struct sched *s, const struct sched_params *p);

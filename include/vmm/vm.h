@@ -166,6 +166,15 @@ static inline bool vm_stopping(const struct vm *vm)
 	return __atomic_load_n(&vm->exit_reason, __ATOMIC_SEQ_CST) != VM_EXIT_NONE;
 }
 
+/*
+ * A vm_pause() holds the VM: the vCPU loop parks its vCPU, and the scheduler hooks (which read
+ * the flags through vm_stopping() and this) let it go there.
+ */
+static inline bool vm_pausing(const struct vm *vm)
+{
+	return __atomic_load_n(&vm->pause_req, __ATOMIC_SEQ_CST);
+}
+
 const char *vm_exit_reason_name(enum vm_exit_reason reason);
 
 #endif

@@ -15,6 +15,8 @@
 #include "sched/core.h"
 #include "sched/files.h"
 #include "sched/group.h"
+#include "util/debug.h"
+#include "util/time.h"
 
 struct vsched {
 	pthread_mutex_t lock;
@@ -27,10 +29,7 @@ struct vsched {
 
 static uint64_t api_monotonic_ns(void *arg __unused)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return time_mono_ns();
 }
 
 /*
@@ -66,6 +65,7 @@ struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
 		return NULL;
 	}
 	api_lock_init(&vs->lock);
+	sched_set_lock(vs->s, &vs->lock);
 	vs->clock = api_monotonic_ns;
 	group_set_file_exists(cftype_exists);
 	return vs;
@@ -82,12 +82,12 @@ void vsched_destroy(struct vsched *vs)
 
 void vsched_lock(struct vsched *vs)
 {
-	pthread_mutex_lock(&vs->lock);
+	mutex_lock(&vs->lock);
 }
 
 void vsched_unlock(struct vsched *vs)
 {
-	pthread_mutex_unlock(&vs->lock);
+	mutex_unlock(&vs->lock);
 }
 
 pthread_mutex_t *vsched_mutex(struct vsched *vs)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private to the runtime (the files of sched/runtime/): per-vCPU state, the lane bookkeeping
- * and the narrow interface to the scheduler core (rt_core.c feeds it every event and drains its
- * decisions; runtime.c only sets its clock, reads its vCPU count and records TIDs).
+ * Private to the runtime (sched/runtime/runtime.c, rt_*.c): per-vCPU state and its transitions,
+ * the lane bookkeeping and the narrow interface to the scheduler core (rt_core.c feeds the core
+ * every event and drains its decisions; runtime.c only records thread ids in the tree and sets
+ * the core's clock before groups are configured).
  */
 #ifndef VSCHED_SCHED_RT_H
 #define VSCHED_SCHED_RT_H
@@ -16,6 +17,8 @@
 #include <sys/types.h>
 
 #include "sched/runtime.h"
+#include "util/debug.h"
+#include "util/time.h"
 
 #define RT_INF			UINT64_MAX
 #define RT_WATCHDOG_CHECK_NS	100000000ULL	/* how often the watchdog looks while vCPUs wait */
@@ -33,6 +36,28 @@ struct vcpu;
 struct sched;
 struct kvm_steal_time;
 
+/*
+ * A vCPU's state, changed only by rt_set_state() (rt_state.c), which allows these transitions
+ * and no others (a BUG in debug builds) and keeps nr_waiting and nr_lent:
+ *
+ *              thread_start             enter
+ *        OFF ---------------> BLOCKED ---------> WAITING <-----------+
+ *                                ^                 |  ^              |
+ *                                |           grant |  | preempt      | runs again
+ *                                |                 v  |              | (reclaim, enter)
+ *                                +----- sleep --- RUNNING -- halt --> LENT
+ *                                                    ^               |
+ *                                                    +--- grant -----+
+ *
+ * sleep: to BLOCKED from every state but OFF; thread_exit: to OFF from every state but OFF.
+ *
+ *   from \ to   OFF  BLOCKED  WAITING  RUNNING  LENT
+ *   OFF          .      x        .        .       .
+ *   BLOCKED      x      x        x        .       .    BLOCKED -> BLOCKED: a sleep while the
+ *   WAITING      x      x        .        x       .    host schedules (unscheduled, fallback)
+ *   RUNNING      x      x        x        x       x    RUNNING -> RUNNING: a grant to a holder
+ *   LENT         x      x        x        x       .
+ */
 enum rt_state {
 	RT_OFF,		/* thread not started or ended */
 	RT_BLOCKED,	/* paravirtual sleep (or not yet runnable) */
@@ -40,6 +65,7 @@ enum rt_state {
 	RT_RUNNING,	/* holds a lane */
 	RT_LENT,	/* halted inside KVM_RUN; its lane is lent to others */
 };
+#define RT_NR_STATES	(RT_LENT + 1)
 
 /* What the host kernel reports about a vCPU thread to the helper (rt_watch.c). */
 enum rt_watch_mode {
@@ -103,8 +129,8 @@ struct runtime {
 	bool fallback;
 	unsigned int nr_vcpus;
 	struct rt_vcpu *v;
-	unsigned int nr_waiting;
-	unsigned int nr_lent;
+	unsigned int nr_waiting;	/* vCPUs in RT_WAITING, kept by rt_set_state() */
+	unsigned int nr_lent;		/* vCPUs in RT_LENT, the same */
 	bool idle_polls;	/* some vCPU's halts are found only by polling */
 
 	pthread_t helper;
@@ -127,12 +153,22 @@ struct runtime {
 	void *core;		/* rt_core.c's state */
 };
 
-uint64_t rt_now(void);
+/* The runtime's clock: CLOCK_MONOTONIC, as its slice timers and condition variables. */
+static inline uint64_t rt_now(void)
+{
+	return time_mono_ns();
+}
+
+/* State changes (rt_state.c), lock held. */
+void rt_set_state(struct rt_vcpu *rv, enum rt_state to, uint64_t now);
+bool rt_state_legal(enum rt_state from, enum rt_state to);
 
 /* Decisions, applied with the lock held (called back from rt_core.c). */
 void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until);
 void rt_preempt(struct runtime *rt, unsigned int id);
 void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until);
+/* One delay into a histogram of RT_WAKE_BUCKETS log buckets (rt_hist.c). */
+void rt_hist_add(uint64_t *hist, uint64_t *nr, uint64_t delay);
 /* A lent vCPU runs again (runtime.c). */
 void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now);
 /* After any event: wake the helper if the core's next timer moved earlier. */
@@ -188,7 +224,6 @@ void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool
 		    uint64_t now);
 uint64_t rt_vcpu_clock(const struct rt_vcpu *rv);
 void rt_charge_running(struct runtime *rt, uint64_t now);
-uint64_t rt_thread_cpu_ns(void);
 
 /* The helper thread (rt_helper.c). */
 int rt_helper_start(struct runtime *rt);
@@ -199,16 +234,17 @@ uint64_t rt_helper_cpu_ns(const struct runtime *rt);
  * The scheduler core, seen from the runtime (rt_core.c). Every call has the lock held and may
  * call the decision functions above before it returns.
  */
-int rtc_create(struct runtime *rt);
-void rtc_destroy(struct runtime *rt);
-void rtc_runnable(struct runtime *rt, unsigned int id, uint64_t now);
-void rtc_blocked(struct runtime *rt, unsigned int id, uint64_t now);
-void rtc_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys_ns, uint64_t now);
-void rtc_tick(struct runtime *rt, uint64_t now);
-void rtc_config(struct runtime *rt, uint64_t now);
-uint64_t rtc_next_timer(struct runtime *rt);	/* RT_INF: none */
-uint64_t rtc_next_group_timer(struct runtime *rt);	/* without slice ends; RT_INF: none */
-bool rtc_throttled(struct runtime *rt, unsigned int id);
-int rtc_set_slice(struct runtime *rt, uint64_t slice);
+int rt_core_create(struct runtime *rt);
+void rt_core_destroy(struct runtime *rt);
+void rt_core_runnable(struct runtime *rt, unsigned int id, uint64_t now);
+void rt_core_blocked(struct runtime *rt, unsigned int id, uint64_t now);
+void rt_core_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys_ns,
+		 uint64_t now);
+void rt_core_tick(struct runtime *rt, uint64_t now);
+void rt_core_config(struct runtime *rt, uint64_t now);
+uint64_t rt_core_next_timer(struct runtime *rt);	/* RT_INF: none */
+uint64_t rt_core_next_group_timer(struct runtime *rt);	/* without slice ends; RT_INF: none */
+bool rt_core_throttled(struct runtime *rt, unsigned int id);
+int rt_core_set_slice(struct runtime *rt, uint64_t slice);
 
 #endif

@@ -6,22 +6,8 @@
  * time so a busy exit path does not pay a system call per exit.
  */
 #include <sys/resource.h>
-#include <time.h>
 
 #include "rt.h"
-
-uint64_t rt_thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t tv_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * 1000000000ULL + (uint64_t)tv->tv_usec * 1000ULL;
-}
 
 static void rt_rusage(uint64_t *user, uint64_t *sys)
 {
@@ -31,17 +17,17 @@ static void rt_rusage(uint64_t *user, uint64_t *sys)
 		*user = *sys = 0;
 		return;
 	}
-	*user = tv_ns(&ru.ru_utime);
-	*sys = tv_ns(&ru.ru_stime);
+	*user = time_tv_to_ns(&ru.ru_utime);
+	*sys = time_tv_to_ns(&ru.ru_stime);
 }
 
 uint64_t rt_vcpu_clock(const struct rt_vcpu *rv)
 {
-	struct timespec ts;
+	uint64_t ns;
 
-	if (clock_gettime(rv->cpu_clock, &ts))
+	if (time_clock_ns(rv->cpu_clock, &ns))
 		return rv->clock_charged;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return ns;
 }
 
 /*
@@ -90,11 +76,12 @@ void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool
 {
 	uint64_t user, sys;
 
+	assert_held(rt->lock);
 	if (clock <= rv->clock_charged)
 		return;
 	rt_account_split(rv, clock - rv->clock_charged, self, &user, &sys);
 	rv->clock_charged = clock;
-	rtc_ran(rt, rv->id, user, sys, now);
+	rt_core_ran(rt, rv->id, user, sys, now);
 }
 
 /*
@@ -109,6 +96,7 @@ void rt_charge_running(struct runtime *rt, uint64_t now)
 {
 	unsigned int i;
 
+	assert_held(rt->lock);
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		struct rt_vcpu *rv = &rt->v[i];
 

@@ -10,15 +10,16 @@
 #include "sched/core.h"
 #include "sched/group.h"
 
-#define RTC_BATCH	16
+#define RT_CORE_BATCH	16
 
-static void rtc_drain(struct runtime *rt)
+static void rt_core_drain(struct runtime *rt)
 {
-	struct sched_decision d[RTC_BATCH];
+	struct sched_decision d[RT_CORE_BATCH];
 	size_t n, i;
 
+	assert_held(rt->lock);
 	/* Only take when there is something: an empty queue may not be allocated yet. */
-	while (sched_pending_decisions(rt->s) && (n = sched_take_decisions(rt->s, d, RTC_BATCH))) {
+	while (sched_pending_decisions(rt->s) && (n = sched_take_decisions(rt->s, d, RT_CORE_BATCH))) {
 		for (i = 0; i < n; i++) {
 			switch (d[i].type) {
 			case SCHED_RUN:
@@ -42,29 +43,30 @@ static void rtc_drain(struct runtime *rt)
 }
 
 /* The core starts with its own parameters; the runtime only ever lengthens the slice. */
-int rtc_create(struct runtime *rt)
+int rt_core_create(struct runtime *rt)
 {
 	struct sched_params p;
 
 	rt->core = rt->s;
 	sched_get_params(rt->s, &p);
 	rt->slice_min = rt->st.slice_ns = p.slice_ns;
-	rtc_drain(rt);
+	rt_core_drain(rt);
 	return 0;
 }
 
 /* A new rotation slice (rt_slice.c); the lag bound follows it, twice as long as by default. */
-int rtc_set_slice(struct runtime *rt, uint64_t slice)
+int rt_core_set_slice(struct runtime *rt, uint64_t slice)
 {
 	struct sched_params p;
 
+	assert_held(rt->lock);
 	sched_get_params(rt->s, &p);
 	p.slice_ns = slice;
 	p.lag_ns = 2 * slice;
 	return sched_set_params(rt->s, &p);
 }
 
-void rtc_destroy(struct runtime *rt)
+void rt_core_destroy(struct runtime *rt)
 {
 	rt->core = NULL;
 }
@@ -75,61 +77,68 @@ void rtc_destroy(struct runtime *rt)
  * much behind and gave it the other lane too (caps2: p/c2 on both lanes while p/c1, owed as
  * much, waited; p/c1 missed its quota in 3-9 of 50 periods).
  */
-void rtc_runnable(struct runtime *rt, unsigned int id, uint64_t now)
+void rt_core_runnable(struct runtime *rt, unsigned int id, uint64_t now)
 {
 	rt_charge_running(rt, now);
 	sched_vcpu_runnable(rt->s, id, now);
-	rtc_drain(rt);
+	rt_core_drain(rt);
 }
 
-void rtc_blocked(struct runtime *rt, unsigned int id, uint64_t now)
+void rt_core_blocked(struct runtime *rt, unsigned int id, uint64_t now)
 {
 	sched_vcpu_blocked(rt->s, id, now);
-	rtc_drain(rt);
+	rt_core_drain(rt);
 }
 
-void rtc_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys_ns, uint64_t now)
+void rt_core_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys_ns,
+		 uint64_t now)
 {
 	if (!user_ns && !sys_ns)
 		return;
 	sched_vcpu_ran(rt->s, id, user_ns, sys_ns, now);
-	rtc_drain(rt);
+	rt_core_drain(rt);
 }
 
-void rtc_tick(struct runtime *rt, uint64_t now)
+void rt_core_tick(struct runtime *rt, uint64_t now)
 {
 	rt_charge_running(rt, now);
 	sched_timer(rt->s, now);
-	rtc_drain(rt);
+	rt_core_drain(rt);
 }
 
-void rtc_config(struct runtime *rt, uint64_t now)
+void rt_core_config(struct runtime *rt, uint64_t now)
 {
 	/* The change already acted at the core's last time; bring the clock up and re-decide. */
 	sched_advance(rt->s, now);
 	sched_timer(rt->s, now);
-	rtc_drain(rt);
+	rt_core_drain(rt);
 }
 
-uint64_t rtc_next_timer(struct runtime *rt)
+uint64_t rt_core_next_timer(struct runtime *rt)
 {
-	uint64_t t = sched_next_timer(rt->s);
+	uint64_t t;
 
+	assert_held(rt->lock);
+	t = sched_next_timer(rt->s);
 	return t == SCHED_TIME_NONE ? RT_INF : t;
 }
 
-uint64_t rtc_next_group_timer(struct runtime *rt)
+uint64_t rt_core_next_group_timer(struct runtime *rt)
 {
-	uint64_t t = sched_next_group_timer(rt->s);
+	uint64_t t;
 
+	assert_held(rt->lock);
+	t = sched_next_group_timer(rt->s);
 	return t == SCHED_TIME_NONE ? RT_INF : t;
 }
 
-bool rtc_throttled(struct runtime *rt, unsigned int id)
+bool rt_core_throttled(struct runtime *rt, unsigned int id)
 {
-	struct sched_vcpu *v = sched_vcpu(rt->s, id);
+	struct sched_vcpu *v;
 	struct group *g;
 
+	assert_held(rt->lock);
+	v = sched_vcpu(rt->s, id);
 	for (g = v ? v->group : NULL; g; g = g->parent)
 		if (group_throttled(g))
 			return true;

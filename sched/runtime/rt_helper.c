@@ -130,15 +130,14 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 		cpu = rt_vcpu_clock(rv);
 		h = rt_halted(rt, rv, cpu, now);
 		if (rv->state == RT_RUNNING && h == HALT_YES) {
-			rt->nr_lent++;
 			rt->st.lends++;
 			rt->last_lend = rv->last_lend = now;
 			rt_slice_fine(rt, now);
-			rv->state = RT_LENT;
+			rt_set_state(rv, RT_LENT, now);
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);
 			rt_watch_set(rv, WATCH_RUN);
-			rtc_blocked(rt, rv->id, now);
+			rt_core_blocked(rt, rv->id, now);
 		} else if (rv->state == RT_LENT && (h == HALT_NO || rt_ran_while_lent(rv, cpu))) {
 			rt_reclaim(rt, rv, now);
 			if (rv->state == RT_WAITING) {
@@ -185,7 +184,7 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
 
 		/* wait_since may be a little later than now: set while this pass ran. */
 		if (rv->state != RT_WAITING || now < rv->wait_since ||
-		    now - rv->wait_since <= RT_WATCHDOG_NS || rtc_throttled(rt, i) ||
+		    now - rv->wait_since <= RT_WATCHDOG_NS || rt_core_throttled(rt, i) ||
 		    !rt_stalled(rt, now))
 			continue;
 		rt->st.watchdog_trips++;
@@ -214,7 +213,7 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
  */
 static uint64_t rt_helper_timer(struct runtime *rt)
 {
-	uint64_t t = rtc_next_group_timer(rt), any = rtc_next_timer(rt);
+	uint64_t t = rt_core_next_group_timer(rt), any = rt_core_next_timer(rt);
 	unsigned int i;
 
 	if (any != RT_INF && any + RT_BACKSTOP_NS < t)
@@ -245,8 +244,10 @@ static uint64_t rt_helper_due(struct runtime *rt, uint64_t now)
  */
 void rt_poke_helper(struct runtime *rt, uint64_t now)
 {
-	uint64_t due = rt_helper_due(rt, now);
+	uint64_t due;
 
+	assert_held(rt->lock);
+	due = rt_helper_due(rt, now);
 	if (due < rt->helper_at) {
 		rt_watch_poke(rt);
 		rt->helper_at = due;	/* signalled: no second signal before it replans */
@@ -274,20 +275,19 @@ static void *rt_helper(void *arg)
 
 	pthread_setname_np(pthread_self(), "vsched-rt");
 	rt_helper_boost();
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	while (!rt->helper_stop) {
 		now = rt_now();
 		rt->st.helper_wakes++;
 		rt->relook_at = RT_INF;
 		if (!rt->fallback) {
 			if (rt_helper_timer(rt) <= now)
-				rtc_tick(rt, now);
+				rt_core_tick(rt, now);
 			if (rt->nr_waiting || rt->nr_lent)
 				rt_idle_detect(rt, now);
 			rt_pin_rotate(rt, now);
 			/* A paused VM waits on purpose. */
-			if (rt->nr_waiting && now >= rt->watchdog_at &&
-			    !__atomic_load_n(&rt->vm->pause_req, __ATOMIC_SEQ_CST)) {
+			if (rt->nr_waiting && now >= rt->watchdog_at && !vm_pausing(rt->vm)) {
 				rt_watchdog(rt, now);
 				rt->watchdog_at = now + RT_WATCHDOG_CHECK_NS;
 			}
@@ -298,8 +298,8 @@ static void *rt_helper(void *arg)
 			rt_watch_wait(rt, next);
 		rt->helper_at = RT_INF;
 	}
-	rt->st.helper_cpu_ns = rt_thread_cpu_ns();
-	pthread_mutex_unlock(rt->lock);
+	rt->st.helper_cpu_ns = time_thread_ns();
+	mutex_unlock(rt->lock);
 	return NULL;
 }
 
@@ -317,21 +317,22 @@ int rt_helper_start(struct runtime *rt)
 /* The helper's CPU time so far. Lock held. */
 uint64_t rt_helper_cpu_ns(const struct runtime *rt)
 {
-	struct timespec ts;
+	uint64_t ns;
 
-	if (!rt->helper_started || rt->helper_stop || clock_gettime(rt->helper_clock, &ts))
+	assert_held(rt->lock);
+	if (!rt->helper_started || rt->helper_stop || time_clock_ns(rt->helper_clock, &ns))
 		return rt->st.helper_cpu_ns;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return ns;
 }
 
 void rt_helper_stop(struct runtime *rt)
 {
 	if (!rt->helper_started)
 		return;
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	rt->helper_stop = true;
 	rt_watch_poke(rt);
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 	pthread_join(rt->helper, NULL);
 	rt->helper_started = false;
 }

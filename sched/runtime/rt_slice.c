@@ -80,6 +80,6 @@ void rt_slice_plan(struct runtime *rt, uint64_t now)
 	/* Within 10 %: not worth touching. */
 	if (slice * 10 > cur * 9 && slice * 10 < cur * 11)
 		return;
-	if (!rtc_set_slice(rt, slice))
+	if (!rt_core_set_slice(rt, slice))
 		rt->st.slice_ns = slice;
 }

@@ -86,6 +86,7 @@ void rt_timer_arm(struct rt_vcpu *rv, uint64_t until)
 	struct itimerspec its;
 	uint64_t want = until == RT_INF ? 0 : until;
 
+	assert_held(rv->rt->lock);
 	/* A deadline already armed and still ahead needs nothing; one that has passed is armed
 	 * again, so a vCPU never re-enters KVM_RUN with its slice end silently spent. */
 	if (!rv->has_timer || (rv->armed == want && (!want || want > rt_now())))
@@ -93,8 +94,7 @@ void rt_timer_arm(struct rt_vcpu *rv, uint64_t until)
 	memset(&its, 0, sizeof(its));
 	if (want) {
 		/* 0 would disarm; a deadline already past fires at once. */
-		its.it_value.tv_sec = want / 1000000000ULL;
-		its.it_value.tv_nsec = want % 1000000000ULL;
+		its.it_value = time_ns_to_ts(want);
 		rv->rt->st.timer_arms++;
 	}
 	if (timer_settime(rv->timer, TIMER_ABSTIME, &its, NULL) == 0)

@@ -186,15 +186,15 @@ void rt_watch_wait(struct runtime *rt, uint64_t until)
 	uint64_t now = rt_now(), left, junk;
 	int i, n;
 
+	assert_held(rt->lock);
 	if (until != RT_INF) {
 		left = until > now ? until - now : 0;
-		ts.tv_sec = left / 1000000000ULL;
-		ts.tv_nsec = left % 1000000000ULL;
+		ts = time_ns_to_ts(left);
 		tp = &ts;
 	}
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 	n = epoll_pwait2(rt->epoll_fd, evs, 16, tp, NULL);
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	for (i = 0; i < n; i++) {
 		if (evs[i].data.u32 == RT_WATCH_POKE) {
 			if (read(rt->poke_fd, &junk, sizeof(junk)) < 0)

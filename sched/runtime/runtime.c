@@ -20,14 +20,6 @@
 #include "vmm/vm.h"
 #include "vsched.h"
 
-uint64_t rt_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static struct rt_vcpu *rt_of(struct vcpu *vcpu)
 {
 	return vcpu->sched;
@@ -38,70 +30,23 @@ static bool rt_hands_off(const struct runtime *rt)
 	return rt->unscheduled || rt->fallback;
 }
 
-static void rt_set_waiting(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
-{
-	rv->state = RT_WAITING;
-	rv->wait_since = now;
-	rt->nr_waiting++;
-}
-
 /* A lent vCPU runs again: it waits for a lane, unless the core grants one at once. */
 void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
 {
-	rt->nr_lent--;
 	rt->st.reclaims++;
-	rt_set_waiting(rt, rv, now);
-	rtc_runnable(rt, rv->id, now);
+	rt_set_state(rv, RT_WAITING, now);
+	rt_core_runnable(rt, rv->id, now);
 }
 
 /* Out of the runnable states (a sleep, the thread's end): the core hears it blocked. */
-static void rt_leave_runnable(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
+static void rt_leave_runnable(struct runtime *rt, struct rt_vcpu *rv, enum rt_state to,
+			      uint64_t now)
 {
-	if (rv->state == RT_WAITING)
-		rt->nr_waiting--;
-	else if (rv->state == RT_LENT)
-		rt->nr_lent--;
-	if (rv->state != RT_BLOCKED && rv->state != RT_OFF)
-		rtc_blocked(rt, rv->id, now);
-}
+	bool runnable = rv->state != RT_BLOCKED && rv->state != RT_OFF;
 
-/* Delays in log buckets of 2^(b/4) microseconds, b = 4 * log2(delay / 1 us), clamped. */
-static void rt_hist_add(uint64_t *hist, uint64_t *nr, uint64_t delay)
-{
-	unsigned int b = 0;
-
-	if (delay >= 1000) {
-		double us = (double)delay / 1000.0;
-
-		while (b + 1 < RT_WAKE_BUCKETS && us >= 1.189207115)	/* 2^(1/4) */
-			us /= 1.189207115, b++;
-	}
-	hist[b]++;
-	(*nr)++;
-}
-
-uint64_t runtime_hist_quantile(const uint64_t *hist, uint64_t nr, double q)
-{
-	uint64_t need, seen = 0;
-	unsigned int b;
-
-	if (!nr)
-		return 0;
-	need = (uint64_t)(q * (double)nr);
-	if (need >= nr)
-		need = nr - 1;
-	for (b = 0; b < RT_WAKE_BUCKETS; b++) {
-		seen += hist[b];
-		if (seen > need)
-			break;
-	}
-	/* The upper edge of the bucket, in ns. */
-	return b == 0 ? 1000 : (uint64_t)(1000.0 * __builtin_powi(1.189207115, (int)b + 1));
-}
-
-uint64_t runtime_wake_quantile(const struct runtime_stats *st, double q)
-{
-	return runtime_hist_quantile(st->wake_hist, st->nr_wake, q);
+	rt_set_state(rv, to, now);
+	if (runnable)
+		rt_core_blocked(rt, rv->id, now);
 }
 
 /* Decisions from the core. */
@@ -111,18 +56,16 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 	struct rt_vcpu *rv = &rt->v[id];
 	uint64_t now = rt_now();
 
+	assert_held(rt->lock);
 	if (rv->state == RT_WAITING) {
-		rt->nr_waiting--;
 		rt->last_grant = now;
 		/* A handoff is the wait of a parked thread; one still in KVM_RUN has none. */
 		if (!rv->in_guest)
 			rv->granted_at = now;
-	} else if (rv->state == RT_LENT) {
-		rt->nr_lent--;
-	} else if (rv->state != RT_RUNNING) {
+	} else if (rv->state != RT_LENT && rv->state != RT_RUNNING) {
 		return;
 	}
-	rv->state = RT_RUNNING;
+	rt_set_state(rv, RT_RUNNING, now);
 	rv->until = until;
 	rt->st.grants++;
 	if (!rt_hands_off(rt))
@@ -140,10 +83,11 @@ void rt_preempt(struct runtime *rt, unsigned int id)
 	struct rt_vcpu *rv = &rt->v[id];
 	uint64_t now;
 
+	assert_held(rt->lock);
 	if (rv->state != RT_RUNNING)
 		return;
 	now = rt_now();
-	rt_set_waiting(rt, rv, now);
+	rt_set_state(rv, RT_WAITING, now);
 	rv->until = RT_INF;
 	/*
 	 * Kick only a vCPU inside KVM_RUN whose own slice timer is not about to take it out anyway:
@@ -161,7 +105,7 @@ void rt_preempt(struct runtime *rt, unsigned int id)
 static void rt_count_retime(struct runtime *rt)
 {
 	struct runtime_stats *st = &rt->st;
-	uint64_t sec = rt_now() / 1000000000ULL;
+	uint64_t sec = rt_now() / NSEC_PER_SEC;
 
 	st->retimes++;
 	if (sec != st->retime_sec) {
@@ -176,6 +120,7 @@ void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until)
 {
 	struct rt_vcpu *rv = &rt->v[id];
 
+	assert_held(rt->lock);
 	if (rv->state != RT_RUNNING || rv->until == until)
 		return;
 	rt_count_retime(rt);
@@ -204,18 +149,18 @@ static void rt_thread_start(struct vcpu *vcpu)
 	rt_account_start(rv);
 	rt_timer_create(rv);
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	/* Halts this vCPU's watch cannot report are found by polling. */
 	if (!rt_watched(rv))
 		rt->idle_polls = true;
 	sched_vcpu_set_tid(rt->s, rv->id, rv->tid);
-	rv->state = RT_BLOCKED;
-	pthread_mutex_unlock(rt->lock);
+	rt_set_state(rv, RT_BLOCKED, rt_now());
+	mutex_unlock(rt->lock);
 }
 
 static bool rt_must_leave(struct runtime *rt)
 {
-	return vm_stopping(rt->vm) || __atomic_load_n(&rt->vm->pause_req, __ATOMIC_SEQ_CST);
+	return vm_stopping(rt->vm) || vm_pausing(rt->vm);
 }
 
 /* A vCPU without a lane waits for one, unless the host kernel schedules or the VM stops. */
@@ -230,7 +175,7 @@ static int rt_enter(struct vcpu *vcpu)
 	struct runtime *rt = rv->rt;
 	uint64_t now;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
 	if (!rt_hands_off(rt) && rv->state == RT_RUNNING && now >= rv->until &&
 	    now >= rv->steal_recheck_at) {
@@ -242,9 +187,9 @@ static int rt_enter(struct vcpu *vcpu)
 		 * core decides; if it keeps the lane, its next entry clears the flag (as KVM's
 		 * record_steal_time() does).
 		 */
-		pthread_mutex_unlock(rt->lock);
+		mutex_unlock(rt->lock);
 		rt_steal_park(rv, now);
-		pthread_mutex_lock(rt->lock);
+		mutex_lock(rt->lock);
 		now = rt_now();
 	}
 	if (!rt_hands_off(rt)) {
@@ -252,15 +197,13 @@ static int rt_enter(struct vcpu *vcpu)
 		case RT_OFF:
 		case RT_BLOCKED:
 		case RT_LENT:
-			if (rv->state == RT_LENT)
-				rt->nr_lent--;
-			rt_set_waiting(rt, rv, now);
-			rtc_runnable(rt, rv->id, now);
+			rt_set_state(rv, RT_WAITING, now);
+			rt_core_runnable(rt, rv->id, now);
 			break;
 		case RT_RUNNING:
 			/* Back from an exit; a slice that ended lets the core decide again. */
 			if (now >= rv->until)
-				rtc_tick(rt, now);
+				rt_core_tick(rt, now);
 			break;
 		case RT_WAITING:
 			break;
@@ -271,15 +214,15 @@ static int rt_enter(struct vcpu *vcpu)
 			 * by the loop below. Unlocked even if flagged already: a thread preempted
 			 * by the new holder's taking the lock waits for a CPU here, which KVM
 			 * counts itself, not after parked_at. */
-			pthread_mutex_unlock(rt->lock);
+			mutex_unlock(rt->lock);
 			if (!rv->steal_area)
 				rt_steal_park(rv, now);
-			pthread_mutex_lock(rt->lock);
+			mutex_lock(rt->lock);
 			/* From here on it sleeps; before, a host preemption was KVM's steal. */
 			rv->parked_at = rt_now();
 		}
 		while (rt_must_wait(rt, rv))
-			pthread_cond_wait(&rv->cond, rt->lock);
+			mutex_cond_wait(&rv->cond, rt->lock);
 	}
 	now = rt_now();
 	/* The wait ended when the lane was granted; what follows is the handoff. */
@@ -303,10 +246,10 @@ static int rt_enter(struct vcpu *vcpu)
 			rt_watch_holder(rv, now);
 		}
 		rv->in_guest = true;
-		pthread_mutex_unlock(rt->lock);
+		mutex_unlock(rt->lock);
 		return 0;
 	}
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 	return 1;
 }
 
@@ -320,7 +263,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 	struct runtime *rt = rv->rt;
 	uint64_t now;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
 	rv->in_guest = false;
 	rt_watch_set(rv, WATCH_NONE);
@@ -328,13 +271,13 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 		rt_slice_exit(rt, rv, now);
 		rt_slice_plan(rt, now);
 	}
-	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
+	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
 	if (rv->state == RT_LENT && !rt_hands_off(rt)) {
 		/* A lent vCPU left KVM_RUN by itself: it runs again and needs a lane. */
 		rt_reclaim(rt, rv, now);
 	}
 	rt_poke_helper(rt, now);
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
 
 static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
@@ -344,22 +287,20 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	struct timespec ts;
 	uint64_t now, end;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
-	rt_leave_runnable(rt, rv, now);
+	rt_leave_runnable(rt, rv, RT_BLOCKED, now);
 	rt_slice_fine(rt, now);
-	rv->state = RT_BLOCKED;
 	rv->until = RT_INF;
 	rt_timer_arm(rv, RT_INF);
 	rt_poke_helper(rt, now);
 	end = now + ns;
-	ts.tv_sec = end / 1000000000ULL;
-	ts.tv_nsec = end % 1000000000ULL;
+	ts = time_ns_to_ts(end);
 	while (!rt_must_leave(rt))
-		if (pthread_cond_timedwait(&rv->cond, rt->lock, &ts) == ETIMEDOUT)
+		if (mutex_cond_timedwait(&rv->cond, rt->lock, &ts) == ETIMEDOUT)
 			break;
 	rv->wake_deadline = rt_must_leave(rt) ? 0 : end;
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
 
 static void rt_wake(struct vcpu *vcpu)
@@ -368,9 +309,9 @@ static void rt_wake(struct vcpu *vcpu)
 
 	if (!rv)
 		return;
-	pthread_mutex_lock(rv->rt->lock);
+	mutex_lock(rv->rt->lock);
 	pthread_cond_broadcast(&rv->cond);
-	pthread_mutex_unlock(rv->rt->lock);
+	mutex_unlock(rv->rt->lock);
 }
 
 static void rt_thread_exit(struct vcpu *vcpu)
@@ -379,12 +320,11 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	struct runtime *rt = rv->rt;
 	uint64_t now;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
 	/* What ran after the last charge (exit handling, the last wait) belongs to the vCPU too. */
-	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
-	rt_leave_runnable(rt, rv, now);
-	rv->state = RT_OFF;
+	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
+	rt_leave_runnable(rt, rv, RT_OFF, now);
 	rv->in_guest = false;
 	rt_timer_delete(rv);
 	if (rv->stat_fd >= 0)
@@ -392,7 +332,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	rv->stat_fd = -1;
 	rt_idle_close(rv);
 	rt_watch_close(rv);
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
 
 const struct vcpu_sched_ops runtime_vcpu_ops = {
@@ -461,9 +401,9 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 		runtime_destroy(rt);
 		return err;
 	}
-	pthread_mutex_lock(lock);
-	err = rtc_create(rt);
-	pthread_mutex_unlock(lock);
+	mutex_lock(lock);
+	err = rt_core_create(rt);
+	mutex_unlock(lock);
 	if (err) {
 		runtime_destroy(rt);
 		return err;
@@ -484,10 +424,10 @@ void runtime_destroy(struct runtime *rt)
 	if (!rt)
 		return;
 	rt_helper_stop(rt);
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	if (rt->core)
-		rtc_destroy(rt);
-	pthread_mutex_unlock(rt->lock);
+		rt_core_destroy(rt);
+	mutex_unlock(rt->lock);
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		pthread_cond_destroy(&rt->v[i].cond);
 		if (rt->v[i].stat_fd >= 0)
@@ -511,27 +451,28 @@ void runtime_clock_init(struct vsched *vs)
 }
 
 /* A group-tree change, after the public API let go of the lock: re-decide at once. */
-static void runtime_api_changed(struct vsched *vs __unused, enum vsched_event ev __unused,
+static void rt_api_changed(struct vsched *vs __unused, enum vsched_event ev __unused,
 				const char *path __unused, const char *file __unused, void *arg)
 {
 	struct runtime *rt = arg;
 	uint64_t now;
 
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	now = rt_now();
 	if (!rt_hands_off(rt)) {
-		rtc_config(rt, now);
+		rt_core_config(rt, now);
 		rt_poke_helper(rt, now);
 	}
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }
 
 /* The public API's clock, called under the lock before every read and change. */
-static uint64_t runtime_api_clock(void *arg)
+static uint64_t rt_api_clock(void *arg)
 {
 	struct runtime *rt = arg;
 	uint64_t now = rt_now();
 
+	assert_held(rt->lock);
 	if (!rt_hands_off(rt))
 		rt_charge_running(rt, now);
 	return now;
@@ -539,8 +480,8 @@ static uint64_t runtime_api_clock(void *arg)
 
 void runtime_bind(struct runtime *rt, struct vsched *vs)
 {
-	vsched_set_notify(vs, runtime_api_changed, rt);
-	vsched_set_clock(vs, runtime_api_clock, rt);
+	vsched_set_notify(vs, rt_api_changed, rt);
+	vsched_set_clock(vs, rt_api_clock, rt);
 }
 
 void runtime_unbind(struct vsched *vs)
@@ -551,9 +492,9 @@ void runtime_unbind(struct vsched *vs)
 
 void runtime_get_stats(struct runtime *rt, struct runtime_stats *out)
 {
-	pthread_mutex_lock(rt->lock);
+	mutex_lock(rt->lock);
 	*out = rt->st;
 	out->fallback = rt->fallback;
 	out->helper_cpu_ns = rt_helper_cpu_ns(rt);
-	pthread_mutex_unlock(rt->lock);
+	mutex_unlock(rt->lock);
 }

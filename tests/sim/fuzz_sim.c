@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "sched/sim.h"
+#include "util/time.h"
 
 #define TEXT_LEN	(64 * 1024)
 
@@ -39,10 +40,7 @@ static const struct kind kinds[] = {
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)time_mono_ns() / 1e9;
 }
 
 static int fuzz_kind(const struct kind *k, uint64_t first, unsigned int n, bool list,

@@ -233,7 +233,7 @@ static void on_change(struct vsched *vs, enum vsched_event ev, const char *path,
 	if (pthread_mutex_trylock(vsched_mutex(vs)))
 		e->locked_during_callback++;
 	else
-		vsched_unlock(vs);
+		pthread_mutex_unlock(vsched_mutex(vs));
 	snprintf(e->last, sizeof(e->last), "%s %s", path, file ? file : "-");
 }
 

@@ -16,6 +16,7 @@
 #define MS 1000000ULL
 
 struct charge_rig {
+	pthread_mutex_t lock;	/* held throughout, as by the runtime's callers */
 	struct runtime rt;
 	struct rt_vcpu v[2];
 	uint64_t now;
@@ -26,9 +27,12 @@ static void rig_init(struct charge_rig *g)
 	unsigned int i;
 
 	memset(g, 0, sizeof(*g));
+	pthread_mutex_init(&g->lock, NULL);
+	mutex_lock(&g->lock);
+	g->rt.lock = &g->lock;
 	g->rt.s = sched_create(1, 2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g->rt.s);
-	CU_ASSERT_EQUAL(rtc_create(&g->rt), 0);
+	CU_ASSERT_EQUAL(rt_core_create(&g->rt), 0);
 	g->rt.v = g->v;
 	g->rt.nr_vcpus = 2;
 	g->rt.unscheduled = true;	/* decisions only move states: no pins, timers, kicks */
@@ -41,16 +45,22 @@ static void rig_init(struct charge_rig *g)
 	g->now = 1000 * MS;
 }
 
+static void rig_exit(struct charge_rig *g)
+{
+	sched_destroy(g->rt.s);
+	mutex_unlock(&g->lock);
+	pthread_mutex_destroy(&g->lock);
+}
+
 /* vCPU 0 gets the lane and "enters KVM_RUN": its clock counts from here. */
 static void rig_run_vcpu0(struct charge_rig *g)
 {
 	struct rt_vcpu *rv = &g->v[0];
 
-	rv->state = RT_WAITING;
-	g->rt.nr_waiting = 1;
-	rtc_runnable(&g->rt, 0, g->now);
+	rt_set_state(rv, RT_WAITING, g->now);
+	rt_core_runnable(&g->rt, 0, g->now);
 	CU_ASSERT_EQUAL_FATAL(rv->state, RT_RUNNING);
-	rv->clock_charged = rt_thread_cpu_ns();
+	rv->clock_charged = time_thread_ns();
 	rv->in_guest = true;
 }
 
@@ -62,9 +72,9 @@ static uint64_t usage(struct charge_rig *g, unsigned int id)
 /* Spends about ns of this thread's CPU time: what the "vCPU" ran inside KVM_RUN. */
 static void burn(uint64_t ns)
 {
-	uint64_t end = rt_thread_cpu_ns() + ns;
+	uint64_t end = time_thread_ns() + ns;
 
-	while (rt_thread_cpu_ns() < end)
+	while (time_thread_ns() < end)
 		;
 }
 
@@ -77,9 +87,9 @@ static void test_charge_before_timer(void)
 	burn(20 * MS);
 	CU_ASSERT_EQUAL(usage(&g, 0), 0);
 	g.now += 20 * MS;
-	rtc_tick(&g.rt, g.now);
+	rt_core_tick(&g.rt, g.now);
 	CU_ASSERT_TRUE(usage(&g, 0) >= 20 * MS);
-	sched_destroy(g.rt.s);
+	rig_exit(&g);
 }
 
 static void test_charge_before_wake(void)
@@ -91,12 +101,11 @@ static void test_charge_before_wake(void)
 	burn(20 * MS);
 	/* vCPU 1 wakes: the core compares it with vCPU 0 as vCPU 0 really is. */
 	g.now += 20 * MS;
-	g.v[1].state = RT_WAITING;
-	g.rt.nr_waiting++;
-	rtc_runnable(&g.rt, 1, g.now);
+	rt_set_state(&g.v[1], RT_WAITING, g.now);
+	rt_core_runnable(&g.rt, 1, g.now);
 	CU_ASSERT_TRUE(usage(&g, 0) >= 20 * MS);
 	CU_ASSERT_EQUAL(usage(&g, 1), 0);
-	sched_destroy(g.rt.s);
+	rig_exit(&g);
 }
 
 static CU_TestInfo rt_charge_tests[] = {

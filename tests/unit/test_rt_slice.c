@@ -15,6 +15,7 @@
 #define MS 1000000ULL
 
 struct slice_rig {
+	pthread_mutex_t lock;	/* held throughout, as by the runtime's callers */
 	struct runtime rt;
 	struct rt_vcpu rv;
 	uint64_t now;
@@ -23,10 +24,20 @@ struct slice_rig {
 static void rig_init(struct slice_rig *g)
 {
 	memset(g, 0, sizeof(*g));
+	pthread_mutex_init(&g->lock, NULL);
+	mutex_lock(&g->lock);
+	g->rt.lock = &g->lock;
 	g->rt.s = sched_create(2, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g->rt.s);
-	CU_ASSERT_EQUAL(rtc_create(&g->rt), 0);
+	CU_ASSERT_EQUAL(rt_core_create(&g->rt), 0);
 	g->now = 1000 * MS;
+}
+
+static void rig_exit(struct slice_rig *g)
+{
+	sched_destroy(g->rt.s);
+	mutex_unlock(&g->lock);
+	pthread_mutex_destroy(&g->lock);
 }
 
 /* n lane changes, each an exit `exit` after its slice end and a handoff `handoff` long. */
@@ -77,7 +88,7 @@ static void test_slice_follows_cost(void)
 	/* Cheap again: back down to the floor, never below. */
 	feed(&g, 400, 2 * US, 2 * US);
 	CU_ASSERT_EQUAL(plan(&g), SCHED_SLICE_DFL_NS);
-	sched_destroy(g.rt.s);
+	rig_exit(&g);
 }
 
 /* A thread descheduled for 50 ms in its exit counts as at most 1 ms; plans wait 100 ms. */
@@ -92,7 +103,7 @@ static void test_slice_clips_and_waits(void)
 	rt_slice_plan(&g.rt, g.now + 50 * MS);	/* too soon after the last plan: no change */
 	CU_ASSERT_EQUAL(g.rt.st.slice_ns, 12 * MS);
 	CU_ASSERT_EQUAL(plan(&g), SCHED_SLICE_DFL_NS);
-	sched_destroy(g.rt.s);
+	rig_exit(&g);
 }
 
 static CU_TestInfo rt_slice_tests[] = {

@@ -94,10 +94,10 @@ static uint64_t rig_wait(struct rig *g, unsigned int ms)
 {
 	uint64_t before = g->rt.st.watch_events, end = rt_now() + ms * 1000000ULL;
 
-	pthread_mutex_lock(&g->lock);
+	mutex_lock(&g->lock);
 	while (g->rt.st.watch_events == before && rt_now() < end)
 		rt_watch_wait(&g->rt, end);
-	pthread_mutex_unlock(&g->lock);
+	mutex_unlock(&g->lock);
 	return g->rt.st.watch_events - before;
 }
 
@@ -146,9 +146,9 @@ static void test_watch_none_is_silent(void)
 	CU_ASSERT_EQUAL(rig_wait(&g, 100), 0);
 	rt_watch_poke(&g.rt);
 	t0 = rt_now();
-	pthread_mutex_lock(&g.lock);
+	mutex_lock(&g.lock);
 	rt_watch_wait(&g.rt, RT_INF);	/* returns at once: the poke is kept */
-	pthread_mutex_unlock(&g.lock);
+	mutex_unlock(&g.lock);
 	CU_ASSERT_TRUE(rt_now() - t0 < 1000000000ULL);
 out:
 	rig_stop(&g);

@@ -15,6 +15,7 @@
 #include "sched/runtime.h"
 #include "../fixture/runvm.h"
 #include "test.h"
+#include "util/time.h"
 #include "vmm/accel.h"
 #include "vmm/vcpu.h"
 #include "vsched.h"
@@ -114,7 +115,6 @@ static void test_runtime_halt_lends_lane(enum vm_accel accel)
 {
 	struct runtime_stats st;
 	uint64_t h0, h1, t0, t1;
-	struct timespec ts;
 	double load[1];
 	struct runvm r;
 
@@ -125,13 +125,11 @@ static void test_runtime_halt_lends_lane(enum vm_accel accel)
 	r.po->spec[0].arg[1] = 100000;
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
 	msleep(200);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t0 = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	t0 = time_mono_ns();
 	h0 = vcpu_cpu_ns(&r.vm.vcpus[1]);
 	msleep(1000);
 	h1 = vcpu_cpu_ns(&r.vm.vcpus[1]);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t1 = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	t1 = time_mono_ns();
 	runtime_get_stats(r.rt, &st);
 	runvm_stop(&r);
 	/* The lane was lent and taken back (by the blocking statistic or the CPU clock). */

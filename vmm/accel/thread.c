@@ -30,15 +30,8 @@
 #include <unistd.h>
 
 #include "thread.h"
+#include "util/time.h"
 #include "vmm/accel.h"
-
-uint64_t thread_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 bool thread_kicked(const struct thread_vcpu *t)
 {
@@ -59,13 +52,12 @@ int thread_wait(struct thread_vcpu *t, uint64_t deadline)
 			ret = -EINTR;
 			break;
 		}
-		now = thread_now();
+		now = time_mono_ns();
 		if (now >= deadline)
 			break;
 		tp = NULL;
 		if (deadline != UINT64_MAX) {
-			ts.tv_sec = (deadline - now) / 1000000000ULL;
-			ts.tv_nsec = (deadline - now) % 1000000000ULL;
+			ts = time_ns_to_ts(deadline - now);
 			tp = &ts;
 		}
 		/* The thread's own mask while asleep: a pending kick ends the wait at once. */

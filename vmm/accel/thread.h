@@ -46,6 +46,5 @@ bool thread_kicked(const struct thread_vcpu *t);
 int thread_wait(struct thread_vcpu *t, uint64_t deadline);
 /* A port write of value, as the guest's `outl`: the exit the vCPU loop dispatches. */
 int thread_out(struct thread_vcpu *t, uint16_t port, uint32_t value);
-uint64_t thread_now(void);
 
 #endif

@@ -22,17 +22,18 @@
 
 #include "../payload/guest/work.h"
 #include "thread.h"
+#include "util/time.h"
 
 /* Units for us microseconds of wall-clock time; -EINTR if kicked before the end. */
 static int thread_busy(struct thread_vcpu *t, uint64_t us)
 {
 	if (!t->deadline)
-		t->deadline = thread_now() + us * 1000;
+		t->deadline = time_mono_ns() + us * 1000;
 	do {
 		work_unit(t->page);
 		if (thread_kicked(t))
 			return -EINTR;
-	} while (thread_now() < t->deadline);
+	} while (time_mono_ns() < t->deadline);
 	t->deadline = 0;
 	return 0;
 }
@@ -88,7 +89,7 @@ static int thread_work(struct thread_vcpu *t)
 		ret = thread_busy(t, p->arg[0]);
 		if (ret)
 			return ret;
-		t->deadline = thread_now() + p->arg[1] * 1000;
+		t->deadline = time_mono_ns() + p->arg[1] * 1000;
 		t->stage = TS_HALT;
 		return 1;
 	case PAYLOAD_IO:

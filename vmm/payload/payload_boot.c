@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
+#include "util/time.h"
 #include "vmm/payload.h"
 #include "vmm/payload_ports.h"
 #include "vmm/vcpu.h"
@@ -212,14 +213,6 @@ static uint32_t lapic_get(const struct kvm_lapic_state *l, unsigned int reg)
 	return v;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /*
  * LAPIC timer ticks per millisecond at divide-by-1. Upstream KVM's APIC bus runs at 1 GHz
  * unless KVM_CAP_X86_APIC_BUS_CYCLES_NS changed it; this machine's KVM does not report that
@@ -238,15 +231,15 @@ static int payload_lapic_khz(struct vcpu *vcpu, uint64_t *khz)
 	lapic_set(&l, APIC_TDCR, APIC_TDCR_DIV1);
 	lapic_set(&l, APIC_TMICT, 0xffffffffU);
 	lapic_set(&l, APIC_TMCCT, 0xffffffffU);	/* KVM_SET_LAPIC starts counting from here */
-	t0 = mono_ns();
+	t0 = time_mono_ns();
 	if (ioctl(vcpu->fd, KVM_SET_LAPIC, &l) < 0)
 		return -errno;
 	do
-		t1 = mono_ns();
+		t1 = time_mono_ns();
 	while (t1 - t0 < APIC_CALIBRATE_NS);
 	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &l) < 0)
 		return -errno;
-	t1 = mono_ns();
+	t1 = time_mono_ns();
 	ticks = 0xffffffffULL - lapic_get(&l, APIC_TMCCT);
 	if (!ticks)
 		return -EIO;
@@ -272,19 +265,17 @@ static int payload_setup_lapic(struct vcpu *vcpu)
 /* KVM_GET_TSC_KHZ, or a 50 ms measurement against CLOCK_MONOTONIC_RAW. */
 static uint64_t payload_tsc_khz(struct vcpu *vcpu)
 {
-	struct timespec a, b;
-	uint64_t t0, t1, ns;
+	uint64_t t0, t1, a, ns;
 	int khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
 
 	if (khz > 0)
 		return khz;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+	a = time_now_on(CLOCK_MONOTONIC_RAW);
 	t0 = __builtin_ia32_rdtsc();
 	do
-		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) < 50000000LL);
+		ns = time_now_on(CLOCK_MONOTONIC_RAW) - a;
+	while (ns < 50 * NSEC_PER_MSEC);
 	t1 = __builtin_ia32_rdtsc();
-	ns = (b.tv_sec - a.tv_sec) * 1000000000ULL + (b.tv_nsec - a.tv_nsec);
 	return (t1 - t0) * 1000000ULL / ns;
 }
 

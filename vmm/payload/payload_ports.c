@@ -8,17 +8,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/time.h"
 #include "vmm/payload.h"
 #include "vmm/payload_ports.h"
 #include "vmm/vcpu.h"
-
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static uint32_t port_value(const void *data, unsigned int size)
 {
@@ -43,8 +36,8 @@ static int payload_port(struct vcpu *vcpu, uint16_t port, void *data, unsigned i
 	switch (port) {
 	case PAYLOAD_PORT_HELLO:
 		if (!pv->hello_ns) {
-			pv->hello_ns = clock_ns(CLOCK_MONOTONIC);
-			pv->hello_realtime_ns = clock_ns(CLOCK_REALTIME);
+			pv->hello_ns = time_mono_ns();
+			pv->hello_realtime_ns = time_now_on(CLOCK_REALTIME);
 		}
 		return 0;
 	case PAYLOAD_PORT_SLEEP:
