@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "sched/core.h"
 #include "sched/fluid.h"
 #include "sim_types.h"
 
@@ -104,10 +104,11 @@ static void wake_done(struct sim *sim, struct sim_vcpu *v)
 
 static void drain(struct sim *sim)
 {
-	const struct sched_params *p = &sim->s->core.params;
 	struct sched_decision d[64];
+	struct sched_params p;
 	size_t n, i;
 
+	sched_get_params(sim->s, &p);
 	while ((n = sched_take_decisions(sim->s, d, 64))) {
 		sim->r->decisions += n;
 		for (i = 0; i < n; i++) {
@@ -126,10 +127,10 @@ static void drain(struct sim *sim)
 				continue;
 			sim->r->preemptions++;
 			v = &sim->v[d[i].vcpu];
-			if (sim->now - v->run_start >= p->min_run_ns)
+			if (sim->now - v->run_start >= p.min_run_ns)
 				continue;
 			/* Cap enforcement and idle-group preemption may cut a run short. */
-			for (g = sim->s->vcpus[d[i].vcpu].group; g; g = g->parent)
+			for (g = sched_vcpu(sim->s, d[i].vcpu)->group; g; g = g->parent)
 				if (group_throttled(g) || g->idle)
 					excused = true;
 			if (!excused)
@@ -215,7 +216,7 @@ static uint64_t next_time(struct sim *sim, unsigned int ev)
 	for (i = 1; i <= sc->nr_groups; i++)
 		if (sim->next_sample[i] && sim->next_sample[i] < t)
 			t = sim->next_sample[i];
-	for (l = 0; l < sim->s->nr_lanes; l++) {
+	for (l = 0; l < sched_nr_lanes(sim->s); l++) {
 		int id = sched_lane_vcpu(sim->s, l);
 
 		if (id >= 0 && sim->v[id].backlog != UINT64_MAX &&
@@ -232,7 +233,7 @@ static void run_lanes(struct sim *sim, uint64_t t)
 	unsigned int l, n = 0;
 	int ids[1024];
 
-	for (l = 0; l < sim->s->nr_lanes && n < 1024; l++) {
+	for (l = 0; l < sched_nr_lanes(sim->s) && n < 1024; l++) {
 		int id = sched_lane_vcpu(sim->s, l);
 
 		if (id >= 0)
