@@ -19,7 +19,7 @@
 #include "libvirt/qemu.h"
 #include "libvirt/target.h"
 
-void apply_report(const char *prog, const struct xdiag *d)
+void apply_report(const char *prog, const struct diag *d)
 {
 	size_t i;
 
@@ -73,7 +73,7 @@ static bool apply_shares_up(const struct dir_target *t, unsigned int flags)
 }
 
 int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
-		 FILE *out, struct xdiag *d)
+		 FILE *out, struct diag *d)
 {
 	bool dry_run = flags & APPLY_DRY_RUN, qemu = flags & APPLY_QEMU;
 	unsigned int pflags = qemu ? PLAN_LIBVIRT_VCPUS : 0;
@@ -135,7 +135,7 @@ int apply_start_sync(const struct domain_def *def, const char *dir, pid_t pid)
  * domain (on cgroupfs, with libvirt's emulator group). Anything else (a scratch directory, the
  * root of the host's cgroup tree) is refused before anything is written.
  */
-static int apply_check_ctl(const char *dir, bool *qemu, struct xdiag *d)
+static int apply_check_ctl(const char *dir, bool *qemu, struct diag *d)
 {
 	char p[PATH_MAX];
 	struct statfs sf;
@@ -189,7 +189,7 @@ int cmd_apply(int argc, char **argv)
 	const char *file = NULL, *ctl = NULL;
 	char dir[PATH_MAX];
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	bool dry_run = false, qemu = false, not_running = false;
 	pid_t pid = 0;
 	long v;
@@ -228,7 +228,7 @@ int cmd_apply(int argc, char **argv)
 		apply_usage(stderr);
 		return 2;
 	}
-	xdiag_init(&d, strcmp(file, "-") ? file : "<stdin>");
+	diag_init(&d, strcmp(file, "-") ? file : "<stdin>");
 	ret = domain_parse_file(file, &def, &d);
 	if (ret)
 		goto out;
@@ -264,6 +264,6 @@ out_def:
 	domain_free(&def);
 out:
 	apply_report("vsched apply", &d);
-	xdiag_free(&d);
+	diag_free(&d);
 	return ret ? 1 : 0;
 }

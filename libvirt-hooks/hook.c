@@ -56,7 +56,7 @@ static enum hook_action hook_action(const char *op, const char *sub)
 }
 
 /* Full validation, including the flavour-dependent ranges, without touching anything. */
-static int hook_validate(const struct domain_def *def, bool is_vsched, struct xdiag *d)
+static int hook_validate(const struct domain_def *def, bool is_vsched, struct diag *d)
 {
 	struct fsops ops;
 	struct plan plan;
@@ -73,7 +73,7 @@ static int hook_validate(const struct domain_def *def, bool is_vsched, struct xd
 }
 
 static int hook_run(const char *name, enum hook_action action, const char *xml, size_t len,
-		    struct xdiag *d)
+		    struct diag *d)
 {
 	struct domain_def def;
 	char dir[PATH_MAX];
@@ -115,7 +115,7 @@ out:
 int cmd_hook(int argc, char **argv)
 {
 	enum hook_action action;
-	struct xdiag d;
+	struct diag d;
 	char *xml = NULL;
 	size_t len = 0;
 	int ret;
@@ -142,12 +142,12 @@ int cmd_hook(int argc, char **argv)
 	 * libvirt passes its own formatting of the domain, not the user's file: say so, and
 	 * quote the line each message refers to.
 	 */
-	xdiag_init(&d, "libvirt's domain XML (reformatted by libvirt, not your file)");
+	diag_init(&d, "libvirt's domain XML (reformatted by libvirt, not your file)");
 	d.src = xml;
 	d.src_len = len;
 	ret = hook_run(argv[1], action, xml, len, &d);
 	apply_report(PROG, &d);
-	xdiag_free(&d);
+	diag_free(&d);
 	free(xml);
 	if (ret && action == HOOK_REAPPLY)
 		return 0;
