@@ -35,8 +35,7 @@ struct sim {
 	struct sim_ideal *ideal;
 	struct sim_result *r;
 	uint64_t now;
-	char *err;
-	size_t errlen;
+	struct diag *diag;
 	FILE *trace;
 };
 
@@ -49,7 +48,7 @@ const char *sim_pattern_name(enum sim_pattern p)
 
 static int fail(struct sim *sim, int ret, unsigned int line, const char *what, const char *path)
 {
-	return sim_fail(sim->err, sim->errlen, ret, line, what, path);
+	return sim_fail(sim->diag, ret, line, what, path);
 }
 
 /* CPU a vCPU gets from d ns on a lane, and the lane time it needs for cpu ns of work. */
@@ -266,9 +265,8 @@ static int sim_loop(struct sim *sim)
 		stuck = t == last ? stuck + 1 : 0;
 		last = t;
 		if (stuck > 100000) {
-			snprintf(sim->err, sim->errlen, "no progress at %llu ns",
-				 (unsigned long long)t);
-			return -EDEADLK;
+			return diag_set(sim->diag, -EDEADLK, "no progress at %llu ns",
+					(unsigned long long)t);
 		}
 		for (i = 0; i < sc->nr_vcpus; i++) {
 			struct sim_vcpu *v = &sim->v[i];
@@ -328,7 +326,7 @@ static int sim_setup(struct sim *sim)
 	r->nr_vcpus = nv;
 	if (sc->has_params && (ret = sched_set_params(sim->s, &sc->params)))
 		return fail(sim, ret, sc->params_line, "parameters", "slice/min_run/lag");
-	ret = sim_build_tree(sc, sim->s, sim->groups, sim->err, sim->errlen);
+	ret = sim_build_tree(sc, sim->s, sim->groups, sim->diag);
 	if (ret)
 		return ret;
 	for (i = 1; i < ng; i++)
@@ -384,9 +382,9 @@ static void collect(struct sim *sim)
 }
 
 static int sim_do(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
-		  bool ideal_only, char *err, size_t errlen)
+		  bool ideal_only, struct diag *d)
 {
-	struct sim sim = { .sc = sc, .err = err, .errlen = errlen, .trace = trace };
+	struct sim sim = { .sc = sc, .diag = d, .trace = trace };
 	int ret;
 
 	ret = sim_setup(&sim);
@@ -410,21 +408,20 @@ static int sim_do(const struct sim_scenario *sc, struct sim_result **out, FILE *
 	return 0;
 }
 
-int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen)
+int sim_run(const struct sim_scenario *sc, struct sim_result **out, struct diag *d)
 {
-	return sim_do(sc, out, NULL, false, err, errlen);
+	return sim_do(sc, out, NULL, false, d);
 }
 
-int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
-		   size_t errlen)
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
+		   struct diag *d)
 {
-	return sim_do(sc, out, trace, false, err, errlen);
+	return sim_do(sc, out, trace, false, d);
 }
 
-int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, char *err,
-		   size_t errlen)
+int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, struct diag *d)
 {
-	return sim_do(sc, out, NULL, true, err, errlen);
+	return sim_do(sc, out, NULL, true, d);
 }
 
 void sim_result_free(struct sim_result *r)

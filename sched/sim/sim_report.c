@@ -215,7 +215,7 @@ int cmd_sim(int argc, char **argv)
 	struct sim_scenario *sc;
 	struct sim_result *r;
 	bool quiet = false, trace = false;
-	char err[256];
+	struct diag d;
 	int c, ret;
 
 	optind = 1;
@@ -239,15 +239,16 @@ int cmd_sim(int argc, char **argv)
 		sim_usage(stderr);
 		return 2;
 	}
-	ret = sim_load(argv[optind], &sc, err, sizeof(err));
+	diag_init(&d, NULL);
+	ret = sim_load(argv[optind], &sc, &d);
 	if (ret) {
-		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], err);
+		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], d.msg);
 		return 1;
 	}
-	ret = sim_run_traced(sc, &r, trace ? stdout : NULL, err, sizeof(err));
+	ret = sim_run_traced(sc, &r, trace ? stdout : NULL, &d);
 	sim_scenario_free(sc);
 	if (ret) {
-		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], err);
+		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], d.msg);
 		return 1;
 	}
 	if (quiet)
