@@ -381,11 +381,11 @@ static void test_dir_backend(void)
 	for (i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, vcpu_thread, (void *)(uintptr_t)i);
 	pthread_barrier_wait(&vcpu_barrier);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tid0, NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tid1, NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 2, &tid, NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 3, &tid, NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 4, &tid, NULL, 0), -ESRCH);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tid0, NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tid1, NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 2, &tid, NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 3, &tid, NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 4, &tid, NULL), -ESRCH);
 
 	/* A v1 "cpu" tree: the root has cpu.shares and tasks; g exists already (re-apply). */
 	make_file(root, "cpu.shares");
@@ -547,7 +547,8 @@ static pid_t thread_named(const char *name)
 static void test_vcpu_threads(void)
 {
 	static const char *const names[] = { "CPU 0/TCG", "CPU 1/KVM", "worker", "CPU 3/" };
-	char dir[] = "/tmp/vsched-status-XXXXXX", path[128], why[512];
+	char dir[] = "/tmp/vsched-status-XXXXXX", path[128];
+	struct diag why;
 	pthread_t th[4];
 	pid_t tids[4] = { 0 }, tid;
 	FILE *f;
@@ -558,10 +559,11 @@ static void test_vcpu_threads(void)
 		pthread_create(&th[i], NULL, named_thread, (void *)names[i]);
 	pthread_barrier_wait(&named_barrier);
 	/* By name: TCG and KVM; a bare "CPU 3/" is nobody's. */
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tids[0], NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tids[1], NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find("none", getpid(), 3, &tid, why, sizeof(why)), -ESRCH);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "named 'vcpu3' or 'CPU 3/<accelerator>' (KVM, TCG"));
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tids[0], NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tids[1], NULL), 0);
+	diag_init(&why, NULL);
+	CU_ASSERT_EQUAL(vcpu_thread_find("none", getpid(), 3, &tid, &why), -ESRCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "named 'vcpu3' or 'CPU 3/<accelerator>' (KVM, TCG"));
 	CU_ASSERT_EQUAL(tids[0], thread_named("CPU 0/TCG"));
 	CU_ASSERT_EQUAL(tids[1], thread_named("CPU 1/KVM"));
 
@@ -576,14 +578,15 @@ static void test_vcpu_threads(void)
 	fprintf(f, "<domstatus state='running' pid='%d'>\n<vcpus>\n<vcpu id='2' pid='%d'/>\n"
 		"</vcpus>\n<domain type='qemu'/>\n</domstatus>\n", (int)getpid(), (int)tids[2]);
 	fclose(f);
-	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 2, &tid, NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 2, &tid, NULL), 0);
 	CU_ASSERT_EQUAL(tid, tids[2]);
 	/* Not there: names; a status file of another QEMU process is not believed. */
-	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 0, &tid, NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 0, &tid, NULL), 0);
 	CU_ASSERT_EQUAL(tid, tids[0]);
-	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid() + 1, 2, &tid, NULL, 0) < 0, 1);
-	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 3, &tid, why, sizeof(why)), -ESRCH);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "looked for vCPU 3 in libvirt's "));
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid() + 1, 2, &tid, NULL) < 0, 1);
+	diag_init(&why, NULL);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 3, &tid, &why), -ESRCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "looked for vCPU 3 in libvirt's "));
 	unsetenv("VSCHED_LIBVIRT_RUNDIR");
 	unlink(path);
 	rmdir(dir);
