@@ -131,24 +131,19 @@ static int cftype_write_typed(struct sched *s, struct group *g, const struct cft
 		max = !strcmp(buf, "max");
 	}
 	if (cft->write_u64) {
-		uint64_t v = cft->u64.max;
+		uint64_t u = cft->u64.max;
 
-		ret = max ? 0 : parse_u64(buf, &v);
-		if (ret)
-			return ret;
-		if (v < cft->u64.min || v > cft->u64.max)
-			return err;
-		return cft->write_u64(s, g, v);
+		ret = max ? 0 : parse_u64(buf, &u);
+		if (!ret)
+			ret = u < cft->u64.min || u > cft->u64.max ? err : cft->write_u64(s, g, u);
 	} else {
 		int64_t v = cft->s64.max;
 
 		ret = max ? 0 : parse_s64(buf, &v);
-		if (ret)
-			return ret;
-		if (v < cft->s64.min || v > cft->s64.max)
-			return err;
-		return cft->write_s64(s, g, v);
+		if (!ret)
+			ret = v < cft->s64.min || v > cft->s64.max ? err : cft->write_s64(s, g, v);
 	}
+	return ret;
 }
 
 ssize_t cftype_write(struct sched *s, struct group *g, const struct cftype *cft, const char *buf,
