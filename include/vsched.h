@@ -80,6 +80,12 @@ ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file,
 			  size_t len, vsched_move_check_fn check, void *arg);
 /* Whether writes to files called file move vCPUs (the files vsched_write_move() checks). */
 bool vsched_file_moves_vcpus(const char *file);
+/*
+ * Whether files called file are the cpu controller's: a group has them while its parent has
+ * "cpu" in cgroup.subtree_control, and they are made anew when it is enabled. cpu.stat is not
+ * one: it is a core file every group has.
+ */
+bool vsched_file_is_cpu(const char *file);
 /* Convenience: vsched_write() of a C string; 0 on success. */
 int vsched_write_str(struct vsched *vs, const char *path, const char *file, const char *value);
 

@@ -61,14 +61,14 @@ struct cftype {
 
 extern const struct cftype cgroup_files[];	/* terminated by an entry with name == NULL */
 
+/* The entry called name, whichever groups have it; NULL if there is none. */
+const struct cftype *cftype_find(const char *name);
 /* The entry called name if it exists in group g (root rules, +cpu), else NULL. */
 const struct cftype *cftype_lookup(const struct group *g, const char *name);
 /* Whether g has a file called name; the tree refuses a mkdir that would shadow one (EEXIST). */
 bool cftype_exists(const struct group *g, const char *name);
 /* Whether cft exists in g (the rule cftype_lookup() applies). */
 bool cftype_visible(const struct cftype *cft, const struct group *g);
-/* Whether any group can have a file called name whose writes move vCPUs. */
-bool cftype_moves_vcpus(const char *name);
 /* Whether cft has a read (show or typed) and a write handler. */
 bool cftype_readable(const struct cftype *cft);
 bool cftype_writable(const struct cftype *cft);

@@ -347,7 +347,16 @@ ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file,
 
 bool vsched_file_moves_vcpus(const char *file)
 {
-	return file && cftype_moves_vcpus(file);
+	const struct cftype *cft = file ? cftype_find(file) : NULL;
+
+	return cft && cft->parse_moves;
+}
+
+bool vsched_file_is_cpu(const char *file)
+{
+	const struct cftype *cft = file ? cftype_find(file) : NULL;
+
+	return cft && (cft->flags & CFTYPE_CPU);
 }
 
 ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,

@@ -72,14 +72,21 @@ bool cftype_visible(const struct cftype *cft, const struct group *g)
 	return true;
 }
 
-const struct cftype *cftype_lookup(const struct group *g, const char *name)
+const struct cftype *cftype_find(const char *name)
 {
 	const struct cftype *cft;
 
 	for (cft = cgroup_files; cft->name; cft++)
 		if (!strcmp(cft->name, name))
-			return cftype_visible(cft, g) ? cft : NULL;
+			return cft;
 	return NULL;
+}
+
+const struct cftype *cftype_lookup(const struct group *g, const char *name)
+{
+	const struct cftype *cft = cftype_find(name);
+
+	return cft && cftype_visible(cft, g) ? cft : NULL;
 }
 
 bool cftype_exists(const struct group *g, const char *name)
@@ -87,15 +94,6 @@ bool cftype_exists(const struct group *g, const char *name)
 	return cftype_lookup(g, name) != NULL;
 }
 
-bool cftype_moves_vcpus(const char *name)
-{
-	const struct cftype *cft;
-
-	for (cft = cgroup_files; cft->name; cft++)
-		if (!strcmp(cft->name, name))
-			return cft->parse_moves != NULL;
-	return false;
-}
 
 bool cftype_readable(const struct cftype *cft)
 {

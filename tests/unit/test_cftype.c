@@ -132,6 +132,12 @@ static void test_cftype_write_move(void)
 	CU_ASSERT_FALSE(vsched_file_moves_vcpus("cpu.weight"));
 	CU_ASSERT_FALSE(vsched_file_moves_vcpus("cgroup.type"));
 	CU_ASSERT_FALSE(vsched_file_moves_vcpus("nonesuch"));
+	/* the cpu controller's files, as the control directory tells whose they are */
+	CU_ASSERT_TRUE(vsched_file_is_cpu("cpu.weight"));
+	CU_ASSERT_TRUE(vsched_file_is_cpu("cpu.max.burst"));
+	CU_ASSERT_FALSE(vsched_file_is_cpu("cpu.stat"));
+	CU_ASSERT_FALSE(vsched_file_is_cpu("cgroup.procs"));
+	CU_ASSERT_FALSE(vsched_file_is_cpu("cpu.nonesuch"));
 	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "a"), 0);
 	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "a/b"), 0);
 	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "a/c"), 0);
