@@ -241,7 +241,8 @@ void fair_release(struct sched *s)
 		const struct sched_entity *p = &se->parent->se;
 		double ahead = se->vt - fair_vclock(se->parent);
 
-		if (ahead > 0.5 && se->rate > RATE_MIN && (!p->parent || p->runnable || p->delayed)) {
+		if (ahead > 0.5 && se->rate > RATE_MIN &&
+		    (!p->parent || p->runnable || p->delayed)) {
 			if (c->now + (uint64_t)ahead + 1 < next)
 				next = c->now + (uint64_t)ahead + 1;
 			continue;

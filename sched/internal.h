@@ -31,17 +31,17 @@ struct sched_entity {
 	double vt;
 	double dl;			/* virtual deadline vt + req / rate: the queue's key */
 	double req;			/* its request when the key was set (fair_request()) */
-	double breq;			/* the same before its own pool's limit: what it passes up */
+	double breq;			/* the same before its pool's limit: what it passes up */
 	double rate;
 	double new_rate;		/* scratch of rates_update() */
-	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
+	double lag;			/* owed (+) or ahead (-) service, kept while not runnable */
 	struct vcpu_core *delayer;	/* delayed: the vCPU whose block left it in debt */
 	struct list_head delay_node;	/* in core.delayed while delayed */
 	struct heap_node node;		/* in parent->queue while it has a waiting vCPU below */
 	struct list_head run_node;	/* in parent->running while nr_running > 0 */
 	unsigned int nr_running;	/* lanes held by vCPUs at or below this entity */
 	bool runnable;			/* a runnable vCPU at or below */
-	bool delayed;			/* not runnable, in debt: still in its parent's V and rates */
+	bool delayed;			/* not runnable but in debt: in its parent's V and rates */
 	bool is_group;
 	bool idle;			/* a cpu.idle group */
 	struct group_core *parent;	/* NULL for the root's entity */

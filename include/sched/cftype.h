@@ -16,14 +16,17 @@
 
 #define CFTYPE_NOT_ON_ROOT	(1U << 0)
 #define CFTYPE_ONLY_ON_ROOT	(1U << 1)
-#define CFTYPE_CPU		(1U << 2)	/* only while the parent has "cpu" in subtree_control */
-#define CFTYPE_VSCHED		(1U << 3)	/* vsched extension; the name starts with "vsched." */
+/* Only while the parent has "cpu" in subtree_control. */
+#define CFTYPE_CPU		(1U << 2)
+/* A vsched extension; the name starts with "vsched.". */
+#define CFTYPE_VSCHED		(1U << 3)
 /* Typed files: "max" is the row's max and reads back so; writes are strstrip()ed first. */
 #define CFTYPE_MAX_WORD		(1U << 4)
 /* Typed files: a value outside [min, max] is EINVAL (the kernel's setter), not ERANGE. */
 #define CFTYPE_RANGE_EINVAL	(1U << 5)
 
-#define CFTYPE_WRITE_MAX	4096		/* kernfs atomic_write_len: longer writes are E2BIG */
+/* kernfs atomic_write_len: longer writes are E2BIG. */
+#define CFTYPE_WRITE_MAX	4096
 
 struct cpuset;
 

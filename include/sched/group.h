@@ -47,7 +47,9 @@ static inline unsigned long sched_weight_to_cgroup(unsigned long shares)
 {
 	unsigned long w = (shares * CGROUP_WEIGHT_DFL + NICE_0_LOAD / 2) / NICE_0_LOAD;
 
-	return w < CGROUP_WEIGHT_MIN ? CGROUP_WEIGHT_MIN : w > CGROUP_WEIGHT_MAX ? CGROUP_WEIGHT_MAX : w;
+	if (w < CGROUP_WEIGHT_MIN)
+		return CGROUP_WEIGHT_MIN;
+	return w > CGROUP_WEIGHT_MAX ? CGROUP_WEIGHT_MAX : w;
 }
 
 #define MIN_NICE		(-20)

@@ -192,7 +192,9 @@ static ssize_t cftype_show_typed(const struct group *g, const struct cftype *cft
 static ssize_t cftype_show_any(struct sched *s, struct group *g, const struct cftype *cft,
 			       uint64_t now_ns, char *buf, size_t size)
 {
-	return cft->show ? cft->show(s, g, now_ns, buf, size) : cftype_show_typed(g, cft, buf, size);
+	if (cft->show)
+		return cft->show(s, g, now_ns, buf, size);
+	return cftype_show_typed(g, cft, buf, size);
 }
 
 ssize_t cftype_show(struct sched *s, struct group *g, const struct cftype *cft, uint64_t now_ns,

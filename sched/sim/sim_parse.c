@@ -37,7 +37,9 @@ static int parse_time(const char *tok, uint64_t *out)
 	static const struct {
 		const char *unit;
 		uint64_t mul;
-	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000 } };
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000 },
+	};
 	size_t n = strspn(tok, "0123456789"), i;
 	char num[32];
 	double v;
