@@ -308,9 +308,11 @@ static int setup_sides(const char *only)
 {
 	enum vm_accel accels[2];
 	const char *why_h = NULL;
-	char why_v[160] = "";
-	unsigned int i, n = vmside_backends(accels, why_v, sizeof(why_v));
+	struct diag why_v;
+	unsigned int i, n;
 
+	diag_init(&why_v, NULL);
+	n = vmside_backends(accels, &why_v);
 	for (i = 0; i < n; i++) {
 		if (only && strcmp(only, accel_name(accels[i])))
 			continue;
@@ -318,14 +320,14 @@ static int setup_sides(const char *only)
 						   .accel = accels[i] };
 	}
 	if (!nr_sides) {
-		fprintf(stderr, "bench-fair: no %s backend here%s%s\n", only, *why_v ? ": " : "",
-			why_v);
+		fprintf(stderr, "bench-fair: no %s backend here%s%s\n", only,
+			diag_failed(&why_v) ? ": " : "", why_v.msg);
 		return -1;
 	}
 	printf("vsched sides: %s%s%s", sides[0].name, nr_sides > 1 ? ", " : "",
 	       nr_sides > 1 ? sides[1].name : "");
-	if (*why_v)
-		printf(" (no kvm: %s)", why_v);
+	if (diag_failed(&why_v))
+		printf(" (no kvm: %s)", why_v.msg);
 	if (host_probe(&why_h)) {
 		printf("; kernel side skipped: %s\n", why_h);
 		return 0;

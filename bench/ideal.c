@@ -75,16 +75,16 @@ static int ideal_capped(const struct scenario *s, unsigned int lanes, double del
 	unsigned int g, ng = scn_nr_groups(s);
 	struct sim_scenario *sc;
 	struct sim_result *r;
-	char text[SIM_TEXT_LEN], err[256], path[256];
+	char text[SIM_TEXT_LEN], path[256];
 	double usage, ideal;
 	int ret;
 
 	ret = scn_to_sim(s, lanes, deliver, text, sizeof(text));
 	if (!ret)
-		ret = sim_parse(text, &sc, err, sizeof(err));
+		ret = sim_parse(text, &sc, NULL);
 	if (ret)
 		return ret;
-	ret = sim_ideal_only(sc, &r, err, sizeof(err));
+	ret = sim_ideal_only(sc, &r, NULL);
 	sim_scenario_free(sc);
 	if (ret)
 		return ret;

@@ -23,11 +23,11 @@
 
 #define WARMUP_NS	300000000ULL
 
-unsigned int vmside_backends(enum vm_accel *accels, char *why, size_t len)
+unsigned int vmside_backends(enum vm_accel *accels, struct diag *why)
 {
 	unsigned int n = 0;
 
-	if (!accel_kvm_probe(why, len))
+	if (!accel_kvm_probe(why))
 		accels[n++] = VM_ACCEL_KVM;
 	accels[n++] = VM_ACCEL_THREAD;
 	return n;

@@ -16,7 +16,7 @@ struct vsched;
 int vmside_groups(struct vsched *vs, const struct scenario *s);
 /* The backends to run the vsched side on: kvm where it works (else why it does not, in why),
  * and thread. Returns how many are in accels[2]. */
-unsigned int vmside_backends(enum vm_accel *accels, char *why, size_t len);
+unsigned int vmside_backends(enum vm_accel *accels, struct diag *why);
 /*
  * Runs s as a payload VM on accel, on lanes host CPUs for warmup + seconds. scheduled: under the
  * runtime with the scenario's groups; else with no scheduler at all (the host kernel runs the

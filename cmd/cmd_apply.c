@@ -57,7 +57,7 @@ static const struct cmd_desc apply_desc = {
 
 /* No --ctl: the VM of the domain's name; for a dry run, also one that does not run. */
 static int apply_target(const struct apply_cfg *cfg, const char *name, char *dir, size_t len,
-			unsigned int *flags, pid_t *pid, struct xdiag *d)
+			unsigned int *flags, pid_t *pid, struct diag *d)
 {
 	bool is_vsched;
 	pid_t found;
@@ -87,7 +87,7 @@ int cmd_apply(int argc, char **argv)
 	struct domain_def def;
 	char dir[PATH_MAX];
 	bool qemu = false;
-	struct xdiag d;
+	struct diag d;
 	pid_t pid;
 	int ret;
 
@@ -99,7 +99,7 @@ int cmd_apply(int argc, char **argv)
 		return CMD_EXIT_USAGE;
 	}
 	pid = cfg.pid;
-	xdiag_init(&d, strcmp(cfg.file, "-") ? cfg.file : "<stdin>");
+	diag_init(&d, strcmp(cfg.file, "-") ? cfg.file : "<stdin>");
 	ret = domain_parse_file(cfg.file, &def, &d);
 	if (ret)
 		goto out;
@@ -120,6 +120,6 @@ out_def:
 	domain_free(&def);
 out:
 	apply_report("vsched apply", &d);
-	xdiag_free(&d);
+	diag_free(&d);
 	return ret ? 1 : 0;
 }

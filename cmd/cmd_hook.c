@@ -26,7 +26,7 @@ static const struct cmd_desc hook_desc = {
 int cmd_hook(int argc, char **argv)
 {
 	enum hook_action action;
-	struct xdiag d;
+	struct diag d;
 	char *xml = NULL;
 	size_t len = 0;
 	int ret;
@@ -51,12 +51,12 @@ int cmd_hook(int argc, char **argv)
 	 * libvirt passes its own formatting of the domain, not the user's file: say so, and
 	 * quote the line each message refers to.
 	 */
-	xdiag_init(&d, "libvirt's domain XML (reformatted by libvirt, not your file)");
+	diag_init(&d, "libvirt's domain XML (reformatted by libvirt, not your file)");
 	d.src = xml;
 	d.src_len = len;
 	ret = hook_run(argv[1], action, xml, len, &d);
 	apply_report(PROG, &d);
-	xdiag_free(&d);
+	diag_free(&d);
 	free(xml);
 	if (ret && action == HOOK_REAPPLY)
 		return 0;

@@ -34,22 +34,23 @@ int cmd_sim(int argc, char **argv)
 	struct sim_scenario *sc;
 	struct sim_result *r;
 	const char *file;
-	char err[256];
+	struct diag d;
 	int ret;
 
 	ret = cmd_parse(&sim_desc, argc, argv, &cfg, NULL);
 	if (ret <= 0)
 		return ret ? CMD_EXIT_USAGE : 0;
 	file = argv[ret];
-	ret = sim_load(file, &sc, err, sizeof(err));
+	diag_init(&d, NULL);
+	ret = sim_load(file, &sc, &d);
 	if (ret) {
-		fprintf(stderr, "vsched sim: %s: %s\n", file, err);
+		fprintf(stderr, "vsched sim: %s: %s\n", file, d.msg);
 		return 1;
 	}
-	ret = sim_run_traced(sc, &r, cfg.trace ? stdout : NULL, err, sizeof(err));
+	ret = sim_run_traced(sc, &r, cfg.trace ? stdout : NULL, &d);
 	sim_scenario_free(sc);
 	if (ret) {
-		fprintf(stderr, "vsched sim: %s: %s\n", file, err);
+		fprintf(stderr, "vsched sim: %s: %s\n", file, d.msg);
 		return 1;
 	}
 	if (cfg.quiet)

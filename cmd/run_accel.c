@@ -67,7 +67,8 @@ int run_accel_check(const struct run_accel_req *req)
 int run_accel_choose(const struct run_accel_req *req, enum vm_accel *out)
 {
 	enum vm_accel want = req->accel;
-	char why[160], what[64];
+	struct diag why;
+	char what[64];
 	const char *needs;
 	bool chosen;
 	int ret;
@@ -77,25 +78,26 @@ int run_accel_choose(const struct run_accel_req *req, enum vm_accel *out)
 		return ret;
 	run_accel_domain(req, &want);
 	chosen = want != VM_ACCEL_AUTO;
-	if (want == VM_ACCEL_KVM && accel_kvm_probe(why, sizeof(why))) {
+	diag_init(&why, NULL);
+	if (want == VM_ACCEL_KVM && accel_kvm_probe(&why)) {
 		if (req->domain_type && *req->domain_type)
 			fprintf(stderr, "vsched run: %s: <domain type='kvm'> needs KVM: %s (type "
-				"'qemu' runs on the thread backend)\n", req->domain, why);
+				"'qemu' runs on the thread backend)\n", req->domain, why.msg);
 		else
-			fprintf(stderr, "vsched run: --accel kvm: no KVM here: %s\n", why);
+			fprintf(stderr, "vsched run: --accel kvm: no KVM here: %s\n", why.msg);
 		return -RUN_EXIT_FAILURE;
 	}
-	*out = accel_resolve(want, why, sizeof(why));
+	*out = accel_resolve(want, &why);
 	if (*out != VM_ACCEL_THREAD)
 		return 0;
 	needs = run_accel_needs_cpu(req, what, sizeof(what));
 	if (needs) {
 		fprintf(stderr, "vsched run: %s needs KVM, which this machine lacks: %s\n", needs,
-			why);
+			why.msg);
 		return -RUN_EXIT_FAILURE;
 	}
 	if (!chosen)
 		fprintf(stderr, "vsched run: no KVM here (%s); the vCPUs run as host threads "
-			"(--accel thread)\n", why);
+			"(--accel thread)\n", why.msg);
 	return 0;
 }

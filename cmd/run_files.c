@@ -92,7 +92,7 @@ static int run_check_ctl_dir(const char *dir)
 int run_check_files(struct run_cfg *cfg)
 {
 	if (cfg->kernel.kernel && linux_check(&cfg->kernel)) {
-		fprintf(stderr, "vsched run: %s\n", cfg->kernel.err);
+		fprintf(stderr, "vsched run: %s\n", cfg->kernel.diag.msg);
 		return -EIO;
 	}
 	if (cfg->ctl_dir)

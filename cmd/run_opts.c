@@ -228,7 +228,7 @@ static int run_domain(struct run_cfg *cfg)
 	cfg->kernel.kernel = def->kernel;
 	cfg->kernel.initrd = def->initrd;
 	cfg->kernel.cmdline = def->cmdline;
-	xdiag_free(&cfg->launch.diag);	/* reported: keep only what applying adds */
+	diag_free(&cfg->launch.diag);	/* reported: keep only what applying adds */
 	return 0;
 }
 

@@ -132,8 +132,9 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE 
 	sigaction(SIGTERM, &sa, &old_term);
 	ret = vm_create(vm);
 	if (ret) {
-		if (vm->boot == &linux_boot_ops && cfg->kernel.err[0])
-			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", cfg->kernel.err);
+		if (vm->boot == &linux_boot_ops && diag_failed(&cfg->kernel.diag))
+			fprintf(stderr, "vsched run: cannot set up the VM: %s\n",
+				cfg->kernel.diag.msg);
 		else
 			fprintf(stderr, "vsched run: cannot set up the VM: %s\n", strerror(-ret));
 		if (vm->accel == VM_ACCEL_KVM && access("/dev/kvm", R_OK | W_OK))

@@ -98,10 +98,6 @@ static void attr_drop_tree(struct ctl *c, const char *path)
 			attr_free(a);
 }
 
-static bool is_cpu_file(const char *name)
-{
-	return !strncmp(name, "cpu.", 4);
-}
 
 struct ctl_xattr **ctl_attr_xattrs(struct ctl *c, const char *key, bool create)
 {
@@ -121,7 +117,7 @@ void ctl_node_attrs(struct ctl *c, struct node *n)
 		g = attr_get(c, n->group, false);
 		if (g && g->files.set)
 			own = g->files;
-		if (g && g->cpu_files.set && is_cpu_file(n->name))
+		if (g && g->cpu_files.set && vsched_file_is_cpu(n->name))
 			own = g->cpu_files;
 		if (a && a->owner.set)
 			own = a->owner;
@@ -191,7 +187,7 @@ static int child_cpu_files(const char *name, mode_t mode __attribute__((unused))
 	len = strlen(path);
 	list_for_each_entry_safe(a, n, &ch->c->attrs, node)
 		if (!strncmp(a->key, path, len) && a->key[len] == '/' &&
-		    is_cpu_file(a->key + len + 1) && !strchr(a->key + len + 1, '/'))
+		    vsched_file_is_cpu(a->key + len + 1) && !strchr(a->key + len + 1, '/'))
 			attr_free(a);
 	if (ch->created && (a = attr_get(ch->c, path, true)))
 		a->cpu_files = ch->by;

@@ -5,8 +5,9 @@
  * kernfs does). What the VFS cannot see is the kernel's extra rule for moves,
  * __cgroup_procs_write(): moving a thread needs write access to cgroup.procs of the common
  * ancestor of its source and destination groups, so a delegatee cannot pull vCPUs out of (or
- * into) groups outside its subtree. That rule is checked here, under the tree's lock in the
- * same section as the write, so no other move can land in between.
+ * into) groups outside its subtree. The permissions are looked up here; the tree's part (which
+ * vCPUs move, from where) is vsched_write_move()'s, under the tree's lock in the same section as
+ * the write, so no other move can land in between. Nothing here parses the write.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,83 +16,25 @@
 #include <string.h>
 
 #include "ctl_fs.h"
-#include "sched/cftype.h"
-#include "sched/group.h"
-#include "sched/parse.h"
-#include "util/cpuset.h"
 #include "vsched.h"
 
 #define NGROUPS_CHECKED	64
 
 struct deleg_move {
 	const char *group;	/* the destination */
-	const char *name;	/* cgroup.threads, cgroup.procs or vsched.vcpus */
-	char buf[CFTYPE_WRITE_MAX + 1];
 	bool *may;		/* [depth]: the caller may write that ancestor's cgroup.procs */
 	unsigned int nr;
 };
 
-static struct group *common_ancestor(struct group *a, struct group *b)
-{
-	struct group *x;
-
-	for (; a; a = a->parent)
-		for (x = b; x; x = x->parent)
-			if (x == a)
-				return a;
-	return NULL;
-}
-
-/* The vCPUs a write of buf to name would move, as the file's own parser reads them. */
-static bool moved_vcpus(struct sched *s, const char *name, char *buf, struct cpuset *set)
-{
-	unsigned int i, n = sched_nr_vcpus(s);
-	int id;
-
-	cpuset_clear(set);
-	if (!strcmp(name, "vsched.vcpus"))
-		return !cpuset_parse(buf, n, set);
-	if (parse_int(parse_strstrip(buf), &id) || id <= 0)
-		return false;
-	if (!strcmp(name, "cgroup.threads")) {
-		struct sched_vcpu *v = sched_vcpu_by_tid(s, id);
-
-		if (v)
-			cpuset_set(set, v->id);
-		return v != NULL;
-	}
-	if (id != sched_pid(s) && !sched_vcpu_by_tid(s, id))
-		return false;
-	for (i = 0; i < n && i < CPUSET_MAX; i++)
-		cpuset_set(set, i);
-	return true;
-}
-
 /*
- * Under the tree's lock, right before the write. Writes that would fail anyway (parse, no such
- * thread) are let through, so they get the file's own errno first, as in the kernel.
+ * Under the tree's lock, for each vCPU the write moves: the caller needs write access to
+ * cgroup.procs of the common ancestor of its group and the destination.
  */
-static int deleg_check(struct sched *s, void *arg)
+static int deleg_check(unsigned int depth, void *arg)
 {
 	struct deleg_move *m = arg;
-	struct group *dst = group_lookup(s, m->group), *ca;
-	char copy[CFTYPE_WRITE_MAX + 1];
-	struct cpuset set;
-	unsigned int i;
 
-	memcpy(copy, m->buf, sizeof(copy));
-	if (!dst || !moved_vcpus(s, m->name, copy, &set))
-		return 0;
-	for (i = 0; i < sched_nr_vcpus(s); i++) {
-		struct sched_vcpu *v = sched_vcpu(s, i);
-
-		if (!cpuset_test(&set, i) || v->group == dst)
-			continue;
-		ca = common_ancestor(v->group, dst);
-		if (!ca || ca->depth >= m->nr || !m->may[ca->depth])
-			return -EACCES;
-	}
-	return 0;
+	return depth < m->nr && m->may[depth] ? 0 : -EACCES;
 }
 
 /* For each ancestor of group (the root first), whether the caller may write its cgroup.procs. */
@@ -124,20 +67,15 @@ ssize_t ctl_deleg_write(struct ctl *c, const char *group, const char *name, cons
 			size_t len)
 {
 	struct fuse_context *ctx = fuse_get_context();
-	struct deleg_move m = { .group = group, .name = name };
+	struct deleg_move m = { .group = group };
 	ssize_t ret;
 
-	if (!ctx->uid || len > CFTYPE_WRITE_MAX ||
-	    (strcmp(name, "cgroup.threads") && strcmp(name, "cgroup.procs") &&
-	     strcmp(name, "vsched.vcpus"))) {
-		ret = vsched_write(c->vs, group, name, buf, len);
-	} else {
-		memcpy(m.buf, buf, len);
-		m.buf[len] = '\0';
-		ret = deleg_may(c, &m, ctx->uid, ctx->gid);
-		if (!ret)
-			ret = vsched_write_check(c->vs, group, name, buf, len, deleg_check, &m);
-		free(m.may);
-	}
+	if (!ctx->uid || !vsched_file_moves_vcpus(name))
+		return vsched_write(c->vs, group, name, buf, len);
+	/* The permissions first: attr.c's lock is taken before the tree's, never inside it. */
+	ret = deleg_may(c, &m, ctx->uid, ctx->gid);
+	if (!ret)
+		ret = vsched_write_move(c->vs, group, name, buf, len, deleg_check, &m);
+	free(m.may);
 	return ret;
 }

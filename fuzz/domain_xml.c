@@ -144,16 +144,16 @@ static void check_plan(const struct plan *p, const struct domain_def *def, unsig
 static void check_render(const struct plan *p, enum fs_flavor fl, unsigned long lines)
 {
 	struct fsops ops;
-	struct xdiag d;
+	struct diag d;
 	int ret;
 
-	xdiag_init(&d, DOM_FILE);
+	diag_init(&d, DOM_FILE);
 	ret = fsops_render(p, fl, &ops, &d);
 	FUZZ_CHECK(ret == 0 || ret == -EINVAL, "rendering for %s: %d", fs_flavor_name(fl), ret);
 	if (ret)
 		check_message(d.msg, lines, "a refused rendering");
 	fsops_free(&ops);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static void expect(struct vsched *vs, const char *path, const char *file, const char *want)
@@ -237,18 +237,18 @@ static void check_launch(const struct domain_def *def, unsigned long lines)
 	struct vsched *vs;
 	struct fsops ops;
 	struct plan plan;
-	struct xdiag d;
+	struct diag d;
 	const char *diff;
 	bool snap = def->vcpus <= DOM_SNAP_VCPUS && def->groups.nr <= DOM_SNAP_GROUPS;
 	int ret;
 
 	FUZZ_CHECK(!plan_build(def, PLAN_NEST_GLOBAL, &plan), "plan_build");
-	xdiag_init(&d, DOM_FILE);
+	diag_init(&d, DOM_FILE);
 	ret = fsops_render(&plan, FS_V2, &ops, &d);
 	plan_free(&plan);
 	if (ret) {
 		check_message(d.msg, lines, "a refused rendering");
-		xdiag_free(&d);
+		diag_free(&d);
 		return;
 	}
 	vs = vsched_create(1, def->vcpus);
@@ -271,7 +271,7 @@ static void check_launch(const struct domain_def *def, unsigned long lines)
 	fuzz_snap_free(&twice);
 	vsched_destroy(vs);
 	fsops_free(&ops);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static void check_accepted(const struct domain_def *def, unsigned long lines)
@@ -309,13 +309,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned long lines = 1;
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < size; i++)
 		lines += data[i] == '\n';
-	xdiag_init(&d, DOM_FILE);
+	diag_init(&d, DOM_FILE);
 	/* As the hook reads it: each message quotes its line. */
 	d.src = (const char *)data;
 	d.src_len = size;
@@ -329,6 +329,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_accepted(&def, lines);
 		domain_free(&def);
 	}
-	xdiag_free(&d);
+	diag_free(&d);
 	return 0;
 }

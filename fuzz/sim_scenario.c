@@ -14,15 +14,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = fuzz_string(data, size), err[256] = "", *end;
+	char *text = fuzz_string(data, size), *err, *end;
 	struct sim_scenario *sc = NULL;
 	unsigned long line, lines = 1;
+	struct diag d;
 	size_t i;
 	int ret;
 
 	for (i = 0; text[i]; i++)
 		lines += text[i] == '\n';
-	ret = sim_parse(text, &sc, err, sizeof(err));
+	diag_init(&d, NULL);
+	err = d.msg;
+	ret = sim_parse(text, &sc, &d);
 	if (ret) {
 		FUZZ_CHECK(ret == -EINVAL && !sc, "refused with %d", ret);
 		FUZZ_CHECK(!strncmp(err, "line ", 5), "refused without a line: '%s'", err);

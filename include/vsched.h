@@ -25,6 +25,7 @@
 #define VSCHED_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -66,13 +67,25 @@ ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file,
 ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,
 		     size_t len);
 /*
- * vsched_write() with a check made under the same lock, right before the write: check returns 0
- * to let the write happen, or -errno to refuse it (nothing changes). For permissions that depend
- * on the tree (the control directory's vCPU moves), so that no other change lands in between.
+ * vsched_write() of a file whose writes move vCPUs (cgroup.procs, cgroup.threads, vsched.vcpus),
+ * with a check made under the same lock, right before the move, so that no other change lands
+ * in between: check is called for each vCPU the write would move out of another group, with
+ * the depth (0: the root) of the nearest group holding both that group and path; 0 lets the
+ * write go on, -errno refuses it (nothing changes). For rules that depend on the tree, such as
+ * cgroup v2 delegation's (the control directory). A write the file refuses anyway (syntax, no
+ * such thread) is not checked: it gets the file's own errno. Any other file: vsched_write().
  */
-typedef int (*vsched_check_fn)(struct sched *s, void *arg);
-ssize_t vsched_write_check(struct vsched *vs, const char *path, const char *file, const char *buf,
-			   size_t len, vsched_check_fn check, void *arg);
+typedef int (*vsched_move_check_fn)(unsigned int depth, void *arg);
+ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file, const char *buf,
+			  size_t len, vsched_move_check_fn check, void *arg);
+/* Whether writes to files called file move vCPUs (the files vsched_write_move() checks). */
+bool vsched_file_moves_vcpus(const char *file);
+/*
+ * Whether files called file are the cpu controller's: a group has them while its parent has
+ * "cpu" in cgroup.subtree_control, and they are made anew when it is enabled. cpu.stat is not
+ * one: it is a core file every group has.
+ */
+bool vsched_file_is_cpu(const char *file);
 /* Convenience: vsched_write() of a C string; 0 on success. */
 int vsched_write_str(struct vsched *vs, const char *path, const char *file, const char *value);
 

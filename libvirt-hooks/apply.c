@@ -18,7 +18,7 @@
 #include "libvirt/target.h"
 #include "util/registry.h"
 
-void apply_report(const char *prog, const struct xdiag *d)
+void apply_report(const char *prog, const struct diag *d)
 {
 	size_t i;
 
@@ -72,7 +72,7 @@ static bool apply_shares_up(const struct dir_target *t, unsigned int flags)
 }
 
 int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
-		 FILE *out, struct xdiag *d)
+		 FILE *out, struct diag *d)
 {
 	bool dry_run = flags & APPLY_DRY_RUN, qemu = flags & APPLY_QEMU;
 	unsigned int pflags = qemu ? PLAN_LIBVIRT_VCPUS : 0;
@@ -134,7 +134,7 @@ int apply_start_sync(const struct domain_def *def, const char *dir, pid_t pid)
  * domain (on cgroupfs, with libvirt's emulator group). Anything else (a scratch directory, the
  * root of the host's cgroup tree) is refused before anything is written.
  */
-int apply_check_ctl(const char *dir, bool *qemu, struct xdiag *d)
+int apply_check_ctl(const char *dir, bool *qemu, struct diag *d)
 {
 	char p[PATH_MAX];
 	struct statfs sf;

@@ -13,7 +13,7 @@
 
 struct cputune_ctx {
 	struct cputune *t;
-	struct xdiag *d;
+	struct diag *d;
 	unsigned int max_vcpus;
 	unsigned int nr_iothreads;
 	unsigned int seen;		/* bit per table entry: scalars seen, warnings given */
@@ -22,7 +22,7 @@ struct cputune_ctx {
 	struct cpuset pinned_iothreads;
 };
 
-int cputune_check_period(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+int cputune_check_period(struct diag *d, xmlNode *n, const char *elem, const char *in,
 			 const char *what, const char *raw, uint64_t *out)
 {
 	unsigned long long v;
@@ -37,7 +37,7 @@ int cputune_check_period(struct xdiag *d, xmlNode *n, const char *elem, const ch
 	return 0;
 }
 
-int cputune_check_quota(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+int cputune_check_quota(struct diag *d, xmlNode *n, const char *elem, const char *in,
 			const char *what, const char *raw, int64_t *out)
 {
 	long long v;
@@ -404,7 +404,7 @@ static int cputune_child(struct cputune_ctx *c, xmlNode *n)
 }
 
 int cputune_parse(xmlNode *node, unsigned int max_vcpus, unsigned int nr_iothreads,
-		  struct cputune *t, struct xdiag *d)
+		  struct cputune *t, struct diag *d)
 {
 	struct cputune_ctx c = { .t = t, .d = d, .max_vcpus = max_vcpus,
 				 .nr_iothreads = nr_iothreads };

@@ -54,7 +54,7 @@ int domain_scale_memory(const char *value, const char *unit, uint64_t *bytes)
 	return 0;
 }
 
-static int domain_memory(xmlNode *root, struct domain_def *def, struct xdiag *d)
+static int domain_memory(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	xmlNode *n = xml_child(root, "memory");
 	char *v, *unit;
@@ -82,7 +82,7 @@ static int domain_memory(xmlNode *root, struct domain_def *def, struct xdiag *d)
 	return ret;
 }
 
-static int domain_vcpu(xmlNode *root, struct domain_def *def, struct xdiag *d)
+static int domain_vcpu(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	xmlNode *n = xml_child(root, "vcpu");
 	unsigned long long max = 1, cur;
@@ -117,7 +117,7 @@ static int domain_vcpu(xmlNode *root, struct domain_def *def, struct xdiag *d)
 	return ret;
 }
 
-static int domain_iothreads(xmlNode *root, struct domain_def *def, struct xdiag *d)
+static int domain_iothreads(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	xmlNode *n = xml_child(root, "iothreads");
 	unsigned long long v;
@@ -139,7 +139,7 @@ static int domain_iothreads(xmlNode *root, struct domain_def *def, struct xdiag 
 }
 
 /* virUUIDParse: 32 hex digits, dashes anywhere between pairs, blanks around. */
-static int domain_uuid(xmlNode *root, struct domain_def *def, struct xdiag *d)
+static int domain_uuid(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char raw[16];
@@ -202,7 +202,7 @@ static int domain_os(xmlNode *root, struct domain_def *def)
 	return 0;
 }
 
-static int domain_name(xmlNode *root, struct domain_def *def, struct xdiag *d)
+static int domain_name(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	xmlNode *n = xml_child(root, "name");
 
@@ -223,7 +223,7 @@ static int domain_name(xmlNode *root, struct domain_def *def, struct xdiag *d)
 
 /* <domain type=...>: the hypervisor. libvirt's QEMU driver knows 'kvm' (KVM) and 'qemu' (no
  * KVM: TCG there, vsched's thread backend here). Optional: without it the caller decides. */
-static int domain_type(xmlNode *root, struct domain_def *def, struct xdiag *d)
+static int domain_type(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	char *type = xml_prop(root, "type");
 	int ret = 0;
@@ -237,7 +237,7 @@ static int domain_type(xmlNode *root, struct domain_def *def, struct xdiag *d)
 	return ret;
 }
 
-static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct xdiag *d)
+static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 {
 	xmlNode *root = xmlDocGetRootElement(doc);
 	int ret;
@@ -273,7 +273,7 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct xdiag *d
  * <name>); libvirt's own domains have none.
  */
 struct domain_parse {
-	struct xdiag *d;
+	struct diag *d;
 	bool refused;
 };
 
@@ -284,7 +284,7 @@ static void domain_entity_decl(void *ctx, const xmlChar *name, int type __unused
 	xmlParserCtxt *ctxt = ctx;
 	struct domain_parse *dp = ctxt->_private;
 
-	xerr_line(dp->d, ctxt->input ? ctxt->input->line : 0, "!ENTITY", (const char *)name,
+	diag_at(dp->d, -EINVAL, ctxt->input ? ctxt->input->line : 0, "!ENTITY", (const char *)name,
 		  "entity declarations are refused (domain XML needs none; they can expand "
 		  "without bound)");
 	dp->refused = true;
@@ -297,10 +297,10 @@ static void domain_xml_silent(void *ctx __unused, const char *msg __unused, ...)
 }
 
 /* libxml2's message on one line ("...encoding !\nBytes: 0xFF ..." has two). */
-static void domain_xml_error(struct xdiag *d, xmlParserCtxt *ctxt)
+static void domain_xml_error(struct diag *d, xmlParserCtxt *ctxt)
 {
 	const xmlError *e = xmlCtxtGetLastError(ctxt);
-	char msg[XERR_MAX], *p;
+	char msg[DIAG_MAX], *p;
 	size_t n;
 
 	snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : "not XML");
@@ -310,10 +310,10 @@ static void domain_xml_error(struct xdiag *d, xmlParserCtxt *ctxt)
 	n = strlen(msg);
 	while (n && msg[n - 1] == ' ')
 		msg[--n] = '\0';
-	xerr_line(d, e ? e->line : 0, NULL, NULL, "malformed XML: %s", msg);
+	diag_at(d, -EINVAL, e ? e->line : 0, NULL, NULL, "malformed XML: %s", msg);
 }
 
-int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct xdiag *d)
+int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct diag *d)
 {
 	struct domain_parse dp = { .d = d };
 	xmlParserCtxt *ctxt;
@@ -389,7 +389,7 @@ int domain_read(int fd, char **out, size_t *len)
 	return 0;
 }
 
-int domain_parse_file(const char *path, struct domain_def *def, struct xdiag *d)
+int domain_parse_file(const char *path, struct domain_def *def, struct diag *d)
 {
 	char *buf = NULL;
 	size_t len = 0;

@@ -13,7 +13,7 @@ int domain_launch_load(const char *path, struct domain_launch *l)
 	int ret;
 
 	memset(l, 0, sizeof(*l));
-	xdiag_init(&l->diag, path);
+	diag_init(&l->diag, path);
 	ret = domain_parse_file(path, &l->def, &l->diag);
 	if (ret)
 		return ret;
@@ -40,5 +40,5 @@ void domain_launch_free(struct domain_launch *l)
 {
 	fsops_free(&l->ops);
 	domain_free(&l->def);
-	xdiag_free(&l->diag);
+	diag_free(&l->diag);
 }

@@ -30,7 +30,7 @@ struct undo {
 
 struct fsexec {
 	const struct fs_backend *be;
-	struct xdiag *d;
+	struct diag *d;
 	struct undo *log;
 	size_t nr, cap;
 };
@@ -247,12 +247,12 @@ static void exec_fail(struct fsexec *x, const struct fsop *op, int err)
 	snprintf(where, sizeof(where), "%s%s%s", op->path,
 		 op->path[0] && op->kind == FSOP_WRITE ? "/" : "",
 		 op->kind == FSOP_WRITE ? op->file : "");
-	xerr_line(x->d, op->line, op->origin, NULL, "%s %s: %s%s%s%s", what,
+	diag_at(x->d, -EINVAL, op->line, op->origin, NULL, "%s %s: %s%s%s%s", what,
 		  where[0] ? where : "/", strerror(-err), why ? " (" : "", why ? why : "",
 		  why ? ")" : "");
 }
 
-int fsops_exec(const struct fsops *f, const struct fs_backend *be, struct xdiag *d)
+int fsops_exec(const struct fsops *f, const struct fs_backend *be, struct diag *d)
 {
 	struct fsexec x = { .be = be, .d = d };
 	size_t i;

@@ -108,7 +108,7 @@ static int fsops_mkdir(struct fsops *f, const struct plan_op *op, enum fs_flavor
 }
 
 static int fsops_shares(struct fsops *f, const struct plan_op *op, enum fs_flavor fl,
-			struct xdiag *d)
+			struct diag *d)
 {
 	unsigned long long lo = fl == FS_V2 ? CPUTUNE_SHARES_V2_MIN : CPUTUNE_SHARES_V1_MIN;
 	unsigned long long hi = fl == FS_V2 ? CPUTUNE_SHARES_V2_MAX : CPUTUNE_SHARES_V1_MAX;
@@ -117,7 +117,7 @@ static int fsops_shares(struct fsops *f, const struct plan_op *op, enum fs_flavo
 	/* libvirt passes <shares> through unconverted and checks it against the cgroup version. */
 	if (op->value < lo || op->value > hi) {
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)op->value);
-		return xerr_line(d, op->line, "shares", buf,
+		return diag_at(d, -EINVAL, op->line, "shares", buf,
 				 "shares '%llu' must be in range [%llu, %llu]",
 				 (unsigned long long)op->value, lo, hi);
 	}
@@ -159,7 +159,7 @@ static int fsops_max(struct fsops *f, const struct plan_op *op, enum fs_flavor f
 }
 
 static int fsops_op(struct fsops *f, const struct plan_op *op, enum fs_flavor fl,
-		    struct xdiag *d)
+		    struct diag *d)
 {
 	struct fsop *o;
 
@@ -209,7 +209,7 @@ static uint64_t cap_ratio(const struct plan_op *op)
  * (tg_cfs_schedulable_down()); v2 has no such rule. Checked on the whole plan before anything
  * is written: the kernel would refuse it half-way.
  */
-static int fsops_v1_caps(const struct plan *p, struct xdiag *d)
+static int fsops_v1_caps(const struct plan *p, struct diag *d)
 {
 	const struct plan_op **caps, **src;	/* src: whose cap is the effective one */
 	uint64_t *eff;
@@ -249,7 +249,7 @@ static int fsops_v1_caps(const struct plan *p, struct xdiag *d)
 
 			snprintf(v, sizeof(v), "%lld %llu", (long long)op->quota,
 				 (unsigned long long)op->value);
-			ret = xerr_line(d, op->line, op->origin, v,
+			ret = diag_at(d, -EINVAL, op->line, op->origin, v,
 					"cgroup v1 refuses a cap above the parent's: %s exceeds %s "
 					"(%lld %llu)", op->path[0] ? op->path : "the VM",
 					parent->path[0] ? parent->path : "the VM",
@@ -267,7 +267,7 @@ out:
 	return ret;
 }
 
-int fsops_render(const struct plan *p, enum fs_flavor fl, struct fsops *out, struct xdiag *d)
+int fsops_render(const struct plan *p, enum fs_flavor fl, struct fsops *out, struct diag *d)
 {
 	size_t i;
 	int ret;

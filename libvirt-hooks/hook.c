@@ -46,7 +46,7 @@ enum hook_action hook_action(const char *op, const char *sub)
 }
 
 /* Full validation, including the flavour-dependent ranges, without touching anything. */
-static int hook_validate(const struct domain_def *def, bool is_vsched, struct xdiag *d)
+static int hook_validate(const struct domain_def *def, bool is_vsched, struct diag *d)
 {
 	struct fsops ops;
 	struct plan plan;
@@ -63,7 +63,7 @@ static int hook_validate(const struct domain_def *def, bool is_vsched, struct xd
 }
 
 int hook_run(const char *name, enum hook_action action, const char *xml, size_t len,
-	     struct xdiag *d)
+	     struct diag *d)
 {
 	struct domain_def def;
 	char dir[PATH_MAX];

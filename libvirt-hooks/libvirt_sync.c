@@ -83,7 +83,7 @@ static int sync_vcpu(const struct libvirt_sync *s, unsigned int n, FILE *log)
 
 	snprintf(src, sizeof(src), "%s/vcpu%u", s->dir, n);
 	snprintf(base, sizeof(base), "vcpu%u", n);
-	ret = vcpu_thread_find(s->domain, s->pid, n, &tid, NULL, 0);
+	ret = vcpu_thread_find(s->domain, s->pid, n, &tid, NULL);
 	if (!ret)
 		ret = qemu_task_cgroup(s->pid, tid, cur, sizeof(cur));
 	if (ret)

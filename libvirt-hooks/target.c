@@ -149,14 +149,14 @@ static int target_move(void *ctx, const char *path, unsigned int vcpu)
 	pid_t tid;
 	int ret;
 
-	t->why[0] = '\0';
-	ret = vcpu_thread_find(t->domain, t->pid, vcpu, &tid, t->why, sizeof(t->why));
+	diag_init(&t->why, NULL);
+	ret = vcpu_thread_find(t->domain, t->pid, vcpu, &tid, &t->why);
 	if (ret && t->is_vsched) {
 		/* No thread to name (yet): vsched's extension file takes vCPU indices. */
 		if (target_path(t, path, "vsched.vcpus", p, sizeof(p)))
 			return -ENAMETOOLONG;
 		snprintf(val, sizeof(val), "%u", vcpu);
-		t->why[0] = '\0';
+		diag_init(&t->why, NULL);
 		if (t->dry_run) {
 			fprintf(t->out, "write %s %s\n", p, val);
 			return 0;
@@ -228,7 +228,7 @@ static int target_locate(void *ctx, unsigned int vcpu, char *out, size_t len)
 
 	if (t->is_vsched)
 		return target_find_index(t, "", vcpu, out, len);
-	ret = vcpu_thread_find(t->domain, t->pid, vcpu, &tid, NULL, 0);
+	ret = vcpu_thread_find(t->domain, t->pid, vcpu, &tid, NULL);
 	if (!ret)
 		ret = qemu_task_cgroup(t->pid, tid, dir, sizeof(dir));
 	if (ret)
@@ -243,7 +243,7 @@ static const char *target_why(void *ctx)
 {
 	struct dir_target *t = ctx;
 
-	return t->why[0] ? t->why : NULL;
+	return diag_failed(&t->why) ? t->why.msg : NULL;
 }
 
 bool dir_target_has_cap(const struct dir_target *t)

@@ -116,27 +116,25 @@ static bool is_thread_of(pid_t pid, pid_t tid)
 	return !file_read(p, buf, sizeof(buf));
 }
 
-int vcpu_thread_find(const char *domain, pid_t pid, unsigned int vcpu, pid_t *tid, char *why,
-		     size_t len)
+int vcpu_thread_find(const char *domain, pid_t pid, unsigned int vcpu, pid_t *tid,
+		     struct diag *d)
 {
 	char status[PATH_MAX] = "";
 	int ret;
 
-	if (pid <= 0) {
-		if (why)
-			snprintf(why, len, "no process to look in");
-		return -ESRCH;
-	}
+	if (pid <= 0)
+		return diag_set(d, -ESRCH, "no process to look in");
 	if (domain && !vcpu_from_status(domain, pid, vcpu, tid, status, sizeof(status)) &&
 	    is_thread_of(pid, *tid))
 		return 0;
 	ret = vcpu_from_names(pid, vcpu, tid);
-	if (ret && why && status[0])
-		snprintf(why, len, "looked for vCPU %u in libvirt's %s (QEMU's query-cpus-fast), "
+	ret = ret == -ENOENT ? -ESRCH : ret;
+	if (ret && status[0])
+		diag_set(d, ret, "looked for vCPU %u in libvirt's %s (QEMU's query-cpus-fast), "
 			 "then for a thread of process %d named 'vcpu%u' or 'CPU %u/<accelerator>' "
 			 "(KVM, TCG, ...)", vcpu, status, (int)pid, vcpu, vcpu);
-	else if (ret && why)
-		snprintf(why, len, "looked for a thread of process %d named 'vcpu%u' or "
+	else if (ret)
+		diag_set(d, ret, "looked for a thread of process %d named 'vcpu%u' or "
 			 "'CPU %u/<accelerator>' (KVM, TCG, ...)", (int)pid, vcpu, vcpu);
-	return ret == -ENOENT ? -ESRCH : ret;
+	return ret;
 }

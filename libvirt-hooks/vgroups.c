@@ -18,7 +18,7 @@
 
 struct vg_ctx {
 	struct vgroups *vg;
-	struct xdiag *d;
+	struct diag *d;
 	unsigned int max_vcpus;
 	char **parent_name;		/* [nr], resolved after all groups are read */
 	int *parent_line;
@@ -289,7 +289,7 @@ static int vg_link(struct vg_ctx *c)
 			continue;
 		p = vg_find(vg, c->parent_name[i]);
 		if (p < 0)
-			return xerr_line(c->d, c->parent_line[i], "group", c->parent_name[i],
+			return diag_at(c->d, -EINVAL, c->parent_line[i], "group", c->parent_name[i],
 					 "unknown parent group of '%s'", vg->g[i].name);
 		vg->g[i].parent = p;
 	}
@@ -317,14 +317,14 @@ static int vg_link(struct vg_ctx *c)
 		} while (p != (int)i && p >= 0);
 		if (len < sizeof(chain))
 			snprintf(chain + len, sizeof(chain) - len, "%s", vg->g[i].name);
-		return xerr_line(c->d, vg->g[i].line, "group", vg->g[i].name,
+		return diag_at(c->d, -EINVAL, vg->g[i].line, "group", vg->g[i].name,
 				 "nesting cycle: %s", chain);
 	}
 	for (i = 0; i < vg->nr; i++) {
 		struct vgroup *g = &vg->g[i];
 
 		if (g->depth > VGROUP_DEPTH_MAX)
-			return xerr_line(c->d, g->line, "group", g->name,
+			return diag_at(c->d, -EINVAL, g->line, "group", g->name,
 					 "nested deeper than %d levels", VGROUP_DEPTH_MAX);
 	}
 	return 0;
@@ -374,7 +374,7 @@ static int vg_sort(struct vgroups *vg, unsigned int max_vcpus)
 }
 
 /* Finds our element; any other version of our namespace or a second element is an error. */
-static int vg_find_root(struct xdiag *d, xmlNode *metadata, xmlNode **out)
+static int vg_find_root(struct diag *d, xmlNode *metadata, xmlNode **out)
 {
 	xmlNode *n;
 
@@ -404,7 +404,7 @@ static int vg_find_root(struct xdiag *d, xmlNode *metadata, xmlNode **out)
 }
 
 int vgroups_parse(xmlNode *metadata, unsigned int max_vcpus, struct vgroups *vg,
-		  struct xdiag *d)
+		  struct diag *d)
 {
 	struct vg_ctx c = { .vg = vg, .d = d, .max_vcpus = max_vcpus };
 	xmlNode *root, *n;

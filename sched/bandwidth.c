@@ -120,8 +120,8 @@ static bool se_under(const struct sched_entity *se, const struct group_core *gc)
 static void throttle_rates(struct sched *s, struct group_core *gc, bool throttled)
 {
 	gc->throttled = throttled;
-	fair_rates_changed(s);
-	fair_update_rates(s);
+	rates_changed(s);
+	rates_update(s);
 }
 
 static void throttle(struct sched *s, struct group_core *gc)

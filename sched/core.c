@@ -61,7 +61,7 @@ int core_init(struct sched *s)
 	root = group_core_alloc(&s->root, NULL);
 	s->root.core = root;
 	if (!c->lanes || !c->vcpus || !root || heap_reserve(&root->queue, s->nr_vcpus) ||
-	    fair_init(s)) {
+	    rates_init(s)) {
 		core_exit(s);
 		return -ENOMEM;
 	}
@@ -96,7 +96,7 @@ void core_exit(struct sched *s)
 	if (s->root.core)
 		group_core_free(s->root.core);
 	s->root.core = NULL;
-	fair_exit(s);
+	rates_exit(s);
 	heap_free(&c->timers);
 	free(c->lanes);
 	free(c->vcpus);
@@ -138,26 +138,34 @@ void core_group_free_all(struct group *g)
 	g->core = NULL;
 }
 
+bool core_dec_grow(struct sched_core *c, size_t n)
+{
+	struct sched_decision *d;
+	size_t cap = c->cap_dec ? 2 * c->cap_dec : 64;
+
+	while (cap < c->nr_dec + n)
+		cap *= 2;
+	d = realloc(c->dec, cap * sizeof(*d));
+	if (!d)
+		return false;
+	c->dec = d;
+	c->cap_dec = cap;
+	return true;
+}
+
 void core_emit(struct sched *s, enum sched_decision_type type, struct group *g)
 {
 	struct sched_core *c = &s->core;
 
-	if (c->nr_dec == c->cap_dec) {
-		size_t cap = c->cap_dec ? 2 * c->cap_dec : 64;
-		struct sched_decision *n = realloc(c->dec, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		c->dec = n;
-		c->cap_dec = cap;
-	}
+	if (!core_dec_reserve(c, 1))
+		return;
 	c->dec[c->nr_dec++] = (struct sched_decision){ .type = type, .group = g };
 }
 
 static void clock_update(struct sched *s, uint64_t now)
 {
 	if (now > s->core.now) {
-		fair_lanes_held(s, now - s->core.now);
+		rates_lanes_held(s, now - s->core.now);
 		s->core.now = now;
 	}
 }
@@ -165,7 +173,7 @@ static void clock_update(struct sched *s, uint64_t now)
 static void finish(struct sched *s)
 {
 	fair_release(s);
-	fair_update_rates(s);
+	rates_update(s);
 	lanes_settle(s);
 	lanes_flush(s);
 }
@@ -202,7 +210,7 @@ static void rehome(struct sched *s, struct vcpu_core *vc, struct group_core *fc,
 	if (running)
 		fair_clear_running(s, vc);
 	/* The tree changed under vc: redo all rates, not just along a path. */
-	fair_rates_changed(s);
+	rates_changed(s);
 	if (vc->runnable) {
 		runnable_change(s, fc, -1);
 		fair_block(s, vc, false);
@@ -267,7 +275,7 @@ int core_group_subtree(struct sched *s, struct group *g)
 {
 	int ret = rehome_subtree(s, g);
 
-	fair_rates_changed(s);
+	rates_changed(s);
 	finish(s);
 	return ret;
 }
@@ -275,7 +283,7 @@ int core_group_subtree(struct sched *s, struct group *g)
 int core_group_added(struct sched *s, struct group *g)
 {
 	(void)g;
-	return fair_reserve(s);
+	return rates_reserve(s);
 }
 
 void core_group_idle(struct sched *s, struct group *g)
@@ -289,7 +297,7 @@ void core_group_idle(struct sched *s, struct group *g)
 			s->core.nr_idle_groups--;
 		gc->se.idle = g->idle;
 	}
-	fair_rates_changed(s);
+	rates_changed(s);
 	finish(s);
 }
 
@@ -297,14 +305,14 @@ void core_group_idle(struct sched *s, struct group *g)
 void core_group_reweight(struct sched *s, struct group *g)
 {
 	(void)g;
-	fair_rates_changed(s);
+	rates_changed(s);
 	finish(s);
 }
 
 void core_group_bandwidth(struct sched *s, struct group *g)
 {
 	bw_configure(s, gcore(g));
-	fair_rates_changed(s);
+	rates_changed(s);
 	finish(s);
 }
 
@@ -388,7 +396,7 @@ int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t 
 		g->stat.system_ns += system_ns;
 	}
 	fair_charge(s, vc, delta);
-	fair_delivered(s, vc, delta);
+	rates_delivered(s, vc, delta);
 	for (g = vc->v->group; g; g = g->parent)
 		if (gcore(g)->bw_enabled)
 			bw_charge(s, gcore(g), delta);

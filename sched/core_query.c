@@ -96,7 +96,7 @@ double sched_vcpu_rate(const struct sched *s, unsigned int id)
 
 double sched_vcpu_demand(const struct sched *s, unsigned int id)
 {
-	return id < s->nr_vcpus ? fair_vcpu_demand(&s->core.vcpus[id]) : 0;
+	return id < s->nr_vcpus ? rates_vcpu_demand(&s->core.vcpus[id]) : 0;
 }
 
 unsigned long sched_nr_switches(const struct sched *s)

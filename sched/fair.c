@@ -130,7 +130,7 @@ static void delay_end(struct sched *s, struct sched_entity *se)
 	se->delayer = NULL;
 	/* Its vCPU demanded for it; with nothing left delayed it demands nothing. */
 	if (!--d->delaying && !d->runnable)
-		fair_path_changed(s, d);
+		rates_path_changed(s, d);
 }
 
 /*
@@ -151,8 +151,8 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 			se->rate = 0;
 		se->runnable = true;
 	}
-	fair_path_changed(s, vc);
-	fair_update_rates(s);
+	rates_path_changed(s, vc);
+	rates_update(s);
 }
 
 /* se leaves its parent's sum, saving its lag. */
@@ -204,8 +204,8 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 	/* New delays to time, or a group left whose delayed children wait no more. */
 	if (!list_empty(&s->core.delayed) && s->core.next_release > s->core.now)
 		s->core.next_release = s->core.now;
-	fair_path_changed(s, vc);
-	fair_update_rates(s);
+	rates_path_changed(s, vc);
+	rates_update(s);
 }
 
 /* vc moves while asleep: what its block left delayed leaves now, keeping its debt. */
@@ -241,7 +241,8 @@ void fair_release(struct sched *s)
 		const struct sched_entity *p = &se->parent->se;
 		double ahead = se->vt - fair_vclock(se->parent);
 
-		if (ahead > 0.5 && se->rate > RATE_MIN && (!p->parent || p->runnable || p->delayed)) {
+		if (ahead > 0.5 && se->rate > RATE_MIN &&
+		    (!p->parent || p->runnable || p->delayed)) {
 			if (c->now + (uint64_t)ahead + 1 < next)
 				next = c->now + (uint64_t)ahead + 1;
 			continue;

@@ -8,58 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
-
-/*
- * Names of the kernel's cgroup v2 core and cpu files, used to refuse a mkdir that would shadow a
- * file until the file table registers its own lookup. "root" marks files that exist on the root,
- * "cpu" files that exist only when the parent enabled +cpu.
- */
-static const struct {
-	const char *name;
-	bool on_root, not_on_root, cpu;
-} builtin_files[] = {
-	{ "cgroup.type", false, true, false },
-	{ "cgroup.procs", true, false, false },
-	{ "cgroup.threads", true, false, false },
-	{ "cgroup.controllers", true, false, false },
-	{ "cgroup.subtree_control", true, false, false },
-	{ "cgroup.events", false, true, false },
-	{ "cgroup.max.descendants", true, false, false },
-	{ "cgroup.max.depth", true, false, false },
-	{ "cgroup.stat", true, false, false },
-	{ "cgroup.freeze", false, true, false },
-	{ "cgroup.kill", false, true, false },
-	{ "cpu.stat", true, false, false },
-	{ "cpu.stat.local", true, false, false },
-	{ "cpu.weight", false, true, true },
-	{ "cpu.weight.nice", false, true, true },
-	{ "cpu.idle", false, true, true },
-	{ "cpu.max", false, true, true },
-	{ "cpu.max.burst", false, true, true },
-};
-
-static bool builtin_file_exists(const struct group *parent, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(builtin_files) / sizeof(builtin_files[0]); i++) {
-		if (strcmp(builtin_files[i].name, name))
-			continue;
-		if (builtin_files[i].not_on_root && group_is_root(parent))
-			return false;
-		if (builtin_files[i].cpu && !(parent->parent && parent->parent->subtree_cpu))
-			return false;
-		return true;
-	}
-	return false;
-}
-
-static group_file_exists_fn file_exists = builtin_file_exists;
-
-void group_set_file_exists(group_file_exists_fn fn)
-{
-	file_exists = fn ? fn : builtin_file_exists;
-}
+#include "sched/cftype.h"
 
 bool group_is_root(const struct group *g)
 {
@@ -85,7 +34,7 @@ struct group *group_child(struct group *parent, const char *name)
  * What the VFS and cgroup_mkdir() refuse, in their order: an empty name or one with '/' cannot
  * be a path component, '\n' is refused by cgroup_mkdir(), "." and ".." always exist, a name
  * that no path can hold (PATH_MAX with its NUL; kernfs has no NAME_MAX) is ENAMETOOLONG, an
- * existing directory or file is EEXIST.
+ * existing directory or interface file (the file table says which files parent has) is EEXIST.
  */
 int group_check_name(const struct group *parent, const char *name)
 {
@@ -99,7 +48,7 @@ int group_check_name(const struct group *parent, const char *name)
 		return -EINVAL;
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return -EEXIST;
-	if (group_child((struct group *)parent, name) || file_exists(parent, name))
+	if (group_child((struct group *)parent, name) || cftype_exists(parent, name))
 		return -EEXIST;
 	return 0;
 }

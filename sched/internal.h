@@ -14,7 +14,10 @@
 struct group_core;
 struct fluid_claim;
 
-/* The smallest rate a runnable entity in its parent's sum has (CPUs). */
+/*
+ * The smallest rate that counts (CPUs): a runnable entity in its parent's sum has at least this,
+ * and two rates closer than this are the same.
+ */
 #define RATE_MIN	1e-12
 
 /* Entities on a vCPU's path below the root: the vCPU and every group but the root. */
@@ -29,17 +32,17 @@ struct sched_entity {
 	double vt;
 	double dl;			/* virtual deadline vt + req / rate: the queue's key */
 	double req;			/* its request when the key was set (fair_request()) */
-	double breq;			/* the same before its own pool's limit: what it passes up */
+	double breq;			/* the same before its pool's limit: what it passes up */
 	double rate;
-	double new_rate;		/* scratch of fair_update_rates() */
-	double lag;			/* service owed (+) or ahead (-) when it stopped being runnable */
+	double new_rate;		/* scratch of rates_update() */
+	double lag;			/* owed (+) or ahead (-) service, kept while not runnable */
 	struct vcpu_core *delayer;	/* delayed: the vCPU whose block left it in debt */
 	struct list_head delay_node;	/* in core.delayed while delayed */
 	struct heap_node node;		/* in parent->queue while it has a waiting vCPU below */
 	struct list_head run_node;	/* in parent->running while nr_running > 0 */
 	unsigned int nr_running;	/* lanes held by vCPUs at or below this entity */
 	bool runnable;			/* a runnable vCPU at or below */
-	bool delayed;			/* not runnable, in debt: still in its parent's V and rates */
+	bool delayed;			/* not runnable but in debt: in its parent's V and rates */
 	bool is_group;
 	bool idle;			/* a cpu.idle group */
 	struct group_core *parent;	/* NULL for the root's entity */
@@ -53,7 +56,7 @@ struct group_core {
 	double sum_rvt, sum_r;		/* over runnable children: V = sum_rvt / sum_r */
 	double vbase;			/* V while no child is runnable */
 	double demand;			/* min(quota / period, children's demand), cached */
-	bool on_path;			/* demand changed below: fair_update_rates() */
+	bool on_path;			/* demand changed below: rates_update() */
 	unsigned int nr_children;	/* child entities: queue capacity */
 	unsigned int nr_runnable;	/* runnable vCPUs at or below, running or not */
 
@@ -170,6 +173,14 @@ int core_group_added(struct sched *s, struct group *g);
 int core_group_subtree(struct sched *s, struct group *g);
 void core_group_bandwidth(struct sched *s, struct group *g);
 void core_emit(struct sched *s, enum sched_decision_type type, struct group *g);
+/* Grows the decision queue to hold n more; false if memory ran out (the change is told later). */
+bool core_dec_grow(struct sched_core *c, size_t n);
+
+/* Room for n more decisions: the common case inline, the growth in core.c. */
+static inline bool core_dec_reserve(struct sched_core *c, size_t n)
+{
+	return c->nr_dec + n <= c->cap_dec || core_dec_grow(c, n);
+}
 
 /* V of a level: the rate-weighted mean vt of the runnable children. */
 static inline double fair_vclock(const struct group_core *gc)
@@ -214,24 +225,25 @@ static inline double fair_request(const struct sched *s, struct sched_entity *se
 static inline void fair_set_key(const struct sched *s, struct sched_entity *se)
 {
 	se->req = fair_request(s, se, &se->breq);
-	se->dl = se->vt + se->req / (se->rate > 1e-12 ? se->rate : 1e-12);
+	se->dl = se->vt + se->req / (se->rate > RATE_MIN ? se->rate : RATE_MIN);
 }
 
 void fair_requeue(const struct sched *s, struct sched_entity *se);
 
-/* rates.c: fluid rates of every entity. */
-void fair_path_changed(struct sched *s, struct vcpu_core *vc);
-double fair_clamp_lag(double bound, double lag, double r);
-void fair_lanes_held(struct sched *s, uint64_t dt);
-void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu);
-void fair_delivery_missed(struct sched *s);
+/* rates.c: fluid rates of every entity, and the capacity a lane delivers. */
+int rates_init(struct sched *s);
+void rates_exit(struct sched *s);
+int rates_reserve(struct sched *s);
+void rates_changed(struct sched *s);
+void rates_path_changed(struct sched *s, struct vcpu_core *vc);
+void rates_update(struct sched *s);
+double rates_clamp_lag(double bound, double lag, double r);
+double rates_vcpu_demand(const struct vcpu_core *vc);
+void rates_lanes_held(struct sched *s, uint64_t dt);
+void rates_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu);
+void rates_delivery_missed(struct sched *s);
 
-/* fair.c: fluid rates and per-level virtual time. */
-int fair_init(struct sched *s);
-void fair_exit(struct sched *s);
-int fair_reserve(struct sched *s);
-void fair_rates_changed(struct sched *s);
-void fair_update_rates(struct sched *s);
+/* fair.c: per-level virtual time, queues, delayed entities and charging. */
 void fair_enqueue(struct sched *s, struct sched_entity *se);
 void fair_dequeue(struct sched *s, struct sched_entity *se);
 void fair_wake(struct sched *s, struct vcpu_core *vc);
@@ -245,7 +257,6 @@ void fair_refund(struct sched *s, struct vcpu_core *vc);
 void fair_set_running(struct sched *s, struct vcpu_core *vc);
 void fair_clear_running(struct sched *s, struct vcpu_core *vc);
 bool fair_waiting(const struct vcpu_core *vc);
-double fair_vcpu_demand(const struct vcpu_core *vc);
 
 /* pick.c: who gets a lane (earliest eligible virtual deadline). */
 struct vcpu_core *fair_pick(struct sched *s);

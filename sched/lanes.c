@@ -357,7 +357,7 @@ void lanes_settle(struct sched *s)
 		}
 		/* Its bandwidth end passed and the pool is not dry: the lanes deliver less. */
 		if (ln->bw_until <= c->now)
-			fair_delivery_missed(s);
+			rates_delivery_missed(s);
 		ln->bw_until = c->nr_bw_groups ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
 	}
 }
@@ -365,25 +365,6 @@ void lanes_settle(struct sched *s)
 static uint64_t lane_until(const struct lane *ln)
 {
 	return ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
-}
-
-/* Room for n more decisions; false if memory ran out (the lane is then told next time). */
-static bool dec_reserve(struct sched_core *c, size_t n)
-{
-	struct sched_decision *d;
-	size_t cap;
-
-	if (c->nr_dec + n <= c->cap_dec)
-		return true;
-	cap = c->cap_dec ? 2 * c->cap_dec : 64;
-	while (cap < c->nr_dec + n)
-		cap *= 2;
-	d = realloc(c->dec, cap * sizeof(*d));
-	if (!d)
-		return false;
-	c->dec = d;
-	c->cap_dec = cap;
-	return true;
 }
 
 static void emit_lane(struct sched *s, enum sched_decision_type type, unsigned int l,
@@ -429,7 +410,7 @@ void lanes_flush(struct sched *s)
 		struct lane *ln = lane_of(s, l);
 		uint64_t until = lane_until(ln);
 
-		if (!dec_reserve(&s->core, 2))
+		if (!core_dec_reserve(&s->core, 2))
 			return;
 		if (ln->told_cur != ln->cur) {
 			if (ln->told_cur) {

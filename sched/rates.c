@@ -23,13 +23,12 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-#define RATE_EPS	1e-12
 #define DELIVER_WINDOW_NS	100e6	/* lane time per measurement */
 #define DELIVER_ALPHA	0.5		/* weight of a new measurement */
 #define DELIVER_MIN	0.05
 #define DELIVER_MISS_MIN_NS	1e6	/* lane time a miss needs to measure from */
 
-int fair_init(struct sched *s)
+int rates_init(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
@@ -38,10 +37,10 @@ int fair_init(struct sched *s)
 	c->rate = calloc(s->nr_vcpus + 1, sizeof(double));
 	if (!c->demand || !c->rate)
 		return -ENOMEM;
-	return fair_reserve(s);
+	return rates_reserve(s);
 }
 
-void fair_exit(struct sched *s)
+void rates_exit(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 
@@ -51,7 +50,7 @@ void fair_exit(struct sched *s)
 }
 
 /* Scratch for the rate computation, grown as groups are created so events never allocate. */
-int fair_reserve(struct sched *s)
+int rates_reserve(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 	size_t n = fluid_scratch_size(s) + 1;
@@ -68,13 +67,13 @@ int fair_reserve(struct sched *s)
 	return 0;
 }
 
-void fair_rates_changed(struct sched *s)
+void rates_changed(struct sched *s)
 {
 	s->core.rates_dirty = true;
 }
 
 /* Only vc's runnability changed: the rates can be redone along its path. */
-void fair_path_changed(struct sched *s, struct vcpu_core *vc)
+void rates_path_changed(struct sched *s, struct vcpu_core *vc)
 {
 	struct sched_core *c = &s->core;
 
@@ -93,7 +92,7 @@ static double vcpu_demand(const struct vcpu_core *vc)
 	return vc->se.runnable || vc->delaying ? 1.0 : 0.0;
 }
 
-double fair_vcpu_demand(const struct vcpu_core *vc)
+double rates_vcpu_demand(const struct vcpu_core *vc)
 {
 	return vcpu_demand(vc);
 }
@@ -137,7 +136,7 @@ static void cache_demands(struct sched *s, struct group *g)
  * waiting its turn among many is owed up to a slice whatever its rate, and a bound scaled by the
  * rate (the first design) took that from every low-rate waiter at every rate change.
  */
-double fair_clamp_lag(double bound, double lag, double r)
+double rates_clamp_lag(double bound, double lag, double r)
 {
 	double b = bound * (r > 1.0 ? r : 1.0);
 
@@ -163,7 +162,7 @@ static void rebase(struct sched *s, struct sched_entity *e, double r, double V)
 	if (e->rate > 0)
 		e->vt = V - e->rate * (V - e->vt) / r;
 	else
-		e->vt = V - fair_clamp_lag((double)s->core.params.lag_ns, e->lag, r) / r;
+		e->vt = V - rates_clamp_lag((double)s->core.params.lag_ns, e->lag, r) / r;
 	e->rate = r;
 }
 
@@ -214,12 +213,12 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 		if (!cl[i].g) {
 			struct sched_entity *e = &s->core.vcpus[cl[i].vcpu].se;
 
-			if (fabs(cl[i].got - e->rate) > RATE_EPS)
+			if (fabs(cl[i].got - e->rate) > RATE_MIN)
 				set_rate(s, gc, e, cl[i].got, V);
 			continue;
 		}
 		cc = gcore(cl[i].g);
-		moved = fabs(cl[i].got - cc->se.rate) > RATE_EPS;
+		moved = fabs(cl[i].got - cc->se.rate) > RATE_MIN;
 		if (moved || cc->on_path)
 			refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n);
 		if (moved)
@@ -306,7 +305,7 @@ static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl
 		gc->vbase = V;
 }
 
-void fair_update_rates(struct sched *s)
+void rates_update(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 	unsigned int i;
@@ -340,7 +339,7 @@ void fair_update_rates(struct sched *s)
  * delivers less than a CPU. Weights share whatever is delivered; the bandwidth code uses the
  * measurement to predict when a pool runs dry (sched/bandwidth.c), and the statistics report it.
  */
-void fair_lanes_held(struct sched *s, uint64_t dt)
+void rates_lanes_held(struct sched *s, uint64_t dt)
 {
 	unsigned int l;
 
@@ -349,7 +348,7 @@ void fair_lanes_held(struct sched *s, uint64_t dt)
 			s->core.lanes[l].cur->held += dt;
 }
 
-void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu)
+void rates_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu)
 {
 	struct sched_core *c = &s->core;
 	double x;
@@ -375,7 +374,7 @@ void fair_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu)
  * before the first window closed the estimate is a whole CPU, and each early end otherwise left
  * a remainder, predicted at that CPU again, a fraction of the last one.
  */
-void fair_delivery_missed(struct sched *s)
+void rates_delivery_missed(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 	double x;

@@ -18,9 +18,6 @@ ctl              ctl/             include/ctl/             util api
 libvirt-hooks    libvirt-hooks/   include/libvirt/         util api
 api              -                include/vsched.h         -
 cmd              cmd/             include/cmd/             *
-# The delegation check of a move reads the group tree under the tree's lock (vsched_write_check):
-# until the membership parser is one shared with sched/files (issue 15), it sees sched/ headers.
-ctl/deleg        ctl/deleg.c      -                        ctl util api sched/cftype.h sched/group.h sched/parse.h
 EOF
 
 root=${1:-.}

@@ -80,7 +80,7 @@ int vm_create(struct vm *vm)
 	pthread_condattr_destroy(&ca);
 	if (!vm->nr_vcpus || vm->nr_vcpus > VM_MAX_VCPUS || !vm->mem_size || !vm->boot)
 		return -EINVAL;
-	vm->accel = accel_resolve(vm->accel, NULL, 0);
+	vm->accel = accel_resolve(vm->accel, NULL);
 	vm->aops = accel_ops_of(vm->accel);
 	if (!vm->aops)
 		return -EINVAL;

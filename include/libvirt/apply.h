@@ -31,19 +31,19 @@ int apply_find_target(const char *name, char *dir, size_t len, pid_t *pid, bool 
  * (fsops_exec()). 0 or -errno, message in d.
  */
 int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
-		 FILE *out, struct xdiag *d);
+		 FILE *out, struct diag *d);
 /*
  * After an apply to a QEMU domain: keep libvirt's per-vCPU caps reaching the vCPUs in our leaves
  * (libvirt/libvirt_sync.h). pid 0: QEMU from dir's emulator group. 0 or -errno.
  */
 int apply_start_sync(const struct domain_def *def, const char *dir, pid_t pid);
 /* Prints d's warnings and error (if any) to stderr, each prefixed by prog. */
-void apply_report(const char *prog, const struct xdiag *d);
+void apply_report(const char *prog, const struct diag *d);
 /*
  * A directory given to apply (--ctl DIR) must be one of the two targets apply knows: the root
  * of a vsched control directory, or the cgroup libvirt made for a QEMU domain (*qemu set).
  * 0, or -errno with the message in d; nothing is written either way.
  */
-int apply_check_ctl(const char *dir, bool *qemu, struct xdiag *d);
+int apply_check_ctl(const char *dir, bool *qemu, struct diag *d);
 
 #endif

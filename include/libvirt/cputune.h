@@ -66,7 +66,7 @@ struct cputune {
  * d), -ENOMEM. t must be freed with cputune_free() either way.
  */
 int cputune_parse(xmlNode *node, unsigned int max_vcpus, unsigned int nr_iothreads,
-		  struct cputune *t, struct xdiag *d);
+		  struct cputune *t, struct diag *d);
 void cputune_free(struct cputune *t);
 
 /*
@@ -74,9 +74,9 @@ void cputune_free(struct cputune *t);
  * the metadata parser: elem names the element in the message prefix, in the container
  * ("cputune", "group") and what the knob in libvirt's wording.
  */
-int cputune_check_period(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+int cputune_check_period(struct diag *d, xmlNode *n, const char *elem, const char *in,
 			 const char *what, const char *raw, uint64_t *out);
-int cputune_check_quota(struct xdiag *d, xmlNode *n, const char *elem, const char *in,
+int cputune_check_quota(struct diag *d, xmlNode *n, const char *elem, const char *in,
 			const char *what, const char *raw, int64_t *out);
 
 #endif

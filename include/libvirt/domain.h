@@ -35,8 +35,8 @@ struct domain_def {
  * message in d->msg: file, line, element, value) or -errno; def is left empty. Warnings
  * (elements vsched ignores) are in d->warn on success too. d->file is used in messages.
  */
-int domain_parse_file(const char *path, struct domain_def *def, struct xdiag *d);
-int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct xdiag *d);
+int domain_parse_file(const char *path, struct domain_def *def, struct diag *d);
+int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct diag *d);
 void domain_free(struct domain_def *def);
 /* Reads a whole XML document from fd (bounded); 0 or -errno. *out is malloc'ed. */
 int domain_read(int fd, char **out, size_t *len);

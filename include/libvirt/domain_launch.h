@@ -15,7 +15,7 @@ struct vsched;
 struct domain_launch {
 	struct domain_def def;	/* name, max_vcpus/vcpus, memory, kernel/initrd/cmdline, tune */
 	struct fsops ops;	/* the plan rendered for a vsched tree (cgroup v2 files) */
-	struct xdiag diag;	/* warnings; the error of a failed call */
+	struct diag diag;	/* warnings; the error of a failed call */
 };
 
 /* Parse, validate, plan and render. 0, or -errno with one message in l->diag.msg. */

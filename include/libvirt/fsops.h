@@ -70,7 +70,7 @@ struct fs_backend {
 
 const char *fs_flavor_name(enum fs_flavor fl);
 /* 0, -EINVAL (a value the flavour refuses; message in d) or -ENOMEM. */
-int fsops_render(const struct plan *p, enum fs_flavor fl, struct fsops *out, struct xdiag *d);
+int fsops_render(const struct plan *p, enum fs_flavor fl, struct fsops *out, struct diag *d);
 void fsops_free(struct fsops *f);
 /*
  * Runs the operations in order, all or nothing: at the first failure (named in d with the file,
@@ -78,6 +78,6 @@ void fsops_free(struct fsops *f);
  * made are removed, values written get their old ones back, moved vCPUs go back); what cannot
  * be undone is a warning. A missing file on the VM's own group (optional) is a warning.
  */
-int fsops_exec(const struct fsops *f, const struct fs_backend *be, struct xdiag *d);
+int fsops_exec(const struct fsops *f, const struct fs_backend *be, struct diag *d);
 
 #endif

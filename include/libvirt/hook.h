@@ -23,6 +23,6 @@ enum hook_action {
 enum hook_action hook_action(const char *op, const char *sub);
 /* Does it for guest name, its domain XML xml[0..len). 0 or -errno, the reason in d. */
 int hook_run(const char *name, enum hook_action action, const char *xml, size_t len,
-	     struct xdiag *d);
+	     struct diag *d);
 
 #endif

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "libvirt/fsops.h"
+#include "util/diag.h"
 
 struct dir_target {
 	char root[PATH_MAX];
@@ -25,7 +26,7 @@ struct dir_target {
 	pid_t pid;		/* the process owning the vCPU threads, 0 if unknown */
 	bool dry_run;
 	FILE *out;		/* dry-run listing */
-	char why[512];		/* what the last failed move looked for */
+	struct diag why;	/* what the last failed move looked for */
 };
 
 /*

@@ -14,11 +14,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "util/diag.h"
+
 /*
  * TID of vCPU n of process pid; domain (may be NULL) names libvirt's status file. 0, or -ESRCH
- * with what was looked for in why (may be NULL).
+ * with what was looked for in d (may be NULL).
  */
-int vcpu_thread_find(const char *domain, pid_t pid, unsigned int vcpu, pid_t *tid, char *why,
-		     size_t len);
+int vcpu_thread_find(const char *domain, pid_t pid, unsigned int vcpu, pid_t *tid,
+		     struct diag *d);
 
 #endif

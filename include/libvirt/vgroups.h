@@ -53,7 +53,7 @@ struct vgroups {
  * in d) or -ENOMEM; free with vgroups_free() either way.
  */
 int vgroups_parse(xmlNode *metadata, unsigned int max_vcpus, struct vgroups *vg,
-		  struct xdiag *d);
+		  struct diag *d);
 void vgroups_free(struct vgroups *vg);
 
 #endif

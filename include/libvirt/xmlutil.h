@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the domain XML parsers: one error message (file, line, element, value),
- * collected warnings, and libvirt's number rules.
+ * Helpers shared by the domain XML parsers: messages placed at a node (util/diag.h), node text
+ * and attributes, and libvirt's number rules.
  */
 #ifndef VSCHED_LIBVIRT_XMLUTIL_H
 #define VSCHED_LIBVIRT_XMLUTIL_H
@@ -13,37 +13,16 @@
 #include <libxml/tree.h>
 
 #include "util/compiler.h"
-
-#define XERR_MAX 512
+#include "util/diag.h"
 
 /*
- * Where parse messages go. The library never prints: the first error is kept in msg (later
- * ones are dropped so the user sees one message), warnings are appended to a list the caller
- * prints.
+ * Messages of the domain XML parsers go into a struct diag (util/diag.h), placed at the node's
+ * line. xerr() records "FILE:LINE: <elem> 'value': text" (value part left out if value is NULL)
+ * and returns -EINVAL; xwarn() appends "FILE:LINE: <elem>: text" to the warnings (-ENOMEM only).
  */
-struct xdiag {
-	const char *file;	/* for the "FILE:LINE:" prefix */
-	char msg[XERR_MAX];	/* first error, "" if none */
-	char **warn;
-	size_t nr_warn;
-	/*
-	 * The document's text, when the user cannot look the line up (the hook gets libvirt's
-	 * reformatted XML): each message then quotes its line.
-	 */
-	const char *src;
-	size_t src_len;
-};
-
-void xdiag_init(struct xdiag *d, const char *file);
-void xdiag_free(struct xdiag *d);
-/* Records "FILE:LINE: <elem> 'value': text" (value part left out if value is NULL); -EINVAL. */
-int xerr(struct xdiag *d, xmlNode *node, const char *elem, const char *value, const char *fmt, ...)
+int xerr(struct diag *d, xmlNode *node, const char *elem, const char *value, const char *fmt, ...)
 	__printf(5, 6);
-/* Same, at an explicit line (0 = none): for checks made after the document is gone. */
-int xerr_line(struct xdiag *d, int line, const char *elem, const char *value, const char *fmt,
-	      ...) __printf(5, 6);
-/* Appends "FILE:LINE: <elem>: text" to the warnings; -ENOMEM only. */
-int xwarn(struct xdiag *d, xmlNode *node, const char *elem, const char *fmt, ...) __printf(4, 5);
+int xwarn(struct diag *d, xmlNode *node, const char *elem, const char *fmt, ...) __printf(4, 5);
 
 /*
  * Node text (XPath string(): all descendant text) and attributes as malloc'ed strings, exactly

@@ -47,7 +47,9 @@ static inline unsigned long sched_weight_to_cgroup(unsigned long shares)
 {
 	unsigned long w = (shares * CGROUP_WEIGHT_DFL + NICE_0_LOAD / 2) / NICE_0_LOAD;
 
-	return w < CGROUP_WEIGHT_MIN ? CGROUP_WEIGHT_MIN : w > CGROUP_WEIGHT_MAX ? CGROUP_WEIGHT_MAX : w;
+	if (w < CGROUP_WEIGHT_MIN)
+		return CGROUP_WEIGHT_MIN;
+	return w > CGROUP_WEIGHT_MAX ? CGROUP_WEIGHT_MAX : w;
 }
 
 #define MIN_NICE		(-20)
@@ -138,18 +140,11 @@ int group_create(struct sched *s, struct group *parent, const char *name, struct
 int group_remove(struct sched *s, struct group *g);	/* -EBUSY populated or has children */
 struct group *group_lookup(struct sched *s, const char *path);	/* "a/b"; "" or "/" = root */
 struct group *group_child(struct group *parent, const char *name);
-int group_check_name(const struct group *parent, const char *name);	/* mkdir's name checks */
+/* mkdir's name checks; a name may not shadow an interface file of parent (kernfs: EEXIST). */
+int group_check_name(const struct group *parent, const char *name);
 bool group_is_populated(const struct group *g);	/* vCPUs here or below */
 int group_path(const struct group *g, char *buf, size_t len);	/* "/a/b", "/" for root */
 bool group_is_root(const struct group *g);
-
-/*
- * A directory may not shadow an interface file of its parent: kernfs refuses such a mkdir with
- * EEXIST. The file table (sched/files/cftype.c) knows which files a group has and registers its lookup
- * here; until it does, a built-in list of the kernel's cgroup v2 core and cpu file names is used.
- */
-typedef bool (*group_file_exists_fn)(const struct group *parent, const char *name);
-void group_set_file_exists(group_file_exists_fn fn);
 
 /* cgroup.max.depth / cgroup.max.descendants (LIMIT_MAX = "max"); enforced at group_create(). */
 int group_set_max_depth(struct sched *s, struct group *g, uint64_t depth);

@@ -34,22 +34,22 @@
 #include <stdio.h>
 
 #include "sched/group.h"
+#include "util/diag.h"
 
 struct sim_scenario;
 struct sim_result;
 
-/* 0 or -errno; on error err holds "line N: what" (sim_load(): or the errno's text). */
-int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t errlen);
-int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errlen);
+/* 0 or -errno; on error d (may be NULL) holds "line N: what" (sim_load(): or the errno's text). */
+int sim_parse(const char *text, struct sim_scenario **out, struct diag *d);
+int sim_load(const char *path, struct sim_scenario **out, struct diag *d);
 void sim_scenario_free(struct sim_scenario *sc);
 
-int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen);
+int sim_run(const struct sim_scenario *sc, struct sim_result **out, struct diag *d);
 /* The same, printing every decision of the core to trace as it is taken. */
-int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
-		   size_t errlen);
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
+		   struct diag *d);
 /* The ideal alone, without running the core (usage stays 0): for benchmarks' references. */
-int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, char *err,
-		   size_t errlen);
+int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, struct diag *d);
 void sim_result_free(struct sim_result *r);
 void sim_report(const struct sim_result *r, FILE *f);
 
@@ -86,9 +86,9 @@ struct sim_gen_opts {
 int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len);
 /*
  * Generates scenario `seed` into text (len bytes; 64 KiB hold any) and runs it: its max group
- * error (% of capacity) and min-run violations. 0 or -errno, err saying why.
+ * error (% of capacity) and min-run violations. 0 or -errno, d saying why.
  */
 int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, double *error,
-		unsigned long *violations, char *text, size_t len, char *err, size_t errlen);
+		unsigned long *violations, char *text, size_t len, struct diag *d);
 
 #endif

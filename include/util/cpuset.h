@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* libvirt's cpuset syntax ("0-3,^2,8"): vCPU lists for --payload, --assign, XML and vsched.vcpus. */
+/*
+ * libvirt's cpuset syntax ("0-3,^2,8"): vCPU lists for --payload, --assign, XML and
+ * vsched.vcpus.
+ */
 #ifndef VSCHED_UTIL_CPUSET_H
 #define VSCHED_UTIL_CPUSET_H
 

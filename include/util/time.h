@@ -13,9 +13,10 @@
 #include <sys/time.h>
 #include <time.h>
 
-#define NSEC_PER_USEC	1000ULL
-#define NSEC_PER_MSEC	1000000ULL
-#define NSEC_PER_SEC	1000000000ULL
+/* uint64_t, not ULL: quotients print with PRIu64. */
+#define NSEC_PER_USEC	((uint64_t)1000)
+#define NSEC_PER_MSEC	((uint64_t)1000000)
+#define NSEC_PER_SEC	((uint64_t)1000000000)
 
 static inline uint64_t time_ts_to_ns(const struct timespec *ts)
 {

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/diag.h"
+
 struct vm;
 struct vcpu;
 
@@ -62,13 +64,14 @@ int accel_parse(const char *s, enum vm_accel *accel);
 const struct accel_ops *accel_ops_of(enum vm_accel accel);
 /*
  * Whether KVM can run a VM here: /dev/kvm opens and answers KVM_GET_API_VERSION. 0, or -errno
- * with why ("/dev/kvm: No such file or directory") in why.
+ * with why ("/dev/kvm: No such file or directory") in d (may be NULL).
  */
-int accel_kvm_probe(char *why, size_t len);
+int accel_kvm_probe(struct diag *d);
 /*
  * VM_ACCEL_AUTO becomes kvm where the probe succeeds, else thread, with the probe's answer
- * in why (why[0] stays '\0' when nothing fell back). Other values are returned as they are.
+ * in d (may be NULL; left as it was when nothing fell back). Other values are returned as they
+ * are.
  */
-enum vm_accel accel_resolve(enum vm_accel accel, char *why, size_t len);
+enum vm_accel accel_resolve(enum vm_accel accel, struct diag *d);
 
 #endif

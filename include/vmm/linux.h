@@ -9,6 +9,7 @@
 #ifndef VSCHED_VMM_LINUX_H
 #define VSCHED_VMM_LINUX_H
 
+#include "util/diag.h"
 #include "vmm/vm.h"
 
 /* Default RAM when --kernel is given without --memory: the Debian kernel's init_size is
@@ -31,7 +32,7 @@ struct linux_opts {
 	int console_out;	/* COM1 output fd: 0 (unset) = stdout */
 
 	/* Filled by the boot method. */
-	char err[256];		/* why setup failed, for the CLI to print ("" if no detail) */
+	struct diag diag;	/* why setup failed, for the CLI to print (empty if no detail) */
 	struct linux_state *state;
 };
 

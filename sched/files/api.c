@@ -67,7 +67,6 @@ struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
 	api_lock_init(&vs->lock);
 	sched_set_lock(vs->s, &vs->lock);
 	vs->clock = api_monotonic_ns;
-	group_set_file_exists(cftype_exists);
 	return vs;
 }
 
@@ -307,8 +306,24 @@ ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file,
 	return ret;
 }
 
-ssize_t vsched_write_check(struct vsched *vs, const char *path, const char *file, const char *buf,
-			   size_t len, vsched_check_fn check, void *arg)
+/* Under the lock: check each vCPU the write would move, or 0 if the file refuses it anyway. */
+static int api_check_moves(struct vsched *vs, struct group *g, const struct cftype *cft,
+			   const char *buf, size_t len, vsched_move_check_fn check, void *arg)
+{
+	char copy[CFTYPE_WRITE_MAX + 1];
+	struct cpuset set;
+
+	if (!check || !cft->parse_moves || !len || len > CFTYPE_WRITE_MAX)
+		return 0;
+	memcpy(copy, buf, len);
+	copy[len] = '\0';
+	if (cft->parse_moves(vs->s, copy, &set))
+		return 0;
+	return cgroup_check_moves(vs->s, &set, g, check, arg);
+}
+
+ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file, const char *buf,
+			  size_t len, vsched_move_check_fn check, void *arg)
 {
 	const struct cftype *cft;
 	struct group *g;
@@ -317,11 +332,10 @@ ssize_t vsched_write_check(struct vsched *vs, const char *path, const char *file
 	vsched_lock(vs);
 	ret = api_file(vs, path, file, &g, &cft);
 	if (!ret) {
-		if (len && cft->write)
+		if (len && cftype_writable(cft))
 			api_advance(vs);
 		/* In the same lock section as the write: the tree cannot change in between. */
-		if (check)
-			ret = check(vs->s, arg);
+		ret = api_check_moves(vs, g, cft, buf, len, check, arg);
 		if (!ret)
 			ret = cftype_write(vs->s, g, cft, buf, len);
 	}
@@ -331,10 +345,24 @@ ssize_t vsched_write_check(struct vsched *vs, const char *path, const char *file
 	return ret;
 }
 
+bool vsched_file_moves_vcpus(const char *file)
+{
+	const struct cftype *cft = file ? cftype_find(file) : NULL;
+
+	return cft && cft->parse_moves;
+}
+
+bool vsched_file_is_cpu(const char *file)
+{
+	const struct cftype *cft = file ? cftype_find(file) : NULL;
+
+	return cft && (cft->flags & CFTYPE_CPU);
+}
+
 ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,
 		     size_t len)
 {
-	return vsched_write_check(vs, path, file, buf, len, NULL, NULL);
+	return vsched_write_move(vs, path, file, buf, len, NULL, NULL);
 }
 
 int vsched_write_str(struct vsched *vs, const char *path, const char *file, const char *value)

@@ -5,32 +5,57 @@
  * group has; cftype_write()/cftype_show() apply the generic kernfs rules once for every front end.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
 #include "sched/cftype.h"
 #include "sched/files.h"
+#include "sched/parse.h"
+
+#define CPU_FILE	(CFTYPE_NOT_ON_ROOT | CFTYPE_CPU)
 
 const struct cftype cgroup_files[] = {
-	{ "cgroup.type", CFTYPE_NOT_ON_ROOT, cgroup_type_show, cgroup_type_write },
-	{ "cgroup.procs", 0, cgroup_procs_show, cgroup_procs_write },
-	{ "cgroup.threads", 0, cgroup_threads_show, cgroup_threads_write },
-	{ "cgroup.controllers", 0, cgroup_controllers_show, NULL },
-	{ "cgroup.subtree_control", 0, cgroup_subtree_control_show, cgroup_subtree_control_write },
-	{ "cgroup.events", CFTYPE_NOT_ON_ROOT, cgroup_events_show, NULL },
-	{ "cgroup.max.descendants", 0, cgroup_max_descendants_show, cgroup_max_descendants_write },
-	{ "cgroup.max.depth", 0, cgroup_max_depth_show, cgroup_max_depth_write },
-	{ "cgroup.stat", 0, cgroup_stat_show, NULL },
-	{ "cpu.stat", 0, cpu_stat_show, NULL },
-	{ "cpu.weight", CFTYPE_NOT_ON_ROOT | CFTYPE_CPU, cpu_weight_show, cpu_weight_write },
-	{ "cpu.weight.nice", CFTYPE_NOT_ON_ROOT | CFTYPE_CPU, cpu_weight_nice_show,
-	  cpu_weight_nice_write },
-	{ "cpu.idle", CFTYPE_NOT_ON_ROOT | CFTYPE_CPU, cpu_idle_show, cpu_idle_write },
-	{ "cpu.max", CFTYPE_NOT_ON_ROOT | CFTYPE_CPU, cpu_max_show, cpu_max_write },
-	{ "cpu.max.burst", CFTYPE_NOT_ON_ROOT | CFTYPE_CPU, cpu_max_burst_show,
-	  cpu_max_burst_write },
-	{ "vsched.vcpus", CFTYPE_VSCHED, vsched_vcpus_show, vsched_vcpus_write },
-	{ "vsched.vcpu.stat", CFTYPE_VSCHED, vsched_vcpu_stat_show, NULL },
-	{ NULL, 0, NULL, NULL },
+	{ .name = "cgroup.type", .flags = CFTYPE_NOT_ON_ROOT,
+	  .show = cgroup_type_show, .write = cgroup_type_write },
+	{ .name = "cgroup.procs",
+	  .show = cgroup_procs_show, .write = cgroup_procs_write,
+	  .parse_moves = cgroup_procs_parse },
+	{ .name = "cgroup.threads",
+	  .show = cgroup_threads_show, .write = cgroup_threads_write,
+	  .parse_moves = cgroup_threads_parse },
+	{ .name = "cgroup.controllers", .show = cgroup_controllers_show },
+	{ .name = "cgroup.subtree_control",
+	  .show = cgroup_subtree_control_show, .write = cgroup_subtree_control_write },
+	{ .name = "cgroup.events", .flags = CFTYPE_NOT_ON_ROOT, .show = cgroup_events_show },
+	/* cgroup_max_*_write(): kstrtoint() >= 0 or "max", which is INT_MAX */
+	{ .name = "cgroup.max.descendants", .flags = CFTYPE_MAX_WORD,
+	  .read_s64 = cgroup_max_descendants_read, .write_s64 = cgroup_max_descendants_write,
+	  .s64 = { 0, INT_MAX } },
+	{ .name = "cgroup.max.depth", .flags = CFTYPE_MAX_WORD,
+	  .read_s64 = cgroup_max_depth_read, .write_s64 = cgroup_max_depth_write,
+	  .s64 = { 0, INT_MAX } },
+	{ .name = "cgroup.stat", .show = cgroup_stat_show },
+	{ .name = "cpu.stat", .show = cpu_stat_show },
+	{ .name = "cpu.weight", .flags = CPU_FILE,
+	  .read_u64 = cpu_weight_read, .write_u64 = cpu_weight_write,
+	  .u64 = { CGROUP_WEIGHT_MIN, CGROUP_WEIGHT_MAX } },
+	{ .name = "cpu.weight.nice", .flags = CPU_FILE,
+	  .read_s64 = cpu_weight_nice_read, .write_s64 = cpu_weight_nice_write,
+	  .s64 = { MIN_NICE, MAX_NICE } },
+	/* sched_group_set_idle(): out of range is EINVAL */
+	{ .name = "cpu.idle", .flags = CPU_FILE | CFTYPE_RANGE_EINVAL,
+	  .read_s64 = cpu_idle_read, .write_s64 = cpu_idle_write, .s64 = { 0, 1 } },
+	{ .name = "cpu.max", .flags = CPU_FILE, .show = cpu_max_show, .write = cpu_max_write },
+	/* cpu_cfs_burst_write_u64(): the value must survive translation to ns */
+	{ .name = "cpu.max.burst", .flags = CPU_FILE | CFTYPE_RANGE_EINVAL,
+	  .read_u64 = cpu_max_burst_read, .write_u64 = cpu_max_burst_write,
+	  .u64 = { 0, UINT64_MAX / NSEC_PER_USEC } },
+	{ .name = "vsched.vcpus", .flags = CFTYPE_VSCHED,
+	  .show = vsched_vcpus_show, .write = vsched_vcpus_write,
+	  .parse_moves = vsched_vcpus_parse },
+	{ .name = "vsched.vcpu.stat", .flags = CFTYPE_VSCHED, .show = vsched_vcpu_stat_show },
+	{ .name = NULL },
 };
 
 bool cftype_visible(const struct cftype *cft, const struct group *g)
@@ -47,14 +72,21 @@ bool cftype_visible(const struct cftype *cft, const struct group *g)
 	return true;
 }
 
-const struct cftype *cftype_lookup(const struct group *g, const char *name)
+const struct cftype *cftype_find(const char *name)
 {
 	const struct cftype *cft;
 
 	for (cft = cgroup_files; cft->name; cft++)
 		if (!strcmp(cft->name, name))
-			return cftype_visible(cft, g) ? cft : NULL;
+			return cft;
 	return NULL;
+}
+
+const struct cftype *cftype_lookup(const struct group *g, const char *name)
+{
+	const struct cftype *cft = cftype_find(name);
+
+	return cft && cftype_visible(cft, g) ? cft : NULL;
 }
 
 bool cftype_exists(const struct group *g, const char *name)
@@ -62,15 +94,54 @@ bool cftype_exists(const struct group *g, const char *name)
 	return cftype_lookup(g, name) != NULL;
 }
 
+
+bool cftype_readable(const struct cftype *cft)
+{
+	return cft->show || cft->read_u64 || cft->read_s64;
+}
+
+bool cftype_writable(const struct cftype *cft)
+{
+	return cft->write || cft->write_u64 || cft->write_s64;
+}
+
 mode_t cftype_mode(const struct cftype *cft)
 {
 	mode_t mode = 0;
 
-	if (cft->show)
+	if (cftype_readable(cft))
 		mode |= 0444;
-	if (cft->write)
+	if (cftype_writable(cft))
 		mode |= 0200;
 	return mode;
+}
+
+/* cgroup_file_write() of a typed file, with the row's range and "max". */
+static int cftype_write_typed(struct sched *s, struct group *g, const struct cftype *cft,
+			      char *buf)
+{
+	int err = cft->flags & CFTYPE_RANGE_EINVAL ? -EINVAL : -ERANGE;
+	bool max = false;
+	int ret;
+
+	if (cft->flags & CFTYPE_MAX_WORD) {
+		buf = parse_strstrip(buf);
+		max = !strcmp(buf, "max");
+	}
+	if (cft->write_u64) {
+		uint64_t u = cft->u64.max;
+
+		ret = max ? 0 : parse_u64(buf, &u);
+		if (!ret)
+			ret = u < cft->u64.min || u > cft->u64.max ? err : cft->write_u64(s, g, u);
+	} else {
+		int64_t v = cft->s64.max;
+
+		ret = max ? 0 : parse_s64(buf, &v);
+		if (!ret)
+			ret = v < cft->s64.min || v > cft->s64.max ? err : cft->write_s64(s, g, v);
+	}
+	return ret;
 }
 
 ssize_t cftype_write(struct sched *s, struct group *g, const struct cftype *cft, const char *buf,
@@ -84,12 +155,46 @@ ssize_t cftype_write(struct sched *s, struct group *g, const struct cftype *cft,
 		return -E2BIG;
 	if (!len)
 		return 0;
-	if (!cft->write)
+	if (!cftype_writable(cft))
 		return -EINVAL;
 	memcpy(copy, buf, len);
 	copy[len] = '\0';
-	ret = cft->write(s, g, copy, len);
+	ret = cft->write ? cft->write(s, g, copy, len) : cftype_write_typed(s, g, cft, copy);
 	return ret ? ret : (ssize_t)len;
+}
+
+/* The kernel's cgroup_seqfile_show() of a typed file: "%llu\n" or "%lld\n"; "max\n" at max. */
+static ssize_t cftype_show_typed(const struct group *g, const struct cftype *cft, char *buf,
+				 size_t size)
+{
+	struct seqbuf sb = { buf, size };
+	bool word = cft->flags & CFTYPE_MAX_WORD;
+
+	if (cft->read_u64) {
+		uint64_t v = cft->read_u64(g);
+
+		if (word && v >= cft->u64.max)
+			seqbuf_printf(&sb, "max\n");
+		else
+			seqbuf_printf(&sb, "%" PRIu64 "\n", v);
+	} else {
+		int64_t v = cft->read_s64(g);
+
+		if (word && v >= cft->s64.max)
+			seqbuf_printf(&sb, "max\n");
+		else
+			seqbuf_printf(&sb, "%" PRId64 "\n", v);
+	}
+	return seqbuf_end(&sb);
+}
+
+/* Every file shows through here: typed or by its handler. */
+static ssize_t cftype_show_any(struct sched *s, struct group *g, const struct cftype *cft,
+			       uint64_t now_ns, char *buf, size_t size)
+{
+	if (cft->show)
+		return cft->show(s, g, now_ns, buf, size);
+	return cftype_show_typed(g, cft, buf, size);
 }
 
 ssize_t cftype_show(struct sched *s, struct group *g, const struct cftype *cft, uint64_t now_ns,
@@ -98,13 +203,13 @@ ssize_t cftype_show(struct sched *s, struct group *g, const struct cftype *cft, 
 	char none[1];
 	ssize_t ret;
 
-	if (!cft->show)
+	if (!cftype_readable(cft))
 		return -EACCES;
 	/* No room even for the NUL: still ask the file, whose own error comes first. */
 	if (!size) {
-		ret = cft->show(s, g, now_ns, none, 0);
+		ret = cftype_show_any(s, g, cft, now_ns, none, 0);
 		return ret >= 0 ? -ENOSPC : ret;
 	}
 	buf[0] = '\0';
-	return cft->show(s, g, now_ns, buf, size);
+	return cftype_show_any(s, g, cft, now_ns, buf, size);
 }

@@ -109,6 +109,77 @@ static int cgroup_parse_id(char *buf, int *id)
 	return 0;
 }
 
+/* cgroup.procs: a process ID (a thread ID stands for its process) moves every vCPU. */
+int cgroup_procs_parse(struct sched *s, char *buf, struct cpuset *set)
+{
+	unsigned int i, n = sched_nr_vcpus(s);
+	int pid, ret;
+
+	ret = cgroup_parse_id(buf, &pid);
+	if (ret)
+		return ret;
+	/* Nothing but the VMM's threads lives here. */
+	if (!pid || (pid != sched_pid(s) && !sched_vcpu_by_tid(s, pid)))
+		return -ESRCH;
+	cpuset_clear(set);
+	for (i = 0; i < n && i < CPUSET_MAX; i++)
+		cpuset_set(set, i);
+	return 0;
+}
+
+/* cgroup.threads: a thread ID moves that vCPU. */
+int cgroup_threads_parse(struct sched *s, char *buf, struct cpuset *set)
+{
+	struct sched_vcpu *v;
+	int tid, ret;
+
+	ret = cgroup_parse_id(buf, &tid);
+	if (ret)
+		return ret;
+	v = tid ? sched_vcpu_by_tid(s, tid) : NULL;
+	if (!v)
+		return -ESRCH;
+	cpuset_clear(set);
+	cpuset_set(set, v->id);
+	return 0;
+}
+
+/* vsched.vcpus: vCPU indices in libvirt cpuset syntax. */
+int vsched_vcpus_parse(struct sched *s, char *buf, struct cpuset *set)
+{
+	return cpuset_parse(buf, sched_nr_vcpus(s), set);
+}
+
+static struct group *cgroup_common_ancestor(struct group *a, struct group *b)
+{
+	struct group *x;
+
+	for (; a; a = a->parent)
+		for (x = b; x; x = x->parent)
+			if (x == a)
+				return a;
+	return NULL;
+}
+
+int cgroup_check_moves(struct sched *s, const struct cpuset *set, struct group *dst,
+		       int (*check)(unsigned int depth, void *arg), void *arg)
+{
+	unsigned int i, n = sched_nr_vcpus(s);
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct sched_vcpu *v = sched_vcpu(s, i);
+
+		if (!cpuset_test(set, i) || v->group == dst)
+			continue;
+		/* Both are in the one tree: the root at least is common. */
+		ret = check(cgroup_common_ancestor(v->group, dst)->depth, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 ssize_t cgroup_procs_show(struct sched *s, struct group *g, uint64_t now __unused, char *buf,
 			  size_t size)
 {
@@ -124,28 +195,12 @@ ssize_t cgroup_procs_show(struct sched *s, struct group *g, uint64_t now __unuse
 	return seqbuf_end(&sb);
 }
 
-static void cgroup_all_vcpus(struct sched *s, struct cpuset *set)
-{
-	unsigned int i, n = sched_nr_vcpus(s);
-
-	cpuset_clear(set);
-	for (i = 0; i < n && i < CPUSET_MAX; i++)
-		cpuset_set(set, i);
-}
-
 int cgroup_procs_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
 {
-	struct cpuset all;
-	int pid, ret;
+	struct cpuset set;
+	int ret = cgroup_procs_parse(s, buf, &set);
 
-	ret = cgroup_parse_id(buf, &pid);
-	if (ret)
-		return ret;
-	/* A thread ID stands for its process, as in the kernel; nothing else lives here. */
-	if (!pid || (pid != sched_pid(s) && !sched_vcpu_by_tid(s, pid)))
-		return -ESRCH;
-	cgroup_all_vcpus(s, &all);
-	return cgroup_move_vcpus(s, &all, g, false);
+	return ret ? ret : cgroup_move_vcpus(s, &set, g, false);
 }
 
 ssize_t cgroup_threads_show(struct sched *s, struct group *g, uint64_t now __unused, char *buf,
@@ -165,19 +220,10 @@ ssize_t cgroup_threads_show(struct sched *s, struct group *g, uint64_t now __unu
 
 int cgroup_threads_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
 {
-	struct sched_vcpu *v;
-	struct cpuset one;
-	int tid, ret;
+	struct cpuset set;
+	int ret = cgroup_threads_parse(s, buf, &set);
 
-	ret = cgroup_parse_id(buf, &tid);
-	if (ret)
-		return ret;
-	v = tid ? sched_vcpu_by_tid(s, tid) : NULL;
-	if (!v)
-		return -ESRCH;
-	cpuset_clear(&one);
-	cpuset_set(&one, v->id);
-	return cgroup_move_vcpus(s, &one, g, true);
+	return ret ? ret : cgroup_move_vcpus(s, &set, g, true);
 }
 
 ssize_t cgroup_controllers_show(struct sched *s __unused, struct group *g,
@@ -284,63 +330,35 @@ ssize_t cgroup_stat_show(struct sched *s __unused, struct group *g, uint64_t now
 	return seqbuf_end(&sb);
 }
 
-static ssize_t cgroup_limit_show(uint64_t v, char *buf, size_t size)
+/* cgroup.max.depth and cgroup.max.descendants, typed rows: INT_MAX is the kernel's "max". */
+static int64_t cgroup_limit_read(uint64_t v)
 {
-	struct seqbuf sb = { buf, size };
-
-	if (v >= INT_MAX)
-		seqbuf_printf(&sb, "max\n");
-	else
-		seqbuf_printf(&sb, "%d\n", (int)v);
-	return seqbuf_end(&sb);
+	return v >= INT_MAX ? INT_MAX : (int64_t)v;
 }
 
-/* cgroup_max_{depth,descendants}_write(): "max" or kstrtoint() >= 0, after strstrip(). */
-static int cgroup_limit_parse(char *buf, uint64_t *out)
+static uint64_t cgroup_limit_value(int64_t v)
 {
-	int v, ret;
-
-	buf = parse_strstrip(buf);
-	if (!strcmp(buf, "max")) {
-		v = INT_MAX;
-	} else {
-		ret = parse_int(buf, &v);
-		if (ret)
-			return ret;
-	}
-	if (v < 0)
-		return -ERANGE;
-	*out = v == INT_MAX ? LIMIT_MAX : (uint64_t)v;	/* INT_MAX is the kernel's "max" */
-	return 0;
+	return v == INT_MAX ? LIMIT_MAX : (uint64_t)v;
 }
 
-ssize_t cgroup_max_depth_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
-			      char *buf, size_t size)
+int64_t cgroup_max_depth_read(const struct group *g)
 {
-	return cgroup_limit_show(g->max_depth, buf, size);
+	return cgroup_limit_read(g->max_depth);
 }
 
-int cgroup_max_depth_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
+int cgroup_max_depth_write(struct sched *s, struct group *g, int64_t depth)
 {
-	uint64_t v;
-	int ret = cgroup_limit_parse(buf, &v);
-
-	return ret ? ret : group_set_max_depth(s, g, v);
+	return group_set_max_depth(s, g, cgroup_limit_value(depth));
 }
 
-ssize_t cgroup_max_descendants_show(struct sched *s __unused, struct group *g,
-				    uint64_t now __unused, char *buf, size_t size)
+int64_t cgroup_max_descendants_read(const struct group *g)
 {
-	return cgroup_limit_show(g->max_descendants, buf, size);
+	return cgroup_limit_read(g->max_descendants);
 }
 
-int cgroup_max_descendants_write(struct sched *s, struct group *g, char *buf,
-				 size_t len __unused)
+int cgroup_max_descendants_write(struct sched *s, struct group *g, int64_t nr)
 {
-	uint64_t v;
-	int ret = cgroup_limit_parse(buf, &v);
-
-	return ret ? ret : group_set_max_descendants(s, g, v);
+	return group_set_max_descendants(s, g, cgroup_limit_value(nr));
 }
 
 /* vsched.vcpus: the vCPU indices in g, libvirt cpuset syntax; "\n" when none (as cpuset.cpus). */
@@ -367,12 +385,9 @@ ssize_t vsched_vcpus_show(struct sched *s, struct group *g, uint64_t now __unuse
 int vsched_vcpus_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
 {
 	struct cpuset set;
-	int ret;
+	int ret = vsched_vcpus_parse(s, buf, &set);
 
-	ret = cpuset_parse(buf, sched_nr_vcpus(s), &set);
-	if (ret)
-		return ret;
-	return cgroup_move_vcpus(s, &set, g, true);
+	return ret ? ret : cgroup_move_vcpus(s, &set, g, true);
 }
 
 /*

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The cpu controller's interface files (kernel/sched/core.c cpu_files[] of Linux 6.12): one
- * parser and one formatter each. Parsers only translate syntax into values; ranges and state
- * rules (idle groups, burst <= quota, ...) are checked by the group_set_*() setters, as the
- * kernel's tg_set_*() do, so a write through any front end is validated in one place.
+ * The cpu controller's interface files (kernel/sched/core.c cpu_files[] of Linux 6.12). The
+ * single-number files are typed rows of the table (sched/files/cftype.c), which parses, checks
+ * the range and formats; here are their values and setters. cpu.max and cpu.stat have handlers
+ * of their own. State rules (idle groups, burst <= quota, ...) are checked by the group_set_*()
+ * setters, as the kernel's tg_set_*() do, so a write through any front end is validated once.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,8 +14,6 @@
 
 #include "sched/files.h"
 #include "sched/parse.h"
-
-#define NSEC_PER_USEC	1000U
 
 bool group_has_cpu(const struct group *g)
 {
@@ -36,71 +35,45 @@ int cpu_shares_to_nice(unsigned long shares)
 	return prio - 1 + MIN_NICE;
 }
 
-ssize_t cpu_weight_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
-			char *buf, size_t size)
+/* Typed files (the table in cftype.c parses, checks the range and formats). */
+uint64_t cpu_weight_read(const struct group *g)
 {
-	struct seqbuf sb = { buf, size };
-
-	seqbuf_printf(&sb, "%lu\n", sched_weight_to_cgroup(g->shares));
-	return seqbuf_end(&sb);
+	return sched_weight_to_cgroup(g->shares);
 }
 
-int cpu_weight_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
+int cpu_weight_write(struct sched *s, struct group *g, uint64_t weight)
 {
-	uint64_t w;
-	int ret;
-
-	ret = parse_u64(buf, &w);
-	if (ret)
-		return ret;
-	if (w < CGROUP_WEIGHT_MIN || w > CGROUP_WEIGHT_MAX)
-		return -ERANGE;
-	return group_set_shares(s, g, sched_weight_from_cgroup((unsigned long)w));
+	return group_set_shares(s, g, sched_weight_from_cgroup((unsigned long)weight));
 }
 
-ssize_t cpu_weight_nice_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
-			     char *buf, size_t size)
+int64_t cpu_weight_nice_read(const struct group *g)
 {
-	struct seqbuf sb = { buf, size };
-
-	seqbuf_printf(&sb, "%d\n", cpu_shares_to_nice(g->shares));
-	return seqbuf_end(&sb);
+	return cpu_shares_to_nice(g->shares);
 }
 
-int cpu_weight_nice_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
+int cpu_weight_nice_write(struct sched *s, struct group *g, int64_t nice)
 {
-	int64_t nice;
-	int ret;
-
-	ret = parse_s64(buf, &nice);
-	if (ret)
-		return ret;
-	if (nice < MIN_NICE || nice > MAX_NICE)
-		return -ERANGE;
 	return group_set_shares(s, g, sched_prio_to_weight[nice - MIN_NICE]);
 }
 
-ssize_t cpu_idle_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
-		      char *buf, size_t size)
+int64_t cpu_idle_read(const struct group *g)
 {
-	struct seqbuf sb = { buf, size };
-
-	seqbuf_printf(&sb, "%d\n", g->idle ? 1 : 0);
-	return seqbuf_end(&sb);
+	return g->idle ? 1 : 0;
 }
 
-int cpu_idle_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
+int cpu_idle_write(struct sched *s, struct group *g, int64_t idle)
 {
-	int64_t idle;
-	int ret;
-
-	ret = parse_s64(buf, &idle);
-	if (ret)
-		return ret;
-	/* sched_group_set_idle(): out of range is EINVAL, not ERANGE. */
-	if (idle < 0 || idle > 1)
-		return -EINVAL;
 	return group_set_idle(s, g, idle == 1);
+}
+
+uint64_t cpu_max_burst_read(const struct group *g)
+{
+	return g->burst_us;
+}
+
+int cpu_max_burst_write(struct sched *s, struct group *g, uint64_t burst)
+{
+	return group_set_bandwidth(s, g, g->quota_us, g->period_us, burst);
 }
 
 ssize_t cpu_max_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
@@ -125,29 +98,6 @@ int cpu_max_write(struct sched *s, struct group *g, char *buf, size_t len __unus
 	if (ret)
 		return ret;
 	return group_set_bandwidth(s, g, quota, period, g->burst_us);
-}
-
-ssize_t cpu_max_burst_show(struct sched *s __unused, struct group *g, uint64_t now __unused,
-			   char *buf, size_t size)
-{
-	struct seqbuf sb = { buf, size };
-
-	seqbuf_printf(&sb, "%" PRIu64 "\n", g->burst_us);
-	return seqbuf_end(&sb);
-}
-
-int cpu_max_burst_write(struct sched *s, struct group *g, char *buf, size_t len __unused)
-{
-	uint64_t burst;
-	int ret;
-
-	ret = parse_u64(buf, &burst);
-	if (ret)
-		return ret;
-	/* cpu_cfs_burst_write_u64(): the value must survive translation to ns. */
-	if (burst > UINT64_MAX / NSEC_PER_USEC)
-		return -EINVAL;
-	return group_set_bandwidth(s, g, g->quota_us, g->period_us, burst);
 }
 
 /*

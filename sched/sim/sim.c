@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "sched/core.h"
 #include "sched/fluid.h"
 #include "sim_types.h"
 
@@ -35,8 +35,7 @@ struct sim {
 	struct sim_ideal *ideal;
 	struct sim_result *r;
 	uint64_t now;
-	char *err;
-	size_t errlen;
+	struct diag *diag;
 	FILE *trace;
 };
 
@@ -49,7 +48,7 @@ const char *sim_pattern_name(enum sim_pattern p)
 
 static int fail(struct sim *sim, int ret, unsigned int line, const char *what, const char *path)
 {
-	return sim_fail(sim->err, sim->errlen, ret, line, what, path);
+	return sim_fail(sim->diag, ret, line, what, path);
 }
 
 /* CPU a vCPU gets from d ns on a lane, and the lane time it needs for cpu ns of work. */
@@ -104,10 +103,11 @@ static void wake_done(struct sim *sim, struct sim_vcpu *v)
 
 static void drain(struct sim *sim)
 {
-	const struct sched_params *p = &sim->s->core.params;
 	struct sched_decision d[64];
+	struct sched_params p;
 	size_t n, i;
 
+	sched_get_params(sim->s, &p);
 	while ((n = sched_take_decisions(sim->s, d, 64))) {
 		sim->r->decisions += n;
 		for (i = 0; i < n; i++) {
@@ -126,10 +126,10 @@ static void drain(struct sim *sim)
 				continue;
 			sim->r->preemptions++;
 			v = &sim->v[d[i].vcpu];
-			if (sim->now - v->run_start >= p->min_run_ns)
+			if (sim->now - v->run_start >= p.min_run_ns)
 				continue;
 			/* Cap enforcement and idle-group preemption may cut a run short. */
-			for (g = sim->s->vcpus[d[i].vcpu].group; g; g = g->parent)
+			for (g = sched_vcpu(sim->s, d[i].vcpu)->group; g; g = g->parent)
 				if (group_throttled(g) || g->idle)
 					excused = true;
 			if (!excused)
@@ -215,7 +215,7 @@ static uint64_t next_time(struct sim *sim, unsigned int ev)
 	for (i = 1; i <= sc->nr_groups; i++)
 		if (sim->next_sample[i] && sim->next_sample[i] < t)
 			t = sim->next_sample[i];
-	for (l = 0; l < sim->s->nr_lanes; l++) {
+	for (l = 0; l < sched_nr_lanes(sim->s); l++) {
 		int id = sched_lane_vcpu(sim->s, l);
 
 		if (id >= 0 && sim->v[id].backlog != UINT64_MAX &&
@@ -232,7 +232,7 @@ static void run_lanes(struct sim *sim, uint64_t t)
 	unsigned int l, n = 0;
 	int ids[1024];
 
-	for (l = 0; l < sim->s->nr_lanes && n < 1024; l++) {
+	for (l = 0; l < sched_nr_lanes(sim->s) && n < 1024; l++) {
 		int id = sched_lane_vcpu(sim->s, l);
 
 		if (id >= 0)
@@ -265,9 +265,8 @@ static int sim_loop(struct sim *sim)
 		stuck = t == last ? stuck + 1 : 0;
 		last = t;
 		if (stuck > 100000) {
-			snprintf(sim->err, sim->errlen, "no progress at %llu ns",
-				 (unsigned long long)t);
-			return -EDEADLK;
+			return diag_set(sim->diag, -EDEADLK, "no progress at %llu ns",
+					(unsigned long long)t);
 		}
 		for (i = 0; i < sc->nr_vcpus; i++) {
 			struct sim_vcpu *v = &sim->v[i];
@@ -327,7 +326,7 @@ static int sim_setup(struct sim *sim)
 	r->nr_vcpus = nv;
 	if (sc->has_params && (ret = sched_set_params(sim->s, &sc->params)))
 		return fail(sim, ret, sc->params_line, "parameters", "slice/min_run/lag");
-	ret = sim_build_tree(sc, sim->s, sim->groups, sim->err, sim->errlen);
+	ret = sim_build_tree(sc, sim->s, sim->groups, sim->diag);
 	if (ret)
 		return ret;
 	for (i = 1; i < ng; i++)
@@ -383,9 +382,9 @@ static void collect(struct sim *sim)
 }
 
 static int sim_do(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
-		  bool ideal_only, char *err, size_t errlen)
+		  bool ideal_only, struct diag *d)
 {
-	struct sim sim = { .sc = sc, .err = err, .errlen = errlen, .trace = trace };
+	struct sim sim = { .sc = sc, .diag = d, .trace = trace };
 	int ret;
 
 	ret = sim_setup(&sim);
@@ -409,21 +408,20 @@ static int sim_do(const struct sim_scenario *sc, struct sim_result **out, FILE *
 	return 0;
 }
 
-int sim_run(const struct sim_scenario *sc, struct sim_result **out, char *err, size_t errlen)
+int sim_run(const struct sim_scenario *sc, struct sim_result **out, struct diag *d)
 {
-	return sim_do(sc, out, NULL, false, err, errlen);
+	return sim_do(sc, out, NULL, false, d);
 }
 
-int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace, char *err,
-		   size_t errlen)
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
+		   struct diag *d)
 {
-	return sim_do(sc, out, trace, false, err, errlen);
+	return sim_do(sc, out, trace, false, d);
 }
 
-int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, char *err,
-		   size_t errlen)
+int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, struct diag *d)
 {
-	return sim_do(sc, out, NULL, true, err, errlen);
+	return sim_do(sc, out, NULL, true, d);
 }
 
 void sim_result_free(struct sim_result *r)

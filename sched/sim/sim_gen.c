@@ -215,22 +215,20 @@ int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len)
 }
 
 int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, double *error,
-		unsigned long *violations, char *text, size_t len, char *err, size_t errlen)
+		unsigned long *violations, char *text, size_t len, struct diag *d)
 {
 	struct sim_scenario *sc;
 	struct sim_result *r;
 	int ret;
 
 	ret = sim_gen(seed, o, text, len);
-	if (ret < 0) {
-		snprintf(err, errlen, "seed %llu: cannot generate: %s", (unsigned long long)seed,
-			 strerror(-ret));
-		return ret;
-	}
-	ret = sim_parse(text, &sc, err, errlen);
+	if (ret < 0)
+		return diag_set(d, ret, "seed %llu: cannot generate: %s", (unsigned long long)seed,
+				strerror(-ret));
+	ret = sim_parse(text, &sc, d);
 	if (ret)
 		return ret;
-	ret = sim_run(sc, &r, err, errlen);
+	ret = sim_run(sc, &r, d);
 	sim_scenario_free(sc);
 	if (ret)
 		return ret;

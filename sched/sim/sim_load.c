@@ -13,16 +13,15 @@
 
 #define SIM_FILE_MAX	(1U << 20)	/* bytes of a scenario file */
 
-static __printf(4, 5) int cerr(char *err, size_t errlen, unsigned int line, const char *fmt, ...)
+static __printf(3, 4) int cerr(struct diag *d, unsigned int line, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(err, errlen, "line %u: ", line);
+	int ret;
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < errlen)
-		vsnprintf(err + n, errlen - n, fmt, ap);
+	ret = diag_vat(d, -EINVAL, (int)line, NULL, NULL, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	return ret;
 }
 
 /* The group declared with path, or NULL ("/" is the root, never declared). */
@@ -46,35 +45,34 @@ static bool known(const struct sim_scenario *sc, const char *path)
  * is not a scenario; vCPU ids run from 0 without gaps (a gap made a vCPU nobody declared); every
  * group named is declared; events happen before the end and move vCPUs that exist.
  */
-int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, char *err, size_t errlen)
+int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, struct diag *d)
 {
 	unsigned int i, last;
 
 	if (!sc->nr_vcpus)
-		return cerr(err, errlen, nr_lines, "no vcpu line: not a scenario");
+		return cerr(d, nr_lines, "no vcpu line: not a scenario");
 	last = sc->vcpus[sc->nr_vcpus - 1].line;
 	for (i = 0; i < sc->nr_vcpus; i++) {
 		const struct sim_vcpu_cfg *v = &sc->vcpus[i];
 
 		if (!v->line)
-			return cerr(err, errlen, last,
-				    "vcpu %u is missing: ids run from 0, no gaps", i);
+			return cerr(d, last, "vcpu %u is missing: ids run from 0, no gaps", i);
 		if (!known(sc, v->path))
-			return cerr(err, errlen, v->line, "group %s is not defined", v->path);
+			return cerr(d, v->line, "group %s is not defined", v->path);
 	}
 	for (i = 0; i < sc->nr_events; i++) {
 		const struct sim_event *ev = &sc->events[i];
 
 		if (ev->at >= sc->duration)
-			return cerr(err, errlen, ev->line, "event at %.9g s is not before the end "
-				    "(duration %.9g s)", (double)ev->at / 1e9,
-				    (double)sc->duration / 1e9);
+			return cerr(d, ev->line,
+				    "event at %.9g s is not before the end (duration %.9g s)",
+				    (double)ev->at / 1e9, (double)sc->duration / 1e9);
 		if (ev->type == SIM_EV_MOVE && ev->vcpu >= sc->nr_vcpus)
-			return cerr(err, errlen, ev->line, "vcpu %u does not exist", ev->vcpu);
+			return cerr(d, ev->line, "vcpu %u does not exist", ev->vcpu);
 		if (!known(sc, ev->path))
-			return cerr(err, errlen, ev->line, "group %s is not defined", ev->path);
+			return cerr(d, ev->line, "group %s is not defined", ev->path);
 		if (ev->type == SIM_EV_SET && !strcmp(ev->path, "/"))
-			return cerr(err, errlen, ev->line, "the root group takes no settings here");
+			return cerr(d, ev->line, "the root group takes no settings here");
 	}
 	return 0;
 }
@@ -95,7 +93,7 @@ static unsigned int line_of(const char *text, size_t off)
  * more than that is no scenario (`vsched sim /dev/zero` read 480 MB, and input after a NUL byte
  * was silently dropped). err gets "line N: what" or the errno's text; the caller names the file.
  */
-int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errlen)
+int sim_load(const char *path, struct sim_scenario **out, struct diag *d)
 {
 	FILE *f = fopen(path, "r");
 	size_t len = 0, n;
@@ -104,8 +102,7 @@ int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errl
 
 	if (!f) {
 		ret = -errno;
-		snprintf(err, errlen, "%s", strerror(-ret));
-		return ret;
+		return diag_set(d, ret, "%s", strerror(-ret));
 	}
 	text = malloc(SIM_FILE_MAX + 2);
 	if (!text) {
@@ -117,10 +114,10 @@ int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errl
 	ret = ferror(f) ? (errno ? -errno : -EIO) : 0;
 	fclose(f);
 	if (ret) {
-		snprintf(err, errlen, "%s", strerror(-ret));
+		diag_set(d, ret, "%s", strerror(-ret));
 	} else if (len > SIM_FILE_MAX) {
-		cerr(err, errlen, line_of(text, SIM_FILE_MAX),
-		     "longer than %u bytes: not a scenario", SIM_FILE_MAX);
+		cerr(d, line_of(text, SIM_FILE_MAX), "longer than %u bytes: not a scenario",
+		     SIM_FILE_MAX);
 		ret = -EFBIG;
 	}
 	if (ret) {
@@ -130,9 +127,9 @@ int sim_load(const char *path, struct sim_scenario **out, char *err, size_t errl
 	text[len] = '\0';
 	n = strlen(text);
 	if (n < len)
-		ret = cerr(err, errlen, line_of(text, n), "a NUL byte: not a scenario");
+		ret = cerr(d, line_of(text, n), "a NUL byte: not a scenario");
 	else
-		ret = sim_parse(text, out, err, errlen);
+		ret = sim_parse(text, out, d);
 	free(text);
 	return ret;
 }

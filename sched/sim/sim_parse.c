@@ -13,20 +13,18 @@
 struct parser {
 	struct sim_scenario *sc;
 	unsigned int line;
-	char *err;
-	size_t errlen;
+	struct diag *diag;
 };
 
 static __printf(2, 3) int perr(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(p->err, p->errlen, "line %u: ", p->line);
+	int ret;
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < p->errlen)
-		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+	ret = diag_vat(p->diag, -EINVAL, (int)p->line, NULL, NULL, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	return ret;
 }
 
 /*
@@ -39,7 +37,9 @@ static int parse_time(const char *tok, uint64_t *out)
 	static const struct {
 		const char *unit;
 		uint64_t mul;
-	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000 } };
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000 },
+	};
 	size_t n = strspn(tok, "0123456789"), i;
 	char num[32];
 	double v;
@@ -407,9 +407,9 @@ static int event_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t errlen)
+int sim_parse(const char *text, struct sim_scenario **out, struct diag *d)
 {
-	struct parser p = { .err = err, .errlen = errlen };
+	struct parser p = { .diag = d };
 	char *copy = strdup(text), *line, *save = NULL;
 	struct sim_scenario *sc;
 	int ret = 0;
@@ -444,7 +444,7 @@ int sim_parse(const char *text, struct sim_scenario **out, char *err, size_t err
 	}
 	free(copy);
 	if (!ret)
-		ret = sim_check(sc, p.line, err, errlen);
+		ret = sim_check(sc, p.line, d);
 	if (ret) {
 		sim_scenario_free(sc);
 		return ret;

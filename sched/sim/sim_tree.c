@@ -31,14 +31,9 @@ int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settin
 	return 0;
 }
 
-int sim_fail(char *err, size_t errlen, int ret, unsigned int line, const char *what,
-	     const char *path)
+int sim_fail(struct diag *d, int ret, unsigned int line, const char *what, const char *path)
 {
-	if (line)
-		snprintf(err, errlen, "line %u: %s %s: %s", line, what, path, strerror(-ret));
-	else
-		snprintf(err, errlen, "%s %s: %s", what, path, strerror(-ret));
-	return ret;
+	return diag_at(d, ret, (int)line, NULL, NULL, "%s %s: %s", what, path, strerror(-ret));
 }
 
 /*
@@ -46,8 +41,8 @@ int sim_fail(char *err, size_t errlen, int ret, unsigned int line, const char *w
  * controller, as if "+cpu" was written down the tree, and are threaded, as the vCPU groups of
  * one VM process are, so vCPUs may sit at any level.
  */
-int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group **groups, char *err,
-		   size_t errlen)
+int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group **groups,
+		   struct diag *d)
 {
 	unsigned int i;
 	int ret;
@@ -63,32 +58,30 @@ int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group 
 		*slash = '\0';
 		pg = group_lookup(s, parent);
 		if (!pg)
-			return sim_fail(err, errlen, -ENOENT, gc->line, "parent of", gc->path);
+			return sim_fail(d, -ENOENT, gc->line, "parent of", gc->path);
 		ret = group_set_subtree_cpu(s, pg, true);
 		if (ret)
-			return sim_fail(err, errlen, ret, gc->line, "+cpu in",
-					parent[0] ? parent : "/");
+			return sim_fail(d, ret, gc->line, "+cpu in", parent[0] ? parent : "/");
 		ret = group_create(s, pg, slash + 1, &g);
 		if (ret)
-			return sim_fail(err, errlen, ret, gc->line, "group", gc->path);
+			return sim_fail(d, ret, gc->line, "group", gc->path);
 		ret = group_enable_threaded(s, g);
 		if (ret)
-			return sim_fail(err, errlen, ret, gc->line, "threaded", gc->path);
+			return sim_fail(d, ret, gc->line, "threaded", gc->path);
 		ret = sim_apply_settings(s, g, &gc->set);
 		if (ret)
-			return sim_fail(err, errlen, ret, gc->line, "settings of", gc->path);
+			return sim_fail(d, ret, gc->line, "settings of", gc->path);
 		groups[i + 1] = g;
 	}
 	for (i = 0; i < sc->nr_vcpus; i++) {
 		struct group *g = group_lookup(s, sc->vcpus[i].path);
 
 		if (!g)
-			return sim_fail(err, errlen, -ENOENT, sc->vcpus[i].line, "group of a vcpu,",
-				    sc->vcpus[i].path);
+			return sim_fail(d, -ENOENT, sc->vcpus[i].line, "group of a vcpu,",
+					sc->vcpus[i].path);
 		ret = sched_vcpu_move(s, i, g);
 		if (ret)
-			return sim_fail(err, errlen, ret, sc->vcpus[i].line, "vcpu into",
-				    sc->vcpus[i].path);
+			return sim_fail(d, ret, sc->vcpus[i].line, "vcpu into", sc->vcpus[i].path);
 	}
 	return 0;
 }

@@ -110,7 +110,7 @@ static inline uint64_t sim_rng_around(uint64_t *x, uint64_t mean)
 
 /* sim_load.c: the group declared with path (NULL for "/" or none); whole-file checks. */
 const struct sim_group_cfg *sim_find_group(const struct sim_scenario *sc, const char *path);
-int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, char *err, size_t errlen);
+int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, struct diag *d);
 
 /* The ideal the simulator measures against (sim_ideal.c); it adds to r's ideal fields. */
 struct sim_ideal;
@@ -121,11 +121,10 @@ int sim_ideal_event(struct sim_ideal *id, const struct sim_event *ev);
 void sim_ideal_free(struct sim_ideal *id);
 
 /* sim_tree.c: a refusal at the scenario line that asked (0: none), "line N: what path: errno". */
-int sim_fail(char *err, size_t errlen, int ret, unsigned int line, const char *what,
-	     const char *path);
+int sim_fail(struct diag *d, int ret, unsigned int line, const char *what, const char *path);
 /* The scenario's tree in s. */
-int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group **groups, char *err,
-		   size_t errlen);
+int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group **groups,
+		   struct diag *d);
 /* Applies the settings to g with the group.h setters, in the order cgroupfs would need. */
 int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set);
 const char *sim_pattern_name(enum sim_pattern p);

@@ -106,6 +106,8 @@ as_u bash -c "echo -cpu > d/x/cgroup.subtree_control"
 echo +cpu > d/x/cgroup.subtree_control
 expect_eq "cpu.* files made again by root" "$(statof d/x/k/cpu.weight)" "-rw-r--r-- 0 0 0"
 expect_eq "other files still U's" "$(statof d/x/k/cgroup.procs)" "-rw-r--r-- $U $U 0"
+# cpu.stat is a core file (cgroup_base_files[]), made with the directory: not the +cpu writer's.
+expect_eq "cpu.stat still U's" "$(statof d/x/k/cpu.stat)" "-r--r--r-- $U $U 0"
 as_u rmdir d/x/k
 
 # Taking the delegation back (chown to root) ends it.

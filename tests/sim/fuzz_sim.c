@@ -49,15 +49,16 @@ static int fuzz_kind(const struct kind *k, uint64_t first, unsigned int n, bool 
 	double worst = 0, t0 = now_s();
 	uint64_t worst_seed = first, seed;
 	unsigned int over = 0, violated = 0;
-	char err[256];
+	struct diag d;
 
 	for (seed = first; seed < first + n; seed++) {
 		unsigned long violations = 0;
 		double e = 0;
 
-		if (sim_gen_run(seed, &k->o, &e, &violations, text, TEXT_LEN, err, sizeof(err))) {
+		diag_init(&d, NULL);
+		if (sim_gen_run(seed, &k->o, &e, &violations, text, TEXT_LEN, &d)) {
 			fprintf(stderr, "fuzz-sim: %s: seed %llu: %s\n", k->name,
-				(unsigned long long)seed, err);
+				(unsigned long long)seed, d.msg);
 			return 1;
 		}
 		over += e > k->bound;

@@ -22,9 +22,9 @@
 	"<domain type='kvm'>\n<name>t</name>\n<memory unit='MiB'>64</memory>\n"              \
 	"<vcpu placement='static'>" vcpus "</vcpu>\n"
 
-static inline int parse_str(const char *xml, struct domain_def *def, struct xdiag *d)
+static inline int parse_str(const char *xml, struct domain_def *def, struct diag *d)
 {
-	xdiag_init(d, "t.xml");
+	diag_init(d, "t.xml");
 	return domain_parse_memory(xml, strlen(xml), def, d);
 }
 
@@ -32,7 +32,7 @@ static inline int parse_str(const char *xml, struct domain_def *def, struct xdia
 static inline void expect_parse_error(const char *xml, const char *where, const char *text)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 
 	CU_ASSERT_EQUAL(parse_str(xml, &def, &d), -EINVAL);
 	if (!strstr(d.msg, where) || !strstr(d.msg, text))
@@ -40,7 +40,7 @@ static inline void expect_parse_error(const char *xml, const char *where, const 
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, where));
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, text));
 	CU_ASSERT_PTR_NULL(def.name);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /* $SHARED, or ../shared next to the repository (tests run from the repository root). */

@@ -30,16 +30,17 @@ void test_skip(const char *why)
 bool test_accel_usable(enum vm_accel accel)
 {
 	const char *only = getenv("VSCHED_TEST_ACCEL");
-	char why[160];
+	struct diag why;
 
+	diag_init(&why, NULL);
 	if (only && *only && !strstr(only, accel_name(accel))) {
-		snprintf(why, sizeof(why), "VSCHED_TEST_ACCEL=%s leaves out %s", only,
+		diag_set(&why, -ENODEV, "VSCHED_TEST_ACCEL=%s leaves out %s", only,
 			 accel_name(accel));
-		test_skip(why);
+		test_skip(why.msg);
 		return false;
 	}
-	if (accel == VM_ACCEL_KVM && accel_kvm_probe(why, sizeof(why))) {
-		test_skip(why);
+	if (accel == VM_ACCEL_KVM && accel_kvm_probe(&why)) {
+		test_skip(why.msg);
 		return false;
 	}
 	return true;

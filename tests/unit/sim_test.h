@@ -13,20 +13,21 @@ static inline struct sim_result *run(const char *text)
 {
 	struct sim_scenario *sc = NULL;
 	struct sim_result *r = NULL;
-	char err[256] = "";
+	struct diag d;
 	int ret;
 
-	ret = sim_parse(text, &sc, err, sizeof(err));
+	diag_init(&d, NULL);
+	ret = sim_parse(text, &sc, &d);
 	CU_ASSERT_EQUAL(ret, 0);
 	if (ret) {
-		printf("\n  parse: %s\n", err);
+		printf("\n  parse: %s\n", d.msg);
 		return NULL;
 	}
-	ret = sim_run(sc, &r, err, sizeof(err));
+	ret = sim_run(sc, &r, &d);
 	sim_scenario_free(sc);
 	CU_ASSERT_EQUAL(ret, 0);
 	if (ret)
-		printf("\n  run: %s\n", err);
+		printf("\n  run: %s\n", d.msg);
 	return ret ? NULL : r;
 }
 

@@ -398,6 +398,12 @@ static void test_api_cpu_stat_from_core(void)
 		"usage_usec 3000\nuser_usec 2500\nsystem_usec 500\nnice_usec 0\nnr_periods 0\n"
 		"nr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n");
 	READ_IS(vs, "t", "cpu.max", "5000 100000\n");
+	/* the same for a typed file (a table row without a write handler of its own) */
+	now = 9000000;
+	WRITE_OK(vs, "t", "cpu.weight", "200");
+	vsched_lock(vs);
+	CU_ASSERT_EQUAL(sched_now(vsched_sched(vs)), 9000000);
+	vsched_unlock(vs);
 	vsched_destroy(vs);
 }
 

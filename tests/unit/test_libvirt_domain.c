@@ -21,13 +21,13 @@ static bool have_testdata(const char *name)
 	return testdata_file(rel, testdata, sizeof(testdata));
 }
 
-static int parse_testdata(struct domain_def *def, struct xdiag *d)
+static int parse_testdata(struct domain_def *def, struct diag *d)
 {
-	xdiag_init(d, testdata);
+	diag_init(d, testdata);
 	return domain_parse_file(testdata, def, d);
 }
 
-static bool has_warning(const struct xdiag *d, const char *needle)
+static bool has_warning(const struct diag *d, const char *needle)
 {
 	size_t i;
 
@@ -41,7 +41,7 @@ static bool has_warning(const struct xdiag *d, const char *needle)
 static void test_testdata_cputune(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 
 	if (!have_testdata("qemuxmlconfdata__cputune.xml"))
 		return;
@@ -72,14 +72,14 @@ static void test_testdata_cputune(void)
 	CU_ASSERT_TRUE(has_warning(&d, "<iothreadsched>"));
 	CU_ASSERT_TRUE(has_warning(&d, "<vcpusched>: real-time scheduler 'rr'"));
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /* tests/qemuxml2argvdata/cputune-iothreads.xml: children "intentionally in odd order". */
 static void test_testdata_odd_order(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 
 	if (!have_testdata("qemuxml2argvdata__cputune-iothreads.xml"))
 		return;
@@ -90,14 +90,14 @@ static void test_testdata_odd_order(void)
 	CU_ASSERT_TRUE(def.tune.vcpus[1].pinned && cpuset_test(&def.tune.vcpus[1].pin, 1));
 	CU_ASSERT_TRUE(has_warning(&d, "<iothreadpin>"));
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /* cputune-zero-shares.xml parses in libvirt (the cgroup back end refuses 0 later, as ours). */
 static void test_testdata_zero_shares(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 
 	if (!have_testdata("qemuxml2argvdata__cputune-zero-shares.xml"))
 		return;
@@ -105,14 +105,14 @@ static void test_testdata_zero_shares(void)
 	CU_ASSERT_TRUE(def.tune.shares_set);
 	CU_ASSERT_EQUAL(def.tune.shares, 0);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /* cputune-vcpusched-overlap.xml is a DO_TEST_PARSE_ERROR in libvirt. */
 static void test_testdata_vcpusched_overlap(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 
 	if (!have_testdata("qemuxml2argvdata__cputune-vcpusched-overlap.xml"))
 		return;
@@ -120,13 +120,13 @@ static void test_testdata_vcpusched_overlap(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, ":16: <vcpusched> '1-2': "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "vcpussched attributes 'vcpus' must not overlap"));
 	CU_ASSERT_PTR_NULL(def.name);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static void test_top_level(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	const char *xml = "<domain type='kvm'><name>vm-a</name>"
 			  "<uuid>C7A5FDBD EDAF-9455-926A-D65C16DB1809</uuid>"
 			  "<memory unit='GiB'>2</memory><vcpu current='2'>6</vcpu>"
@@ -137,7 +137,7 @@ static void test_top_level(void)
 	CU_ASSERT_EQUAL(parse_str(xml, &def, &d), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "<uuid>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "malformed uuid element"));
-	xdiag_free(&d);
+	diag_free(&d);
 
 	xml = "<domain type='kvm'><name>vm-a</name>"
 	      "<uuid>C7A5FDBD-EDAF-9455-926A-D65C16DB1809</uuid>"
@@ -154,7 +154,7 @@ static void test_top_level(void)
 	CU_ASSERT_STRING_EQUAL(def.cmdline, "console=ttyS0 quiet");
 	CU_ASSERT_EQUAL(d.nr_warn, 0);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static void test_memory_units(void)
@@ -205,7 +205,7 @@ static void test_errors_name_element_value_line(void)
 static void test_cputune_ranges(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 
 	expect_parse_error(TUNE("<shares>many</shares>"), "t.xml:6: <shares> 'many'",
 		     "can't parse cputune shares value");
@@ -235,7 +235,7 @@ static void test_cputune_ranges(void)
 	CU_ASSERT_EQUAL(def.tune.global.quota, 17592186044415LL);
 	CU_ASSERT_EQUAL(def.tune.shares, 262144);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 
 	/* Scalars: the first counts (XPath name[1]), later ones are warned about. */
 	CU_ASSERT_EQUAL_FATAL(parse_str(TUNE("<period>2000</period>\n<period>5</period>"), &def,
@@ -243,13 +243,13 @@ static void test_cputune_ranges(void)
 	CU_ASSERT_EQUAL(def.tune.vcpu.period, 2000);
 	CU_ASSERT_TRUE(has_warning(&d, "t.xml:7: <period>: only the first"));
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static void test_cputune_lists(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 
 	expect_parse_error(TUNE("<vcpupin cpuset='1'/>"), "t.xml:6: <vcpupin>",
 		     "missing vcpu id in vcpupin");
@@ -294,7 +294,7 @@ static void test_cputune_lists(void)
 	CU_ASSERT_TRUE(has_warning(&d, "<cachetune>: vsched does not drive resctrl"));
 	CU_ASSERT_TRUE(has_warning(&d, "<bogus>: unknown element"));
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /*
@@ -326,7 +326,7 @@ static void test_numbers_as_libvirt(void)
 		{ "<shares></shares><shares>400</shares>", true, 0 },	/* the first counts */
 	};
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	char xml[512];
 	size_t i;
 
@@ -345,7 +345,7 @@ static void test_numbers_as_libvirt(void)
 			CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "can't parse cputune shares value"));
 		}
 		domain_free(&def);
-		xdiag_free(&d);
+		diag_free(&d);
 	}
 	expect_parse_error(TUNE("<period>-1</period>"), "<period> '-1'",
 			   "can't parse cputune period value");
@@ -378,7 +378,7 @@ static void test_numbers_as_libvirt(void)
 	CU_ASSERT_TRUE(def.tune.vcpus[1].pinned);
 	CU_ASSERT_EQUAL(def.tune.vcpus[0].priority, -5);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /* Entity declarations are refused with their name and line, before anything expands. */
@@ -414,7 +414,7 @@ static void test_xml_errors_one_line(void)
 		"<domain><name>a</name><metadata><v:groups/></metadata></domain>",
 	};
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	char captured[256];
 	int pipefd[2], saved;
 	ssize_t got;
@@ -428,7 +428,7 @@ static void test_xml_errors_one_line(void)
 		parse_str(bad[i], &def, &d);
 		CU_ASSERT_PTR_NULL(strchr(d.msg, '\n'));
 		domain_free(&def);
-		xdiag_free(&d);
+		diag_free(&d);
 	}
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
@@ -445,7 +445,7 @@ static void test_xml_errors_one_line(void)
 	CU_ASSERT_EQUAL(parse_str(bad[0], &def, &d), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "Input is not proper UTF-8, indicate encoding ! "
 					     "Bytes: 0xFF"));
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /* <domain type>: 'kvm' and 'qemu' are kept for `vsched run` to pick the backend, none is fine,
@@ -454,7 +454,7 @@ static void test_domain_type(void)
 {
 	static const char *const types[] = { "kvm", "qemu" };
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	char xml[256];
 	unsigned int i;
 
@@ -464,13 +464,13 @@ static void test_domain_type(void)
 		CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
 		CU_ASSERT_STRING_EQUAL(def.type, types[i]);
 		domain_free(&def);
-		xdiag_free(&d);
+		diag_free(&d);
 	}
 	CU_ASSERT_EQUAL_FATAL(parse_str("<domain><name>t</name><memory>1024</memory></domain>",
 					&def, &d), 0);
 	CU_ASSERT_STRING_EQUAL(def.type, "");
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 	expect_parse_error("<domain type='xen'><name>t</name><memory>1024</memory></domain>",
 			   "t.xml:1: <domain> 'xen'", "vsched runs type 'kvm' (KVM) or 'qemu'");
 }

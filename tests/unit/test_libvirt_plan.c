@@ -57,7 +57,7 @@ static void plan_text(const struct plan *p, char **buf)
 static void test_plan_build(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	struct plan p;
 	char *txt;
 
@@ -81,13 +81,13 @@ static void test_plan_build(void)
 	free(txt);
 	plan_free(&p);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static void test_plan_minimal(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	struct plan p;
 	char *txt;
 
@@ -100,7 +100,7 @@ static void test_plan_minimal(void)
 	free(txt);
 	plan_free(&p);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static bool has_op(const struct fsops *f, const char *path, const char *file, const char *val)
@@ -117,7 +117,7 @@ static bool has_op(const struct fsops *f, const char *path, const char *file, co
 static void test_render_v1_v2(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	struct fsops f2, f1;
 	struct plan p;
 
@@ -152,11 +152,11 @@ static void test_render_v1_v2(void)
 	fsops_free(&f2);
 	plan_free(&p);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /* Renders a domain for a flavour and returns the error (message in d). */
-static int render_str(const char *xml, enum fs_flavor fl, struct xdiag *d)
+static int render_str(const char *xml, enum fs_flavor fl, struct diag *d)
 {
 	struct domain_def def;
 	struct fsops f;
@@ -179,33 +179,33 @@ static int render_str(const char *xml, enum fs_flavor fl, struct xdiag *d)
 
 static void test_render_shares_ranges(void)
 {
-	struct xdiag d;
+	struct diag d;
 
 	/* libvirt: v2 [1, 10000], v1 [2, 262144], no conversion and no clamping. */
 	CU_ASSERT_EQUAL(render_str(DOM_HEAD("1") "<cputune>\n<shares>0</shares></cputune>"
 				   "</domain>", FS_V2, &d), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(d.msg, "t.xml:6: <shares> '0': shares '0' must be in range "
 				      "[1, 10000]");
-	xdiag_free(&d);
+	diag_free(&d);
 	CU_ASSERT_EQUAL(render_str(DOM_HEAD("1") "<cputune><shares>10001</shares></cputune>"
 				   "</domain>", FS_V2, &d), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "shares '10001' must be in range [1, 10000]"));
-	xdiag_free(&d);
+	diag_free(&d);
 	CU_ASSERT_EQUAL(render_str(DOM_HEAD("1") "<cputune><shares>10001</shares></cputune>"
 				   "</domain>", FS_V1, &d), 0);
-	xdiag_free(&d);
+	diag_free(&d);
 	CU_ASSERT_EQUAL(render_str(DOM_HEAD("1") "<cputune><shares>1</shares></cputune>"
 				   "</domain>", FS_V1, &d), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "shares '1' must be in range [2, 262144]"));
-	xdiag_free(&d);
+	diag_free(&d);
 	CU_ASSERT_EQUAL(render_str(DOM_HEAD("1") "<cputune><shares>1</shares></cputune>"
 				   "</domain>", FS_V2, &d), 0);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static void test_render_v1_caps(void)
 {
-	struct xdiag d;
+	struct diag d;
 	const char *xml =
 		DOM_HEAD("2") "<cputune><period>100000</period><quota>50000</quota></cputune>\n"
 		"<metadata><v:groups xmlns:v='" NS "'>\n"
@@ -214,11 +214,11 @@ static void test_render_v1_caps(void)
 
 	/* v1 refuses a child cap above its parent's; v2 does not care. */
 	CU_ASSERT_EQUAL(render_str(xml, FS_V2, &d), 0);
-	xdiag_free(&d);
+	diag_free(&d);
 	CU_ASSERT_EQUAL(render_str(xml, FS_V1, &d), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.xml:5: <cputune/quota> '50000 100000'"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "slow/vcpu1 exceeds slow (20000 100000)"));
-	xdiag_free(&d);
+	diag_free(&d);
 	/* An unlimited group inherits its parent's ratio: the VM's global cap. */
 	CU_ASSERT_EQUAL(render_str(DOM_HEAD("2") "<cputune><global_quota>30000</global_quota>"
 				   "</cputune>\n<metadata><v:groups xmlns:v='" NS "'>\n"
@@ -226,7 +226,7 @@ static void test_render_v1_caps(void)
 				   "quota='40000'/></v:groups></metadata></domain>", FS_V1, &d),
 			-EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "a/b exceeds the VM (30000 100000)"));
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /* A back end that records calls, as the C API back end would receive them. */
@@ -268,7 +268,7 @@ static int rec_move(void *ctx, const char *path, unsigned int vcpu)
 static void test_exec_backend(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	struct fsops f;
 	struct plan p;
 	struct rec r = { .fail_file = "cpu.weight", .fail_err = -ENOENT };
@@ -305,7 +305,7 @@ static void test_exec_backend(void)
 	fsops_free(&f);
 	plan_free(&p);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static void make_file(const char *dir, const char *name)
@@ -369,7 +369,7 @@ static void test_dir_backend(void)
 			  "</v:groups></metadata></domain>";
 	struct domain_def def;
 	struct dir_target t;
-	struct xdiag d;
+	struct diag d;
 	pthread_t th[4];
 	pid_t tid0, tid1, tid;
 	size_t len;
@@ -381,11 +381,11 @@ static void test_dir_backend(void)
 	for (i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, vcpu_thread, (void *)(uintptr_t)i);
 	pthread_barrier_wait(&vcpu_barrier);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tid0, NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tid1, NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 2, &tid, NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 3, &tid, NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 4, &tid, NULL, 0), -ESRCH);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tid0, NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tid1, NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 2, &tid, NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 3, &tid, NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 4, &tid, NULL), -ESRCH);
 
 	/* A v1 "cpu" tree: the root has cpu.shares and tasks; g exists already (re-apply). */
 	make_file(root, "cpu.shares");
@@ -439,7 +439,7 @@ static void test_dir_backend(void)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&vcpu_barrier);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 	snprintf(buf, sizeof(buf), "rm -rf %s", root);
 	CU_ASSERT_EQUAL(system(buf), 0);
 }
@@ -449,7 +449,7 @@ static void test_dir_backend_v2_scope(void)
 {
 	char root[] = "/tmp/vsched-scope-XXXXXX", dom[128], buf[128], *dry = NULL;
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	pthread_t th;
 	size_t len;
 	FILE *out = open_memstream(&dry, &len);
@@ -481,8 +481,8 @@ static void test_dir_backend_v2_scope(void)
 	CU_ASSERT_STRING_EQUAL(buf, "100");
 	read_file(dom, "cpu.max", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "max 100000");
-	xdiag_free(&d);
-	xdiag_init(&d, "t.xml");
+	diag_free(&d);
+	diag_init(&d, "t.xml");
 	/* The same with a thread for vCPU 0 goes through. */
 	pthread_barrier_init(&vcpu_barrier, NULL, 2);
 	pthread_create(&th, NULL, vcpu_thread, (void *)(uintptr_t)0);
@@ -494,8 +494,8 @@ static void test_dir_backend_v2_scope(void)
 	CU_ASSERT_STRING_EQUAL(buf, "100");
 	read_file(dom, "cpu.max", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "50000 100000");
-	xdiag_free(&d);
-	xdiag_init(&d, "t.xml");
+	diag_free(&d);
+	diag_init(&d, "t.xml");
 	/* Given as a plain directory, nothing is guessed: shares on the group itself. */
 	CU_ASSERT_EQUAL(apply_domain(&def, dom, getpid(), 0, NULL, &d), 0);
 	read_file(dom, "cpu.weight", buf, sizeof(buf));
@@ -506,7 +506,7 @@ static void test_dir_backend_v2_scope(void)
 	fclose(out);
 	free(dry);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 	snprintf(buf, sizeof(buf), "rm -rf %s", root);
 	CU_ASSERT_EQUAL(system(buf), 0);
 }
@@ -547,7 +547,8 @@ static pid_t thread_named(const char *name)
 static void test_vcpu_threads(void)
 {
 	static const char *const names[] = { "CPU 0/TCG", "CPU 1/KVM", "worker", "CPU 3/" };
-	char dir[] = "/tmp/vsched-status-XXXXXX", path[128], why[512];
+	char dir[] = "/tmp/vsched-status-XXXXXX", path[128];
+	struct diag why;
 	pthread_t th[4];
 	pid_t tids[4] = { 0 }, tid;
 	FILE *f;
@@ -558,10 +559,11 @@ static void test_vcpu_threads(void)
 		pthread_create(&th[i], NULL, named_thread, (void *)names[i]);
 	pthread_barrier_wait(&named_barrier);
 	/* By name: TCG and KVM; a bare "CPU 3/" is nobody's. */
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tids[0], NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tids[1], NULL, 0), 0);
-	CU_ASSERT_EQUAL(vcpu_thread_find("none", getpid(), 3, &tid, why, sizeof(why)), -ESRCH);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "named 'vcpu3' or 'CPU 3/<accelerator>' (KVM, TCG"));
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 0, &tids[0], NULL), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find(NULL, getpid(), 1, &tids[1], NULL), 0);
+	diag_init(&why, NULL);
+	CU_ASSERT_EQUAL(vcpu_thread_find("none", getpid(), 3, &tid, &why), -ESRCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "named 'vcpu3' or 'CPU 3/<accelerator>' (KVM, TCG"));
 	CU_ASSERT_EQUAL(tids[0], thread_named("CPU 0/TCG"));
 	CU_ASSERT_EQUAL(tids[1], thread_named("CPU 1/KVM"));
 
@@ -576,14 +578,15 @@ static void test_vcpu_threads(void)
 	fprintf(f, "<domstatus state='running' pid='%d'>\n<vcpus>\n<vcpu id='2' pid='%d'/>\n"
 		"</vcpus>\n<domain type='qemu'/>\n</domstatus>\n", (int)getpid(), (int)tids[2]);
 	fclose(f);
-	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 2, &tid, NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 2, &tid, NULL), 0);
 	CU_ASSERT_EQUAL(tid, tids[2]);
 	/* Not there: names; a status file of another QEMU process is not believed. */
-	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 0, &tid, NULL, 0), 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 0, &tid, NULL), 0);
 	CU_ASSERT_EQUAL(tid, tids[0]);
-	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid() + 1, 2, &tid, NULL, 0) < 0, 1);
-	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 3, &tid, why, sizeof(why)), -ESRCH);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "looked for vCPU 3 in libvirt's "));
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid() + 1, 2, &tid, NULL) < 0, 1);
+	diag_init(&why, NULL);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 3, &tid, &why), -ESRCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "looked for vCPU 3 in libvirt's "));
 	unsetenv("VSCHED_LIBVIRT_RUNDIR");
 	unlink(path);
 	rmdir(dir);
@@ -597,7 +600,7 @@ static void test_vcpu_threads(void)
 static void test_plan_libvirt_vcpus(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	struct plan p;
 	char *txt;
 
@@ -618,7 +621,7 @@ static void test_plan_libvirt_vcpus(void)
 	free(txt);
 	plan_free(&p);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /*
@@ -629,7 +632,7 @@ static void test_plan_libvirt_vcpus(void)
 static void test_plan_libvirt_vcpus_nested(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	struct plan p;
 	char *txt;
 
@@ -646,7 +649,7 @@ static void test_plan_libvirt_vcpus_nested(void)
 	free(txt);
 	plan_free(&p);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /*
@@ -657,7 +660,7 @@ static void test_plan_longest_path(void)
 {
 	char xml[4096], want[2048], *p = xml;
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	struct plan pl;
 	int i;
 
@@ -682,7 +685,7 @@ static void test_plan_longest_path(void)
 	CU_ASSERT_EQUAL(pl.ops[pl.nr - 1].kind, PLAN_MOVE);
 	plan_free(&pl);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /*
@@ -850,7 +853,7 @@ static void test_exec_all_or_nothing(void)
 {
 	static struct mtree init, m;
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	struct fsops f;
 	struct plan p;
 	struct fs_backend be = { .mkdir = mt_mkdir, .rmdir = mt_rmdir, .read = mt_read,
@@ -883,8 +886,8 @@ static void test_exec_all_or_nothing(void)
 			m = init;
 			m.changes = 0;
 			m.fail_at = k;
-			xdiag_free(&d);
-			xdiag_init(&d, "t.xml");
+			diag_free(&d);
+			diag_init(&d, "t.xml");
 			CU_ASSERT_EQUAL(fsops_exec(&f, &be, &d), -EBUSY);
 			if (!mt_same(&m, &init))
 				printf("\n    flavour %d: failure at change %d of %d left "
@@ -895,7 +898,7 @@ static void test_exec_all_or_nothing(void)
 	}
 	plan_free(&p);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 static CU_TestInfo tests[] = {

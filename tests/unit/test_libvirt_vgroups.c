@@ -15,7 +15,7 @@
 static void test_vgroups_parse(void)
 {
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	const struct vgroup *g;
 	int lat, bg;
 
@@ -49,19 +49,19 @@ static void test_vgroups_parse(void)
 	CU_ASSERT_EQUAL(def.groups.vcpu_group[2], lat);
 	CU_ASSERT_EQUAL(def.groups.vcpu_group[3], bg);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 
 	/* Foreign namespaces in <metadata> are someone else's; ours may be absent or empty. */
 	CU_ASSERT_EQUAL_FATAL(parse_str(DOM_HEAD("2") "<metadata><n:x xmlns:n='urn:other'>"
 					"<n:group/></n:x></metadata></domain>", &def, &d), 0);
 	CU_ASSERT_FALSE(def.groups.present);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 	CU_ASSERT_EQUAL_FATAL(parse_str(META(""), &def, &d), 0);
 	CU_ASSERT_TRUE(def.groups.present);
 	CU_ASSERT_EQUAL(def.groups.nr, 0);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 }
 
 /*
@@ -82,7 +82,7 @@ static void expect_control_file_names(void)
 					    "cpux.max", "Cpu.max" };
 	char xml[1024], where[128];
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -94,7 +94,7 @@ static void expect_control_file_names(void)
 		snprintf(xml, sizeof(xml), META("<v:group name='%s'/>"), good[i]);
 		CU_ASSERT_EQUAL(parse_str(xml, &def, &d), 0);
 		domain_free(&def);
-		xdiag_free(&d);
+		diag_free(&d);
 	}
 }
 
@@ -157,7 +157,7 @@ static void test_vgroups_depth(void)
 	size_t n = 0;
 	int i;
 	struct domain_def def;
-	struct xdiag d;
+	struct diag d;
 
 	/* A chain of VGROUP_DEPTH_MAX groups is fine, one more is not. */
 	n += (size_t)snprintf(body + n, sizeof(body) - n, "<v:group name='g0'/>");
@@ -169,7 +169,7 @@ static void test_vgroups_depth(void)
 	CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
 	CU_ASSERT_EQUAL(def.groups.g[VGROUP_DEPTH_MAX - 1].depth, VGROUP_DEPTH_MAX);
 	domain_free(&def);
-	xdiag_free(&d);
+	diag_free(&d);
 	snprintf(body + n, sizeof(body) - n, "<v:group name='deep' parent='g%d'/>",
 		 VGROUP_DEPTH_MAX - 1);
 	snprintf(xml, sizeof(xml), DOM_HEAD("4") "<metadata><v:groups xmlns:v='" NS "'>%s"

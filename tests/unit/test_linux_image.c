@@ -7,6 +7,7 @@
 
 #include "test.h"
 #include "vmm/linux/bootparam.h"
+#include "vmm/linux.h"
 #include "vmm/linux/kimage.h"
 
 #define MiB (1ULL << 20)
@@ -311,6 +312,19 @@ static void test_zero_page(void)
 	free(f);
 }
 
+/* A refused setup says why in the options' diag, each setup afresh. */
+static void test_linux_setup_diag(void)
+{
+	struct linux_opts o = { .kernel = NULL };
+	struct vm vm = { .boot_data = &o };
+
+	CU_ASSERT_EQUAL(linux_boot_ops.setup_vm(&vm), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(o.diag.msg, "no kernel given (--kernel)");
+	o.kernel = "vmlinux";
+	CU_ASSERT_EQUAL(linux_boot_ops.setup_vm(&vm), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(o.diag.msg, "guest RAM must start at 0 and be at least 2 MiB");
+}
+
 static CU_TestInfo linux_image_tests[] = {
 	{ "bzImage parse and load", test_bzimage_parse_and_load },
 	{ "bzImage bad and truncated images refused", test_bzimage_refuses_bad_images },
@@ -319,6 +333,7 @@ static CU_TestInfo linux_image_tests[] = {
 	{ "initrd placement", test_initrd_place },
 	{ "e820 map", test_e820_map },
 	{ "zero page", test_zero_page },
+	{ "setup refusals explained", test_linux_setup_diag },
 	CU_TEST_INFO_NULL,
 };
 

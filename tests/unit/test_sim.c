@@ -426,27 +426,30 @@ static void test_sim_scenario_errors(void)
 	};
 	struct sim_scenario *sc;
 	struct sim_result *r;
-	char err[256];
+	struct diag d;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		CU_ASSERT_EQUAL(sim_parse(bad[i], &sc, err, sizeof(err)), -EINVAL);
-		CU_ASSERT_TRUE(!strncmp(err, "line 1: ", 8));
+		diag_init(&d, NULL);
+		CU_ASSERT_EQUAL(sim_parse(bad[i], &sc, &d), -EINVAL);
+		CU_ASSERT_TRUE(!strncmp(d.msg, "line 1: ", 8));
 	}
 	/* Errors that only the group tree can see come back from sim_run() with the errno. */
-	CU_ASSERT_EQUAL(sim_parse("group /a max 500us 100ms\nvcpu 0 / hog\n", &sc, err,
-				  sizeof(err)), 0);
-	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "line 1: settings of /a: Invalid argument");
+	diag_init(&d, NULL);
+	CU_ASSERT_EQUAL(sim_parse("group /a max 500us 100ms\nvcpu 0 / hog\n", &sc, &d), 0);
+	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(d.msg, "line 1: settings of /a: Invalid argument");
 	sim_scenario_free(sc);
 	/* cpu.weight of an idle group is EINVAL (sched_group_set_shares()). */
-	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nvcpu 0 / hog\nat 1ms weight /a 5\n", &sc, err,
-				  sizeof(err)), 0);
-	CU_ASSERT_EQUAL(sim_run(sc, &r, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "line 3: event on /a: Invalid argument");
+	diag_init(&d, NULL);
+	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nvcpu 0 / hog\nat 1ms weight /a 5\n", &sc, &d),
+			0);
+	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(d.msg, "line 3: event on /a: Invalid argument");
 	sim_scenario_free(sc);
-	CU_ASSERT_EQUAL(sim_load("/nonexistent/x.sim", &sc, err, sizeof(err)), -ENOENT);
+	diag_init(&d, NULL);
+	CU_ASSERT_EQUAL(sim_load("/nonexistent/x.sim", &sc, &d), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(d.msg, "No such file or directory");
 }
 
 static CU_TestInfo sim_tests[] = {

@@ -18,16 +18,18 @@
 /* Runs generated scenario `seed` of `o`, asserting it runs; its max group error, or -1. */
 static double gen_error(uint64_t seed, const struct sim_gen_opts *o)
 {
-	char *text = malloc(TEXT_LEN), err[256];
+	char *text = malloc(TEXT_LEN);
 	unsigned long violations = 0;
+	struct diag d;
 	double e = -1;
 	int ret;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	ret = sim_gen_run(seed, o, &e, &violations, text, TEXT_LEN, err, sizeof(err));
+	diag_init(&d, NULL);
+	ret = sim_gen_run(seed, o, &e, &violations, text, TEXT_LEN, &d);
 	CU_ASSERT_EQUAL(ret, 0);
 	if (ret)
-		printf("\n  seed %llu: %s\n", (unsigned long long)seed, err);
+		printf("\n  seed %llu: %s\n", (unsigned long long)seed, d.msg);
 	CU_ASSERT_EQUAL(violations, 0);
 	free(text);
 	return ret ? -1 : e;

@@ -17,12 +17,13 @@
 static void refused(const char *text, const char *want)
 {
 	struct sim_scenario *sc = NULL;
-	char err[256] = "";
+	struct diag d;
 
-	CU_ASSERT_EQUAL(sim_parse(text, &sc, err, sizeof(err)), -EINVAL);
-	if (strcmp(err, want))
-		printf("\n  %s: got '%s', want '%s'\n", text, err, want);
-	CU_ASSERT_STRING_EQUAL(err, want);
+	diag_init(&d, NULL);
+	CU_ASSERT_EQUAL(sim_parse(text, &sc, &d), -EINVAL);
+	if (strcmp(d.msg, want))
+		printf("\n  %s: got '%s', want '%s'\n", text, d.msg, want);
+	CU_ASSERT_STRING_EQUAL(d.msg, want);
 }
 
 #define NICE_ERR	"line 1: nice must be an integer in [-20, 19]"
@@ -51,7 +52,6 @@ static void test_parse_numbers(void)
 static void test_parse_structure(void)
 {
 	struct sim_scenario *sc = NULL;
-	char err[256];
 
 	refused("vcpu 0 / hog\nvcpu 0 /a hog\n", "line 2: vcpu 0 already defined at line 1");
 	refused("vcpu 0 / hog\n\nvcpu 2 / hog\n",
@@ -73,8 +73,7 @@ static void test_parse_structure(void)
 	refused("group //a\nvcpu 0 / hog\n", "line 1: bad group path '//a'");
 	refused("vcpu 0 / hog\n\x01\n", "line 2: control character 0x01: not a scenario");
 	/* Order does not matter otherwise: a vCPU may name a group defined below it. */
-	CU_ASSERT_EQUAL(sim_parse("vcpu 1 /a hog\ngroup /a\nvcpu 0 / hog\n", &sc, err, sizeof(err)),
-			0);
+	CU_ASSERT_EQUAL(sim_parse("vcpu 1 /a hog\ngroup /a\nvcpu 0 / hog\n", &sc, NULL), 0);
 	sim_scenario_free(sc);
 }
 
@@ -93,12 +92,13 @@ static void write_file(char *path, const void *buf, size_t len)
 static void load_refused(const char *path, int ret, const char *want)
 {
 	struct sim_scenario *sc = NULL;
-	char err[256] = "";
+	struct diag d;
 
-	CU_ASSERT_EQUAL(sim_load(path, &sc, err, sizeof(err)), ret);
-	if (strcmp(err, want))
-		printf("\n  %s: got '%s', want '%s'\n", path, err, want);
-	CU_ASSERT_STRING_EQUAL(err, want);
+	diag_init(&d, NULL);
+	CU_ASSERT_EQUAL(sim_load(path, &sc, &d), ret);
+	if (strcmp(d.msg, want))
+		printf("\n  %s: got '%s', want '%s'\n", path, d.msg, want);
+	CU_ASSERT_STRING_EQUAL(d.msg, want);
 }
 
 static void test_load_not_a_scenario(void)

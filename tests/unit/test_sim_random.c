@@ -26,8 +26,9 @@
 
 static void run_seeds(const struct sim_gen_opts *o, uint64_t first, unsigned int n, double bound)
 {
-	char *text = malloc(TEXT_LEN), err[256];
+	char *text = malloc(TEXT_LEN);
 	double worst = 0;
+	struct diag d;
 	unsigned int i, bad = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -35,11 +36,14 @@ static void run_seeds(const struct sim_gen_opts *o, uint64_t first, unsigned int
 		uint64_t seed = first + i;
 		unsigned long violations = 0;
 		double e = 0;
-		int ret = sim_gen_run(seed, o, &e, &violations, text, TEXT_LEN, err, sizeof(err));
+		int ret;
+
+		diag_init(&d, NULL);
+		ret = sim_gen_run(seed, o, &e, &violations, text, TEXT_LEN, &d);
 
 		CU_ASSERT_EQUAL(ret, 0);
 		if (ret) {
-			printf("\n  seed %llu: %s\n", (unsigned long long)seed, err);
+			printf("\n  seed %llu: %s\n", (unsigned long long)seed, d.msg);
 			continue;
 		}
 		if ((e > bound || violations) && !bad++)

@@ -47,34 +47,31 @@ const struct accel_ops *accel_ops_of(enum vm_accel accel)
 }
 
 /* Opening is not enough: a container may bind something else (/dev/null) over the node. */
-int accel_kvm_probe(char *why, size_t len)
+int accel_kvm_probe(struct diag *d)
 {
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC), ver, err = 0;
 
 	if (fd < 0) {
 		err = -errno;
-		snprintf(why, len, "/dev/kvm: %s", strerror(-err));
-		return err;
+		return diag_set(d, err, "/dev/kvm: %s", strerror(-err));
 	}
 	ver = ioctl(fd, KVM_GET_API_VERSION, 0);
 	if (ver != KVM_API_VERSION) {
 		err = ver < 0 ? -errno : -ENOTSUP;
 		if (ver < 0)
-			snprintf(why, len, "/dev/kvm is not KVM: KVM_GET_API_VERSION: %s",
+			diag_set(d, err, "/dev/kvm is not KVM: KVM_GET_API_VERSION: %s",
 				 strerror(-err));
 		else
-			snprintf(why, len, "/dev/kvm speaks KVM API %d, not %d", ver,
+			diag_set(d, err, "/dev/kvm speaks KVM API %d, not %d", ver,
 				 KVM_API_VERSION);
 	}
 	close(fd);
 	return err;
 }
 
-enum vm_accel accel_resolve(enum vm_accel accel, char *why, size_t len)
+enum vm_accel accel_resolve(enum vm_accel accel, struct diag *d)
 {
-	if (len)
-		why[0] = '\0';
 	if (accel != VM_ACCEL_AUTO)
 		return accel;
-	return accel_kvm_probe(why, len) ? VM_ACCEL_THREAD : VM_ACCEL_KVM;
+	return accel_kvm_probe(d) ? VM_ACCEL_THREAD : VM_ACCEL_KVM;
 }

@@ -45,7 +45,7 @@ static int __printf(3, 4) lx_fail(struct linux_opts *o, int err, const char *fmt
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(o->err, sizeof(o->err), fmt, ap);
+	err = diag_vat(&o->diag, err, 0, NULL, NULL, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -273,7 +273,7 @@ static int linux_setup_vm(struct vm *vm)
 
 	if (!o)
 		return -EINVAL;
-	o->err[0] = 0;
+	diag_init(&o->diag, NULL);
 	if (!o->kernel)
 		return lx_fail(o, -EINVAL, "no kernel given (--kernel)");
 	if (!o->cmdline)
