@@ -11,11 +11,14 @@ PKGS     := libxml-2.0 fuse3
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CUNIT_LIBS := $(shell $(PKG_CONFIG) --libs cunit 2>/dev/null || echo -lcunit)
+# ncurses for `vsched top`; its cflags (_XOPEN_SOURCE) go to cmd/ alone (cmd/cmd.mk).
+NCURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
-LDLIBS  := $(PKG_LIBS) -lpthread -lrt -lm
+LDLIBS  := $(PKG_LIBS) $(NCURSES_LIBS) -lpthread -lrt -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Every .c under these folders is part of libvsched; main.c is the CLI entry.

@@ -290,6 +290,29 @@ int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+int ctl_registry_each(ctl_vm_fn fn, void *arg)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dirent **des;
+	struct vm_record r;
+	int i, n, ret = 0;
+
+	snprintf(dir, sizeof(dir), "%s/" VMS_SUBDIR, ctl_run_dir());
+	n = scandir(dir, &des, NULL, alphasort);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (i = 0; i < n; i++) {
+		const char *name = des[i]->d_name;
+
+		if (!ret && !ctl_name_valid(name) && !record_path(name, path, sizeof(path)) &&
+		    !record_read(path, &r) && record_alive(&r))
+			ret = fn(name, r.pid, r.ctl, arg);
+		free(des[i]);
+	}
+	free(des);
+	return ret;
+}
+
 int ctl_vm_start(struct vsched *vs, const char *name, const char *dir, struct ctl **out)
 {
 	char dflt[PATH_MAX];

@@ -85,6 +85,14 @@ struct vm_ctl {
 int vm_ctl_start(struct vm *vm, struct vsched *vs, const struct vm_ctl_opts *o, struct vm_ctl *vc);
 void vm_ctl_stop(struct vm_ctl *vc);
 
+/*
+ * Calls fn for every running VM's record, in name order (ctl "" for a VM without a control
+ * directory), until fn returns nonzero, which is returned. -errno if the registry cannot be read
+ * (a missing registry is no VM: 0).
+ */
+typedef int (*ctl_vm_fn)(const char *name, pid_t pid, const char *ctl, void *arg);
+int ctl_registry_each(ctl_vm_fn fn, void *arg);
+
 /* `vsched list`: running VMs, their pids and control directories. */
 int cmd_list(int argc, char **argv);
 

@@ -34,7 +34,7 @@ expect_file cgroup.procs "$HPID\\n"
 expect_file cgroup.threads "$(echo "$tids" | tr '\n' '#' | sed 's/#/\\n/g')"
 expect_file vsched.vcpus '0-3\n'
 expect_eq "vsched.vcpu.stat root" "$(head -n 1 vsched.vcpu.stat)" \
-	"0 tid=$t0 usage_usec=0 user_usec=0 system_usec=0"
+	"0 tid=$t0 usage_usec=0 user_usec=0 system_usec=0 state=idle lane=-1 wait_usec=0 nr_waits=0 wait_hist=-"
 expect_eq "vsched.vcpu.stat lines" "$(wc -l <vsched.vcpu.stat)" 4
 
 # A group under a root without +cpu: core files only, cpu.stat without bandwidth lines.
