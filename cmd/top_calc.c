@@ -147,10 +147,10 @@ static void water_fill(double total, unsigned int n, const double *w, const doub
 			out[i] = total * w[i] / sumw;
 }
 
-/* A group's bound: its cpu.max, and one CPU per busy vCPU below (at least one: it was busy). */
-static double group_bound(const struct top_group *grp, const struct top_gstat *g)
+/* A group's bound: its cpu.max, and one lane per busy vCPU below (at least one: it was busy). */
+static double group_bound(const struct top_group *grp, const struct top_gstat *g, double lane)
 {
-	double b = 100.0 * (g->nr_busy_vcpus ? g->nr_busy_vcpus : 1);
+	double b = lane * (g->nr_busy_vcpus ? g->nr_busy_vcpus : 1);
 
 	if (grp->quota_us != TOP_QUOTA_MAX && grp->period_us) {
 		double cap = 100.0 * (double)grp->quota_us / (double)grp->period_us;
@@ -167,7 +167,8 @@ void top_fluid(const struct top_vm *vm, const struct top_vstat *v, struct top_gs
 	double *w = calloc(n ? n : 1, 4 * sizeof(double));
 	bool *fixed = calloc(n ? n : 1, sizeof(bool));
 	int *who = calloc(n ? n : 1, sizeof(int));	/* group index, or -1 - vCPU index */
-	double *bound, *out;
+	double *bound, *out, lane = 100.0;
+	unsigned int busy;
 	int a;
 
 	for (i = 0; i < vm->nr_groups; i++) {
@@ -182,15 +183,25 @@ void top_fluid(const struct top_vm *vm, const struct top_vstat *v, struct top_gs
 		goto out;
 	bound = w + n;
 	out = w + 2 * n;
-	/* The root's share is what the VM got: the tree splits that. */
+	/*
+	 * The root's share is what the VM got: the tree splits that. A vCPU uses at most one lane,
+	 * and a lane delivered what the VM got over the lanes in use (the host may give less than
+	 * a CPU per lane); without vsched.lanes, one CPU.
+	 */
 	g[0].fluid_pct = g[0].cpu_pct;
+	busy = g[0].nr_busy_vcpus;
+	if (vm->lanes && busy) {
+		lane = g[0].cpu_pct / (busy < vm->lanes ? busy : vm->lanes);
+		if (lane > 100.0)
+			lane = 100.0;
+	}
 	for (p = 0; p < vm->nr_groups; p++) {
 		k = 0;
 		for (i = p + 1; i < vm->nr_groups; i++) {
 			if (vm->groups[i].parent != (int)p || !g[i].valid || !g[i].busy)
 				continue;
 			w[k] = vm->groups[i].weight ? vm->groups[i].weight : CGROUP_WEIGHT_DFL;
-			bound[k] = group_bound(&vm->groups[i], &g[i]);
+			bound[k] = group_bound(&vm->groups[i], &g[i], lane);
 			who[k++] = (int)i;
 		}
 		/* vCPUs right in p compete with p's child groups, each as a weight-100 entity. */
@@ -198,7 +209,7 @@ void top_fluid(const struct top_vm *vm, const struct top_vstat *v, struct top_gs
 			if (vm->vcpus[i].group != p || !v[i].valid || v[i].cpu_pct < TOP_BUSY_PCT)
 				continue;
 			w[k] = CGROUP_WEIGHT_DFL;
-			bound[k] = 100.0;
+			bound[k] = lane;
 			who[k++] = -1 - (int)i;
 		}
 		water_fill(g[p].fluid_pct, k, w, bound, out, fixed);

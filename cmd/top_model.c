@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cmd/top.h"
@@ -147,6 +148,16 @@ static int add_vcpus(struct top_vm *vm, const char *buf, unsigned int group)
 	return 0;
 }
 
+/* The control directory's FUSE server may leave d_type unknown: ask stat() then. */
+static bool is_dir(const struct dirent *de, const char *path)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
 /* Reads the group at dir (path below the root) and, depth first, its children by name. */
 static int read_group(struct top_vm *vm, const char *dir, const char *path, int parent,
 		      unsigned int depth, char *big)
@@ -185,8 +196,8 @@ static int read_group(struct top_vm *vm, const char *dir, const char *path, int 
 	if (n < 0)
 		return -errno;
 	for (i = 0; i < n; i++) {
-		if (!ret && des[i]->d_type == DT_DIR && des[i]->d_name[0] != '.') {
-			snprintf(sub, sizeof(sub), "%s/%s", dir, des[i]->d_name);
+		snprintf(sub, sizeof(sub), "%s/%s", dir, des[i]->d_name);
+		if (!ret && des[i]->d_name[0] != '.' && is_dir(des[i], sub)) {
 			snprintf(subpath, sizeof(subpath), "%s/%s", depth ? path : "",
 				 des[i]->d_name);
 			ret = read_group(vm, sub, subpath, (int)me, depth + 1, big);
@@ -211,6 +222,8 @@ int top_vm_read(struct top_vm *vm)
 	if (!big)
 		return vm->err = -ENOMEM;
 	vm->err = read_group(vm, vm->ctl, "/", -1, 0, big);
+	if (!vm->err && !read_file_at(vm->ctl, "vsched.lanes", big, SMALL_FILE))
+		vm->lanes = (unsigned int)strtoul(big, NULL, 10);
 	free(big);
 	return vm->err;
 }

@@ -49,6 +49,7 @@ struct top_vm {
 	int pid;
 	char ctl[PATH_MAX];		/* "" without a control directory */
 	int err;			/* -errno reading the directory, 0 if read */
+	unsigned int lanes;		/* vsched.lanes, 0 if unknown */
 	unsigned int nr_groups;		/* depth first, parents before children */
 	struct top_group *groups;
 	unsigned int nr_vcpus;

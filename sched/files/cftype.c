@@ -30,6 +30,7 @@ const struct cftype cgroup_files[] = {
 	  cpu_max_burst_write },
 	{ "vsched.vcpus", CFTYPE_VSCHED, vsched_vcpus_show, vsched_vcpus_write },
 	{ "vsched.vcpu.stat", CFTYPE_VSCHED, vsched_vcpu_stat_show, NULL },
+	{ "vsched.lanes", CFTYPE_ONLY_ON_ROOT | CFTYPE_VSCHED, vsched_lanes_show, NULL },
 	{ NULL, 0, NULL, NULL },
 };
 

@@ -413,3 +413,13 @@ ssize_t vsched_vcpu_stat_show(struct sched *s, struct group *g, uint64_t now, ch
 	}
 	return seqbuf_end(&sb);
 }
+
+/* vsched.lanes (root only): the VM's capacity P, vCPUs allowed to run at once. */
+ssize_t vsched_lanes_show(struct sched *s, struct group *g __unused, uint64_t now __unused,
+			  char *buf, size_t size)
+{
+	struct seqbuf sb = { buf, size };
+
+	seqbuf_printf(&sb, "%u\n", sched_nr_lanes(s));
+	return seqbuf_end(&sb);
+}

@@ -14,7 +14,7 @@ t1=$(echo "$tids" | sed -n 2p)
 
 # File sets (ls sorts; the kernel's order does not matter for a listing).
 expect_eq "root files" "$(ls | tr '\n' ' ')" \
-	"cgroup.controllers cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cpu.stat vsched.vcpu.stat vsched.vcpus "
+	"cgroup.controllers cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cpu.stat vsched.lanes vsched.vcpu.stat vsched.vcpus "
 # vsched's root starts with +cpu (a VM's groups exist to be scheduled); -cpu gives the kernel's
 # fresh-root state.
 expect_file cgroup.subtree_control 'cpu\n'
