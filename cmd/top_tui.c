@@ -5,6 +5,7 @@
  * re-draw at once from the snapshot in hand. Keys are declared in one table, which ? shows.
  */
 #include <errno.h>
+#include <limits.h>
 #include <ncurses.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "cmd/top.h"
 #include "ctl/ctl.h"
+#include "util/compiler.h"
 
 #define HEAD_LINES	3	/* title, status, column header */
 
@@ -107,7 +109,8 @@ static void tui_snapshot(struct tui *t)
 
 static const double intervals[] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600 };
 
-static void tui_interval(struct tui *t, int dir)
+/* Key handlers: arg is the table's. */
+static void key_interval(struct tui *t, int dir)
 {
 	unsigned int i, n = sizeof(intervals) / sizeof(intervals[0]);
 
@@ -123,31 +126,42 @@ static void tui_interval(struct tui *t, int dir)
 	snprintf(t->msg, sizeof(t->msg), "interval %.1f s", t->o.interval);
 }
 
-static void key_quit(struct tui *t) { t->quit = true; }
-static void key_help(struct tui *t) { t->help = !t->help; }
-static void key_up(struct tui *t) { t->cursor -= t->cursor > 0; }
-static void key_down(struct tui *t) { t->cursor += t->cursor + 1 < t->nr_rows; }
-static void key_home(struct tui *t) { t->cursor = 0; }
-static void key_end(struct tui *t) { t->cursor = t->nr_rows ? t->nr_rows - 1 : 0; }
-static void key_slower(struct tui *t) { tui_interval(t, 1); }
-static void key_faster(struct tui *t) { tui_interval(t, -1); }
-
-static void key_sort(struct tui *t, enum top_sort s)
+static void key_quit(struct tui *t, int arg __unused)
 {
-	t->p.sort = s;
-	snprintf(t->msg, sizeof(t->msg), "sorted by %s", top_sort_name(s));
+	t->quit = true;
 }
-static void key_sort_cpu(struct tui *t) { key_sort(t, TOP_SORT_CPU); }
-static void key_sort_name(struct tui *t) { key_sort(t, TOP_SORT_NAME); }
-static void key_sort_weight(struct tui *t) { key_sort(t, TOP_SORT_WEIGHT); }
 
-static void key_vcpus(struct tui *t)
+static void key_help(struct tui *t, int arg __unused)
+{
+	t->help = !t->help;
+}
+
+/* -1 up, 1 down, INT_MIN first row, INT_MAX last row */
+static void key_move(struct tui *t, int arg)
+{
+	if (arg == INT_MIN)
+		t->cursor = 0;
+	else if (arg == INT_MAX)
+		t->cursor = t->nr_rows ? t->nr_rows - 1 : 0;
+	else if (arg < 0)
+		t->cursor -= t->cursor > 0;
+	else
+		t->cursor += t->cursor + 1 < t->nr_rows;
+}
+
+static void key_sort(struct tui *t, int arg)
+{
+	t->p.sort = (enum top_sort)arg;
+	snprintf(t->msg, sizeof(t->msg), "sorted by %s", top_sort_name(t->p.sort));
+}
+
+static void key_vcpus(struct tui *t, int arg __unused)
 {
 	t->p.vcpus = !t->p.vcpus;
 	snprintf(t->msg, sizeof(t->msg), "vCPU rows %s", t->p.vcpus ? "on" : "off");
 }
 
-static void key_toggle(struct tui *t)
+static void key_toggle(struct tui *t, int arg __unused)
 {
 	const struct top_row *r = t->cursor < t->nr_rows ? &t->rows[t->cursor] : NULL;
 	const struct top_vm *vm;
@@ -163,23 +177,24 @@ static void key_toggle(struct tui *t)
 
 static const struct tui_key {
 	int key, key2;
-	void (*fn)(struct tui *t);
+	void (*fn)(struct tui *t, int arg);
+	int arg;
 	const char *help;
 } tui_keys[] = {
-	{ 'q', 'Q', key_quit, "q        quit" },
-	{ '?', 'h', key_help, "?        this help (any key closes it)" },
-	{ KEY_UP, 'k', key_up, "up, k    move up" },
-	{ KEY_DOWN, 'j', key_down, "down, j  move down" },
-	{ KEY_HOME, 'g', key_home, "home, g  first row" },
-	{ KEY_END, 'G', key_end, "end, G   last row" },
-	{ '\n', ' ', key_toggle, "enter    expand or collapse the VM or group (also space)" },
-	{ KEY_ENTER, '\r', key_toggle, NULL },
-	{ 'v', 'V', key_vcpus, "v        vCPU rows on or off" },
-	{ 'c', 'P', key_sort_cpu, "c        sort siblings by CPU %" },
-	{ 'n', 'N', key_sort_name, "n        sort siblings by name" },
-	{ 'w', 'W', key_sort_weight, "w        sort siblings by weight" },
-	{ '+', '=', key_slower, "+        longer interval" },
-	{ '-', '_', key_faster, "-        shorter interval" },
+	{ 'q', 'Q', key_quit, 0, "q        quit" },
+	{ '?', 'h', key_help, 0, "?        this help (any key closes it)" },
+	{ KEY_UP, 'k', key_move, -1, "up, k    move up" },
+	{ KEY_DOWN, 'j', key_move, 1, "down, j  move down" },
+	{ KEY_HOME, 'g', key_move, INT_MIN, "home, g  first row" },
+	{ KEY_END, 'G', key_move, INT_MAX, "end, G   last row" },
+	{ '\n', ' ', key_toggle, 0, "enter    expand or collapse the VM or group (also space)" },
+	{ KEY_ENTER, '\r', key_toggle, 0, NULL },
+	{ 'v', 'V', key_vcpus, 0, "v        vCPU rows on or off" },
+	{ 'c', 'P', key_sort, TOP_SORT_CPU, "c        sort siblings by CPU %" },
+	{ 'n', 'N', key_sort, TOP_SORT_NAME, "n        sort siblings by name" },
+	{ 'w', 'W', key_sort, TOP_SORT_WEIGHT, "w        sort siblings by weight" },
+	{ '+', '=', key_interval, 1, "+        longer interval" },
+	{ '-', '_', key_interval, -1, "-        shorter interval" },
 };
 
 static void draw_help(void)
@@ -244,7 +259,7 @@ static void tui_key(struct tui *t, int ch)
 	t->msg[0] = '\0';
 	for (i = 0; i < sizeof(tui_keys) / sizeof(tui_keys[0]); i++)
 		if (ch == tui_keys[i].key || ch == tui_keys[i].key2) {
-			tui_keys[i].fn(t);
+			tui_keys[i].fn(t, tui_keys[i].arg);
 			tui_rows(t);
 			return;
 		}

@@ -90,7 +90,7 @@ struct top_vstat {
 	uint64_t wait_p99_ns;		/* 0: no wait ended in the interval */
 	uint64_t d_waits;
 };
-/* Fills g[cur->nr_groups] and v[cur->nr_vcpus]; seconds > 0. Matches groups by path, vCPUs by id. */
+/* Fills g[cur->nr_groups], v[cur->nr_vcpus]; seconds > 0. Groups match by path, vCPUs by id. */
 void top_vm_delta(const struct top_vm *prev, const struct top_vm *cur, double seconds,
 		  struct top_gstat *g, struct top_vstat *v);
 /* The fluid shares (docs/top.md): fills g[].fluid_pct from g[].cpu_pct, busy, weights, caps. */

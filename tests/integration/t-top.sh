@@ -19,8 +19,12 @@ field() {
 }
 # in_range WHAT VALUE LO HI
 in_range() {
-	if awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v != "" && v != "-" && v >= lo && v <= hi) }'
-	then ok "$1 = $2 in [$3, $4]"; else bad "$1 = '$2', want [$3, $4]"; fi
+	if awk -v v="$2" -v lo="$3" -v hi="$4" \
+		'BEGIN { exit !(v != "" && v != "-" && v >= lo && v <= hi) }'; then
+		ok "$1 = $2 in [$3, $4]"
+	else
+		bad "$1 = '$2', want [$3, $4]"
+	fi
 }
 # last block of a batch output: from the last title line on
 last_block() { awk '/^vsched top - /{ b = "" } { b = b $0 "\n" } END { printf "%s", b }' <<<"$1"; }
@@ -98,18 +102,28 @@ fi
 # worth; beta's 2 hogs on 2 lanes hardly wait.
 alpha_rows=$(awk '/^[-+ ]beta /{ exit } { print }' <<<"$b")
 for st in $(awk '$1 ~ /^vcpu/ { print $9 }' <<<"$b"); do
-	case $st in running|waiting|throttled|idle) ok "vCPU state $st" ;; *) bad "vCPU state '$st'" ;; esac
+	case $st in
+	running|waiting|throttled|idle) ok "vCPU state $st" ;;
+	*) bad "vCPU state '$st'" ;;
+	esac
 done
-in_range "alpha's steal % summed" "$(awk '$1 ~ /^vcpu/ { s += $12 } END { print s }' <<<"$alpha_rows")" 20 200
+steal=$(awk '$1 ~ /^vcpu/ { s += $12 } END { print s }' <<<"$alpha_rows")
+in_range "alpha's steal % summed" "$steal" 20 200
 p99=$(awk '$1 ~ /^vcpu/ && $11 != "-" { print $11; exit }' <<<"$alpha_rows")
-case $p99 in *us|*ms) ok "a wait p99 in alpha: $p99" ;; *) bad "no wait p99 in alpha: '$p99'" ;; esac
+case $p99 in
+*us|*ms) ok "a wait p99 in alpha: $p99" ;;
+*) bad "no wait p99 in alpha: '$p99'" ;;
+esac
 
 # --vm: only that VM.
 out=$("$VSCHED" top -b -n 2 -d 0.5 --vm beta 2>&1)
 b=$(last_block "$out")
 if [ -n "$(field "$b" beta 2)" ] && [ -z "$(field "$b" alpha 2)" ] && [ -z "$(field "$b" /web 2)" ]
 then ok "--vm beta shows beta alone"; else bad "--vm beta: $b"; fi
-case $b in *"VMs 1  focus beta"*) ok "--vm in the title" ;; *) bad "title: $(head -n 1 <<<"$b")" ;; esac
+case $b in
+*"VMs 1  focus beta"*) ok "--vm in the title" ;;
+*) bad "title: $(head -n 1 <<<"$b")" ;;
+esac
 
 # Interactive: a 150x40 terminal in tmux.
 tm() { tmux -L "$TMUX_SOCK" "$@"; }
@@ -125,16 +139,20 @@ wait_pane() {
 	return 1
 }
 key() { tm send-keys -t top "$@"; }
+# absent WHAT PATTERN: the pane, a moment after a key, must not match
+absent() {
+	sleep 0.3
+	if pane | grep -Eq -- "$2"; then bad "tmux: $1"; pane; else ok "tmux: $1"; fi
+}
 tm new-session -d -s top -x 150 -y 40 \
 	"env VSCHED_RUN_DIR='$VSCHED_RUN_DIR' '$VSCHED' top -d 0.5; echo \$? >'$TMPD/top.rc'"
 wait_pane "both VMs" '^>[-+]alpha .*' && wait_pane "beta" '^ [-+]beta '
 wait_pane "a rate after one interval" '^>-alpha +[0-9]+\.[0-9]'
 wait_pane "groups" '^ +[-+]?/web '
 key v; wait_pane "v: vCPU rows" 'vcpu2 .*(running|waiting|throttled|idle)'
-key v; sleep 0.3
-if pane | grep -q 'vcpu0'; then bad "v again: vCPU rows still there"; else ok "v again hides vCPU rows"; fi
+key v; absent "v again hides vCPU rows" 'vcpu0'
 key Enter; wait_pane "enter collapses alpha" '^>\+alpha '
-if pane | grep -q '/web'; then bad "collapsed alpha still shows /web"; else ok "collapsed alpha hides /web"; fi
+absent "collapsed alpha hides /web" '/web'
 key Enter; wait_pane "enter expands alpha" '^>-alpha '
 key n; wait_pane "n: sorted by name" 'sorted by name'
 names=$(pane | awk '$1 ~ /\/(web|batch)$/ { print $1 }' | tr '\n' ' ')
@@ -147,8 +165,7 @@ key Down; wait_pane "down moves the cursor" '^>.*/(web|batch) '
 key +; wait_pane "+: longer interval" 'every 1\.00 s'
 key -; key -; wait_pane "-: shorter interval" 'every 0\.20 s'
 key '?'; wait_pane "?: help" 'vsched top: keys'
-key x; sleep 0.3
-if pane | grep -q 'vsched top: keys'; then bad "help stays after a key"; else ok "a key closes the help"; fi
+key x; absent "a key closes the help" 'vsched top: keys'
 key q
 for i in $(seq 30); do tm has-session -t top 2>/dev/null || break; sleep 0.1; done
 if tm has-session -t top 2>/dev/null; then bad "q: still running"; else ok "q quits"; fi
