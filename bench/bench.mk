@@ -9,4 +9,4 @@ $(BUILD)/bench-decision: bench/bench_decision.c $(BUILD)/libvsched.a
 # the committed copy of a full run.
 .PHONY: bench-plots
 bench-plots:
-	bench/plot.sh $(BUILD)/bench-out
+	bench/plot.sh $(BUILD)/plots

@@ -21,39 +21,32 @@ static FILE *csv_open(const char *dir, const char *name, const char *side)
 int csv_write_shares(const char *dir, const struct scenario *s, const char *side,
 		     const struct bench_result *r, const double *given)
 {
-	unsigned int g, i, j, ng = scn_nr_groups(s), nv = scn_nr_vcpus(s);
-	uint64_t prev[SCN_MAX_GROUPS] = { 0 }, prev_all = 0;
-	double tot = 0;
+	unsigned int g, j, ng = scn_nr_groups(s);
+	uint64_t prev[SCN_MAX_GROUPS] = { 0 };
+	double step_ns = r->seconds * 1e9 / RESULT_STEPS;
 	FILE *f = csv_open(dir, s->name, side);
 
 	if (!f)
 		return -errno;
-	for (g = 0; g < ng; g++)
-		if (scn_parent_index(s, g) < 0)
-			tot += given[g];
 	fprintf(f, "t_s");
 	for (g = 0; g < ng; g++)
 		fprintf(f, ",%s", s->groups[g].path);
 	for (g = 0; g < ng; g++)
 		fprintf(f, ",ideal %s", s->groups[g].path);
 	fprintf(f, "\n");
-	/* Step j's share: what the group got between readings j-1 and j, of what all vCPUs got. */
+	/* Step j's share: what the group got between readings j-1 and j, of P lanes' time. */
 	for (j = 1; j <= RESULT_STEPS; j++) {
-		uint64_t gns[SCN_MAX_GROUPS] = { 0 }, all = 0;
+		uint64_t gns[SCN_MAX_GROUPS] = { 0 };
 
 		result_groups(s, r->step_ns[j], gns);
-		for (i = 0; i < nv; i++)
-			all += r->step_ns[j][i];
 		fprintf(f, "%.3f", r->seconds * j / RESULT_STEPS);
 		for (g = 0; g < ng; g++)
-			fprintf(f, ",%.3f", all > prev_all ? 100.0 * (double)(gns[g] - prev[g]) /
-							     (double)(all - prev_all) : NAN);
+			fprintf(f, ",%.3f", 100.0 * (double)(gns[g] - prev[g]) / (step_ns * r->lanes));
 		for (g = 0; g < ng; g++)
-			fprintf(f, ",%.3f", tot > 0 ? 100.0 * given[g] / tot : NAN);
+			fprintf(f, ",%.3f", given[g]);
 		fprintf(f, "\n");
 		for (g = 0; g < ng; g++)
 			prev[g] = gns[g];
-		prev_all = all;
 	}
 	return fclose(f) ? -errno : 0;
 }

@@ -2,7 +2,7 @@
 /*
  * bench-fair's CSV output for plots (bench/plot.sh, gnuplot): each side's group shares over the
  * window beside that side's ideal, and the summary of errors. Written when $BENCH_CSV_DIR is set
- * (bench/run.sh sets it); docs/bench/README.md describes the files.
+ * (bench/run.sh sets it to build/plots); docs/bench/README.md describes the files.
  */
 #ifndef VSCHED_BENCH_CSV_H
 #define VSCHED_BENCH_CSV_H
@@ -10,9 +10,9 @@
 #include "result.h"
 
 /*
- * <dir>/<scenario>.<side>.csv: t_s, then per group its share of the CPU the side's vCPUs got in
- * each step (%), then per group the ideal share on that capacity (given[], % of lanes,
- * normalised the same way). 0, or -errno.
+ * <dir>/<scenario>.<side>.csv: t_s, then per group the CPU it got in each step of the window in
+ * % of capacity (P lanes), then per group the ideal on the CPU the host gave the side (given[]:
+ * weights share that, cpu.max caps stay absolute; % of capacity too). 0, or -errno.
  */
 int csv_write_shares(const char *dir, const struct scenario *s, const char *side,
 		     const struct bench_result *r, const double *given);

@@ -8,7 +8,7 @@ set key outside right top
 set grid ytics lc rgb '#dddddd'
 
 if (mode eq 'shares') {
-	set multiplot layout words(files),1 title name.': each group'."'".'s share of the CPU the side got (solid) and its ideal (dashed)'
+	set multiplot layout words(files),1 title name.': CPU per group, % of capacity (solid), and the ideal on what the host gave (dashed)'
 	do for [k=1:words(files)] {
 		f = word(files, k)
 		side = f[strstrt(f, '.') + 1:strlen(f) - 4]
@@ -16,8 +16,9 @@ if (mode eq 'shares') {
 		ng = (STATS_columns - 1) / 2
 		set title side
 		set xlabel 'time in the window (s)'
-		set ylabel 'share (%)'
-		set yrange [0:*]
+		set ylabel '% of capacity'
+		set yrange [0:100]
+		set autoscale xfix
 		plot for [i=2:ng+1] f using 1:i with lines lw 1.5 lc i-1 title columnhead(i), \
 		     for [i=ng+2:2*ng+1] f using 1:i with lines lw 2 dt 2 lc i-ng-1 notitle
 	}
