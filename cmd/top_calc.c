@@ -147,10 +147,10 @@ static void water_fill(double total, unsigned int n, const double *w, const doub
 			out[i] = total * w[i] / sumw;
 }
 
-/* A group's bound: its cpu.max, and one lane per busy vCPU below (at least one: it was busy). */
-static double group_bound(const struct top_group *grp, const struct top_gstat *g, double lane)
+/* A group's bound: its cpu.max, and what its busy vCPUs asked for. */
+static double group_bound(const struct top_group *grp, const struct top_gstat *g)
 {
-	double b = lane * (g->nr_busy_vcpus ? g->nr_busy_vcpus : 1);
+	double b = g->demand_pct;
 
 	if (grp->quota_us != TOP_QUOTA_MAX && grp->period_us) {
 		double cap = 100.0 * (double)grp->quota_us / (double)grp->period_us;
@@ -161,55 +161,82 @@ static double group_bound(const struct top_group *grp, const struct top_gstat *g
 	return b;
 }
 
-void top_fluid(const struct top_vm *vm, const struct top_vstat *v, struct top_gstat *g)
+/*
+ * What one lane delivered: what the VM got over the lanes its busy vCPUs could use (the host may
+ * give a lane less than a CPU); a CPU without vsched.lanes.
+ */
+static double lane_pct(const struct top_vm *vm, const struct top_gstat *root, unsigned int busy)
 {
-	unsigned int n = vm->nr_groups + vm->nr_vcpus, p, i, k;
-	double *w = calloc(n ? n : 1, 4 * sizeof(double));
+	double lane;
+
+	if (!vm->lanes || !busy)
+		return 100.0;
+	lane = root->cpu_pct / (busy < vm->lanes ? busy : vm->lanes);
+	return lane < 100.0 ? lane : 100.0;
+}
+
+/*
+ * A busy vCPU's demand: the CPU it got plus what its waits for a lane would have given it, at
+ * most one lane. A line without the scheduler's fields (no state) asks for a lane.
+ */
+static double vcpu_demand(const struct top_vcpu *vc, const struct top_vstat *v, double lane)
+{
+	double d = v->cpu_pct + v->steal_pct * lane / 100.0;
+
+	return !vc->state[0] || d > lane ? lane : d;
+}
+
+static bool vcpu_busy(const struct top_vstat *v)
+{
+	return v->valid && v->cpu_pct >= TOP_BUSY_PCT;
+}
+
+void top_fluid(const struct top_vm *vm, struct top_vstat *v, struct top_gstat *g)
+{
+	unsigned int n = vm->nr_groups + vm->nr_vcpus, p, i, k, busy = 0;
+	double *w = calloc(n ? n : 1, 3 * sizeof(double));
 	bool *fixed = calloc(n ? n : 1, sizeof(bool));
 	int *who = calloc(n ? n : 1, sizeof(int));	/* group index, or -1 - vCPU index */
-	double *bound, *out, lane = 100.0;
-	unsigned int busy;
+	double *bound, *out, lane;
 	int a;
 
 	for (i = 0; i < vm->nr_groups; i++) {
-		g[i].fluid_pct = 0;
+		g[i].fluid_pct = g[i].demand_pct = 0;
 		g[i].nr_busy_vcpus = 0;
 	}
 	for (i = 0; i < vm->nr_vcpus; i++)
-		if (v[i].valid && v[i].cpu_pct >= TOP_BUSY_PCT)
-			for (a = (int)vm->vcpus[i].group; a >= 0; a = vm->groups[a].parent)
-				g[a].nr_busy_vcpus++;
+		busy += vcpu_busy(&v[i]);
+	lane = vm->nr_groups ? lane_pct(vm, &g[0], busy) : 100.0;
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		v[i].demand_pct = vcpu_busy(&v[i]) ? vcpu_demand(&vm->vcpus[i], &v[i], lane) : 0;
+		for (a = (int)vm->vcpus[i].group; v[i].demand_pct > 0 && a >= 0;
+		     a = vm->groups[a].parent) {
+			g[a].nr_busy_vcpus++;
+			g[a].demand_pct += v[i].demand_pct;
+		}
+	}
 	if (!w || !fixed || !who || !vm->nr_groups || !g[0].valid)
 		goto out;
 	bound = w + n;
 	out = w + 2 * n;
-	/*
-	 * The root's share is what the VM got: the tree splits that. A vCPU uses at most one lane,
-	 * and a lane delivered what the VM got over the lanes in use (the host may give less than
-	 * a CPU per lane); without vsched.lanes, one CPU.
-	 */
+	/* The root's share is what the VM got: the tree splits that. */
 	g[0].fluid_pct = g[0].cpu_pct;
-	busy = g[0].nr_busy_vcpus;
-	if (vm->lanes && busy) {
-		lane = g[0].cpu_pct / (busy < vm->lanes ? busy : vm->lanes);
-		if (lane > 100.0)
-			lane = 100.0;
-	}
 	for (p = 0; p < vm->nr_groups; p++) {
 		k = 0;
 		for (i = p + 1; i < vm->nr_groups; i++) {
 			if (vm->groups[i].parent != (int)p || !g[i].valid || !g[i].busy)
 				continue;
 			w[k] = vm->groups[i].weight ? vm->groups[i].weight : CGROUP_WEIGHT_DFL;
-			bound[k] = group_bound(&vm->groups[i], &g[i], lane);
+			/* busy on its own but no busy vCPU below (each under 1 %): a lane */
+			bound[k] = g[i].nr_busy_vcpus ? group_bound(&vm->groups[i], &g[i]) : lane;
 			who[k++] = (int)i;
 		}
 		/* vCPUs right in p compete with p's child groups, each as a weight-100 entity. */
 		for (i = 0; i < vm->nr_vcpus; i++) {
-			if (vm->vcpus[i].group != p || !v[i].valid || v[i].cpu_pct < TOP_BUSY_PCT)
+			if (vm->vcpus[i].group != p || v[i].demand_pct <= 0)
 				continue;
 			w[k] = CGROUP_WEIGHT_DFL;
-			bound[k] = lane;
+			bound[k] = v[i].demand_pct;
 			who[k++] = -1 - (int)i;
 		}
 		water_fill(g[p].fluid_pct, k, w, bound, out, fixed);

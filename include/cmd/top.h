@@ -82,6 +82,7 @@ struct top_gstat {
 	uint64_t d_throttled, d_periods, d_bursts;
 	double burst_ms;		/* burst_usec delta */
 	unsigned int nr_busy_vcpus;	/* busy vCPUs at or below */
+	double demand_pct;		/* their demand (top_fluid()) */
 };
 struct top_vstat {
 	bool valid;
@@ -89,12 +90,14 @@ struct top_vstat {
 	double steal_pct;		/* wait_usec delta / interval: runnable without a lane */
 	uint64_t wait_p99_ns;		/* 0: no wait ended in the interval */
 	uint64_t d_waits;
+	double demand_pct;		/* busy: CPU got + waited, at most a lane (top_fluid()) */
 };
 /* Fills g[cur->nr_groups], v[cur->nr_vcpus]; seconds > 0. Groups match by path, vCPUs by id. */
 void top_vm_delta(const struct top_vm *prev, const struct top_vm *cur, double seconds,
 		  struct top_gstat *g, struct top_vstat *v);
-/* The fluid shares (docs/top.md): fills g[].fluid_pct from g[].cpu_pct, busy, weights, caps. */
-void top_fluid(const struct top_vm *vm, const struct top_vstat *v, struct top_gstat *g);
+/* The fluid shares (docs/top.md): fills g[].fluid_pct and the demands from the rates, weights,
+ * caps and lanes. */
+void top_fluid(const struct top_vm *vm, struct top_vstat *v, struct top_gstat *g);
 /* Quantile q of the waits between two histograms (upper bucket edge, ns); 0 if none. */
 uint64_t top_hist_quantile(const uint64_t *before, const uint64_t *after, double q);
 

@@ -136,6 +136,34 @@ static void test_top_fluid_lanes(void)
 	NEAR(g[2].fluid_pct, 25.0);
 }
 
+/*
+ * Demand: a vCPU asks for what it got plus what its waits would have given it, at most a lane.
+ * web's two hogs waited 40 % each (lane 70 %: each asks a lane); batch's duty vCPU got 20 % and
+ * waited 1 %: it asks 20.7 %, below its weighted 35 %, and web takes the rest.
+ */
+static void test_top_fluid_demand(void)
+{
+	struct top_gstat g[4];
+	struct top_vstat v[3];
+	unsigned int k, i;
+
+	for (k = 0; k < 2; k++) {
+		vm_fill(k, k * 1200000, k * 200000, 0, 0);
+		for (i = 0; i < 3; i++)
+			snprintf(vms[k].vcpus[i].state, sizeof(vms[k].vcpus[i].state), "running");
+		vms[k].vcpus[0].wait_usec = vms[k].vcpus[1].wait_usec = k * 400000;
+		vms[k].vcpus[2].wait_usec = k * 10000;
+	}
+	top_vm_delta(&vms[0], &vms[1], 1.0, g, v);
+	NEAR(g[0].cpu_pct, 140.0);
+	NEAR(v[0].steal_pct, 40.0);
+	NEAR(v[0].demand_pct, 70.0);
+	NEAR(v[2].demand_pct, 20.7);
+	NEAR(g[1].demand_pct, 140.0);
+	NEAR(g[2].fluid_pct, 20.7);
+	NEAR(g[1].fluid_pct, 119.3);
+}
+
 static void test_top_waits(void)
 {
 	uint64_t a[SCHED_WAIT_BUCKETS] = { 0 }, b[SCHED_WAIT_BUCKETS] = { 0 };
@@ -185,6 +213,7 @@ static CU_TestInfo top_tests[] = {
 	{ "deltas and percentages", test_top_delta },
 	{ "fluid share: weights of busy groups, caps", test_top_fluid_weights_caps },
 	{ "fluid share: one lane per vCPU", test_top_fluid_lanes },
+	{ "fluid share: demand from waits", test_top_fluid_demand },
 	{ "wait p99 of an interval", test_top_waits },
 	{ "vsched.vcpu.stat lines", test_top_parse },
 	CU_TEST_INFO_NULL,
