@@ -11,6 +11,8 @@
 #include "cmd/top.h"
 
 #define LABEL_W	30
+/* The one row layout: the label, then one word per column (top_rows_header() names them). */
+#define ROW_FMT	"%-*.*s %6s %7s %6s %13s %5s %5s %10s %-9s %4s %7s %6s"
 
 static const char *const sort_names[] = {
 	[TOP_SORT_CPU] = "cpu", [TOP_SORT_NAME] = "name", [TOP_SORT_WEIGHT] = "weight",
@@ -23,8 +25,13 @@ const char *top_sort_name(enum top_sort s)
 
 const char *top_rows_header(void)
 {
-	return "PATH                             CPU%  FLUID% WEIGHT       CPU.MAX  THR%  NTHR"
-	       "      BURST STATE     LANE  WAIT99 STEAL%";
+	static char hdr[160];
+
+	if (!hdr[0])
+		snprintf(hdr, sizeof(hdr), ROW_FMT, LABEL_W, LABEL_W, "PATH", "CPU%", "FLUID%",
+			 "WEIGHT", "CPU.MAX", "THR%", "NTHR", "BURST", "STATE", "LANE", "WAIT99",
+			 "STEAL%");
+	return hdr;
 }
 
 int top_view_build(struct top_view *view, struct top_snap *prev, struct top_snap *cur)
@@ -212,9 +219,8 @@ static void fmt_group(struct top_row *row, const struct top_vmview *vv, unsigned
 		snprintf(burst, sizeof(burst), "%llu/%.1fms", (unsigned long long)g->d_bursts,
 			 g->burst_ms);
 	}
-	snprintf(row->text, sizeof(row->text),
-		 "%-*.*s %6s %7s %6s %13s %5s %5s %10s %-9s %4s %7s %6s", LABEL_W, LABEL_W, label,
-		 cpu, fl, w, max, thr, nthr, burst, "-", "-", "-", "-");
+	snprintf(row->text, sizeof(row->text), ROW_FMT, LABEL_W, LABEL_W, label, cpu, fl, w, max,
+		 thr, nthr, burst, "-", "-", "-", "-");
 }
 
 static void fmt_vcpu(struct top_row *row, const struct top_vmview *vv, unsigned int vi)
@@ -237,10 +243,8 @@ static void fmt_vcpu(struct top_row *row, const struct top_vmview *vv, unsigned 
 			snprintf(p99, sizeof(p99), "%lluus",
 				 (unsigned long long)(v->wait_p99_ns / 1000));
 	}
-	snprintf(row->text, sizeof(row->text),
-		 "%-*.*s %6s %7s %6s %13s %5s %5s %10s %-9s %4s %7s %6s", LABEL_W, LABEL_W, label,
-		 cpu, "-", "-", "-", "-", "-", "-", vc->state[0] ? vc->state : "-", lane, p99,
-		 steal);
+	snprintf(row->text, sizeof(row->text), ROW_FMT, LABEL_W, LABEL_W, label, cpu, "-", "-",
+		 "-", "-", "-", "-", vc->state[0] ? vc->state : "-", lane, p99, steal);
 }
 
 static void emit_group(struct rows *rs, unsigned int vmi, unsigned int gi)
