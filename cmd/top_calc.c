@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/top.h"
+#include "sched/group.h"
 
 #define CGROUP_WEIGHT_DFL	100
 
@@ -147,6 +148,14 @@ static void water_fill(double total, unsigned int n, const double *w, const doub
 			out[i] = total * w[i] / sumw;
 }
 
+/* cpu.weight, or for a cpu.idle group the kernel's idle weight (3 of 1024 load units). */
+static double group_weight(const struct top_group *grp)
+{
+	if (grp->idle)
+		return (double)CGROUP_WEIGHT_DFL * WEIGHT_IDLEPRIO / NICE_0_LOAD;
+	return grp->weight ? grp->weight : CGROUP_WEIGHT_DFL;
+}
+
 /* A group's bound: its cpu.max, and what its busy vCPUs asked for. */
 static double group_bound(const struct top_group *grp, const struct top_gstat *g)
 {
@@ -226,7 +235,7 @@ void top_fluid(const struct top_vm *vm, struct top_vstat *v, struct top_gstat *g
 		for (i = p + 1; i < vm->nr_groups; i++) {
 			if (vm->groups[i].parent != (int)p || !g[i].valid || !g[i].busy)
 				continue;
-			w[k] = vm->groups[i].weight ? vm->groups[i].weight : CGROUP_WEIGHT_DFL;
+			w[k] = group_weight(&vm->groups[i]);
 			/* busy on its own but no busy vCPU below (each under 1 %): a lane */
 			bound[k] = g[i].nr_busy_vcpus ? group_bound(&vm->groups[i], &g[i]) : lane;
 			who[k++] = (int)i;

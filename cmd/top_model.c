@@ -183,6 +183,8 @@ static int read_group(struct top_vm *vm, const char *dir, const char *path, int 
 	parse_cpu_stat(buf, g);
 	if (!read_file_at(dir, "cpu.weight", buf, sizeof(buf)))
 		g->weight = (unsigned int)strtoul(buf, NULL, 10);
+	if (!read_file_at(dir, "cpu.idle", buf, sizeof(buf)))
+		g->idle = buf[0] == '1';
 	parse_cpu_max(read_file_at(dir, "cpu.max", buf, sizeof(buf)) ? "" : buf, g);
 	if (!read_file_at(dir, "cpu.max.burst", buf, sizeof(buf)))
 		g->burst_us = strtoull(buf, NULL, 10);

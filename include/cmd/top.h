@@ -39,6 +39,7 @@ struct top_group {
 	int parent;			/* index in top_vm.groups, -1 for the root */
 	unsigned int depth;
 	unsigned int weight;		/* 0: no cpu.weight (the root) */
+	bool idle;			/* cpu.idle 1: weight WEIGHT_IDLEPRIO in load units */
 	uint64_t quota_us, period_us;	/* quota TOP_QUOTA_MAX: "max" */
 	uint64_t burst_us;
 	uint64_t usage_usec, nr_periods, nr_throttled, throttled_usec, nr_bursts, burst_usec;

@@ -134,6 +134,11 @@ static void test_top_fluid_lanes(void)
 	top_fluid(&vms[1], v, g);
 	NEAR(g[1].fluid_pct, 75.0);
 	NEAR(g[2].fluid_pct, 25.0);
+	/* a cpu.idle group weighs 3/1024 of a default one, whatever its cpu.weight */
+	vms[1].groups[2].idle = true;
+	top_fluid(&vms[1], v, g);
+	NEAR(g[1].fluid_pct, 100.0 * 300 / (300 + 100.0 * 3 / 1024));
+	NEAR(g[2].fluid_pct, 100.0 * (100.0 * 3 / 1024) / (300 + 100.0 * 3 / 1024));
 }
 
 /*
