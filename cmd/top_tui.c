@@ -26,6 +26,7 @@ struct tui {
 	struct top_view view;
 	struct top_row *rows;
 	unsigned int nr_rows, cursor, top;
+	long nr_snaps;			/* taken so far, for -n */
 	bool help, quit, view_ok;
 	char msg[160];
 };
@@ -104,6 +105,7 @@ static void tui_snapshot(struct tui *t)
 	t->prev = t->cur;
 	t->cur = next;
 	t->view_ok = !top_view_build(&t->view, t->prev, t->cur);
+	t->nr_snaps++;
 	tui_rows(t);
 }
 
@@ -295,6 +297,9 @@ int top_tui(const struct top_opts *o)
 		uint64_t now = mono_ns();
 
 		if (now >= next) {
+			/* -n N: the Nth snapshot stays on screen for an interval, then top ends */
+			if (t->o.iterations && t->nr_snaps >= t->o.iterations)
+				break;
 			tui_snapshot(t);
 			next = now + (uint64_t)(t->o.interval * 1e9);
 			continue;
