@@ -11,11 +11,14 @@ PKGS     := libxml-2.0 fuse3
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CUNIT_LIBS := $(shell $(PKG_CONFIG) --libs cunit 2>/dev/null || echo -lcunit)
+# ncurses for `vsched top`; its cflags (_XOPEN_SOURCE) go to cmd/ alone (below).
+NCURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wmissing-prototypes -Wformat=2 -Wshadow
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
-LDLIBS  := $(PKG_LIBS) -lpthread -lrt -lm
+LDLIBS  := $(PKG_LIBS) $(NCURSES_LIBS) -lpthread -lrt -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Debug checks (include/util/debug.h: BUG_ON, assert_held): in the ASan build and the unit tests,
 # which link a debug build of the library; out of the release build (vsched, benches).
@@ -69,6 +72,9 @@ $(BUILD)/debug/libvsched.a: $(DEBUG_LIB_OBJS) $(GEN_OBJS)
 
 $(BUILD)/asan/libvsched.a: $(ASAN_LIB_OBJS) $(GEN_OBJS)
 	$(make-archive)
+
+$(CMD_OBJS) $(ASAN_CMD_OBJS) $(BUILD)/tests/unit/test_top.o $(BUILD)/asan/tests/unit/test_top.o: \
+	ALL_CFLAGS += $(NCURSES_CFLAGS)
 
 $(BUILD)/libcmd.a: $(CMD_OBJS)
 	$(make-archive)

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "csv.h"
 #include "host.h"
 #include "ideal.h"
 #include "noise.h"
@@ -286,6 +287,32 @@ static const char *summary_verdict(const struct summary *s)
 	return s->hok && s->vmax > s->hmax ? "met (worse than the kernel within noise)" : "met";
 }
 
+/* $BENCH_CSV_DIR: each side's shares over the window and the summary, for bench/plot.sh. */
+static void csv_scenario(const struct scenario *s, struct csv_summary *sum)
+{
+	const char *dir = getenv("BENCH_CSV_DIR");
+	unsigned int k, row = sum->nr_rows;
+	int err;
+
+	if (!dir || !*dir || row >= sizeof(sum->scenario) / sizeof(sum->scenario[0]))
+		return;
+	sum->nr_sides = nr_sides;
+	sum->scenario[row] = s->name;
+	for (k = 0; k < nr_sides; k++) {
+		const struct side *sd = &sides[k];
+
+		sum->sides[k] = sd->name;
+		sum->err[row][k] = sd->ok ? sd->max : NAN;
+		err = sd->ok ? csv_write_shares(dir, s, sd->name, &sd->r, sd->given) : 0;
+		if (err)
+			printf("  csv: %s/%s.%s.csv: %s\n", dir, s->name, sd->name, strerror(-err));
+	}
+	sum->nr_rows++;
+	err = csv_write_summary(dir, sum);
+	if (err)
+		printf("  csv: %s/summary.csv: %s\n", dir, strerror(-err));
+}
+
 /* Runs scenario s on every side. */
 static void run_scenario(const struct scenario *s, unsigned int lanes, double secs)
 {
@@ -341,6 +368,7 @@ static int setup_sides(const char *only)
 int main(int argc, char **argv)
 {
 	static struct summary sums[64];
+	static struct csv_summary csv;
 	unsigned int lanes = 2, i, k, nsum = 0;
 	double secs = MIN_SECONDS;
 	const char *only = NULL;
@@ -395,6 +423,7 @@ int main(int argc, char **argv)
 		run_scenario(s, lanes, secs);
 		print_scenario(s, ideal, lanes, sums, &nsum);
 		print_caps(s, ideal, lanes);
+		csv_scenario(s, &csv);
 		for (k = 0; k < nr_sides; k++)
 			if (sides[k].vsched && sides[k].ok)
 				print_runtime(&sides[k], secs, lanes);

@@ -23,6 +23,7 @@ static const struct cmd cmds[] = {
 	{ "version", cmd_version, "print the version" },
 	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
 	{ "list", cmd_list, "list running VMs and their control directories" },
+	{ "top", cmd_top, "live view of running VMs' groups and vCPUs (like systemd-cgtop)" },
 	{ "sim", cmd_sim, "simulate a scenario file on the scheduler core" },
 	{ "apply", cmd_apply, "apply a domain XML's cputune and vCPU groups to a running VM" },
 	{ "hook", cmd_hook, "libvirt QEMU hook (installed in /etc/libvirt/hooks/qemu.d/)" },

@@ -78,6 +78,7 @@ int core_init(struct sched *s)
 		vc->v = &s->vcpus[i];
 		vc->lane = -1;
 		vc->told_lane = -1;
+		vc->wait_start = SCHED_TIME_NONE;
 		s->vcpus[i].core = vc;
 	}
 	return 0;
@@ -344,6 +345,8 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
 		return 0;
 	runnable_change(s, vc->se.parent, 1);
 	vc->runnable = true;
+	if (vc->told_lane < 0)
+		core_wait_begin(vc, s->core.now);
 	fair_wake(s, vc);
 	fair_enqueue(s, &vc->se);
 	lanes_waiter_arrived(s, &vc->se);
@@ -364,6 +367,7 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 		return 0;
 	runnable_change(s, vc->se.parent, -1);
 	vc->runnable = false;		/* before lanes_put_back(): it must not queue vc again */
+	core_wait_end(vc, s->core.now);
 	if (vc->lane >= 0)
 		lanes_put_back(s, vc);
 	else if (fair_waiting(vc))

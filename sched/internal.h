@@ -86,6 +86,9 @@ struct vcpu_core {
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
 	uint64_t since;			/* holding a lane without a break since (lanes.c) */
+	/* Waits for a lane, as the runtime was told them (core_wait.c): vsched.vcpu.stat. */
+	uint64_t wait_start;		/* runnable without a lane since, SCHED_TIME_NONE if not */
+	struct sched_wait wait;
 };
 
 struct lane {
@@ -281,6 +284,10 @@ void lanes_repick(struct sched *s, unsigned int l);
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
 void lanes_settle(struct sched *s);
 void lanes_flush(struct sched *s);
+
+/* core_wait.c: a runnable vCPU left without a lane starts waiting; a grant or a block ends it. */
+void core_wait_begin(struct vcpu_core *vc, uint64_t now);
+void core_wait_end(struct vcpu_core *vc, uint64_t now);
 void lanes_expire(struct sched *s);
 
 #endif

@@ -414,12 +414,15 @@ void lanes_flush(struct sched *s)
 			return;
 		if (ln->told_cur != ln->cur) {
 			if (ln->told_cur) {
-				if (ln->told_cur->runnable)
+				if (ln->told_cur->runnable) {
 					emit_lane(s, SCHED_PREEMPT, l, ln->told_cur, 0);
+					core_wait_begin(ln->told_cur, s->core.now);
+				}
 				ln->told_cur->told_lane = -1;
 			}
 			if (ln->cur) {
 				emit_lane(s, SCHED_RUN, l, ln->cur, until);
+				core_wait_end(ln->cur, s->core.now);
 				ln->cur->told_lane = (int)l;
 				s->core.nr_switches++;
 			}

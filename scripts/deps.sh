@@ -4,6 +4,8 @@ set -e
 PKGS="gcc make pkg-config libxml2-dev libxml2-utils libfuse3-dev fuse3 libcunit1-dev binutils lz4 xz-utils zstd bzip2"
 # Tests: jq checks that every JSON document vsched writes parses.
 PKGS="$PKGS jq"
+# vsched top: ncurses; its tests drive it in tmux. Bench plots: gnuplot.
+PKGS="$PKGS libncurses-dev tmux gnuplot-nox"
 # libvirt hook tests: a real libvirtd running a real QEMU/KVM domain.
 PKGS="$PKGS libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86"
 [ -n "$VSCHED_EXTRA_PKGS" ] && PKGS="$PKGS $VSCHED_EXTRA_PKGS"

@@ -22,6 +22,7 @@ struct cmd {
 
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_hook(int argc, char **argv);

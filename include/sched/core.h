@@ -82,6 +82,26 @@ uint64_t sched_next_timer(const struct sched *s);	/* SCHED_TIME_NONE if nothing 
 /* The same without the lanes' slice ends: period refills and unthrottling only. */
 uint64_t sched_next_group_timer(const struct sched *s);
 
+/*
+ * Waits for a lane (runnable, not told a lane: the runtime holds it parked), per vCPU, as the
+ * kernel's schedstat run_delay: total time, number of waits that ended, and a histogram of the
+ * waits' lengths. Bucket 0 holds waits under 1 us, bucket b >= 1 those in [2^((b-1)/4),
+ * 2^(b/4)) us; the last bucket also everything longer.
+ */
+#define SCHED_WAIT_BUCKETS	96		/* up to 2^(95/4) us = 13.9 s */
+struct sched_wait {
+	uint64_t wait_ns;		/* including a wait still going on */
+	uint64_t nr_waits;		/* waits that ended (by a lane or by blocking) */
+	uint64_t hist[SCHED_WAIT_BUCKETS];
+};
+/* Copies vCPU id's waits, the current one counted up to now_ns in wait_ns. -ESRCH if none. */
+int sched_vcpu_wait(const struct sched *s, unsigned int id, uint64_t now_ns,
+		    struct sched_wait *out);
+unsigned int sched_wait_bucket(uint64_t ns);
+uint64_t sched_wait_bucket_ceil_ns(unsigned int b);	/* upper edge of bucket b */
+/* "running" (told a lane), "throttled" or "waiting" (runnable, no lane), or "idle". */
+const char *sched_vcpu_state(const struct sched *s, unsigned int id);
+
 /* State, for the runtime, tests and stats. */
 uint64_t sched_now(const struct sched *s);
 int sched_vcpu_lane(const struct sched *s, unsigned int id);	/* -1 if not on a lane */

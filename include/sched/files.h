@@ -82,6 +82,7 @@ ssize_t vsched_vcpus_show(struct sched *s, struct group *g, uint64_t now, char *
 int vsched_vcpus_write(struct sched *s, struct group *g, char *buf, size_t len);
 ssize_t vsched_vcpu_stat_show(struct sched *s, struct group *g, uint64_t now, char *buf,
 			      size_t size);
+ssize_t vsched_lanes_show(struct sched *s, struct group *g, uint64_t now, char *buf, size_t size);
 
 /*
  * The one parser of each membership write (struct cftype.parse_moves): the vCPUs a write of

@@ -55,6 +55,8 @@ const struct cftype cgroup_files[] = {
 	  .show = vsched_vcpus_show, .write = vsched_vcpus_write,
 	  .parse_moves = vsched_vcpus_parse },
 	{ .name = "vsched.vcpu.stat", .flags = CFTYPE_VSCHED, .show = vsched_vcpu_stat_show },
+	{ .name = "vsched.lanes", .flags = CFTYPE_ONLY_ON_ROOT | CFTYPE_VSCHED,
+	  .show = vsched_lanes_show },
 	{ .name = NULL },
 };
 

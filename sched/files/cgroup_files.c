@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sched/core.h"
 #include "sched/files.h"
 #include "sched/parse.h"
 
@@ -392,24 +393,48 @@ int vsched_vcpus_write(struct sched *s, struct group *g, char *buf, size_t len _
 
 /*
  * vsched.vcpu.stat: one line per vCPU of the group, in the kernel's nested-keyed format
- * (as io.stat): "<index> tid=<tid> usage_usec=<n> user_usec=<n> system_usec=<n>\n".
+ * (as io.stat): "<index> tid=<tid> usage_usec=<n> user_usec=<n> system_usec=<n> state=<s>
+ * lane=<l> wait_usec=<n> nr_waits=<n> wait_hist=<b>:<n>,...\n". state and lane are the
+ * scheduler's view (lane -1: none); the waits are sched_vcpu_wait()'s (core.h), wait_hist lists
+ * the non-empty buckets ("-" when none), so a reader takes quantiles of any interval's waits.
  */
-ssize_t vsched_vcpu_stat_show(struct sched *s, struct group *g, uint64_t now __unused, char *buf,
+ssize_t vsched_vcpu_stat_show(struct sched *s, struct group *g, uint64_t now, char *buf,
 			      size_t size)
 {
 	struct seqbuf sb = { buf, size };
-	unsigned int i, n = sched_nr_vcpus(s);
+	unsigned int i, b, n = sched_nr_vcpus(s);
 
 	for (i = 0; i < n; i++) {
 		struct sched_vcpu *v = sched_vcpu(s, i);
+		struct sched_wait w;
+		const char *sep = "";
 
-		if (v->group != g)
+		if (v->group != g || sched_vcpu_wait(s, i, now, &w))
 			continue;
 		seqbuf_printf(&sb,
 			      "%u tid=%d usage_usec=%" PRIu64 " user_usec=%" PRIu64
-			      " system_usec=%" PRIu64 "\n",
+			      " system_usec=%" PRIu64 " state=%s lane=%d wait_usec=%" PRIu64
+			      " nr_waits=%" PRIu64 " wait_hist=",
 			      v->id, (int)v->tid, v->stat.usage_ns / 1000, v->stat.user_ns / 1000,
-			      v->stat.system_ns / 1000);
+			      v->stat.system_ns / 1000, sched_vcpu_state(s, i), sched_vcpu_lane(s, i),
+			      w.wait_ns / 1000, w.nr_waits);
+		for (b = 0; b < SCHED_WAIT_BUCKETS; b++) {
+			if (!w.hist[b])
+				continue;
+			seqbuf_printf(&sb, "%s%u:%" PRIu64, sep, b, w.hist[b]);
+			sep = ",";
+		}
+		seqbuf_printf(&sb, "%s\n", *sep ? "" : "-");
 	}
+	return seqbuf_end(&sb);
+}
+
+/* vsched.lanes (root only): the VM's capacity P, vCPUs allowed to run at once. */
+ssize_t vsched_lanes_show(struct sched *s, struct group *g __unused, uint64_t now __unused,
+			  char *buf, size_t size)
+{
+	struct seqbuf sb = { buf, size };
+
+	seqbuf_printf(&sb, "%u\n", sched_nr_lanes(s));
 	return seqbuf_end(&sb);
 }

@@ -14,7 +14,7 @@ t1=$(echo "$tids" | sed -n 2p)
 
 # File sets (ls sorts; the kernel's order does not matter for a listing).
 expect_eq "root files" "$(ls | tr '\n' ' ')" \
-	"cgroup.controllers cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cpu.stat vsched.vcpu.stat vsched.vcpus "
+	"cgroup.controllers cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cpu.stat vsched.lanes vsched.vcpu.stat vsched.vcpus "
 # vsched's root starts with +cpu (a VM's groups exist to be scheduled); -cpu gives the kernel's
 # fresh-root state.
 expect_file cgroup.subtree_control 'cpu\n'
@@ -34,7 +34,7 @@ expect_file cgroup.procs "$HPID\\n"
 expect_file cgroup.threads "$(echo "$tids" | tr '\n' '#' | sed 's/#/\\n/g')"
 expect_file vsched.vcpus '0-3\n'
 expect_eq "vsched.vcpu.stat root" "$(head -n 1 vsched.vcpu.stat)" \
-	"0 tid=$t0 usage_usec=0 user_usec=0 system_usec=0"
+	"0 tid=$t0 usage_usec=0 user_usec=0 system_usec=0 state=idle lane=-1 wait_usec=0 nr_waits=0 wait_hist=-"
 expect_eq "vsched.vcpu.stat lines" "$(wc -l <vsched.vcpu.stat)" 4
 
 # A group under a root without +cpu: core files only, cpu.stat without bandwidth lines.

@@ -183,7 +183,7 @@ static void test_api_listings(void)
 			       "cgroup.procs:644 cgroup.threads:644 cgroup.controllers:444 "
 			       "cgroup.subtree_control:644 cgroup.max.descendants:644 "
 			       "cgroup.max.depth:644 cgroup.stat:444 cpu.stat:444 "
-			       "vsched.vcpus:644 vsched.vcpu.stat:444 ");
+			       "vsched.vcpus:644 vsched.vcpu.stat:444 vsched.lanes:444 ");
 	nm = (struct names){ "", 0, 0 };
 	CU_ASSERT_EQUAL(vsched_list_files(vs, "a", collect, &nm), 0);
 	CU_ASSERT_STRING_EQUAL(nm.buf,
@@ -381,7 +381,8 @@ static void test_api_cpu_stat_from_core(void)
 		"usage_usec 3000\nuser_usec 2500\nsystem_usec 500\nnice_usec 0\nnr_periods 0\n"
 		"nr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n");
 	READ_IS(vs, "t", "vsched.vcpu.stat",
-		"1 tid=4002 usage_usec=3000 user_usec=2500 system_usec=500\n");
+		"1 tid=4002 usage_usec=3000 user_usec=2500 system_usec=500 state=running lane=0 "
+		"wait_usec=0 nr_waits=1 wait_hist=0:1\n");
 	/* the usage stays with the group when the vCPU leaves, as in the kernel */
 	now = 7000000;
 	CU_ASSERT_EQUAL(vsched_assign(vs, "1", "/"), 0);

@@ -32,11 +32,15 @@ static void test_cgroup_files_on_root_and_child(void)
 	READ_IS(vs, "g", "cgroup.max.descendants", "max\n");
 	READ_IS(vs, "/", "vsched.vcpus", "0-3\n");
 	READ_IS(vs, "g", "vsched.vcpus", "\n");
+#define IDLE " state=idle lane=-1 wait_usec=0 nr_waits=0 wait_hist=-\n"
 	READ_IS(vs, "/", "vsched.vcpu.stat",
-		"0 tid=4001 usage_usec=0 user_usec=0 system_usec=0\n"
-		"1 tid=4002 usage_usec=0 user_usec=0 system_usec=0\n"
-		"2 tid=4003 usage_usec=0 user_usec=0 system_usec=0\n"
-		"3 tid=4004 usage_usec=0 user_usec=0 system_usec=0\n");
+		"0 tid=4001 usage_usec=0 user_usec=0 system_usec=0" IDLE
+		"1 tid=4002 usage_usec=0 user_usec=0 system_usec=0" IDLE
+		"2 tid=4003 usage_usec=0 user_usec=0 system_usec=0" IDLE
+		"3 tid=4004 usage_usec=0 user_usec=0 system_usec=0" IDLE);
+#undef IDLE
+	READ_IS(vs, "/", "vsched.lanes", "2\n");
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "g", "vsched.lanes", "3"), -ENOENT);
 	READ_IS(vs, "g", "vsched.vcpu.stat", "");
 	/* read-only files: the write is EINVAL, as cgroup_file_write() without a handler */
 	WRITE_IS(vs, "g", "cgroup.controllers", "cpu", -EINVAL);

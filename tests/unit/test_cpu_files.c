@@ -328,8 +328,10 @@ static void test_cpu_stat_format(void)
 		"usage_usec 1\nuser_usec 1\nsystem_usec 0\nnice_usec 0\nnr_periods 7\n"
 		"nr_throttled 3\nthrottled_usec 123456\nnr_bursts 2\nburst_usec 0\n");
 	READ_IS(v, "/", "vsched.vcpu.stat",
-		"0 tid=4001 usage_usec=0 user_usec=0 system_usec=0\n"
-		"1 tid=4002 usage_usec=5000 user_usec=4000 system_usec=1000\n");
+		"0 tid=4001 usage_usec=0 user_usec=0 system_usec=0 state=idle lane=-1 wait_usec=0 "
+		"nr_waits=0 wait_hist=-\n"
+		"1 tid=4002 usage_usec=5000 user_usec=4000 system_usec=1000 state=idle lane=-1 "
+		"wait_usec=0 nr_waits=0 wait_hist=-\n");
 	vsched_destroy(v);
 }
 

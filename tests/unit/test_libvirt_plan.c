@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libvirt/apply.h"
@@ -550,7 +551,7 @@ static void test_vcpu_threads(void)
 	char dir[] = "/tmp/vsched-status-XXXXXX", path[128];
 	struct diag why;
 	pthread_t th[4];
-	pid_t tids[4] = { 0 }, tid;
+	pid_t tids[4] = { 0 }, tid, other;
 	FILE *f;
 	unsigned int i;
 
@@ -583,7 +584,13 @@ static void test_vcpu_threads(void)
 	/* Not there: names; a status file of another QEMU process is not believed. */
 	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 0, &tid, NULL), 0);
 	CU_ASSERT_EQUAL(tid, tids[0]);
-	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid() + 1, 2, &tid, NULL) < 0, 1);
+	/* (Not getpid() + 1: that can be one of this process's threads, /proc shows its group.) */
+	other = fork();
+	if (other == 0)
+		_exit(0);
+	CU_ASSERT_TRUE_FATAL(other > 0);
+	waitpid(other, NULL, 0);
+	CU_ASSERT_EQUAL(vcpu_thread_find("dom", other, 2, &tid, NULL) < 0, 1);
 	diag_init(&why, NULL);
 	CU_ASSERT_EQUAL(vcpu_thread_find("dom", getpid(), 3, &tid, &why), -ESRCH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "looked for vCPU 3 in libvirt's "));

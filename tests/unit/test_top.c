@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `vsched top`'s arithmetic on fixed snapshots (cmd/top_calc.c) and its vsched.vcpu.stat parser. */
+#include <math.h>
+#include <string.h>
+
+#include "cmd/top.h"
+#include "test.h"
+
+#define NEAR(a, b) CU_ASSERT_TRUE(fabs((a) - (b)) < 0.01)
+
+/*
+ * A VM: root, /web (weight 300, two vCPUs), /batch (weight 100, cpu.max 0.5 CPU, one vCPU),
+ * /idle (weight 1000, no vCPU busy). usage in usec, one second apart.
+ */
+static struct top_group groups[2][4];
+static struct top_vcpu vcpus[2][3];
+static struct top_vm vms[2];
+
+static void vm_fill(unsigned int k, uint64_t web, uint64_t batch, uint64_t thr_usec,
+		    uint64_t nr_thr)
+{
+	struct top_vm *vm = &vms[k];
+	struct top_group *g = groups[k];
+	struct top_vcpu *v = vcpus[k];
+
+	memset(vm, 0, sizeof(*vm));
+	memset(g, 0, sizeof(groups[k]));
+	memset(v, 0, sizeof(vcpus[k]));
+	snprintf(vm->name, sizeof(vm->name), "vm");
+	vm->lanes = 2;
+	vm->nr_groups = 4;
+	vm->groups = g;
+	vm->nr_vcpus = 3;
+	vm->vcpus = v;
+	snprintf(g[0].path, sizeof(g[0].path), "/");
+	g[0].parent = -1;
+	snprintf(g[1].path, sizeof(g[1].path), "/web");
+	snprintf(g[2].path, sizeof(g[2].path), "/batch");
+	snprintf(g[3].path, sizeof(g[3].path), "/idle");
+	g[1].weight = 300;
+	g[2].weight = 100;
+	g[3].weight = 1000;
+	g[1].quota_us = g[3].quota_us = TOP_QUOTA_MAX;
+	g[2].quota_us = 50000;
+	g[2].period_us = 100000;
+	g[1].depth = g[2].depth = g[3].depth = 1;
+	g[1].usage_usec = web;
+	g[2].usage_usec = batch;
+	g[2].throttled_usec = thr_usec;
+	g[2].nr_throttled = nr_thr;
+	g[0].usage_usec = web + batch;
+	v[0] = (struct top_vcpu){ .id = 0, .group = 1, .usage_usec = web / 2 };
+	v[1] = (struct top_vcpu){ .id = 1, .group = 1, .usage_usec = web - web / 2 };
+	v[2] = (struct top_vcpu){ .id = 2, .group = 2, .usage_usec = batch };
+}
+
+static void test_top_delta(void)
+{
+	struct top_gstat g[4];
+	struct top_vstat v[3];
+
+	vm_fill(0, 1000000, 500000, 100000, 3);
+	vm_fill(1, 2500000, 1000000, 400000, 8);
+	top_vm_delta(&vms[0], &vms[1], 1.0, g, v);
+	CU_ASSERT_TRUE(g[0].valid && g[1].valid && g[2].valid && g[3].valid);
+	NEAR(g[0].cpu_pct, 200.0);
+	NEAR(g[1].cpu_pct, 150.0);
+	NEAR(g[2].cpu_pct, 50.0);
+	NEAR(g[3].cpu_pct, 0.0);
+	CU_ASSERT_FALSE(g[3].busy);
+	NEAR(g[2].throttled_pct, 30.0);
+	CU_ASSERT_EQUAL(g[2].d_throttled, 5);
+	NEAR(v[0].cpu_pct, 75.0);
+	NEAR(v[2].cpu_pct, 50.0);
+	CU_ASSERT_EQUAL(g[0].nr_busy_vcpus, 3);
+	CU_ASSERT_EQUAL(g[1].nr_busy_vcpus, 2);
+	/* half the interval: twice the rate */
+	top_vm_delta(&vms[0], &vms[1], 0.5, g, v);
+	NEAR(g[1].cpu_pct, 300.0);
+	/* no previous snapshot: nothing valid */
+	top_vm_delta(NULL, &vms[1], 1.0, g, v);
+	CU_ASSERT_FALSE(g[0].valid || v[0].valid);
+}
+
+/*
+ * Fluid: 200 % over web (300) and batch (100); batch's cap is 50 %, which its weighted share
+ * (50 %) just meets; idle (1000) was not busy and takes nothing.
+ */
+static void test_top_fluid_weights_caps(void)
+{
+	struct top_gstat g[4];
+	struct top_vstat v[3];
+
+	vm_fill(0, 0, 0, 0, 0);
+	vm_fill(1, 1500000, 500000, 0, 0);
+	top_vm_delta(&vms[0], &vms[1], 1.0, g, v);
+	NEAR(g[0].fluid_pct, 200.0);
+	NEAR(g[1].fluid_pct, 150.0);
+	NEAR(g[2].fluid_pct, 50.0);
+	NEAR(g[3].fluid_pct, 0.0);
+
+	/* batch capped at 20 %: the 30 % it cannot take go to web, bounded by its 2 lanes */
+	vms[1].groups[2].quota_us = 20000;
+	top_fluid(&vms[1], v, g);
+	NEAR(g[2].fluid_pct, 20.0);
+	NEAR(g[1].fluid_pct, 180.0);
+
+	/* equal weights: web would get 100 %, batch 100 % but its cap (50 %) binds */
+	vms[1].groups[2].quota_us = 50000;
+	vms[1].groups[1].weight = 100;
+	top_fluid(&vms[1], v, g);
+	NEAR(g[2].fluid_pct, 50.0);
+	NEAR(g[1].fluid_pct, 150.0);
+}
+
+/* A vCPU takes at most one lane, and a lane what the host gave per lane in use. */
+static void test_top_fluid_lanes(void)
+{
+	struct top_gstat g[4];
+	struct top_vstat v[3];
+
+	/* web has one busy vCPU at weight 300: its share (3/4 of 100 %) is above one lane's 50 % */
+	vm_fill(0, 0, 0, 0, 0);
+	vm_fill(1, 500000, 500000, 0, 0);
+	vms[1].vcpus[1].usage_usec = 0;
+	vms[1].vcpus[0].usage_usec = 500000;
+	top_vm_delta(&vms[0], &vms[1], 1.0, g, v);
+	CU_ASSERT_EQUAL(g[1].nr_busy_vcpus, 1);
+	NEAR(g[0].fluid_pct, 100.0);
+	NEAR(g[1].fluid_pct, 50.0);
+	NEAR(g[2].fluid_pct, 50.0);
+	/* without vsched.lanes a lane is one CPU: the weights alone decide */
+	vms[1].lanes = 0;
+	top_fluid(&vms[1], v, g);
+	NEAR(g[1].fluid_pct, 75.0);
+	NEAR(g[2].fluid_pct, 25.0);
+	/* a cpu.idle group weighs 3/1024 of a default one, whatever its cpu.weight */
+	vms[1].groups[2].idle = true;
+	top_fluid(&vms[1], v, g);
+	NEAR(g[1].fluid_pct, 100.0 * 300 / (300 + 100.0 * 3 / 1024));
+	NEAR(g[2].fluid_pct, 100.0 * (100.0 * 3 / 1024) / (300 + 100.0 * 3 / 1024));
+}
+
+/*
+ * Demand: a vCPU asks for what it got plus what its waits would have given it, at most a lane.
+ * web's two hogs waited 40 % each (lane 70 %: each asks a lane); batch's duty vCPU got 20 % and
+ * waited 1 %: it asks 20.7 %, below its weighted 35 %, and web takes the rest.
+ */
+static void test_top_fluid_demand(void)
+{
+	struct top_gstat g[4];
+	struct top_vstat v[3];
+	unsigned int k, i;
+
+	for (k = 0; k < 2; k++) {
+		vm_fill(k, k * 1200000, k * 200000, 0, 0);
+		for (i = 0; i < 3; i++)
+			snprintf(vms[k].vcpus[i].state, sizeof(vms[k].vcpus[i].state), "running");
+		vms[k].vcpus[0].wait_usec = vms[k].vcpus[1].wait_usec = k * 400000;
+		vms[k].vcpus[2].wait_usec = k * 10000;
+	}
+	top_vm_delta(&vms[0], &vms[1], 1.0, g, v);
+	NEAR(g[0].cpu_pct, 140.0);
+	NEAR(v[0].steal_pct, 40.0);
+	NEAR(v[0].demand_pct, 70.0);
+	NEAR(v[2].demand_pct, 20.7);
+	NEAR(g[1].demand_pct, 140.0);
+	NEAR(g[2].fluid_pct, 20.7);
+	NEAR(g[1].fluid_pct, 119.3);
+}
+
+static void test_top_waits(void)
+{
+	uint64_t a[SCHED_WAIT_BUCKETS] = { 0 }, b[SCHED_WAIT_BUCKETS] = { 0 };
+
+	CU_ASSERT_EQUAL(top_hist_quantile(a, b, 0.99), 0);
+	/* 99 short waits and one long one since the last snapshot: p99 is the long one */
+	a[10] = 500;
+	b[10] = 599;
+	b[60] = 1;
+	CU_ASSERT_EQUAL(top_hist_quantile(a, b, 0.99), sched_wait_bucket_ceil_ns(60));
+	CU_ASSERT_EQUAL(top_hist_quantile(a, b, 0.5), sched_wait_bucket_ceil_ns(10));
+	/* the 500 older waits do not count */
+	b[60] = 0;
+	CU_ASSERT_EQUAL(top_hist_quantile(a, b, 0.99), sched_wait_bucket_ceil_ns(10));
+}
+
+static void test_top_parse(void)
+{
+	struct top_vcpu v = { .group = 7 };
+
+	CU_ASSERT_EQUAL(top_parse_vcpu_line("3 tid=41 usage_usec=1200 user_usec=1000 "
+					    "system_usec=200 state=waiting lane=-1 wait_usec=77 "
+					    "nr_waits=5 wait_hist=0:2,47:3\n", &v), 0);
+	CU_ASSERT_EQUAL(v.id, 3);
+	CU_ASSERT_EQUAL(v.group, 7);
+	CU_ASSERT_EQUAL(v.tid, 41);
+	CU_ASSERT_EQUAL(v.usage_usec, 1200);
+	CU_ASSERT_STRING_EQUAL(v.state, "waiting");
+	CU_ASSERT_EQUAL(v.lane, -1);
+	CU_ASSERT_EQUAL(v.wait_usec, 77);
+	CU_ASSERT_EQUAL(v.nr_waits, 5);
+	CU_ASSERT_EQUAL(v.hist[0], 2);
+	CU_ASSERT_EQUAL(v.hist[47], 3);
+	CU_ASSERT_EQUAL(top_parse_vcpu_line("0 tid=1 usage_usec=0 wait_hist=-", &v), 0);
+	CU_ASSERT_EQUAL(v.hist[0], 0);
+	/* an older VMM's line (no scheduler fields) still gives the usage */
+	CU_ASSERT_EQUAL(top_parse_vcpu_line("1 tid=9 usage_usec=5 user_usec=5 system_usec=0", &v),
+			0);
+	CU_ASSERT_EQUAL(v.usage_usec, 5);
+	CU_ASSERT_EQUAL(v.lane, -1);
+	CU_ASSERT_EQUAL(top_parse_vcpu_line("x tid=1", &v), -EINVAL);
+	CU_ASSERT_EQUAL(top_parse_vcpu_line("1 tid", &v), -EINVAL);
+	CU_ASSERT_EQUAL(top_parse_vcpu_line("1 wait_hist=999:1", &v), -EINVAL);
+}
+
+static CU_TestInfo top_tests[] = {
+	{ "deltas and percentages", test_top_delta },
+	{ "fluid share: weights of busy groups, caps", test_top_fluid_weights_caps },
+	{ "fluid share: one lane per vCPU", test_top_fluid_lanes },
+	{ "fluid share: demand from waits", test_top_fluid_demand },
+	{ "wait p99 of an interval", test_top_waits },
+	{ "vsched.vcpu.stat lines", test_top_parse },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("cmd/top", top_tests)
