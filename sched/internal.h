@@ -68,6 +68,10 @@ struct group_core {
 	bool idle_period;		/* cfs_b->idle: nothing drawn since the last refill */
 	bool throttled;
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
+
+	/* Tracing (core_trace.c): the group's track, its usage at the last counter sample. */
+	uint32_t trace_id;		/* 0: none yet */
+	uint64_t trace_usage, trace_at;
 };
 
 struct vcpu_core {
@@ -125,6 +129,7 @@ struct sched {
 	struct sched_vcpu *vcpus;
 	pid_t pid;
 	struct sched_core core;
+	struct trace *trace;		/* NULL: not recording (sched/trace.h) */
 };
 
 static inline struct group_core *gcore(const struct group *g)
@@ -161,6 +166,11 @@ int core_group_added(struct sched *s, struct group *g);
 int core_group_subtree(struct sched *s, struct group *g);
 void core_group_bandwidth(struct sched *s, struct group *g);
 void core_emit(struct sched *s, enum sched_decision_type type, struct group *g);
+
+/* core_trace.c: events of the groups, when recording. */
+void core_trace_group(struct sched *s, struct group_core *gc, unsigned int kind, uint64_t val);
+void core_trace_set(struct sched *s, struct group *g, unsigned int setting);
+void core_trace_move(struct sched *s, struct sched_vcpu *v);
 
 /* V of a level: the rate-weighted mean vt of the runnable children. */
 static inline double fair_vclock(const struct group_core *gc)

@@ -92,4 +92,13 @@ double sched_delivered(const struct sched *s);
 /* Totals behind it since the start: CPU reported (ns) and lane time held (ns) it covered. */
 void sched_delivery_totals(const struct sched *s, double *cpu_ns, double *held_ns);
 
+/*
+ * Recording (sched/trace.h; NULL stops it): every charge goes to the vCPU's current slice, and
+ * throttles, refills, bursts, moves and setting changes become events at the core's time.
+ * sched_trace_sample() adds the groups' counters when TRACE_SAMPLE_NS passed since the last.
+ */
+struct trace;
+void sched_set_trace(struct sched *s, struct trace *tr);
+void sched_trace_sample(struct sched *s, uint64_t now);
+
 #endif

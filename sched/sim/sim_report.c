@@ -196,11 +196,12 @@ void sim_report(const struct sim_result *r, FILE *f)
 
 static void sim_usage(FILE *f)
 {
-	fprintf(f, "usage: vsched sim [--quiet] [--trace] SCENARIO\n"
+	fprintf(f, "usage: vsched sim [--quiet] [--decisions] [--trace FILE] SCENARIO\n"
 		   "Runs a scenario on the scheduler core with a virtual clock and prints per-group\n"
 		   "and per-vCPU usage against the fluid ideal, and every group's cpu.stat counters.\n"
-		   "  -q, --quiet   print only the max group error (%% of capacity)\n"
-		   "  -t, --trace   print every decision of the core as it is taken\n"
+		   "  -q, --quiet       print only the max group error (%% of capacity)\n"
+		   "  -D, --decisions   print every decision of the core as it is taken\n"
+		   "  -t, --trace FILE  write the schedule as trace-event JSON (docs/trace.md)\n"
 		   "The scenario format is in docs/scheduler.md and include/sched/sim.h.\n");
 }
 
@@ -208,24 +209,30 @@ int cmd_sim(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "trace", no_argument, NULL, 't' },
+		{ "decisions", no_argument, NULL, 'D' },
+		{ "trace", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sim_scenario *sc;
 	struct sim_result *r;
-	bool quiet = false, trace = false;
+	bool quiet = false, decisions = false;
+	const char *trace = NULL;
+	FILE *tf = NULL;
 	char err[256];
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qth", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qDt:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = true;
 			break;
+		case 'D':
+			decisions = true;
+			break;
 		case 't':
-			trace = true;
+			trace = optarg;
 			break;
 		case 'h':
 			sim_usage(stdout);
@@ -244,8 +251,15 @@ int cmd_sim(int argc, char **argv)
 		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], err);
 		return 1;
 	}
-	ret = sim_run_traced(sc, &r, trace ? stdout : NULL, err, sizeof(err));
+	if (trace && !(tf = fopen(trace, "w"))) {
+		fprintf(stderr, "vsched sim: --trace %s: %s\n", trace, strerror(errno));
+		sim_scenario_free(sc);
+		return 1;
+	}
+	ret = sim_run_traced(sc, &r, decisions ? stdout : NULL, tf, err, sizeof(err));
 	sim_scenario_free(sc);
+	if (tf && fclose(tf) && !ret)
+		ret = sim_fail(err, sizeof(err), -EIO, 0, "writing", trace);
 	if (ret) {
 		fprintf(stderr, "vsched sim: %s: %s\n", argv[optind], err);
 		return 1;
