@@ -53,6 +53,7 @@ struct run_cfg {
 	bool cpuid_hide_set;
 	uint64_t duration_ns;
 	const char *stats;
+	const char *trace;
 	const char *domain;
 	unsigned int cpus;
 	bool verbose;
@@ -72,7 +73,7 @@ struct run_cfg {
 
 enum { OPT_KERNEL = 0x100, OPT_INITRD, OPT_CMDLINE, OPT_CPUID_HIDE, OPT_STATS, OPT_GROUP,
        OPT_ASSIGN, OPT_NO_SCHED, OPT_NO_PIN, OPT_MONITOR, OPT_CTL_DIR, OPT_NO_CTL, OPT_DOMAIN,
-       OPT_ACCEL };
+       OPT_ACCEL, OPT_TRACE };
 
 static const struct option run_options[] = {
 	{ "name", required_argument, NULL, 'n' },
@@ -85,6 +86,7 @@ static const struct option run_options[] = {
 	{ "cpuid-hide", required_argument, NULL, OPT_CPUID_HIDE },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "stats", required_argument, NULL, OPT_STATS },
+	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "domain", required_argument, NULL, OPT_DOMAIN },
 	{ "cpus", required_argument, NULL, 'P' },
 	{ "group", required_argument, NULL, OPT_GROUP },
@@ -122,6 +124,8 @@ static void run_usage(FILE *f)
 		"  -d, --duration TIME      stop after TIME (3, 2.5s, 500ms); default: run until the\n"
 		"                           guest ends or SIGINT/SIGTERM\n"
 		"      --stats FILE         write per-vCPU statistics as JSON at exit\n"
+		"      --trace FILE         write the schedule as trace-event JSON at exit, for\n"
+		"                           ui.perfetto.dev (docs/trace.md)\n"
 		"      --domain FILE        libvirt domain XML: name, vCPUs, memory, <os> kernel,\n"
 		"                           <cputune> and vCPU groups (docs/libvirt.md)\n"
 		"  -P, --cpus P             host CPUs (lanes) the vCPU scheduler may use (default:\n"
@@ -255,6 +259,9 @@ static int run_parse(int argc, char **argv, struct run_cfg *cfg)
 			break;
 		case OPT_STATS:
 			cfg->stats = optarg;
+			break;
+		case OPT_TRACE:
+			cfg->trace = optarg;
 			break;
 		case 'P':
 			if (opts_parse_uint(optarg, 1, 4096, &cfg->cpus))
@@ -568,7 +575,8 @@ static int run_vm(const struct run_cfg *cfg, struct vm *vm, struct runsched *rs,
 	vm_stop(vm, VM_EXIT_STOPPED);
 	vm_ctl_stop(&vc);
 	vm_join(vm);
-	runsched_finish(rs);
+	if (runsched_finish(rs) && !ret)
+		ret = -EIO;
 	runsched_stats(rs, &sr);
 	sr.end_ns = mono_ns();
 	sr.exit_status = ret ? RUN_EXIT_FAILURE : run_exit_status(vm, sig);
@@ -636,6 +644,8 @@ int cmd_run(int argc, char **argv)
 	ret = runsched_setup(&rs, cfg.vcpus, lanes, !cfg.no_sched,
 			     (const char *const *)cfg.groups, cfg.nr_groups,
 			     (const char *const *)cfg.assigns, cfg.nr_assigns, msg, sizeof(msg));
+	if (!ret && cfg.trace)
+		ret = runsched_trace(&rs, cfg.trace, msg, sizeof(msg));
 	if (ret) {
 		fprintf(stderr, "vsched run: %s\nTry 'vsched run --help'.\n", msg);
 		runsched_destroy(&rs);

@@ -33,8 +33,10 @@ static void rtc_drain(struct runtime *rt)
 			case SCHED_THROTTLE:
 				rt->st.throttles++;
 				rt_slice_fine(rt, rt_now());
+				rt_trace_throttle(rt, rt_now());
 				break;
 			case SCHED_UNTHROTTLE:
+				rt_trace_throttle(rt, rt_now());
 				break;
 			}
 		}
@@ -94,6 +96,7 @@ void rtc_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys
 		return;
 	sched_vcpu_ran(rt->s, id, user_ns, sys_ns, now);
 	rtc_drain(rt);
+	sched_trace_sample(rt->s, now);
 }
 
 void rtc_tick(struct runtime *rt, uint64_t now)
@@ -101,6 +104,7 @@ void rtc_tick(struct runtime *rt, uint64_t now)
 	rt_charge_running(rt, now);
 	sched_timer(rt->s, now);
 	rtc_drain(rt);
+	sched_trace_sample(rt->s, now);
 }
 
 void rtc_config(struct runtime *rt, uint64_t now)

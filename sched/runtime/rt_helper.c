@@ -135,6 +135,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			rt->last_lend = rv->last_lend = now;
 			rt_slice_fine(rt, now);
 			rv->state = RT_LENT;
+			rt_trace_state(rt, rv, -1, now);
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);
 			rt_watch_set(rv, WATCH_RUN);
@@ -144,6 +145,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			if (rv->state == RT_WAITING) {
 				rt_watch_set(rv, WATCH_NONE);
 				rt->st.kicks++;
+				rt_trace_kick(rt, rv, now);
 				rt_kick(rv);
 			}
 		}

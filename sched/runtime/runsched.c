@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sched/launch.h"
 #include "sched/runsched.h"
 #include "sched/runtime.h"
+#include "sched/trace.h"
 #include "vmm/stats.h"
 #include "vmm/vm.h"
 #include "vsched.h"
@@ -65,6 +67,25 @@ int runsched_setup(struct runsched *rs, unsigned int nr_vcpus, unsigned int lane
 	return 0;
 }
 
+int runsched_trace(struct runsched *rs, const char *path, char *msg, size_t msglen)
+{
+	rs->trace_file = fopen(path, "w");
+	if (!rs->trace_file) {
+		snprintf(msg, msglen, "--trace %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	rs->trace_path = path;
+	return 0;
+}
+
+static uint64_t runsched_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 int runsched_attach(struct runsched *rs, struct vm *vm, bool monitor)
 {
 	int ret;
@@ -74,6 +95,12 @@ int runsched_attach(struct runsched *rs, struct vm *vm, bool monitor)
 			     &rs->rt);
 	if (ret)
 		return ret;
+	if (rs->trace_file) {
+		ret = trace_create(vm->nr_vcpus, rs->lanes, 0, runsched_now(), &rs->trace);
+		if (ret)
+			return ret;
+		runtime_set_trace(rs->rt, rs->trace);
+	}
 	vm->sched = &runtime_vcpu_ops;
 	runtime_bind(rs->rt, rs->vs);
 	ret = runtime_start(rs->rt);
@@ -105,15 +132,42 @@ void runsched_stats(struct runsched *rs, struct stats_run *sr)
 	sr->groups_arg = &rs->ctx;
 }
 
-void runsched_finish(struct runsched *rs)
+/* Recording stops under the lock; every open slice ends now, then the file is written. */
+static int runsched_trace_write(struct runsched *rs)
+{
+	int ret;
+
+	runtime_set_trace(rs->rt, NULL);
+	trace_finish(rs->trace, runsched_now());
+	ret = trace_write_json(rs->trace, rs->trace_file);
+	if (fclose(rs->trace_file))
+		ret = -EIO;
+	rs->trace_file = NULL;
+	trace_destroy(rs->trace);
+	rs->trace = NULL;
+	if (ret)
+		fprintf(stderr, "vsched run: --trace %s: write failed\n", rs->trace_path);
+	return ret;
+}
+
+int runsched_finish(struct runsched *rs)
 {
 	runstats_monitor_stop(rs->mon);
 	rs->mon = NULL;
+	return rs->trace && rs->rt ? runsched_trace_write(rs) : 0;
 }
 
 void runsched_destroy(struct runsched *rs)
 {
 	runsched_finish(rs);
+	if (rs->trace_file) {
+		/* No VM ran: leave no empty trace behind. */
+		fclose(rs->trace_file);
+		unlink(rs->trace_path);
+		rs->trace_file = NULL;
+	}
+	trace_destroy(rs->trace);
+	rs->trace = NULL;
 	if (rs->vs)
 		runtime_unbind(rs->vs);
 	runtime_destroy(rs->rt);

@@ -43,6 +43,7 @@ static void rt_set_waiting(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
 	rv->state = RT_WAITING;
 	rv->wait_since = now;
 	rt->nr_waiting++;
+	rt_trace_state(rt, rv, -1, now);
 }
 
 /* A lent vCPU runs again: it waits for a lane, unless the core grants one at once. */
@@ -125,6 +126,7 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 	rv->state = RT_RUNNING;
 	rv->until = until;
 	rt->st.grants++;
+	rt_trace_state(rt, rv, (int)lane, now);
 	if (!rt_hands_off(rt))
 		rt_pin_lane(rt, rv, lane);
 	/* A lent vCPU that was running on its own keeps going, with its slice end armed now. */
@@ -153,6 +155,7 @@ void rt_preempt(struct runtime *rt, unsigned int id)
 	if (rv->in_guest && !rt_hands_off(rt) &&
 	    !(rv->armed && rv->armed <= now + RT_KICK_SLACK_NS)) {
 		rt->st.kicks++;
+		rt_trace_kick(rt, rv, now);
 		rt_kick(rv);
 	}
 }
@@ -210,6 +213,7 @@ static void rt_thread_start(struct vcpu *vcpu)
 		rt->idle_polls = true;
 	sched_vcpu_set_tid(rt->s, rv->id, rv->tid);
 	rv->state = RT_BLOCKED;
+	rt_trace_state(rt, rv, -1, rt_now());
 	pthread_mutex_unlock(rt->lock);
 }
 
@@ -331,6 +335,7 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	rt_leave_runnable(rt, rv, now);
 	rt_slice_fine(rt, now);
 	rv->state = RT_BLOCKED;
+	rt_trace_state(rt, rv, -1, now);
 	rv->until = RT_INF;
 	rt_timer_arm(rv, RT_INF);
 	rt_poke_helper(rt, now);
@@ -367,6 +372,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	rt_charge_upto(rt, rv, rt_thread_cpu_ns(), true, now);
 	rt_leave_runnable(rt, rv, now);
 	rv->state = RT_OFF;
+	rt_trace_state(rt, rv, -1, now);
 	rv->in_guest = false;
 	rt_timer_delete(rv);
 	if (rv->stat_fd >= 0)
