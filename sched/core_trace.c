@@ -64,8 +64,10 @@ static void core_trace_counters(struct sched *s, struct group *g, uint64_t now)
 	struct group_core *gc = gcore(g);
 	struct group *c;
 
+	/* The rate over the interval since the last sample, from its start: a counter's value
+	 * holds from its time on. */
 	if (gc->trace_at && now > gc->trace_at)
-		trace_emit(s->trace, TRACE_USAGE, core_trace_gid(s, gc), 0, now, 0,
+		trace_emit(s->trace, TRACE_USAGE, core_trace_gid(s, gc), 0, gc->trace_at, 0,
 			   (g->stat.usage_ns - gc->trace_usage) * 1000000 / (now - gc->trace_at));
 	gc->trace_usage = g->stat.usage_ns;
 	gc->trace_at = now;
