@@ -65,14 +65,18 @@ static void core_trace_counters(struct sched *s, struct group *g, uint64_t now)
 	struct group *c;
 
 	/* The rate over the interval since the last sample, from its start: a counter's value
-	 * holds from its time on. */
-	if (gc->trace_at && now > gc->trace_at)
-		trace_emit(s->trace, TRACE_USAGE, core_trace_gid(s, gc), 0, gc->trace_at, 0,
-			   (g->stat.usage_ns - gc->trace_usage) * 1000000 / (now - gc->trace_at));
-	gc->trace_usage = g->stat.usage_ns;
-	gc->trace_at = now;
-	if (gc->bw_enabled)
-		trace_emit(s->trace, TRACE_QUOTA, core_trace_gid(s, gc), 0, now, 0, gc->runtime);
+	 * holds from its time on. (A caller's clock read before the lock may lag: skip it.) */
+	if (now > gc->trace_at) {
+		if (gc->trace_at)
+			trace_emit(s->trace, TRACE_USAGE, core_trace_gid(s, gc), 0, gc->trace_at, 0,
+				   (g->stat.usage_ns - gc->trace_usage) * 1000000 /
+				   (now - gc->trace_at));
+		gc->trace_usage = g->stat.usage_ns;
+		gc->trace_at = now;
+		if (gc->bw_enabled)
+			trace_emit(s->trace, TRACE_QUOTA, core_trace_gid(s, gc), 0, now, 0,
+				   gc->runtime);
+	}
 	list_for_each_entry(c, &g->children, sibling)
 		core_trace_counters(s, c, now);
 }
