@@ -22,7 +22,8 @@ jq -r --argjson from "$from" --argjson to "$to" '
   | ([$ev[] | select(.ph == "M" and .name == "thread_name" and .pid == $p.lanes)] | length) as $nl
   | ([$ev[] | select(.ph == "M" and .name == "thread_name" and .pid == $p.vCPUs)] | length) as $nv
   | {running: 1, waiting: 2, throttled: 3, sleeping: 4, lent: 5} as $col
-  | ($ev[] | select(.ph == "M" and .name == "thread_name" and (.pid == $p.lanes or .pid == $p.vCPUs))
+  | ($ev[] | select(.ph == "M" and .name == "thread_name")
+     | select(.pid == $p.lanes or .pid == $p.vCPUs)
      | "row \(if .pid == $p.lanes then .tid - 1 else $nl + .tid - 1 end) \(.args.name)"),
     ($ev[] | select(.ph == "X" and .ts / 1000 < $to and (.ts + .dur) / 1000 > $from)
      | [if .pid == $p.lanes then .tid - 1 else $nl + .tid - 1 end,
@@ -62,8 +63,10 @@ set linetype 3 lc rgb "#c62828"
 set linetype 4 lc rgb "#cfd8dc"
 set linetype 5 lc rgb "#6a1b9a"
 set linetype 6 lc rgb "#000000"
-do for [i=0:7] { set linetype 10+i lc rgb word("#1565c0 #ef6c00 #00838f #ad1457 #558b2f #4527a0 #6d4c41 #00695c", i+1) }
-set title "vsched trace: lanes and vCPUs, $from-$to ms (running green, waiting yellow, throttled red, sleeping grey, lent purple; kicks black)"
+vcol = "#1565c0 #ef6c00 #00838f #ad1457 #558b2f #4527a0 #6d4c41 #00695c"
+do for [i=0:7] { set linetype 10+i lc rgb word(vcol, i+1) }
+set title "vsched trace: lanes and vCPUs, $from-$to ms (running green, waiting yellow, ".\
+	"throttled red, sleeping grey, lent purple; kicks black)"
 set yrange [$rows - 0.5:-0.5]
 set ytics ($ytics)
 set xrange [$from:$to]
@@ -71,7 +74,8 @@ set format x ""
 set grid xtics
 set key outside right top title "lane colour"
 plot for [i=0:($nv < 8 ? $nv - 1 : 7)] 1/0 with boxes fs solid lc 10+i title sprintf("vcpu%d", i), \
-     '$tmp/slices' using ((\$2+\$3)/2):1:((\$3-\$2)/2):(0.38):4 with boxxyerror fs solid 1.0 noborder lc variable notitle, \
+     '$tmp/slices' using ((\$2+\$3)/2):1:((\$3-\$2)/2):(0.38):4 \
+	with boxxyerror fs solid 1.0 noborder lc variable notitle, \
      '$tmp/kicks' using 2:(\$1-0.42) with points pt 11 ps 0.6 lc rgb "#000000" notitle
 set title "group CPU use (usage counters, CPUs)"
 set autoscale y

@@ -34,16 +34,19 @@ bad "overlapping slices" "{\"traceEvents\":[$meta,
 bad "time going back" "{\"traceEvents\":[$meta,
 	{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":1,\"ts\":5,\"name\":\"a\"},
 	{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":1,\"ts\":4,\"name\":\"b\"}]}"
-bad "an unbalanced B" "{\"traceEvents\":[$meta,{\"ph\":\"B\",\"pid\":2,\"tid\":1,\"ts\":1,\"name\":\"a\"}]}"
+bad "an unbalanced B" "{\"traceEvents\":[$meta,
+	{\"ph\":\"B\",\"pid\":2,\"tid\":1,\"ts\":1,\"name\":\"a\"}]}"
 bad "E without B" "{\"traceEvents\":[$meta,{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":1}]}"
-bad "a negative dur" "{\"traceEvents\":[$meta,{\"ph\":\"X\",\"pid\":2,\"tid\":1,\"ts\":1,\"dur\":-1,\"name\":\"a\"}]}"
+bad "a negative dur" "{\"traceEvents\":[$meta,
+	{\"ph\":\"X\",\"pid\":2,\"tid\":1,\"ts\":1,\"dur\":-1,\"name\":\"a\"}]}"
 bad "an unnamed track" '{"traceEvents":[{"ph":"X","pid":2,"tid":9,"ts":1,"dur":1,"name":"a"}]}'
 
 # The simulator: slices add up to the report's per-vCPU usage (ms with 3 decimals).
 "$VSCHED" sim "$here/../../sim/scenarios/mixed.sim" --trace "$tmp/sim.json" > "$tmp/sim.txt" ||
 	{ echo "FAIL: vsched sim --trace"; exit 1; }
 "$checker" "$tmp/sim.json" > "$tmp/sim.sums" || { echo "FAIL: sim trace"; exit 1; }
-[ "$(wc -l < "$tmp/sim.sums")" = 12 ] || { echo "FAIL: sim: vCPU tracks"; cat "$tmp/sim.sums"; exit 1; }
+[ "$(wc -l < "$tmp/sim.sums")" = 12 ] ||
+	{ echo "FAIL: sim: vCPU tracks"; cat "$tmp/sim.sums"; exit 1; }
 while read -r name cpu run; do
 	id=${name#vcpu}
 	ms=$(awk -v id="$id" '$1 == "vcpu" { t = 1; next } t && $1 == id { print $4; exit }' \
