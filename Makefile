@@ -122,9 +122,9 @@ layers:
 	@scripts/check-layers.sh
 
 # The test command: the layering, unit tests, the same under ASan+UBSan, the fuzz corpus replayed
-# (fuzz/fuzz.mk), then integration tests.
+# (fuzz/fuzz.mk), the benchmarks built (not run: timing is `make bench`'s), then integration tests.
 check: deps
-	@$(MAKE) --no-print-directory layers unit unit-asan fuzz-replay integration
+	@$(MAKE) --no-print-directory layers unit unit-asan fuzz-replay $(BENCH_BINS) integration
 
 bench: deps
 	@$(MAKE) --no-print-directory $(VSCHED) $(BENCH_BINS)

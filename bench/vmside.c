@@ -113,6 +113,13 @@ static void vmside_throttle_stat(struct vsched *vs, const char *path, uint64_t *
 int vmside_run(const struct scenario *s, enum vm_accel accel, unsigned int lanes, double seconds,
 	       bool scheduled, struct bench_result *r, struct runtime_stats *rst)
 {
+	return vmside_run_traced(s, accel, lanes, seconds, scheduled, NULL, r, rst);
+}
+
+int vmside_run_traced(const struct scenario *s, enum vm_accel accel, unsigned int lanes,
+		      double seconds, bool scheduled, struct trace *tr, struct bench_result *r,
+		      struct runtime_stats *rst)
+{
 	unsigned int i, n = scn_nr_vcpus(s), ng = scn_nr_groups(s);
 	uint64_t per0[SCN_MAX_GROUPS], thr0[SCN_MAX_GROUPS];
 	cpu_set_t set, old;
@@ -139,10 +146,14 @@ int vmside_run(const struct scenario *s, enum vm_accel accel, unsigned int lanes
 	if (ret)
 		goto out;
 
+	if (tr && vm.rt)
+		runtime_set_trace(vm.rt, tr);
 	sleep_ns(WARMUP_NS);
 	for (i = 0; i < ng && scheduled; i++)
 		vmside_throttle_stat(vm.vs, s->groups[i].path, &per0[i], &thr0[i]);
 	window_measure(r, s, seconds, vmside_snapshot, &vm.vm);
+	if (tr && vm.rt)
+		runtime_set_trace(vm.rt, NULL);
 	if (rst && vm.rt)
 		runtime_get_stats(vm.rt, rst);
 	for (i = 0; i < ng && scheduled; i++) {

@@ -24,5 +24,10 @@ unsigned int vmside_backends(enum vm_accel *accels, struct diag *why);
  */
 int vmside_run(const struct scenario *s, enum vm_accel accel, unsigned int lanes, double seconds,
 	       bool scheduled, struct bench_result *r, struct runtime_stats *rst);
+/* The same, recording into tr (sched/trace.h; NULL: not) from the start to the window's end. */
+struct trace;
+int vmside_run_traced(const struct scenario *s, enum vm_accel accel, unsigned int lanes,
+		      double seconds, bool scheduled, struct trace *tr, struct bench_result *r,
+		      struct runtime_stats *rst);
 
 #endif

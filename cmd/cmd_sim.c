@@ -1,25 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
-/* `vsched sim [--quiet] [--trace] SCENARIO`: a scenario on the scheduler core (sched/sim/). */
+/*
+ * `vsched sim [--quiet] [--decisions] [--trace FILE] SCENARIO`: a scenario on the scheduler core
+ * (sched/sim/).
+ */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "sched/sim.h"
+#include "util/diag.h"
 
 struct sim_cfg {
 	bool quiet;
-	bool trace;
+	bool decisions;
+	const char *trace;
 };
 
 static const struct cmd_opt sim_opts[] = {
 	{ .name = "quiet", .key = 'q', .off = offsetof(struct sim_cfg, quiet),
 	  .help = "print only the max group error (% of capacity)" },
-	{ .name = "trace", .key = 't', .off = offsetof(struct sim_cfg, trace),
+	{ .name = "decisions", .key = 'D', .off = offsetof(struct sim_cfg, decisions),
 	  .help = "print every decision of the core as it is taken" },
+	{ .name = "trace", .key = 't', .arg = "FILE", .off = offsetof(struct sim_cfg, trace),
+	  .help = "write the schedule as trace-event JSON (docs/trace.md)" },
 };
 
 static const struct cmd_desc sim_desc = {
-	.prog = "vsched sim", .usage = "[--quiet] [--trace] SCENARIO",
+	.prog = "vsched sim", .usage = "[--quiet] [--decisions] [--trace FILE] SCENARIO",
 	.about = "Runs a scenario on the scheduler core with a virtual clock and prints per-group\n"
 		 "and per-vCPU usage against the fluid ideal, and every group's cpu.stat\n"
 		 "counters.\n",
@@ -34,6 +43,7 @@ int cmd_sim(int argc, char **argv)
 	struct sim_scenario *sc;
 	struct sim_result *r;
 	const char *file;
+	FILE *tf = NULL;
 	struct diag d;
 	int ret;
 
@@ -45,18 +55,31 @@ int cmd_sim(int argc, char **argv)
 	ret = sim_load(file, &sc, &d);
 	if (ret) {
 		fprintf(stderr, "vsched sim: %s: %s\n", file, d.msg);
-		return 1;
+		goto out;
 	}
-	ret = sim_run_traced(sc, &r, cfg.trace ? stdout : NULL, &d);
+	if (cfg.trace && !(tf = fopen(cfg.trace, "w"))) {
+		ret = -errno;
+		fprintf(stderr, "vsched sim: --trace %s: %s\n", cfg.trace, strerror(errno));
+		sim_scenario_free(sc);
+		goto out;
+	}
+	ret = sim_run_traced(sc, &r, cfg.decisions ? stdout : NULL, tf, &d);
 	sim_scenario_free(sc);
+	if (tf && fclose(tf) && !ret) {
+		ret = -EIO;
+		sim_result_free(r);
+		diag_set(&d, ret, "writing %s: %s", cfg.trace, strerror(EIO));
+	}
 	if (ret) {
 		fprintf(stderr, "vsched sim: %s: %s\n", file, d.msg);
-		return 1;
+		goto out;
 	}
 	if (cfg.quiet)
 		printf("%.4f\n", sim_max_group_error(r));
 	else
 		sim_report(r, stdout);
 	sim_result_free(r);
-	return 0;
+out:
+	diag_free(&d);
+	return ret ? 1 : 0;
 }

@@ -116,7 +116,7 @@ static int run_set_accel(void *arg, const char *val)
 enum {
 	RUN_OPT_NAME, RUN_OPT_VCPUS, RUN_OPT_MEMORY, RUN_OPT_PAYLOAD, RUN_OPT_KERNEL,
 	RUN_OPT_INITRD, RUN_OPT_CMDLINE, RUN_OPT_CPUID_HIDE, RUN_OPT_DURATION, RUN_OPT_STATS,
-	RUN_OPT_DOMAIN, RUN_OPT_CPUS, RUN_OPT_GROUP, RUN_OPT_ASSIGN, RUN_OPT_NO_SCHED,
+	RUN_OPT_TRACE, RUN_OPT_DOMAIN, RUN_OPT_CPUS, RUN_OPT_GROUP, RUN_OPT_ASSIGN, RUN_OPT_NO_SCHED,
 	RUN_OPT_NO_PIN, RUN_OPT_MONITOR, RUN_OPT_CTL_DIR, RUN_OPT_NO_CTL, RUN_OPT_ACCEL,
 	RUN_OPT_VERBOSE, RUN_NR_OPTS
 };
@@ -151,6 +151,9 @@ static const struct cmd_opt run_opts[RUN_NR_OPTS] = {
 		"guest ends or SIGINT/SIGTERM" },
 	[RUN_OPT_STATS] = { "stats", 0, "FILE", NULL, RUN_CFG(stats), NULL,
 		"write per-vCPU statistics as JSON at exit" },
+	[RUN_OPT_TRACE] = { "trace", 0, "FILE", NULL, RUN_CFG(trace), NULL,
+		"write the schedule as trace-event JSON at exit, for\n"
+		"ui.perfetto.dev (docs/trace.md)" },
 	[RUN_OPT_DOMAIN] = { "domain", 0, "FILE", NULL, RUN_CFG(domain), NULL,
 		"libvirt domain XML: name, vCPUs, memory, <os> kernel,\n"
 		"<cputune> and vCPU groups (docs/libvirt.md)" },

@@ -9,6 +9,8 @@
 
 #include "cmd/run.h"
 #include "sched/runtime.h"
+#include "sched/trace.h"
+#include "util/time.h"
 #include "vmm/vm.h"
 #include "vsched.h"
 
@@ -45,6 +47,19 @@ static int run_sched_specs(struct vsched *vs, const char *flag, const char *cons
 	return 0;
 }
 
+int run_sched_trace(struct run_sched *rs, const char *path, char *msg, size_t msglen)
+{
+	rs->trace_file = fopen(path, "w");
+	if (!rs->trace_file) {
+		int err = errno;
+
+		snprintf(msg, msglen, "--trace %s: %s", path, strerror(err));
+		return -err;
+	}
+	rs->trace_path = path;
+	return 0;
+}
+
 int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int lanes,
 		    bool scheduled, const char *const *groups, unsigned int nr_groups,
 		    const char *const *assigns, unsigned int nr_assigns, char *msg, size_t msglen)
@@ -77,6 +92,12 @@ int run_sched_attach(struct run_sched *rs, struct vm *vm, bool monitor)
 			     &rs->rt);
 	if (ret)
 		return ret;
+	if (rs->trace_file) {
+		ret = trace_create(vm->nr_vcpus, rs->lanes, 0, time_mono_ns(), &rs->trace);
+		if (ret)
+			return ret;
+		runtime_set_trace(rs->rt, rs->trace);
+	}
 	vm->sched = &runtime_vcpu_ops;
 	runtime_bind(rs->rt, rs->vs);
 	ret = runtime_start(rs->rt);
@@ -108,15 +129,42 @@ void run_sched_stats(struct run_sched *rs, struct run_stats *sr)
 	sr->groups_arg = &rs->ctx;
 }
 
-void run_sched_finish(struct run_sched *rs)
+/* Recording stops under the lock; every open slice ends now, then the file is written. */
+static int run_sched_trace_write(struct run_sched *rs)
+{
+	int ret;
+
+	runtime_set_trace(rs->rt, NULL);
+	trace_finish(rs->trace, time_mono_ns());
+	ret = trace_write_json(rs->trace, rs->trace_file);
+	if (fclose(rs->trace_file))
+		ret = -EIO;
+	rs->trace_file = NULL;
+	trace_destroy(rs->trace);
+	rs->trace = NULL;
+	if (ret)
+		fprintf(stderr, "vsched run: --trace %s: write failed\n", rs->trace_path);
+	return ret;
+}
+
+int run_sched_finish(struct run_sched *rs)
 {
 	run_monitor_stop(rs->mon);
 	rs->mon = NULL;
+	return rs->trace && rs->rt ? run_sched_trace_write(rs) : 0;
 }
 
 void run_sched_destroy(struct run_sched *rs)
 {
 	run_sched_finish(rs);
+	if (rs->trace_file) {
+		/* No VM ran: leave no empty trace behind. */
+		fclose(rs->trace_file);
+		unlink(rs->trace_path);
+		rs->trace_file = NULL;
+	}
+	trace_destroy(rs->trace);
+	rs->trace = NULL;
 	if (rs->vs)
 		runtime_unbind(rs->vs);
 	runtime_destroy(rs->rt);

@@ -159,7 +159,8 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE 
 	vm_stop(vm, VM_EXIT_STOPPED);
 	run_ctl_stop(&rc);
 	vm_join(vm);
-	run_sched_finish(rs);
+	if (run_sched_finish(rs) && !ret)
+		ret = -EIO;
 	run_sched_stats(rs, &sr);
 	sr.end_ns = time_mono_ns();
 	sr.exit_status = ret ? RUN_EXIT_FAILURE : run_exit_status(vm, sig);

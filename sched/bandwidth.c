@@ -19,6 +19,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "sched/trace.h"
 
 #define BW_SLICE_MIN_NS	50000ULL	/* shortest bandwidth end: about a kick's cost */
 
@@ -61,7 +62,7 @@ static void timer_stop(struct sched *s, struct group_core *gc)
 }
 
 /* __refill_cfs_bandwidth_runtime(), burst statistics included. */
-static void refill(struct group_core *gc)
+static void refill(struct sched *s, struct group_core *gc)
 {
 	struct cpu_stat *st = &gc->g->stat;
 
@@ -71,6 +72,7 @@ static void refill(struct group_core *gc)
 	if (gc->runtime_snap > gc->runtime) {
 		st->burst_ns += gc->runtime_snap - gc->runtime;
 		st->nr_bursts++;
+		core_trace_group(s, gc, TRACE_BURST, gc->runtime_snap - gc->runtime);
 	}
 	if (gc->runtime > gc->quota + gc->burst)
 		gc->runtime = gc->quota + gc->burst;
@@ -139,6 +141,8 @@ static void throttle(struct sched *s, struct group_core *gc)
 			lanes_put_back(s, vc);
 	}
 	core_emit(s, SCHED_THROTTLE, gc->g);
+	core_trace_group(s, gc, TRACE_THROTTLE, 0);
+	core_trace_group(s, gc, TRACE_QUOTA, gc->runtime);
 }
 
 static void unthrottle(struct sched *s, struct group_core *gc)
@@ -150,6 +154,7 @@ static void unthrottle(struct sched *s, struct group_core *gc)
 		lanes_waiter_arrived(s, &gc->se);
 	}
 	core_emit(s, SCHED_UNTHROTTLE, gc->g);
+	core_trace_group(s, gc, TRACE_UNTHROTTLE, 0);
 }
 
 bool bw_path_throttled(const struct vcpu_core *vc)
@@ -196,8 +201,10 @@ void bw_timer(struct sched *s)
 		}
 		throttled = gc->throttled;
 		gc->g->stat.nr_periods += overrun;
-		refill(gc);
+		refill(s, gc);
 		pay_debt(gc);
+		core_trace_group(s, gc, TRACE_REFILL, gc->runtime);
+		core_trace_group(s, gc, TRACE_QUOTA, gc->runtime);
 		if (gc->idle_period && !throttled) {
 			timer_stop(s, gc);
 			continue;
@@ -274,7 +281,7 @@ void bw_configure(struct sched *s, struct group_core *gc)
 	if (enable) {
 		gc->quota = g->quota_us * 1000;
 		gc->debt = 0;
-		refill(gc);
+		refill(s, gc);
 		if (!timer_active(gc))
 			gc->phase = s->core.now;
 		timer_start(s, gc);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "sched/trace.h"
 
 static bool queue_less(const struct heap_node *a, const struct heap_node *b)
 {
@@ -241,6 +242,7 @@ void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
 	struct group_core *tc = gcore(group_cpu_group(v->group));
 
 	rehome(s, vcore(v), fc, tc);
+	core_trace_move(s, v);
 	finish(s);
 }
 
@@ -391,6 +393,8 @@ int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t 
 	clock_update(s, now);
 	if (!delta)
 		return 0;
+	if (s->trace)
+		trace_vcpu_cpu(s->trace, id, delta);
 	vc->v->stat.usage_ns += delta;
 	vc->v->stat.user_ns += user_ns;
 	vc->v->stat.system_ns += system_ns;

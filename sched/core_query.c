@@ -64,6 +64,18 @@ bool sched_vcpu_is_runnable(const struct sched *s, unsigned int id)
 	return id < s->nr_vcpus && s->core.vcpus[id].runnable;
 }
 
+bool sched_vcpu_throttled(const struct sched *s, unsigned int id)
+{
+	const struct group *g;
+
+	if (id >= s->nr_vcpus)
+		return false;
+	for (g = s->core.vcpus[id].v->group; g; g = g->parent)
+		if (group_throttled(g))
+			return true;
+	return false;
+}
+
 int sched_lane_vcpu(const struct sched *s, unsigned int lane)
 {
 	const struct vcpu_core *vc;

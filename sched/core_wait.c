@@ -62,7 +62,6 @@ int sched_vcpu_wait(const struct sched *s, unsigned int id, uint64_t now_ns,
 const char *sched_vcpu_state(const struct sched *s, unsigned int id)
 {
 	const struct vcpu_core *vc;
-	const struct group *g;
 
 	if (id >= s->nr_vcpus)
 		return "idle";
@@ -71,8 +70,5 @@ const char *sched_vcpu_state(const struct sched *s, unsigned int id)
 		return "running";
 	if (!vc->runnable)
 		return "idle";
-	for (g = vc->v->group; g; g = g->parent)
-		if (group_throttled(g))
-			return "throttled";
-	return "waiting";
+	return sched_vcpu_throttled(s, id) ? "throttled" : "waiting";
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "internal.h"
+#include "sched/trace.h"
 
 #define MIN_SHARES	2UL
 #define MAX_SHARES	(1UL << 18)
@@ -26,6 +27,7 @@ int group_set_shares(struct sched *s, struct group *g, unsigned long shares)
 		return 0;
 	g->shares = shares;
 	core_group_reweight(s, g);
+	core_trace_set(s, g, TRACE_SET_WEIGHT);
 	return 0;
 }
 
@@ -42,6 +44,7 @@ int group_set_idle(struct sched *s, struct group *g, bool idle)
 	/* Leaving idle resets the weight to the default; the old weight is not restored. */
 	g->shares = idle ? WEIGHT_IDLEPRIO : NICE_0_LOAD;
 	core_group_idle(s, g);
+	core_trace_set(s, g, TRACE_SET_IDLE);
 	return 0;
 }
 
@@ -80,5 +83,6 @@ int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uin
 	g->period_us = period_us;
 	g->burst_us = burst_us;
 	core_group_bandwidth(s, g);
+	core_trace_set(s, g, TRACE_SET_MAX);
 	return 0;
 }

@@ -72,6 +72,10 @@ struct group_core {
 	bool idle_period;		/* cfs_b->idle: nothing drawn since the last refill */
 	bool throttled;
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
+
+	/* Tracing (core_trace.c): the group's track, its usage at the last counter sample. */
+	uint32_t trace_id;		/* 0: none yet */
+	uint64_t trace_usage, trace_at;
 };
 
 struct vcpu_core {
@@ -133,6 +137,7 @@ struct sched {
 	pid_t pid;
 	const void *lock;	/* sched_set_lock(): held at every entry that changes the core */
 	struct sched_core core;
+	struct trace *trace;		/* NULL: not recording (sched/trace.h) */
 };
 
 /* The entry points that change the core check their caller holds its lock (debug builds). */
@@ -184,6 +189,11 @@ static inline bool core_dec_reserve(struct sched_core *c, size_t n)
 {
 	return c->nr_dec + n <= c->cap_dec || core_dec_grow(c, n);
 }
+
+/* core_trace.c: events of the groups, when recording. */
+void core_trace_group(struct sched *s, struct group_core *gc, unsigned int kind, uint64_t val);
+void core_trace_set(struct sched *s, struct group *g, unsigned int setting);
+void core_trace_move(struct sched *s, struct sched_vcpu *v);
 
 /* V of a level: the rate-weighted mean vt of the runnable children. */
 static inline double fair_vclock(const struct group_core *gc)

@@ -49,6 +49,7 @@ struct run_cfg {
 	bool cpuid_hide_set;
 	uint64_t duration_ns;
 	const char *stats;
+	const char *trace;	/* --trace FILE */
 	const char *domain;
 	unsigned int cpus;
 	bool verbose;
@@ -154,6 +155,9 @@ struct run_sched {
 	bool scheduled;
 	bool no_pin;		/* lanes float instead of running on host CPUs (--no-pin) */
 	double *demand;		/* per vCPU, for the table's ideal column; NULL: unknown */
+	const char *trace_path;	/* --trace: the schedule as trace-event JSON, written at the end */
+	FILE *trace_file;
+	struct trace *trace;
 };
 
 /* Host CPUs this process may use (its affinity mask): the default number of lanes. */
@@ -162,6 +166,11 @@ unsigned int run_sched_lanes(void);
 int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int lanes,
 		    bool scheduled, const char *const *groups, unsigned int nr_groups,
 		    const char *const *assigns, unsigned int nr_assigns, char *msg, size_t msglen);
+/*
+ * --trace FILE: opened now (so a bad path fails before anything runs), recorded from attach,
+ * written by run_sched_finish(). 0 or -errno, msg saying why.
+ */
+int run_sched_trace(struct run_sched *rs, const char *path, char *msg, size_t msglen);
 /*
  * After vm_create(), before vm_start(): the runtime takes the vCPU hooks. monitor: print the
  * group table every second to stdout. 0 or -errno.
@@ -174,8 +183,11 @@ int run_sched_attach(struct run_sched *rs, struct vm *vm, bool monitor);
 int run_sched_set_demand(struct run_sched *rs, const double *demand, unsigned int nr_vcpus);
 /* The --stats "groups" writer. */
 void run_sched_stats(struct run_sched *rs, struct run_stats *sr);
-/* After vm_join(): ends the live table (printing the whole-run table). */
-void run_sched_finish(struct run_sched *rs);
+/*
+ * After vm_join(): ends the live table (printing the whole-run table) and writes the trace.
+ * 0, or -EIO if the trace could not be written.
+ */
+int run_sched_finish(struct run_sched *rs);
 void run_sched_destroy(struct run_sched *rs);
 
 /* --- the control directory and the name (cmd/run_ctl.c) --- */

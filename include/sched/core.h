@@ -106,6 +106,8 @@ const char *sched_vcpu_state(const struct sched *s, unsigned int id);
 uint64_t sched_now(const struct sched *s);
 int sched_vcpu_lane(const struct sched *s, unsigned int id);	/* -1 if not on a lane */
 bool sched_vcpu_is_runnable(const struct sched *s, unsigned int id);
+/* Whether a group on id's path to the root is throttled (it may not run, runnable or not). */
+bool sched_vcpu_throttled(const struct sched *s, unsigned int id);
 int sched_lane_vcpu(const struct sched *s, unsigned int lane);	/* -1 if the lane is free */
 uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
 bool group_throttled(const struct group *g);
@@ -116,5 +118,14 @@ unsigned long sched_nr_switches(const struct sched *s);	/* lane changes of vCPU,
 double sched_delivered(const struct sched *s);
 /* Totals behind it since the start: CPU reported (ns) and lane time held (ns) it covered. */
 void sched_delivery_totals(const struct sched *s, double *cpu_ns, double *held_ns);
+
+/*
+ * Recording (sched/trace.h; NULL stops it): every charge goes to the vCPU's current slice, and
+ * throttles, refills, bursts, moves and setting changes become events at the core's time.
+ * sched_trace_sample() adds the groups' counters when TRACE_SAMPLE_NS passed since the last.
+ */
+struct trace;
+void sched_set_trace(struct sched *s, struct trace *tr);
+void sched_trace_sample(struct sched *s, uint64_t now);
 
 #endif

@@ -100,6 +100,13 @@ void runtime_unbind(struct vsched *vs);
  */
 void runtime_clock_init(struct vsched *vs);
 
+/*
+ * Records the schedule into tr (sched/trace.h) from now on; NULL stops. Takes the lock: once it
+ * returns with NULL, no thread of the runtime records any more.
+ */
+struct trace;
+void runtime_set_trace(struct runtime *rt, struct trace *tr);
+
 /* Copies the counters (takes the lock). */
 void runtime_get_stats(struct runtime *rt, struct runtime_stats *out);
 /* The wake-to-run delay at quantile q (0..1) in ns, from the histogram; 0 without samples. */

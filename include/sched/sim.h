@@ -45,9 +45,12 @@ int sim_load(const char *path, struct sim_scenario **out, struct diag *d);
 void sim_scenario_free(struct sim_scenario *sc);
 
 int sim_run(const struct sim_scenario *sc, struct sim_result **out, struct diag *d);
-/* The same, printing every decision of the core to trace as it is taken. */
-int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
-		   struct diag *d);
+/*
+ * The same, printing every decision of the core to decisions (if not NULL) as it is taken, and
+ * writing the run's timeline to timeline (if not NULL) as trace-event JSON (sched/trace.h).
+ */
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *decisions,
+		   FILE *timeline, struct diag *d);
 /* The ideal alone, without running the core (usage stays 0): for benchmarks' references. */
 int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, struct diag *d);
 void sim_result_free(struct sim_result *r);

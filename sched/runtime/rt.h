@@ -151,6 +151,7 @@ struct runtime {
 
 	struct runtime_stats st;
 	void *core;		/* rt_core.c's state */
+	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 
 /* The runtime's clock: CLOCK_MONOTONIC, as its slice timers and condition variables. */
@@ -224,6 +225,11 @@ void rt_charge_upto(struct runtime *rt, struct rt_vcpu *rv, uint64_t clock, bool
 		    uint64_t now);
 uint64_t rt_vcpu_clock(const struct rt_vcpu *rv);
 void rt_charge_running(struct runtime *rt, uint64_t now);
+
+/* The vCPU tracks of a trace (rt_trace.c); lane: the lane held when RUNNING, else -1. */
+void rt_trace_state(struct runtime *rt, struct rt_vcpu *rv, int lane, uint64_t now);
+void rt_trace_throttle(struct runtime *rt, uint64_t now);
+void rt_trace_kick(struct runtime *rt, struct rt_vcpu *rv, uint64_t now);
 
 /* The helper thread (rt_helper.c). */
 int rt_helper_start(struct runtime *rt);

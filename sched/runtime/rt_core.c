@@ -34,8 +34,10 @@ static void rt_core_drain(struct runtime *rt)
 			case SCHED_THROTTLE:
 				rt->st.throttles++;
 				rt_slice_fine(rt, rt_now());
+				rt_trace_throttle(rt, rt_now());
 				break;
 			case SCHED_UNTHROTTLE:
+				rt_trace_throttle(rt, rt_now());
 				break;
 			}
 		}
@@ -97,6 +99,7 @@ void rt_core_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t
 		return;
 	sched_vcpu_ran(rt->s, id, user_ns, sys_ns, now);
 	rt_core_drain(rt);
+	sched_trace_sample(rt->s, now);
 }
 
 void rt_core_tick(struct runtime *rt, uint64_t now)
@@ -104,6 +107,7 @@ void rt_core_tick(struct runtime *rt, uint64_t now)
 	rt_charge_running(rt, now);
 	sched_timer(rt->s, now);
 	rt_core_drain(rt);
+	sched_trace_sample(rt->s, now);
 }
 
 void rt_core_config(struct runtime *rt, uint64_t now)
@@ -112,6 +116,7 @@ void rt_core_config(struct runtime *rt, uint64_t now)
 	sched_advance(rt->s, now);
 	sched_timer(rt->s, now);
 	rt_core_drain(rt);
+	sched_trace_sample(rt->s, now);
 }
 
 uint64_t rt_core_next_timer(struct runtime *rt)
@@ -134,13 +139,6 @@ uint64_t rt_core_next_group_timer(struct runtime *rt)
 
 bool rt_core_throttled(struct runtime *rt, unsigned int id)
 {
-	struct sched_vcpu *v;
-	struct group *g;
-
 	assert_held(rt->lock);
-	v = sched_vcpu(rt->s, id);
-	for (g = v ? v->group : NULL; g; g = g->parent)
-		if (group_throttled(g))
-			return true;
-	return false;
+	return sched_vcpu_throttled(rt->s, id);
 }

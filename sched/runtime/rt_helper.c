@@ -143,6 +143,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			if (rv->state == RT_WAITING) {
 				rt_watch_set(rv, WATCH_NONE);
 				rt->st.kicks++;
+				rt_trace_kick(rt, rv, now);
 				rt_kick(rv);
 			}
 		}

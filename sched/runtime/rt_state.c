@@ -40,7 +40,10 @@ static void rt_state_bug(const struct rt_vcpu *rv, enum rt_state to)
 }
 #endif
 
-/* Lock held. now: when it becomes WAITING, the start of its wait (the watchdog's measure). */
+/*
+ * Lock held. now: when it becomes WAITING, the start of its wait (the watchdog's measure), and
+ * the time of the change on the trace.
+ */
 void rt_set_state(struct rt_vcpu *rv, enum rt_state to, uint64_t now)
 {
 	struct runtime *rt = rv->rt;
@@ -64,4 +67,7 @@ void rt_set_state(struct rt_vcpu *rv, enum rt_state to, uint64_t now)
 		rt->nr_lent++;
 	}
 	rv->state = to;
+	/* RUNNING is traced by rt_grant(), which knows the lane. */
+	if (to != RT_RUNNING)
+		rt_trace_state(rt, rv, -1, now);
 }

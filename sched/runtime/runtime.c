@@ -68,6 +68,7 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 	rt_set_state(rv, RT_RUNNING, now);
 	rv->until = until;
 	rt->st.grants++;
+	rt_trace_state(rt, rv, (int)lane, now);
 	if (!rt_hands_off(rt))
 		rt_pin_lane(rt, rv, lane);
 	/* A lent vCPU that was running on its own keeps going, with its slice end armed now. */
@@ -97,6 +98,7 @@ void rt_preempt(struct runtime *rt, unsigned int id)
 	if (rv->in_guest && !rt_hands_off(rt) &&
 	    !(rv->armed && rv->armed <= now + RT_KICK_SLACK_NS)) {
 		rt->st.kicks++;
+		rt_trace_kick(rt, rv, now);
 		rt_kick(rv);
 	}
 }

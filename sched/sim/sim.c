@@ -14,7 +14,11 @@
 
 #include "sched/core.h"
 #include "sched/fluid.h"
+#include "sched/trace.h"
 #include "sim_types.h"
+
+/* The simulator records in one thread for the whole run: a large ring, touched only as it fills. */
+#define SIM_TRACE_EVENTS	(4U << 20)
 
 struct sim_vcpu {
 	uint64_t backlog;		/* work left (ns); UINT64_MAX for a hog */
@@ -36,7 +40,8 @@ struct sim {
 	struct sim_result *r;
 	uint64_t now;
 	struct diag *diag;
-	FILE *trace;
+	FILE *trace;			/* decisions as text, or NULL */
+	struct trace *tr;		/* the timeline (sched/trace.h), or NULL */
 };
 
 const char *sim_pattern_name(enum sim_pattern p)
@@ -125,6 +130,8 @@ static void drain(struct sim *sim)
 			if (d[i].type != SCHED_PREEMPT)
 				continue;
 			sim->r->preemptions++;
+			if (sim->tr)
+				trace_emit(sim->tr, TRACE_KICK, d[i].vcpu, 0, sim->now, 0, 0);
 			v = &sim->v[d[i].vcpu];
 			if (sim->now - v->run_start >= p.min_run_ns)
 				continue;
@@ -136,6 +143,26 @@ static void drain(struct sim *sim)
 				sim->r->min_run_violations++;
 		}
 	}
+}
+
+/* Every vCPU's track after the decisions at now, and the group counters when due. */
+static void sim_trace_states(struct sim *sim)
+{
+	unsigned int i;
+
+	if (!sim->tr)
+		return;
+	for (i = 0; i < sim->sc->nr_vcpus; i++) {
+		int lane = sched_vcpu_lane(sim->s, i);
+		enum trace_vstate st = TRACE_V_SLEEPING;
+
+		if (lane >= 0)
+			st = TRACE_V_RUNNING;
+		else if (sim->v[i].runnable)
+			st = sched_vcpu_throttled(sim->s, i) ? TRACE_V_THROTTLED : TRACE_V_WAITING;
+		trace_vcpu_state(sim->tr, i, st, lane, sim->now);
+	}
+	sched_trace_sample(sim->s, sim->now);
 }
 
 static int apply_event(struct sim *sim, const struct sim_event *ev)
@@ -293,6 +320,7 @@ static int sim_loop(struct sim *sim)
 			sched_timer(sim->s, t);
 		}
 		drain(sim);
+		sim_trace_states(sim);
 	}
 	sample_periods(sim);
 	ret = sim_ideal_advance(sim->ideal, sc->duration);
@@ -307,6 +335,8 @@ static int sim_setup(struct sim *sim)
 	int ret;
 
 	sim->s = sched_create(sc->lanes, nv);
+	if (sim->s && sim->tr)
+		sched_set_trace(sim->s, sim->tr);
 	r = sim->r = calloc(1, sizeof(*r));
 	sim->v = calloc(nv + 1, sizeof(*sim->v));
 	sim->groups = calloc(ng, sizeof(*sim->groups));
@@ -350,6 +380,7 @@ static int sim_setup(struct sim *sim)
 		}
 	}
 	drain(sim);
+	sim_trace_states(sim);
 	ret = sim_ideal_create(sc, sim->s, sim->groups, r, &sim->ideal);
 	return ret ? fail(sim, ret, 0, "setting up", "the ideal") : 0;
 }
@@ -382,9 +413,9 @@ static void collect(struct sim *sim)
 }
 
 static int sim_do(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
-		  bool ideal_only, struct diag *d)
+		  struct trace *tr, bool ideal_only, struct diag *d)
 {
-	struct sim sim = { .sc = sc, .diag = d, .trace = trace };
+	struct sim sim = { .sc = sc, .diag = d, .trace = trace, .tr = tr };
 	int ret;
 
 	ret = sim_setup(&sim);
@@ -394,6 +425,8 @@ static int sim_do(const struct sim_scenario *sc, struct sim_result **out, FILE *
 		ret = sim_loop(&sim);
 	if (!ret)
 		collect(&sim);
+	if (tr)
+		trace_finish(tr, sim.now);
 	sched_destroy(sim.s);
 	free(sim.v);
 	free(sim.groups);
@@ -410,18 +443,31 @@ static int sim_do(const struct sim_scenario *sc, struct sim_result **out, FILE *
 
 int sim_run(const struct sim_scenario *sc, struct sim_result **out, struct diag *d)
 {
-	return sim_do(sc, out, NULL, false, d);
+	return sim_do(sc, out, NULL, NULL, false, d);
 }
 
-int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *trace,
-		   struct diag *d)
+int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE *decisions,
+		   FILE *timeline, struct diag *d)
 {
-	return sim_do(sc, out, trace, false, d);
+	struct trace *tr = NULL;
+	int ret;
+
+	if (timeline && (ret = trace_create(sc->nr_vcpus, sc->lanes,
+					    getenv(TRACE_RING_EVENTS_ENV) ? 0 : SIM_TRACE_EVENTS,
+					    0, &tr)))
+		return sim_fail(d, ret, 0, "setting up", "the trace");
+	ret = sim_do(sc, out, decisions, tr, false, d);
+	if (!ret && tr && trace_write_json(tr, timeline)) {
+		ret = sim_fail(d, -EIO, 0, "writing", "the trace");
+		sim_result_free(*out);
+	}
+	trace_destroy(tr);
+	return ret;
 }
 
 int sim_ideal_only(const struct sim_scenario *sc, struct sim_result **out, struct diag *d)
 {
-	return sim_do(sc, out, NULL, true, d);
+	return sim_do(sc, out, NULL, NULL, true, d);
 }
 
 void sim_result_free(struct sim_result *r)

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# --trace (docs/trace.md): the trace of `vsched sim sim/scenarios/mixed.sim` and of a 3 s
+# `vsched run` (every backend) pass scripts/trace-check.sh (trace-event format: known phases,
+# complete or balanced slices, per-track time order, no overlapping slices on a lane or vCPU
+# track), and each vCPU's slices add up to its usage within 0.1 %: in the simulator their
+# running time and charged CPU both equal the report's usage; in the runtime the CPU charged to
+# the slices (args.cpu_ns) equals its group's cpu.stat usage_usec (one vCPU per group). The
+# checker itself must refuse broken traces, and a --trace path that cannot be written is refused.
+. "$(dirname "$0")/runtime-lib.sh"
+command -v jq >/dev/null || { echo "jq missing (scripts/deps.sh installs it)"; exit 77; }
+here=$(cd "$(dirname "$0")" && pwd)
+checker="$here/../../scripts/trace-check.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# within A B: |A - B| <= 0.1 % of B, or 1 us (cpu.stat's unit) for tiny values.
+within() {
+	check "($1 - $2 <= $2 / 1000 + 1000) && ($2 - $1 <= $2 / 1000 + 1000)"
+}
+
+# The checker fails on what Perfetto would misread.
+bad() {
+	printf '%s' "$2" > "$tmp/bad.json"
+	if "$checker" "$tmp/bad.json" >/dev/null 2>&1; then
+		echo "FAIL: trace-check accepted $1"; exit 1
+	fi
+}
+meta='{"ph":"M","name":"thread_name","pid":2,"tid":1,"args":{"name":"vcpu0"}}'
+bad "no JSON" '{"traceEvents": ['
+bad "an unknown phase" "{\"traceEvents\":[$meta,{\"ph\":\"Q\",\"pid\":2,\"tid\":1,\"ts\":1}]}"
+bad "overlapping slices" "{\"traceEvents\":[$meta,
+	{\"ph\":\"X\",\"pid\":2,\"tid\":1,\"ts\":1,\"dur\":5,\"name\":\"a\"},
+	{\"ph\":\"X\",\"pid\":2,\"tid\":1,\"ts\":4,\"dur\":5,\"name\":\"b\"}]}"
+bad "time going back" "{\"traceEvents\":[$meta,
+	{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":1,\"ts\":5,\"name\":\"a\"},
+	{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":1,\"ts\":4,\"name\":\"b\"}]}"
+bad "an unbalanced B" "{\"traceEvents\":[$meta,
+	{\"ph\":\"B\",\"pid\":2,\"tid\":1,\"ts\":1,\"name\":\"a\"}]}"
+bad "E without B" "{\"traceEvents\":[$meta,{\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":1}]}"
+bad "a negative dur" "{\"traceEvents\":[$meta,
+	{\"ph\":\"X\",\"pid\":2,\"tid\":1,\"ts\":1,\"dur\":-1,\"name\":\"a\"}]}"
+bad "an unnamed track" '{"traceEvents":[{"ph":"X","pid":2,"tid":9,"ts":1,"dur":1,"name":"a"}]}'
+
+# The simulator: slices add up to the report's per-vCPU usage (ms with 3 decimals).
+"$VSCHED" sim "$here/../../sim/scenarios/mixed.sim" --trace "$tmp/sim.json" > "$tmp/sim.txt" ||
+	{ echo "FAIL: vsched sim --trace"; exit 1; }
+"$checker" "$tmp/sim.json" > "$tmp/sim.sums" || { echo "FAIL: sim trace"; exit 1; }
+[ "$(wc -l < "$tmp/sim.sums")" = 12 ] ||
+	{ echo "FAIL: sim: vCPU tracks"; cat "$tmp/sim.sums"; exit 1; }
+while read -r name cpu run; do
+	id=${name#vcpu}
+	ms=$(awk -v id="$id" '$1 == "vcpu" { t = 1; next } t && $1 == id { print $4; exit }' \
+		"$tmp/sim.txt")
+	[ -n "$ms" ] || { echo "FAIL: sim report has no vCPU $id"; exit 1; }
+	u=$(awk -v m="$ms" 'BEGIN { printf "%.0f", m * 1e6 }')
+	within "$cpu" "$u" && within "$run" "$u" ||
+		{ echo "FAIL: sim $name: cpu $cpu, running $run ns, report $u ns"; exit 1; }
+done < "$tmp/sim.sums"
+for ev in running waiting sleeping kick move refill usage 'quota left' cpu.weight cpu.max; do
+	jq -e --arg n "$ev" 'any(.traceEvents[]; .name == $n)' "$tmp/sim.json" >/dev/null ||
+		{ echo "FAIL: sim trace has no '$ev'"; exit 1; }
+done
+echo "sim: 12 vCPU tracks match the report"
+
+# The runtime: a hog in a capped group, a duty and a halting duty vCPU, a hog; 2 lanes.
+for accel in $(test_accels); do
+	"$VSCHED" run --accel "$accel" --vcpus 4 --cpus 2 --duration 3s --no-ctl \
+		--payload 0=hog,1=duty:3000/7000,2=halt-duty:2000/3000,3=hog \
+		--group g0:max="20000 100000" --group g1 --group g2 --group g3 \
+		--assign 0=g0 --assign 1=g1 --assign 2=g2 --assign 3=g3 \
+		--stats "$tmp/stats.json" --trace "$tmp/run.json" >/dev/null ||
+		{ echo "FAIL: $accel: vsched run --trace"; exit 1; }
+	"$checker" "$tmp/run.json" > "$tmp/run.sums" || { echo "FAIL: $accel: run trace"; exit 1; }
+	[ "$(wc -l < "$tmp/run.sums")" = 4 ] || { echo "FAIL: $accel: vCPU tracks"; exit 1; }
+	while read -r name cpu run; do
+		u=$(group_stat "$tmp/stats.json" "/g${name#vcpu}" usage_usec)
+		within "$cpu" "$((u * 1000))" ||
+			{ echo "FAIL: $accel: $name: slices charged $cpu ns, cpu.stat $u us"; exit 1; }
+		echo "$accel: $name: cpu.stat $u us, slices $cpu ns CPU, running $run ns wall"
+	done < "$tmp/run.sums"
+	for ev in running waiting sleeping usage 'quota left' refill; do
+		jq -e --arg n "$ev" 'any(.traceEvents[]; .name == $n)' "$tmp/run.json" >/dev/null ||
+			{ echo "FAIL: $accel: run trace has no '$ev'"; exit 1; }
+	done
+	jq -e 'any(.traceEvents[]; .ph == "X" and .pid == 1)' "$tmp/run.json" >/dev/null ||
+		{ echo "FAIL: $accel: no lane slices"; exit 1; }
+done
+
+# A path that cannot be written: refused before anything runs, nothing left behind.
+if "$VSCHED" run --accel thread --payload hog --no-ctl --duration 100ms \
+	--trace "$tmp/no/such/dir.json" 2>"$tmp/err"; then
+	echo "FAIL: run accepted an unwritable --trace"; exit 1
+fi
+grep -q -- "--trace $tmp/no/such/dir.json: No such file or directory" "$tmp/err" ||
+	{ cat "$tmp/err"; exit 1; }
+if "$VSCHED" sim --trace "$tmp/no/such/dir.json" "$here/../../sim/scenarios/mixed.sim" \
+	>/dev/null 2>"$tmp/err"; then
+	echo "FAIL: sim accepted an unwritable --trace"; exit 1
+fi
+grep -q -- "--trace $tmp/no/such/dir.json: No such file or directory" "$tmp/err" ||
+	{ cat "$tmp/err"; exit 1; }
+echo ok
