@@ -8,13 +8,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include "rt.h"
 #include "sched/core.h"
-#include "sched/group.h"
 #include "util/compiler.h"
 #include "vmm/kick.h"
 #include "vmm/vm.h"
