@@ -17,27 +17,6 @@
 #include "util/file.h"
 #include "vmm/linux.h"
 
-/* Drops trailing slashes ("a/b/" -> "a/b"), keeping a lone "/". */
-static void run_dir_trim(char *path)
-{
-	size_t n = strlen(path);
-
-	while (n > 1 && path[n - 1] == '/')
-		path[--n] = '\0';
-}
-
-/* Cuts the last component off path ("a/b" -> "a", "/a" -> "/", "a" -> "."). */
-static void run_dir_up(char *path)
-{
-	char *slash = strrchr(path, '/');
-
-	if (!slash)
-		strcpy(path, ".");
-	else
-		slash[slash == path] = '\0';
-	run_dir_trim(path);
-}
-
 static int __printf(1, 2) run_file_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -57,7 +36,7 @@ static int __printf(1, 2) run_file_error(const char *fmt, ...)
  */
 static int run_check_ctl_dir(const char *dir)
 {
-	char top[PATH_MAX], p[PATH_MAX];
+	unsigned int made;
 	struct stat st;
 	int err, ret;
 
@@ -67,18 +46,10 @@ static int run_check_ctl_dir(const char *dir)
 			return run_file_error("--ctl-dir %s: not a directory", dir);
 	} else if (err != ENOENT) {
 		return run_file_error("--ctl-dir %s: %s", dir, strerror(err));
-	} else if (snprintf(top, sizeof(top), "%s", dir) >= (int)sizeof(top)) {
-		return run_file_error("--ctl-dir %s: %s", dir, strerror(ENAMETOOLONG));
 	} else {
-		/* top: the nearest part that exists; what is below it is made, then removed. */
-		run_dir_trim(top);
-		while (stat(top, &st) && errno == ENOENT)
-			run_dir_up(top);
-		ret = file_mkdir_p(dir, 0755, NULL);
-		snprintf(p, sizeof(p), "%s", dir);
-		/* Everything below top was missing: remove what of it was made. */
-		for (run_dir_trim(p); strcmp(p, top); run_dir_up(p))
-			rmdir(p);
+		/* Made and removed again: the mount makes it (and removes it) when the VM runs. */
+		ret = file_mkdir_p(dir, 0755, &made);
+		file_rmdir_made(dir, made);
 		if (ret)
 			return run_file_error("--ctl-dir %s: cannot be made: %s", dir,
 					       strerror(-ret));

@@ -21,7 +21,7 @@ struct ctl {
 	struct fuse *fuse;
 	pthread_t thread;
 	char dir[PATH_MAX];
-	bool created_dir;	/* ctl_mount made dir, so ctl_unmount removes it */
+	unsigned int made_dirs;	/* directories ctl_mount made for dir, which ctl_unmount removes */
 	dev_t dev;		/* of the mount: its minor is the fusectl connection number */
 	time_t mount_time;	/* shown as every node's timestamps */
 

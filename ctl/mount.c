@@ -103,7 +103,7 @@ int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out)
 	list_init(&c->files);
 	ctl_attrs_init(c);
 	if (!realpath(dir, c->dir)) {
-		ret = file_mkdir_p(dir, 0755, &c->created_dir);
+		ret = file_mkdir_p(dir, 0755, &c->made_dirs);
 		if (ret || !realpath(dir, c->dir)) {
 			ret = ret ? ret : -errno;
 			goto err_free;
@@ -142,8 +142,7 @@ err_unmount:
 err_destroy:
 	fuse_destroy(c->fuse);
 err_rmdir:
-	if (c->created_dir)
-		rmdir(c->dir);
+	file_rmdir_made(c->dir, c->made_dirs);
 err_free:
 	ctl_attrs_free(c);
 	pthread_cond_destroy(&c->cond);
@@ -232,8 +231,7 @@ void ctl_unmount(struct ctl *c)
 	fuse_destroy(c->fuse);
 	ctl_fs_release_all(c);
 	ctl_attrs_free(c);
-	if (c->created_dir)
-		rmdir(c->dir);
+	file_rmdir_made(c->dir, c->made_dirs);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,27 +45,60 @@ int file_write(const char *path, const char *buf, size_t len)
 }
 
 /* mkdir -p; *created (if given) tells whether the last component was made here. */
-int file_mkdir_p(const char *dir, mode_t mode, bool *created)
+int file_mkdir_p(const char *dir, mode_t mode, unsigned int *made)
 {
 	char tmp[PATH_MAX], *p;
+	unsigned int n = 0;
+	int ret = 0;
 
-	if (created)
-		*created = false;
-	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
+	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp)) {
+		ret = -ENAMETOOLONG;
+		goto out;
+	}
+	for (p = tmp + 1;; p++) {
+		if (*p && (*p != '/' || p[-1] == '/'))
 			continue;
-		*p = '\0';
-		if (mkdir(tmp, mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
+		/* Each prefix ending at a '/' or at the end: a directory to have. */
+		if (p[-1] != '/') {
+			char c = *p;
+
+			*p = '\0';
+			if (!mkdir(tmp, mode)) {
+				n++;
+			} else if (errno != EEXIST) {
+				ret = -errno;
+				goto out;
+			}
+			*p = c;
+		}
+		if (!*p)
+			break;
 	}
-	if (!mkdir(tmp, mode)) {
-		if (created)
-			*created = true;
-	} else if (errno != EEXIST) {
-		return -errno;
+out:
+	if (made)
+		*made = n;
+	return ret;
+}
+
+void file_rmdir_made(const char *dir, unsigned int made)
+{
+	char tmp[PATH_MAX], *slash;
+	size_t n;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
+		return;
+	while (made) {
+		n = strlen(tmp);
+		while (n > 1 && tmp[n - 1] == '/')
+			tmp[--n] = '\0';
+		/* Not there (file_mkdir_p() failed below what it made): go on up. */
+		if (!rmdir(tmp))
+			made--;
+		else if (errno != ENOENT && errno != ENOTDIR && errno != ENAMETOOLONG)
+			return;
+		slash = strrchr(tmp, '/');
+		if (!slash || slash == tmp)
+			return;
+		*slash = '\0';
 	}
-	return 0;
 }

@@ -14,7 +14,12 @@ int file_read(const char *path, char *buf, size_t size);
  * for a short write.
  */
 int file_write(const char *path, const char *buf, size_t len);
-/* mkdir -p: 0 or -errno; *created (if given) tells whether the last component was made. */
-int file_mkdir_p(const char *dir, mode_t mode, bool *created);
+/*
+ * mkdir -p: 0 or -errno; *made (if given) counts the directories it made (the last ones of the
+ * path), also when it failed part way.
+ */
+int file_mkdir_p(const char *dir, mode_t mode, unsigned int *made);
+/* Removes what file_mkdir_p() made: dir and its parents, made in all; stops at one not empty. */
+void file_rmdir_made(const char *dir, unsigned int made);
 
 #endif

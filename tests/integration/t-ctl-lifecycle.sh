@@ -40,6 +40,8 @@ kill -INT "$HPID"
 wait "$HPID"
 expect_eq "exit status after SIGINT" "$?" 0
 if mounted "$D" || [ -e "$D" ]; then bad "$D left after SIGINT"; else ok "removed on SIGINT"; fi
+# The parent it made for the directory ($TMPD/x) goes too.
+if [ -e "$TMPD/x" ]; then bad "$TMPD/x (made for --ctl-dir) left"; else ok "made parents removed"; fi
 
 # No directory at all (--no-ctl): still listed, with "-".
 ctl_start vm3 --ctl-dir "" || exit 1
