@@ -144,11 +144,14 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@echo "make demo    build and run the demo VM with groups"
-	@echo "make check   layering, unit tests (plain and ASan+UBSan), fuzz corpus replay, integration"
-	@echo "make layers  only the layering: no #include crosses a folder boundary it may not"
-	@echo "make bench   benchmarks (timing lives here, never in tests)"
-	@echo "make fuzz    libFuzzer targets, FUZZ_SECONDS=60 each (clang; docs/fuzzing.md)"
+	@echo "make demo         build and run the demo VM with groups"
+	@echo "make check        layering, unit tests (plain and ASan+UBSan), fuzz corpus replay,"
+	@echo "                  benchmarks built, integration"
+	@echo "make layers       only the layering: no #include crosses a folder boundary it may not"
+	@echo "make bench        benchmarks (timing lives here, never in tests), CSV and PNGs"
+	@echo "make bench-plots  the PNGs again from the last bench run's CSV (build/plots)"
+	@echo "make fuzz-sim     random scenarios against the fluid ideal, reports the worst"
+	@echo "make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each (clang; docs/fuzzing.md)"
 	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook"
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) \
