@@ -2,7 +2,7 @@
 # A screenshot of a vsched trace in a real trace viewer: the Performance panel of Chromium's
 # DevTools (shipped with Debian's chromium package, so it works offline), started headless on a
 # throwaway profile and driven by trace-devtools.mjs over the DevTools protocol. Not run by
-# make check; docs/trace-devtools.png was made with it (docs/trace.md).
+# make check; docs/trace-devtools-*.png were made with it (docs/trace.md).
 # usage: scripts/trace-devtools.sh TRACE.json OUT.png [FROM_MS TO_MS]   (needs chromium, node)
 set -eu
 usage="usage: trace-devtools.sh TRACE.json OUT.png [FROM_MS TO_MS]"

@@ -124,7 +124,9 @@ if [ -c /dev/fuse ]; then
 		sleep 0.3
 		kill -TERM $vm
 		wait $vm
+		rc=$?
 		vm=
+		[ $rc = 143 ] || { echo "FAIL: $accel: exit $rc after SIGTERM"; cat "$tmp/set.log"; exit 1; }
 		"$checker" "$tmp/set.json" >/dev/null || { echo "FAIL: $accel: settings trace"; exit 1; }
 		instant cpu.weight ".pid == $(gpid /g1)" value 250
 		instant cpu.max ".pid == $(gpid /g0)" value "30000 50000"
