@@ -4,14 +4,17 @@
 # complete or balanced slices, per-track time order, no overlapping slices on a lane or vCPU
 # track), and each vCPU's slices add up to its usage within 0.1 %: in the simulator their
 # running time and charged CPU both equal the report's usage; in the runtime the CPU charged to
-# the slices (args.cpu_ns) equals its group's cpu.stat usage_usec (one vCPU per group). The
-# checker itself must refuse broken traces, and a --trace path that cannot be written is refused.
+# the slices (args.cpu_ns) equals its group's cpu.stat usage_usec (one vCPU per group). A
+# cpu.weight, a cpu.max and vCPU moves written to a running VM's control directory appear as
+# instants with the new values. The checker itself must refuse broken traces, and a --trace path
+# that cannot be written is refused.
 . "$(dirname "$0")/runtime-lib.sh"
 command -v jq >/dev/null || { echo "jq missing (scripts/deps.sh installs it)"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 checker="$here/../../scripts/trace-check.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+vm=
+trap '[ -z "$vm" ] || { kill -TERM $vm; wait $vm; } 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # within A B: |A - B| <= 0.1 % of B, or 1 us (cpu.stat's unit) for tiny values.
 within() {
@@ -85,6 +88,56 @@ for accel in $(test_accels); do
 	jq -e 'any(.traceEvents[]; .ph == "X" and .pid == 1)' "$tmp/run.json" >/dev/null ||
 		{ echo "FAIL: $accel: no lane slices"; exit 1; }
 done
+
+# Changes while a VM runs, through its control directory: a cpu.weight, a cpu.max and two moves
+# (cgroup.threads, vsched.vcpus) appear as instants with the new values, after the writes (which
+# come at least 500 ms into the trace), and the trace still passes the checker.
+if [ -c /dev/fuse ]; then
+	# instant NAME TRACK-FILTER ARG VALUE: an instant at >= 500 ms with that argument
+	instant() {
+		jq -e --arg n "$1" --arg v "$4" "any(.traceEvents[]; .ph == \"i\" and
+			.name == \$n and .ts >= 500000 and $2 and .args.$3 == \$v)" \
+			"$tmp/set.json" >/dev/null ||
+			{ echo "FAIL: $accel: no '$1' instant with $3 $4"; exit 1; }
+	}
+	gpid() {
+		jq -r --arg g "group $1" 'first(.traceEvents[] | select(.ph == "M" and
+			.name == "process_name" and .args.name == $g) | .pid)' "$tmp/set.json"
+	}
+	export VSCHED_RUN_DIR=$tmp/run
+	for accel in $(test_accels); do
+		"$VSCHED" run --accel "$accel" --name tr --vcpus 3 --cpus 2 --duration 60s \
+			--payload 0=hog,1=hog,2=duty:2000/3000 \
+			--group g0 --group g1 --group g2 --assign 0=g0 --assign 1=g1 --assign 2=g1 \
+			--trace "$tmp/set.json" >"$tmp/set.log" 2>&1 &
+		vm=$!
+		D=$VSCHED_RUN_DIR/tr
+		for i in $(seq 100); do
+			[ "$(cat "$D/g1/vsched.vcpus" 2>/dev/null)" = 1-2 ] && break
+			sleep 0.1
+		done
+		sleep 0.5
+		tid1=$(grep -lx vcpu1 /proc/$vm/task/*/comm | cut -d/ -f5)
+		{ echo 250 >"$D/g1/cpu.weight" && echo "30000 50000" >"$D/g0/cpu.max" &&
+			echo "$tid1" >"$D/g0/cgroup.threads" && echo 2 >"$D/g2/vsched.vcpus"; } ||
+			{ echo "FAIL: $accel: control directory writes"; cat "$tmp/set.log"; exit 1; }
+		sleep 0.3
+		kill -TERM $vm
+		wait $vm
+		rc=$?
+		vm=
+		[ $rc = 143 ] || { echo "FAIL: $accel: exit $rc after SIGTERM"; cat "$tmp/set.log"; exit 1; }
+		"$checker" "$tmp/set.json" >/dev/null || { echo "FAIL: $accel: settings trace"; exit 1; }
+		instant cpu.weight ".pid == $(gpid /g1)" value 250
+		instant cpu.max ".pid == $(gpid /g0)" value "30000 50000"
+		instant cpu.max.burst ".pid == $(gpid /g0)" value 0
+		instant move '.pid == 2 and .tid == 2' to /g0
+		instant move '.pid == 2 and .tid == 3' to /g2
+		echo "$accel: cpu.weight, cpu.max and two moves recorded with their new values"
+	done
+else
+	echo "skip: settings changed at run time (no /dev/fuse for the control directory)"
+fi
 
 # A path that cannot be written: refused before anything runs, nothing left behind.
 if "$VSCHED" run --accel thread --payload hog --no-ctl --duration 100ms \
