@@ -75,7 +75,7 @@ top_vm alpha 3 --payload hog --group web:weight=300 --assign 0-1=web \
 	--group batch:weight=100,max="10000 100000" --assign 2=batch || exit 1
 top_vm beta 2 --payload hog --group db:weight=200 --assign 0=db || exit 1
 
-out=$("$VSCHED" top -b -n 2 -d 1 -v 2>&1); rc=$?
+out=$("$VSCHED" top -b -n 2 -d 2 -v 2>&1); rc=$?
 expect_eq "batch: exit status" "$rc" 0
 expect_eq "batch: two snapshots" "$(grep -c '^vsched top - ' <<<"$out")" 2
 expect_eq "batch: column header twice" "$(grep -c '^PATH  *CPU%  *FLUID% WEIGHT' <<<"$out")" 2
@@ -92,8 +92,11 @@ in_range "alpha CPU%" "$(field "$b" alpha 2)" 10 205
 in_range "beta CPU%" "$(field "$b" beta 2)" 10 205
 in_range "/batch CPU% (cpu.max 10 %)" "$(field "$b" /batch 2)" 0.5 13
 web=$(field "$b" /web 2) batch=$(field "$b" /batch 2) alpha=$(field "$b" alpha 2)
+# top reads the root's and the groups' cpu.stat one after another while up to 2 CPUs run: a
+# skew of s ms between those reads shows as up to 2s/2000 of a CPU here (2 s interval). Under a
+# loaded host (the suite beside other work) reads were seen 39 ms apart: allow 40 ms, 4 %.
 in_range "/web + /batch - alpha (all vCPUs are in them)" \
-	"$(awk -v a="$web" -v b="$batch" -v c="$alpha" 'BEGIN { print a + b - c }')" -3 3
+	"$(awk -v a="$web" -v b="$batch" -v c="$alpha" 'BEGIN { print a + b - c }')" -4 4
 in_range "/web got more than /batch (300:100, cap)" \
 	"$(awk -v a="$web" -v b="$batch" 'BEGIN { print a - b }')" 0.1 300
 fweb=$(field "$b" /web 3) fbatch=$(field "$b" /batch 3)
@@ -104,7 +107,7 @@ expect_eq "/batch cpu.max" "$(field "$b" /batch 5)" 10000/100000
 expect_eq "/web cpu.max" "$(field "$b" /web 5)" max
 # A hog that reached its cap was throttled (unless the host gave it less than the cap).
 if awk -v c="$batch" 'BEGIN { exit !(c >= 9) }'; then
-	in_range "/batch nr_throttled delta (10 periods)" "$(field "$b" /batch 7)" 1 12
+	in_range "/batch nr_throttled delta (20 periods)" "$(field "$b" /batch 7)" 1 23
 	in_range "/batch throttled %" "$(field "$b" /batch 6)" 0.1 200
 else
 	echo "note: /batch got $batch %, under its cap: no throttling to check"
