@@ -35,6 +35,7 @@ struct vm;
 struct vcpu;
 struct sched;
 struct kvm_steal_time;
+struct rt_remote;
 
 /*
  * A vCPU's state, changed only by rt_set_state() (rt_state.c), which allows these transitions
@@ -151,6 +152,7 @@ struct runtime {
 
 	struct runtime_stats st;
 	void *core;		/* rt_core.c's state */
+	struct rt_remote *remote;	/* host mode (rt_remote.c), NULL: the core is s */
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 
@@ -252,5 +254,19 @@ uint64_t rt_core_next_timer(struct runtime *rt);	/* RT_INF: none */
 uint64_t rt_core_next_group_timer(struct runtime *rt);	/* without slice ends; RT_INF: none */
 bool rt_core_throttled(struct runtime *rt, unsigned int id);
 int rt_core_set_slice(struct runtime *rt, uint64_t slice);
+void rt_core_set_tid(struct runtime *rt, unsigned int id, pid_t tid);
+
+/* Host mode (rt_remote.c): the same events as messages; decisions come back to the agent. */
+struct runtime_host;
+int rt_remote_create(struct runtime *rt, const struct runtime_host *host);
+int rt_remote_start(struct runtime *rt);
+void rt_remote_stop(struct runtime *rt);
+void rt_remote_destroy(struct runtime *rt);
+void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uint64_t a,
+		     uint64_t b);
+void rt_remote_tick(struct runtime *rt, uint64_t now);
+void rt_remote_config(struct runtime *rt);
+/* Hands scheduling to the host kernel (the watchdog, a lost daemon). Lock held. */
+void rt_fallback(struct runtime *rt);
 
 #endif

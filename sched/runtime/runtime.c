@@ -155,7 +155,7 @@ static void rt_thread_start(struct vcpu *vcpu)
 	/* Halts this vCPU's watch cannot report are found by polling. */
 	if (!rt_watched(rv))
 		rt->idle_polls = true;
-	sched_vcpu_set_tid(rt->s, rv->id, rv->tid);
+	rt_core_set_tid(rt, rv->id, rv->tid);
 	rt_set_state(rv, RT_BLOCKED, rt_now());
 	mutex_unlock(rt->lock);
 }
@@ -348,8 +348,8 @@ const struct vcpu_sched_ops runtime_vcpu_ops = {
 
 /* Life cycle. */
 
-int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
-		   unsigned int flags, struct runtime **out)
+static int rt_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
+		     unsigned int flags, const struct runtime_host *host, struct runtime **out)
 {
 	pthread_condattr_t ca;
 	struct runtime *rt;
@@ -405,6 +405,8 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	}
 	mutex_lock(lock);
 	err = rt_core_create(rt);
+	if (!err && host)
+		err = rt_remote_create(rt, host);
 	mutex_unlock(lock);
 	if (err) {
 		runtime_destroy(rt);
@@ -414,9 +416,35 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	return 0;
 }
 
+int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
+		   unsigned int flags, struct runtime **out)
+{
+	return rt_create(vm, s, lock, nr_lanes, flags, NULL, out);
+}
+
+/* Lanes float: each VMM would otherwise pin its lanes over the CPUs on its own. */
+int runtime_create_host(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int flags,
+			const struct runtime_host *host, struct runtime **out)
+{
+	unsigned int lanes;
+	int err = runtime_host_probe(host->sock, &lanes);
+
+	if (err)
+		return err;
+	return rt_create(vm, s, lock, lanes, (flags | RUNTIME_NO_PIN) & ~RUNTIME_UNSCHEDULED,
+			 host, out);
+}
+
 int runtime_start(struct runtime *rt)
 {
-	return rt->unscheduled ? 0 : rt_helper_start(rt);
+	int err;
+
+	if (rt->unscheduled)
+		return 0;
+	err = rt_helper_start(rt);
+	if (!err && rt->remote)
+		err = rt_remote_start(rt);
+	return err;
 }
 
 void runtime_destroy(struct runtime *rt)
@@ -425,6 +453,7 @@ void runtime_destroy(struct runtime *rt)
 
 	if (!rt)
 		return;
+	rt_remote_stop(rt);
 	rt_helper_stop(rt);
 	mutex_lock(rt->lock);
 	if (rt->core)
@@ -441,6 +470,7 @@ void runtime_destroy(struct runtime *rt)
 	}
 	rt_watch_exit(rt);
 	rt_pin_exit(rt);
+	rt_remote_destroy(rt);
 	free(rt->v);
 	free(rt);
 }
