@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The core's decisions, sent to the VMMs whose vCPUs they concern; the daemon's one timer (the
- * core's group timers and the revocation deadlines); revocation itself.
+ * core's group timers, slice ends as a backstop, revocation deadlines); revocation itself.
  *
  * Slice ends are the lane holders' own: a VMM's vCPU timer ends the slice and its report (RAN,
  * TICK) makes the core decide, with the holder's CPU time charged up to that moment. The daemon
  * does not run the core at a slice end on its own, with the holder's last part uncharged; it
- * stands behind it grace_ns late. A holder whose VMM said nothing about it since the slice
- * ended (stopped, stuck) then loses the lane: it is blocked in the core until its VMM speaks
- * again, and told PREEMPT for when it does.
+ * stands behind it grace_ns late.
+ *
+ * A VMM reports the CPU time of its vCPUs inside KVM_RUN at least every RT_REPORT_NS. A lane
+ * holder not heard of for grace_ns while another vCPU waits is stopped or stuck: it loses the
+ * lane (blocked in the core, which hands the lane on) until its VMM speaks again, and is told
+ * PREEMPT for when it does. The slice end alone cannot be the test: a holder that reports
+ * nothing looks owed to the core, which then keeps it on its lane without a slice end.
  */
 #include <errno.h>
 #include <sys/socket.h>
@@ -60,16 +64,37 @@ void host_drain(struct host *h)
 	host_arm(h);
 }
 
-/* The core's group timers, and each lane's slice end grace_ns late. */
+/* Whether a runnable vCPU waits for a lane (revoked ones do not count). */
+static bool host_someone_waits(struct host *h)
+{
+	struct host_client *c;
+	unsigned int i;
+
+	list_for_each_entry(c, &h->clients, node)
+		for (i = 0; i < c->nr_vcpus; i++)
+			if (sched_vcpu_is_runnable(h->s, c->slot[i]) &&
+			    sched_vcpu_lane(h->s, c->slot[i]) < 0)
+				return true;
+	return false;
+}
+
+/* The core's group timers; each slice end and, while someone waits, holder's silence limit. */
 uint64_t host_next_due(struct host *h)
 {
 	uint64_t t = sched_next_group_timer(h->s), u;
+	bool waits = host_someone_waits(h);
 	unsigned int l;
+	int v;
 
 	for (l = 0; l < h->nr_lanes; l++) {
+		v = sched_lane_vcpu(h->s, l);
+		if (v < 0)
+			continue;
 		u = sched_lane_until(h->s, l);
-		if (sched_lane_vcpu(h->s, l) >= 0 && u != SCHED_TIME_NONE && u + h->grace_ns < t)
+		if (u != SCHED_TIME_NONE && u + h->grace_ns < t)
 			t = u + h->grace_ns;
+		if (waits && h->slot[v].client && h->slot[v].last_heard + h->grace_ns < t)
+			t = h->slot[v].last_heard + h->grace_ns;
 	}
 	return t;
 }
@@ -94,16 +119,17 @@ void host_revoke_due(struct host *h, uint64_t now)
 {
 	unsigned int l;
 
+	if (!host_someone_waits(h))
+		return;
 	for (l = 0; l < h->nr_lanes; l++) {
-		int v = sched_lane_vcpu(h->s, l);
-		uint64_t until = sched_lane_until(h->s, l);
-		struct host_slot *sl;
 		struct host_ev m = { .type = HOST_MSG_PREEMPT };
+		int v = sched_lane_vcpu(h->s, l);
+		struct host_slot *sl;
 
-		if (v < 0 || until == SCHED_TIME_NONE || now < until + h->grace_ns)
+		if (v < 0)
 			continue;
 		sl = &h->slot[v];
-		if (!sl->client || sl->last_heard >= until)
+		if (!sl->client || now < sl->last_heard + h->grace_ns)
 			continue;
 		sched_vcpu_blocked(h->s, (unsigned int)v, now);
 		sl->revoked = true;

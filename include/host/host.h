@@ -22,8 +22,8 @@
 #include <stdint.h>
 
 #define HOST_MAX_VCPUS_DFL	256		/* slots: vCPUs of all joined VMs together */
-#define HOST_GRACE_NS		50000000ULL	/* a holder silent this long past its slice end
-						   loses the lane (revocation) */
+#define HOST_GRACE_NS		100000000ULL	/* a lane holder silent this long while others
+						   wait loses the lane (revocation) */
 #define HOST_PARTITION_DFL	"/machine"
 
 struct host;

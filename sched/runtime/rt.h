@@ -30,6 +30,7 @@
 #define RT_KICK_SLACK_NS	50000ULL	/* a slice timer this close makes a kick pointless */
 #define RT_STEAL_RECHECK_NS	1000000000ULL	/* a guest without steal time is asked again */
 #define RT_IDLE_SETTLE_NS	500000ULL	/* asleep this long, clock still: halted (fallback) */
+#define RT_REPORT_NS		20000000ULL	/* host mode: running vCPUs' CPU time reported */
 
 struct vm;
 struct vcpu;
@@ -153,6 +154,7 @@ struct runtime {
 	struct runtime_stats st;
 	void *core;		/* rt_core.c's state */
 	struct rt_remote *remote;	/* host mode (rt_remote.c), NULL: the core is s */
+	uint64_t report_at;	/* host mode: next report of running vCPUs' CPU time */
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 

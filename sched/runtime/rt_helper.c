@@ -243,7 +243,26 @@ static uint64_t rt_helper_due(struct runtime *rt, uint64_t now)
 
 	if (idle != RT_INF && next > now + idle)
 		next = now + idle;
+	if (rt->remote && rt->report_at < next)
+		next = rt->report_at;
 	return next < rt->relook_at ? next : rt->relook_at;
+}
+
+/*
+ * Host mode: the daemon's cpu.stat and bandwidth only know what the VMM reports, and a lane
+ * holder nobody waits for may not leave KVM_RUN for seconds. Its CPU time is reported every
+ * RT_REPORT_NS while some vCPU is inside KVM_RUN (the VM's own directory charges it on read).
+ */
+static void rt_report(struct runtime *rt, uint64_t now)
+{
+	unsigned int i;
+
+	rt->report_at = RT_INF;
+	for (i = 0; i < rt->nr_vcpus; i++)
+		if (rt->v[i].in_guest)
+			rt->report_at = now + RT_REPORT_NS;
+	if (rt->report_at != RT_INF)
+		rt_charge_running(rt, now);
 }
 
 /*
@@ -295,6 +314,8 @@ static void *rt_helper(void *arg)
 			if (rt->nr_waiting || rt->nr_lent)
 				rt_idle_detect(rt, now);
 			rt_pin_rotate(rt, now);
+			if (rt->remote && now >= rt->report_at)
+				rt_report(rt, now);
 			/* A paused VM waits on purpose; in host mode the daemon owns liveness. */
 			if (rt->nr_waiting && now >= rt->watchdog_at && !vm_pausing(rt->vm) &&
 			    !rt->remote) {

@@ -248,6 +248,10 @@ static int rt_enter(struct vcpu *vcpu)
 			rt_watch_holder(rv, now);
 		}
 		rv->in_guest = true;
+		if (rt->remote && rt->report_at == RT_INF) {
+			rt->report_at = now + RT_REPORT_NS;
+			rt_poke_helper(rt, now);
+		}
 		mutex_unlock(rt->lock);
 		return 0;
 	}
@@ -375,7 +379,7 @@ static int rt_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsi
 	rt->nr_lanes = nr_lanes;
 	rt->unscheduled = flags & RUNTIME_UNSCHEDULED;
 	rt->nr_vcpus = vm->nr_vcpus;
-	rt->helper_at = rt->relook_at = RT_INF;
+	rt->helper_at = rt->relook_at = rt->report_at = RT_INF;
 	rt->last_grant = rt_now();
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
