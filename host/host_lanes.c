@@ -137,6 +137,7 @@ void host_revoke_due(struct host *h, uint64_t now)
 		m.vcpu = sl->vcpu;
 		host_send(sl->client, &m, sizeof(m));
 	}
+	host_drain(h);
 }
 
 void host_unrevoke(struct host *h, struct host_client *c, uint64_t now)

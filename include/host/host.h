@@ -65,7 +65,7 @@ const char *host_client_group(const struct host_client *c);
 unsigned int host_nr_clients(const struct host *h);
 unsigned int host_free_slots(const struct host *h);
 
-/* A revocation pass at now (host_run() does it on its timer; tests call it). Lock held. */
+/* A revocation pass at now, decisions sent (host_run() does it on its timer). Lock held. */
 void host_revoke_due(struct host *h, uint64_t now);
 
 #endif
