@@ -2,11 +2,14 @@
 # `vsched host` with VMs joined by `vsched run --host`, on the thread backend (runs everywhere):
 #  - two VMs of four hogs on 2 lanes, cpu.weight 200:100 on their groups (written in the
 #    daemon's control directory): CPU split within [1.6, 2.4] (ideal 2; +-20 % for a shared
-#    2-CPU host over 2 s, as t-runtime-weights.sh; bench measures the accuracy);
+#    2-CPU host over 2 s, as t-runtime-weights.sh; bench/host_split.sh measures the accuracy).
+#    The split is of the CPU time the core charged, which a busy host shrinks for both VMs
+#    alike: judged when the VMs got at least one of the two CPUs;
 #  - a VMM killed with SIGKILL leaves the tree (printed: how fast; bounded by 2 s only, a busy
 #    host may delay the poll) while the other goes on;
 #  - the daemon killed: the VM says so once, runs unscheduled, joins again when a new daemon
 #    starts, with its subtree (groups, weights, members);
+#  - a weight and a mkdir in the VM's own directory reach the daemon's tree;
 #  - a VMM stopped with SIGSTOP holds no lane in the daemon after the grace (100 ms; looked at
 #    after 400 ms), and the other VM's hogs run (their CPU printed);
 #  - no daemon: `run --host` fails with one message; a second daemon is refused.
@@ -72,7 +75,7 @@ sleep 2
 a1=$(usage a) b1=$(usage b) t1=$(date +%s%N)
 da=$((a1 - a0)) db=$((b1 - b0)) wall=$(((t1 - t0) / 1000))
 echo "weights 200:100: a=$da us b=$db us over $wall us"
-if check "$da + $db < 0.8 * 2 * $wall"; then
+if check "$da + $db < 0.5 * 2 * $wall"; then
 	echo "host too busy (the VMs got $(awk "BEGIN{print ($da + $db) / $wall}") CPUs): split not judged"
 else
 	check "$db > 0 && $da / $db >= 1.6 && $da / $db <= 2.4" ||
@@ -100,6 +103,12 @@ grep -q "joined the host scheduler again as /machine/b" "$TMPD/b.log" || fail "n
 [ "$(grep -c 'host scheduler lost' "$TMPD/b.log")" = 1 ] || fail "the loss was not said once"
 [ "$(cat "$H/machine/b/g/cpu.weight")" = 300 ] || fail "b's group weight was not kept"
 [ "$(cat "$H/machine/b/g/vsched.vcpus" | wc -w)" = 1 ] || fail "b's group lost its members"
+
+# The VM's own directory stays its subtree; changes there reach the daemon's tree.
+echo 150 >"$VSCHED_RUN_DIR/b/g/cpu.weight" && mkdir "$VSCHED_RUN_DIR/b/n" ||
+	fail "cannot change b's own directory"
+wait_for "[ -d $H/machine/b/n ] && [ \"\$(cat $H/machine/b/g/cpu.weight)\" = 150 ]" ||
+	fail "a change in the VM's directory did not reach the daemon"
 
 # A stopped VMM holds no lane: c's hogs get both.
 run_vm c 4 --vcpus 2
