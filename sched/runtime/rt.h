@@ -164,11 +164,17 @@ static inline uint64_t rt_now(void)
 	return time_mono_ns();
 }
 
+/* The host kernel schedules the vCPUs: --no-sched, or a fallback (watchdog, lost daemon). */
+static inline bool rt_hands_off(const struct runtime *rt)
+{
+	return rt->unscheduled || rt->fallback;
+}
+
 /* State changes (rt_state.c), lock held. */
 void rt_set_state(struct rt_vcpu *rv, enum rt_state to, uint64_t now);
 bool rt_state_legal(enum rt_state from, enum rt_state to);
 
-/* Decisions, applied with the lock held (called back from rt_core.c). */
+/* Decisions, applied with the lock held (rt_decide.c; from rt_core.c or rt_remote.c). */
 void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until);
 void rt_preempt(struct runtime *rt, unsigned int id);
 void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until);
