@@ -27,6 +27,7 @@
 #include "vmm/kick.h"
 
 #define RT_REMOTE_REPLY_MS	2000	/* the daemon answers a HELLO within this */
+#define RT_REMOTE_SNDBUF	(4 << 20)	/* bytes; without CAP_NET_ADMIN, wmem_max caps it */
 
 struct rt_remote {
 	char sock[108];
@@ -53,6 +54,9 @@ static int rt_remote_dial(const char *sock)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* Room for a whole subtree batch in flight: a send that does not fit is a lost daemon. */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &(int){ RT_REMOTE_SNDBUF }, sizeof(int)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ RT_REMOTE_SNDBUF }, sizeof(int));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		err = -errno;
 		close(fd);
