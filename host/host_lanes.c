@@ -14,7 +14,6 @@
  * PREEMPT for when it does. The slice end alone cannot be the test: a holder that reports
  * nothing looks owed to the core, which then keeps it on its lane without a slice end.
  */
-#include <errno.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 
@@ -79,7 +78,7 @@ static bool host_someone_waits(struct host *h)
 }
 
 /* The core's group timers; each slice end and, while someone waits, holder's silence limit. */
-uint64_t host_next_due(struct host *h)
+static uint64_t host_next_due(struct host *h)
 {
 	uint64_t t = sched_next_group_timer(h->s), u;
 	bool waits = host_someone_waits(h);

@@ -57,7 +57,6 @@ struct host {
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
 void host_drain(struct host *h);
 void host_send(struct host_client *c, const void *msg, size_t len);
-uint64_t host_next_due(struct host *h);
 void host_arm(struct host *h);
 void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
 
