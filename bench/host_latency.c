@@ -53,7 +53,8 @@ static int cmp_u64(const void *a, const void *b)
 static void report(const char *what, struct lat *l)
 {
 	qsort(l->samples, l->n, sizeof(*l->samples), cmp_u64);
-	printf("%-12s grant -> thread runs: median %6.1f us  p90 %6.1f us  p99 %6.1f us  (%u rounds)\n",
+	printf("%-12s grant -> thread runs: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
+	       "  (%u rounds)\n",
 	       what, l->samples[l->n / 2] / 1e3, l->samples[l->n * 9 / 10] / 1e3,
 	       l->samples[l->n * 99 / 100] / 1e3, l->n);
 }
@@ -102,7 +103,7 @@ static void run_inprocess(struct lat *l)
 		while ((n = sched_take_decisions(s, d, 4)))
 			for (k = 0; k < n; k++)
 				if (d[k].type == SCHED_RUN) {
-					/* The runtime's lock is this one: signal under it, as rt_grant(). */
+					/* Signalled under the lock, as rt_grant(). */
 					pthread_mutex_lock(&l->lock);
 					l->granted = true;
 					pthread_cond_broadcast(&l->cond);
@@ -164,7 +165,8 @@ static int run_host(struct lat *l, const char *sock)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
-		.nr_vcpus = 1, .name = "bench", .vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
+		.nr_vcpus = 1, .name = "bench",
+		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
 	};
 	struct host_welcome w;
 	pthread_t a, b;

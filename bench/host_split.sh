@@ -38,6 +38,7 @@ awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) -v w=$(((t1 - t0) / 1000)) 'BEGIN {
 	got = (a + b) / w
 	printf "weights 200:100, 2 lanes, %.1f s: a %.3f CPUs, b %.3f CPUs (%.3f of 2 delivered)\n",
 	       w / 1e6, a / w, b / w, got
-	printf "a/b = %.3f; a'"'"'s share %.2f %% of what both got (ideal 66.67 %%), error %+.2f %% of capacity\n",
+	printf "a/b = %.3f; a'"'"'s share %.2f %% of what both got (ideal 66.67 %%), " \
+	       "error %+.2f %% of capacity\n",
 	       a / b, 100 * a / (a + b), 100 * (a / w - 2 * got / 3) / 2
 }'

@@ -92,7 +92,7 @@ int run_sched_host(struct run_sched *rs, const struct run_cfg *cfg, char *msg, s
 	uint64_t w;
 
 	if (!rs->scheduled) {
-		snprintf(msg, msglen, "--no-sched excludes --host (the daemon schedules the vCPUs)");
+		snprintf(msg, msglen, "--no-sched excludes --host (the daemon schedules)");
 		return -EINVAL;
 	}
 	if (snprintf(rs->host_sock, sizeof(rs->host_sock), "%s/%s", registry_run_dir(),

@@ -29,8 +29,8 @@
 #define HOST_TAG_STOP		((void *)3)
 
 /* A write through the control directory (FUSE thread): decide again at once. */
-static void host_changed(struct vsched *vs, enum vsched_event ev __unused, const char *path __unused,
-			 const char *file __unused, void *arg)
+static void host_changed(struct vsched *vs, enum vsched_event ev __unused,
+			 const char *path __unused, const char *file __unused, void *arg)
 {
 	struct host *h = arg;
 
