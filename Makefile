@@ -27,7 +27,7 @@ DEBUG   := -DVSCHED_DEBUG
 # Every .c under these folders is part of libvsched. The command line (cmd/: main.c and the
 # subcommands that compose the modules) is libcmd, linked into the binary, the unit tests (which
 # test its parsers) and the tools that drive a VM like `vsched run` does.
-SRC_DIRS := util sched sched/* ctl vmm vmm/* libvirt-hooks
+SRC_DIRS := util sched sched/* ctl vmm vmm/* libvirt-hooks host
 LIB_SRCS := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 CMD_SRCS := $(filter-out cmd/main.c,$(sort $(wildcard cmd/*.c)))
 # An in-process VM under the runtime, for the tests and benches only (tests/fixture/).

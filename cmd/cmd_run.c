@@ -109,6 +109,7 @@ static int run_groups(struct run_cfg *cfg, struct run_sched *rs, const struct pa
 	if (run_sched_setup(rs, cfg->vcpus, lanes, !cfg->no_sched,
 			   (const char *const *)cfg->groups, cfg->nr_groups,
 			   (const char *const *)cfg->assigns, cfg->nr_assigns, msg, sizeof(msg)) ||
+	    (cfg->host && run_sched_host(rs, cfg, msg, sizeof(msg))) ||
 	    (cfg->trace && run_sched_trace(rs, cfg->trace, msg, sizeof(msg))))
 		return run_usage_error("%s", msg);
 	if (cfg->domain && run_domain_apply(cfg, rs))

@@ -22,6 +22,7 @@ static const struct cmd cmds[] = {
 	{ "help", cmd_help, "list the subcommands" },
 	{ "version", cmd_version, "print the version" },
 	{ "run", cmd_run, "start a VM (payload guests or Linux)" },
+	{ "host", cmd_host, "the host scheduler: one group tree for every VM (docs/host.md)" },
 	{ "list", cmd_list, "list running VMs and their control directories" },
 	{ "top", cmd_top, "live view of running VMs' groups and vCPUs (like systemd-cgtop)" },
 	{ "sim", cmd_sim, "simulate a scenario file on the scheduler core" },

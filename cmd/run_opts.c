@@ -118,7 +118,7 @@ enum {
 	RUN_OPT_INITRD, RUN_OPT_CMDLINE, RUN_OPT_CPUID_HIDE, RUN_OPT_DURATION, RUN_OPT_STATS,
 	RUN_OPT_TRACE, RUN_OPT_DOMAIN, RUN_OPT_CPUS, RUN_OPT_GROUP, RUN_OPT_ASSIGN, RUN_OPT_NO_SCHED,
 	RUN_OPT_NO_PIN, RUN_OPT_MONITOR, RUN_OPT_CTL_DIR, RUN_OPT_NO_CTL, RUN_OPT_ACCEL,
-	RUN_OPT_VERBOSE, RUN_NR_OPTS
+	RUN_OPT_VERBOSE, RUN_OPT_HOST, RUN_NR_OPTS
 };
 #define RUN_BIT(o)	(1ULL << RUN_OPT_##o)
 
@@ -183,6 +183,10 @@ static const struct cmd_opt run_opts[RUN_NR_OPTS] = {
 		"kvm where /dev/kvm works, else thread)" },
 	[RUN_OPT_VERBOSE] = { "verbose", 'v', NULL, NULL, RUN_CFG(verbose), NULL,
 		"progress once a second and more messages" },
+	/* Temporary (branch host): the hostside branch's --host/--partition/--weight/--max rows
+	 * replace this one. */
+	[RUN_OPT_HOST] = { "host", 0, NULL, NULL, RUN_CFG(host), NULL,
+		"join the host scheduler (`vsched host`, docs/host.md)" },
 };
 
 static const struct cmd_desc run_desc = {

@@ -8,8 +8,12 @@
 #include <unistd.h>
 
 #include "cmd/run.h"
+#include "host/proto.h"
+#include "sched/group.h"
+#include "sched/parse.h"
 #include "sched/runtime.h"
 #include "sched/trace.h"
+#include "util/registry.h"
 #include "util/time.h"
 #include "vmm/vm.h"
 #include "vsched.h"
@@ -82,14 +86,48 @@ int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int la
 			       msglen);
 }
 
+int run_sched_host(struct run_sched *rs, const struct run_cfg *cfg, char *msg, size_t msglen)
+{
+	struct runtime_host *h = &rs->host;
+	uint64_t w;
+
+	if (!rs->scheduled) {
+		snprintf(msg, msglen, "--no-sched excludes --host (the daemon schedules)");
+		return -EINVAL;
+	}
+	if (snprintf(rs->host_sock, sizeof(rs->host_sock), "%s/%s", registry_run_dir(),
+		     HOST_SOCK_NAME) >= (int)sizeof(rs->host_sock)) {
+		snprintf(msg, msglen, "run directory %s: path too long", registry_run_dir());
+		return -EINVAL;
+	}
+	*h = (struct runtime_host){ .sock = rs->host_sock, .name = cfg->name,
+				    .partition = cfg->partition };
+	if (cfg->weight) {
+		if (parse_u64(cfg->weight, &w) || w < CGROUP_WEIGHT_MIN || w > CGROUP_WEIGHT_MAX) {
+			snprintf(msg, msglen, "invalid --weight '%s' (1-10000)", cfg->weight);
+			return -EINVAL;
+		}
+		h->shares = sched_weight_from_cgroup(w);
+	}
+	if (cfg->max && parse_cpu_max(cfg->max, &h->quota_us, &h->period_us)) {
+		snprintf(msg, msglen, "invalid --max '%s' (\"QUOTA PERIOD\")", cfg->max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int run_sched_attach(struct run_sched *rs, struct vm *vm, bool monitor)
 {
 	unsigned int flags = (rs->scheduled ? 0 : RUNTIME_UNSCHEDULED) |
 			     (rs->no_pin ? RUNTIME_NO_PIN : 0);
 	int ret;
 
-	ret = runtime_create(vm, vsched_sched(rs->vs), vsched_mutex(rs->vs), rs->lanes, flags,
-			     &rs->rt);
+	if (rs->host.sock)
+		ret = runtime_create_host(vm, vsched_sched(rs->vs), vsched_mutex(rs->vs), flags,
+					  &rs->host, &rs->rt);
+	else
+		ret = runtime_create(vm, vsched_sched(rs->vs), vsched_mutex(rs->vs), rs->lanes,
+				     flags, &rs->rt);
 	if (ret)
 		return ret;
 	if (rs->trace_file) {

@@ -144,12 +144,20 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE 
 	}
 	rs->no_pin = cfg->no_pin;
 	ret = run_sched_attach(rs, vm, cfg->monitor);
-	if (ret) {
+	if (ret && rs->host.sock) {
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: %s\n",
+			rs->host.sock, strerror(-ret));
+		sr.exit_status = RUN_EXIT_FAILURE;
+		goto out;
+	} else if (ret) {
 		fprintf(stderr, "vsched run: cannot start the vCPU scheduler: %s\n",
 			strerror(-ret));
 		sr.exit_status = RUN_EXIT_FAILURE;
 		goto out;
 	}
+	if (rs->host.sock && cfg->verbose)
+		fprintf(stderr, "vsched: joined the host scheduler as %s\n",
+			runtime_host_group(rs->rt));
 	ret = vm_start(vm);
 	if (ret)
 		fprintf(stderr, "vsched run: cannot start vCPU threads: %s\n", strerror(-ret));

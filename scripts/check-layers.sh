@@ -12,17 +12,18 @@ read -r -d '' LAYERS <<'EOF'
 # module         sources          headers                  may include
 util             util/            include/util/            -
 sched            sched/           include/sched/           util api
-sched/runtime    sched/runtime/   include/sched/runtime.h  sched util api vmm/vcpu_sched.h vmm/vm.h vmm/vcpu.h vmm/kick.h
+sched/runtime    sched/runtime/   include/sched/runtime.h  sched util api vmm/vcpu_sched.h vmm/vm.h vmm/vcpu.h vmm/kick.h host/proto.h
 vmm              vmm/             include/vmm/             util
 ctl              ctl/             include/ctl/             util api
 libvirt-hooks    libvirt-hooks/   include/libvirt/         util api
+host             host/            include/host/            util sched api
 api              -                include/vsched.h         -
 cmd              cmd/             include/cmd/             *
 EOF
 
 root=${1:-.}
 cd "$root" || exit 2
-files=$(find util sched vmm ctl libvirt-hooks cmd include -name '*.[ch]' 2>/dev/null | sort)
+files=$(find util sched vmm ctl libvirt-hooks host cmd include -name '*.[ch]' 2>/dev/null | sort)
 # shellcheck disable=SC2086
 grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files /dev/null |
 awk -v layers="$LAYERS" -v files="$files" '

@@ -26,6 +26,7 @@ int cmd_top(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_hook(int argc, char **argv);
+int cmd_host(int argc, char **argv);
 
 /* Exit status of a usage error: nothing was done. */
 #define CMD_EXIT_USAGE	2

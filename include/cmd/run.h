@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "libvirt/domain_launch.h"
+#include "sched/runtime.h"
 #include "util/compiler.h"
 #include "util/json.h"
 #include "vmm/accel.h"
@@ -65,6 +66,11 @@ struct run_cfg {
 	const char *ctl_dir;
 	bool no_ctl;
 	enum vm_accel accel;
+	/* --host: join the host scheduler (`vsched host`), or --domain said so */
+	bool host;
+	const char *partition;	/* --partition PATH: absolute, NULL = the daemon's default */
+	const char *weight;	/* --weight W: the VM group's cpu.weight, NULL = default */
+	const char *max;	/* --max "QUOTA PERIOD": the VM group's cpu.max, NULL = "max" */
 	struct domain_launch launch;	/* --domain: its strings back the fields above */
 };
 
@@ -158,6 +164,8 @@ struct run_sched {
 	const char *trace_path;	/* --trace: the schedule as trace-event JSON, written at the end */
 	FILE *trace_file;
 	struct trace *trace;
+	struct runtime_host host;	/* --host: host.sock set (run_sched_host()) */
+	char host_sock[108];
 };
 
 /* Host CPUs this process may use (its affinity mask): the default number of lanes. */
@@ -171,6 +179,12 @@ int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int la
  * written by run_sched_finish(). 0 or -errno, msg saying why.
  */
 int run_sched_trace(struct run_sched *rs, const char *path, char *msg, size_t msglen);
+/*
+ * --host: the runtime will join the host scheduler at <run dir>/host.sock as cfg's name, in
+ * cfg->partition, with cfg->weight and cfg->max on the VM group (checked by run_parse()).
+ * 0, or -EINVAL with msg saying why.
+ */
+int run_sched_host(struct run_sched *rs, const struct run_cfg *cfg, char *msg, size_t msglen);
 /*
  * After vm_create(), before vm_start(): the runtime takes the vCPU hooks. monitor: print the
  * group table every second to stdout. 0 or -errno.

@@ -76,6 +76,30 @@ struct runtime;
  */
 int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
 		   unsigned int flags, struct runtime **out);
+/*
+ * Host mode (docs/host.md): the core runs in `vsched host`, reached at sock. The VM joins as
+ * <partition>/<name> with the VM group's settings below; its own tree (s) stays the source of
+ * truth for its subtree and is sent again after every change. Decisions come back to an agent
+ * thread. If the daemon goes away the vCPUs run unscheduled (said once on stderr) and the
+ * runtime joins again when it returns (retried every RUNTIME_HOST_RETRY_NS).
+ */
+#define RUNTIME_HOST_RETRY_NS	200000000ULL
+struct runtime_host {
+	const char *sock;
+	const char *name;
+	const char *partition;	/* NULL or "": /machine */
+	unsigned long shares;	/* the VM group's weight in load units, 0: default */
+	uint64_t quota_us;	/* its cpu.max, UINT64_MAX: max */
+	uint64_t period_us;
+};
+/* Whether a daemon answers at sock: 0 and its lanes, or -errno (no daemon: -ENOENT, ...). */
+int runtime_host_probe(const char *sock, unsigned int *lanes);
+/* runtime_create() in host mode: nr_lanes comes from the daemon. -errno as the daemon's refusal. */
+int runtime_create_host(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int flags,
+			const struct runtime_host *host, struct runtime **out);
+/* The VM's group in the daemon's tree ("/machine/vm1"), or NULL when embedded. */
+const char *runtime_host_group(struct runtime *rt);
+
 /* Starts the helper thread; call before vm_start(). 0 or -errno. */
 int runtime_start(struct runtime *rt);
 /* Stops the helper thread (after vm_join()) and frees everything. */

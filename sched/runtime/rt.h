@@ -30,11 +30,13 @@
 #define RT_KICK_SLACK_NS	50000ULL	/* a slice timer this close makes a kick pointless */
 #define RT_STEAL_RECHECK_NS	1000000000ULL	/* a guest without steal time is asked again */
 #define RT_IDLE_SETTLE_NS	500000ULL	/* asleep this long, clock still: halted (fallback) */
+#define RT_REPORT_NS		20000000ULL	/* host mode: running vCPUs' CPU time reported */
 
 struct vm;
 struct vcpu;
 struct sched;
 struct kvm_steal_time;
+struct rt_remote;
 
 /*
  * A vCPU's state, changed only by rt_set_state() (rt_state.c), which allows these transitions
@@ -151,6 +153,8 @@ struct runtime {
 
 	struct runtime_stats st;
 	void *core;		/* rt_core.c's state */
+	struct rt_remote *remote;	/* host mode (rt_remote.c), NULL: the core is s */
+	uint64_t report_at;	/* host mode: next report of running vCPUs' CPU time */
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 
@@ -160,11 +164,17 @@ static inline uint64_t rt_now(void)
 	return time_mono_ns();
 }
 
+/* The host kernel schedules the vCPUs: --no-sched, or a fallback (watchdog, lost daemon). */
+static inline bool rt_hands_off(const struct runtime *rt)
+{
+	return rt->unscheduled || rt->fallback;
+}
+
 /* State changes (rt_state.c), lock held. */
 void rt_set_state(struct rt_vcpu *rv, enum rt_state to, uint64_t now);
 bool rt_state_legal(enum rt_state from, enum rt_state to);
 
-/* Decisions, applied with the lock held (called back from rt_core.c). */
+/* Decisions, applied with the lock held (rt_decide.c; from rt_core.c or rt_remote.c). */
 void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until);
 void rt_preempt(struct runtime *rt, unsigned int id);
 void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until);
@@ -252,5 +262,19 @@ uint64_t rt_core_next_timer(struct runtime *rt);	/* RT_INF: none */
 uint64_t rt_core_next_group_timer(struct runtime *rt);	/* without slice ends; RT_INF: none */
 bool rt_core_throttled(struct runtime *rt, unsigned int id);
 int rt_core_set_slice(struct runtime *rt, uint64_t slice);
+void rt_core_set_tid(struct runtime *rt, unsigned int id, pid_t tid);
+
+/* Host mode (rt_remote.c): the same events as messages; decisions come back to the agent. */
+struct runtime_host;
+int rt_remote_create(struct runtime *rt, const struct runtime_host *host);
+int rt_remote_start(struct runtime *rt);
+void rt_remote_stop(struct runtime *rt);
+void rt_remote_destroy(struct runtime *rt);
+void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uint64_t a,
+		     uint64_t b);
+void rt_remote_tick(struct runtime *rt, uint64_t now);
+void rt_remote_config(struct runtime *rt);
+/* Hands scheduling to the host kernel (the watchdog, a lost daemon). Lock held. */
+void rt_fallback(struct runtime *rt);
 
 #endif

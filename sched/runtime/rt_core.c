@@ -2,10 +2,13 @@
 /*
  * The runtime's only contact with the scheduler core (sched/core.h): events in, decisions out.
  * Every function runs with the lock held, feeds one event and then drains the decisions into
- * rt_grant / rt_preempt / rt_set_until.
+ * rt_grant / rt_preempt / rt_set_until. In host mode (rt->remote) the events go to the daemon
+ * instead (rt_remote.c), whose decisions come back to the same functions from the agent thread;
+ * the VM's own core then only keeps its accounting (cpu.stat of the VM's directory).
  */
 #include <errno.h>
 
+#include "host/proto.h"
 #include "rt.h"
 #include "sched/core.h"
 #include "sched/group.h"
@@ -20,7 +23,8 @@ static void rt_core_drain(struct runtime *rt)
 	assert_held(rt->lock);
 	/* Only take when there is something: an empty queue may not be allocated yet. */
 	while (sched_pending_decisions(rt->s) && (n = sched_take_decisions(rt->s, d, RT_CORE_BATCH))) {
-		for (i = 0; i < n; i++) {
+		/* Host mode: the VM's own core only accounts; the daemon decides. */
+		for (i = 0; i < n && !rt->remote; i++) {
 			switch (d[i].type) {
 			case SCHED_RUN:
 				rt_grant(rt, d[i].vcpu, d[i].lane, d[i].until);
@@ -62,6 +66,8 @@ int rt_core_set_slice(struct runtime *rt, uint64_t slice)
 	struct sched_params p;
 
 	assert_held(rt->lock);
+	if (rt->remote)
+		return 0;	/* the daemon's slice serves every VM */
 	sched_get_params(rt->s, &p);
 	p.slice_ns = slice;
 	p.lag_ns = 2 * slice;
@@ -73,6 +79,13 @@ void rt_core_destroy(struct runtime *rt)
 	rt->core = NULL;
 }
 
+void rt_core_set_tid(struct runtime *rt, unsigned int id, pid_t tid)
+{
+	sched_vcpu_set_tid(rt->s, id, tid);
+	if (rt->remote)
+		rt_remote_event(rt, HOST_MSG_TID, id, (uint64_t)tid, 0);
+}
+
 /*
  * A decision compares vCPUs that hold lanes: each first gets charged what it ran so far. With
  * a holder's current slice uncharged (up to a whole slice), a lane's pick saw its group as that
@@ -82,12 +95,20 @@ void rt_core_destroy(struct runtime *rt)
 void rt_core_runnable(struct runtime *rt, unsigned int id, uint64_t now)
 {
 	rt_charge_running(rt, now);
+	if (rt->remote) {
+		rt_remote_event(rt, HOST_MSG_RUNNABLE, id, 0, 0);
+		return;
+	}
 	sched_vcpu_runnable(rt->s, id, now);
 	rt_core_drain(rt);
 }
 
 void rt_core_blocked(struct runtime *rt, unsigned int id, uint64_t now)
 {
+	if (rt->remote) {
+		rt_remote_event(rt, HOST_MSG_BLOCKED, id, 0, 0);
+		return;
+	}
 	sched_vcpu_blocked(rt->s, id, now);
 	rt_core_drain(rt);
 }
@@ -97,6 +118,8 @@ void rt_core_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t
 {
 	if (!user_ns && !sys_ns)
 		return;
+	if (rt->remote)
+		rt_remote_event(rt, HOST_MSG_RAN, id, user_ns, sys_ns);
 	sched_vcpu_ran(rt->s, id, user_ns, sys_ns, now);
 	rt_core_drain(rt);
 	sched_trace_sample(rt->s, now);
@@ -105,6 +128,10 @@ void rt_core_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t
 void rt_core_tick(struct runtime *rt, uint64_t now)
 {
 	rt_charge_running(rt, now);
+	if (rt->remote) {
+		rt_remote_tick(rt, now);
+		return;
+	}
 	sched_timer(rt->s, now);
 	rt_core_drain(rt);
 	sched_trace_sample(rt->s, now);
@@ -112,6 +139,10 @@ void rt_core_tick(struct runtime *rt, uint64_t now)
 
 void rt_core_config(struct runtime *rt, uint64_t now)
 {
+	if (rt->remote) {
+		rt_remote_config(rt);
+		return;
+	}
 	/* The change already acted at the core's last time; bring the clock up and re-decide. */
 	sched_advance(rt->s, now);
 	sched_timer(rt->s, now);
@@ -124,6 +155,8 @@ uint64_t rt_core_next_timer(struct runtime *rt)
 	uint64_t t;
 
 	assert_held(rt->lock);
+	if (rt->remote)
+		return RT_INF;	/* the daemon's */
 	t = sched_next_timer(rt->s);
 	return t == SCHED_TIME_NONE ? RT_INF : t;
 }
@@ -133,6 +166,8 @@ uint64_t rt_core_next_group_timer(struct runtime *rt)
 	uint64_t t;
 
 	assert_held(rt->lock);
+	if (rt->remote)
+		return RT_INF;
 	t = sched_next_group_timer(rt->s);
 	return t == SCHED_TIME_NONE ? RT_INF : t;
 }
@@ -140,5 +175,5 @@ uint64_t rt_core_next_group_timer(struct runtime *rt)
 bool rt_core_throttled(struct runtime *rt, unsigned int id)
 {
 	assert_held(rt->lock);
-	return sched_vcpu_throttled(rt->s, id);
+	return !rt->remote && sched_vcpu_throttled(rt->s, id);
 }

@@ -189,17 +189,25 @@ static void rt_watchdog(struct runtime *rt, uint64_t now)
 		    !rt_stalled(rt, now))
 			continue;
 		rt->st.watchdog_trips++;
-		rt->fallback = true;
 		fprintf(stderr, "vsched: watchdog: vcpu%u runnable and unthrottled but waited %llu ms "
 				"for a lane; falling back to host scheduling of all vCPUs\n",
 			i, (unsigned long long)((now - rv->wait_since) / 1000000));
-		rt_pin_release(rt);
-		for (i = 0; i < rt->nr_vcpus; i++) {
-			rt_watch_set(&rt->v[i], WATCH_NONE);	/* no lent vCPU stays SCHED_FIFO */
-			rt_timer_arm(&rt->v[i], RT_INF);
-			pthread_cond_broadcast(&rt->v[i].cond);
-		}
+		rt_fallback(rt);
 		return;
+	}
+}
+
+void rt_fallback(struct runtime *rt)
+{
+	unsigned int i;
+
+	assert_held(rt->lock);
+	rt->fallback = true;
+	rt_pin_release(rt);
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		rt_watch_set(&rt->v[i], WATCH_NONE);	/* no lent vCPU stays SCHED_FIFO */
+		rt_timer_arm(&rt->v[i], RT_INF);
+		pthread_cond_broadcast(&rt->v[i].cond);
 	}
 }
 
@@ -235,7 +243,26 @@ static uint64_t rt_helper_due(struct runtime *rt, uint64_t now)
 
 	if (idle != RT_INF && next > now + idle)
 		next = now + idle;
+	if (rt->remote && rt->report_at < next)
+		next = rt->report_at;
 	return next < rt->relook_at ? next : rt->relook_at;
+}
+
+/*
+ * Host mode: the daemon's cpu.stat and bandwidth only know what the VMM reports, and a lane
+ * holder nobody waits for may not leave KVM_RUN for seconds. Its CPU time is reported every
+ * RT_REPORT_NS while some vCPU is inside KVM_RUN (the VM's own directory charges it on read).
+ */
+static void rt_report(struct runtime *rt, uint64_t now)
+{
+	unsigned int i;
+
+	rt->report_at = RT_INF;
+	for (i = 0; i < rt->nr_vcpus; i++)
+		if (rt->v[i].in_guest)
+			rt->report_at = now + RT_REPORT_NS;
+	if (rt->report_at != RT_INF)
+		rt_charge_running(rt, now);
 }
 
 /*
@@ -287,8 +314,11 @@ static void *rt_helper(void *arg)
 			if (rt->nr_waiting || rt->nr_lent)
 				rt_idle_detect(rt, now);
 			rt_pin_rotate(rt, now);
-			/* A paused VM waits on purpose. */
-			if (rt->nr_waiting && now >= rt->watchdog_at && !vm_pausing(rt->vm)) {
+			if (rt->remote && now >= rt->report_at)
+				rt_report(rt, now);
+			/* A paused VM waits on purpose; in host mode the daemon owns liveness. */
+			if (rt->nr_waiting && now >= rt->watchdog_at && !vm_pausing(rt->vm) &&
+			    !rt->remote) {
 				rt_watchdog(rt, now);
 				rt->watchdog_at = now + RT_WATCHDOG_CHECK_NS;
 			}

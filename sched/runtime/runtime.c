@@ -2,7 +2,7 @@
 /*
  * The runtime's vCPU hooks and lane permits. Each vCPU thread calls enter() before KVM_RUN,
  * charge() after it, sleep() for a paravirtual sleep; the core answers with decisions (grant a
- * lane until t, preempt, move a slice end), applied here under the lock.
+ * lane until t, preempt, move a slice end), applied under the lock by rt_decide.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,11 +23,6 @@ static struct rt_vcpu *rt_of(struct vcpu *vcpu)
 	return vcpu->sched;
 }
 
-static bool rt_hands_off(const struct runtime *rt)
-{
-	return rt->unscheduled || rt->fallback;
-}
-
 /* A lent vCPU runs again: it waits for a lane, unless the core grants one at once. */
 void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
 {
@@ -45,88 +40,6 @@ static void rt_leave_runnable(struct runtime *rt, struct rt_vcpu *rv, enum rt_st
 	rt_set_state(rv, to, now);
 	if (runnable)
 		rt_core_blocked(rt, rv->id, now);
-}
-
-/* Decisions from the core. */
-
-void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t until)
-{
-	struct rt_vcpu *rv = &rt->v[id];
-	uint64_t now = rt_now();
-
-	assert_held(rt->lock);
-	if (rv->state == RT_WAITING) {
-		rt->last_grant = now;
-		/* A handoff is the wait of a parked thread; one still in KVM_RUN has none. */
-		if (!rv->in_guest)
-			rv->granted_at = now;
-	} else if (rv->state != RT_LENT && rv->state != RT_RUNNING) {
-		return;
-	}
-	rt_set_state(rv, RT_RUNNING, now);
-	rv->until = until;
-	rt->st.grants++;
-	rt_trace_state(rt, rv, (int)lane, now);
-	if (!rt_hands_off(rt))
-		rt_pin_lane(rt, rv, lane);
-	/* A lent vCPU that was running on its own keeps going, with its slice end armed now. */
-	if (rv->in_guest && !rt_hands_off(rt)) {
-		rt_timer_arm(rv, until);
-		rt_watch_holder(rv, now);
-	}
-	pthread_cond_signal(&rv->cond);
-}
-
-void rt_preempt(struct runtime *rt, unsigned int id)
-{
-	struct rt_vcpu *rv = &rt->v[id];
-	uint64_t now;
-
-	assert_held(rt->lock);
-	if (rv->state != RT_RUNNING)
-		return;
-	now = rt_now();
-	rt_set_state(rv, RT_WAITING, now);
-	rv->until = RT_INF;
-	/*
-	 * Kick only a vCPU inside KVM_RUN whose own slice timer is not about to take it out anyway:
-	 * lanes often end in step, and the core then expires the second lane while its vCPU is
-	 * already on its way out.
-	 */
-	if (rv->in_guest && !rt_hands_off(rt) &&
-	    !(rv->armed && rv->armed <= now + RT_KICK_SLACK_NS)) {
-		rt->st.kicks++;
-		rt_trace_kick(rt, rv, now);
-		rt_kick(rv);
-	}
-}
-
-/* Re-times per second: a core that re-timed a lane again and again would show here. */
-static void rt_count_retime(struct runtime *rt)
-{
-	struct runtime_stats *st = &rt->st;
-	uint64_t sec = rt_now() / NSEC_PER_SEC;
-
-	st->retimes++;
-	if (sec != st->retime_sec) {
-		st->retime_sec = sec;
-		st->retime_in_sec = 0;
-	}
-	if (++st->retime_in_sec > st->retimes_peak)
-		st->retimes_peak = st->retime_in_sec;
-}
-
-void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until)
-{
-	struct rt_vcpu *rv = &rt->v[id];
-
-	assert_held(rt->lock);
-	if (rv->state != RT_RUNNING || rv->until == until)
-		return;
-	rt_count_retime(rt);
-	rv->until = until;
-	if (rv->in_guest && !rt_hands_off(rt))
-		rt_timer_arm(rv, until);
 }
 
 /* The hooks. */
@@ -153,7 +66,7 @@ static void rt_thread_start(struct vcpu *vcpu)
 	/* Halts this vCPU's watch cannot report are found by polling. */
 	if (!rt_watched(rv))
 		rt->idle_polls = true;
-	sched_vcpu_set_tid(rt->s, rv->id, rv->tid);
+	rt_core_set_tid(rt, rv->id, rv->tid);
 	rt_set_state(rv, RT_BLOCKED, rt_now());
 	mutex_unlock(rt->lock);
 }
@@ -246,6 +159,10 @@ static int rt_enter(struct vcpu *vcpu)
 			rt_watch_holder(rv, now);
 		}
 		rv->in_guest = true;
+		if (rt->remote && rt->report_at == RT_INF) {
+			rt->report_at = now + RT_REPORT_NS;
+			rt_poke_helper(rt, now);
+		}
 		mutex_unlock(rt->lock);
 		return 0;
 	}
@@ -346,8 +263,8 @@ const struct vcpu_sched_ops runtime_vcpu_ops = {
 
 /* Life cycle. */
 
-int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
-		   unsigned int flags, struct runtime **out)
+static int rt_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
+		     unsigned int flags, const struct runtime_host *host, struct runtime **out)
 {
 	pthread_condattr_t ca;
 	struct runtime *rt;
@@ -373,7 +290,7 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	rt->nr_lanes = nr_lanes;
 	rt->unscheduled = flags & RUNTIME_UNSCHEDULED;
 	rt->nr_vcpus = vm->nr_vcpus;
-	rt->helper_at = rt->relook_at = RT_INF;
+	rt->helper_at = rt->relook_at = rt->report_at = RT_INF;
 	rt->last_grant = rt_now();
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -403,6 +320,8 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	}
 	mutex_lock(lock);
 	err = rt_core_create(rt);
+	if (!err && host)
+		err = rt_remote_create(rt, host);
 	mutex_unlock(lock);
 	if (err) {
 		runtime_destroy(rt);
@@ -412,9 +331,35 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	return 0;
 }
 
+int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int nr_lanes,
+		   unsigned int flags, struct runtime **out)
+{
+	return rt_create(vm, s, lock, nr_lanes, flags, NULL, out);
+}
+
+/* Lanes float: each VMM would otherwise pin its lanes over the CPUs on its own. */
+int runtime_create_host(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int flags,
+			const struct runtime_host *host, struct runtime **out)
+{
+	unsigned int lanes;
+	int err = runtime_host_probe(host->sock, &lanes);
+
+	if (err)
+		return err;
+	return rt_create(vm, s, lock, lanes, (flags | RUNTIME_NO_PIN) & ~RUNTIME_UNSCHEDULED,
+			 host, out);
+}
+
 int runtime_start(struct runtime *rt)
 {
-	return rt->unscheduled ? 0 : rt_helper_start(rt);
+	int err;
+
+	if (rt->unscheduled)
+		return 0;
+	err = rt_helper_start(rt);
+	if (!err && rt->remote)
+		err = rt_remote_start(rt);
+	return err;
 }
 
 void runtime_destroy(struct runtime *rt)
@@ -423,6 +368,7 @@ void runtime_destroy(struct runtime *rt)
 
 	if (!rt)
 		return;
+	rt_remote_stop(rt);
 	rt_helper_stop(rt);
 	mutex_lock(rt->lock);
 	if (rt->core)
@@ -439,6 +385,7 @@ void runtime_destroy(struct runtime *rt)
 	}
 	rt_watch_exit(rt);
 	rt_pin_exit(rt);
+	rt_remote_destroy(rt);
 	free(rt->v);
 	free(rt);
 }

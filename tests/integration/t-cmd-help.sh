@@ -19,7 +19,7 @@ done
 [ $? -eq 2 ] && grep -q "unknown command 'nosuchcmd'" "$tmp/err" || fail "unknown command"
 
 n=0
-for c in run list top sim apply hook; do
+for c in run list top sim apply hook host; do
 	src=$top/cmd/cmd_$c.c
 	[ "$c" = run ] && src=$top/cmd/run_opts.c
 	"$VSCHED" "$c" --help >"$tmp/help" 2>"$tmp/err" || fail "$c --help: exit $?"

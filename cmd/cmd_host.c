@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `vsched host`: the host scheduler daemon (host/, docs/host.md). Foreground, systemd-friendly:
+ * it listens on <run dir>/host.sock, mounts the whole tree at <run dir>/host/ and serves until
+ * SIGINT or SIGTERM; then the VMs that joined fall back to unscheduled (their VMMs say so) and
+ * join again when a daemon returns.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/run.h"
+#include "ctl/ctl.h"
+#include "host/host.h"
+#include "host/proto.h"
+#include "util/file.h"
+#include "util/registry.h"
+#include "vmm/opts.h"
+
+struct host_cfg {
+	unsigned int cpus;
+	unsigned int max_vcpus;
+	const char *pidfile;
+	bool no_ctl;
+};
+
+static int host_set_cpus(void *arg, const char *val)
+{
+	return opts_parse_uint(val, 1, 1024, &((struct host_cfg *)arg)->cpus);
+}
+
+static int host_set_max_vcpus(void *arg, const char *val)
+{
+	return opts_parse_uint(val, 1, 1024, &((struct host_cfg *)arg)->max_vcpus);
+}
+
+static const struct cmd_opt host_opts[] = {
+	{ "cpus", 'P', "N", host_set_cpus, 0, "1-1024",
+	  "lanes: host CPUs the VMs' vCPUs share (default: the CPUs\n"
+	  "in this process's affinity mask)" },
+	{ "max-vcpus", 0, "N", host_set_max_vcpus, 0, "1-1024",
+	  "vCPUs of all joined VMs together (default 256)" },
+	{ "pidfile", 0, "FILE", NULL, offsetof(struct host_cfg, pidfile), NULL,
+	  "write the daemon's pid there (removed at exit)" },
+	{ "no-ctl", 0, NULL, NULL, offsetof(struct host_cfg, no_ctl), NULL,
+	  "no control directory (default <run dir>/host)" },
+};
+
+static const struct cmd_desc host_desc = {
+	.prog = "vsched host", .usage = "[OPTIONS]",
+	.about = "The host scheduler: one group tree for every VM started with\n"
+		 "'vsched run --host' (docs/host.md). Runs in the foreground until SIGINT or\n"
+		 "SIGTERM.\n",
+	.opts = host_opts, .nr_opts = ARRAY_SIZE(host_opts),
+};
+
+/* FILE holds the pid; refused while a live process's pid is in it. */
+static int host_pidfile(const char *path)
+{
+	char buf[32];
+	int fd, len;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			if (atoi(buf) > 0 && atoi(buf) != getpid() && !kill(atoi(buf), 0))
+				return -EEXIST;
+		}
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	n = write(fd, buf, (size_t)len);
+	if (close(fd) || n != len)
+		return -EIO;
+	return 0;
+}
+
+static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int lanes,
+		      const char *sock)
+{
+	char dir[4096];
+	struct ctl *ctl = NULL;
+	sigset_t set;
+	int sfd, ret;
+
+	if (!cfg->no_ctl) {
+		snprintf(dir, sizeof(dir), "%s/host", registry_run_dir());
+		ret = ctl_mount(host_vsched(h), dir, &ctl);
+		if (ret)
+			fprintf(stderr, "vsched host: no control directory %s (%s); running "
+				"without one\n", dir, strerror(-ret));
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	fprintf(stderr, "vsched host: %u lanes, listening on %s%s%s\n",
+		lanes, sock, ctl ? ", control directory " : "", ctl ? ctl_dir(ctl) : "");
+	ret = sfd < 0 ? -errno : host_run(h, sfd);
+	if (sfd >= 0)
+		close(sfd);
+	ctl_unmount(ctl);
+	return ret;
+}
+
+int cmd_host(int argc, char **argv)
+{
+	struct host_cfg cfg = { 0 };
+	struct host_opts o = { 0 };
+	char sock[108];
+	bool created, pid_written = false;
+	struct host *h;
+	int ret;
+
+	ret = cmd_parse(&host_desc, argc, argv, &cfg, NULL);
+	if (ret <= 0)
+		return ret ? CMD_EXIT_USAGE : 0;
+	o.nr_lanes = cfg.cpus ? cfg.cpus : run_sched_lanes();
+	o.max_vcpus = cfg.max_vcpus;
+	if (snprintf(sock, sizeof(sock), "%s/%s", registry_run_dir(), HOST_SOCK_NAME) >=
+	    (int)sizeof(sock)) {
+		fprintf(stderr, "vsched host: run directory path too long\n");
+		return 1;
+	}
+	ret = file_mkdir_p(registry_run_dir(), 0755, &created);
+	if (!ret)
+		ret = host_create(&o, &h);
+	if (ret) {
+		fprintf(stderr, "vsched host: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = host_listen(h, sock);
+	if (ret == -EADDRINUSE)
+		fprintf(stderr, "vsched host: another host scheduler is running at %s\n", sock);
+	else if (ret)
+		fprintf(stderr, "vsched host: %s: %s\n", sock, strerror(-ret));
+	if (!ret && cfg.pidfile) {
+		ret = host_pidfile(cfg.pidfile);
+		if (ret)
+			fprintf(stderr, "vsched host: --pidfile %s: %s\n", cfg.pidfile,
+				ret == -EEXIST ? "held by a live process" : strerror(-ret));
+		pid_written = !ret;
+	}
+	if (!ret && (ret = host_serve(h, &cfg, o.nr_lanes, sock)))
+		fprintf(stderr, "vsched host: %s\n", strerror(-ret));
+	if (pid_written)
+		unlink(cfg.pidfile);
+	host_destroy(h);
+	return ret ? 1 : 0;
+}

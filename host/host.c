@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's life cycle and event loop: one thread, one epoll set (the listening socket,
+ * every VMM's socket, the timer, the stop fd). A hang-up (exit, crash, SIGKILL of a VMM: the
+ * kernel closes its socket) removes the VM at once. The control directory's writes reach the
+ * core through the public API; its change callback re-decides under the same lock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "sched/core.h"
+#include "sched/group.h"
+#include "util/compiler.h"
+#include "util/debug.h"
+#include "util/time.h"
+#include "vsched.h"
+
+#define HOST_MSG_MAX_LEN	1024	/* above every message: a longer datagram is garbage */
+#define HOST_TAG_LISTEN		((void *)1)
+#define HOST_TAG_TIMER		((void *)2)
+#define HOST_TAG_STOP		((void *)3)
+
+/* A write through the control directory (FUSE thread): decide again at once. */
+static void host_changed(struct vsched *vs, enum vsched_event ev __unused,
+			 const char *path __unused, const char *file __unused, void *arg)
+{
+	struct host *h = arg;
+
+	vsched_lock(vs);
+	sched_advance(h->s, time_mono_ns());
+	sched_timer(h->s, time_mono_ns());
+	host_drain(h);
+	vsched_unlock(vs);
+}
+
+int host_create(const struct host_opts *o, struct host **out)
+{
+	unsigned int n = o->max_vcpus ? o->max_vcpus : HOST_MAX_VCPUS_DFL;
+	struct host *h;
+
+	if (!o->nr_lanes || n > 1024)
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->slot = calloc(n, sizeof(*h->slot));
+	h->vs = h->slot ? vsched_create(o->nr_lanes, n) : NULL;
+	if (!h->vs) {
+		free(h->slot);
+		free(h);
+		return -ENOMEM;
+	}
+	h->s = vsched_sched(h->vs);
+	h->lock = vsched_mutex(h->vs);
+	h->nr_lanes = o->nr_lanes;
+	h->nr_slots = h->nr_free = n;
+	h->grace_ns = o->grace_ns ? o->grace_ns : HOST_GRACE_NS;
+	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
+	h->timer_at = HOST_TIME_INF;
+	list_init(&h->clients);
+	vsched_lock(h->vs);
+	sched_advance(h->s, time_mono_ns());
+	vsched_unlock(h->vs);
+	vsched_set_notify(h->vs, host_changed, h);
+	*out = h;
+	return 0;
+}
+
+struct vsched *host_vsched(struct host *h)
+{
+	return h->vs;
+}
+
+void host_destroy(struct host *h)
+{
+	struct host_client *c, *tmp;
+
+	if (!h)
+		return;
+	vsched_set_notify(h->vs, NULL, NULL);
+	vsched_lock(h->vs);
+	list_for_each_entry_safe(c, tmp, &h->clients, node)
+		host_client_remove(h, c);
+	vsched_unlock(h->vs);
+	if (h->listen_fd >= 0) {
+		close(h->listen_fd);
+		unlink(h->sock);
+	}
+	if (h->epoll_fd >= 0)
+		close(h->epoll_fd);
+	if (h->timer_fd >= 0)
+		close(h->timer_fd);
+	vsched_destroy(h->vs);
+	free(h->slot);
+	free(h);
+}
+
+int host_listen(struct host *h, const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, probe;
+
+	if (strlen(sock) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A daemon that answers there is live; a socket file nobody listens on is stale. */
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(probe);
+		close(fd);
+		return -EADDRINUSE;
+	}
+	if (probe >= 0)
+		close(probe);
+	unlink(sock);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	h->listen_fd = fd;
+	snprintf(h->sock, sizeof(h->sock), "%s", sock);
+	return 0;
+}
+
+static int host_watch(struct host *h, int fd, void *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+
+	return epoll_ctl(h->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static void host_accept(struct host *h)
+{
+	struct host_client *c = NULL;
+	int fd = accept4(h->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	vsched_lock(h->vs);
+	if (host_client_add(h, fd, &c) || host_watch(h, fd, c)) {
+		if (c && c->fd == fd)
+			host_client_remove(h, c);
+		else
+			close(fd);
+	}
+	vsched_unlock(h->vs);
+}
+
+static void host_hangup(struct host *h, struct host_client *c, const char *why)
+{
+	if (c->joined)
+		fprintf(stderr, "vsched host: %s (pid %d) left: %s\n", c->group, (int)c->pid, why);
+	epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+	host_client_remove(h, c);
+}
+
+/* Every datagram waiting on c's socket; then a hang-up if it ended or sent garbage. */
+static void host_input(struct host *h, struct host_client *c)
+{
+	char buf[HOST_MSG_MAX_LEN];
+	const char *why = NULL;
+	bool joined = c->joined;
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		vsched_lock(h->vs);
+		if (n <= 0) {
+			why = c->dead ? "not reading its socket" : "hung up";
+		} else {
+			ret = (size_t)n > sizeof(buf) ? -EMSGSIZE : host_client_msg(h, c, buf, (size_t)n);
+			if (ret < 0)
+				why = "sent garbage; hung up on it";
+			else if (ret > 0)
+				why = "done";
+			else if (!joined && c->joined)
+				fprintf(stderr, "vsched host: %s (pid %d) joined with %u vCPUs\n",
+					c->group, (int)c->pid, c->nr_vcpus);
+			joined = c->joined;
+		}
+		if (why) {
+			host_hangup(h, c, why);
+			vsched_unlock(h->vs);
+			return;
+		}
+		vsched_unlock(h->vs);
+	}
+}
+
+static void host_tick(struct host *h)
+{
+	uint64_t exp, now;
+
+	if (read(h->timer_fd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		return;
+	vsched_lock(h->vs);
+	now = time_mono_ns();
+	h->timer_at = HOST_TIME_INF;
+	host_revoke_due(h, now);
+	sched_timer(h->s, now);
+	host_drain(h);
+	vsched_unlock(h->vs);
+}
+
+int host_run(struct host *h, int stop_fd)
+{
+	struct epoll_event ev[16];
+	int i, n, ret;
+
+	h->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	h->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (h->epoll_fd < 0 || h->timer_fd < 0)
+		return -errno;
+	ret = host_watch(h, h->listen_fd, HOST_TAG_LISTEN) ?:
+	      host_watch(h, h->timer_fd, HOST_TAG_TIMER) ?:
+	      host_watch(h, stop_fd, HOST_TAG_STOP);
+	if (ret)
+		return ret;
+	vsched_lock(h->vs);
+	host_arm(h);
+	vsched_unlock(h->vs);
+	for (;;) {
+		n = epoll_wait(h->epoll_fd, ev, ARRAY_SIZE(ev), -1);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		for (i = 0; i < n; i++) {
+			void *tag = ev[i].data.ptr;
+
+			if (tag == HOST_TAG_STOP)
+				return 0;
+			if (tag == HOST_TAG_LISTEN)
+				host_accept(h);
+			else if (tag == HOST_TAG_TIMER)
+				host_tick(h);
+			else
+				host_input(h, tag);
+		}
+	}
+}

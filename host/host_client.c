@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One VMM's messages. Everything that crosses the socket is checked here before it reaches the
+ * core: the datagram's length against its type, every vCPU index, group index and path, every
+ * setting and every amount of CPU time. A message that fails is garbage: the caller hangs up
+ * and the VM leaves the tree; other VMs go on.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "sched/core.h"
+#include "sched/group.h"
+#include "util/registry.h"
+#include "util/time.h"
+
+static const size_t host_msg_size[HOST_MSG_MAX] = {
+	[HOST_MSG_HELLO] = sizeof(struct host_hello),
+	[HOST_MSG_GROUP] = sizeof(struct host_group_msg),
+	[HOST_MSG_VCPU] = sizeof(struct host_ev),
+	[HOST_MSG_COMMIT] = sizeof(struct host_ev),
+	[HOST_MSG_RUNNABLE] = sizeof(struct host_ev),
+	[HOST_MSG_BLOCKED] = sizeof(struct host_ev),
+	[HOST_MSG_RAN] = sizeof(struct host_ev),
+	[HOST_MSG_TICK] = sizeof(struct host_ev),
+	[HOST_MSG_TID] = sizeof(struct host_ev),
+};
+
+int host_client_add(struct host *h, int fd, struct host_client **out)
+{
+	struct host_client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->fd = fd;
+	list_add_tail(&c->node, &h->clients);
+	h->nr_clients++;
+	*out = c;
+	return 0;
+}
+
+void host_client_remove(struct host *h, struct host_client *c)
+{
+	host_tree_leave(h, c);
+	host_drain(h);
+	list_del(&c->node);
+	h->nr_clients--;
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->slot);
+	free(c->batch);
+	free(c->vcpu_group);
+	free(c);
+}
+
+const char *host_client_group(const struct host_client *c)
+{
+	return c->joined ? c->group : NULL;
+}
+
+static void host_welcome(struct host *h, struct host_client *c, int err)
+{
+	struct host_welcome w = {
+		.type = HOST_MSG_WELCOME, .version = HOST_PROTO_VERSION, .err = err,
+		.nr_lanes = h->nr_lanes,
+	};
+
+	if (!err && c->joined)
+		memcpy(w.group, c->group, sizeof(w.group));
+	host_send(c, &w, sizeof(w));
+}
+
+static int host_hello(struct host *h, struct host_client *c, const struct host_hello *m)
+{
+	int ret;
+
+	if (c->joined)
+		return -EPROTO;
+	if (m->version != HOST_PROTO_VERSION) {
+		host_welcome(h, c, -EPROTONOSUPPORT);
+		return 1;
+	}
+	if (!m->nr_vcpus) {
+		host_welcome(h, c, 0);
+		return 1;
+	}
+	ret = strnlen(m->name, sizeof(m->name)) == sizeof(m->name) ? -ENAMETOOLONG :
+	      registry_name_valid(m->name);
+	if (!ret)
+		ret = host_path_valid(m->partition, sizeof(m->partition), true);
+	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0))
+		ret = -EINVAL;
+	if (!ret) {
+		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
+		c->vcpu_group = calloc(m->nr_vcpus, sizeof(*c->vcpu_group));
+		c->batch = calloc(HOST_MAX_GROUPS, sizeof(*c->batch));
+		ret = c->slot && c->vcpu_group && c->batch ? 0 : -ENOMEM;
+	}
+	if (!ret)
+		ret = host_tree_join(h, c, m);
+	host_welcome(h, c, ret);
+	return ret ? 1 : 0;
+}
+
+/* A group of the batch: the next index, a valid relative path whose parent came before. */
+static int host_group(struct host_client *c, const struct host_group_msg *m)
+{
+	char parent[HOST_PATH_LEN];
+	unsigned int i;
+	char *slash;
+	int ret;
+
+	if (m->index != c->nr_batch || c->nr_batch >= HOST_MAX_GROUPS)
+		return -EPROTO;
+	ret = host_path_valid(m->path, sizeof(m->path), false);
+	if (ret)
+		return ret;
+	ret = host_settings_valid(&m->set);
+	if (ret)
+		return ret;
+	memcpy(parent, m->path, sizeof(parent));
+	slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = '\0';
+		for (i = 0; i < c->nr_batch && strcmp(c->batch[i].path, parent); i++)
+			;
+		if (i == c->nr_batch)
+			return -EINVAL;
+	}
+	for (i = 0; i < c->nr_batch; i++)
+		if (!strcmp(c->batch[i].path, m->path))
+			return -EINVAL;
+	c->batch[c->nr_batch++] = *m;
+	return 0;
+}
+
+static int host_event(struct host *h, struct host_client *c, const struct host_ev *m)
+{
+	uint64_t now = time_mono_ns();
+	unsigned int slot;
+
+	if (m->type == HOST_MSG_COMMIT) {
+		int ret = host_tree_commit(h, c);
+
+		c->nr_batch = 0;
+		memset(c->vcpu_group, 0, c->nr_vcpus * sizeof(*c->vcpu_group));
+		/* A batch the core refuses in part is the VMM's tree, not garbage: it stays. */
+		return ret == -ENOENT || ret == -EINVAL ? -EPROTO : 0;
+	}
+	if (m->type == HOST_MSG_TICK) {
+		sched_timer(h->s, now);
+		return 0;
+	}
+	if (m->vcpu >= c->nr_vcpus)
+		return -ERANGE;
+	slot = c->slot[m->vcpu];
+	h->slot[slot].last_heard = now;
+	switch (m->type) {
+	case HOST_MSG_VCPU:
+		if (m->arg > c->nr_batch)
+			return -ERANGE;
+		c->vcpu_group[m->vcpu] = m->arg;
+		return 0;
+	case HOST_MSG_RUNNABLE:
+		return sched_vcpu_runnable(h->s, slot, now);
+	case HOST_MSG_BLOCKED:
+		return sched_vcpu_blocked(h->s, slot, now);
+	case HOST_MSG_RAN:
+		if (m->a > HOST_RAN_MAX_NS || m->b > HOST_RAN_MAX_NS)
+			return -ERANGE;
+		return sched_vcpu_ran(h->s, slot, m->a, m->b, now);
+	case HOST_MSG_TID:
+		if (m->a > INT_MAX)
+			return -ERANGE;
+		sched_vcpu_set_tid(h->s, slot, (pid_t)m->a);
+		return 0;
+	}
+	return -EPROTO;
+}
+
+int host_client_msg(struct host *h, struct host_client *c, const void *buf, size_t len)
+{
+	uint32_t type;
+	int ret;
+
+	if (len < sizeof(type))
+		return -EPROTO;
+	memcpy(&type, buf, sizeof(type));
+	if (!type || type >= HOST_MSG_MAX || !host_msg_size[type] || len != host_msg_size[type])
+		return -EPROTO;
+	if (type == HOST_MSG_HELLO)
+		return host_hello(h, c, buf);
+	if (!c->joined)
+		return -EPROTO;
+	/* It speaks again: what was revoked while it was silent competes again. */
+	if (c->nr_revoked)
+		host_unrevoke(h, c, time_mono_ns());
+	if (type == HOST_MSG_GROUP) {
+		struct host_group_msg m;
+
+		memcpy(&m, buf, sizeof(m));
+		ret = host_group(c, &m);
+	} else {
+		struct host_ev m;
+
+		memcpy(&m, buf, sizeof(m));
+		ret = host_event(h, c, &m);
+	}
+	host_drain(h);
+	return ret;
+}
+
+unsigned int host_nr_clients(const struct host *h)
+{
+	return h->nr_clients;
+}
+
+unsigned int host_free_slots(const struct host *h)
+{
+	return h->nr_free;
+}

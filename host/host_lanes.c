@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The core's decisions, sent to the VMMs whose vCPUs they concern; the daemon's one timer (the
+ * core's group timers, slice ends as a backstop, revocation deadlines); revocation itself.
+ *
+ * Slice ends are the lane holders' own: a VMM's vCPU timer ends the slice and its report (RAN,
+ * TICK) makes the core decide, with the holder's CPU time charged up to that moment. The daemon
+ * does not run the core at a slice end on its own, with the holder's last part uncharged; it
+ * stands behind it grace_ns late.
+ *
+ * A VMM reports the CPU time of its vCPUs inside KVM_RUN at least every RT_REPORT_NS. A lane
+ * holder not heard of for grace_ns while another vCPU waits is stopped or stuck: it loses the
+ * lane (blocked in the core, which hands the lane on) until its VMM speaks again, and is told
+ * PREEMPT for when it does. The slice end alone cannot be the test: a holder that reports
+ * nothing looks owed to the core, which then keeps it on its lane without a slice end.
+ */
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+
+#include "internal.h"
+#include "sched/core.h"
+#include "util/time.h"
+
+#define HOST_DRAIN_BATCH	16
+
+/* A datagram that does not fit means a VMM that stopped reading: it is hung up on. */
+void host_send(struct host_client *c, const void *msg, size_t len)
+{
+	if (c->dead)
+		return;
+	if (send(c->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len) {
+		c->dead = true;
+		shutdown(c->fd, SHUT_RDWR);	/* host_run() sees the hang-up */
+	}
+}
+
+static void host_decide(struct host *h, const struct sched_decision *d)
+{
+	struct host_ev m = { .vcpu = 0 };
+	struct host_slot *sl;
+
+	if (d->type != SCHED_RUN && d->type != SCHED_PREEMPT && d->type != SCHED_RETIME)
+		return;
+	sl = &h->slot[d->vcpu];
+	if (!sl->client)
+		return;
+	m.vcpu = sl->vcpu;
+	m.arg = d->lane;
+	m.a = d->until == SCHED_TIME_NONE ? HOST_TIME_INF : d->until;
+	m.type = d->type == SCHED_RUN ? HOST_MSG_GRANT :
+		 d->type == SCHED_PREEMPT ? HOST_MSG_PREEMPT : HOST_MSG_RETIME;
+	host_send(sl->client, &m, sizeof(m));
+}
+
+void host_drain(struct host *h)
+{
+	struct sched_decision d[HOST_DRAIN_BATCH];
+	size_t n, i;
+
+	while (sched_pending_decisions(h->s) && (n = sched_take_decisions(h->s, d, HOST_DRAIN_BATCH)))
+		for (i = 0; i < n; i++)
+			host_decide(h, &d[i]);
+	host_arm(h);
+}
+
+/* Whether a runnable vCPU waits for a lane (revoked ones do not count). */
+static bool host_someone_waits(struct host *h)
+{
+	struct host_client *c;
+	unsigned int i;
+
+	list_for_each_entry(c, &h->clients, node)
+		for (i = 0; i < c->nr_vcpus; i++)
+			if (sched_vcpu_is_runnable(h->s, c->slot[i]) &&
+			    sched_vcpu_lane(h->s, c->slot[i]) < 0)
+				return true;
+	return false;
+}
+
+/* The core's group timers; each slice end and, while someone waits, holder's silence limit. */
+static uint64_t host_next_due(struct host *h)
+{
+	uint64_t t = sched_next_group_timer(h->s), u;
+	bool waits = host_someone_waits(h);
+	unsigned int l;
+	int v;
+
+	for (l = 0; l < h->nr_lanes; l++) {
+		v = sched_lane_vcpu(h->s, l);
+		if (v < 0)
+			continue;
+		u = sched_lane_until(h->s, l);
+		if (u != SCHED_TIME_NONE && u + h->grace_ns < t)
+			t = u + h->grace_ns;
+		if (waits && h->slot[v].client && h->slot[v].last_heard + h->grace_ns < t)
+			t = h->slot[v].last_heard + h->grace_ns;
+	}
+	return t;
+}
+
+void host_arm(struct host *h)
+{
+	struct itimerspec its = { 0 };
+	uint64_t t;
+
+	if (h->timer_fd < 0)
+		return;
+	t = host_next_due(h);
+	if (t == h->timer_at)
+		return;
+	h->timer_at = t;
+	if (t != SCHED_TIME_NONE)
+		its.it_value = time_ns_to_ts(t ? t : 1);
+	timerfd_settime(h->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+void host_revoke_due(struct host *h, uint64_t now)
+{
+	unsigned int l;
+
+	if (!host_someone_waits(h))
+		return;
+	for (l = 0; l < h->nr_lanes; l++) {
+		struct host_ev m = { .type = HOST_MSG_PREEMPT };
+		int v = sched_lane_vcpu(h->s, l);
+		struct host_slot *sl;
+
+		if (v < 0)
+			continue;
+		sl = &h->slot[v];
+		if (!sl->client || now < sl->last_heard + h->grace_ns)
+			continue;
+		sched_vcpu_blocked(h->s, (unsigned int)v, now);
+		sl->revoked = true;
+		sl->client->nr_revoked++;
+		m.vcpu = sl->vcpu;
+		host_send(sl->client, &m, sizeof(m));
+	}
+	host_drain(h);
+}
+
+void host_unrevoke(struct host *h, struct host_client *c, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_vcpus; i++) {
+		struct host_slot *sl = &h->slot[c->slot[i]];
+
+		if (!sl->revoked)
+			continue;
+		sl->revoked = false;
+		sl->last_heard = now;
+		sched_vcpu_runnable(h->s, c->slot[i], now);
+	}
+	c->nr_revoked = 0;
+}

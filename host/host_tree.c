@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The VM groups of the daemon's tree: a VM joins as <partition>/<name> (partitions made as
+ * needed, "cpu" enabled down to it), its subtree is mirrored from the batches its VMM sends,
+ * and it leaves with its slots freed and its groups removed. The VMM is the source of truth
+ * for its subtree: a batch makes the daemon's copy equal to it, whatever was there.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sched/core.h"
+#include "sched/files.h"
+#include "sched/group.h"
+#include "util/time.h"
+
+#define HOST_SHARES_MIN	2UL		/* the core's clamps (group_set_shares()) */
+#define HOST_SHARES_MAX	(1UL << 18)
+
+/* A path of '/'-separated group names; absolute: starts with '/' (or is ""). */
+int host_path_valid(const char *path, size_t size, bool absolute)
+{
+	size_t len = strnlen(path, size);
+	const char *p = path;
+
+	if (len == size)
+		return -ENAMETOOLONG;
+	if (absolute) {
+		if (!len || !strcmp(path, "/"))
+			return 0;
+		if (path[0] != '/')
+			return -EINVAL;
+		p++;
+	} else if (!len) {
+		return -EINVAL;
+	}
+	for (;;) {
+		const char *end = strchrnul(p, '/');
+		size_t n = (size_t)(end - p);
+
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return -EINVAL;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+int host_settings_valid(const struct host_settings *st)
+{
+	if (st->shares && (st->shares < HOST_SHARES_MIN || st->shares > HOST_SHARES_MAX))
+		return -ERANGE;
+	if (st->idle > 1 || st->threaded > 1 || st->subtree_cpu > 1)
+		return -EINVAL;
+	return 0;
+}
+
+static struct group *host_lookup(struct host *h, const char *base, const char *rel)
+{
+	char path[GROUP_PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s%s%s", base, rel && *rel ? "/" : "",
+		     rel ? rel : "") >= (int)sizeof(path))
+		return NULL;
+	return group_lookup(h->s, path);
+}
+
+static int host_enable_cpu(struct host *h, struct group *g)
+{
+	return g->subtree_cpu ? 0 : group_set_subtree_cpu(h->s, g, true);
+}
+
+/* mkdir -p of an absolute partition path, "cpu" enabled in every group on the way. */
+static int host_partition(struct host *h, const char *path, struct group **out)
+{
+	char buf[HOST_PATH_LEN], *name, *save = NULL;
+	struct group *g = sched_root(h->s), *child;
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%s", *path ? path : HOST_PARTITION_DFL);
+	for (name = strtok_r(buf, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		ret = host_enable_cpu(h, g);
+		if (ret)
+			return ret;
+		child = group_child(g, name);
+		if (!child) {
+			ret = group_create(h->s, g, name, &child);
+			if (ret)
+				return ret;
+		}
+		g = child;
+	}
+	*out = g;
+	return host_enable_cpu(h, g);
+}
+
+static int host_apply_settings(struct host *h, struct group *g, const struct host_settings *st)
+{
+	int ret = 0;
+
+	if (!group_has_cpu(g))
+		return 0;
+	if (st->idle != g->idle)
+		ret = group_set_idle(h->s, g, st->idle);
+	if (!ret && !st->idle && st->shares)
+		ret = group_set_shares(h->s, g, st->shares);
+	if (!ret && (st->quota_us != g->quota_us || st->period_us != g->period_us ||
+		     st->burst_us != g->burst_us))
+		ret = group_set_bandwidth(h->s, g, st->quota_us, st->period_us, st->burst_us);
+	return ret;
+}
+
+static void host_move(struct host *h, struct host_client *c, unsigned int vcpu, struct group *g)
+{
+	unsigned int slot = c->slot[vcpu];
+
+	if (sched_vcpu(h->s, slot)->group != g)
+		sched_vcpu_move(h->s, slot, g);
+}
+
+int host_tree_join(struct host *h, struct host_client *c, const struct host_hello *m)
+{
+	struct group *part, *vm;
+	unsigned int i, n = 0;
+	int ret;
+
+	ret = host_settings_valid(&m->vm);
+	if (ret)
+		return ret;
+	if (m->nr_vcpus > h->nr_free)
+		return -ENOSPC;
+	sched_advance(h->s, time_mono_ns());
+	ret = host_partition(h, m->partition, &part);
+	if (ret)
+		return ret;
+	snprintf(c->name, sizeof(c->name), "%s", m->name);
+	if (group_child(part, c->name))
+		snprintf(c->name, sizeof(c->name), "%.100s-%d", m->name, (int)m->pid);
+	ret = group_create(h->s, part, c->name, &vm);
+	if (ret)
+		return ret;
+	ret = host_enable_cpu(h, vm) ?: host_apply_settings(h, vm, &m->vm);
+	if (ret) {
+		group_remove(h->s, vm);
+		return ret;
+	}
+	group_path(vm, c->group, sizeof(c->group));
+	c->nr_vcpus = m->nr_vcpus;
+	for (i = 0; i < h->nr_slots && n < c->nr_vcpus; i++) {
+		if (h->slot[i].client)
+			continue;
+		h->slot[i] = (struct host_slot){ .client = c, .vcpu = n, .last_heard = sched_now(h->s) };
+		c->slot[n++] = i;
+		sched_vcpu_move(h->s, i, vm);
+	}
+	h->nr_free -= c->nr_vcpus;
+	c->pid = m->pid;
+	c->joined = true;
+	return 0;
+}
+
+/* The batch's index of the group at rel, or -1. */
+static int host_batch_find(const struct host_client *c, const char *rel)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_batch; i++)
+		if (!strcmp(c->batch[i].path, rel))
+			return (int)i;
+	return -1;
+}
+
+/* Removes the groups below g (depth first) that the batch does not name. */
+static void host_prune(struct host *h, struct host_client *c, struct group *g)
+{
+	size_t base = strlen(c->group) + 1;
+	struct group *child, *tmp;
+	char path[GROUP_PATH_MAX];
+
+	list_for_each_entry_safe(child, tmp, &g->children, sibling) {
+		host_prune(h, c, child);
+		if (group_path(child, path, sizeof(path)) < 0 || strlen(path) <= base ||
+		    host_batch_find(c, path + base) < 0)
+			group_remove(h->s, child);
+	}
+}
+
+static int host_keep_err(int err, int ret)
+{
+	return err ? err : ret;
+}
+
+int host_tree_commit(struct host *h, struct host_client *c)
+{
+	struct group *vm = group_lookup(h->s, c->group), *g, *parent;
+	int i, n = (int)c->nr_batch, err = 0;
+	unsigned int v;
+
+	if (!vm)
+		return -ENOENT;
+	sched_advance(h->s, time_mono_ns());
+	for (i = 0; i < n; i++) {
+		const struct host_group_msg *m = &c->batch[i];
+		char *slash, parent_rel[HOST_PATH_LEN];
+
+		if (host_lookup(h, c->group, m->path))
+			continue;
+		snprintf(parent_rel, sizeof(parent_rel), "%s", m->path);
+		slash = strrchr(parent_rel, '/');
+		if (slash)
+			*slash = '\0';
+		parent = slash ? host_lookup(h, c->group, parent_rel) : vm;
+		if (!parent || group_create(h->s, parent, slash ? slash + 1 : parent_rel, &g))
+			return -EINVAL;
+		if (m->set.threaded)
+			err = host_keep_err(err, group_enable_threaded(h->s, g));
+	}
+	/* "cpu" on before the children's settings, parents first; off children first. */
+	for (i = 0; i < n; i++) {
+		g = host_lookup(h, c->group, c->batch[i].path);
+		if (c->batch[i].set.subtree_cpu)
+			err = host_keep_err(err, host_enable_cpu(h, g));
+	}
+	for (i = n - 1; i >= 0; i--) {
+		g = host_lookup(h, c->group, c->batch[i].path);
+		if (!c->batch[i].set.subtree_cpu && g->subtree_cpu)
+			err = host_keep_err(err, group_set_subtree_cpu(h->s, g, false));
+	}
+	for (i = 0; i < n; i++)
+		err = host_keep_err(err, host_apply_settings(h, host_lookup(h, c->group,
+						c->batch[i].path), &c->batch[i].set));
+	for (v = 0; v < c->nr_vcpus; v++) {
+		unsigned int gi = c->vcpu_group[v];
+
+		host_move(h, c, v, gi ? host_lookup(h, c->group, c->batch[gi - 1].path) : vm);
+	}
+	host_prune(h, c, vm);
+	return err;
+}
+
+void host_tree_leave(struct host *h, struct host_client *c)
+{
+	uint64_t now = time_mono_ns();
+	struct group *vm;
+	unsigned int i;
+
+	if (!c->joined)
+		return;
+	for (i = 0; i < c->nr_vcpus; i++) {
+		unsigned int slot = c->slot[i];
+
+		sched_vcpu_blocked(h->s, slot, now);
+		sched_vcpu_move(h->s, slot, sched_root(h->s));
+		sched_vcpu_set_tid(h->s, slot, 0);
+		h->slot[slot] = (struct host_slot){ 0 };
+	}
+	h->nr_free += c->nr_vcpus;
+	c->nr_batch = 0;
+	vm = group_lookup(h->s, c->group);
+	if (vm) {
+		host_prune(h, c, vm);
+		group_remove(h->s, vm);
+	}
+	c->joined = false;
+}

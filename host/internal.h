@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Private to the daemon (host/): its state, the VMs it serves and the helpers between files. */
+#ifndef VSCHED_HOST_INTERNAL_H
+#define VSCHED_HOST_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "host/host.h"
+#include "host/proto.h"
+#include "util/list.h"
+
+struct sched;
+struct ctl;
+
+/* A slot of the core: free (client NULL) or one vCPU of a joined VM. */
+struct host_slot {
+	struct host_client *client;
+	unsigned int vcpu;		/* the VM's own index */
+	bool revoked;			/* blocked by the daemon: its VMM went silent on a lane */
+	uint64_t last_heard;		/* last message about this vCPU */
+};
+
+struct host_client {
+	struct list_head node;
+	int fd;
+	pid_t pid;
+	bool joined;
+	bool dead;			/* a send failed: host_run() hangs up */
+	char name[HOST_NAME_LEN];
+	char group[HOST_PATH_LEN];	/* "/machine/vm1" once joined */
+	unsigned int nr_vcpus;
+	unsigned int *slot;		/* vCPU index -> slot */
+	unsigned int nr_revoked;
+	/* The batch being received (GROUP... VCPU... COMMIT). */
+	struct host_group_msg *batch;
+	unsigned int nr_batch;
+	unsigned int *vcpu_group;	/* per vCPU: batch index + 1, 0 the VM group */
+};
+
+struct host {
+	struct vsched *vs;
+	struct sched *s;
+	pthread_mutex_t *lock;
+	unsigned int nr_lanes, nr_slots, nr_free;
+	struct host_slot *slot;
+	struct list_head clients;
+	unsigned int nr_clients;
+	uint64_t grace_ns;
+	int listen_fd, epoll_fd, timer_fd;
+	uint64_t timer_at;		/* what timer_fd is armed for, HOST_TIME_INF: nothing */
+	char sock[108];
+};
+
+/* host_lanes.c: decisions out, timers, revocation. Lock held. */
+void host_drain(struct host *h);
+void host_send(struct host_client *c, const void *msg, size_t len);
+void host_arm(struct host *h);
+void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
+
+/* host_tree.c: the VM groups. Lock held. */
+int host_tree_join(struct host *h, struct host_client *c, const struct host_hello *m);
+int host_tree_commit(struct host *h, struct host_client *c);
+void host_tree_leave(struct host *h, struct host_client *c);
+int host_path_valid(const char *path, size_t size, bool absolute);
+int host_settings_valid(const struct host_settings *st);
+
+#endif

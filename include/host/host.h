@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `vsched host`: one scheduler core (sched/) for every VM on the machine. Each VMM in host mode
+ * connects to <run dir>/host.sock (include/host/proto.h) and joins: its vCPUs take slots of the
+ * core, its VM becomes the group <partition>/<name> and its own subtree is mirrored below. The
+ * daemon feeds the core the VMMs' events and sends its decisions back (docs/host.md).
+ *
+ * The core has a fixed vCPU count, so the daemon creates it with max_vcpus slots: a free slot
+ * is blocked in the root group, never runnable, with no thread; a joining VM takes free slots
+ * and gives them back when it leaves (its socket hangs up: exit, crash, SIGKILL).
+ *
+ * All state is guarded by the tree's lock (vsched_lock()): the event loop, the control
+ * directory's FUSE threads (through the public API and its change callback) and the tests
+ * serialise on it. Functions return 0 or -errno and print nothing, except host_run(), which
+ * logs one line per VM that joins, leaves or is hung up on.
+ */
+#ifndef VSCHED_HOST_HOST_H
+#define VSCHED_HOST_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HOST_MAX_VCPUS_DFL	256		/* slots: vCPUs of all joined VMs together */
+#define HOST_GRACE_NS		100000000ULL	/* a lane holder silent this long while others
+						   wait loses the lane (revocation) */
+#define HOST_PARTITION_DFL	"/machine"
+
+struct host;
+struct host_client;
+struct vsched;
+
+struct host_opts {
+	unsigned int nr_lanes;		/* host CPUs given to the VMs */
+	unsigned int max_vcpus;		/* slots; 0: HOST_MAX_VCPUS_DFL */
+	uint64_t grace_ns;		/* 0: HOST_GRACE_NS */
+};
+
+int host_create(const struct host_opts *o, struct host **out);
+void host_destroy(struct host *h);	/* closes every client; NULL is a no-op */
+/* The tree (for the control directory: ctl_mount(host_vsched(h), ...)). */
+struct vsched *host_vsched(struct host *h);
+
+/*
+ * Listens on sock (SOCK_SEQPACKET). -EADDRINUSE if a live daemon answers there; a stale socket
+ * file (nobody listening) is replaced.
+ */
+int host_listen(struct host *h, const char *sock);
+/* Serves until stop_fd becomes readable (an eventfd or pipe). 0 or -errno. */
+int host_run(struct host *h, int stop_fd);
+
+/*
+ * One VMM connection, for host_run() and the tests: a connected SOCK_SEQPACKET fd (taken over,
+ * closed by host_client_remove()); host_client_msg() handles one datagram: 0, 1 (done: a probe
+ * answered or a join refused; hang up), or -EPROTO/-EINVAL/... (garbage: hang up). Replies and
+ * decisions go to the fd. Take the tree's lock around host_client_msg().
+ */
+int host_client_add(struct host *h, int fd, struct host_client **out);
+int host_client_msg(struct host *h, struct host_client *c, const void *buf, size_t len);
+void host_client_remove(struct host *h, struct host_client *c);
+/* The VM group of a joined client ("/machine/vm1"), or NULL. */
+const char *host_client_group(const struct host_client *c);
+
+/* Counters, lock held. */
+unsigned int host_nr_clients(const struct host *h);
+unsigned int host_free_slots(const struct host *h);
+
+/* A revocation pass at now, decisions sent (host_run() does it on its timer). Lock held. */
+void host_revoke_due(struct host *h, uint64_t now);
+
+#endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The wire protocol between a VMM in host mode (sched/runtime/rt_remote.c) and `vsched host`
+ * (host/): one message per SOCK_SEQPACKET datagram on <run dir>/host.sock, each a fixed-size
+ * struct chosen by its first field. The receiver checks the datagram's length against the type
+ * before it reads anything else; the daemon checks every field (docs/host.md) and hangs up on a
+ * VMM that sends anything out of range. Both ends run on one machine: native byte order.
+ *
+ * A session: the VMM sends HELLO, the daemon answers WELCOME (lanes, the VM's group, or an
+ * errno). Then the VMM sends its subtree as GROUP... VCPU... COMMIT (again after every change)
+ * and vCPU events; the daemon sends decisions (GRANT, PREEMPT, RETIME). A HELLO with
+ * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up.
+ */
+#ifndef VSCHED_HOST_PROTO_H
+#define VSCHED_HOST_PROTO_H
+
+#include <stdint.h>
+
+#define HOST_PROTO_VERSION	1
+#define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
+#define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
+#define HOST_PATH_LEN		256		/* a group path, NUL included */
+#define HOST_MAX_GROUPS		256		/* groups in one VM's subtree */
+#define HOST_MAX_VM_VCPUS	1024		/* vCPUs of one VM */
+#define HOST_RAN_MAX_NS		10000000000ULL	/* one report's CPU time: above is garbage */
+#define HOST_TIME_INF		UINT64_MAX
+
+enum host_msg_type {
+	/* VMM -> daemon */
+	HOST_MSG_HELLO = 1,
+	HOST_MSG_GROUP,		/* one group of the VM's subtree, parents before children */
+	HOST_MSG_VCPU,		/* one vCPU's group in the batch */
+	HOST_MSG_COMMIT,	/* the batch is complete: mirror it */
+	HOST_MSG_RUNNABLE,
+	HOST_MSG_BLOCKED,
+	HOST_MSG_RAN,		/* a = user ns, b = system ns */
+	HOST_MSG_TICK,		/* a slice ended and its holder reported: decide */
+	HOST_MSG_TID,		/* a = the vCPU thread's TID */
+	/* daemon -> VMM */
+	HOST_MSG_WELCOME,
+	HOST_MSG_GRANT,		/* lane, a = until (HOST_TIME_INF: none) */
+	HOST_MSG_PREEMPT,
+	HOST_MSG_RETIME,	/* a = until */
+	HOST_MSG_MAX,
+};
+
+/* The settings of one group (the VM group itself in HELLO, a subgroup in GROUP). */
+struct host_settings {
+	uint64_t shares;	/* kernel load units (cpu.weight 100 = 1024) */
+	uint64_t quota_us;	/* UINT64_MAX: "max" */
+	uint64_t period_us;
+	uint64_t burst_us;
+	uint8_t idle;
+	uint8_t threaded;	/* cgroup.type "threaded" (subgroups) */
+	uint8_t subtree_cpu;	/* "cpu" in cgroup.subtree_control */
+	uint8_t pad[5];
+};
+
+struct host_hello {
+	uint32_t type;		/* HOST_MSG_HELLO */
+	uint32_t version;
+	int32_t pid;		/* the VMM */
+	uint32_t nr_vcpus;	/* 0: a probe */
+	char name[HOST_NAME_LEN];
+	char partition[HOST_PATH_LEN];	/* absolute, "" or "/": /machine */
+	uint8_t pad[7];
+	struct host_settings vm;	/* the VM group's cpu.weight, cpu.max */
+};
+
+struct host_welcome {
+	uint32_t type;		/* HOST_MSG_WELCOME */
+	uint32_t version;
+	int32_t err;		/* 0, or the -errno the join failed with */
+	uint32_t nr_lanes;
+	char group[HOST_PATH_LEN];	/* "/machine/vm1": the VM's group in the daemon's tree */
+};
+
+struct host_group_msg {
+	uint32_t type;		/* HOST_MSG_GROUP */
+	uint32_t index;		/* 0, 1, ... in the batch */
+	char path[HOST_PATH_LEN];	/* relative to the VM group: "a", "a/b" */
+	struct host_settings set;
+};
+
+/* VMM -> daemon events and VCPU/COMMIT; daemon -> VMM decisions. */
+struct host_ev {
+	uint32_t type;
+	uint32_t vcpu;		/* the VM's own vCPU index */
+	uint32_t arg;		/* GRANT: lane; VCPU: group index + 1 (0: the VM group itself) */
+	uint32_t pad;
+	uint64_t a, b;
+};
+
+#endif

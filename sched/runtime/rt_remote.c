@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host mode: the runtime's core is `vsched host` (host/, docs/host.md). rt_core.c hands every
+ * event here, sent as one datagram (include/host/proto.h) without waiting; the daemon's
+ * decisions come back to the agent thread, which applies them under the lock with the same
+ * rt_grant / rt_preempt / rt_set_until as the embedded core's. The VM's own tree stays the
+ * source of truth for its subtree: it is sent whole at the join and after every change.
+ *
+ * When the daemon goes (it hung up, a send failed, it sent garbage), the runtime falls back to
+ * the host kernel's scheduling, as the watchdog does, says so once, and the agent dials again
+ * every RUNTIME_HOST_RETRY_NS; a new join re-sends the subtree and the vCPUs' states.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "host/proto.h"
+#include "rt.h"
+#include "sched/core.h"
+#include "sched/group.h"
+#include "vmm/kick.h"
+
+#define RT_REMOTE_REPLY_MS	2000	/* the daemon answers a HELLO within this */
+#define RT_REMOTE_SNDBUF	(4 << 20)	/* bytes; without CAP_NET_ADMIN, wmem_max caps it */
+
+struct rt_remote {
+	char sock[108];
+	char name[HOST_NAME_LEN];
+	char partition[HOST_PATH_LEN];
+	struct host_settings vm;
+	char group[HOST_PATH_LEN];	/* the VM group, from the last WELCOME */
+	int fd;				/* -1: not joined; closed by the agent only */
+	bool joined;			/* false: fallback, the agent dials again */
+	bool stop;
+	int wake_fd;			/* eventfd: the agent's retry sleep ends early */
+	pthread_t agent;
+	bool started;
+};
+
+static int rt_remote_dial(const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, err;
+
+	if (strlen(sock) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Room for a whole subtree batch in flight: a send that does not fit is a lost daemon. */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &(int){ RT_REMOTE_SNDBUF }, sizeof(int)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ RT_REMOTE_SNDBUF }, sizeof(int));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* HELLO, then the WELCOME: 0, the daemon's -errno, or -EPROTO for a reply that is not one. */
+static int rt_remote_hello(int fd, const struct rt_remote *r, unsigned int nr_vcpus,
+			   struct host_welcome *w)
+{
+	struct host_hello m = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
+		.nr_vcpus = nr_vcpus,
+	};
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (r) {
+		memcpy(m.name, r->name, sizeof(m.name));
+		memcpy(m.partition, r->partition, sizeof(m.partition));
+		m.vm = r->vm;
+	}
+	if (send(fd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+		return -errno;
+	if (poll(&pfd, 1, RT_REMOTE_REPLY_MS) != 1)
+		return -ETIMEDOUT;
+	n = recv(fd, w, sizeof(*w), MSG_TRUNC);
+	if (n < 0)
+		return -errno;
+	if (n != sizeof(*w) || w->type != HOST_MSG_WELCOME || w->version != HOST_PROTO_VERSION ||
+	    w->err > 0 || !w->nr_lanes)
+		return -EPROTO;
+	w->group[sizeof(w->group) - 1] = '\0';
+	return w->err;
+}
+
+int runtime_host_probe(const char *sock, unsigned int *lanes)
+{
+	struct host_welcome w;
+	int fd = rt_remote_dial(sock), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = rt_remote_hello(fd, NULL, 0, &w);
+	close(fd);
+	if (!ret)
+		*lanes = w.nr_lanes;
+	return ret;
+}
+
+const char *runtime_host_group(struct runtime *rt)
+{
+	return rt->remote ? rt->remote->group : NULL;
+}
+
+/* The daemon is gone: the host kernel schedules until the agent joins again. Lock held. */
+static void rt_remote_lost(struct runtime *rt, const char *why)
+{
+	struct rt_remote *r = rt->remote;
+
+	if (!r->joined)
+		return;
+	r->joined = false;
+	shutdown(r->fd, SHUT_RDWR);	/* the agent's recv() ends; it closes the fd */
+	if (!r->stop)
+		fprintf(stderr, "vsched: host scheduler lost (%s): the host kernel schedules the "
+			"vCPUs until it returns\n", why);
+	rt_fallback(rt);
+}
+
+static void rt_remote_send(struct runtime *rt, const void *msg, size_t len)
+{
+	struct rt_remote *r = rt->remote;
+
+	if (!r->joined)
+		return;
+	/* Never blocks under the lock: a daemon that cannot take a datagram is treated as gone. */
+	if (send(r->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
+		rt_remote_lost(rt, errno == EAGAIN ? "it stopped reading" : strerror(errno));
+}
+
+void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uint64_t a,
+		     uint64_t b)
+{
+	struct host_ev m = { .type = type, .vcpu = id, .a = a, .b = b };
+
+	assert_held(rt->lock);
+	rt_remote_send(rt, &m, sizeof(m));
+}
+
+/*
+ * A slice ended and its holders were charged: the daemon decides. Meanwhile each such holder
+ * keeps its lane without a slice end, rather than coming back at once to ask again; a PREEMPT
+ * or RETIME follows.
+ */
+void rt_remote_tick(struct runtime *rt, uint64_t now)
+{
+	unsigned int i;
+
+	rt_remote_event(rt, HOST_MSG_TICK, 0, 0, 0);
+	for (i = 0; i < rt->nr_vcpus; i++)
+		if (rt->v[i].state == RT_RUNNING && rt->v[i].until <= now)
+			rt->v[i].until = RT_INF;
+}
+
+static void rt_remote_settings(const struct group *g, struct host_settings *st)
+{
+	*st = (struct host_settings){
+		.shares = g->shares, .quota_us = g->quota_us, .period_us = g->period_us,
+		.burst_us = g->burst_us, .idle = g->idle, .threaded = g->type == GROUP_THREADED,
+		.subtree_cpu = g->subtree_cpu,
+	};
+}
+
+/* The groups below g, parents first, into gs (at most HOST_MAX_GROUPS). */
+static void rt_remote_walk(struct group *g, struct group **gs, unsigned int *n)
+{
+	struct group *child;
+
+	list_for_each_entry(child, &g->children, sibling) {
+		if (*n == HOST_MAX_GROUPS)
+			return;
+		gs[(*n)++] = child;
+		rt_remote_walk(child, gs, n);
+	}
+}
+
+/* The whole subtree: GROUP per group, VCPU per vCPU, COMMIT. Lock held. */
+void rt_remote_config(struct runtime *rt)
+{
+	struct group *gs[HOST_MAX_GROUPS];
+	struct host_group_msg gm;
+	unsigned int i, j, n = 0, sent = 0;
+	char path[GROUP_PATH_MAX];
+
+	assert_held(rt->lock);
+	rt_remote_walk(sched_root(rt->s), gs, &n);
+	for (i = 0; i < n; i++) {
+		/* A path the protocol cannot carry leaves its group (and those below) out. */
+		if (group_path(gs[i], path, sizeof(path)) < 0 ||
+		    strlen(path + 1) >= sizeof(gm.path)) {
+			gs[i] = NULL;
+			continue;
+		}
+		memset(&gm, 0, sizeof(gm));
+		gm.type = HOST_MSG_GROUP;
+		gm.index = sent++;
+		strcpy(gm.path, path + 1);
+		rt_remote_settings(gs[i], &gm.set);
+		rt_remote_send(rt, &gm, sizeof(gm));
+	}
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct group *g = sched_vcpu(rt->s, i)->group;
+		unsigned int idx = 0;
+
+		for (j = 0, sent = 0; j < n; j++) {
+			if (!gs[j])
+				continue;
+			sent++;
+			if (gs[j] == g) {
+				idx = sent;
+				break;
+			}
+		}
+		/* arg: the group's batch index + 1, 0 the VM group itself. */
+		rt_remote_send(rt, &(struct host_ev){ .type = HOST_MSG_VCPU, .vcpu = i, .arg = idx },
+			       sizeof(struct host_ev));
+	}
+	rt_remote_event(rt, HOST_MSG_COMMIT, 0, 0, 0);
+}
+
+static int rt_remote_join(struct runtime *rt, int fd)
+{
+	struct rt_remote *r = rt->remote;
+	struct host_welcome w;
+	int ret = rt_remote_hello(fd, r, rt->nr_vcpus, &w);
+
+	if (ret)
+		return ret;
+	memcpy(r->group, w.group, sizeof(r->group));
+	r->fd = fd;
+	r->joined = true;
+	return 0;
+}
+
+int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
+{
+	struct rt_remote *r = calloc(1, sizeof(*r));
+	int fd, ret;
+
+	assert_held(rt->lock);
+	if (!r)
+		return -ENOMEM;
+	r->fd = -1;
+	r->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	snprintf(r->sock, sizeof(r->sock), "%s", host->sock);
+	snprintf(r->name, sizeof(r->name), "%s", host->name);
+	snprintf(r->partition, sizeof(r->partition), "%s", host->partition ? host->partition : "");
+	r->vm = (struct host_settings){
+		.shares = host->shares, .quota_us = host->quota_us ? host->quota_us : UINT64_MAX,
+		.period_us = host->period_us ? host->period_us : CPU_PERIOD_DFL_US,
+	};
+	rt->remote = r;
+	fd = r->wake_fd < 0 ? -errno : rt_remote_dial(r->sock);
+	ret = fd < 0 ? fd : rt_remote_join(rt, fd);
+	if (ret) {
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	rt_remote_config(rt);
+	return r->joined ? 0 : -EPIPE;
+}
+
+/* The daemon's answer to a vCPU event. 0, or -EPROTO for anything out of range. */
+static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
+{
+	struct host_ev m;
+	uint64_t until;
+
+	if (n != sizeof(m))
+		return -EPROTO;
+	memcpy(&m, buf, sizeof(m));
+	if (m.vcpu >= rt->nr_vcpus)
+		return -EPROTO;
+	until = m.a == HOST_TIME_INF ? RT_INF : m.a;
+	switch (m.type) {
+	case HOST_MSG_GRANT:
+		if (m.arg >= rt->nr_lanes)
+			return -EPROTO;
+		rt_grant(rt, m.vcpu, m.arg, until);
+		break;
+	case HOST_MSG_PREEMPT:
+		rt_preempt(rt, m.vcpu);
+		break;
+	case HOST_MSG_RETIME:
+		rt_set_until(rt, m.vcpu, until);
+		break;
+	default:
+		return -EPROTO;
+	}
+	rt_poke_helper(rt, rt_now());
+	return 0;
+}
+
+/*
+ * Joined again: every vCPU that held a lane or ran in the fallback asks the new daemon for
+ * one (kicked out of KVM_RUN meanwhile); the subtree goes first. Lock held.
+ */
+static void rt_remote_resume(struct runtime *rt)
+{
+	uint64_t now = rt_now();
+	unsigned int i;
+
+	rt_remote_config(rt);
+	for (i = 0; i < rt->nr_vcpus; i++) {
+		struct rt_vcpu *rv = &rt->v[i];
+
+		if (rv->state == RT_RUNNING || rv->state == RT_LENT ||
+		    (rv->state == RT_BLOCKED && rv->in_guest))
+			rt_set_state(rv, RT_WAITING, now);
+		rv->until = RT_INF;
+		if (rv->tid > 0)
+			rt_remote_event(rt, HOST_MSG_TID, i, (uint64_t)rv->tid, 0);
+		if (rv->state != RT_WAITING)
+			continue;
+		rt_remote_event(rt, HOST_MSG_RUNNABLE, i, 0, 0);
+		if (rv->in_guest)
+			rt_kick(rv);
+	}
+	rt->fallback = false;
+	fprintf(stderr, "vsched: joined the host scheduler again as %s\n", rt->remote->group);
+	rt_poke_helper(rt, now);
+}
+
+/* Fallback: every RUNTIME_HOST_RETRY_NS, dial and join again. */
+static void rt_remote_retry(struct runtime *rt)
+{
+	struct rt_remote *r = rt->remote;
+	struct pollfd pfd = { .fd = r->wake_fd, .events = POLLIN };
+	int fd;
+
+	poll(&pfd, 1, (int)(RUNTIME_HOST_RETRY_NS / 1000000));
+	fd = rt_remote_dial(r->sock);
+	if (fd < 0)
+		return;
+	mutex_lock(rt->lock);
+	if (r->stop || rt_remote_join(rt, fd)) {
+		close(fd);
+		mutex_unlock(rt->lock);
+		return;
+	}
+	rt_remote_resume(rt);
+	mutex_unlock(rt->lock);
+}
+
+static void *rt_remote_agent(void *arg)
+{
+	struct runtime *rt = arg;
+	struct rt_remote *r = rt->remote;
+	char buf[256];
+	ssize_t n;
+	int fd;
+
+	pthread_setname_np(pthread_self(), "vsched-host");
+	for (;;) {
+		mutex_lock(rt->lock);
+		fd = r->stop ? -2 : r->fd;
+		mutex_unlock(rt->lock);
+		if (fd == -2)
+			return NULL;
+		if (fd < 0) {
+			rt_remote_retry(rt);
+			continue;
+		}
+		n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		mutex_lock(rt->lock);
+		if (n <= 0 || rt_remote_apply(rt, buf, n)) {
+			rt_remote_lost(rt, n < 0 ? strerror(errno) : n ? "it sent garbage" :
+					   "it hung up");
+			close(fd);
+			r->fd = -1;
+		}
+		mutex_unlock(rt->lock);
+	}
+}
+
+int rt_remote_start(struct runtime *rt)
+{
+	int err = pthread_create(&rt->remote->agent, NULL, rt_remote_agent, rt);
+
+	if (err)
+		return -err;
+	rt->remote->started = true;
+	return 0;
+}
+
+void rt_remote_stop(struct runtime *rt)
+{
+	struct rt_remote *r = rt->remote;
+
+	if (!r || !r->started)
+		return;
+	mutex_lock(rt->lock);
+	r->stop = true;
+	if (r->fd >= 0)
+		shutdown(r->fd, SHUT_RDWR);
+	if (eventfd_write(r->wake_fd, 1))
+		fprintf(stderr, "vsched: host agent: %s\n", strerror(errno));
+	mutex_unlock(rt->lock);
+	pthread_join(r->agent, NULL);
+	r->started = false;
+}
+
+void rt_remote_destroy(struct runtime *rt)
+{
+	struct rt_remote *r = rt->remote;
+
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
+	free(r);
+	rt->remote = NULL;
+}

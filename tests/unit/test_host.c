@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host scheduler daemon (host/) without its event loop: a VMM is one end of a socketpair,
+ * the daemon's client the other. Joins and leaves on the core (slots, the VM group, the
+ * mirrored subtree), decisions sent back, revocation of a silent holder, and the validation of
+ * every message: anything malformed is refused and changes nothing. No timing is asserted:
+ * revocation is driven with explicit times.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "host/host.h"
+#include "host/proto.h"
+#include "sched/core.h"
+#include "sched/group.h"
+#include "test.h"
+#include "util/time.h"
+#include "vs_test.h"
+
+struct vmm {
+	int fd;			/* the VMM's end */
+	struct host_client *c;
+};
+
+static struct host *host_new(unsigned int lanes, unsigned int slots)
+{
+	struct host_opts o = { .nr_lanes = lanes, .max_vcpus = slots };
+	struct host *h = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
+	return h;
+}
+
+static void vmm_connect(struct host *h, struct vmm *m)
+{
+	int sv[2];
+
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	m->fd = sv[0];
+	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
+}
+
+static int vmm_msg(struct host *h, struct vmm *m, const void *buf, size_t len)
+{
+	int ret;
+
+	vsched_lock(host_vsched(h));
+	ret = host_client_msg(h, m->c, buf, len);
+	vsched_unlock(host_vsched(h));
+	return ret;
+}
+
+static int vmm_ev(struct host *h, struct vmm *m, uint32_t type, uint32_t vcpu, uint32_t arg,
+		  uint64_t a, uint64_t b)
+{
+	struct host_ev ev = { .type = type, .vcpu = vcpu, .arg = arg, .a = a, .b = b };
+
+	return vmm_msg(h, m, &ev, sizeof(ev));
+}
+
+static struct host_hello hello(const char *name, unsigned int nr_vcpus)
+{
+	struct host_hello m = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242,
+		.nr_vcpus = nr_vcpus, .vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
+	};
+
+	snprintf(m.name, sizeof(m.name), "%s", name);
+	return m;
+}
+
+/* The next datagram from the daemon of type want (others skipped), or a zeroed one. */
+static bool vmm_recv(struct vmm *m, uint32_t want, void *out, size_t len)
+{
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		uint32_t type;
+
+		memcpy(&type, buf, sizeof(type));
+		if (type == want && (size_t)n == len) {
+			memcpy(out, buf, len);
+			return true;
+		}
+	}
+	memset(out, 0, len);
+	return false;
+}
+
+static void vmm_join(struct host *h, struct vmm *m, const char *name, unsigned int nr_vcpus,
+		     struct host_welcome *w)
+{
+	struct host_hello hm = hello(name, nr_vcpus);
+
+	vmm_connect(h, m);
+	CU_ASSERT_EQUAL(vmm_msg(h, m, &hm, sizeof(hm)), 0);
+	CU_ASSERT_TRUE(vmm_recv(m, HOST_MSG_WELCOME, w, sizeof(*w)));
+	CU_ASSERT_EQUAL(w->err, 0);
+}
+
+static void vmm_leave(struct host *h, struct vmm *m)
+{
+	vsched_lock(host_vsched(h));
+	host_client_remove(h, m->c);
+	vsched_unlock(host_vsched(h));
+	close(m->fd);
+}
+
+static void test_host_probe_and_version(void)
+{
+	struct host *h = host_new(3, 8);
+	struct host_hello hm = hello("", 0);
+	struct host_welcome w;
+	struct vmm m;
+
+	vmm_connect(h, &m);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);	/* answered, then hung up */
+	CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+	CU_ASSERT_EQUAL(w.err, 0);
+	CU_ASSERT_EQUAL(w.nr_lanes, 3);
+	vmm_leave(h, &m);
+
+	hm = hello("a", 1);
+	hm.version = HOST_PROTO_VERSION + 1;
+	vmm_connect(h, &m);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
+	CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+	CU_ASSERT_EQUAL(w.err, -EPROTONOSUPPORT);
+	CU_ASSERT_EQUAL(host_free_slots(h), 8);
+	vmm_leave(h, &m);
+	host_destroy(h);
+}
+
+static void test_host_join_leave(void)
+{
+	struct host *h = host_new(2, 8);
+	struct vsched *vs = host_vsched(h);
+	struct host_hello hm = hello("a", 3);
+	struct host_welcome w;
+	struct vmm a, b;
+
+	hm.vm.shares = sched_weight_from_cgroup(200);
+	hm.vm.quota_us = 50000;
+	vmm_connect(h, &a);
+	CU_ASSERT_EQUAL(vmm_msg(h, &a, &hm, sizeof(hm)), 0);
+	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_WELCOME, &w, sizeof(w)));
+	CU_ASSERT_EQUAL(w.err, 0);
+	CU_ASSERT_STRING_EQUAL(w.group, "/machine/a");
+	CU_ASSERT_EQUAL(host_free_slots(h), 5);
+	READ_IS(vs, "/", "cgroup.subtree_control", "cpu\n");
+	READ_IS(vs, "/machine", "cgroup.subtree_control", "cpu\n");
+	READ_IS(vs, "/machine/a", "cpu.weight", "200\n");
+	READ_IS(vs, "/machine/a", "cpu.max", "50000 100000\n");
+	READ_IS(vs, "/machine/a", "vsched.vcpus", "0-2\n");
+	/* A second VM of that name in the same partition gets its pid appended. */
+	vmm_join(h, &b, "a", 2, &w);
+	CU_ASSERT_STRING_EQUAL(w.group, "/machine/a-4242");
+	READ_IS(vs, "/machine/a-4242", "vsched.vcpus", "3-4\n");
+	vmm_leave(h, &a);
+	CU_ASSERT_EQUAL(host_free_slots(h), 6);
+	CU_ASSERT_EQUAL(vsched_stat(vs, "/machine/a", NULL, &(mode_t){ 0 }), -ENOENT);
+	READ_IS(vs, "/", "vsched.vcpus", "0-2,5-7\n");	/* free slots wait in the root */
+	vmm_leave(h, &b);
+	CU_ASSERT_EQUAL(host_nr_clients(h), 0);
+	CU_ASSERT_EQUAL(host_free_slots(h), 8);
+	host_destroy(h);
+}
+
+static void test_host_join_refused(void)
+{
+	struct host *h = host_new(2, 4);
+	struct host_hello hm;
+	struct host_welcome w;
+	struct vmm m;
+	static const struct {
+		const char *name, *partition;
+		unsigned int vcpus;
+		uint64_t shares, quota;
+		int err;
+	} cases[] = {
+		{ "a/b", "", 1, 0, UINT64_MAX, -EINVAL },	/* not a VM name */
+		{ ".a", "", 1, 0, UINT64_MAX, -EINVAL },
+		{ "a", "machine", 1, 0, UINT64_MAX, -EINVAL },	/* partition not absolute */
+		{ "a", "/m/../x", 1, 0, UINT64_MAX, -EINVAL },
+		{ "a", "", 5, 0, UINT64_MAX, -ENOSPC },	/* more vCPUs than free slots */
+		{ "a", "", 1, 1, UINT64_MAX, -ERANGE },	/* weight below 1 */
+		{ "a", "", 1, 1UL << 20, UINT64_MAX, -ERANGE },
+		{ "a", "", 1, 0, 10, -EINVAL },		/* cpu.max quota below 1 ms */
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		hm = hello(cases[i].name, cases[i].vcpus);
+		snprintf(hm.partition, sizeof(hm.partition), "%s", cases[i].partition);
+		hm.vm.shares = cases[i].shares;
+		hm.vm.quota_us = cases[i].quota;
+		vmm_connect(h, &m);
+		CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
+		CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+		CU_ASSERT_EQUAL(w.err, cases[i].err);
+		vmm_leave(h, &m);
+		CU_ASSERT_EQUAL(host_free_slots(h), 4);
+	}
+	/* A name that fills the field without its NUL. */
+	hm = hello("a", 1);
+	memset(hm.name, 'x', sizeof(hm.name));
+	vmm_connect(h, &m);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
+	CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+	CU_ASSERT_EQUAL(w.err, -ENAMETOOLONG);
+	vmm_leave(h, &m);
+	CU_ASSERT_EQUAL(vsched_stat(host_vsched(h), "/machine/a", NULL, &(mode_t){ 0 }), -ENOENT);
+	host_destroy(h);
+}
+
+static void test_host_garbage(void)
+{
+	struct host *h = host_new(2, 4);
+	struct host_hello hm = hello("a", 2);
+	struct host_group_msg gm = { .type = HOST_MSG_GROUP, .path = "g" };
+	struct host_welcome w;
+	struct host_ev ev = { .type = HOST_MSG_RUNNABLE };
+	char big[2048] = { 0 };
+	uint32_t type = 999;
+	struct vmm m;
+
+	vmm_connect(h, &m);
+	/* Before a HELLO: no event is taken. */
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &ev, sizeof(ev)), -EPROTO);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &ev, 2), -EPROTO);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &type, sizeof(type)), -EPROTO);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm) - 1), -EPROTO);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, big, sizeof(big)), -EPROTO);
+	vmm_leave(h, &m);
+	vmm_join(h, &m, "a", 2, &w);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), -EPROTO);	/* a second HELLO */
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_RUNNABLE, 2, 0, 0, 0), -ERANGE);
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_RAN, 0, 0, HOST_RAN_MAX_NS + 1, 0), -ERANGE);
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_TID, 0, 0, 1ULL << 40, 0), -ERANGE);
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_GRANT, 0, 0, 0, 0), -EPROTO);	/* daemon's own */
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_VCPU, 0, 1, 0, 0), -ERANGE);	/* no group 1 */
+	gm.index = 1;							/* not the next index */
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EPROTO);
+	gm.index = 0;
+	memset(gm.path, 'x', sizeof(gm.path));				/* no NUL */
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -ENAMETOOLONG);
+	strcpy(gm.path, "../x");
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
+	strcpy(gm.path, "/x");
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
+	strcpy(gm.path, "x//y");
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
+	strcpy(gm.path, "x/y");						/* parent not sent */
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
+	strcpy(gm.path, "x");
+	gm.set.idle = 2;
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
+	gm.set.idle = 0;
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), 0);
+	gm.index = 1;							/* the same path again */
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
+	/* Nothing of the refused batch reached the tree. */
+	CU_ASSERT_EQUAL(vsched_stat(host_vsched(h), "/machine/a/x", NULL, &(mode_t){ 0 }), -ENOENT);
+	READ_IS(host_vsched(h), "/machine/a", "vsched.vcpus", "0-1\n");
+	vmm_leave(h, &m);
+	host_destroy(h);
+}
+
+static void send_group(struct host *h, struct vmm *m, unsigned int index, const char *path,
+		       unsigned int weight, bool threaded, bool subtree_cpu)
+{
+	struct host_group_msg gm = {
+		.type = HOST_MSG_GROUP, .index = index,
+		.set = { .shares = sched_weight_from_cgroup(weight), .quota_us = UINT64_MAX,
+			 .period_us = 100000, .threaded = threaded, .subtree_cpu = subtree_cpu },
+	};
+
+	snprintf(gm.path, sizeof(gm.path), "%s", path);
+	CU_ASSERT_EQUAL(vmm_msg(h, m, &gm, sizeof(gm)), 0);
+}
+
+static void test_host_mirror(void)
+{
+	struct host *h = host_new(2, 8);
+	struct vsched *vs = host_vsched(h);
+	struct host_welcome w;
+	struct vmm m;
+
+	vmm_join(h, &m, "a", 3, &w);
+	send_group(h, &m, 0, "g", 300, true, true);
+	send_group(h, &m, 1, "g/h", 50, true, false);
+	send_group(h, &m, 2, "k", 100, true, false);
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_VCPU, 0, 2, 0, 0), 0);	/* g/h */
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_VCPU, 1, 3, 0, 0), 0);	/* k */
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_COMMIT, 0, 0, 0, 0), 0);
+	READ_IS(vs, "/machine/a/g", "cpu.weight", "300\n");
+	READ_IS(vs, "/machine/a/g", "cgroup.type", "threaded\n");
+	READ_IS(vs, "/machine/a/g/h", "cpu.weight", "50\n");
+	READ_IS(vs, "/machine/a/g/h", "vsched.vcpus", "0\n");
+	READ_IS(vs, "/machine/a/k", "vsched.vcpus", "1\n");
+	READ_IS(vs, "/machine/a", "vsched.vcpus", "2\n");
+	/* The next batch is the whole subtree: g/h went, vCPU 0 is back in the VM group. */
+	send_group(h, &m, 0, "g", 300, true, false);
+	send_group(h, &m, 1, "k", 400, true, false);
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_VCPU, 1, 2, 0, 0), 0);
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_COMMIT, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(vsched_stat(vs, "/machine/a/g/h", NULL, &(mode_t){ 0 }), -ENOENT);
+	READ_IS(vs, "/machine/a/k", "cpu.weight", "400\n");
+	READ_IS(vs, "/machine/a", "vsched.vcpus", "0,2\n");
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_TID, 1, 0, 777, 0), 0);
+	READ_IS(vs, "/machine/a/k", "cgroup.threads", "777\n");
+	vmm_leave(h, &m);
+	CU_ASSERT_EQUAL(vsched_stat(vs, "/machine/a", NULL, &(mode_t){ 0 }), -ENOENT);
+	host_destroy(h);
+}
+
+/* Decisions reach the VMM that owns the vCPU, in its own vCPU numbering. */
+static void test_host_decisions(void)
+{
+	struct host *h = host_new(1, 8);
+	struct host_welcome w;
+	struct host_ev ev;
+	struct vmm a, b;
+
+	vmm_join(h, &a, "a", 1, &w);
+	vmm_join(h, &b, "b", 2, &w);
+	CU_ASSERT_EQUAL(vmm_ev(h, &b, HOST_MSG_RUNNABLE, 1, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(vmm_recv(&b, HOST_MSG_GRANT, &ev, sizeof(ev)));
+	CU_ASSERT_EQUAL(ev.vcpu, 1);
+	CU_ASSERT_EQUAL(ev.arg, 0);
+	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_FALSE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));	/* the lane is b's */
+	/* b's vCPU blocks: a gets the lane. */
+	CU_ASSERT_EQUAL(vmm_ev(h, &b, HOST_MSG_BLOCKED, 1, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
+	CU_ASSERT_EQUAL(ev.vcpu, 0);
+	/* a leaves holding it: b's runnable vCPU gets it at once. */
+	CU_ASSERT_EQUAL(vmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	vmm_leave(h, &a);
+	CU_ASSERT_TRUE(vmm_recv(&b, HOST_MSG_GRANT, &ev, sizeof(ev)));
+	CU_ASSERT_EQUAL(ev.vcpu, 0);
+	vmm_leave(h, &b);
+	host_destroy(h);
+}
+
+/* A holder silent for the grace while another waits loses its lane until its VMM speaks. */
+static void test_host_revoke(void)
+{
+	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4, .grace_ns = 1000000 };
+	struct vsched *vs;
+	struct host_welcome w;
+	struct host *h = NULL;
+	struct host_ev ev;
+	struct vmm a, b;
+	uint64_t far;
+
+	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
+	vs = host_vsched(h);
+	vmm_join(h, &a, "a", 1, &w);
+	vmm_join(h, &b, "b", 1, &w);
+	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
+	far = time_mono_ns() + 10 * NSEC_PER_SEC;
+	/* Nobody waits: a silent holder keeps its lane. */
+	vsched_lock(vs);
+	host_revoke_due(h, far);
+	vsched_unlock(vs);
+	CU_ASSERT_FALSE(vmm_recv(&a, HOST_MSG_PREEMPT, &ev, sizeof(ev)));
+	CU_ASSERT_EQUAL(vmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	vsched_lock(vs);
+	host_revoke_due(h, far);
+	vsched_unlock(vs);
+	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_PREEMPT, &ev, sizeof(ev)));
+	CU_ASSERT_TRUE(vmm_recv(&b, HOST_MSG_GRANT, &ev, sizeof(ev)));
+	/* a speaks again: its vCPU is runnable (waiting) again, b keeps the lane for now. */
+	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_TID, 0, 0, 99, 0), 0);
+	vsched_lock(vs);
+	CU_ASSERT_STRING_EQUAL(sched_vcpu_state(vsched_sched(vs), 0), "waiting");
+	CU_ASSERT_STRING_EQUAL(sched_vcpu_state(vsched_sched(vs), 1), "running");
+	vsched_unlock(vs);
+	vmm_leave(h, &a);
+	vmm_leave(h, &b);
+	host_destroy(h);
+}
+
+static CU_TestInfo host_tests[] = {
+	{ "a probe gets the lanes; another version is refused", test_host_probe_and_version },
+	{ "join takes slots and makes the VM group; leave undoes it", test_host_join_leave },
+	{ "a join with bad name, partition or settings changes nothing", test_host_join_refused },
+	{ "malformed messages are refused", test_host_garbage },
+	{ "the VM's subtree is mirrored batch by batch", test_host_mirror },
+	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
+	{ "a silent lane holder is revoked while others wait", test_host_revoke },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("host", host_tests);
