@@ -121,7 +121,7 @@ int cmd_host(int argc, char **argv)
 	struct host_cfg cfg = { 0 };
 	struct host_opts o = { 0 };
 	char sock[108];
-	bool created, pid_written = false;
+	bool pid_written = false;
 	struct host *h;
 	int ret;
 
@@ -135,7 +135,7 @@ int cmd_host(int argc, char **argv)
 		fprintf(stderr, "vsched host: run directory path too long\n");
 		return 1;
 	}
-	ret = file_mkdir_p(registry_run_dir(), 0755, &created);
+	ret = file_mkdir_p(registry_run_dir(), 0755, NULL);
 	if (!ret)
 		ret = host_create(&o, &h);
 	if (ret) {
