@@ -65,6 +65,11 @@ struct run_cfg {
 	const char *ctl_dir;
 	bool no_ctl;
 	enum vm_accel accel;
+	/* --host: join the host scheduler (`vsched host`), or --domain said so */
+	bool host;
+	const char *partition;	/* --partition PATH: absolute, NULL = the daemon's default */
+	const char *weight;	/* --weight W: the VM group's cpu.weight, NULL = default */
+	const char *max;	/* --max "QUOTA PERIOD": the VM group's cpu.max, NULL = "max" */
 	struct domain_launch launch;	/* --domain: its strings back the fields above */
 };
 
@@ -77,6 +82,18 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg);
  * naming the file.
  */
 int run_check_files(struct run_cfg *cfg);
+/*
+ * The VM group's settings for the host scheduler, checked as the interface files check them
+ * (cpu.weight 1..10000, cpu.max syntax and ranges, partition an absolute group path) on a scratch
+ * tree. 0 or -EINVAL with msg (msglen bytes) saying what is wrong; NULL values are not checked.
+ */
+int run_host_valid(const char *partition, const char *weight, const char *max, char *msg,
+		   size_t msglen);
+/*
+ * --host (cmd/run_host.c): is there a host scheduler to join? Connects to <run dir>/host.sock.
+ * 0, or -errno after the one message "vsched run: no host scheduler at <sock>: <why>".
+ */
+int run_host_check(const struct run_cfg *cfg);
 /* Prints the usage error "vsched run: <msg>" and the --help hint; returns -EINVAL. */
 int run_usage_error(const char *fmt, ...) __printf(1, 2);
 /* The demo's banner: what it runs, on how many lanes, with which groups. */

@@ -57,7 +57,7 @@ static void test_launch_apply_api(void)
 	struct domain_launch l;
 	struct vsched *vs;
 
-	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, &l), 0);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, false, &l), 0);
 	CU_ASSERT_STRING_EQUAL(l.def.name, "direct");
 	CU_ASSERT_EQUAL(l.def.max_vcpus, 4);
 	CU_ASSERT_EQUAL(l.def.vcpus, 3);
@@ -104,12 +104,12 @@ static void test_launch_refuses_before_start(void)
 	/* libvirt's parser takes <shares>0</shares>; a cgroup v2 tree does not. */
 	path = write_tmp("<domain><name>z</name><memory>1024</memory>\n"
 			 "<cputune><shares>0</shares></cputune></domain>");
-	CU_ASSERT_EQUAL(domain_launch_load(path, &l), -EINVAL);
+	CU_ASSERT_EQUAL(domain_launch_load(path, false, &l), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":2: <shares> '0': shares '0' must be in "
 						  "range [1, 10000]"));
 	CU_ASSERT_PTR_NULL(l.def.name);
 	domain_launch_free(&l);
-	CU_ASSERT_EQUAL(domain_launch_load("/nonexistent/d.xml", &l), -ENOENT);
+	CU_ASSERT_EQUAL(domain_launch_load("/nonexistent/d.xml", false, &l), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, "/nonexistent/d.xml: No such file"));
 	domain_launch_free(&l);
 	unlink(path);
@@ -130,7 +130,7 @@ static void test_launch_apply_rolls_back(void)
 	char *before = NULL, *after = NULL;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
-	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, &l), 0);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, false, &l), 0);
 	/* "a" exists with other values; the tree has room for "a/b" only: "a/vcpu0" fails. */
 	CU_ASSERT_EQUAL(vsched_write_str(vs, "/", "cgroup.subtree_control", "+cpu"), 0);
 	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "a"), 0);
