@@ -10,7 +10,8 @@
  *             (the capped side's weight alone would give it 1.33 CPU); goal, quota used within
  *             +-1 % of what was allowed, the uncapped VM takes the rest.
  * Each VM's CPU is its process's CPU clock over one window after a warm-up; errors are in % of
- * capacity (lanes x window). The vsched side runs `vsched host` and `vsched run --host` on each
+ * capacity (lanes x window): err against the whole capacity, nerr against what the side's VMs
+ * got together (the machine is shared; as bench-fair's nerr). The vsched side runs `vsched host` and `vsched run --host` on each
  * backend (KVM where /dev/kvm opens, the thread backend everywhere), or says why it cannot.
  * Prints numbers; timing never decides pass/fail.
  */
@@ -77,36 +78,59 @@ static double pct(const struct hb_opts *o, const struct side *sd, double cpu_s)
 	return 100.0 * cpu_s / (sd->r.seconds * o->lanes);
 }
 
+/* What a side's VMs got together: the host is shared, so a side may get less than lanes. */
+static double given(const struct hb_scn *s, const struct side *sd)
+{
+	double sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_vms; i++)
+		sum += sd->r.cpu_s[i];
+	return sum;
+}
+
+/*
+ * err: |share of the capacity - ideal|; nerr: the same of what the side's VMs got together
+ * (bench-fair's nerr), in % of capacity.
+ */
+static void errs(const struct hb_scn *s, const struct hb_opts *o, const struct side *sd,
+		 unsigned int i, double *err, double *nerr)
+{
+	double ideal = 100 * s->vms[i].ideal;
+
+	*err = fabs(pct(o, sd, sd->r.cpu_s[i]) - ideal);
+	*nerr = fabs(100 * sd->r.cpu_s[i] / given(s, sd) - ideal);
+}
+
 static void report(const struct hb_scn *s, const struct hb_opts *o, const struct side *sides,
 		   unsigned int nr)
 {
+	double err, nerr, max[HB_SIDES] = { 0 }, nmax[HB_SIDES] = { 0 };
 	unsigned int i, k;
 
 	printf("\n%s: %s\n  %-8s %7s", s->name, s->what, "vm", "ideal%");
 	for (k = 0; k < nr; k++)
 		if (sides[k].ok)
-			printf(" | %7s%% %6s", sides[k].name, "err");
+			printf(" | %7s%% %6s %6s", sides[k].name, "err", "nerr");
 	printf("\n");
 	for (i = 0; i < s->nr_vms; i++) {
 		printf("  %-8s %7.2f", s->vms[i].name, 100 * s->vms[i].ideal);
 		for (k = 0; k < nr; k++) {
-			double v = pct(o, &sides[k], sides[k].r.cpu_s[i]);
-
-			if (sides[k].ok)
-				printf(" | %8.2f %6.2f", v, fabs(v - 100 * s->vms[i].ideal));
+			if (!sides[k].ok)
+				continue;
+			errs(s, o, &sides[k], i, &err, &nerr);
+			max[k] = fmax(max[k], err);
+			nmax[k] = fmax(nmax[k], nerr);
+			printf(" | %8.2f %6.2f %6.2f", pct(o, &sides[k], sides[k].r.cpu_s[i]), err,
+			       nerr);
 		}
 		printf("\n");
 	}
-	printf("  max err (%% of capacity):");
-	for (k = 0; k < nr; k++) {
-		double max = 0;
-
-		for (i = 0; sides[k].ok && i < s->nr_vms; i++)
-			max = fmax(max, fabs(pct(o, &sides[k], sides[k].r.cpu_s[i]) -
-					    100 * s->vms[i].ideal));
+	printf("  max err / nerr (%% of capacity):");
+	for (k = 0; k < nr; k++)
 		if (sides[k].ok)
-			printf(" %s %.2f %%", sides[k].name, max);
-	}
+			printf(" %s %.2f / %.2f %% (given %.2f %%)", sides[k].name, max[k], nmax[k],
+			       pct(o, &sides[k], given(s, &sides[k])));
 	printf("; goal <= %s\n", s->capped < 0 ? "0.5 % and <= kernel" : "1 %");
 	if (s->capped < 0)
 		return;
