@@ -157,19 +157,21 @@ static void hv_stop(struct hv *h, unsigned int n)
 	}
 }
 
-/* The last line a command wrote to log, for the reason of a failure. */
-static void hv_last_line(const char *log, char *why, size_t len)
+/* Where the command called name writes its messages. */
+static void hv_log(const struct hv *h, const char *name, char *buf, size_t len)
 {
-	char buf[4096], *p;
+	snprintf(buf, len, "%s.%s.log", h->dir, name);
+}
 
-	if (file_read(log, buf, sizeof(buf)) || !buf[0]) {
-		say(why, len, "(no message)");
-		return;
-	}
-	while ((p = strrchr(buf, '\n')) && !p[1])
-		*p = '\0';
-	p = strrchr(buf, '\n');
-	say(why, len, "%s", p ? p + 1 : buf);
+/* The first line a command wrote to its log: the message of what failed first. */
+static void hv_first_line(const char *log, char *why, size_t len)
+{
+	char buf[1024];
+
+	if (file_read(log, buf, sizeof(buf)) || !buf[0])
+		snprintf(buf, sizeof(buf), "(no message)");
+	buf[strcspn(buf, "\n")] = '\0';
+	say(why, len, "%s", buf);
 }
 
 int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
@@ -184,7 +186,7 @@ int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
 	if (!mkdtemp(h.dir))
 		return -errno;
 	snprintf(h.env, sizeof(h.env), "VSCHED_RUN_DIR=%s", h.dir);
-	snprintf(log, sizeof(log), "%s.log", h.dir);
+	hv_log(&h, "host", log, sizeof(log));
 	snprintf(lanes, sizeof(lanes), "%u", o->lanes);
 	snprintf(dur, sizeof(dur), "%.0fms", (o->warmup_s + o->window_s + 5) * 1000);
 	char *host[] = { (char *)vsched, "host", "--cpus", lanes, NULL };
@@ -192,7 +194,7 @@ int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
 	h.daemon = spawn(&h, host, log);
 	for (uint64_t end = time_mono_ns() + HV_WAIT_NS; !hv_listening(&h);) {
 		if (time_mono_ns() > end || waitpid(h.daemon, NULL, WNOHANG)) {
-			hv_last_line(log, msg, sizeof(msg));
+			hv_first_line(log, msg, sizeof(msg));
 			say(why, len, "vsched host did not listen: %s", msg);
 			err = -ETIMEDOUT;
 			goto out;
@@ -211,10 +213,11 @@ int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
 		char *run[] = { (char *)vsched, "run", "--host", "--name", (char *)v->name,
 				"--partition", part, "--weight", w, "--vcpus", n, "--payload", "hog",
 				"--accel", (char *)accel, "--no-ctl", "--duration", dur, NULL };
+		hv_log(&h, v->name, log, sizeof(log));
 		h.vms[i] = spawn(&h, run, log);
 		snprintf(path, sizeof(path), "%s/host%s/%s", h.dir, part, v->name);
 		if (h.vms[i] < 0 || !hv_wait_path(path)) {
-			hv_last_line(log, msg, sizeof(msg));
+			hv_first_line(log, msg, sizeof(msg));
 			say(why, len, "VM %s did not join (no %s): %s", v->name, path, msg);
 			err = -ETIMEDOUT;
 		}
@@ -223,13 +226,19 @@ int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
 		err = hb_measure(o, h.vms, s->nr_vms, r);
 	for (i = 0; i < s->nr_vms && !err; i++)
 		if (waitpid(h.vms[i], NULL, WNOHANG)) {
-			hv_last_line(log, msg, sizeof(msg));
+			hv_log(&h, s->vms[i].name, log, sizeof(log));
+			hv_first_line(log, msg, sizeof(msg));
 			say(why, len, "VM %s ended during the window: %s", s->vms[i].name, msg);
 			err = -ECHILD;
 		}
 out:
 	hv_stop(&h, s->nr_vms);
+	hv_log(&h, "host", log, sizeof(log));
 	unlink(log);
+	for (i = 0; i < s->nr_vms; i++) {
+		hv_log(&h, s->vms[i].name, log, sizeof(log));
+		unlink(log);
+	}
 	rmdir(h.dir);	/* empty once the daemon unmounted its directory */
 	return err;
 }
