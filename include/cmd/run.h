@@ -91,7 +91,8 @@ int run_host_valid(const char *partition, const char *weight, const char *max, c
 		   size_t msglen);
 /*
  * --host (cmd/run_host.c): is there a host scheduler to join? Connects to <run dir>/host.sock.
- * 0, or -errno after the one message "vsched run: no host scheduler at <sock>: <why>".
+ * -errno after the one message "vsched run: no host scheduler at <sock>: <why>"; where one
+ * listens, -ENOSYS after a message until the remote runtime (docs/host.md) joins it here.
  */
 int run_host_check(const struct run_cfg *cfg);
 /* Prints the usage error "vsched run: <msg>" and the --help hint; returns -EINVAL. */
