@@ -20,12 +20,24 @@ struct hb_part {
 	uint64_t period_us;
 };
 
+#define HB_MAX_GROUPS	2	/* per VM */
+
+/* A group inside a VM holding vCPUs first..first+n-1 (--group/--assign). */
+struct hb_grp {
+	const char *name;
+	unsigned int weight;
+	unsigned int first, n;
+	double ideal;		/* its share of the capacity, 0..1 */
+};
+
 struct hb_vm {
 	const char *name;
 	unsigned int part;	/* index into parts */
 	unsigned int weight;	/* the VM group's cpu.weight */
-	unsigned int vcpus;	/* hog vCPUs (threads on the kernel side) */
+	unsigned int vcpus;	/* hog vCPUs (threads named vcpuN on both sides) */
 	double ideal;		/* its share of the capacity, 0..1 */
+	struct hb_grp grps[HB_MAX_GROUPS];
+	unsigned int nr_grps;
 };
 
 struct hb_scn {
@@ -42,6 +54,7 @@ struct hb_scn {
 struct hb_result {
 	double seconds;
 	double cpu_s[HB_MAX_VMS];
+	double grp_s[HB_MAX_VMS][HB_MAX_GROUPS];	/* its vCPU threads' CPU */
 };
 
 struct hb_opts {
@@ -49,8 +62,12 @@ struct hb_opts {
 	double warmup_s, window_s;
 };
 
-/* Process CPU of every pid over one window after the warm-up; 0 or -errno. */
-int hb_measure(const struct hb_opts *o, const pid_t *pids, unsigned int n, struct hb_result *r);
+/*
+ * CPU of every VM's process (pids, in the order of s->vms) and of its groups' vCPU threads
+ * (found by their names, vcpuN) over one window after the warm-up; 0 or -errno.
+ */
+int hb_measure(const struct hb_scn *s, const struct hb_opts *o, const pid_t *pids,
+	       struct hb_result *r);
 
 /* Kernel side (bench/host_kernel.c): 0 or -errno, why in *reason when it cannot run here. */
 int hb_kernel_probe(const char **reason);

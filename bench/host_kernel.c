@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,15 +84,29 @@ static int cg_set(const char *dir, bool inner, unsigned int weight, uint64_t quo
 	return err;
 }
 
-static void *hog(void *arg __unused)
+/* The vCPU's group directory inside its VM, or NULL (the VM's own). */
+struct hk_vcpu {
+	unsigned int id;
+	char dir[600];
+};
+
+/* A vCPU: named as vsched names it, in its group, spinning. */
+static void *hog(void *arg)
 {
+	struct hk_vcpu *c = arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "vcpu%u", c->id);
+	prctl(PR_SET_NAME, name);
+	if (c->dir[0])
+		put(c->dir, v1() ? "tasks" : "cgroup.threads", "%d", (int)syscall(SYS_gettid));
 	for (;;)
 		work_spin();
 	return NULL;
 }
 
-/* A VM: vcpus hog threads on CPUs 0..lanes-1, started when the parent has placed it. */
-static pid_t vm_start(unsigned int vcpus, unsigned int lanes, int *go)
+/* A VM: its vCPUs as hog threads on CPUs 0..lanes-1, started when the parent has placed it. */
+static pid_t vm_start(const struct hb_vm *v, const char *vmdir, unsigned int lanes, int *go)
 {
 	int fds[2];
 	pid_t pid;
@@ -99,24 +115,62 @@ static pid_t vm_start(unsigned int vcpus, unsigned int lanes, int *go)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		static struct hk_vcpu c[64];
+		unsigned int i, j;
 		cpu_set_t set;
 		pthread_t t;
-		unsigned int i;
-		char c;
+		char ch;
 
 		close(fds[1]);
 		CPU_ZERO(&set);
 		for (i = 0; i < lanes; i++)
 			CPU_SET(i, &set);
-		if (sched_setaffinity(0, sizeof(set), &set) || read(fds[0], &c, 1) != 1)
+		if (sched_setaffinity(0, sizeof(set), &set) || read(fds[0], &ch, 1) != 1)
 			_exit(1);
-		for (i = 1; i < vcpus; i++)
-			pthread_create(&t, NULL, hog, NULL);
-		hog(NULL);
+		for (i = 0; i < v->vcpus && i < 64; i++) {
+			c[i].id = i;
+			for (j = 0; j < v->nr_grps; j++)
+				if (i >= v->grps[j].first && i < v->grps[j].first + v->grps[j].n)
+					snprintf(c[i].dir, sizeof(c[i].dir), "%s/%s", vmdir,
+						 v->grps[j].name);
+			if (i)
+				pthread_create(&t, NULL, hog, &c[i]);
+		}
+		hog(&c[0]);
 	}
 	close(fds[0]);
 	*go = fds[1];
 	return pid;
+}
+
+/* The groups inside a VM (v2: threaded, so that single threads can be placed). */
+static int vm_groups(const struct hb_vm *v, const char *vmdir)
+{
+	char dir[600];
+	unsigned int j;
+	int err = 0;
+
+	for (j = 0; j < v->nr_grps && !err; j++) {
+		snprintf(dir, sizeof(dir), "%s/%s", vmdir, v->grps[j].name);
+		if (mkdir(dir, 0755))
+			return -errno;
+		if (!v1())
+			err = put(dir, "cgroup.type", "threaded");
+		if (!err)
+			err = cg_set(dir, false, v->grps[j].weight, 0, 0);
+	}
+	return err;
+}
+
+static void vm_groups_remove(const struct hb_vm *v, const char *vmdir)
+{
+	char dir[600];
+	unsigned int j;
+
+	for (j = 0; j < v->nr_grps; j++) {
+		snprintf(dir, sizeof(dir), "%s/%s", vmdir, v->grps[j].name);
+		rmdir(dir);
+	}
 }
 
 int hb_kernel_run(const struct hb_scn *s, const struct hb_opts *o, struct hb_result *r)
@@ -143,10 +197,12 @@ int hb_kernel_run(const struct hb_scn *s, const struct hb_opts *o, struct hb_res
 		const struct hb_vm *v = &s->vms[i];
 
 		snprintf(dir, sizeof(dir), "%s/%s/%s", top, s->parts[v->part].name, v->name);
-		err = mkdir(dir, 0755) ? -errno : cg_set(dir, false, v->weight, 0, 0);
+		err = mkdir(dir, 0755) ? -errno : cg_set(dir, v->nr_grps, v->weight, 0, 0);
+		if (!err)
+			err = vm_groups(v, dir);
 		if (err)
 			break;
-		pids[i] = vm_start(v->vcpus, o->lanes, &go[i]);
+		pids[i] = vm_start(v, dir, o->lanes, &go[i]);
 		if (pids[i] < 0) {
 			err = -errno;
 			pids[i] = 0;
@@ -158,7 +214,7 @@ int hb_kernel_run(const struct hb_scn *s, const struct hb_opts *o, struct hb_res
 		close(go[i]);
 	}
 	if (!err)
-		err = hb_measure(o, pids, s->nr_vms, r);
+		err = hb_measure(s, o, pids, r);
 	for (i = 0; i < s->nr_vms; i++)
 		if (pids[i] > 0) {
 			kill(pids[i], SIGKILL);
@@ -168,6 +224,7 @@ int hb_kernel_run(const struct hb_scn *s, const struct hb_opts *o, struct hb_res
 	for (i = 0; i < s->nr_vms; i++) {
 		snprintf(dir, sizeof(dir), "%s/%s/%s", top, s->parts[s->vms[i].part].name,
 			 s->vms[i].name);
+		vm_groups_remove(&s->vms[i], dir);
 		rmdir(dir);
 	}
 	for (i = 0; i < s->nr_parts; i++) {

@@ -210,9 +210,25 @@ int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
 		snprintf(part, sizeof(part), "/%s", s->parts[v->part].name);
 		snprintf(w, sizeof(w), "%u", v->weight);
 		snprintf(n, sizeof(n), "%u", v->vcpus);
-		char *run[] = { (char *)vsched, "run", "--host", "--name", (char *)v->name,
-				"--partition", part, "--weight", w, "--vcpus", n, "--payload", "hog",
-				"--accel", (char *)accel, "--no-ctl", "--duration", dur, NULL };
+		char *run[32] = { (char *)vsched, "run", "--host", "--name", (char *)v->name,
+				  "--partition", part, "--weight", w, "--vcpus", n, "--payload",
+				  "hog", "--accel", (char *)accel, "--no-ctl", "--duration", dur };
+		char grp[HB_MAX_GROUPS][2][64];
+		unsigned int j, a = 18;
+
+		/* Groups inside the VM, as today: --group NAME:weight=W --assign LIST=NAME. */
+		for (j = 0; j < v->nr_grps; j++) {
+			const struct hb_grp *g = &v->grps[j];
+
+			snprintf(grp[j][0], sizeof(grp[j][0]), "%s:weight=%u", g->name, g->weight);
+			snprintf(grp[j][1], sizeof(grp[j][1]), "%u-%u=%s", g->first,
+				 g->first + g->n - 1, g->name);
+			run[a++] = "--group";
+			run[a++] = grp[j][0];
+			run[a++] = "--assign";
+			run[a++] = grp[j][1];
+		}
+		run[a] = NULL;
 		hv_log(&h, v->name, log, sizeof(log));
 		h.vms[i] = spawn(&h, run, log);
 		snprintf(path, sizeof(path), "%s/host%s/%s", h.dir, part, v->name);
@@ -222,8 +238,9 @@ int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
 			err = -ETIMEDOUT;
 		}
 	}
-	if (!err)
-		err = hb_measure(o, h.vms, s->nr_vms, r);
+	if (!err && (err = hb_measure(s, o, h.vms, r)))
+		say(why, len, "measuring: %s (a VMM or its vCPU threads, named vcpuN, not found)",
+		    strerror(-err));
 	for (i = 0; i < s->nr_vms && !err; i++)
 		if (waitpid(h.vms[i], NULL, WNOHANG)) {
 			hv_log(&h, s->vms[i].name, log, sizeof(log));
