@@ -13,8 +13,9 @@
  *             +-1 % of what was allowed, the uncapped VM takes the rest.
  * Each VM's CPU is its process's CPU clock over one window after a warm-up; errors are in % of
  * capacity (lanes x window): err against the whole capacity, nerr against what the side's VMs
- * got together (the machine is shared; as bench-fair's nerr). The vsched side runs `vsched host` and `vsched run --host` on each
- * backend (KVM where /dev/kvm opens, the thread backend everywhere), or says why it cannot.
+ * got together (the machine is shared; as bench-fair's nerr). The vsched side runs
+ * `vsched host` and `vsched run --host` on each backend (KVM where /dev/kvm opens, the thread
+ * backend everywhere), or says why it cannot.
  * Prints numbers; timing never decides pass/fail.
  */
 #include <errno.h>
@@ -290,7 +291,8 @@ int main(int argc, char **argv)
 			if (k == 0 && kernel) {
 				err = hb_kernel_run(s, &o, &sides[k].r);
 				if (err)
-					printf("%s: kernel side failed: %s\n", s->name, strerror(-err));
+					printf("%s: kernel side failed: %s\n", s->name,
+					       strerror(-err));
 			} else if (k > 0 && vs) {
 				err = hb_vsched_run(vsched, sides[k].name, s, &o, &sides[k].r,
 						    sides[k].why, sizeof(sides[k].why));

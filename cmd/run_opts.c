@@ -322,8 +322,9 @@ static int run_check_host(struct run_cfg *cfg, uint64_t seen)
 	if (!cfg->host)
 		return 0;
 	if (seen & RUN_BIT(CPUS))
-		return run_usage_error("--cpus is refused with %s: the host scheduler owns the lanes "
-				       "(vsched host --cpus N)", seen & RUN_BIT(HOST) ? "--host" :
+		return run_usage_error("--cpus is refused with %s: the host scheduler owns the "
+				       "lanes (vsched host --cpus N)",
+				       seen & RUN_BIT(HOST) ? "--host" :
 				       "a domain that joins the host scheduler");
 	if (cfg->no_sched)
 		return run_usage_error("%s and --no-sched exclude each other",

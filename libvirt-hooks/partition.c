@@ -29,11 +29,13 @@ int partition_check(const char *path, char *why, size_t len)
 		size_t n = strcspn(++p, "/");
 
 		if (++depth > VGROUP_DEPTH_MAX) {
-			snprintf(why, len, "a partition is at most %d groups deep", VGROUP_DEPTH_MAX);
+			snprintf(why, len, "a partition is at most %d groups deep",
+				 VGROUP_DEPTH_MAX);
 			return -EINVAL;
 		}
 		/* A longer part is refused below as too long; keep one character past the max. */
-		snprintf(part, sizeof(part), "%.*s", (int)(n < sizeof(part) ? n : sizeof(part) - 1), p);
+		snprintf(part, sizeof(part), "%.*s",
+			 (int)(n < sizeof(part) ? n : sizeof(part) - 1), p);
 		problem = !n ? (p[0] ? "an empty part ('//')" : "a trailing '/'") :
 			  vgroup_name_problem(part);
 		if (problem && !n)

@@ -180,8 +180,9 @@ int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p)
 
 	memset(p, 0, sizeof(*p));
 	p->nr_vcpus = def->vcpus;
-	if (t->shares_set && !vm_group && plan_set(p, PLAN_SHARES, flags & PLAN_SHARES_UP ? ".." : "",
-				      t->shares, "cputune/shares", t->shares_line))
+	if (t->shares_set && !vm_group &&
+	    plan_set(p, PLAN_SHARES, flags & PLAN_SHARES_UP ? ".." : "", t->shares,
+		     "cputune/shares", t->shares_line))
 		goto nomem;
 	if (global && (flags & PLAN_NEST_GLOBAL)) {
 		/* The VM's group takes no cpu.max: one group below it holds everything. */

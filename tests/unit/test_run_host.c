@@ -115,9 +115,10 @@ static void test_run_host_valid(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "part 'vsched.vcpus': the name of a cgroup control"));
 	CU_ASSERT_EQUAL(partition_check("/m//", why, sizeof(why)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(why, "an empty part ('//')");
-	CU_ASSERT_EQUAL(partition_check("/m/"
-					"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-					why, sizeof(why)), -EINVAL);
+	/* A part of 65 characters. */
+	CU_ASSERT_EQUAL(partition_check("/m/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+					"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", why, sizeof(why)),
+			-EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "a group name has 1 to 64 characters"));
 	CU_ASSERT_EQUAL(partition_check("/m\n", why, sizeof(why)), -EINVAL);
 }
