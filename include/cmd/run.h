@@ -91,8 +91,9 @@ int run_host_valid(const char *partition, const char *weight, const char *max, c
 		   size_t msglen);
 /*
  * --host (cmd/run_host.c): is there a host scheduler to join? Connects to <run dir>/host.sock.
- * -errno after the one message "vsched run: no host scheduler at <sock>: <why>"; where one
- * listens, -ENOSYS after a message until the remote runtime (docs/host.md) joins it here.
+ * -errno after the one message "vsched run: no host scheduler at <sock>: <why>". Where one
+ * listens: 0, or -ENOSYS after a message in a build without the remote runtime (host mode of
+ * sched/runtime.h, RUNTIME_HOST_RETRY_NS).
  */
 int run_host_check(const struct run_cfg *cfg);
 /* Prints the usage error "vsched run: <msg>" and the --help hint; returns -EINVAL. */
