@@ -155,7 +155,7 @@ help:
 	@echo "make layers  only the layering: no #include crosses a folder boundary it may not"
 	@echo "make bench   benchmarks (timing lives here, never in tests)"
 	@echo "make fuzz    libFuzzer targets, FUZZ_SECONDS=60 each (clang; docs/fuzzing.md)"
-	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook, systemd unit"
+	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook"
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) \
 	$(ASAN_CMD_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/cmd/main.d $(wildcard $(BUILD)/bench/*.d)
