@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -157,6 +158,19 @@ static void hv_stop(struct hv *h, unsigned int n)
 	}
 }
 
+static int hv_rm(const char *path, const struct stat *st __unused, int flag __unused,
+		 struct FTW *ftw __unused)
+{
+	remove(path);
+	return 0;
+}
+
+/* The run dir and what the VMMs left in it (.vms/); FTW_MOUNT: never into a mount left over. */
+static void hv_rmtree(const char *dir)
+{
+	nftw(dir, hv_rm, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
 /* Where the command called name writes its messages. */
 static void hv_log(const struct hv *h, const char *name, char *buf, size_t len)
 {
@@ -256,6 +270,6 @@ out:
 		hv_log(&h, s->vms[i].name, log, sizeof(log));
 		unlink(log);
 	}
-	rmdir(h.dir);	/* empty once the daemon unmounted its directory */
+	hv_rmtree(h.dir);
 	return err;
 }
