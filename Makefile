@@ -3,6 +3,9 @@
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
+BINDIR  ?= $(PREFIX)/bin
+# systemd reads units from /usr/local/lib/systemd/system too (systemd.unit(5)).
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 BUILD   ?= build
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -136,7 +139,10 @@ demo: deps
 	$(VSCHED) run
 
 install: $(VSCHED)
-	install -D -m 0755 $(VSCHED) $(DESTDIR)$(PREFIX)/bin/vsched
+	install -D -m 0755 $(VSCHED) $(DESTDIR)$(BINDIR)/vsched
+	@mkdir -p $(DESTDIR)$(UNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' host/vsched-host.service > $(DESTDIR)$(UNITDIR)/vsched-host.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/vsched-host.service
 	install -D -m 0644 man/vsched.1 $(DESTDIR)$(PREFIX)/share/man/man1/vsched.1
 	$(if $(wildcard libvirt-hooks/qemu-hook),install -D -m 0755 libvirt-hooks/qemu-hook $(DESTDIR)/etc/libvirt/hooks/qemu.d/vsched)
 

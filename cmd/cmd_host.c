@@ -6,10 +6,8 @@
  * join again when a daemon returns.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -20,6 +18,7 @@
 #include "host/host.h"
 #include "host/proto.h"
 #include "util/file.h"
+#include "util/pidfile.h"
 #include "util/registry.h"
 #include "vmm/opts.h"
 
@@ -59,33 +58,6 @@ static const struct cmd_desc host_desc = {
 		 "SIGTERM.\n",
 	.opts = host_opts, .nr_opts = ARRAY_SIZE(host_opts),
 };
-
-/* FILE holds the pid; refused while a live process's pid is in it. */
-static int host_pidfile(const char *path)
-{
-	char buf[32];
-	int fd, len;
-	ssize_t n;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = '\0';
-			if (atoi(buf) > 0 && atoi(buf) != getpid() && !kill(atoi(buf), 0))
-				return -EEXIST;
-		}
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	n = write(fd, buf, (size_t)len);
-	if (close(fd) || n != len)
-		return -EIO;
-	return 0;
-}
 
 static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int lanes,
 		      const char *sock)
@@ -148,7 +120,7 @@ int cmd_host(int argc, char **argv)
 	else if (ret)
 		fprintf(stderr, "vsched host: %s: %s\n", sock, strerror(-ret));
 	if (!ret && cfg.pidfile) {
-		ret = host_pidfile(cfg.pidfile);
+		ret = pidfile_write(cfg.pidfile);
 		if (ret)
 			fprintf(stderr, "vsched host: --pidfile %s: %s\n", cfg.pidfile,
 				ret == -EEXIST ? "held by a live process" : strerror(-ret));
@@ -157,7 +129,7 @@ int cmd_host(int argc, char **argv)
 	if (!ret && (ret = host_serve(h, &cfg, o.nr_lanes, sock)))
 		fprintf(stderr, "vsched host: %s\n", strerror(-ret));
 	if (pid_written)
-		unlink(cfg.pidfile);
+		pidfile_remove(cfg.pidfile);
 	host_destroy(h);
 	return ret ? 1 : 0;
 }

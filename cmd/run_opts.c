@@ -108,6 +108,23 @@ static int run_set_ctl_dir(void *arg, const char *val)
 	return 0;
 }
 
+/* --weight and --max: what the VM group's cpu.weight and cpu.max files take. */
+static int run_set_weight(void *arg, const char *val)
+{
+	char msg[512];
+
+	((struct run_cfg *)arg)->weight = val;
+	return run_host_valid(NULL, val, NULL, msg, sizeof(msg));
+}
+
+static int run_set_max(void *arg, const char *val)
+{
+	char msg[512];
+
+	((struct run_cfg *)arg)->max = val;
+	return run_host_valid(NULL, NULL, val, msg, sizeof(msg));
+}
+
 static int run_set_accel(void *arg, const char *val)
 {
 	return accel_parse(val, &((struct run_cfg *)arg)->accel);
@@ -118,7 +135,7 @@ enum {
 	RUN_OPT_INITRD, RUN_OPT_CMDLINE, RUN_OPT_CPUID_HIDE, RUN_OPT_DURATION, RUN_OPT_STATS,
 	RUN_OPT_TRACE, RUN_OPT_DOMAIN, RUN_OPT_CPUS, RUN_OPT_GROUP, RUN_OPT_ASSIGN, RUN_OPT_NO_SCHED,
 	RUN_OPT_NO_PIN, RUN_OPT_MONITOR, RUN_OPT_CTL_DIR, RUN_OPT_NO_CTL, RUN_OPT_ACCEL,
-	RUN_OPT_VERBOSE, RUN_OPT_HOST, RUN_NR_OPTS
+	RUN_OPT_HOST, RUN_OPT_PARTITION, RUN_OPT_WEIGHT, RUN_OPT_MAX, RUN_OPT_VERBOSE, RUN_NR_OPTS
 };
 #define RUN_BIT(o)	(1ULL << RUN_OPT_##o)
 
@@ -181,12 +198,20 @@ static const struct cmd_opt run_opts[RUN_NR_OPTS] = {
 		"kvm, thread (vCPUs as host threads, payloads without\n"
 		"probe/fault/emufail, no --kernel) or auto (default:\n"
 		"kvm where /dev/kvm works, else thread)" },
+	[RUN_OPT_HOST] = { "host", 0, NULL, NULL, RUN_CFG(host), NULL,
+		"join the host scheduler (`vsched host`) instead of\n"
+		"scheduling the vCPUs on lanes of its own (docs/host.md)" },
+	[RUN_OPT_PARTITION] = { "partition", 0, "PATH", NULL, RUN_CFG(partition), NULL,
+		"--host: the group above the VM's (default /machine);\n"
+		"the VM's group is PATH/NAME" },
+	[RUN_OPT_WEIGHT] = { "weight", 0, "W", run_set_weight, 0, "1-10000, as cpu.weight",
+		"--host: the VM group's cpu.weight, 1-10000 (default 100)" },
+	[RUN_OPT_MAX] = { "max", 0, "\"QUOTA PERIOD\"", run_set_max, 0,
+		"\"QUOTA PERIOD\" or \"max PERIOD\" in us, as cpu.max: quota >= 1000, "
+		"period 1000-1000000",
+		"--host: the VM group's cpu.max (default \"max 100000\")" },
 	[RUN_OPT_VERBOSE] = { "verbose", 'v', NULL, NULL, RUN_CFG(verbose), NULL,
 		"progress once a second and more messages" },
-	/* Temporary (branch host): the hostside branch's --host/--partition/--weight/--max rows
-	 * replace this one. */
-	[RUN_OPT_HOST] = { "host", 0, NULL, NULL, RUN_CFG(host), NULL,
-		"join the host scheduler (`vsched host`, docs/host.md)" },
 };
 
 static const struct cmd_desc run_desc = {
@@ -216,7 +241,7 @@ static int run_domain(struct run_cfg *cfg)
 	const struct domain_def *def = &cfg->launch.def;
 	int ret;
 
-	ret = domain_launch_load(cfg->domain, &cfg->launch);
+	ret = domain_launch_load(cfg->domain, cfg->host, &cfg->launch);
 	apply_report("vsched run", &cfg->launch.diag);
 	if (ret)
 		return ret;
@@ -242,6 +267,22 @@ static int run_domain(struct run_cfg *cfg)
 /* Flags that exclude or need one another. */
 static int run_check_flags(const struct run_cfg *cfg, uint64_t seen)
 {
+	static const unsigned int vm_group[] = { RUN_OPT_PARTITION, RUN_OPT_WEIGHT, RUN_OPT_MAX };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vm_group); i++) {
+		const char *name = run_opts[vm_group[i]].name;
+
+		if (!(seen & (1ULL << vm_group[i])))
+			continue;
+		if (cfg->domain)
+			return run_usage_error("--%s: --domain gives the partition, weight and cap "
+					       "(<resource><partition>, <shares>, <global_quota>); "
+					       "do not repeat them as flags", name);
+		if (!cfg->host)
+			return run_usage_error("--%s needs --host (it sets the VM's group on the "
+					       "host scheduler)", name);
+	}
 	if (cfg->domain && (seen & (RUN_BIT(NAME) | RUN_BIT(VCPUS) | RUN_BIT(MEMORY) |
 				    RUN_BIT(KERNEL) | RUN_BIT(INITRD) | RUN_BIT(CMDLINE))))
 		return run_usage_error("--domain gives the name, vCPUs, memory and kernel; "
@@ -263,6 +304,35 @@ static int run_check_kernel(const struct run_cfg *cfg)
 		return run_usage_error("--ctl-dir and --no-ctl exclude each other");
 	if (cfg->no_sched && (cfg->nr_groups || cfg->nr_assigns))
 		return run_usage_error("--no-sched excludes --group and --assign");
+	return 0;
+}
+
+/* Joining the host scheduler (--host, or the domain said so): what it excludes and needs. */
+static int run_check_host(struct run_cfg *cfg, uint64_t seen)
+{
+	const struct domain_host *h = &cfg->launch.host;
+	char msg[512];
+
+	if (h->join) {
+		cfg->host = true;
+		cfg->partition = h->partition;
+		cfg->weight = h->weight[0] ? h->weight : NULL;
+		cfg->max = h->max[0] ? h->max : NULL;
+	}
+	if (!cfg->host)
+		return 0;
+	if (seen & RUN_BIT(CPUS))
+		return run_usage_error("--cpus is refused with %s: the host scheduler owns the "
+				       "lanes (vsched host --cpus N)",
+				       seen & RUN_BIT(HOST) ? "--host" :
+				       "a domain that joins the host scheduler");
+	if (cfg->no_sched)
+		return run_usage_error("%s and --no-sched exclude each other",
+				       seen & RUN_BIT(HOST) ? "--host" :
+				       "a domain that joins the host scheduler");
+	if (run_host_valid(cfg->partition, cfg->weight, cfg->max, msg, sizeof(msg)))
+		return cfg->domain ? run_usage_error("%s: the VM group's %s", cfg->domain, msg) :
+				     run_usage_error("invalid --%s", msg);
 	return 0;
 }
 
@@ -312,6 +382,8 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg)
 		seen |= RUN_BIT(MEMORY);
 	}
 	ret = run_check_kernel(cfg);
+	if (!ret)
+		ret = run_check_host(cfg, seen);
 	if (ret)
 		return ret;
 	if (cfg->demo)

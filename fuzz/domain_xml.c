@@ -98,6 +98,8 @@ static void check_plan(const struct plan *p, const struct domain_def *def, unsig
 			FUZZ_CHECK(hsearch_r(e, ENTER, &found, &groups), "out of memory");
 			continue;
 		case PLAN_SHARES:
+			/* On the host scheduler the VM's group takes <shares>: not in the plan. */
+			FUZZ_CHECK(!(flags & PLAN_HOST_VM), "op %zu: shares on a host VM", k);
 			FUZZ_CHECK(!strcmp(op->path, flags & PLAN_SHARES_UP ? ".." : ""),
 				   "op %zu: shares on '%s'", k, op->path);
 			continue;
@@ -110,6 +112,8 @@ static void check_plan(const struct plan *p, const struct domain_def *def, unsig
 				   (unsigned long long)op->value);
 			break;
 		case PLAN_MAX:
+			FUZZ_CHECK(!(flags & PLAN_HOST_VM) || op->path[0],
+				   "op %zu: the global cap of a host VM in the plan", k);
 			if (op->mirror)
 				check_leaf(op, k);
 			FUZZ_CHECK(op->value >= 1000 && op->value <= 1000000 &&
@@ -278,7 +282,7 @@ static void check_accepted(const struct domain_def *def, unsigned long lines)
 {
 	static const unsigned int layouts[] = {
 		0, PLAN_NEST_GLOBAL, PLAN_SHARES_UP | PLAN_LIBVIRT_VCPUS,
-		PLAN_NEST_GLOBAL | PLAN_SHARES_UP | PLAN_LIBVIRT_VCPUS,
+		PLAN_NEST_GLOBAL | PLAN_SHARES_UP | PLAN_LIBVIRT_VCPUS, PLAN_HOST_VM,
 	};
 	struct plan plan;
 	size_t i;

@@ -12,6 +12,7 @@
 #include <libxml/parser.h>
 
 #include "libvirt/domain.h"
+#include "libvirt/partition.h"
 
 /* The largest XML we read: a domain is a few KiB; this only bounds stdin. */
 #define DOMAIN_XML_MAX	(16 << 20)
@@ -260,6 +261,8 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 	if (!ret)
 		ret = domain_os(root, def);
 	if (!ret)
+		ret = partition_parse(root, &def->partition, &def->partition_line, d);
+	if (!ret)
 		ret = cputune_parse(xml_child(root, "cputune"), def->max_vcpus, def->nr_iothreads,
 				    &def->tune, d);
 	if (!ret)
@@ -422,6 +425,7 @@ void domain_free(struct domain_def *def)
 	free(def->kernel);
 	free(def->initrd);
 	free(def->cmdline);
+	free(def->partition);
 	cputune_free(&def->tune);
 	vgroups_free(&def->groups);
 	memset(def, 0, sizeof(*def));

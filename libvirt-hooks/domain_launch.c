@@ -1,13 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Domain XML -> what `vsched run` starts, and the group plan applied through the C API. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "libvirt/api_backend.h"
 #include "libvirt/domain_launch.h"
 #include "libvirt/plan.h"
 
-int domain_launch_load(const char *path, struct domain_launch *l)
+/* Whether the domain joins the host scheduler, and its VM group's settings if it does. */
+static int domain_launch_host(struct domain_launch *l, bool host)
+{
+	const struct vgroups *vg = &l->def.groups;
+	const struct cputune *t = &l->def.tune;
+	struct domain_host *h = &l->host;
+
+	if (host && vg->host == VGROUPS_HOST_NO)
+		return diag_at(&l->diag, -EINVAL, vg->host_line, "groups", "no",
+			       "host='no' keeps this domain off the host scheduler; --host "
+			       "contradicts it");
+	h->join = host || vg->host == VGROUPS_HOST_YES ||
+		  (vg->host == VGROUPS_HOST_UNSET && l->def.partition);
+	if (!h->join)
+		return 0;
+	h->partition = l->def.partition;
+	/* libvirt writes <shares> as cpu.weight on cgroup v2, range-checked there. */
+	if (t->shares_set && (t->shares < CPUTUNE_SHARES_V2_MIN ||
+			      t->shares > CPUTUNE_SHARES_V2_MAX)) {
+		char buf[24];
+
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->shares);
+		return diag_at(&l->diag, -EINVAL, t->shares_line, "shares", buf,
+			       "shares '%llu' must be in range [%llu, %llu]",
+			       (unsigned long long)t->shares, CPUTUNE_SHARES_V2_MIN,
+			       CPUTUNE_SHARES_V2_MAX);
+	}
+	if (t->shares_set)
+		snprintf(h->weight, sizeof(h->weight), "%llu", (unsigned long long)t->shares);
+	/* As plan_max(): quota 0 (unset) or negative is "max", period 0 the default. */
+	if (t->global.quota > 0)
+		snprintf(h->max, sizeof(h->max), "%lld %llu", (long long)t->global.quota,
+			 (unsigned long long)(t->global.period ? t->global.period :
+								 PLAN_PERIOD_DFL));
+	else if (t->global.period)
+		snprintf(h->max, sizeof(h->max), "max %llu", (unsigned long long)t->global.period);
+	return 0;
+}
+
+int domain_launch_load(const char *path, bool host, struct domain_launch *l)
 {
 	struct plan plan;
 	int ret;
@@ -17,8 +57,16 @@ int domain_launch_load(const char *path, struct domain_launch *l)
 	ret = domain_parse_file(path, &l->def, &l->diag);
 	if (ret)
 		return ret;
-	/* A vsched VM's root is cgroupfs-like: no cpu.max there, so a global cap nests. */
-	ret = plan_build(&l->def, PLAN_NEST_GLOBAL, &plan);
+	ret = domain_launch_host(l, host);
+	if (ret) {
+		domain_free(&l->def);
+		return ret;
+	}
+	/*
+	 * Embedded, a vsched VM's root is cgroupfs-like: no cpu.max there, so a global cap nests.
+	 * On the host scheduler the VM's group takes it, and <shares>.
+	 */
+	ret = plan_build(&l->def, l->host.join ? PLAN_HOST_VM : PLAN_NEST_GLOBAL, &plan);
 	if (!ret) {
 		ret = fsops_render(&plan, FS_V2, &l->ops, &l->diag);
 		plan_free(&plan);

@@ -172,14 +172,17 @@ static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int 
 int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p)
 {
 	const struct cputune *t = &def->tune;
-	bool global = t->global.period || t->global.quota;
+	/* On the host scheduler the VM's own group takes <shares> and the global cap. */
+	bool vm_group = flags & PLAN_HOST_VM;
+	bool global = !vm_group && (t->global.period || t->global.quota);
 	const char *prefix = "", *o = "cputune/global_quota";
 	unsigned int i;
 
 	memset(p, 0, sizeof(*p));
 	p->nr_vcpus = def->vcpus;
-	if (t->shares_set && plan_set(p, PLAN_SHARES, flags & PLAN_SHARES_UP ? ".." : "",
-				      t->shares, "cputune/shares", t->shares_line))
+	if (t->shares_set && !vm_group &&
+	    plan_set(p, PLAN_SHARES, flags & PLAN_SHARES_UP ? ".." : "", t->shares,
+		     "cputune/shares", t->shares_line))
 		goto nomem;
 	if (global && (flags & PLAN_NEST_GLOBAL)) {
 		/* The VM's group takes no cpu.max: one group below it holds everything. */

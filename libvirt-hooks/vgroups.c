@@ -15,6 +15,8 @@
 #include "util/cpuset.h"
 
 #define VG_BW_MAX	17592186044415ULL	/* kernel MAX_BW in µs: quota + burst */
+#define VG_STR_(x)	#x
+#define VG_STR(x)	VG_STR_(x)
 
 struct vg_ctx {
 	struct vgroups *vg;
@@ -83,25 +85,30 @@ static bool vg_is_numbered(const char *name, const char *prefix)
 	       strlen(name + n);
 }
 
-/* A name that is a valid directory and collides with no control file or libvirt group. */
-static int vg_check_name(struct vg_ctx *c, xmlNode *n, const char *name)
+const char *vgroup_name_problem(const char *name)
 {
 	const char *p;
 
 	if (!*name || strlen(name) > VGROUP_NAME_MAX)
-		return xerr(c->d, n, "group", name, "a group name has 1 to %d characters",
-			    VGROUP_NAME_MAX);
+		return "a group name has 1 to " VG_STR(VGROUP_NAME_MAX) " characters";
 	for (p = name; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
-			return xerr(c->d, n, "group", name,
-				    "a group name uses only letters, digits, '_', '-' and '.'");
+			return "a group name uses only letters, digits, '_', '-' and '.'";
 	if (name[0] == '.')
-		return xerr(c->d, n, "group", name, "a group name may not start with '.'");
+		return "a group name may not start with '.'";
 	if (vg_is_file_name(name))
-		return xerr(c->d, n, "group", name,
-			    "the name of a cgroup control file (tasks, notify_on_release, "
-			    "release_agent, or CONTROLLER.FILE such as cpu.max, memory.max, "
-			    "io.weight)");
+		return "the name of a cgroup control file (tasks, notify_on_release, "
+		       "release_agent, or CONTROLLER.FILE such as cpu.max, memory.max, io.weight)";
+	return NULL;
+}
+
+/* A name that is a valid directory and collides with no control file or libvirt group. */
+static int vg_check_name(struct vg_ctx *c, xmlNode *n, const char *name)
+{
+	const char *why = vgroup_name_problem(name);
+
+	if (why)
+		return xerr(c->d, n, "group", name, "%s", why);
 	if (!strcmp(name, "emulator") || vg_is_numbered(name, "vcpu") ||
 	    vg_is_numbered(name, "iothread"))
 		return xerr(c->d, n, "group", name,
@@ -373,6 +380,29 @@ static int vg_sort(struct vgroups *vg, unsigned int max_vcpus)
 	return 0;
 }
 
+/* <groups host='yes|no'>: whether `vsched run --domain` joins the host scheduler. */
+static int vg_host(struct vg_ctx *c, xmlNode *root)
+{
+	static const char *const attrs[] = { "host", NULL };
+	char *v;
+	int ret = vg_check_attrs(c, root, attrs);
+
+	if (ret)
+		return ret;
+	v = xml_prop(root, "host");
+	if (!v)
+		return 0;
+	if (!strcmp(v, "yes"))
+		c->vg->host = VGROUPS_HOST_YES;
+	else if (!strcmp(v, "no"))
+		c->vg->host = VGROUPS_HOST_NO;
+	else
+		ret = xerr(c->d, root, "groups", v, "host must be 'yes' or 'no'");
+	c->vg->host_line = xml_line(root);
+	free(v);
+	return ret;
+}
+
 /* Finds our element; any other version of our namespace or a second element is an error. */
 static int vg_find_root(struct diag *d, xmlNode *metadata, xmlNode **out)
 {
@@ -426,11 +456,9 @@ int vgroups_parse(xmlNode *metadata, unsigned int max_vcpus, struct vgroups *vg,
 	if (ret || !root)
 		goto out;
 	vg->present = true;
-	if (root->properties) {
-		ret = xerr(d, root, "groups", (const char *)root->properties->name,
-			   "unknown attribute");
+	ret = vg_host(&c, root);
+	if (ret)
 		goto out;
-	}
 	/* Groups first (assignments may come before the group they name). */
 	for (n = root->children; n && !ret; n = n->next) {
 		if (n->type != XML_ELEMENT_NODE)

@@ -83,6 +83,20 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg);
  * naming the file.
  */
 int run_check_files(struct run_cfg *cfg);
+/*
+ * The VM group's settings for the host scheduler, checked as the interface files check them
+ * (cpu.weight 1..10000, cpu.max syntax and ranges, partition an absolute group path) on a scratch
+ * tree. 0 or -EINVAL with msg (msglen bytes) saying what is wrong; NULL values are not checked.
+ */
+int run_host_valid(const char *partition, const char *weight, const char *max, char *msg,
+		   size_t msglen);
+/*
+ * --host (cmd/run_host.c): is there a host scheduler to join? Connects to <run dir>/host.sock.
+ * -errno after the one message "vsched run: no host scheduler at <sock>: <why>". Where one
+ * listens: 0, or -ENOSYS after a message in a build without the remote runtime (host mode of
+ * sched/runtime.h, RUNTIME_HOST_RETRY_NS).
+ */
+int run_host_check(const struct run_cfg *cfg);
 /* Prints the usage error "vsched run: <msg>" and the --help hint; returns -EINVAL. */
 int run_usage_error(const char *fmt, ...) __printf(1, 2);
 /* The demo's banner: what it runs, on how many lanes, with which groups. */

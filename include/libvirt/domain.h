@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A libvirt domain XML document, read with libxml2: what vsched uses of it (name, uuid, vCPUs,
- * memory, the direct-kernel <os> boot, <cputune>, and our <metadata> groups). Everything is
- * validated while parsing; a parsed domain_def is known good.
+ * memory, the direct-kernel <os> boot, <resource><partition>, <cputune>, and our <metadata>
+ * groups). Everything is validated while parsing; a parsed domain_def is known good.
  */
 #ifndef VSCHED_LIBVIRT_DOMAIN_H
 #define VSCHED_LIBVIRT_DOMAIN_H
@@ -26,6 +26,8 @@ struct domain_def {
 	char *kernel;			/* <os><kernel>, NULL if absent */
 	char *initrd;
 	char *cmdline;
+	char *partition;		/* <resource><partition>, NULL if absent */
+	int partition_line;
 	struct cputune tune;
 	struct vgroups groups;
 };

@@ -7,19 +7,37 @@
 #ifndef VSCHED_LIBVIRT_DOMAIN_LAUNCH_H
 #define VSCHED_LIBVIRT_DOMAIN_LAUNCH_H
 
+#include <stdbool.h>
+
 #include "libvirt/domain.h"
 #include "libvirt/fsops.h"
 
 struct vsched;
 
+/*
+ * Joining the host scheduler (`vsched host`): the domain does when it has a
+ * <resource><partition> or <vsched:groups host='yes'> (not with host='no'), or when asked to
+ * (--host). Its VM group then takes <shares> and the global cap, in interface-file syntax.
+ */
+struct domain_host {
+	bool join;
+	const char *partition;	/* def.partition; NULL: the host scheduler's default */
+	char weight[24];	/* <shares> as cpu.weight (checked 1..10000), "" if none */
+	char max[48];		/* <global_quota> <global_period> as cpu.max, "" if none */
+};
+
 struct domain_launch {
 	struct domain_def def;	/* name, max_vcpus/vcpus, memory, kernel/initrd/cmdline, tune */
+	struct domain_host host;
 	struct fsops ops;	/* the plan rendered for a vsched tree (cgroup v2 files) */
 	struct diag diag;	/* warnings; the error of a failed call */
 };
 
-/* Parse, validate, plan and render. 0, or -errno with one message in l->diag.msg. */
-int domain_launch_load(const char *path, struct domain_launch *l);
+/*
+ * Parse, validate, plan and render. host: --host was given (refused if the domain says
+ * host='no'). 0, or -errno with one message in l->diag.msg.
+ */
+int domain_launch_load(const char *path, bool host, struct domain_launch *l);
 /* Executes the plan on the VM's groups (nr of vCPUs as the domain's "current"). 0 or -errno. */
 int domain_launch_apply(struct domain_launch *l, struct vsched *vs);
 void domain_launch_free(struct domain_launch *l);

@@ -61,6 +61,12 @@ struct plan {
  */
 #define PLAN_LIBVIRT_VCPUS	(1U << 2)
 
+/*
+ * <shares> and the global cap are the VM group's on the host scheduler (`vsched run --host`),
+ * which sets them there: the plan leaves them out, and groups go straight below the VM.
+ */
+#define PLAN_HOST_VM		(1U << 3)
+
 /* Builds the plan of a validated domain. 0 or -ENOMEM; free with plan_free(). */
 int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p);
 void plan_free(struct plan *p);

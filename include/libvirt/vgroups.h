@@ -3,7 +3,7 @@
  * Per-vCPU groups of a domain, kept in one namespaced element of the domain's <metadata>
  * (libvirt keeps one top-level element per namespace). The schema is in docs/libvirt.md:
  *
- *   <vsched:groups xmlns:vsched="https://vsched.dev/xmlns/groups/1.0">
+ *   <vsched:groups xmlns:vsched="https://vsched.dev/xmlns/groups/1.0" host="yes">
  *     <vsched:group name="latency" weight="400" period="100000" quota="150000"/>
  *     <vsched:group name="bg" parent="latency" idle="yes"/>
  *     <vsched:assign vcpus="0-1" group="latency"/>
@@ -40,8 +40,17 @@ struct vgroup {
 	int line;
 };
 
+/* <vsched:groups host='...'>: join the host scheduler (docs/libvirt.md). */
+enum vgroups_host {
+	VGROUPS_HOST_UNSET,		/* join when the domain has <resource><partition> */
+	VGROUPS_HOST_YES,
+	VGROUPS_HOST_NO,		/* embedded, even with a <partition> */
+};
+
 struct vgroups {
 	bool present;			/* the element exists (even if empty) */
+	enum vgroups_host host;
+	int host_line;
 	unsigned int nr;
 	struct vgroup *g;		/* parents come before their children */
 	int *vcpu_group;		/* [max_vcpus]: index into g, -1 = not assigned */
@@ -55,5 +64,10 @@ struct vgroups {
 int vgroups_parse(xmlNode *metadata, unsigned int max_vcpus, struct vgroups *vg,
 		  struct diag *d);
 void vgroups_free(struct vgroups *vg);
+/*
+ * Why name cannot be a group's (too long, characters, leading '.', a control file's name), or
+ * NULL. The rule of <vsched:group name> and of each part of a partition path.
+ */
+const char *vgroup_name_problem(const char *name);
 
 #endif

@@ -17,6 +17,11 @@ bad=(
 	"--accel thread --payload emufail" "--accel thread --kernel /boot/vmlinuz"
 	# A file's name as a group (issue 18 item 11): refused, not taken as "the group exists".
 	"--group cpu.stat" "--group a/cpu.max:weight=5" "--group a/cgroup.procs"
+	# The host scheduler's flags (issue 17): need --host, values as the interface files take.
+	"--weight 200" "--partition /machine" "--max 50000" "--host --weight 0"
+	"--host --weight 10001" "--host --max 500" "--host --partition machine"
+	"--host --partition /a//b" "--host --partition /cpu.max" "--host --cpus 1"
+	"--host --no-sched"
 )
 for b in "${bad[@]}"; do
 	# shellcheck disable=SC2086
@@ -31,6 +36,36 @@ for g in "--group cpu.stat" "--group a/cpu.max:weight=5"; do
 	"$VSCHED" run $g >"$out/log" 2>&1
 	grep -q "^vsched run: --group '${g#--group }': mkdir .*: an interface file, not a group$" \
 		"$out/log" || fail "'$g': $(cat "$out/log")"
+done
+
+# Each names the flag and why.
+for b in "--weight 200|^vsched run: --weight needs --host" \
+	"--host --weight 0|^vsched run: invalid --weight '0' (1-10000, as cpu.weight)\$" \
+	"--host --partition machine|^vsched run: invalid --partition 'machine': Partition path 'machine' must start with '/'\$" \
+	"--host --cpus 1|^vsched run: --cpus is refused with --host: the host scheduler owns the lanes"; do
+	# shellcheck disable=SC2086
+	"$VSCHED" run ${b%%|*} >"$out/log" 2>&1
+	grep -q "${b#*|}" "$out/log" || fail "'${b%%|*}': $(cat "$out/log")"
+done
+# --host without a host scheduler: exit 1, one line naming the socket, nothing started (no
+# stats, no VM registered), whether the socket is missing or left by a dead daemon.
+mkdir "$out/run"
+for stale in no yes; do
+	if [ $stale = yes ]; then
+		python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' \
+			"$out/run/host.sock" 2>/dev/null || continue
+		why="Connection refused"
+	else
+		why="No such file or directory"
+	fi
+	VSCHED_RUN_DIR=$out/run "$VSCHED" run --host --weight 200 --payload hog --duration 1 \
+		--stats "$out/s.json" >"$out/log" 2>&1
+	rc=$?
+	[ $rc -eq 1 ] || { cat "$out/log"; fail "--host, no daemon (stale $stale): exit $rc"; }
+	[ "$(cat "$out/log")" = "vsched run: no host scheduler at $out/run/host.sock: $why" ] ||
+		fail "--host, no daemon (stale $stale): $(cat "$out/log")"
+	[ ! -e "$out/s.json" ] && [ ! -e "$out/run/.vms" ] && [ ! -e "$out/run/vm" ] ||
+		fail "--host, no daemon (stale $stale): something started"
 done
 
 # A stand-in kernel (an ELF vmlinux, tests/integration/linux-mini), where binutils are here.

@@ -57,7 +57,7 @@ static void test_launch_apply_api(void)
 	struct domain_launch l;
 	struct vsched *vs;
 
-	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, &l), 0);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, false, &l), 0);
 	CU_ASSERT_STRING_EQUAL(l.def.name, "direct");
 	CU_ASSERT_EQUAL(l.def.max_vcpus, 4);
 	CU_ASSERT_EQUAL(l.def.vcpus, 3);
@@ -104,12 +104,12 @@ static void test_launch_refuses_before_start(void)
 	/* libvirt's parser takes <shares>0</shares>; a cgroup v2 tree does not. */
 	path = write_tmp("<domain><name>z</name><memory>1024</memory>\n"
 			 "<cputune><shares>0</shares></cputune></domain>");
-	CU_ASSERT_EQUAL(domain_launch_load(path, &l), -EINVAL);
+	CU_ASSERT_EQUAL(domain_launch_load(path, false, &l), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":2: <shares> '0': shares '0' must be in "
 						  "range [1, 10000]"));
 	CU_ASSERT_PTR_NULL(l.def.name);
 	domain_launch_free(&l);
-	CU_ASSERT_EQUAL(domain_launch_load("/nonexistent/d.xml", &l), -ENOENT);
+	CU_ASSERT_EQUAL(domain_launch_load("/nonexistent/d.xml", false, &l), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, "/nonexistent/d.xml: No such file"));
 	domain_launch_free(&l);
 	unlink(path);
@@ -130,7 +130,7 @@ static void test_launch_apply_rolls_back(void)
 	char *before = NULL, *after = NULL;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
-	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, &l), 0);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, false, &l), 0);
 	/* "a" exists with other values; the tree has room for "a/b" only: "a/vcpu0" fails. */
 	CU_ASSERT_EQUAL(vsched_write_str(vs, "/", "cgroup.subtree_control", "+cpu"), 0);
 	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "a"), 0);
@@ -160,7 +160,95 @@ static void test_launch_apply_rolls_back(void)
 	unlink(path);
 }
 
+/* A domain that joins the host scheduler: <shares> and the global cap go to the VM's group. */
+static void test_launch_host(void)
+{
+	const char *head = "<domain><name>h</name><memory>1024</memory><vcpu>2</vcpu>\n";
+	const char *tune = "<cputune><shares>300</shares><global_quota>150000</global_quota>"
+			   "</cputune>\n";
+	char xml[1024];
+	struct domain_launch l;
+	struct vsched *vs;
+	const char *path;
+
+	snprintf(xml, sizeof(xml), "%s<resource><partition>/machine/t1</partition></resource>\n"
+		 "%s<metadata><v:groups xmlns:v='" NS "'><v:group name='fast' weight='400'/>"
+		 "<v:assign vcpus='0' group='fast'/></v:groups></metadata></domain>", head, tune);
+	path = write_tmp(xml);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, false, &l), 0);
+	CU_ASSERT_TRUE(l.host.join);
+	CU_ASSERT_STRING_EQUAL(l.host.partition, "/machine/t1");
+	CU_ASSERT_STRING_EQUAL(l.host.weight, "300");
+	CU_ASSERT_STRING_EQUAL(l.host.max, "150000 100000");
+	vs = vsched_create(2, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL(domain_launch_apply(&l, vs), 0);
+	/* Applied, not warned about; the groups sit right below the VM (no "libvirt" group). */
+	CU_ASSERT_EQUAL(l.diag.nr_warn, 0);
+	expect_file(vs, "fast", "cpu.weight", "400\n");
+	expect_file(vs, "fast", "vsched.vcpus", "0\n");
+	CU_ASSERT_EQUAL(vsched_stat(vs, "libvirt", NULL, &(mode_t){ 0 }), -ENOENT);
+	vsched_destroy(vs);
+	domain_launch_free(&l);
+
+	/* host='yes' without a partition (the default one), a period alone: "max PERIOD". */
+	snprintf(xml, sizeof(xml), "%s<cputune><global_period>20000</global_period></cputune>"
+		 "<metadata><v:groups xmlns:v='" NS "' host='yes'/></metadata></domain>", head);
+	path = write_tmp(xml);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, false, &l), 0);
+	CU_ASSERT_TRUE(l.host.join);
+	CU_ASSERT_PTR_NULL(l.host.partition);
+	CU_ASSERT_STRING_EQUAL(l.host.weight, "");
+	CU_ASSERT_STRING_EQUAL(l.host.max, "max 20000");
+	domain_launch_free(&l);
+
+	/* host='no' keeps a partitioned domain embedded; --host against it is refused. */
+	snprintf(xml, sizeof(xml), "%s<resource><partition>/machine</partition></resource>\n"
+		 "%s<metadata><v:groups xmlns:v='" NS "' host='no'/></metadata></domain>", head,
+		 tune);
+	path = write_tmp(xml);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, false, &l), 0);
+	CU_ASSERT_FALSE(l.host.join);
+	CU_ASSERT_STRING_EQUAL(l.host.weight, "");
+	domain_launch_free(&l);
+	CU_ASSERT_EQUAL(domain_launch_load(path, true, &l), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":4: <groups> 'no': host='no' keeps this "
+						  "domain off the host scheduler"));
+	domain_launch_free(&l);
+
+	/* --host joins a plain domain; its <shares> is range-checked as cpu.weight. */
+	snprintf(xml, sizeof(xml), "%s<cputune><shares>10001</shares></cputune></domain>", head);
+	path = write_tmp(xml);
+	CU_ASSERT_EQUAL(domain_launch_load(path, true, &l), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":2: <shares> '10001': shares '10001' must be "
+						  "in range [1, 10000]"));
+	domain_launch_free(&l);
+	snprintf(xml, sizeof(xml), "%s<cputune><shares>2</shares></cputune></domain>", head);
+	path = write_tmp(xml);
+	CU_ASSERT_EQUAL(domain_launch_load(path, true, &l), 0);
+	CU_ASSERT_TRUE(l.host.join);
+	CU_ASSERT_STRING_EQUAL(l.host.weight, "2");
+	domain_launch_free(&l);
+
+	/* Other attributes of <groups> are still refused; a bad partition names its line. */
+	snprintf(xml, sizeof(xml), "%s<metadata><v:groups xmlns:v='" NS "' hots='yes'/>"
+		 "</metadata></domain>", head);
+	path = write_tmp(xml);
+	CU_ASSERT_EQUAL(domain_launch_load(path, false, &l), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":2: <groups> 'hots': unknown attribute"));
+	domain_launch_free(&l);
+	snprintf(xml, sizeof(xml), "%s<resource>\n<partition>/machine/.x</partition></resource>"
+		 "</domain>", head);
+	path = write_tmp(xml);
+	CU_ASSERT_EQUAL(domain_launch_load(path, false, &l), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":3: <partition> '/machine/.x': part '.x': a "
+						  "group name may not start with '.'"));
+	domain_launch_free(&l);
+	unlink(path);
+}
+
 static CU_TestInfo tests[] = {
+	{ "joining the host scheduler", test_launch_host },
 	{ "plan applied through the C API", test_launch_apply_api },
 	{ "a bad domain is refused before anything starts", test_launch_refuses_before_start },
 	{ "a failure half way is rolled back", test_launch_apply_rolls_back },

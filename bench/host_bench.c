@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-host: whole VMs sharing the host CPUs (issue 17), vsched's host scheduler beside the
+ * kernel in the same run, each VM a process of hog vCPUs:
+ *  weights    two VMs of four hog vCPUs, cpu.weight 200:100 (libvirt's cpu.shares
+ *             2048:1024), on 2 host CPUs: goal, the split within 0.5 % of capacity of 2:1
+ *             and no worse than the kernel;
+ *  inside     the same two VMs, a's vCPUs in two groups of weights 300:100 (--group/--assign):
+ *             per-vCPU groups keep their accuracy while the VMs share the host;
+ *  partition  a partition capped "100000 100000" (1 CPU) holding three VMs of two hog vCPUs,
+ *             beside an uncapped VM of two in a partition of half its weight: the cap binds
+ *             (the capped side's weight alone would give it 1.33 CPU); goal, quota used within
+ *             +-1 % of what was allowed, the uncapped VM takes the rest.
+ * Each VM's CPU is its process's CPU clock over one window after a warm-up; errors are in % of
+ * capacity (lanes x window): err against the whole capacity, nerr against what the side's VMs
+ * got together (the machine is shared; as bench-fair's nerr). The vsched side runs
+ * `vsched host` and `vsched run --host` on each backend (KVM where /dev/kvm opens, the thread
+ * backend everywhere), or says why it cannot.
+ * Prints numbers; timing never decides pass/fail.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host_bench.h"
+#include "util/file.h"
+#include "work.h"
+
+#define HB_SIDES	3	/* kernel, vsched thread, vsched kvm */
+
+static const struct hb_scn scns[] = {
+	{ "weights", "two VMs of 4 hog vCPUs, cpu.weight 200:100 (cpu.shares 2048:1024)",
+	  .parts = { { "machine", 100, 0, 0 } }, .nr_parts = 1,
+	  .vms = { { "a", 0, 200, 4, 2.0 / 3 }, { "b", 0, 100, 4, 1.0 / 3 } }, .nr_vms = 2,
+	  .capped = -1 },
+	{ "inside", "the weights VMs, a's vCPUs 0-1 in a group of weight 300, 2-3 in one of 100",
+	  .parts = { { "machine", 100, 0, 0 } }, .nr_parts = 1,
+	  .vms = { { "a", 0, 200, 4, 2.0 / 3,
+		     { { "fast", 300, 0, 2, 0.5 }, { "slow", 100, 2, 2, 1.0 / 6 } }, 2 },
+		   { "b", 0, 100, 4, 1.0 / 3 } }, .nr_vms = 2, .capped = -1 },
+	{ "partition", "3 VMs of 2 hogs in /capped (weight 200, cpu.max \"100000 100000\") "
+	  "beside 1 VM of 2 hogs in /machine (weight 100)",
+	  .parts = { { "capped", 200, 100000, 100000 }, { "machine", 100, 0, 0 } },
+	  .nr_parts = 2,
+	  .vms = { { "c1", 0, 100, 2, 1.0 / 6 }, { "c2", 0, 100, 2, 1.0 / 6 },
+		   { "c3", 0, 100, 2, 1.0 / 6 }, { "free", 1, 100, 2, 1.0 / 2 } },
+	  .nr_vms = 4, .capped = 0 },
+};
+
+/* The TID of the thread of pid named name, or -ESRCH. */
+static int find_thread(pid_t pid, const char *name)
+{
+	char path[320], comm[32];
+	struct dirent *e;
+	DIR *d;
+	int tid = -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d)) && tid < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid, e->d_name);
+		if (e->d_name[0] != '.' && !file_read(path, comm, sizeof(comm)) &&
+		    !strncmp(comm, name, strlen(name)) && comm[strlen(name)] == '\n')
+			tid = atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return tid;
+}
+
+/* A thread's time on a CPU (schedstat, ns): another process's thread has no clock for us. */
+static double thread_cpu_s(pid_t pid, int tid)
+{
+	char path[96], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, tid);
+	return file_read(path, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10) / 1e9;
+}
+
+/* Every group's vCPU threads' CPU now, into g (tids found on first use). */
+static int grp_snap(const struct hb_scn *s, const pid_t *pids,
+		    int tids[HB_MAX_VMS][HB_MAX_GROUPS][8], double g[HB_MAX_VMS][HB_MAX_GROUPS])
+{
+	unsigned int i, j, k;
+	char name[16];
+
+	for (i = 0; i < s->nr_vms; i++)
+		for (j = 0; j < s->vms[i].nr_grps; j++) {
+			const struct hb_grp *gr = &s->vms[i].grps[j];
+
+			g[i][j] = 0;
+			for (k = 0; k < gr->n && k < 8; k++) {
+				if (!tids[i][j][k]) {
+					snprintf(name, sizeof(name), "vcpu%u", gr->first + k);
+					tids[i][j][k] = find_thread(pids[i], name);
+				}
+				if (tids[i][j][k] < 0)
+					return -ESRCH;
+				g[i][j] += thread_cpu_s(pids[i], tids[i][j][k]);
+			}
+		}
+	return 0;
+}
+
+int hb_measure(const struct hb_scn *s, const struct hb_opts *o, const pid_t *pids,
+	       struct hb_result *r)
+{
+	static int tids[HB_MAX_VMS][HB_MAX_GROUPS][8];
+	double g0[HB_MAX_VMS][HB_MAX_GROUPS];
+	clockid_t clk[HB_MAX_VMS];
+	uint64_t c0[HB_MAX_VMS], t0, t1;
+	unsigned int i, j;
+
+	memset(tids, 0, sizeof(tids));
+	for (i = 0; i < s->nr_vms; i++)
+		if (clock_getcpuclockid(pids[i], &clk[i]))
+			return -ESRCH;
+	sleep_ns((uint64_t)(o->warmup_s * 1e9));
+	t0 = time_mono_ns();
+	for (i = 0; i < s->nr_vms; i++)
+		c0[i] = time_now_on(clk[i]);
+	if (grp_snap(s, pids, tids, g0))
+		return -ESRCH;
+	sleep_ns((uint64_t)(o->window_s * 1e9));
+	for (i = 0; i < s->nr_vms; i++)
+		r->cpu_s[i] = (double)(time_now_on(clk[i]) - c0[i]) / 1e9;
+	if (grp_snap(s, pids, tids, r->grp_s))
+		return -ESRCH;
+	t1 = time_mono_ns();
+	r->seconds = (double)(t1 - t0) / 1e9;
+	for (i = 0; i < s->nr_vms; i++)
+		for (j = 0; j < s->vms[i].nr_grps; j++)
+			r->grp_s[i][j] -= g0[i][j];
+	return 0;
+}
+
+struct side {
+	const char *name;
+	bool ok;
+	struct hb_result r;
+	char why[256];
+};
+
+/* Share of the capacity, in %. */
+static double pct(const struct hb_opts *o, const struct side *sd, double cpu_s)
+{
+	return 100.0 * cpu_s / (sd->r.seconds * o->lanes);
+}
+
+/* What a side's VMs got together: the host is shared, so a side may get less than lanes. */
+static double given(const struct hb_scn *s, const struct side *sd)
+{
+	double sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_vms; i++)
+		sum += sd->r.cpu_s[i];
+	return sum;
+}
+
+/*
+ * One row: a VM or a group inside one, its ideal share and each side's; err: |share of the
+ * capacity - ideal|, nerr: the same of what the side's VMs got together (bench-fair's nerr), in
+ * % of capacity. The largest of each go into max/nmax.
+ */
+static void row(const struct hb_scn *s, const struct hb_opts *o, const struct side *sides,
+		unsigned int nr, const char *label, double ideal, const double *cpu, double *max,
+		double *nmax)
+{
+	unsigned int k;
+
+	printf("  %-8s %7.2f", label, 100 * ideal);
+	for (k = 0; k < nr; k++) {
+		double v, err, nerr;
+
+		if (!sides[k].ok)
+			continue;
+		v = pct(o, &sides[k], cpu[k]);
+		err = fabs(v - 100 * ideal);
+		nerr = fabs(100 * cpu[k] / given(s, &sides[k]) - 100 * ideal);
+		max[k] = fmax(max[k], err);
+		nmax[k] = fmax(nmax[k], nerr);
+		printf(" | %8.2f %6.2f %6.2f", v, err, nerr);
+	}
+	printf("\n");
+}
+
+static void report(const struct hb_scn *s, const struct hb_opts *o, const struct side *sides,
+		   unsigned int nr)
+{
+	double max[HB_SIDES] = { 0 }, nmax[HB_SIDES] = { 0 }, cpu[HB_SIDES];
+	unsigned int i, j, k;
+	char label[32];
+
+	printf("\n%s: %s\n  %-8s %7s", s->name, s->what, "vm", "ideal%");
+	for (k = 0; k < nr; k++)
+		if (sides[k].ok)
+			printf(" | %7s%% %6s %6s", sides[k].name, "err", "nerr");
+	printf("\n");
+	for (i = 0; i < s->nr_vms; i++) {
+		for (k = 0; k < nr; k++)
+			cpu[k] = sides[k].r.cpu_s[i];
+		row(s, o, sides, nr, s->vms[i].name, s->vms[i].ideal, cpu, max, nmax);
+		for (j = 0; j < s->vms[i].nr_grps; j++) {
+			for (k = 0; k < nr; k++)
+				cpu[k] = sides[k].r.grp_s[i][j];
+			snprintf(label, sizeof(label), "%s/%s", s->vms[i].name,
+				 s->vms[i].grps[j].name);
+			row(s, o, sides, nr, label, s->vms[i].grps[j].ideal, cpu, max, nmax);
+		}
+	}
+	printf("  max err / nerr (%% of capacity):");
+	for (k = 0; k < nr; k++)
+		if (sides[k].ok)
+			printf(" %s %.2f / %.2f %% (given %.2f %%)", sides[k].name, max[k], nmax[k],
+			       pct(o, &sides[k], given(s, &sides[k])));
+	printf("; goal <= %s\n", s->capped < 0 ? "0.5 % and <= kernel" : "1 %");
+	if (s->capped < 0)
+		return;
+	printf("  cpu.max of /%s: quota used, %% of what was allowed:", s->parts[s->capped].name);
+	for (k = 0; k < nr; k++) {
+		const struct hb_part *p = &s->parts[s->capped];
+		double used = 0, allowed = sides[k].r.seconds * p->quota_us / p->period_us;
+
+		for (i = 0; sides[k].ok && i < s->nr_vms; i++)
+			if (s->vms[i].part == (unsigned int)s->capped)
+				used += sides[k].r.cpu_s[i];
+		if (sides[k].ok)
+			printf(" %s %.2f %%", sides[k].name, 100 * used / allowed);
+	}
+	printf("; goal 100 +- 1 %%\n");
+}
+
+static bool kvm_here(void)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct hb_opts o = { .lanes = 2, .warmup_s = 1.0, .window_s = 3.0 };
+	const char *vsched = getenv("VSCHED"), *kwhy = NULL;
+	struct side sides[HB_SIDES] = { { "kernel" }, { "thread" }, { "kvm" } };
+	char vwhy[256] = "";
+	bool kernel, vs;
+	unsigned int i, k, nr = 2 + kvm_here();
+	int c;
+
+	while ((c = getopt(argc, argv, "s:")) != -1) {
+		if (c != 's' || (o.window_s = atof(optarg)) <= 0) {
+			fprintf(stderr, "usage: bench-host [-s SECONDS]\n");
+			return 2;
+		}
+	}
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf("bench-host: skipped (needs 2 host CPUs)\n");
+		return 0;
+	}
+	kernel = !hb_kernel_probe(&kwhy);
+	if (!vsched)
+		snprintf(vwhy, sizeof(vwhy), "needs $VSCHED");
+	vs = vsched && !hb_vsched_probe(vsched, vwhy, sizeof(vwhy));
+	printf("bench-host: %u host CPUs, %.1f s warm-up, %.1f s window per side; errors in %% "
+	       "of capacity\n", o.lanes, o.warmup_s, o.window_s);
+	printf("kernel side: %s\n", kernel ? "the host's cgroup cpu controller, one cgroup per VM "
+	       "process" : kwhy);
+	if (vs)
+		printf("vsched side: vsched host + vsched run --host, backends thread%s\n",
+		       nr > 2 ? ", kvm" : " (no /dev/kvm)");
+	else
+		printf("vsched side: skipped (%s)\n", vwhy);
+	for (i = 0; i < sizeof(scns) / sizeof(scns[0]); i++) {
+		const struct hb_scn *s = &scns[i];
+		int err;
+
+		for (k = 0; k < nr; k++) {
+			memset(&sides[k].r, 0, sizeof(sides[k].r));
+			sides[k].ok = false;
+			if (k == 0 && kernel) {
+				err = hb_kernel_run(s, &o, &sides[k].r);
+				if (err)
+					printf("%s: kernel side failed: %s\n", s->name,
+					       strerror(-err));
+			} else if (k > 0 && vs) {
+				err = hb_vsched_run(vsched, sides[k].name, s, &o, &sides[k].r,
+						    sides[k].why, sizeof(sides[k].why));
+				if (err)
+					printf("%s: vsched side (%s) failed: %s\n", s->name,
+					       sides[k].name, sides[k].why);
+			} else {
+				continue;
+			}
+			sides[k].ok = !err;
+		}
+		report(s, &o, sides, nr);
+	}
+	return 0;
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `vsched run --host --partition/--weight/--max`: the rules between the flags, the values
+ * checked as the interface files check them, and the host scheduler's socket.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cmd/run.h"
+#include "libvirt/partition.h"
+#include "test.h"
+
+static void quiet_stderr(void)
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	dup2(fd, 2);
+	close(fd);
+}
+
+/* run_parse() of a command line split at blanks, its messages kept out of the test output. */
+static int parse(const char *line, struct run_cfg *cfg)
+{
+	static char buf[512];
+	char *argv[32], *save = NULL, *tok;
+	int argc = 0, err, ret;
+
+	snprintf(buf, sizeof(buf), "run %s", line);
+	for (tok = strtok_r(buf, " ", &save); tok && argc < 31; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = strcmp(tok, "QP") ? tok : (char *)"50000 100000";
+	argv[argc] = NULL;
+	fflush(stderr);
+	err = dup(2);
+	quiet_stderr();
+	ret = run_parse(argc, argv, cfg);
+	fflush(stderr);
+	dup2(err, 2);
+	close(err);
+	return ret;
+}
+
+static void test_run_host_flags(void)
+{
+	static const char *const bad[] = {
+		/* The VM group's settings need --host. */
+		"--partition /machine", "--weight 200", "--max QP",
+		/* The values, as cpu.weight and cpu.max take them. */
+		"--host --weight 0", "--host --weight 10001", "--host --weight 2x",
+		"--host --weight -5", "--host --max 500", "--host --max bogus",
+		"--host --max x5", "--host --weight",
+		/* A partition is an absolute group path below the root. */
+		"--host --partition machine", "--host --partition /", "--host --partition /a//b",
+		"--host --partition /a/", "--host --partition /cpu.max", "--host --partition /a/..",
+		"--host --partition /.hidden", "--host --partition /a b",
+		/* The daemon owns the lanes; --no-sched schedules nothing. */
+		"--host --cpus 2", "--host --no-sched",
+	};
+	struct run_cfg cfg;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret = parse(bad[i], &cfg);
+
+		if (ret != -EINVAL)
+			printf("\n    '%s': %d, want -EINVAL\n", bad[i], ret);
+		CU_ASSERT_EQUAL(ret, -EINVAL);
+	}
+	CU_ASSERT_EQUAL_FATAL(parse("--host --partition /machine/t1 --weight 200 --max QP", &cfg),
+			      0);
+	CU_ASSERT_TRUE(cfg.host);
+	CU_ASSERT_STRING_EQUAL(cfg.partition, "/machine/t1");
+	CU_ASSERT_STRING_EQUAL(cfg.weight, "200");
+	CU_ASSERT_STRING_EQUAL(cfg.max, "50000 100000");
+	CU_ASSERT_FALSE(cfg.demo);
+	CU_ASSERT_EQUAL_FATAL(parse("--host --max max", &cfg), 0);
+	CU_ASSERT_PTR_NULL(cfg.partition);
+	CU_ASSERT_PTR_NULL(cfg.weight);
+	CU_ASSERT_STRING_EQUAL(cfg.max, "max");
+	/* One number keeps the period, as in cpu.max. */
+	CU_ASSERT_EQUAL(parse("--host --max 50000", &cfg), 0);
+	/* Without --host nothing of it is set: the embedded run as before. */
+	CU_ASSERT_EQUAL_FATAL(parse("--payload hog", &cfg), 0);
+	CU_ASSERT_FALSE(cfg.host);
+	CU_ASSERT_PTR_NULL(cfg.weight);
+}
+
+static void test_run_host_valid(void)
+{
+	char msg[512], why[256];
+
+	CU_ASSERT_EQUAL(run_host_valid("/machine", "1", "max 1000000", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_host_valid(NULL, "10000", "1000 1000", msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(run_host_valid(NULL, "0", NULL, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cpu.weight '0': Numerical result out of range"));
+	/* cpu.max's range rules are the setter's: period above 1 s, quota below 1 ms. */
+	CU_ASSERT_EQUAL(run_host_valid(NULL, NULL, "max 1000001", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cpu.max 'max 1000001': Invalid argument"));
+	CU_ASSERT_EQUAL(run_host_valid(NULL, NULL, "999 100000", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(run_host_valid("tenant", NULL, NULL, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(msg, "partition 'tenant': Partition path 'tenant' must start "
+			       "with '/'");
+
+	CU_ASSERT_EQUAL(partition_check("/machine/a-b_c.d/x1", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(partition_check("/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(partition_check("/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q", why, sizeof(why)),
+			-EINVAL);
+	CU_ASSERT_STRING_EQUAL(why, "a partition is at most 16 groups deep");
+	CU_ASSERT_EQUAL(partition_check("/m/vsched.vcpus", why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "part 'vsched.vcpus': the name of a cgroup control"));
+	CU_ASSERT_EQUAL(partition_check("/m//", why, sizeof(why)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why, "an empty part ('//')");
+	/* A part of 65 characters. */
+	CU_ASSERT_EQUAL(partition_check("/m/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+					"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", why, sizeof(why)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "a group name has 1 to 64 characters"));
+	CU_ASSERT_EQUAL(partition_check("/m\n", why, sizeof(why)), -EINVAL);
+}
+
+/* --host without a daemon: the socket is missing or nobody listens on it. */
+static void test_run_host_check(void)
+{
+	char dir[] = "/tmp/vsched-runhost-XXXXXX", sock[64];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *old = getenv("VSCHED_RUN_DIR");
+	struct run_cfg cfg = { .host = true };
+	int fd, err;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	setenv("VSCHED_RUN_DIR", dir, 1);
+	snprintf(sock, sizeof(sock), "%s/host.sock", dir);
+	fflush(stderr);
+	err = dup(2);
+	quiet_stderr();
+	CU_ASSERT_EQUAL(run_host_check(&cfg), -ENOENT);
+	/* A socket file left by a daemon that died: refused, not joined. */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	CU_ASSERT_EQUAL(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd);
+	CU_ASSERT_EQUAL(run_host_check(&cfg), -ECONNREFUSED);
+	fflush(stderr);
+	dup2(err, 2);
+	close(err);
+	unlink(sock);
+	rmdir(dir);
+	if (old)
+		setenv("VSCHED_RUN_DIR", old, 1);
+	else
+		unsetenv("VSCHED_RUN_DIR");
+}
+
+static CU_TestInfo run_host_tests[] = {
+	{ "flags and their rules", test_run_host_flags },
+	{ "values as the interface files take them", test_run_host_valid },
+	{ "no daemon", test_run_host_check },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("cmd/run --host", run_host_tests)
