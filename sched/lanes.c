@@ -5,10 +5,10 @@
  * whichever is first. With nobody waiting and no cap there is no slice end at all, so the
  * runtime never interrupts a vCPU for nothing.
  *
- * When a vCPU starts waiting and every lane is busy, one lane may be taken at once: from a
- * cpu.idle sibling always, otherwise from the vCPU the waiter is furthest behind in virtual time
- * (by more than min_run), provided that vCPU ran at least min_run on its lane (credit2's
- * ratelimit). The other lanes get a rotation end so that the waiter's turn comes within a slice.
+ * When a vCPU starts waiting and every lane is busy, one lane may be taken: from a cpu.idle
+ * sibling at once, otherwise from the vCPU the waiter is furthest behind in virtual time (by
+ * more than min_run), as soon as that vCPU has run min_run on its lane (credit2's ratelimit).
+ * The other lanes get a rotation end so that the waiter's turn comes within a slice.
  *
  * At a rotation end the lane is picked again, sticky (a near tie keeps the vCPU: no kick), and
  * if it goes elsewhere the subtree losing it gives up the lane of its child furthest ahead.
@@ -91,6 +91,23 @@ static void lane_set_rotation(struct sched *s, struct lane *ln)
 	}
 	ln->rot_until = end;
 	fair_prepay(s, ln->cur, ln->rot_until - c->now);
+}
+
+/*
+ * A waiter is furthest behind a holder that has not run min_run yet: the holder's turn ends when
+ * it has (credit2's ratelimit delays a preemption, it does not redirect it). Taking the lane of
+ * a holder the waiter is less far behind instead, a sibling in its own group say, cost that group
+ * a lane it was owed: the holder that should have yielded kept its whole slice.
+ */
+static void lane_defer(struct sched *s, struct lane *ln)
+{
+	uint64_t end = ln->start + s->core.params.min_run_ns;
+
+	if (ln->rot_until <= end || end <= s->core.now)
+		return;
+	fair_refund(s, ln->cur);
+	ln->rot_until = end;
+	fair_prepay(s, ln->cur, end - s->core.now);
 }
 
 static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
@@ -272,6 +289,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	struct sched_entity *best_ew = NULL;
 	struct vcpu_core *vc;
 	double best_key = 0;
+	bool idle = false;
 	int best = -1;
 	unsigned int l;
 
@@ -291,9 +309,10 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		if (er->idle && !ew->idle) {
 			best = (int)l;
 			best_ew = ew;
+			idle = true;
 			break;
 		}
-		if (lane_kept(s, ln))
+		if (owns_lane(ln->cur))
 			continue;
 		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
 		key = er->vt - ew->vt;
@@ -305,6 +324,11 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	}
 	if (best < 0)
 		return;
+	/* Idle-group preemption knows no protection; a weight-driven one waits for min_run. */
+	if (!idle && lane_kept(s, lane_of(s, best))) {
+		lane_defer(s, lane_of(s, best));
+		return;
+	}
 	/*
 	 * The lane goes to the side that is behind, and inside it to whoever is first there:
 	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken

@@ -174,6 +174,20 @@ static void test_delay_ends_when_group_stops(void)
 	sched_destroy(s);
 }
 
+/*
+ * Issue 13, third pass: duty vCPUs beside hogs on several lanes (`make fuzz-sim`, seeds 162 and
+ * 587, reduced). A root hog took a lane whenever the duty vCPU of a heavy group blocked, and when
+ * the duty vCPU woke 57 us later that hog was still inside its min_run: the waiter took the lane
+ * of its own group's hog instead, so the group got no lane back while the root hog ran its whole
+ * slice (1.78 % of capacity). The preemption now waits for the hog's min_run (0.83 %: the duty
+ * vCPU wakes every 570 us, which a 1 ms min_run cannot follow as GPS does).
+ */
+static void test_preemption_waits_for_min_run(void)
+{
+	run_within("lanes 2\nduration 2s\ngroup /a nice -16\ngroup /a/b\ngroup /a/c\n"
+		   "vcpu 0 /a/c duty 335us 570us phase 17us\nvcpu 1 / hog\nvcpu 2 /a/b hog\n", 1.0);
+}
+
 static CU_TestInfo gps_tests[] = {
 	{ "random hog-only seeds that failed", test_random_hog_seeds_that_failed },
 	{ "the ideal is GPS over the arrivals", test_ideal_is_gps },
@@ -181,6 +195,7 @@ static CU_TestInfo gps_tests[] = {
 	{ "a throttled subtree leaves V", test_throttled_subtree_leaves_v },
 	{ "short bursts ask short requests", test_short_bursts_ask_short_requests },
 	{ "a delay ends when its group stops", test_delay_ends_when_group_stops },
+	{ "a preemption waits for min_run", test_preemption_waits_for_min_run },
 	CU_TEST_INFO_NULL,
 };
 
