@@ -93,12 +93,7 @@ static void lane_set_rotation(struct sched *s, struct lane *ln)
 	fair_prepay(s, ln->cur, ln->rot_until - c->now);
 }
 
-/*
- * A waiter is furthest behind a holder that has not run min_run yet: the holder's turn ends when
- * it has (credit2's ratelimit delays a preemption, it does not redirect it). Taking the lane of
- * a holder the waiter is less far behind instead, a sibling in its own group say, cost that group
- * a lane it was owed: the holder that should have yielded kept its whole slice.
- */
+/* ln's holder, inside its min_run, has its turn end when that is over (lanes_waiter_arrived()). */
 static void lane_defer(struct sched *s, struct lane *ln)
 {
 	uint64_t end = ln->start + s->core.params.min_run_ns;
@@ -285,12 +280,10 @@ static bool path_throttled(const struct sched_entity *se)
 
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
-	struct sched_core *c = &s->core;
+	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = min_run;
 	struct sched_entity *best_ew = NULL;
 	struct vcpu_core *vc;
-	double best_key = 0;
-	bool idle = false;
-	int best = -1;
+	int best = -1, kept = -1;
 	unsigned int l;
 
 	if (path_throttled(se))
@@ -309,26 +302,37 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		if (er->idle && !ew->idle) {
 			best = (int)l;
 			best_ew = ew;
-			idle = true;
 			break;
 		}
 		if (owns_lane(ln->cur))
 			continue;
 		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
 		key = er->vt - ew->vt;
-		if (key > (double)c->params.min_run_ns && key > best_key) {
+		if (lane_kept(s, ln)) {
+			/* Its slice paid up front and not run yet is no service it had. */
+			key -= (double)ln->cur->resv / er->rate;
+			if (key > kept_key) {
+				kept_key = key;
+				kept = (int)l;
+			}
+		} else if (key > min_run && key > best_key) {
 			best_key = key;
 			best = (int)l;
 			best_ew = ew;
 		}
 	}
-	if (best < 0)
-		return;
-	/* Idle-group preemption knows no protection; a weight-driven one waits for min_run. */
-	if (!idle && lane_kept(s, lane_of(s, best))) {
-		lane_defer(s, lane_of(s, best));
+	/*
+	 * The waiter is furthest behind a holder inside its min_run: that holder's turn ends when
+	 * it has (credit2's ratelimit delays a preemption, it does not send it elsewhere). Taking
+	 * the lane of the next holder instead, often a sibling in the waiter's own group, gave the
+	 * group no lane back while the holder it was behind ran its whole slice (issue 13).
+	 */
+	if (kept >= 0 && kept_key > best_key) {
+		lane_defer(s, lane_of(s, kept));
 		return;
 	}
+	if (best < 0)
+		return;
 	/*
 	 * The lane goes to the side that is behind, and inside it to whoever is first there:
 	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken
