@@ -196,7 +196,7 @@ static void test_preemption_waits_for_min_run(void)
  * group beside them, whose rate moves most when the sleeper leaves, starved. The lag a sleeper
  * leaves or brings back goes to the siblings whose rates its leave raises or its return lowers.
  * Four lanes, a weight-4 group beside two hogs and duty vCPUs (work every 30 ms and more,
- * `make fuzz-sim` seed 494 of that kind, reduced): 1.59 % of capacity, 0.30 % now.
+ * `make fuzz-sim` seed 494 of that kind, reduced): 1.59 % of capacity, 0.36 % now.
  */
 static void test_sleeper_lag_goes_where_rates_move(void)
 {
