@@ -117,6 +117,7 @@ static void sum_remove(struct sched_entity *e)
 	if (p->sum_r <= RATE_MIN) {
 		p->sum_r = 0;
 		p->sum_rvt = 0;
+		p->owed = 0;
 		p->vbase = V;
 	}
 }
@@ -167,12 +168,35 @@ void fair_sum_leave(struct sched_entity *se)
 }
 
 /*
+ * se goes to sleep owed L > 0. It leaves its parent's sum as if it were at V, so V does not
+ * move, and its siblings' debt, L in all (they ran while it waited), is forgiven by
+ * rates_update() once their new rates are known: to the ones whose rates its leaving raised
+ * (sched/rates.c, share_owed()).
+ */
+static void sum_leave_owed(struct sched_entity *se)
+{
+	struct group_core *p = se->parent;
+	double V = fair_vclock(p), L = se->rate * (V - se->vt);
+
+	if (!(L > 0) || p->sum_r - se->rate <= RATE_MIN) {
+		fair_sum_leave(se);
+		return;
+	}
+	se->lag = L;
+	p->sum_rvt -= se->rate * V;
+	p->sum_r -= se->rate;
+	p->owed += L;
+	se->rate = 0;
+}
+
+/*
  * vc stopped being runnable: it, and groups left with nothing runnable, stop being runnable.
  * One that ran ahead of its share (lag < 0) and goes to sleep stays delayed: in its parent's
  * sum and in the rates, as the kernel's EEVDF keeps a sleeper in debt on its runqueue
  * (DELAY_DEQUEUE) and as GPS goes on serving a burst that ran ahead of it, until V has caught
  * up with it (fair_release()); its siblings get its share meanwhile, and repaid. The others,
- * and every one of them when vc only moves (sleep false), leave with their lag saved.
+ * and every one of them when vc only moves (sleep false), leave with their lag saved; what a
+ * sleeper was owed its siblings owed, and that debt is forgiven (sum_leave_owed()).
  *
  * Why: a sleeper that left with its debt had it forgiven in V at once (its siblings lost what
  * it ran ahead) and brought it back on waking, to wait a rotation while its work was due; one
@@ -199,7 +223,10 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 			list_add_tail(&se->delay_node, &s->core.delayed);
 			continue;
 		}
-		fair_sum_leave(se);
+		if (sleep)
+			sum_leave_owed(se);
+		else
+			fair_sum_leave(se);
 	}
 	/* New delays to time, or a group left whose delayed children wait no more. */
 	if (!list_empty(&s->core.delayed) && s->core.next_release > s->core.now)

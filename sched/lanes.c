@@ -5,10 +5,10 @@
  * whichever is first. With nobody waiting and no cap there is no slice end at all, so the
  * runtime never interrupts a vCPU for nothing.
  *
- * When a vCPU starts waiting and every lane is busy, one lane may be taken at once: from a
- * cpu.idle sibling always, otherwise from the vCPU the waiter is furthest behind in virtual time
- * (by more than min_run), provided that vCPU ran at least min_run on its lane (credit2's
- * ratelimit). The other lanes get a rotation end so that the waiter's turn comes within a slice.
+ * When a vCPU starts waiting and every lane is busy, one lane may be taken: from a cpu.idle
+ * sibling at once, otherwise from the vCPU the waiter is furthest behind in virtual time (by
+ * more than min_run), as soon as that vCPU has run min_run on its lane (credit2's ratelimit).
+ * The other lanes get a rotation end so that the waiter's turn comes within a slice.
  *
  * At a rotation end the lane is picked again, sticky (a near tie keeps the vCPU: no kick), and
  * if it goes elsewhere the subtree losing it gives up the lane of its child furthest ahead.
@@ -91,6 +91,18 @@ static void lane_set_rotation(struct sched *s, struct lane *ln)
 	}
 	ln->rot_until = end;
 	fair_prepay(s, ln->cur, ln->rot_until - c->now);
+}
+
+/* ln's holder, inside its min_run, has its turn end when that is over (lanes_waiter_arrived()). */
+static void lane_defer(struct sched *s, struct lane *ln)
+{
+	uint64_t end = ln->start + s->core.params.min_run_ns;
+
+	if (ln->rot_until <= end || end <= s->core.now)
+		return;
+	fair_refund(s, ln->cur);
+	ln->rot_until = end;
+	fair_prepay(s, ln->cur, end - s->core.now);
 }
 
 static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
@@ -268,11 +280,10 @@ static bool path_throttled(const struct sched_entity *se)
 
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
-	struct sched_core *c = &s->core;
+	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = min_run;
 	struct sched_entity *best_ew = NULL;
 	struct vcpu_core *vc;
-	double best_key = 0;
-	int best = -1;
+	int best = -1, kept = -1;
 	unsigned int l;
 
 	if (path_throttled(se))
@@ -293,15 +304,32 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 			best_ew = ew;
 			break;
 		}
-		if (lane_kept(s, ln))
+		if (owns_lane(ln->cur))
 			continue;
 		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
 		key = er->vt - ew->vt;
-		if (key > (double)c->params.min_run_ns && key > best_key) {
+		if (lane_kept(s, ln)) {
+			/* Its slice paid up front and not run yet is no service it had. */
+			key -= (double)ln->cur->resv / er->rate;
+			if (key > kept_key) {
+				kept_key = key;
+				kept = (int)l;
+			}
+		} else if (key > min_run && key > best_key) {
 			best_key = key;
 			best = (int)l;
 			best_ew = ew;
 		}
+	}
+	/*
+	 * The waiter is furthest behind a holder inside its min_run: that holder's turn ends when
+	 * it has (credit2's ratelimit delays a preemption, it does not send it elsewhere). Taking
+	 * the lane of the next holder instead, often a sibling in the waiter's own group, gave the
+	 * group no lane back while the holder it was behind ran its whole slice (issue 13).
+	 */
+	if (kept >= 0 && kept_key > best_key) {
+		lane_defer(s, lane_of(s, kept));
+		return;
 	}
 	if (best < 0)
 		return;

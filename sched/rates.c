@@ -166,38 +166,105 @@ static void rebase(struct sched *s, struct sched_entity *e, double r, double V)
 	e->rate = r;
 }
 
-static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity *e, double r,
-		     double V)
+static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity *e, double r)
 {
+	double V = fair_vclock(gc);
+	bool join = e->rate <= 0;
+
 	if (!e->runnable && !e->delayed)
 		return;
 	if (r < RATE_MIN) {
 		fair_sum_leave(e);
 		return;
 	}
-	if (e->rate > 0) {
+	if (!join) {
 		gc->sum_rvt -= e->rate * e->vt;
 		gc->sum_r -= e->rate;
 	}
 	rebase(s, e, r, V);
-	gc->sum_rvt += e->rate * e->vt;
+	/*
+	 * A joiner keeps the lag V moving would have left it, L W / (W + r) of its L, but comes in
+	 * at V, which then does not move: share_owed() charges that lag to the others.
+	 */
+	if (join && gc->sum_r > RATE_MIN) {
+		e->vt = V - (V - e->vt) * gc->sum_r / (gc->sum_r + e->rate);
+		gc->sum_rvt += e->rate * V;
+		gc->owed -= e->rate * (V - e->vt);
+	} else {
+		gc->sum_rvt += e->rate * e->vt;
+	}
 	gc->sum_r += e->rate;
 	fair_requeue(s, e);
+}
+
+static struct sched_entity *claim_entity(struct sched *s, const struct fluid_claim *c)
+{
+	return c->g ? &gcore(c->g)->se : &s->core.vcpus[c->vcpu].se;
+}
+
+/* What a leave or join left to share, with no rates to go by: V moves, as in EEVDF. */
+static void owed_flush(struct group_core *gc)
+{
+	gc->sum_rvt += gc->owed;
+	gc->owed = 0;
+}
+
+/*
+ * A sleeper that leaves the sum owed L forgives its siblings L of debt (fair.c); one that joins
+ * charges them the lag it keeps. That lag goes to the siblings whose rates the leave raised, or
+ * the join lowered, in proportion to the change: water-filling hands the sleeper's share to
+ * them and takes it back from them. Shared by rate instead (V moving), siblings owed nearly a
+ * CPU each, whose rates hardly move, got a share of every leave: credit they could never use,
+ * holding their lanes anyway, but that kept them from ever giving one up, while a low-weight
+ * group beside them, whose rate moves most, starved (docs/scheduler.md §2). With no rate moved
+ * that way, V moves. cl[i].demand holds each child's rate before the change.
+ */
+static void share_owed(struct sched *s, struct group_core *gc, struct fluid_claim *cl,
+		       unsigned int n)
+{
+	double sign = gc->owed > 0 ? 1.0 : -1.0, w = 0, dr;
+	unsigned int i;
+
+	for (i = 0; i < n && gc->owed; i++) {
+		const struct sched_entity *e = claim_entity(s, &cl[i]);
+
+		dr = sign * (e->rate - cl[i].demand);
+		if (cl[i].demand > 0 && dr > 0 && e->rate > 0)
+			w += dr;
+	}
+	if (w <= RATE_MIN) {
+		owed_flush(gc);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct sched_entity *e = claim_entity(s, &cl[i]);
+
+		dr = sign * (e->rate - cl[i].demand);
+		if (cl[i].demand > 0 && dr > 0 && e->rate > 0) {
+			e->vt -= gc->owed * dr / w / e->rate;
+			fair_requeue(s, e);
+		}
+	}
+	gc->owed = 0;
 }
 
 /*
  * Water-fill cap among g's children from the cached demands and change the rates that moved;
  * go down only where a child's capacity moved or its demand changed below it. A wake or a block
  * thus costs the siblings along one path, unless it shifts capacity across whole subtrees.
+ * The children staying in the sum get their new rates first, then a leaver's lag is shared,
+ * then joiners come in and their lag is shared (share_owed()).
  */
 static void refill_group(struct sched *s, struct group *g, double cap, struct fluid_claim *cl)
 {
 	struct group_core *gc = gcore(g);
 	double V = fair_vclock(gc);
-	unsigned int n, i;
+	unsigned int n, i, pass;
 
-	if (gc->throttled)
+	if (gc->throttled) {
+		owed_flush(gc);
 		return;	/* frozen inside: see retag_group() */
+	}
 	n = fluid_claims(g, s->core.demand, cl);
 	for (i = 0; i < n; i++) {
 		if (cl[i].g) {
@@ -207,23 +274,24 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 	}
 	fluid_water_fill(cl, n, cap);
 	for (i = 0; i < n; i++) {
-		struct group_core *cc;
-		bool moved;
+		const struct sched_entity *e = claim_entity(s, &cl[i]);
 
-		if (!cl[i].g) {
-			struct sched_entity *e = &s->core.vcpus[cl[i].vcpu].se;
+		cl[i].demand = e->runnable || e->delayed ? e->rate : 0;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			struct sched_entity *e = claim_entity(s, &cl[i]);
+			struct group_core *cc = cl[i].g ? gcore(cl[i].g) : NULL;
+			bool moved = fabs(cl[i].got - e->rate) > RATE_MIN;
 
-			if (fabs(cl[i].got - e->rate) > RATE_MIN)
-				set_rate(s, gc, e, cl[i].got, V);
-			continue;
+			if (cc && !pass && (moved || cc->on_path))
+				refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n);
+			if (cc && !pass)
+				cc->on_path = false;
+			if (moved && (e->rate <= 0 && cl[i].got >= RATE_MIN) == pass)
+				set_rate(s, gc, e, cl[i].got);
 		}
-		cc = gcore(cl[i].g);
-		moved = fabs(cl[i].got - cc->se.rate) > RATE_MIN;
-		if (moved || cc->on_path)
-			refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n);
-		if (moved)
-			set_rate(s, gc, &cc->se, cl[i].got, V);
-		cc->on_path = false;
+		share_owed(s, gc, cl, n);
 	}
 	if (gc->sum_r <= RATE_MIN) {
 		gc->sum_r = 0;
@@ -290,6 +358,7 @@ static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl
 
 	if (gc->throttled)
 		return;
+	gc->owed = 0;	/* the sum is rebuilt from every vt: V moves */
 	n = fluid_claims(g, s->core.demand, cl);
 	gc->sum_rvt = 0;
 	gc->sum_r = 0;
