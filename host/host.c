@@ -12,7 +12,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -21,6 +20,7 @@
 #include "util/compiler.h"
 #include "util/debug.h"
 #include "util/time.h"
+#include "util/unixsock.h"
 #include "vsched.h"
 
 #define HOST_MSG_MAX_LEN	1024	/* above every message: a longer datagram is garbage */
@@ -105,15 +105,12 @@ void host_destroy(struct host *h)
 
 int host_listen(struct host *h, const char *sock)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
 	int fd, probe;
 
-	if (strlen(sock) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, sock);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = unixsock_open(sock, &sa);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* A daemon that answers there is live; a socket file nobody listens on is stale. */
 	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {

@@ -17,13 +17,13 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "host/proto.h"
 #include "rt.h"
 #include "sched/core.h"
 #include "sched/group.h"
+#include "util/unixsock.h"
 #include "vmm/kick.h"
 
 #define RT_REMOTE_REPLY_MS	2000	/* the daemon answers a HELLO within this */
@@ -45,15 +45,12 @@ struct rt_remote {
 
 static int rt_remote_dial(const char *sock)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
 	int fd, err;
 
-	if (strlen(sock) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, sock);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = unixsock_open(sock, &sa);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* Room for a whole subtree batch in flight: a send that does not fit is a lost daemon. */
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &(int){ RT_REMOTE_SNDBUF }, sizeof(int)))
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ RT_REMOTE_SNDBUF }, sizeof(int));
