@@ -91,10 +91,7 @@ int run_sched_host(struct run_sched *rs, const struct run_cfg *cfg, char *msg, s
 	struct runtime_host *h = &rs->host;
 	uint64_t w;
 
-	if (!rs->scheduled) {
-		snprintf(msg, msglen, "--no-sched excludes --host (the daemon schedules)");
-		return -EINVAL;
-	}
+	/* run_parse() refused --no-sched, --cpus and bad values with --host already. */
 	if (snprintf(rs->host_sock, sizeof(rs->host_sock), "%s/%s", registry_run_dir(),
 		     HOST_SOCK_NAME) >= (int)sizeof(rs->host_sock)) {
 		snprintf(msg, msglen, "run directory %s: path too long", registry_run_dir());
