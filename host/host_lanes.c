@@ -47,6 +47,9 @@ static void host_decide(struct host *h, const struct sched_decision *d)
 	m.vcpu = sl->vcpu;
 	m.arg = d->lane;
 	m.a = d->until == SCHED_TIME_NONE ? HOST_TIME_INF : d->until;
+	if (d->type == SCHED_RUN)
+		m.b = d->lane < h->nr_lanes && h->lane_cpu[d->lane] >= 0 ?
+		      (uint64_t)h->lane_cpu[d->lane] : HOST_CPU_NONE;
 	m.type = d->type == SCHED_RUN ? HOST_MSG_GRANT :
 		 d->type == SCHED_PREEMPT ? HOST_MSG_PREEMPT : HOST_MSG_RETIME;
 	host_send(sl->client, &m, sizeof(m));

@@ -45,6 +45,7 @@ struct host {
 	struct sched *s;
 	pthread_mutex_t *lock;
 	unsigned int nr_lanes, nr_slots, nr_free;
+	int *lane_cpu;			/* host CPU of each lane, -1: lanes float */
 	struct host_slot *slot;
 	struct list_head clients;
 	unsigned int nr_clients;

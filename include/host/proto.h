@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#define HOST_PROTO_VERSION	1
+#define HOST_PROTO_VERSION	2
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -24,6 +24,7 @@
 #define HOST_MAX_VM_VCPUS	1024		/* vCPUs of one VM */
 #define HOST_RAN_MAX_NS		10000000000ULL	/* one report's CPU time: above is garbage */
 #define HOST_TIME_INF		UINT64_MAX
+#define HOST_CPU_NONE		UINT64_MAX	/* GRANT's b: the lane has no CPU of its own */
 
 enum host_msg_type {
 	/* VMM -> daemon */
@@ -38,7 +39,7 @@ enum host_msg_type {
 	HOST_MSG_TID,		/* a = the vCPU thread's TID */
 	/* daemon -> VMM */
 	HOST_MSG_WELCOME,
-	HOST_MSG_GRANT,		/* lane, a = until (HOST_TIME_INF: none) */
+	HOST_MSG_GRANT,		/* lane, a = until (HOST_TIME_INF: none), b = the lane's host CPU */
 	HOST_MSG_PREEMPT,
 	HOST_MSG_RETIME,	/* a = until */
 	HOST_MSG_MAX,

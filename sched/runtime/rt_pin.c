@@ -11,6 +11,10 @@
  * lane in turn. Without it a vCPU owed a whole lane paid all of it on its CPU, and fair shares
  * cannot make that up (traced in overcommit: another process and kdamond took 1.8 % of the
  * owner's CPU over 2 s, none of the other CPU).
+ *
+ * In host mode the lanes are the daemon's: each GRANT names its lane's host CPU, and the vCPU
+ * is pinned there the same way (rt_pin_host()). They do not rotate: the VMMs would each rotate
+ * on their own clock and two holders would share a CPU meanwhile.
  */
 #include <errno.h>
 #include <sched.h>
@@ -36,6 +40,30 @@ int rt_pin_init(struct runtime *rt)
 	return 0;
 }
 
+/*
+ * Host mode: the daemon says lane's CPU (-1: it floats) with each grant; the map is made at the
+ * first one (again after a fallback released it). The process's mask is taken then, from the
+ * agent's thread, which is never pinned. Lock held.
+ */
+int rt_pin_host(struct runtime *rt, unsigned int lane, int cpu)
+{
+	unsigned int i;
+
+	if (lane >= rt->nr_lanes)
+		return -EINVAL;
+	if (!rt->lane_cpu) {
+		if (sched_getaffinity(0, sizeof(rt->host_cpus), &rt->host_cpus))
+			return -errno;
+		rt->lane_cpu = calloc(rt->nr_lanes, sizeof(*rt->lane_cpu));
+		if (!rt->lane_cpu)
+			return -ENOMEM;
+		for (i = 0; i < rt->nr_lanes; i++)
+			rt->lane_cpu[i] = -1;
+	}
+	rt->lane_cpu[lane] = cpu;
+	return 0;
+}
+
 void rt_pin_exit(struct runtime *rt)
 {
 	free(rt->lane_cpu);
@@ -54,7 +82,7 @@ void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane)
 		return;
 	rv->lane = (int)lane;
 	cpu = rt->lane_cpu[(lane + rt->pin_shift) % rt->nr_lanes];
-	if (rv->cpu == cpu)
+	if (cpu < 0 || rv->cpu == cpu)
 		return;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -69,7 +97,7 @@ void rt_pin_rotate(struct runtime *rt, uint64_t now)
 {
 	unsigned int i;
 
-	if (!rt->lane_cpu || rt->nr_lanes < 2 || now < rt->pin_rotate_at)
+	if (!rt->lane_cpu || rt->remote || rt->nr_lanes < 2 || now < rt->pin_rotate_at)
 		return;
 	rt->pin_rotate_at = now + RT_PIN_ROTATE_NS;
 	rt->pin_shift = (rt->pin_shift + 1) % rt->nr_lanes;

@@ -284,8 +284,11 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	until = m.a == HOST_TIME_INF ? RT_INF : m.a;
 	switch (m.type) {
 	case HOST_MSG_GRANT:
-		if (m.arg >= rt->nr_lanes)
+		/* b: the lane's host CPU, pinned as embedded lanes are (rt_pin.c). */
+		if (m.arg >= rt->nr_lanes || (m.b != HOST_CPU_NONE && m.b >= CPU_SETSIZE))
 			return -EPROTO;
+		if (rt_pin_host(rt, m.arg, m.b == HOST_CPU_NONE ? -1 : (int)m.b) == -ENOMEM)
+			return -ENOMEM;
 		rt_grant(rt, m.vcpu, m.arg, until);
 		break;
 	case HOST_MSG_PREEMPT:

@@ -7,6 +7,7 @@
  * revocation is driven with explicit times.
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -346,6 +347,58 @@ static void test_host_decisions(void)
 	host_destroy(h);
 }
 
+/* The first n CPUs of this thread's affinity mask (the daemon's lanes), n if it has as many. */
+static unsigned int mask_cpus(int *cpu, unsigned int n)
+{
+	unsigned int i, k = 0;
+	cpu_set_t set;
+
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (i = 0; i < CPU_SETSIZE && k < n; i++)
+		if (CPU_ISSET(i, &set))
+			cpu[k++] = (int)i;
+	return k;
+}
+
+/*
+ * A GRANT names its lane's host CPU, lane i on the i-th CPU of the daemon's mask, for the VMM to
+ * pin the vCPU there (floating holders shared a CPU while another idled); with more lanes than
+ * CPUs the lanes float (HOST_CPU_NONE).
+ */
+static void test_host_grant_cpu(void)
+{
+	struct host_welcome w;
+	struct host_ev ev;
+	unsigned int lanes;
+	cpu_set_t set;
+	int cpu[2];
+	struct host *h;
+	struct vmm a;
+
+	lanes = mask_cpus(cpu, 2);
+	h = host_new(lanes, 8);
+	vmm_join(h, &a, "a", 2, &w);
+	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
+	CU_ASSERT_EQUAL(ev.b, (uint64_t)cpu[ev.arg]);
+	if (lanes == 2) {
+		CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0, 0), 0);
+		CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
+		CU_ASSERT_EQUAL(ev.b, (uint64_t)cpu[ev.arg]);
+	}
+	vmm_leave(h, &a);
+	host_destroy(h);
+
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(set), &set), 0);
+	h = host_new((unsigned int)CPU_COUNT(&set) + 1, 8);
+	vmm_join(h, &a, "a", 1, &w);
+	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
+	CU_ASSERT_EQUAL(ev.b, HOST_CPU_NONE);
+	vmm_leave(h, &a);
+	host_destroy(h);
+}
+
 /* A holder silent for the grace while another waits loses its lane until its VMM speaks. */
 static void test_host_revoke(void)
 {
@@ -394,6 +447,7 @@ static CU_TestInfo host_tests[] = {
 	{ "the VM's subtree is mirrored batch by batch", test_host_mirror },
 	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
 	{ "a silent lane holder is revoked while others wait", test_host_revoke },
+	{ "a grant names its lane's host CPU", test_host_grant_cpu },
 	CU_TEST_INFO_NULL,
 };
 
