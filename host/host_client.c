@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -50,6 +51,7 @@ void host_client_remove(struct host *h, struct host_client *c)
 	h->nr_clients--;
 	if (c->fd >= 0)
 		close(c->fd);
+	host_page_destroy(c);
 	free(c->slot);
 	free(c->batch);
 	free(c->vcpu_group);
@@ -61,30 +63,52 @@ const char *host_client_group(const struct host_client *c)
 	return c->joined ? c->group : NULL;
 }
 
-static void host_welcome(struct host *h, struct host_client *c, int err)
+/* The answer to a HELLO; a join's carries the grant page's read-only fd (page_fd >= 0). */
+static void host_welcome(struct host *h, struct host_client *c, int err, int page_fd)
 {
 	struct host_welcome w = {
 		.type = HOST_MSG_WELCOME, .version = HOST_PROTO_VERSION, .err = err,
 		.nr_lanes = h->nr_lanes,
 	};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
 
 	if (!err && c->joined)
 		memcpy(w.group, c->group, sizeof(w.group));
-	host_send(c, &w, sizeof(w));
+	if (page_fd < 0) {
+		host_send(c, &w, sizeof(w));
+		return;
+	}
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof(u.buf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &page_fd, sizeof(int));
+	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(w)) {
+		c->dead = true;
+		shutdown(c->fd, SHUT_RDWR);
+	}
 }
 
 static int host_hello(struct host *h, struct host_client *c, const struct host_hello *m)
 {
-	int ret;
+	int ret, page_fd = -1;
 
 	if (c->joined)
 		return -EPROTO;
 	if (m->version != HOST_PROTO_VERSION) {
-		host_welcome(h, c, -EPROTONOSUPPORT);
+		host_welcome(h, c, -EPROTONOSUPPORT, -1);
 		return 1;
 	}
 	if (!m->nr_vcpus) {
-		host_welcome(h, c, 0);
+		host_welcome(h, c, 0, -1);
 		return 1;
 	}
 	ret = strnlen(m->name, sizeof(m->name)) == sizeof(m->name) ? -ENAMETOOLONG :
@@ -101,7 +125,12 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	}
 	if (!ret)
 		ret = host_tree_join(h, c, m);
-	host_welcome(h, c, ret);
+	/* Without a page (no memfd sealing here) the socket carries every decision alone. */
+	if (!ret && host_page_create(c, &page_fd))
+		page_fd = -1;
+	host_welcome(h, c, ret, page_fd);
+	if (page_fd >= 0)
+		close(page_fd);
 	return ret ? 1 : 0;
 }
 

@@ -47,11 +47,13 @@ static void host_decide(struct host *h, const struct sched_decision *d)
 	m.vcpu = sl->vcpu;
 	m.arg = d->lane;
 	m.a = d->until == SCHED_TIME_NONE ? HOST_TIME_INF : d->until;
-	if (d->type == SCHED_RUN)
-		m.b = d->lane < h->nr_lanes && h->lane_cpu[d->lane] >= 0 ?
-		      (uint64_t)h->lane_cpu[d->lane] : HOST_CPU_NONE;
+	m.b = d->lane < h->nr_lanes && h->lane_cpu[d->lane] >= 0 ?
+	      (uint64_t)h->lane_cpu[d->lane] : HOST_CPU_NONE;
 	m.type = d->type == SCHED_RUN ? HOST_MSG_GRANT :
 		 d->type == SCHED_PREEMPT ? HOST_MSG_PREEMPT : HOST_MSG_RETIME;
+	/* The page first: a grant wakes the parked thread before the agent hears of it. */
+	m.seq = host_page_write(sl->client, sl->vcpu,
+				d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane, m.a, m.b);
 	host_send(sl->client, &m, sizeof(m));
 }
 
@@ -137,6 +139,8 @@ void host_revoke_due(struct host *h, uint64_t now)
 		sl->revoked = true;
 		sl->client->nr_revoked++;
 		m.vcpu = sl->vcpu;
+		m.seq = host_page_write(sl->client, sl->vcpu, HOST_LANE_NONE, HOST_TIME_INF,
+					HOST_CPU_NONE);
 		host_send(sl->client, &m, sizeof(m));
 	}
 	host_drain(h);

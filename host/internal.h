@@ -38,6 +38,10 @@ struct host_client {
 	struct host_group_msg *batch;
 	unsigned int nr_batch;
 	unsigned int *vcpu_group;	/* per vCPU: batch index + 1, 0 the VM group */
+	/* The grant page (host_page.c): the daemon's own seq per vCPU, and the mapping. */
+	uint32_t *seq;
+	struct host_grant *page;	/* NULL: none, decisions go by the socket alone */
+	size_t page_len;
 };
 
 struct host {
@@ -60,6 +64,12 @@ void host_drain(struct host *h);
 void host_send(struct host_client *c, const void *msg, size_t len);
 void host_arm(struct host *h);
 void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
+
+/* host_page.c: the grant page of a VM. Lock held. */
+int host_page_create(struct host_client *c, int *ro_fd);
+void host_page_destroy(struct host_client *c);
+uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane, uint64_t until,
+			 uint64_t cpu);
 
 /* host_tree.c: the VM groups. Lock held. */
 int host_tree_join(struct host *h, struct host_client *c, const struct host_hello *m);

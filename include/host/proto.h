@@ -10,6 +10,12 @@
  * errno). Then the VMM sends its subtree as GROUP... VCPU... COMMIT (again after every change)
  * and vCPU events; the daemon sends decisions (GRANT, PREEMPT, RETIME). A HELLO with
  * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up.
+ *
+ * The grant page: a join's WELCOME carries (SCM_RIGHTS) a sealed memfd the VMM can only map
+ * read-only, one struct host_grant per vCPU, written by the daemon alone and never read by it.
+ * Each decision about a vCPU is written there before it is sent, and a grant wakes the futex
+ * of its entry: a vCPU thread parked for a lane waits on that futex and takes its grant from
+ * the page itself, without the agent thread's wake-up in between (docs/host.md, "Latency").
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H
@@ -88,8 +94,19 @@ struct host_ev {
 	uint32_t type;
 	uint32_t vcpu;		/* the VM's own vCPU index */
 	uint32_t arg;		/* GRANT: lane; VCPU: group index + 1 (0: the VM group itself) */
-	uint32_t pad;
+	uint32_t seq;		/* decisions: the vCPU's grant page entry's seq after it */
 	uint64_t a, b;
+};
+
+#define HOST_LANE_NONE		UINT32_MAX
+
+/* One vCPU's entry of the grant page: the daemon's latest decision about it, as a state. */
+struct host_grant {
+	uint32_t seq;		/* odd while the daemon writes; a parked vCPU's futex word */
+	uint32_t lane;		/* the lane it holds, HOST_LANE_NONE: none */
+	uint64_t until;		/* its slice end, HOST_TIME_INF: none */
+	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats */
+	uint64_t pad;
 };
 
 #endif

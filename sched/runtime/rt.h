@@ -37,6 +37,7 @@ struct vcpu;
 struct sched;
 struct kvm_steal_time;
 struct rt_remote;
+struct host_grant;
 
 /*
  * A vCPU's state, changed only by rt_set_state() (rt_state.c), which allows these transitions
@@ -116,6 +117,11 @@ struct rt_vcpu {
 	/* Idle detection: last sample of the CPU clock, by the helper. */
 	uint64_t probe_t, probe_cpu;
 	bool probe_asleep;	/* found asleep at probe_t, clock still since (fallback check) */
+
+	/* Host mode's grant page (rt_page.c), lock held. */
+	uint32_t seq_applied;	/* the last decision applied (page entry seq) */
+	uint32_t wake_word;	/* private futex: the VMM's own wake-ups of a page wait */
+	bool page_waiting;	/* parked in rt_page_wait() */
 };
 
 struct runtime {
@@ -155,6 +161,8 @@ struct runtime {
 	void *core;		/* rt_core.c's state */
 	struct rt_remote *remote;	/* host mode (rt_remote.c), NULL: the core is s */
 	uint64_t report_at;	/* host mode: next report of running vCPUs' CPU time */
+	const struct host_grant *page;	/* host mode: the grant page, NULL: none (rt_page.c) */
+	size_t page_len;
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 
@@ -275,6 +283,12 @@ void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uin
 		     uint64_t b);
 void rt_remote_tick(struct runtime *rt, uint64_t now);
 void rt_remote_config(struct runtime *rt);
+/* The grant page (rt_page.c). Lock held. */
+void rt_page_map(struct runtime *rt, int fd);
+void rt_page_unmap(struct runtime *rt);
+bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq);
+void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
+void rt_vcpu_wake(struct rt_vcpu *rv);
 /* Hands scheduling to the host kernel (the watchdog, a lost daemon). Lock held. */
 void rt_fallback(struct runtime *rt);
 

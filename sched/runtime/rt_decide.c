@@ -32,7 +32,7 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 		rt_timer_arm(rv, until);
 		rt_watch_holder(rv, now);
 	}
-	pthread_cond_signal(&rv->cond);
+	rt_vcpu_wake(rv);
 }
 
 void rt_preempt(struct runtime *rt, unsigned int id)

@@ -207,7 +207,7 @@ void rt_fallback(struct runtime *rt)
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		rt_watch_set(&rt->v[i], WATCH_NONE);	/* no lent vCPU stays SCHED_FIFO */
 		rt_timer_arm(&rt->v[i], RT_INF);
-		pthread_cond_broadcast(&rt->v[i].cond);
+		rt_vcpu_wake(&rt->v[i]);
 	}
 }
 

@@ -62,9 +62,37 @@ static int rt_remote_dial(const char *sock)
 	return fd;
 }
 
-/* HELLO, then the WELCOME: 0, the daemon's -errno, or -EPROTO for a reply that is not one. */
+/* The WELCOME's datagram and the grant page's fd with it (*page_fd, -1: none). */
+static ssize_t rt_remote_recv_welcome(int fd, struct host_welcome *w, int *page_fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = w, .iov_len = sizeof(*w) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(fd, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC);
+
+	*page_fd = -1;
+	if (n < 0)
+		return n;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(page_fd, CMSG_DATA(cm), sizeof(int));
+	return (mh.msg_flags & MSG_CTRUNC) ? -1 : n;
+}
+
+/*
+ * HELLO, then the WELCOME: 0, the daemon's -errno, or -EPROTO for a reply that is not one.
+ * *page_fd: the grant page a join comes with, -1: none (the caller closes it).
+ */
 static int rt_remote_hello(int fd, const struct rt_remote *r, unsigned int nr_vcpus,
-			   struct host_welcome *w)
+			   struct host_welcome *w, int *page_fd)
 {
 	struct host_hello m = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
@@ -73,6 +101,7 @@ static int rt_remote_hello(int fd, const struct rt_remote *r, unsigned int nr_vc
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 
+	*page_fd = -1;
 	if (r) {
 		memcpy(m.name, r->name, sizeof(m.name));
 		memcpy(m.partition, r->partition, sizeof(m.partition));
@@ -82,9 +111,9 @@ static int rt_remote_hello(int fd, const struct rt_remote *r, unsigned int nr_vc
 		return -errno;
 	if (poll(&pfd, 1, RT_REMOTE_REPLY_MS) != 1)
 		return -ETIMEDOUT;
-	n = recv(fd, w, sizeof(*w), MSG_TRUNC);
+	n = rt_remote_recv_welcome(fd, w, page_fd);
 	if (n < 0)
-		return -errno;
+		return errno ? -errno : -EPROTO;
 	if (n != sizeof(*w) || w->type != HOST_MSG_WELCOME || w->version != HOST_PROTO_VERSION ||
 	    w->err > 0 || !w->nr_lanes)
 		return -EPROTO;
@@ -95,11 +124,13 @@ static int rt_remote_hello(int fd, const struct rt_remote *r, unsigned int nr_vc
 int runtime_host_probe(const char *sock, unsigned int *lanes)
 {
 	struct host_welcome w;
-	int fd = rt_remote_dial(sock), ret;
+	int fd = rt_remote_dial(sock), ret, page_fd;
 
 	if (fd < 0)
 		return fd;
-	ret = rt_remote_hello(fd, NULL, 0, &w);
+	ret = rt_remote_hello(fd, NULL, 0, &w, &page_fd);
+	if (page_fd >= 0)
+		close(page_fd);
 	close(fd);
 	if (!ret)
 		*lanes = w.nr_lanes;
@@ -123,7 +154,8 @@ static void rt_remote_lost(struct runtime *rt, const char *why)
 	if (!r->stop)
 		fprintf(stderr, "vsched: host scheduler lost (%s): the host kernel schedules the "
 			"vCPUs until it returns\n", why);
-	rt_fallback(rt);
+	rt_fallback(rt);	/* wakes the vCPU threads parked on the page first */
+	rt_page_unmap(rt);
 }
 
 static void rt_remote_send(struct runtime *rt, const void *msg, size_t len)
@@ -231,10 +263,14 @@ static int rt_remote_join(struct runtime *rt, int fd)
 {
 	struct rt_remote *r = rt->remote;
 	struct host_welcome w;
-	int ret = rt_remote_hello(fd, r, rt->nr_vcpus, &w);
+	int page_fd, ret = rt_remote_hello(fd, r, rt->nr_vcpus, &w, &page_fd);
 
-	if (ret)
+	if (ret) {
+		if (page_fd >= 0)
+			close(page_fd);
 		return ret;
+	}
+	rt_page_map(rt, page_fd);
 	memcpy(r->group, w.group, sizeof(r->group));
 	r->fd = fd;
 	r->joined = true;
@@ -273,20 +309,26 @@ int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
 /* The daemon's answer to a vCPU event. 0, or -EPROTO for anything out of range. */
 static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 {
+	struct rt_vcpu *rv;
 	struct host_ev m;
 	uint64_t until;
 
 	if (n != sizeof(m))
 		return -EPROTO;
 	memcpy(&m, buf, sizeof(m));
-	if (m.vcpu >= rt->nr_vcpus)
+	if (m.vcpu >= rt->nr_vcpus || m.type < HOST_MSG_GRANT || m.type > HOST_MSG_RETIME ||
+	    (m.type == HOST_MSG_GRANT && m.arg >= rt->nr_lanes) ||
+	    (m.b != HOST_CPU_NONE && m.b >= CPU_SETSIZE))
 		return -EPROTO;
+	rv = &rt->v[m.vcpu];
+	/* The vCPU thread took it from the grant page already, or the page moved past it. */
+	if (rt->page && !rt_page_newer(rv, m.seq))
+		return 0;
+	rv->seq_applied = m.seq;
 	until = m.a == HOST_TIME_INF ? RT_INF : m.a;
 	switch (m.type) {
 	case HOST_MSG_GRANT:
 		/* b: the lane's host CPU, pinned as embedded lanes are (rt_pin.c). */
-		if (m.arg >= rt->nr_lanes || (m.b != HOST_CPU_NONE && m.b >= CPU_SETSIZE))
-			return -EPROTO;
 		if (rt_pin_host(rt, m.arg, m.b == HOST_CPU_NONE ? -1 : (int)m.b) == -ENOMEM)
 			return -ENOMEM;
 		rt_grant(rt, m.vcpu, m.arg, until);
@@ -297,8 +339,6 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	case HOST_MSG_RETIME:
 		rt_set_until(rt, m.vcpu, until);
 		break;
-	default:
-		return -EPROTO;
 	}
 	rt_poke_helper(rt, rt_now());
 	return 0;
@@ -425,6 +465,7 @@ void rt_remote_destroy(struct runtime *rt)
 		close(r->fd);
 	if (r->wake_fd >= 0)
 		close(r->wake_fd);
+	rt_page_unmap(rt);
 	free(r);
 	rt->remote = NULL;
 }

@@ -134,8 +134,12 @@ static int rt_enter(struct vcpu *vcpu)
 			/* From here on it sleeps; before, a host preemption was KVM's steal. */
 			rv->parked_at = rt_now();
 		}
-		while (rt_must_wait(rt, rv))
-			mutex_cond_wait(&rv->cond, rt->lock);
+		while (rt_must_wait(rt, rv)) {
+			if (rt->page)
+				rt_page_wait(rt, rv);	/* host mode: the daemon wakes it */
+			else
+				mutex_cond_wait(&rv->cond, rt->lock);
+		}
 	}
 	now = rt_now();
 	/* The wait ended when the lane was granted; what follows is the handoff. */
@@ -227,7 +231,7 @@ static void rt_wake(struct vcpu *vcpu)
 	if (!rv)
 		return;
 	mutex_lock(rv->rt->lock);
-	pthread_cond_broadcast(&rv->cond);
+	rt_vcpu_wake(rv);
 	mutex_unlock(rv->rt->lock);
 }
 
