@@ -115,7 +115,7 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	      registry_name_valid(m->name);
 	if (!ret)
 		ret = host_path_valid(m->partition, sizeof(m->partition), true);
-	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0))
+	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 || m->flags & ~HOST_HELLO_PAGE))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
@@ -125,8 +125,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	}
 	if (!ret)
 		ret = host_tree_join(h, c, m);
-	/* Without a page (no memfd sealing here) the socket carries every decision alone. */
-	if (!ret && host_page_create(c, &page_fd))
+	/* Without a page (not asked for, no memfd sealing here) the socket carries every decision. */
+	if (!ret && (m->flags & HOST_HELLO_PAGE) && host_page_create(c, &page_fd))
 		page_fd = -1;
 	host_welcome(h, c, ret, page_fd);
 	if (page_fd >= 0)
@@ -196,6 +196,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	case HOST_MSG_RUNNABLE:
 		return sched_vcpu_runnable(h->s, slot, now);
 	case HOST_MSG_BLOCKED:
+		h->slot[slot].holds = false;
 		return sched_vcpu_blocked(h->s, slot, now);
 	case HOST_MSG_RAN:
 		if (m->a > HOST_RAN_MAX_NS || m->b > HOST_RAN_MAX_NS)

@@ -11,11 +11,11 @@
  * and vCPU events; the daemon sends decisions (GRANT, PREEMPT, RETIME). A HELLO with
  * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up.
  *
- * The grant page: a join's WELCOME carries (SCM_RIGHTS) a sealed memfd the VMM can only map
- * read-only, one struct host_grant per vCPU, written by the daemon alone and never read by it.
+ * The grant page: the WELCOME of a join that asked for it (HOST_HELLO_PAGE) carries
+ * (SCM_RIGHTS) a sealed memfd the VMM can only map read-only, one struct host_grant per vCPU, written by the daemon alone and never read by it.
  * Each decision about a vCPU is written there before it is sent, and a grant wakes the futex
  * of its entry: a vCPU thread parked for a lane waits on that futex and takes its grant from
- * the page itself, without the agent thread's wake-up in between (docs/host.md, "Latency").
+ * the page itself. A grant to a vCPU that held no lane is not sent at all then (docs/host.md).
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H
@@ -63,6 +63,8 @@ struct host_settings {
 	uint8_t pad[5];
 };
 
+#define HOST_HELLO_PAGE		0x01	/* the VMM waits on a grant page (futex_waitv) */
+
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */
 	uint32_t version;
@@ -70,7 +72,8 @@ struct host_hello {
 	uint32_t nr_vcpus;	/* 0: a probe */
 	char name[HOST_NAME_LEN];
 	char partition[HOST_PATH_LEN];	/* absolute, "" or "/": /machine */
-	uint8_t pad[7];
+	uint8_t flags;			/* HOST_HELLO_* */
+	uint8_t pad[6];
 	struct host_settings vm;	/* the VM group's cpu.weight, cpu.max */
 };
 

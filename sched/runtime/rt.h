@@ -284,7 +284,8 @@ void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uin
 void rt_remote_tick(struct runtime *rt, uint64_t now);
 void rt_remote_config(struct runtime *rt);
 /* The grant page (rt_page.c). Lock held. */
-void rt_page_map(struct runtime *rt, int fd);
+bool rt_page_usable(void);
+int rt_page_map(struct runtime *rt, int fd);
 void rt_page_unmap(struct runtime *rt);
 bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq);
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);

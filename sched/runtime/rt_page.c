@@ -28,16 +28,26 @@ static long rt_futex_waitv(struct futex_waitv *w, unsigned int n)
 	return syscall(SYS_futex_waitv, w, n, 0, NULL, CLOCK_MONOTONIC);
 }
 
+/* Whether this kernel has futex_waitv (5.16): a join asks for a page only then. */
+bool rt_page_usable(void)
+{
+	uint32_t zero = 0;
+	struct futex_waitv probe = {
+		.val = 1, .uaddr = (uintptr_t)&zero, .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG,
+	};
+
+	/* An expected value that differs returns at once (EAGAIN) where it exists. */
+	return !(rt_futex_waitv(&probe, 1) < 0 && errno == ENOSYS);
+}
+
 /*
- * Maps the page fd of a WELCOME (taken over). Without it (none sent, too small, no
- * futex_waitv) the agent alone applies decisions. Every vCPU starts from the new page's
- * numbering. Lock held.
+ * Maps the page fd of a WELCOME (taken over; -1: none came). Every vCPU starts from the new
+ * page's numbering. A join that asked for a page and cannot map it fails: the daemon sends
+ * grants to waiting vCPUs by the page alone. Lock held.
  */
-void rt_page_map(struct runtime *rt, int fd)
+int rt_page_map(struct runtime *rt, int fd)
 {
 	size_t len = rt->nr_vcpus * sizeof(struct host_grant);
-	struct futex_waitv probe = { .val = 1, .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG };
-	uint32_t zero = 0;
 	struct stat st;
 	unsigned int i;
 	void *p;
@@ -46,20 +56,15 @@ void rt_page_map(struct runtime *rt, int fd)
 	for (i = 0; i < rt->nr_vcpus; i++)
 		rt->v[i].seq_applied = 0;
 	if (fd < 0)
-		return;
-	/* An expected value that differs returns at once where futex_waitv exists. */
-	probe.uaddr = (uintptr_t)&zero;
-	if (fstat(fd, &st) || (size_t)st.st_size < len ||
-	    (rt_futex_waitv(&probe, 1) < 0 && errno == ENOSYS)) {
-		close(fd);
-		return;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+		return -EPROTO;
+	p = fstat(fd, &st) || (size_t)st.st_size < len ? MAP_FAILED :
+	    mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
-		return;
+		return -EPROTO;
 	rt->page = p;
 	rt->page_len = (size_t)st.st_size;
+	return 0;
 }
 
 /* The daemon is gone or the VM ends; parked threads were woken. Lock held. */

@@ -92,11 +92,11 @@ static ssize_t rt_remote_recv_welcome(int fd, struct host_welcome *w, int *page_
  * *page_fd: the grant page a join comes with, -1: none (the caller closes it).
  */
 static int rt_remote_hello(int fd, const struct rt_remote *r, unsigned int nr_vcpus,
-			   struct host_welcome *w, int *page_fd)
+			   uint8_t flags, struct host_welcome *w, int *page_fd)
 {
 	struct host_hello m = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
-		.nr_vcpus = nr_vcpus,
+		.nr_vcpus = nr_vcpus, .flags = flags,
 	};
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	ssize_t n;
@@ -128,7 +128,7 @@ int runtime_host_probe(const char *sock, unsigned int *lanes)
 
 	if (fd < 0)
 		return fd;
-	ret = rt_remote_hello(fd, NULL, 0, &w, &page_fd);
+	ret = rt_remote_hello(fd, NULL, 0, 0, &w, &page_fd);
 	if (page_fd >= 0)
 		close(page_fd);
 	close(fd);
@@ -262,15 +262,17 @@ void rt_remote_config(struct runtime *rt)
 static int rt_remote_join(struct runtime *rt, int fd)
 {
 	struct rt_remote *r = rt->remote;
+	bool page = rt_page_usable();
 	struct host_welcome w;
-	int page_fd, ret = rt_remote_hello(fd, r, rt->nr_vcpus, &w, &page_fd);
+	int page_fd, ret;
 
-	if (ret) {
-		if (page_fd >= 0)
-			close(page_fd);
+	ret = rt_remote_hello(fd, r, rt->nr_vcpus, page ? HOST_HELLO_PAGE : 0, &w, &page_fd);
+	if (!ret && page)
+		ret = rt_page_map(rt, page_fd);
+	else if (page_fd >= 0)
+		close(page_fd);
+	if (ret)
 		return ret;
-	}
-	rt_page_map(rt, page_fd);
 	memcpy(r->group, w.group, sizeof(r->group));
 	r->fd = fd;
 	r->joined = true;

@@ -68,7 +68,8 @@ static void test_host_page(void)
 	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = 2,
-		.name = "a", .vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
+		.name = "a", .flags = HOST_HELLO_PAGE,
+		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
 	};
 	const struct host_grant *page;
 	struct host_client *c;
@@ -103,31 +104,31 @@ static void test_host_page(void)
 	CU_ASSERT_NOT_EQUAL_FATAL(page, MAP_FAILED);
 	CU_ASSERT_EQUAL(page[1].lane, HOST_LANE_NONE);
 
-	/* A grant: the entry holds it, with the seq of the message that follows. */
+	/* A grant to a waiting vCPU: in its entry alone (no datagram wakes the agent). */
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_RUNNABLE, 1), 0);
-	CU_ASSERT_TRUE(page_recv(sv[0], HOST_MSG_GRANT, &ev, sizeof(ev), &unused));
-	CU_ASSERT_TRUE(ev.seq > 0 && !(ev.seq & 1));
-	CU_ASSERT_EQUAL(page[1].seq, ev.seq);
-	CU_ASSERT_EQUAL(page[1].lane, ev.arg);
-	CU_ASSERT_EQUAL(page[1].until, ev.a);
-	CU_ASSERT_EQUAL(page[1].cpu, ev.b);
+	CU_ASSERT_FALSE(page_recv(sv[0], HOST_MSG_GRANT, &ev, sizeof(ev), &unused));
+	CU_ASSERT_EQUAL(page[1].seq, 2);
+	CU_ASSERT_EQUAL(page[1].lane, 0);
 	CU_ASSERT_EQUAL(page[0].seq, 0);
 	/* 1 blocks, 0 gets the lane. */
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_BLOCKED, 1), 0);
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_RUNNABLE, 0), 0);
-	CU_ASSERT_TRUE(page_recv(sv[0], HOST_MSG_GRANT, &ev, sizeof(ev), &unused));
-	CU_ASSERT_EQUAL(ev.vcpu, 0);
-	CU_ASSERT_EQUAL(page[0].seq, ev.seq);
+	CU_ASSERT_EQUAL(page[0].seq, 2);
 	CU_ASSERT_EQUAL(page[0].lane, 0);
-	/* 1 waits again and 0 is revoked (silent "forever"): 0's entry empty, 1's the grant. */
+	/*
+	 * 1 waits again and 0 is revoked (silent "forever"): a preemption concerns a vCPU that
+	 * may be inside KVM_RUN, so its datagram (for the agent's kick) follows the entry.
+	 */
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_RUNNABLE, 1), 0);
 	vsched_lock(host_vsched(h));
 	host_revoke_due(h, UINT64_MAX / 2);
 	vsched_unlock(host_vsched(h));
 	CU_ASSERT_TRUE(page_recv(sv[0], HOST_MSG_PREEMPT, &ev, sizeof(ev), &unused));
 	CU_ASSERT_EQUAL(ev.vcpu, 0);
+	CU_ASSERT_TRUE(ev.seq > 2 && !(ev.seq & 1));
 	CU_ASSERT_EQUAL(page[0].seq, ev.seq);
 	CU_ASSERT_EQUAL(page[0].lane, HOST_LANE_NONE);
+	CU_ASSERT_TRUE(page[1].seq > 2 && !(page[1].seq & 1));
 	CU_ASSERT_EQUAL(page[1].lane, 0);
 
 	munmap((void *)page, 4096);
@@ -139,9 +140,48 @@ static void test_host_page(void)
 	host_destroy(h);
 }
 
+/* A HELLO without HOST_HELLO_PAGE gets no page; one with an unknown flag is refused. */
+static void test_host_page_flags(void)
+{
+	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = 1,
+		.name = "a", .vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
+	};
+	struct host_client *c;
+	struct host_welcome w;
+	struct host *h = NULL;
+	struct host_ev ev;
+	int sv[2], fd;
+
+	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &c), 0);
+	hm.flags = 0x80;
+	CU_ASSERT_EQUAL(page_msg(h, c, &hm, sizeof(hm)), 1);
+	CU_ASSERT_TRUE(page_recv(sv[0], HOST_MSG_WELCOME, &w, sizeof(w), &fd));
+	CU_ASSERT_EQUAL(w.err, -EINVAL);
+	CU_ASSERT_EQUAL(host_free_slots(h), 4);
+	hm.flags = 0;
+	CU_ASSERT_EQUAL(page_msg(h, c, &hm, sizeof(hm)), 0);
+	CU_ASSERT_TRUE(page_recv(sv[0], HOST_MSG_WELCOME, &w, sizeof(w), &fd));
+	CU_ASSERT_EQUAL(w.err, 0);
+	CU_ASSERT_EQUAL(fd, -1);
+	/* Every decision is a datagram then. */
+	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_RUNNABLE, 0), 0);
+	CU_ASSERT_TRUE(page_recv(sv[0], HOST_MSG_GRANT, &ev, sizeof(ev), &fd));
+	vsched_lock(host_vsched(h));
+	host_client_remove(h, c);
+	vsched_unlock(host_vsched(h));
+	close(sv[0]);
+	host_destroy(h);
+}
+
 static CU_TestInfo host_page_tests[] = {
 	{ "the grant page is read-only for the VMM and holds each decision",
 	  test_host_page },
+	{ "a join without the page flag gets none; unknown flags are refused",
+	  test_host_page_flags },
 	CU_TEST_INFO_NULL,
 };
 
