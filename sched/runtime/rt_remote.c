@@ -62,7 +62,7 @@ static int rt_remote_dial(const char *sock)
 	return fd;
 }
 
-/* The WELCOME's datagram and the grant page's fd with it (*page_fd, -1: none). */
+/* The WELCOME's datagram and the grant page's fd with it (*page_fd, -1: none); or -errno. */
 static ssize_t rt_remote_recv_welcome(int fd, struct host_welcome *w, int *page_fd)
 {
 	union {
@@ -79,12 +79,12 @@ static ssize_t rt_remote_recv_welcome(int fd, struct host_welcome *w, int *page_
 
 	*page_fd = -1;
 	if (n < 0)
-		return n;
+		return -errno;
 	cm = CMSG_FIRSTHDR(&mh);
 	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
 	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(page_fd, CMSG_DATA(cm), sizeof(int));
-	return (mh.msg_flags & MSG_CTRUNC) ? -1 : n;
+	return (mh.msg_flags & MSG_CTRUNC) ? -EPROTO : n;
 }
 
 /*
@@ -113,7 +113,7 @@ static int rt_remote_hello(int fd, const struct rt_remote *r, unsigned int nr_vc
 		return -ETIMEDOUT;
 	n = rt_remote_recv_welcome(fd, w, page_fd);
 	if (n < 0)
-		return errno ? -errno : -EPROTO;
+		return (int)n;
 	if (n != sizeof(*w) || w->type != HOST_MSG_WELCOME || w->version != HOST_PROTO_VERSION ||
 	    w->err > 0 || !w->nr_lanes)
 		return -EPROTO;
