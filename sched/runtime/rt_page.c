@@ -41,9 +41,10 @@ bool rt_page_usable(void)
 }
 
 /*
- * Maps the page fd of a WELCOME (taken over; -1: none came). Every vCPU starts from the new
- * page's numbering. A join that asked for a page and cannot map it fails: the daemon sends
- * grants to waiting vCPUs by the page alone. Lock held.
+ * Maps the page fd of a WELCOME (taken over; -1: none came, the daemon could not make one and
+ * sends every decision). Every vCPU starts from the new numbering. A page that came and cannot
+ * be mapped fails the join: the daemon sends grants to waiting vCPUs by the page alone. Lock
+ * held.
  */
 int rt_page_map(struct runtime *rt, int fd)
 {
@@ -56,7 +57,7 @@ int rt_page_map(struct runtime *rt, int fd)
 	for (i = 0; i < rt->nr_vcpus; i++)
 		rt->v[i].seq_applied = 0;
 	if (fd < 0)
-		return -EPROTO;
+		return 0;
 	p = fstat(fd, &st) || (size_t)st.st_size < len ? MAP_FAILED :
 	    mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
