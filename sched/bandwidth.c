@@ -118,12 +118,35 @@ static bool se_under(const struct sched_entity *se, const struct group_core *gc)
 	return false;
 }
 
-/* A throttled group demands nothing: its siblings share its part until the refill (rates.c). */
+/*
+ * A throttled group demands nothing: its siblings share its part until the refill (rates.c).
+ * The slices lanes paid up front (fair_prepay()) and have not run yet are paid again at the new
+ * rates: they will be served at those. Left at the old ones, a slice handed out while the group
+ * was throttled kept counting, after the refill, as served while the siblings shared the
+ * group's part: everyone else, the group not being in the sum then, was credited its share of
+ * it, and the holder of a slice spanning the refill looked owed a second one in a period whose
+ * lanes the group needed to spend its quota (random caps, 10 ms periods).
+ */
 static void throttle_rates(struct sched *s, struct group_core *gc, bool throttled)
 {
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = &s->core.lanes[l];
+
+		ln->repay = ln->cur ? ln->cur->resv : 0;
+		if (ln->cur)
+			fair_refund(s, ln->cur);
+	}
 	gc->throttled = throttled;
 	rates_changed(s);
 	rates_update(s);
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = &s->core.lanes[l];
+
+		if (ln->repay && !bw_path_throttled(ln->cur))
+			fair_prepay(s, ln->cur, ln->repay);
+	}
 }
 
 static void throttle(struct sched *s, struct group_core *gc)

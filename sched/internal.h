@@ -101,6 +101,7 @@ struct lane {
 	uint64_t start;			/* since when cur holds a lane without a break */
 	uint64_t rot_until;		/* rotation end while others wait, else NONE */
 	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
+	uint64_t repay;			/* prepaid slice to pay again (bandwidth.c) */
 	/* What the runtime was last told, to emit only changes. */
 	struct vcpu_core *told_cur;
 	uint64_t told_until;
