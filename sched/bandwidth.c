@@ -149,10 +149,27 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
 	}
 }
 
+/*
+ * What the reference would still serve the group before the refill. Its rate r runs on until
+ * the pool is dry there too, so in the period it draws min(pool, r * period), where the lag
+ * counts r * t for the time t the group ran in it: the difference is owed to it at the refill.
+ */
+static void throttle_credit(struct sched *s, struct group_core *gc)
+{
+	uint64_t start = gc->next_refill - gc->period, now = s->core.now;
+	double r = gc->se.rate, ran = (double)(now > start ? now - start : 0);
+	double left = (double)gc->runtime_snap - r * ran, rest = r * (double)(gc->next_refill - now);
+
+	gc->throttle_credit = left < rest ? left : rest;
+	if (gc->throttle_credit < 0)
+		gc->throttle_credit = 0;
+}
+
 static void throttle(struct sched *s, struct group_core *gc)
 {
 	unsigned int l;
 
+	throttle_credit(s, gc);
 	throttle_rates(s, gc, true);
 	gc->throttle_clock = s->core.now;
 	if (heap_queued(&gc->se.node))
@@ -171,6 +188,8 @@ static void throttle(struct sched *s, struct group_core *gc)
 static void unthrottle(struct sched *s, struct group_core *gc)
 {
 	throttle_account(s, gc);
+	gc->se.lag += gc->throttle_credit;
+	gc->throttle_credit = 0;
 	throttle_rates(s, gc, false);
 	if (gc->queue.nr && gc->se.parent) {
 		fair_enqueue(s, &gc->se);

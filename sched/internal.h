@@ -73,6 +73,7 @@ struct group_core {
 	bool idle_period;		/* cfs_b->idle: nothing drawn since the last refill */
 	bool throttled;
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
+	double throttle_credit;		/* lag owed at the refill (throttle()) */
 
 	/* Tracing (core_trace.c): the group's track, its usage at the last counter sample. */
 	uint32_t trace_id;		/* 0: none yet */
