@@ -219,7 +219,12 @@ void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta)
 		gc->debt += delta - gc->runtime;
 		gc->runtime = 0;
 	}
-	if (!gc->runtime && !gc->throttled)
+	/*
+	 * Dry at the very moment its period ends: the refill at this same instant settles it.
+	 * Throttled first, the group lost its lanes and got them back at once, a vCPU inside its
+	 * min_run among them.
+	 */
+	if (!gc->runtime && !gc->throttled && gc->next_refill > s->core.now)
 		throttle(s, gc);
 }
 
