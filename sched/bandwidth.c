@@ -120,12 +120,12 @@ static bool se_under(const struct sched_entity *se, const struct group_core *gc)
 
 /*
  * A throttled group demands nothing: its siblings share its part until the refill (rates.c).
- * The slices lanes paid up front (fair_prepay()) and have not run yet are paid again at the new
- * rates: they will be served at those. Left at the old ones, a slice handed out while the group
- * was throttled kept counting, after the refill, as served while the siblings shared the
- * group's part: everyone else, the group not being in the sum then, was credited its share of
- * it, and the holder of a slice spanning the refill looked owed a second one in a period whose
- * lanes the group needed to spend its quota (random caps, 10 ms periods).
+ * At the refill, the slices lanes paid up front (fair_prepay()) and have not run yet are paid
+ * again at the new rates: they will be served at those. Left at the throttle's, a slice handed
+ * out while the group was out counted, after the refill, as served while its siblings shared
+ * the group's part: everyone else was credited its share of it, and its holder looked owed a
+ * second slice in a period whose lanes the group needed to spend its quota (random caps, 10 ms
+ * periods). Doing the same at the throttle moved caps.sim's nested caps 0.025 -> 0.14 %.
  */
 static void throttle_rates(struct sched *s, struct group_core *gc, bool throttled)
 {
@@ -134,8 +134,8 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = &s->core.lanes[l];
 
-		ln->repay = ln->cur ? ln->cur->resv : 0;
-		if (ln->cur)
+		ln->repay = ln->cur && !throttled ? ln->cur->resv : 0;
+		if (ln->repay)
 			fair_refund(s, ln->cur);
 	}
 	gc->throttled = throttled;
