@@ -82,7 +82,7 @@ static void test_throttle_keeps_debt_beyond_share(void)
  * A pool that runs dry at the very moment its period ends: the charge came before the refill of
  * the same instant, so the group was throttled, its lanes taken (a vCPU inside its min_run among
  * them) and handed back at once. Seed 1317 of the 10 ms caps kind: 4 min-run violations; 0 now,
- * and none in seeds 0-1999 (1259, 1275, 1317, 1496, 1705 had them).
+ * and none in seeds 0-1999 (main: 1275, 1317, 1496, 1705 had them).
  */
 static void test_dry_at_refill_is_no_throttle(void)
 {
