@@ -150,9 +150,11 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
 }
 
 /*
- * What the reference would still serve the group before the refill. Its rate r runs on until
- * the pool is dry there too, so in the period it draws min(pool, r * period), where the lag
- * counts r * t for the time t the group ran in it: the difference is owed to it at the refill.
+ * What the reference would still serve the group before the refill. If its rate r draws its
+ * pool within the period, the reference throttles it too, at its own dry point: both have
+ * drawn the pool by the refill, so the period is square, and the group is owed what the lag
+ * counts it ahead: min(pool - r * ran, r * rest), ran the time it ran in the period. If r draws
+ * less, the reference never throttles it, and the debt of running ahead is its own (kept).
  */
 static void throttle_credit(struct sched *s, struct group_core *gc)
 {
@@ -160,7 +162,8 @@ static void throttle_credit(struct sched *s, struct group_core *gc)
 	double r = gc->se.rate, ran = (double)(now > start ? now - start : 0);
 	double left = (double)gc->runtime_snap - r * ran, rest = r * (double)(gc->next_refill - now);
 
-	gc->throttle_credit = left < rest ? left : rest;
+	gc->throttle_credit = r * (double)gc->period < (double)gc->runtime_snap ? 0 :
+			      left < rest ? left : rest;
 	if (gc->throttle_credit < 0)
 		gc->throttle_credit = 0;
 }
