@@ -73,6 +73,7 @@ struct group_core {
 	bool idle_period;		/* cfs_b->idle: nothing drawn since the last refill */
 	bool throttled;
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
+	double throttle_credit;		/* lag owed at the refill (throttle()) */
 
 	/* Tracing (core_trace.c): the group's track, its usage at the last counter sample. */
 	uint32_t trace_id;		/* 0: none yet */
@@ -101,6 +102,7 @@ struct lane {
 	uint64_t start;			/* since when cur holds a lane without a break */
 	uint64_t rot_until;		/* rotation end while others wait, else NONE */
 	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
+	uint64_t repay;			/* prepaid slice to pay again (bandwidth.c) */
 	/* What the runtime was last told, to emit only changes. */
 	struct vcpu_core *told_cur;
 	uint64_t told_until;
