@@ -8,8 +8,8 @@
  *              RUN decision and signals the waiting thread B's condition variable.
  *  host, page:  A sends RUNNABLE to a daemon (host/ in a child process, on a SEQPACKET
  *              socket); the daemon's core decides, writes the grant page and wakes B's futex
- *              on it; B (parked on that futex, as rt_page.c) runs. No datagram: a grant to a
- *              vCPU that held no lane goes by the page alone.
+ *              on it; B (parked on that futex, as rt_page.c) runs. The agent thread still
+ *              receives the GRANT datagram, as rt_remote.c's does, and drops it.
  *  host, agent: the same without the page (before it, or a daemon that cannot make one): the
  *              agent thread receives the GRANT and signals B under the lock.
  * One vCPU, one lane; per round: runnable -> granted (B runs) -> blocked. Median, p90, p99.
@@ -151,7 +151,7 @@ static void *page_waiter(void *arg)
 	return NULL;
 }
 
-/* The agent: GRANT datagrams in, the waiter signalled under the lock (none with a page). */
+/* The agent: GRANT datagrams in, the waiter signalled under the lock (dropped with a page). */
 static void *agent(void *arg)
 {
 	struct lat *l = arg;

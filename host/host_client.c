@@ -196,7 +196,6 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	case HOST_MSG_RUNNABLE:
 		return sched_vcpu_runnable(h->s, slot, now);
 	case HOST_MSG_BLOCKED:
-		h->slot[slot].holds = false;
 		return sched_vcpu_blocked(h->s, slot, now);
 	case HOST_MSG_RAN:
 		if (m->a > HOST_RAN_MAX_NS || m->b > HOST_RAN_MAX_NS)

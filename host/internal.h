@@ -20,7 +20,6 @@ struct host_slot {
 	struct host_client *client;
 	unsigned int vcpu;		/* the VM's own index */
 	bool revoked;			/* blocked by the daemon: its VMM went silent on a lane */
-	bool holds;			/* told a lane and not since told or heard otherwise */
 	uint64_t last_heard;		/* last message about this vCPU */
 };
 

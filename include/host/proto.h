@@ -15,7 +15,7 @@
  * (SCM_RIGHTS) a sealed memfd the VMM can only map read-only, one struct host_grant per vCPU, written by the daemon alone and never read by it.
  * Each decision about a vCPU is written there before it is sent, and a grant wakes the futex
  * of its entry: a vCPU thread parked for a lane waits on that futex and takes its grant from
- * the page itself. A grant to a vCPU that held no lane is not sent at all then (docs/host.md).
+ * the page itself; the datagram follows for the agent (docs/host.md).
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H

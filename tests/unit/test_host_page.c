@@ -104,21 +104,21 @@ static void test_host_page(void)
 	CU_ASSERT_NOT_EQUAL_FATAL(page, MAP_FAILED);
 	CU_ASSERT_EQUAL(page[1].lane, HOST_LANE_NONE);
 
-	/* A grant to a waiting vCPU: in its entry alone (no datagram wakes the agent). */
+	/* A grant: in the entry, with the seq of the datagram that follows. */
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_RUNNABLE, 1), 0);
-	CU_ASSERT_FALSE(page_recv(sv[0], HOST_MSG_GRANT, &ev, sizeof(ev), &unused));
+	CU_ASSERT_TRUE(page_recv(sv[0], HOST_MSG_GRANT, &ev, sizeof(ev), &unused));
+	CU_ASSERT_EQUAL(ev.seq, 2);
 	CU_ASSERT_EQUAL(page[1].seq, 2);
-	CU_ASSERT_EQUAL(page[1].lane, 0);
+	CU_ASSERT_EQUAL(page[1].lane, ev.arg);
+	CU_ASSERT_EQUAL(page[1].until, ev.a);
+	CU_ASSERT_EQUAL(page[1].cpu, ev.b);
 	CU_ASSERT_EQUAL(page[0].seq, 0);
 	/* 1 blocks, 0 gets the lane. */
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_BLOCKED, 1), 0);
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_RUNNABLE, 0), 0);
 	CU_ASSERT_EQUAL(page[0].seq, 2);
 	CU_ASSERT_EQUAL(page[0].lane, 0);
-	/*
-	 * 1 waits again and 0 is revoked (silent "forever"): a preemption concerns a vCPU that
-	 * may be inside KVM_RUN, so its datagram (for the agent's kick) follows the entry.
-	 */
+	/* 1 waits again and 0 is revoked (silent "forever"): 0's entry empty, 1's the grant. */
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_RUNNABLE, 1), 0);
 	vsched_lock(host_vsched(h));
 	host_revoke_due(h, UINT64_MAX / 2);
