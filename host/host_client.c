@@ -65,9 +65,12 @@ static void host_welcome(struct host *h, struct host_client *c, int err)
 {
 	struct host_welcome w = {
 		.type = HOST_MSG_WELCOME, .version = HOST_PROTO_VERSION, .err = err,
-		.nr_lanes = h->nr_lanes,
+		.nr_lanes = h->nr_lanes, .pid = getpid(),
 	};
+	struct host_client *o;
 
+	list_for_each_entry(o, &h->clients, node)
+		w.nr_vms += o->joined;
 	if (!err && c->joined)
 		memcpy(w.group, c->group, sizeof(w.group));
 	host_send(c, &w, sizeof(w));

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#define HOST_PROTO_VERSION	1
+#define HOST_PROTO_VERSION	2	/* 2: WELCOME has pid and nr_vms */
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -73,6 +73,8 @@ struct host_welcome {
 	int32_t err;		/* 0, or the -errno the join failed with */
 	uint32_t nr_lanes;
 	char group[HOST_PATH_LEN];	/* "/machine/vm1": the VM's group in the daemon's tree */
+	int32_t pid;		/* the daemon (`vsched list`) */
+	uint32_t nr_vms;	/* VMs joined, this one included */
 };
 
 struct host_group_msg {
