@@ -27,6 +27,7 @@ static const size_t host_msg_size[HOST_MSG_MAX] = {
 	[HOST_MSG_RAN] = sizeof(struct host_ev),
 	[HOST_MSG_TICK] = sizeof(struct host_ev),
 	[HOST_MSG_TID] = sizeof(struct host_ev),
+	[HOST_MSG_PING] = sizeof(struct host_ev),
 };
 
 int host_client_add(struct host *h, int fd, struct host_client **out)
@@ -155,6 +156,11 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	}
 	if (m->type == HOST_MSG_TICK) {
 		sched_timer(h->s, now);
+		return 0;
+	}
+	if (m->type == HOST_MSG_PING) {
+		host_send(c, &(struct host_ev){ .type = HOST_MSG_PONG, .a = m->a },
+			  sizeof(struct host_ev));
 		return 0;
 	}
 	if (m->vcpu >= c->nr_vcpus)

@@ -9,14 +9,15 @@
  * A session: the VMM sends HELLO, the daemon answers WELCOME (lanes, the VM's group, or an
  * errno). Then the VMM sends its subtree as GROUP... VCPU... COMMIT (again after every change)
  * and vCPU events; the daemon sends decisions (GRANT, PREEMPT, RETIME). A HELLO with
- * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up.
+ * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up. A VMM whose waiting vCPUs hear
+ * nothing asks PING; the daemon answers PONG (a stuck daemon does not: the VMM falls back).
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H
 
 #include <stdint.h>
 
-#define HOST_PROTO_VERSION	2	/* 2: WELCOME has pid and nr_vms */
+#define HOST_PROTO_VERSION	2	/* 2: WELCOME has pid and nr_vms; PING/PONG */
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -41,6 +42,9 @@ enum host_msg_type {
 	HOST_MSG_GRANT,		/* lane, a = until (HOST_TIME_INF: none) */
 	HOST_MSG_PREEMPT,
 	HOST_MSG_RETIME,	/* a = until */
+	/* liveness (sched/runtime/rt_remote_live.h): the daemon answers a PING at once */
+	HOST_MSG_PING,		/* VMM -> daemon: a = the VMM's time, echoed */
+	HOST_MSG_PONG,		/* daemon -> VMM */
 	HOST_MSG_MAX,
 };
 

@@ -17,10 +17,12 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "host/proto.h"
 #include "rt.h"
+#include "rt_remote_live.h"
 #include "sched/core.h"
 #include "sched/group.h"
 #include "util/unixsock.h"
@@ -41,6 +43,7 @@ struct rt_remote {
 	int wake_fd;			/* eventfd: the agent's retry sleep ends early */
 	pthread_t agent;
 	bool started;
+	struct rt_remote_live live;	/* is a stuck daemon answering? (rt_remote_live.c) */
 };
 
 static int rt_remote_dial(const char *sock)
@@ -236,8 +239,13 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	if (ret)
 		return ret;
 	memcpy(r->group, w.group, sizeof(r->group));
+	/* The agent's recv() wakes up to look at the daemon's liveness. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
+		       &(struct timeval){ .tv_usec = RT_LIVE_POLL_MS * 1000 }, sizeof(struct timeval)))
+		return -errno;
 	r->fd = fd;
 	r->joined = true;
+	rt_remote_live_heard(&r->live, rt_now());
 	return 0;
 }
 
@@ -294,6 +302,8 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	case HOST_MSG_RETIME:
 		rt_set_until(rt, m.vcpu, until);
 		break;
+	case HOST_MSG_PONG:
+		return 0;
 	default:
 		return -EPROTO;
 	}
@@ -352,6 +362,24 @@ static void rt_remote_retry(struct runtime *rt)
 	mutex_unlock(rt->lock);
 }
 
+/* Nothing came for RT_LIVE_POLL_MS: ask a silent daemon, or give up on it. Lock held. */
+static void rt_remote_live_check(struct runtime *rt)
+{
+	struct rt_remote *r = rt->remote;
+	uint64_t now = rt_now();
+
+	switch (rt_remote_live_due(&r->live, rt->nr_waiting > 0, now)) {
+	case RT_LIVE_PING:
+		rt_remote_event(rt, HOST_MSG_PING, 0, now, 0);
+		break;
+	case RT_LIVE_LOST:
+		rt_remote_lost(rt, "it stopped answering");
+		break;
+	case RT_LIVE_OK:
+		break;
+	}
+}
+
 static void *rt_remote_agent(void *arg)
 {
 	struct runtime *rt = arg;
@@ -371,10 +399,20 @@ static void *rt_remote_agent(void *arg)
 			rt_remote_retry(rt);
 			continue;
 		}
+		/* SO_RCVTIMEO (rt_remote_join()): EAGAIN every RT_LIVE_POLL_MS of silence. */
 		n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			mutex_lock(rt->lock);
+			if (r->fd == fd && r->joined)
+				rt_remote_live_check(rt);
+			mutex_unlock(rt->lock);
+			continue;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		mutex_lock(rt->lock);
+		if (n > 0)
+			rt_remote_live_heard(&r->live, rt_now());
 		if (n <= 0 || rt_remote_apply(rt, buf, n)) {
 			rt_remote_lost(rt, n < 0 ? strerror(errno) : n ? "it sent garbage" :
 					   "it hung up");
