@@ -97,7 +97,7 @@ int run_sched_host(struct run_sched *rs, const struct run_cfg *cfg, char *msg, s
 	}
 	*h = (struct runtime_host){ .sock = rs->host_sock, .name = cfg->name,
 				    .partition = cfg->partition, .quota_us = cfg->host_quota_us,
-				    .period_us = cfg->host_period_us };
+				    .period_us = cfg->host_period_us, .vs = rs->vs };
 	if (cfg->host_weight)
 		h->shares = sched_weight_from_cgroup(cfg->host_weight);
 	return 0;

@@ -28,6 +28,7 @@ static const size_t host_msg_size[HOST_MSG_MAX] = {
 	[HOST_MSG_TICK] = sizeof(struct host_ev),
 	[HOST_MSG_TID] = sizeof(struct host_ev),
 	[HOST_MSG_PING] = sizeof(struct host_ev),
+	[HOST_MSG_CTL_DONE] = sizeof(struct host_ev),
 };
 
 int host_client_add(struct host *h, int fd, struct host_client **out)
@@ -45,6 +46,7 @@ int host_client_add(struct host *h, int fd, struct host_client **out)
 
 void host_client_remove(struct host *h, struct host_client *c)
 {
+	host_fwd_gone(h, c);
 	host_tree_leave(h, c);
 	host_drain(h);
 	list_del(&c->node);
@@ -158,6 +160,8 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		sched_timer(h->s, now);
 		return 0;
 	}
+	if (m->type == HOST_MSG_CTL_DONE)
+		return host_fwd_done(h, c, m);
 	if (m->type == HOST_MSG_PING) {
 		host_send(c, &(struct host_ev){ .type = HOST_MSG_PONG, .a = m->a },
 			  sizeof(struct host_ev));

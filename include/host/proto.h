@@ -11,13 +11,17 @@
  * and vCPU events; the daemon sends decisions (GRANT, PREEMPT, RETIME). A HELLO with
  * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up. A VMM whose waiting vCPUs hear
  * nothing asks PING; the daemon answers PONG (a stuck daemon does not: the VMM falls back).
+ * A write, mkdir or rmdir in the daemon's directory below a VM group goes to its VMM as CTL,
+ * applied there to the VM's own tree and answered CTL_DONE (its batch comes first); settings
+ * of the VM group itself written in the daemon's directory go to the VMM as VMSET, for its
+ * next HELLO.
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H
 
 #include <stdint.h>
 
-#define HOST_PROTO_VERSION	2	/* 2: WELCOME has pid and nr_vms; PING/PONG */
+#define HOST_PROTO_VERSION	2	/* 2: WELCOME pid/nr_vms, PING/PONG, CTL, VMSET */
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -25,6 +29,9 @@
 #define HOST_MAX_VM_VCPUS	1024		/* vCPUs of one VM */
 #define HOST_RAN_MAX_NS		10000000000ULL	/* one report's CPU time: above is garbage */
 #define HOST_TIME_INF		UINT64_MAX
+#define HOST_FILE_LEN		64		/* an interface file's name + NUL */
+#define HOST_CTL_BUF_LEN	512		/* a forwarded write's value */
+#define HOST_ERRNO_MAX		4095
 
 enum host_msg_type {
 	/* VMM -> daemon */
@@ -45,6 +52,11 @@ enum host_msg_type {
 	/* liveness (sched/runtime/rt_remote_live.h): the daemon answers a PING at once */
 	HOST_MSG_PING,		/* VMM -> daemon: a = the VMM's time, echoed */
 	HOST_MSG_PONG,		/* daemon -> VMM */
+	/* the daemon's directory below a VM group is the VMM's tree (host/host_fwd.c) */
+	HOST_MSG_CTL,		/* daemon -> VMM: a write, mkdir or rmdir (struct host_ctl_msg) */
+	HOST_MSG_CTL_DONE,	/* VMM -> daemon: a = the CTL's seq, b = its errno (0: done) */
+	HOST_MSG_VMSET,		/* daemon -> VMM: the VM group's settings (host_group_msg, path
+				   ""), written in the daemon's directory: sent again at a re-join */
 	HOST_MSG_MAX,
 };
 
@@ -86,6 +98,24 @@ struct host_group_msg {
 	uint32_t index;		/* 0, 1, ... in the batch */
 	char path[HOST_PATH_LEN];	/* relative to the VM group: "a", "a/b" */
 	struct host_settings set;
+};
+
+/* HOST_MSG_CTL: what a write in the daemon's directory below a VM group asks of its VMM. */
+enum host_ctl_op {
+	HOST_CTL_WRITE = 1,	/* path, file, buf[len] */
+	HOST_CTL_MKDIR,		/* path */
+	HOST_CTL_RMDIR,		/* path */
+	HOST_CTL_MAX,
+};
+
+struct host_ctl_msg {
+	uint32_t type;		/* HOST_MSG_CTL */
+	uint32_t op;		/* enum host_ctl_op */
+	uint32_t seq;		/* echoed in CTL_DONE */
+	uint32_t len;		/* bytes of buf (WRITE) */
+	char path[HOST_PATH_LEN];	/* relative to the VM group: "" (itself), "a", "a/b" */
+	char file[HOST_FILE_LEN];	/* WRITE: the interface file */
+	char buf[HOST_CTL_BUF_LEN];
 };
 
 /* VMM -> daemon events and VCPU/COMMIT; daemon -> VMM decisions. */

@@ -274,6 +274,12 @@ void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uin
 		     uint64_t b);
 void rt_remote_tick(struct runtime *rt, uint64_t now);
 void rt_remote_config(struct runtime *rt);
+/*
+ * rt_remote_ctl.c: a datagram from the daemon that may be a CTL: 0 not one, 1 applied to vs
+ * and answered, -EPROTO malformed. Called without the lock.
+ */
+struct vsched;
+int rt_remote_ctl(struct runtime *rt, struct vsched *vs, const void *buf, size_t n);
 /* Hands scheduling to the host kernel (the watchdog, a lost daemon). Lock held. */
 void rt_fallback(struct runtime *rt);
 

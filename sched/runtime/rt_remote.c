@@ -44,6 +44,7 @@ struct rt_remote {
 	pthread_t agent;
 	bool started;
 	struct rt_remote_live live;	/* is a stuck daemon answering? (rt_remote_live.c) */
+	struct vsched *vs;		/* the VM's tree, for CTL (rt_remote_ctl.c) */
 };
 
 static int rt_remote_dial(const char *sock)
@@ -266,6 +267,7 @@ int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
 		.shares = host->shares, .quota_us = host->quota_us ? host->quota_us : UINT64_MAX,
 		.period_us = host->period_us ? host->period_us : CPU_PERIOD_DFL_US,
 	};
+	r->vs = host->vs;
 	rt->remote = r;
 	fd = r->wake_fd < 0 ? -errno : rt_remote_dial(r->sock);
 	ret = fd < 0 ? fd : rt_remote_join(rt, fd);
@@ -278,12 +280,29 @@ int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
 	return r->joined ? 0 : -EPIPE;
 }
 
+/* VMSET: the VM group's settings written in the daemon's directory, for the next HELLO. */
+static int rt_remote_vmset(struct runtime *rt, const void *buf)
+{
+	struct host_group_msg m;
+
+	memcpy(&m, buf, sizeof(m));
+	if (m.type != HOST_MSG_VMSET || m.path[0] || m.set.idle > 1 || m.set.threaded ||
+	    m.set.subtree_cpu || m.set.period_us < CPU_PERIOD_MIN_US ||
+	    m.set.period_us > CPU_PERIOD_MAX_US ||
+	    (m.set.quota_us != RUNTIME_INF && m.set.quota_us < CPU_QUOTA_MIN_US))
+		return -EPROTO;
+	rt->remote->vm = m.set;
+	return 0;
+}
+
 /* The daemon's answer to a vCPU event. 0, or -EPROTO for anything out of range. */
 static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 {
 	struct host_ev m;
 	uint64_t until;
 
+	if (n == sizeof(struct host_group_msg))
+		return rt_remote_vmset(rt, buf);
 	if (n != sizeof(m))
 		return -EPROTO;
 	memcpy(&m, buf, sizeof(m));
@@ -384,9 +403,9 @@ static void *rt_remote_agent(void *arg)
 {
 	struct runtime *rt = arg;
 	struct rt_remote *r = rt->remote;
-	char buf[256];
+	char buf[1024];
 	ssize_t n;
-	int fd;
+	int fd, ctl;
 
 	pthread_setname_np(pthread_self(), "vsched-host");
 	for (;;) {
@@ -410,10 +429,12 @@ static void *rt_remote_agent(void *arg)
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* A forwarded change is applied without the lock (rt_remote_ctl.c). */
+		ctl = n >= 4 && n <= (ssize_t)sizeof(buf) ? rt_remote_ctl(rt, r->vs, buf, n) : 0;
 		mutex_lock(rt->lock);
 		if (n > 0)
 			rt_remote_live_heard(&r->live, rt_now());
-		if (n <= 0 || rt_remote_apply(rt, buf, n)) {
+		if (n <= 0 || ctl < 0 || (!ctl && rt_remote_apply(rt, buf, n))) {
 			rt_remote_lost(rt, n < 0 ? strerror(errno) : n ? "it sent garbage" :
 					   "it hung up");
 			close(fd);
