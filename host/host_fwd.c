@@ -75,7 +75,8 @@ static int host_fwd_send(struct host *h, unsigned int op, const char *group, con
 	strcpy(m.path, rel);
 	if (file)
 		strcpy(m.file, file);
-	memcpy(m.buf, buf, len);
+	if (len)
+		memcpy(m.buf, buf, len);
 	m.len = (uint32_t)len;
 	pthread_mutex_lock(&h->fwd_lock);
 	h->fwd_client = c;

@@ -271,7 +271,8 @@ int registry_list(int (*fn)(const struct registry_entry *e, void *arg), void *ar
 			n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), name_cmp);
+	if (n)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(names, n, sizeof(*names), name_cmp);
 	for (i = 0; i < n && !ret; i++) {
 		struct registry_entry e = { .name = names[i] };
 
