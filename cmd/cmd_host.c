@@ -59,6 +59,18 @@ static const struct cmd_desc host_desc = {
 	.opts = host_opts, .nr_opts = ARRAY_SIZE(host_opts),
 };
 
+/* A change in the directory below a VM group is its VMM's (host/host_fwd.c). */
+static int host_ctl_forward(enum ctl_fwd_op op, const char *group, const char *file,
+			    const char *buf, size_t len, void *arg)
+{
+	static const unsigned int ops[] = {
+		[CTL_FWD_WRITE] = HOST_CTL_WRITE, [CTL_FWD_MKDIR] = HOST_CTL_MKDIR,
+		[CTL_FWD_RMDIR] = HOST_CTL_RMDIR,
+	};
+
+	return host_forward(arg, ops[op], group, file, buf, len);
+}
+
 static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int lanes,
 		      const char *sock)
 {
@@ -70,6 +82,8 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 	if (!cfg->no_ctl) {
 		snprintf(dir, sizeof(dir), "%s/host", registry_run_dir());
 		ret = ctl_mount(host_vsched(h), dir, &ctl);
+		if (!ret)
+			ctl_set_forward(ctl, host_ctl_forward, h);
 		if (ret)
 			fprintf(stderr, "vsched host: no control directory %s (%s); running "
 				"without one\n", dir, strerror(-ret));

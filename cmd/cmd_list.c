@@ -1,11 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
-/* `vsched list [--all]`: running VMs from the registry (util/registry.c). */
+/*
+ * `vsched list [--all]`: the host scheduler (`vsched host`, when one answers on its socket),
+ * then running VMs from the registry (util/registry.c), those joined to it with their group in
+ * its tree.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "host/proto.h"
 #include "util/registry.h"
+#include "util/unixsock.h"
+
+#define LIST_HOST_REPLY_MS	500	/* a daemon that does not answer a probe in this is skipped */
+#define LIST_HOST_NAME		"(host scheduler)"	/* has a space: no VM is named so */
 
 struct list_cfg {
 	bool all;
@@ -26,18 +40,73 @@ static const struct cmd_opt list_opts[] = {
 
 static const struct cmd_desc list_desc = {
 	.prog = "vsched list", .usage = "[--all]",
-	.about = "Lists running VMs with their pid and control directory.\n",
+	.about = "Lists the host scheduler (vsched host) when one runs, with its lanes and the VMs\n"
+		 "joined to it, then running VMs with their pid and control directory; a VM\n"
+		 "joined to the host scheduler shows its group there (host=/machine/NAME).\n",
 	.opts = list_opts, .nr_opts = ARRAY_SIZE(list_opts),
 };
+
+/* A probe (HELLO of no vCPUs) of the daemon at sock: 0 and its WELCOME, or -errno. */
+static int list_host_probe(const char *sock, struct host_welcome *w)
+{
+	struct host_hello m = { .type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION,
+				.pid = getpid() };
+	struct sockaddr_un sa;
+	struct pollfd pfd;
+	int fd, ret = 0;
+	ssize_t n;
+
+	fd = unixsock_open(sock, &sa);
+	if (fd < 0)
+		return fd;
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+		ret = -errno;
+	else if (poll(&pfd, 1, LIST_HOST_REPLY_MS) != 1)
+		ret = -ETIMEDOUT;
+	else if ((n = recv(fd, w, sizeof(*w), MSG_TRUNC)) != sizeof(*w) ||
+		 w->type != HOST_MSG_WELCOME || w->version != HOST_PROTO_VERSION || w->err)
+		ret = -EPROTO;
+	close(fd);
+	return ret;
+}
+
+/* Its control directory, <run dir>/host, when something is mounted there; else "-". */
+static const char *list_host_dir(char *buf, size_t len)
+{
+	struct stat dir, run;
+
+	snprintf(buf, len, "%s/host", registry_run_dir());
+	if (stat(buf, &dir) || stat(registry_run_dir(), &run) || dir.st_dev == run.st_dev)
+		return "-";
+	return buf;
+}
+
+static void list_host(struct list_cfg *cfg)
+{
+	char sock[PATH_MAX], dir[PATH_MAX];
+	struct host_welcome w;
+
+	snprintf(sock, sizeof(sock), "%s/" HOST_SOCK_NAME, registry_run_dir());
+	if (list_host_probe(sock, &w))
+		return;
+	list_header(cfg);
+	printf("%-20s %-8d %s lanes=%u vms=%u\n", LIST_HOST_NAME, (int)w.pid,
+	       list_host_dir(dir, sizeof(dir)), w.nr_lanes, w.nr_vms);
+}
 
 static int list_one(const struct registry_entry *e, void *arg)
 {
 	struct list_cfg *cfg = arg;
 
 	list_header(cfg);
-	if (e->alive || cfg->all)
-		printf("%-20s %-8d %s%s\n", e->name, (int)e->pid, e->ctl[0] ? e->ctl : "-",
-		       e->alive ? "" : " (stale)");
+	if (!e->alive && !cfg->all)
+		return 0;
+	printf("%-20s %-8d %s", e->name, (int)e->pid, e->ctl[0] ? e->ctl : "-");
+	if (e->host[0])
+		printf(" host=%s", e->host);
+	printf("%s\n", e->alive ? "" : " (stale)");
 	return 0;
 }
 
@@ -48,6 +117,7 @@ int cmd_list(int argc, char **argv)
 
 	if (ret <= 0)
 		return ret ? CMD_EXIT_USAGE : 0;
+	list_host(&cfg);
 	ret = registry_list(list_one, &cfg);
 	if (ret) {
 		fprintf(stderr, "vsched list: %s/.vms: %s\n", registry_run_dir(), strerror(-ret));

@@ -12,44 +12,56 @@
 #include "cmd/run.h"
 #include "host/proto.h"
 #include "libvirt/partition.h"
+#include "sched/group.h"
+#include "sched/parse.h"
 #include "sched/runtime.h"
 #include "util/registry.h"
-#include "vsched.h"
 
-/* Writes value into a scratch group's file: the interface file's own parser and setter. */
-static int run_host_try(const char *file, const char *value)
+/* cpu.weight as its interface file takes it: kstrtou64, 1..10000. */
+static int run_host_weight(const char *val, unsigned int *out)
 {
-	struct vsched *vs = vsched_create(1, 1);
-	int ret;
+	uint64_t w;
 
-	if (!vs)
-		return -errno;
-	ret = vsched_write_str(vs, "", "cgroup.subtree_control", "+cpu");
-	if (!ret)
-		ret = vsched_mkdir(vs, "vm");
-	if (!ret)
-		ret = vsched_write_str(vs, "vm", file, value);
-	vsched_destroy(vs);
-	return ret;
+	if (parse_u64(val, &w) || w < CGROUP_WEIGHT_MIN || w > CGROUP_WEIGHT_MAX)
+		return -EINVAL;
+	*out = (unsigned int)w;
+	return 0;
 }
 
-int run_host_valid(const char *partition, const char *weight, const char *max, char *msg,
-		   size_t msglen)
+/* cpu.max as its interface file takes it: the syntax, then tg_set_cfs_bandwidth()'s ranges. */
+static int run_host_max(const char *val, uint64_t *quota_us, uint64_t *period_us)
+{
+	uint64_t q, p = CPU_PERIOD_DFL_US;
+
+	if (parse_cpu_max(val, &q, &p))
+		return -EINVAL;
+	if (q != RUNTIME_INF && (q < CPU_QUOTA_MIN_US || q > MAX_BW_US))
+		return -EINVAL;
+	if (p < CPU_PERIOD_MIN_US || p > CPU_PERIOD_MAX_US)
+		return -EINVAL;
+	*quota_us = q;
+	*period_us = p;
+	return 0;
+}
+
+int run_host_parse(struct run_cfg *cfg, char *msg, size_t msglen)
 {
 	char why[256];
-	int ret;
 
-	if (partition && partition_check(partition, why, sizeof(why))) {
-		snprintf(msg, msglen, "partition '%s': %s", partition, why);
+	cfg->host_weight = 0;
+	cfg->host_quota_us = RUNTIME_INF;
+	cfg->host_period_us = 0;
+	if (cfg->partition && partition_check(cfg->partition, why, sizeof(why))) {
+		snprintf(msg, msglen, "partition '%s': %s", cfg->partition, why);
 		return -EINVAL;
 	}
-	if (weight && (ret = run_host_try("cpu.weight", weight))) {
-		snprintf(msg, msglen, "cpu.weight '%s': %s (1-10000)", weight, strerror(-ret));
+	if (cfg->weight && run_host_weight(cfg->weight, &cfg->host_weight)) {
+		snprintf(msg, msglen, "weight '%s' (1-10000, as cpu.weight)", cfg->weight);
 		return -EINVAL;
 	}
-	if (max && (ret = run_host_try("cpu.max", max))) {
-		snprintf(msg, msglen, "cpu.max '%s': %s (\"QUOTA PERIOD\" or \"max PERIOD\" in us: "
-			 "quota >= 1000, period 1000-1000000)", max, strerror(-ret));
+	if (cfg->max && run_host_max(cfg->max, &cfg->host_quota_us, &cfg->host_period_us)) {
+		snprintf(msg, msglen, "max '%s' (\"QUOTA PERIOD\" or \"max PERIOD\" in us, as "
+			 "cpu.max: quota >= 1000, period 1000-1000000)", cfg->max);
 		return -EINVAL;
 	}
 	return 0;

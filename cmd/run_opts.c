@@ -108,23 +108,6 @@ static int run_set_ctl_dir(void *arg, const char *val)
 	return 0;
 }
 
-/* --weight and --max: what the VM group's cpu.weight and cpu.max files take. */
-static int run_set_weight(void *arg, const char *val)
-{
-	char msg[512];
-
-	((struct run_cfg *)arg)->weight = val;
-	return run_host_valid(NULL, val, NULL, msg, sizeof(msg));
-}
-
-static int run_set_max(void *arg, const char *val)
-{
-	char msg[512];
-
-	((struct run_cfg *)arg)->max = val;
-	return run_host_valid(NULL, NULL, val, msg, sizeof(msg));
-}
-
 static int run_set_accel(void *arg, const char *val)
 {
 	return accel_parse(val, &((struct run_cfg *)arg)->accel);
@@ -204,11 +187,9 @@ static const struct cmd_opt run_opts[RUN_NR_OPTS] = {
 	[RUN_OPT_PARTITION] = { "partition", 0, "PATH", NULL, RUN_CFG(partition), NULL,
 		"--host: the group above the VM's (default /machine);\n"
 		"the VM's group is PATH/NAME" },
-	[RUN_OPT_WEIGHT] = { "weight", 0, "W", run_set_weight, 0, "1-10000, as cpu.weight",
+	[RUN_OPT_WEIGHT] = { "weight", 0, "W", NULL, RUN_CFG(weight), NULL,
 		"--host: the VM group's cpu.weight, 1-10000 (default 100)" },
-	[RUN_OPT_MAX] = { "max", 0, "\"QUOTA PERIOD\"", run_set_max, 0,
-		"\"QUOTA PERIOD\" or \"max PERIOD\" in us, as cpu.max: quota >= 1000, "
-		"period 1000-1000000",
+	[RUN_OPT_MAX] = { "max", 0, "\"QUOTA PERIOD\"", NULL, RUN_CFG(max), NULL,
 		"--host: the VM group's cpu.max (default \"max 100000\")" },
 	[RUN_OPT_VERBOSE] = { "verbose", 'v', NULL, NULL, RUN_CFG(verbose), NULL,
 		"progress once a second and more messages" },
@@ -330,7 +311,13 @@ static int run_check_host(struct run_cfg *cfg, uint64_t seen)
 		return run_usage_error("%s and --no-sched exclude each other",
 				       seen & RUN_BIT(HOST) ? "--host" :
 				       "a domain that joins the host scheduler");
-	if (run_host_valid(cfg->partition, cfg->weight, cfg->max, msg, sizeof(msg)))
+	/* Host mode's lanes are the daemon's CPUs; each grant pins (docs/host.md). */
+	if (cfg->no_pin)
+		return run_usage_error("--no-pin is refused with %s: the host scheduler "
+				       "places the lanes (docs/host.md)",
+				       seen & RUN_BIT(HOST) ? "--host" :
+				       "a domain that joins the host scheduler");
+	if (run_host_parse(cfg, msg, sizeof(msg)))
 		return cfg->domain ? run_usage_error("%s: the VM group's %s", cfg->domain, msg) :
 				     run_usage_error("invalid --%s", msg);
 	return 0;

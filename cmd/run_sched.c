@@ -10,7 +10,6 @@
 #include "cmd/run.h"
 #include "host/proto.h"
 #include "sched/group.h"
-#include "sched/parse.h"
 #include "sched/runtime.h"
 #include "sched/trace.h"
 #include "util/registry.h"
@@ -89,27 +88,18 @@ int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int la
 int run_sched_host(struct run_sched *rs, const struct run_cfg *cfg, char *msg, size_t msglen)
 {
 	struct runtime_host *h = &rs->host;
-	uint64_t w;
 
-	/* run_parse() refused --no-sched, --cpus and bad values with --host already. */
+	/* run_parse() refused --no-sched, --cpus and bad values and parsed them (run_host_parse). */
 	if (snprintf(rs->host_sock, sizeof(rs->host_sock), "%s/%s", registry_run_dir(),
 		     HOST_SOCK_NAME) >= (int)sizeof(rs->host_sock)) {
 		snprintf(msg, msglen, "run directory %s: path too long", registry_run_dir());
 		return -EINVAL;
 	}
 	*h = (struct runtime_host){ .sock = rs->host_sock, .name = cfg->name,
-				    .partition = cfg->partition };
-	if (cfg->weight) {
-		if (parse_u64(cfg->weight, &w) || w < CGROUP_WEIGHT_MIN || w > CGROUP_WEIGHT_MAX) {
-			snprintf(msg, msglen, "invalid --weight '%s' (1-10000)", cfg->weight);
-			return -EINVAL;
-		}
-		h->shares = sched_weight_from_cgroup(w);
-	}
-	if (cfg->max && parse_cpu_max(cfg->max, &h->quota_us, &h->period_us)) {
-		snprintf(msg, msglen, "invalid --max '%s' (\"QUOTA PERIOD\")", cfg->max);
-		return -EINVAL;
-	}
+				    .partition = cfg->partition, .quota_us = cfg->host_quota_us,
+				    .period_us = cfg->host_period_us, .vs = rs->vs };
+	if (cfg->host_weight)
+		h->shares = sched_weight_from_cgroup(cfg->host_weight);
 	return 0;
 }
 

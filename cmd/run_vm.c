@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd/run.h"
+#include "util/registry.h"
 #include "util/time.h"
 #include "vmm/linux.h"
 #include "vmm/vm.h"
@@ -163,6 +164,9 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE 
 		fprintf(stderr, "vsched run: cannot start vCPU threads: %s\n", strerror(-ret));
 	else
 		ret = run_ctl_start(cfg, vm, rs->vs, &rc);
+	/* `vsched list` marks a VM of the host scheduler with its group there. */
+	if (!ret && rc.started && rs->host.sock)
+		registry_set_host(rc.name, runtime_host_group(rs->rt));
 	sig = ret ? 0 : run_wait(vm, cfg, &waitmask);
 	vm_stop(vm, VM_EXIT_STOPPED);
 	run_ctl_stop(&rc);

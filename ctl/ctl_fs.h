@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "ctl/ctl.h"
 #include "util/list.h"
 
 struct vsched;
@@ -33,7 +34,15 @@ struct ctl {
 	/* Taken before the tree's lock (vsched_lock()) when both are held, never inside it. */
 	pthread_mutex_t attr_lock;
 	struct list_head attrs;	/* struct ctl_attr: what kernfs keeps per inode */
+
+	/* ctl_set_forward(): set once, read by the FUSE threads (atomic) */
+	void *fwd_arg;
+	ctl_forward_fn fwd;
 };
+
+/* The forward's answer for a change (1: not forwarded, apply it here). */
+int ctl_forward(struct ctl *c, enum ctl_fwd_op op, const char *group, const char *file,
+		const char *buf, size_t len);
 
 extern const struct fuse_operations ctl_fs_ops;
 

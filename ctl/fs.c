@@ -350,7 +350,10 @@ static int ctl_write(const char *path __unused, const char *buf, size_t size, of
 	struct ctl *c = ctl_self();
 	ssize_t ret;
 
-	if (!strcmp(f->name, "cgroup.subtree_control"))
+	ret = ctl_forward(c, CTL_FWD_WRITE, f->group, f->name, buf, size);
+	if (ret <= 0)
+		;	/* served by whoever owns that part of the tree */
+	else if (!strcmp(f->name, "cgroup.subtree_control"))
 		ret = ctl_attr_subtree_write(c, f->group, buf, size, ctx->uid, ctx->gid);
 	else
 		ret = ctl_deleg_write(c, f->group, f->name, buf, size);
@@ -376,13 +379,16 @@ static int ctl_truncate(const char *path, off_t size __unused, struct fuse_file_
 static int ctl_mkdir(const char *path, mode_t mode __unused)
 {
 	struct fuse_context *ctx = fuse_get_context();
+	int ret = ctl_forward(ctl_self(), CTL_FWD_MKDIR, path, NULL, NULL, 0);
 
-	return ctl_attr_mkdir(ctl_self(), path, ctx->uid, ctx->gid);
+	return ret <= 0 ? ret : ctl_attr_mkdir(ctl_self(), path, ctx->uid, ctx->gid);
 }
 
 static int ctl_rmdir(const char *path)
 {
-	return ctl_attr_rmdir(ctl_self(), path);
+	int ret = ctl_forward(ctl_self(), CTL_FWD_RMDIR, path, NULL, NULL, 0);
+
+	return ret <= 0 ? ret : ctl_attr_rmdir(ctl_self(), path);
 }
 
 /*

@@ -156,6 +156,21 @@ const char *ctl_dir(const struct ctl *c)
 	return c->dir;
 }
 
+void ctl_set_forward(struct ctl *c, ctl_forward_fn fn, void *arg)
+{
+	__atomic_store_n(&c->fwd_arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->fwd, fn, __ATOMIC_RELEASE);
+}
+
+int ctl_forward(struct ctl *c, enum ctl_fwd_op op, const char *group, const char *file,
+		const char *buf, size_t len)
+{
+	ctl_forward_fn fn = __atomic_load_n(&c->fwd, __ATOMIC_ACQUIRE);
+
+	return fn ? fn(op, group, file, buf, len, __atomic_load_n(&c->fwd_arg, __ATOMIC_RELAXED)) :
+		    1;
+}
+
 /* Waits up to CTL_JOIN_WAIT_S for the loop to end; false if it did not. */
 static bool wait_loop_done(struct ctl *c)
 {

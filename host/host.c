@@ -30,12 +30,15 @@
 #define HOST_TAG_STOP		((void *)3)
 
 /* A write through the control directory (FUSE thread): decide again at once. */
-static void host_changed(struct vsched *vs, enum vsched_event ev __unused,
-			 const char *path __unused, const char *file __unused, void *arg)
+static void host_changed(struct vsched *vs, enum vsched_event ev, const char *path,
+			 const char *file, void *arg)
 {
 	struct host *h = arg;
 
 	vsched_lock(vs);
+	/* A VM group's own setting: its VMM keeps it for a re-join. */
+	if (ev == VSCHED_EV_WRITE)
+		host_fwd_vmset(h, path, file);
 	sched_advance(h->s, time_mono_ns());
 	sched_timer(h->s, time_mono_ns());
 	host_drain(h);
@@ -92,6 +95,9 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
 	h->timer_at = HOST_TIME_INF;
 	list_init(&h->clients);
+	pthread_mutex_init(&h->fwd_serial, NULL);
+	pthread_mutex_init(&h->fwd_lock, NULL);
+	pthread_cond_init(&h->fwd_cond, NULL);
 	vsched_lock(h->vs);
 	sched_advance(h->s, time_mono_ns());
 	vsched_unlock(h->vs);

@@ -28,6 +28,8 @@ static const size_t host_msg_size[HOST_MSG_MAX] = {
 	[HOST_MSG_RAN] = sizeof(struct host_ev),
 	[HOST_MSG_TICK] = sizeof(struct host_ev),
 	[HOST_MSG_TID] = sizeof(struct host_ev),
+	[HOST_MSG_PING] = sizeof(struct host_ev),
+	[HOST_MSG_CTL_DONE] = sizeof(struct host_ev),
 };
 
 int host_client_add(struct host *h, int fd, struct host_client **out)
@@ -45,6 +47,7 @@ int host_client_add(struct host *h, int fd, struct host_client **out)
 
 void host_client_remove(struct host *h, struct host_client *c)
 {
+	host_fwd_gone(h, c);
 	host_tree_leave(h, c);
 	host_drain(h);
 	list_del(&c->node);
@@ -68,7 +71,7 @@ static void host_welcome(struct host *h, struct host_client *c, int err, int pag
 {
 	struct host_welcome w = {
 		.type = HOST_MSG_WELCOME, .version = HOST_PROTO_VERSION, .err = err,
-		.nr_lanes = h->nr_lanes,
+		.nr_lanes = h->nr_lanes, .pid = getpid(),
 	};
 	union {
 		struct cmsghdr h;
@@ -77,7 +80,10 @@ static void host_welcome(struct host *h, struct host_client *c, int err, int pag
 	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
+	struct host_client *o;
 
+	list_for_each_entry(o, &h->clients, node)
+		w.nr_vms += o->joined;
 	if (!err && c->joined)
 		memcpy(w.group, c->group, sizeof(w.group));
 	if (page_fd < 0) {
@@ -181,6 +187,13 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	}
 	if (m->type == HOST_MSG_TICK) {
 		sched_timer(h->s, now);
+		return 0;
+	}
+	if (m->type == HOST_MSG_CTL_DONE)
+		return host_fwd_done(h, c, m);
+	if (m->type == HOST_MSG_PING) {
+		host_send(c, &(struct host_ev){ .type = HOST_MSG_PONG, .a = m->a },
+			  sizeof(struct host_ev));
 		return 0;
 	}
 	if (m->vcpu >= c->nr_vcpus)

@@ -57,6 +57,14 @@ struct host {
 	int listen_fd, epoll_fd, timer_fd;
 	uint64_t timer_at;		/* what timer_fd is armed for, HOST_TIME_INF: nothing */
 	char sock[108];
+	/* host_fwd.c: the one forward to a VMM in flight */
+	pthread_mutex_t fwd_serial;	/* held by the forwarding thread while it waits */
+	pthread_mutex_t fwd_lock;	/* guards the fields below; inside the tree's lock */
+	pthread_cond_t fwd_cond;
+	struct host_client *fwd_client;	/* whose answer is awaited, NULL: none */
+	uint32_t fwd_next, fwd_seq;
+	bool fwd_done;
+	int fwd_err;
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
@@ -70,6 +78,10 @@ int host_page_create(struct host_client *c, int *ro_fd);
 void host_page_destroy(struct host_client *c);
 uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane, uint64_t until,
 			 uint64_t cpu);
+/* host_fwd.c: CTL_DONE from c (-EPROTO if malformed); c leaves; VM group settings changed. */
+int host_fwd_done(struct host *h, struct host_client *c, const struct host_ev *m);
+void host_fwd_gone(struct host *h, struct host_client *c);
+void host_fwd_vmset(struct host *h, const char *path, const char *file);
 
 /* host_tree.c: the VM groups. Lock held. */
 int host_tree_join(struct host *h, struct host_client *c, const struct host_hello *m);

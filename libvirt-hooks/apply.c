@@ -76,12 +76,16 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 {
 	bool dry_run = flags & APPLY_DRY_RUN, qemu = flags & APPLY_QEMU;
 	unsigned int pflags = qemu ? PLAN_LIBVIRT_VCPUS : 0;
+	struct apply_host host;
 	struct dir_target t;
 	struct fs_backend be;
 	struct fsops ops;
 	struct plan plan;
 	int ret;
 
+	ret = apply_host_plan(def, flags, &host, d);
+	if (ret)
+		return ret;
 	ret = dir_target_open(&t, dir, def->name, pid, dry_run, out);
 	if (ret) {
 		xerr(d, NULL, NULL, NULL, "%s: %s", dir, strerror(-ret));
@@ -89,7 +93,10 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 	}
 	if (qemu && !t.pid)
 		t.pid = apply_emulator_pid(dir);
-	if (!dir_target_has_cap(&t))
+	/* Joined, the VM's group in the daemon's tree takes <shares> and the global cap. */
+	if (host.join)
+		pflags |= PLAN_HOST_VM;
+	else if (!dir_target_has_cap(&t))
 		pflags |= PLAN_NEST_GLOBAL;
 	if (apply_shares_up(&t, flags))
 		pflags |= PLAN_SHARES_UP;
@@ -109,6 +116,8 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 		fprintf(t.out, "# %s (%s): nothing is written\n", dir, fs_flavor_name(t.flavor));
 	dir_target_backend(&t, &be);
 	ret = fsops_exec(&ops, &be, d);
+	if (!ret)
+		ret = apply_host_write(&host, dry_run, t.out, d);
 	fsops_free(&ops);
 out_plan:
 	plan_free(&plan);

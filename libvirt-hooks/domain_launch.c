@@ -8,29 +8,25 @@
 #include "libvirt/domain_launch.h"
 #include "libvirt/plan.h"
 
-/* Whether the domain joins the host scheduler, and its VM group's settings if it does. */
-static int domain_launch_host(struct domain_launch *l, bool host)
+bool domain_joins_host(const struct domain_def *def)
 {
-	const struct vgroups *vg = &l->def.groups;
-	const struct cputune *t = &l->def.tune;
-	struct domain_host *h = &l->host;
+	const struct vgroups *vg = &def->groups;
 
-	if (host && vg->host == VGROUPS_HOST_NO)
-		return diag_at(&l->diag, -EINVAL, vg->host_line, "groups", "no",
-			       "host='no' keeps this domain off the host scheduler; --host "
-			       "contradicts it");
-	h->join = host || vg->host == VGROUPS_HOST_YES ||
-		  (vg->host == VGROUPS_HOST_UNSET && l->def.partition);
-	if (!h->join)
-		return 0;
-	h->partition = l->def.partition;
+	return vg->host == VGROUPS_HOST_YES || (vg->host == VGROUPS_HOST_UNSET && def->partition);
+}
+
+int domain_host_settings(const struct domain_def *def, struct domain_host *h, struct diag *d)
+{
+	const struct cputune *t = &def->tune;
+
+	h->partition = def->partition;
 	/* libvirt writes <shares> as cpu.weight on cgroup v2, range-checked there. */
 	if (t->shares_set && (t->shares < CPUTUNE_SHARES_V2_MIN ||
 			      t->shares > CPUTUNE_SHARES_V2_MAX)) {
 		char buf[24];
 
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->shares);
-		return diag_at(&l->diag, -EINVAL, t->shares_line, "shares", buf,
+		return diag_at(d, -EINVAL, t->shares_line, "shares", buf,
 			       "shares '%llu' must be in range [%llu, %llu]",
 			       (unsigned long long)t->shares, CPUTUNE_SHARES_V2_MIN,
 			       CPUTUNE_SHARES_V2_MAX);
@@ -45,6 +41,20 @@ static int domain_launch_host(struct domain_launch *l, bool host)
 	else if (t->global.period)
 		snprintf(h->max, sizeof(h->max), "max %llu", (unsigned long long)t->global.period);
 	return 0;
+}
+
+/* Whether the domain joins the host scheduler, and its VM group's settings if it does. */
+static int domain_launch_host(struct domain_launch *l, bool host)
+{
+	const struct vgroups *vg = &l->def.groups;
+	struct domain_host *h = &l->host;
+
+	if (host && vg->host == VGROUPS_HOST_NO)
+		return diag_at(&l->diag, -EINVAL, vg->host_line, "groups", "no",
+			       "host='no' keeps this domain off the host scheduler; --host "
+			       "contradicts it");
+	h->join = host || domain_joins_host(&l->def);
+	return h->join ? domain_host_settings(&l->def, h, &l->diag) : 0;
 }
 
 int domain_launch_load(const char *path, bool host, struct domain_launch *l)

@@ -48,11 +48,17 @@ enum hook_action hook_action(const char *op, const char *sub)
 /* Full validation, including the flavour-dependent ranges, without touching anything. */
 static int hook_validate(const struct domain_def *def, bool is_vsched, struct diag *d)
 {
+	struct apply_host host;
 	struct fsops ops;
 	struct plan plan;
 	int ret;
 
-	ret = plan_build(def, is_vsched ? PLAN_NEST_GLOBAL : PLAN_LIBVIRT_VCPUS, &plan);
+	/* A vsched VM joined to the host scheduler: planned as apply_domain() will. */
+	ret = apply_host_plan(def, is_vsched ? 0 : APPLY_QEMU, &host, d);
+	if (ret)
+		return ret;
+	ret = plan_build(def, !is_vsched ? PLAN_LIBVIRT_VCPUS :
+			 host.join ? PLAN_HOST_VM : PLAN_NEST_GLOBAL, &plan);
 	if (ret)
 		return ret;
 	ret = fsops_render(&plan, is_vsched ? FS_V2 : qemu_host_flavor(), &ops, d);

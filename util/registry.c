@@ -29,6 +29,7 @@ struct vm_record {
 	pid_t pid;
 	unsigned long long start;
 	char ctl[PATH_MAX];
+	char host[REGISTRY_HOST_LEN];	/* the VM group in the host scheduler's tree, or "" */
 };
 
 const char *registry_run_dir(void)
@@ -126,6 +127,15 @@ static int record_read(const char *path, struct vm_record *r)
 				ret = 0;
 			}
 		}
+		/* Optional: written by registry_set_host() once the VM joined. */
+		if (!ret && fgets(line, sizeof(line), f) && !strncmp(line, "host ", 5)) {
+			size_t n = strcspn(line + 5, "\n");
+
+			if (n < sizeof(r->host)) {
+				memcpy(r->host, line + 5, n);
+				r->host[n] = '\0';
+			}
+		}
 	}
 	fclose(f);
 	return ret;
@@ -136,12 +146,38 @@ static bool record_alive(const struct vm_record *r)
 	return r->pid > 0 && r->start && pid_start_time(r->pid) == r->start;
 }
 
+/* Writes r as path's record. */
+static int record_write(const char *path, const struct vm_record *r)
+{
+	char tmp[PATH_MAX + 32];
+	FILE *f;
+	int ret;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "pid %d %llu\nctl %s\n", (int)r->pid, r->start, r->ctl);
+	if (r->host[0])
+		fprintf(f, "host %s\n", r->host);
+	if (fclose(f)) {
+		ret = -errno;
+		unlink(tmp);
+		return ret;
+	}
+	/* rename() is atomic: a concurrent `vsched list` sees the old record or the new one. */
+	if (rename(tmp, path)) {
+		ret = -errno;
+		unlink(tmp);
+		return ret;
+	}
+	return 0;
+}
+
 int registry_register(const char *name, const char *ctl_dir, char *stale, size_t stale_len)
 {
-	char dir[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX + 32];
+	char dir[PATH_MAX], path[PATH_MAX];
 	struct vm_record old;
-	unsigned long long start;
-	FILE *f;
 	int ret;
 
 	if (registry_name_valid(name))
@@ -162,24 +198,31 @@ int registry_register(const char *name, const char *ctl_dir, char *stale, size_t
 			snprintf(stale, stale_len, "%s", old.ctl);
 	}
 
-	start = pid_start_time(getpid());
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "pid %d %llu\nctl %s\n", (int)getpid(), start, ctl_dir ? ctl_dir : "");
-	if (fclose(f)) {
-		ret = -errno;
-		unlink(tmp);
+	memset(&old, 0, sizeof(old));
+	old.pid = getpid();
+	old.start = pid_start_time(getpid());
+	snprintf(old.ctl, sizeof(old.ctl), "%s", ctl_dir ? ctl_dir : "");
+	return record_write(path, &old);
+}
+
+int registry_set_host(const char *name, const char *group)
+{
+	char path[PATH_MAX];
+	struct vm_record r;
+	int ret;
+
+	if (registry_name_valid(name) || strlen(group) >= sizeof(r.host) || strchr(group, '\n'))
+		return -EINVAL;
+	ret = record_path(name, path, sizeof(path));
+	if (ret)
 		return ret;
-	}
-	/* rename() is atomic: a concurrent `vsched list` sees the old record or the new one. */
-	if (rename(tmp, path)) {
-		ret = -errno;
-		unlink(tmp);
+	ret = record_read(path, &r);
+	if (ret)
 		return ret;
-	}
-	return 0;
+	if (r.pid != getpid())
+		return -EPERM;
+	snprintf(r.host, sizeof(r.host), "%s", group);
+	return record_write(path, &r);
 }
 
 void registry_unregister(const char *name)
@@ -228,7 +271,8 @@ int registry_list(int (*fn)(const struct registry_entry *e, void *arg), void *ar
 			n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), name_cmp);
+	if (n)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(names, n, sizeof(*names), name_cmp);
 	for (i = 0; i < n && !ret; i++) {
 		struct registry_entry e = { .name = names[i] };
 
@@ -236,6 +280,7 @@ int registry_list(int (*fn)(const struct registry_entry *e, void *arg), void *ar
 			continue;
 		e.pid = r.pid;
 		e.ctl = r.ctl;
+		e.host = r.host;
 		e.alive = record_alive(&r);
 		ret = fn(&e, arg);
 	}

@@ -71,6 +71,10 @@ struct run_cfg {
 	const char *partition;	/* --partition PATH: absolute, NULL = the daemon's default */
 	const char *weight;	/* --weight W: the VM group's cpu.weight, NULL = default */
 	const char *max;	/* --max "QUOTA PERIOD": the VM group's cpu.max, NULL = "max" */
+	/* weight and max parsed once by run_parse() (run_host_parse()): what the join sends */
+	unsigned int host_weight;	/* cpu.weight 1..10000, 0: the daemon's default */
+	uint64_t host_quota_us;		/* cpu.max quota, UINT64_MAX: "max" */
+	uint64_t host_period_us;	/* cpu.max period, 0: the default */
 	struct domain_launch launch;	/* --domain: its strings back the fields above */
 };
 
@@ -84,12 +88,13 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg);
  */
 int run_check_files(struct run_cfg *cfg);
 /*
- * The VM group's settings for the host scheduler, checked as the interface files check them
- * (cpu.weight 1..10000, cpu.max syntax and ranges, partition an absolute group path) on a scratch
- * tree. 0 or -EINVAL with msg (msglen bytes) saying what is wrong; NULL values are not checked.
+ * The VM group's settings for the host scheduler (cfg->partition, weight, max), checked as the
+ * interface files check them (partition an absolute group path, cpu.weight 1..10000, cpu.max
+ * syntax and tg_set_cfs_bandwidth()'s ranges) and parsed into cfg->host_weight, host_quota_us
+ * and host_period_us: the one parse. 0 or -EINVAL with msg (msglen bytes) naming the setting
+ * ("weight '0' (1-10000, as cpu.weight)"); NULL values are not checked.
  */
-int run_host_valid(const char *partition, const char *weight, const char *max, char *msg,
-		   size_t msglen);
+int run_host_parse(struct run_cfg *cfg, char *msg, size_t msglen);
 /*
  * --host (cmd/run_host.c): is there a host scheduler to join? Connects to <run dir>/host.sock.
  * -errno after the one message "vsched run: no host scheduler at <sock>: <why>". Where one
@@ -195,7 +200,8 @@ int run_sched_setup(struct run_sched *rs, unsigned int nr_vcpus, unsigned int la
 int run_sched_trace(struct run_sched *rs, const char *path, char *msg, size_t msglen);
 /*
  * --host: the runtime will join the host scheduler at <run dir>/host.sock as cfg's name, in
- * cfg->partition, with cfg->weight and cfg->max on the VM group (checked by run_parse()).
+ * cfg->partition, with cfg->host_weight and host_quota_us/host_period_us on the VM group
+ * (parsed by run_parse()).
  * 0, or -EINVAL with msg saying why.
  */
 int run_sched_host(struct run_sched *rs, const struct run_cfg *cfg, char *msg, size_t msglen);

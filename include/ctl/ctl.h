@@ -33,6 +33,17 @@ int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out);
 void ctl_unmount(struct ctl *c);
 const char *ctl_dir(const struct ctl *c);
 
+/*
+ * Writes, mkdirs and rmdirs another owner serves (the host scheduler's directory sends those
+ * below a VM group to its VMM): fn is asked first, after the permission checks; it returns 1
+ * to let the directory apply the change as usual, else 0 or -errno as the change's result.
+ * WRITE: group and file; MKDIR/RMDIR: group is the directory's path, file NULL.
+ */
+enum ctl_fwd_op { CTL_FWD_WRITE, CTL_FWD_MKDIR, CTL_FWD_RMDIR };
+typedef int (*ctl_forward_fn)(enum ctl_fwd_op op, const char *group, const char *file,
+			      const char *buf, size_t len, void *arg);
+void ctl_set_forward(struct ctl *c, ctl_forward_fn fn, void *arg);
+
 /* True if dir is a FUSE mount whose server is gone (stat() gives ENOTCONN). */
 bool ctl_dir_is_stale(const char *dir);
 /* Lazily unmounts a stale mount on dir; 0, or -errno if dir is stale and stays so. */

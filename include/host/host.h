@@ -61,6 +61,16 @@ void host_client_remove(struct host *h, struct host_client *c);
 /* The VM group of a joined client ("/machine/vm1"), or NULL. */
 const char *host_client_group(const struct host_client *c);
 
+/*
+ * A change in the daemon's directory (its FUSE threads; lock not held): op a HOST_CTL_* of
+ * include/host/proto.h, group the group's path ("/machine/web1/a"; for mkdir/rmdir the
+ * directory's), file the file written. Below a VM group it is the VMM's: sent to it and
+ * waited for (0 or its -errno; -ETIMEDOUT after 2 s, -ESRCH if it left, -EOPNOTSUPP for
+ * vsched.vcpus, which numbers slots here). 1: not a VMM's change, apply it here.
+ */
+int host_forward(struct host *h, unsigned int op, const char *group, const char *file,
+		 const char *buf, size_t len);
+
 /* Counters, lock held. */
 unsigned int host_nr_clients(const struct host *h);
 unsigned int host_free_slots(const struct host *h);

@@ -9,10 +9,16 @@
  * A session: the VMM sends HELLO, the daemon answers WELCOME (lanes, the VM's group, or an
  * errno). Then the VMM sends its subtree as GROUP... VCPU... COMMIT (again after every change)
  * and vCPU events; the daemon sends decisions (GRANT, PREEMPT, RETIME). A HELLO with
- * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up.
+ * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up. A VMM whose waiting vCPUs hear
+ * nothing asks PING; the daemon answers PONG (a stuck daemon does not: the VMM falls back).
+ * A write, mkdir or rmdir in the daemon's directory below a VM group goes to its VMM as CTL,
+ * applied there to the VM's own tree and answered CTL_DONE (its batch comes first); settings
+ * of the VM group itself written in the daemon's directory go to the VMM as VMSET, for its
+ * next HELLO.
  *
  * The grant page: the WELCOME of a join that asked for it (HOST_HELLO_PAGE) carries
- * (SCM_RIGHTS) a sealed memfd the VMM can only map read-only, one struct host_grant per vCPU, written by the daemon alone and never read by it.
+ * (SCM_RIGHTS) a sealed memfd the VMM can only map read-only, one struct host_grant per vCPU,
+ * written by the daemon alone and never read by it.
  * Each decision about a vCPU is written there before it is sent, and a grant wakes the futex
  * of its entry: a vCPU thread parked for a lane waits on that futex and takes its grant from
  * the page itself; the datagram follows for the agent (docs/host.md).
@@ -22,6 +28,7 @@
 
 #include <stdint.h>
 
+/* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET */
 #define HOST_PROTO_VERSION	2
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
@@ -31,6 +38,9 @@
 #define HOST_RAN_MAX_NS		10000000000ULL	/* one report's CPU time: above is garbage */
 #define HOST_TIME_INF		UINT64_MAX
 #define HOST_CPU_NONE		UINT64_MAX	/* GRANT's b: the lane has no CPU of its own */
+#define HOST_FILE_LEN		64		/* an interface file's name + NUL */
+#define HOST_CTL_BUF_LEN	512		/* a forwarded write's value */
+#define HOST_ERRNO_MAX		4095
 
 enum host_msg_type {
 	/* VMM -> daemon */
@@ -48,6 +58,14 @@ enum host_msg_type {
 	HOST_MSG_GRANT,		/* lane, a = until (HOST_TIME_INF: none), b = the lane's host CPU */
 	HOST_MSG_PREEMPT,
 	HOST_MSG_RETIME,	/* a = until */
+	/* liveness (sched/runtime/rt_remote_live.h): the daemon answers a PING at once */
+	HOST_MSG_PING,		/* VMM -> daemon: a = the VMM's time, echoed */
+	HOST_MSG_PONG,		/* daemon -> VMM */
+	/* the daemon's directory below a VM group is the VMM's tree (host/host_fwd.c) */
+	HOST_MSG_CTL,		/* daemon -> VMM: a write, mkdir or rmdir (struct host_ctl_msg) */
+	HOST_MSG_CTL_DONE,	/* VMM -> daemon: a = the CTL's seq, b = its errno (0: done) */
+	HOST_MSG_VMSET,		/* daemon -> VMM: the VM group's settings (host_group_msg, path
+				   ""), written in the daemon's directory: sent again at a re-join */
 	HOST_MSG_MAX,
 };
 
@@ -83,6 +101,8 @@ struct host_welcome {
 	int32_t err;		/* 0, or the -errno the join failed with */
 	uint32_t nr_lanes;
 	char group[HOST_PATH_LEN];	/* "/machine/vm1": the VM's group in the daemon's tree */
+	int32_t pid;		/* the daemon (`vsched list`) */
+	uint32_t nr_vms;	/* VMs joined, this one included */
 };
 
 struct host_group_msg {
@@ -90,6 +110,24 @@ struct host_group_msg {
 	uint32_t index;		/* 0, 1, ... in the batch */
 	char path[HOST_PATH_LEN];	/* relative to the VM group: "a", "a/b" */
 	struct host_settings set;
+};
+
+/* HOST_MSG_CTL: what a write in the daemon's directory below a VM group asks of its VMM. */
+enum host_ctl_op {
+	HOST_CTL_WRITE = 1,	/* path, file, buf[len] */
+	HOST_CTL_MKDIR,		/* path */
+	HOST_CTL_RMDIR,		/* path */
+	HOST_CTL_MAX,
+};
+
+struct host_ctl_msg {
+	uint32_t type;		/* HOST_MSG_CTL */
+	uint32_t op;		/* enum host_ctl_op */
+	uint32_t seq;		/* echoed in CTL_DONE */
+	uint32_t len;		/* bytes of buf (WRITE) */
+	char path[HOST_PATH_LEN];	/* relative to the VM group: "" (itself), "a", "a/b" */
+	char file[HOST_FILE_LEN];	/* WRITE: the interface file */
+	char buf[HOST_CTL_BUF_LEN];
 };
 
 /* VMM -> daemon events and VCPU/COMMIT; daemon -> VMM decisions. */

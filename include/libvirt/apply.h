@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <limits.h>
+
 #include "libvirt/domain.h"
+#include "libvirt/domain_launch.h"
 
 /* Whether a vsched VM called name runs: its control directory (registry_default_dir()) exists. */
 bool apply_is_vsched(const char *name, char *dir, size_t len);
@@ -37,6 +40,23 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
  * (libvirt/libvirt_sync.h). pid 0: QEMU from dir's emulator group. 0 or -errno.
  */
 int apply_start_sync(const struct domain_def *def, const char *dir, pid_t pid);
+/*
+ * The host scheduler's part of applying def (libvirt-hooks/apply_host.c): join set when the
+ * VM runs joined (its registry record), or for a dry run of no running VM when the domain
+ * joins; its <shares> and global cap then go to the VM's group in the daemon's directory
+ * (apply_host_write()) and the plan goes straight below the VM (PLAN_HOST_VM). A domain that
+ * cannot be honoured (joins but the VM runs embedded, another partition, host='yes' on a QEMU
+ * domain) is warned about in d, naming the element. 0 or -errno in d.
+ */
+struct apply_host {
+	bool join;
+	char dir[PATH_MAX];		/* <run dir>/host<group> */
+	struct domain_host set;		/* cpu.weight and cpu.max, "" for none */
+};
+int apply_host_plan(const struct domain_def *def, unsigned int flags, struct apply_host *ah,
+		    struct diag *d);
+/* Writes (or prints, dry_run) the VM group's settings. 0 or -errno in d. */
+int apply_host_write(const struct apply_host *ah, bool dry_run, FILE *out, struct diag *d);
 /* Prints d's warnings and error (if any) to stderr, each prefixed by prog. */
 void apply_report(const char *prog, const struct diag *d);
 /*

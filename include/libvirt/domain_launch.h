@@ -33,6 +33,13 @@ struct domain_launch {
 	struct diag diag;	/* warnings; the error of a failed call */
 };
 
+/* Whether the domain says it joins: <vsched:groups host='yes'>, or a <partition> and no host='no'. */
+bool domain_joins_host(const struct domain_def *def);
+/*
+ * The VM group's settings on the host scheduler from def: partition, <shares> as cpu.weight
+ * (checked 1..10000), the global cap as cpu.max. h->join is left alone. 0 or -EINVAL in d.
+ */
+int domain_host_settings(const struct domain_def *def, struct domain_host *h, struct diag *d);
 /*
  * Parse, validate, plan and render. host: --host was given (refused if the domain says
  * host='no'). 0, or -errno with one message in l->diag.msg.

@@ -91,6 +91,7 @@ struct runtime_host {
 	unsigned long shares;	/* the VM group's weight in load units, 0: default */
 	uint64_t quota_us;	/* its cpu.max, UINT64_MAX: max */
 	uint64_t period_us;
+	struct vsched *vs;	/* the VM's tree: changes the daemon forwards are made there */
 };
 /* Whether a daemon answers at sock: 0 and its lanes, or -errno (no daemon: -ENOENT, ...). */
 int runtime_host_probe(const char *sock, unsigned int *lanes);

@@ -25,6 +25,12 @@ int registry_default_dir(const char *name, char *buf, size_t len);
  * cleans a stale mount. ctl_dir may be NULL (--no-ctl).
  */
 int registry_register(const char *name, const char *ctl_dir, char *stale, size_t stale_len);
+#define REGISTRY_HOST_LEN	256	/* a VM group path in the host scheduler's tree, NUL included */
+/*
+ * Notes in this process's record of name that the VM joined the host scheduler as group
+ * ("/machine/web1"; `vsched list` shows it). 0, -EINVAL, -EPERM (not ours) or -errno.
+ */
+int registry_set_host(const char *name, const char *group);
 /* Removes this process's record of name (not a newer VMM's). */
 void registry_unregister(const char *name);
 
@@ -32,6 +38,7 @@ struct registry_entry {
 	const char *name;
 	pid_t pid;
 	const char *ctl;	/* control directory, "" for none */
+	const char *host;	/* the VM group in the host scheduler's tree, "" when embedded */
 	bool alive;		/* false: a VMM that died without cleaning up (stale) */
 };
 /*

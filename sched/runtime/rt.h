@@ -283,6 +283,15 @@ void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uin
 		     uint64_t b);
 void rt_remote_tick(struct runtime *rt, uint64_t now);
 void rt_remote_config(struct runtime *rt);
+/*
+ * rt_remote_dial.c: a socket connected to the daemon, or -errno; HELLO (type, version and pid
+ * filled in here), then the WELCOME: 0, the daemon's -errno, or -EPROTO for a reply that is
+ * not one. *page_fd: the grant page a join comes with, -1: none (the caller closes it).
+ */
+struct host_hello;
+struct host_welcome;
+int rt_remote_dial(const char *sock);
+int rt_remote_hello(int fd, struct host_hello *m, struct host_welcome *w, int *page_fd);
 /* The grant page (rt_page.c). Lock held. */
 bool rt_page_usable(void);
 int rt_page_map(struct runtime *rt, int fd);
@@ -290,6 +299,12 @@ void rt_page_unmap(struct runtime *rt);
 bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq);
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
 void rt_vcpu_wake(struct rt_vcpu *rv);
+/*
+ * rt_remote_ctl.c: a datagram from the daemon that may be a CTL: 0 not one, 1 applied to vs
+ * and answered, -EPROTO malformed. Called without the lock.
+ */
+struct vsched;
+int rt_remote_ctl(struct runtime *rt, struct vsched *vs, const void *buf, size_t n);
 /* Hands scheduling to the host kernel (the watchdog, a lost daemon). Lock held. */
 void rt_fallback(struct runtime *rt);
 

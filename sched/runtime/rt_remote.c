@@ -17,17 +17,17 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "host/proto.h"
 #include "rt.h"
+#include "rt_remote_live.h"
 #include "sched/core.h"
 #include "sched/group.h"
 #include "util/unixsock.h"
 #include "vmm/kick.h"
 
-#define RT_REMOTE_REPLY_MS	2000	/* the daemon answers a HELLO within this */
-#define RT_REMOTE_SNDBUF	(4 << 20)	/* bytes; without CAP_NET_ADMIN, wmem_max caps it */
 
 struct rt_remote {
 	char sock[108];
@@ -41,101 +41,9 @@ struct rt_remote {
 	int wake_fd;			/* eventfd: the agent's retry sleep ends early */
 	pthread_t agent;
 	bool started;
+	struct rt_remote_live live;	/* is a stuck daemon answering? (rt_remote_live.c) */
+	struct vsched *vs;		/* the VM's tree, for CTL (rt_remote_ctl.c) */
 };
-
-static int rt_remote_dial(const char *sock)
-{
-	struct sockaddr_un sa;
-	int fd, err;
-
-	fd = unixsock_open(sock, &sa);
-	if (fd < 0)
-		return fd;
-	/* Room for a whole subtree batch in flight: a send that does not fit is a lost daemon. */
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &(int){ RT_REMOTE_SNDBUF }, sizeof(int)))
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ RT_REMOTE_SNDBUF }, sizeof(int));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-/* The WELCOME's datagram and the grant page's fd with it (*page_fd, -1: none); or -errno. */
-static ssize_t rt_remote_recv_welcome(int fd, struct host_welcome *w, int *page_fd)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = w, .iov_len = sizeof(*w) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm;
-	ssize_t n = recvmsg(fd, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC);
-
-	*page_fd = -1;
-	if (n < 0)
-		return -errno;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(page_fd, CMSG_DATA(cm), sizeof(int));
-	return (mh.msg_flags & MSG_CTRUNC) ? -EPROTO : n;
-}
-
-/*
- * HELLO, then the WELCOME: 0, the daemon's -errno, or -EPROTO for a reply that is not one.
- * *page_fd: the grant page a join comes with, -1: none (the caller closes it).
- */
-static int rt_remote_hello(int fd, const struct rt_remote *r, unsigned int nr_vcpus,
-			   uint8_t flags, struct host_welcome *w, int *page_fd)
-{
-	struct host_hello m = {
-		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
-		.nr_vcpus = nr_vcpus, .flags = flags,
-	};
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-
-	*page_fd = -1;
-	if (r) {
-		memcpy(m.name, r->name, sizeof(m.name));
-		memcpy(m.partition, r->partition, sizeof(m.partition));
-		m.vm = r->vm;
-	}
-	if (send(fd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
-		return -errno;
-	if (poll(&pfd, 1, RT_REMOTE_REPLY_MS) != 1)
-		return -ETIMEDOUT;
-	n = rt_remote_recv_welcome(fd, w, page_fd);
-	if (n < 0)
-		return (int)n;
-	if (n != sizeof(*w) || w->type != HOST_MSG_WELCOME || w->version != HOST_PROTO_VERSION ||
-	    w->err > 0 || !w->nr_lanes)
-		return -EPROTO;
-	w->group[sizeof(w->group) - 1] = '\0';
-	return w->err;
-}
-
-int runtime_host_probe(const char *sock, unsigned int *lanes)
-{
-	struct host_welcome w;
-	int fd = rt_remote_dial(sock), ret, page_fd;
-
-	if (fd < 0)
-		return fd;
-	ret = rt_remote_hello(fd, NULL, 0, 0, &w, &page_fd);
-	if (page_fd >= 0)
-		close(page_fd);
-	close(fd);
-	if (!ret)
-		*lanes = w.nr_lanes;
-	return ret;
-}
 
 const char *runtime_host_group(struct runtime *rt)
 {
@@ -263,10 +171,14 @@ static int rt_remote_join(struct runtime *rt, int fd)
 {
 	struct rt_remote *r = rt->remote;
 	bool page = rt_page_usable();
+	struct host_hello m = { .nr_vcpus = rt->nr_vcpus, .flags = page ? HOST_HELLO_PAGE : 0,
+				.vm = r->vm };
 	struct host_welcome w;
 	int page_fd, ret;
 
-	ret = rt_remote_hello(fd, r, rt->nr_vcpus, page ? HOST_HELLO_PAGE : 0, &w, &page_fd);
+	memcpy(m.name, r->name, sizeof(m.name));
+	memcpy(m.partition, r->partition, sizeof(m.partition));
+	ret = rt_remote_hello(fd, &m, &w, &page_fd);
 	if (!ret && page)
 		ret = rt_page_map(rt, page_fd);
 	else if (page_fd >= 0)
@@ -274,8 +186,13 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	if (ret)
 		return ret;
 	memcpy(r->group, w.group, sizeof(r->group));
+	/* The agent's recv() wakes up to look at the daemon's liveness. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
+		       &(struct timeval){ .tv_usec = RT_LIVE_POLL_MS * 1000 }, sizeof(struct timeval)))
+		return -errno;
 	r->fd = fd;
 	r->joined = true;
+	rt_remote_live_heard(&r->live, rt_now());
 	return 0;
 }
 
@@ -296,6 +213,7 @@ int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
 		.shares = host->shares, .quota_us = host->quota_us ? host->quota_us : UINT64_MAX,
 		.period_us = host->period_us ? host->period_us : CPU_PERIOD_DFL_US,
 	};
+	r->vs = host->vs;
 	rt->remote = r;
 	fd = r->wake_fd < 0 ? -errno : rt_remote_dial(r->sock);
 	ret = fd < 0 ? fd : rt_remote_join(rt, fd);
@@ -308,6 +226,23 @@ int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
 	return r->joined ? 0 : -EPIPE;
 }
 
+/* VMSET: the VM group's settings written in the daemon's directory, for the next HELLO. */
+static int rt_remote_vmset(struct runtime *rt, const void *buf)
+{
+	struct host_group_msg m;
+
+	memcpy(&m, buf, sizeof(m));
+	/* What the daemon's HELLO check (host_settings_valid()) takes, and cpu.max's ranges. */
+	if (m.type != HOST_MSG_VMSET || m.path[0] || m.set.idle > 1 || m.set.threaded ||
+	    (m.set.shares && (m.set.shares < 2 || m.set.shares > (1UL << 18))) ||
+	    m.set.subtree_cpu || m.set.period_us < CPU_PERIOD_MIN_US ||
+	    m.set.period_us > CPU_PERIOD_MAX_US ||
+	    (m.set.quota_us != RUNTIME_INF && m.set.quota_us < CPU_QUOTA_MIN_US))
+		return -EPROTO;
+	rt->remote->vm = m.set;
+	return 0;
+}
+
 /* The daemon's answer to a vCPU event. 0, or -EPROTO for anything out of range. */
 static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 {
@@ -315,9 +250,13 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	struct host_ev m;
 	uint64_t until;
 
+	if (n == sizeof(struct host_group_msg))
+		return rt_remote_vmset(rt, buf);
 	if (n != sizeof(m))
 		return -EPROTO;
 	memcpy(&m, buf, sizeof(m));
+	if (m.type == HOST_MSG_PONG)	/* liveness only: any datagram counts (rt_remote_live.c) */
+		return 0;
 	if (m.vcpu >= rt->nr_vcpus || m.type < HOST_MSG_GRANT || m.type > HOST_MSG_RETIME ||
 	    (m.type == HOST_MSG_GRANT && m.arg >= rt->nr_lanes) ||
 	    (m.b != HOST_CPU_NONE && m.b >= CPU_SETSIZE))
@@ -397,13 +336,31 @@ static void rt_remote_retry(struct runtime *rt)
 	mutex_unlock(rt->lock);
 }
 
+/* Nothing came for RT_LIVE_POLL_MS: ask a silent daemon, or give up on it. Lock held. */
+static void rt_remote_live_check(struct runtime *rt)
+{
+	struct rt_remote *r = rt->remote;
+	uint64_t now = rt_now();
+
+	switch (rt_remote_live_due(&r->live, rt->nr_waiting > 0, now)) {
+	case RT_LIVE_PING:
+		rt_remote_event(rt, HOST_MSG_PING, 0, now, 0);
+		break;
+	case RT_LIVE_LOST:
+		rt_remote_lost(rt, "it stopped answering");
+		break;
+	case RT_LIVE_OK:
+		break;
+	}
+}
+
 static void *rt_remote_agent(void *arg)
 {
 	struct runtime *rt = arg;
 	struct rt_remote *r = rt->remote;
-	char buf[256];
+	char buf[1024];
 	ssize_t n;
-	int fd;
+	int fd, ctl;
 
 	pthread_setname_np(pthread_self(), "vsched-host");
 	for (;;) {
@@ -416,11 +373,23 @@ static void *rt_remote_agent(void *arg)
 			rt_remote_retry(rt);
 			continue;
 		}
+		/* SO_RCVTIMEO (rt_remote_join()): EAGAIN every RT_LIVE_POLL_MS of silence. */
 		n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			mutex_lock(rt->lock);
+			if (r->fd == fd && r->joined)
+				rt_remote_live_check(rt);
+			mutex_unlock(rt->lock);
+			continue;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* A forwarded change is applied without the lock (rt_remote_ctl.c). */
+		ctl = n >= 4 && n <= (ssize_t)sizeof(buf) ? rt_remote_ctl(rt, r->vs, buf, n) : 0;
 		mutex_lock(rt->lock);
-		if (n <= 0 || rt_remote_apply(rt, buf, n)) {
+		if (n > 0)
+			rt_remote_live_heard(&r->live, rt_now());
+		if (n <= 0 || ctl < 0 || (!ctl && rt_remote_apply(rt, buf, n))) {
 			rt_remote_lost(rt, n < 0 ? strerror(errno) : n ? "it sent garbage" :
 					   "it hung up");
 			close(fd);

@@ -13,6 +13,8 @@
 #  - a weight and a mkdir in the VM's own directory reach the daemon's tree;
 #  - a VMM stopped with SIGSTOP holds no lane in the daemon after the grace (100 ms; looked at
 #    after 400 ms), and the other VM's hogs run (their CPU printed);
+#  - a daemon stopped with SIGSTOP: a VM whose vCPUs wait falls back within a bound (printed),
+#    all its vCPUs run (>= 50 ms each, 1 s after the fall-back), and it joins again after SIGCONT;
 #  - no daemon: `run --host` fails with one message; a second daemon is refused.
 . "$(dirname "$0")/runtime-lib.sh"
 need_cpus 2
@@ -145,6 +147,42 @@ echo "b stopped: it holds $held lanes; c got $((c1 - c0)) us over $(((t1 - t0) /
 [ "$held" = 0 ] || fail "the stopped VM still holds $held lanes"
 wait "$PID_b" || fail "b exited $?"
 wait "$PID_c" || fail "c exited $?"
+
+# A stopped daemon (SIGSTOP; its socket stays open): s's waiting vCPUs hear nothing, s asks
+# (PING), falls back within RT_LIVE_QUIET_NS + RT_LIVE_REPLY_NS (0.5 s) and says so once; all
+# four of its vCPUs then run (2 lanes: two of them waited); SIGCONT: s joins again. The
+# daemon's directory is not read while it is stopped (its FUSE threads are stopped too).
+# CPU time (clock ticks) of each of s's vCPU threads: what ran, whoever scheduled it.
+vcpu_ticks() {
+	local tid
+	for tid in $(sed -n 's/.*tid=\([0-9]*\).*/\1/p' "$VSCHED_RUN_DIR/s/vsched.vcpu.stat"); do
+		awk '{ print $14 + $15 }' "/proc/$PID_s/task/$tid/stat"
+	done
+}
+run_vm s 12
+wait_for "[ -d $H/machine/s ] && [ -e $VSCHED_RUN_DIR/s/vsched.vcpu.stat ]" || fail "s did not join"
+sleep 0.3
+kill -STOP "$HP"
+t0=$(date +%s%N)
+wait_for "grep -q 'host scheduler lost (it stopped answering)' $TMPD/s.log" ||
+	{ kill -CONT "$HP"; fail "s did not notice the stopped daemon"; }
+echo "stopped daemon: s fell back after $((($(date +%s%N) - t0) / 1000)) us (polled every 10 ms)"
+u0=$(vcpu_ticks)
+sleep 1
+u1=$(vcpu_ticks)
+kill -CONT "$HP"
+ran=$(paste <(echo "$u0") <(echo "$u1") | awk '{ printf "%d ", $2 - $1 }')
+echo "stopped daemon: s's vCPU threads ran (ticks of $(getconf CLK_TCK)/s): $ran"
+[ "$(echo "$ran" | tr ' ' '\n' | awk -v hz="$(getconf CLK_TCK)" 'NF && $1 >= hz / 20' | wc -l)" = 4 ] ||
+	fail "not all of s's vCPUs ran while the daemon was stopped: $ran"
+wait_for "grep -q 'joined the host scheduler again as /machine/s' $TMPD/s.log" ||
+	wait_for "grep -q 'joined the host scheduler again as /machine/s' $TMPD/s.log" ||
+	fail "s did not join the daemon again after SIGCONT"
+[ "$(grep -c 'host scheduler lost' "$TMPD/s.log")" = 1 ] || fail "s said the loss more than once"
+wait_for "[ \"\$(wc -l <$H/machine/s/cgroup.threads 2>/dev/null)\" = 4 ]" ||
+	fail "s's vCPUs are not back in its group"
+kill -TERM "$PID_s"
+wait "$PID_s"
 kill -TERM "$HP"
 wait "$HP" || fail "the daemon exited $? on SIGTERM"
 [ ! -e "$TMPD/host.pid" ] || fail "the pidfile was left behind"

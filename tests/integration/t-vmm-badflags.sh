@@ -42,7 +42,8 @@ done
 for b in "--weight 200|^vsched run: --weight needs --host" \
 	"--host --weight 0|^vsched run: invalid --weight '0' (1-10000, as cpu.weight)\$" \
 	"--host --partition machine|^vsched run: invalid --partition 'machine': Partition path 'machine' must start with '/'\$" \
-	"--host --cpus 1|^vsched run: --cpus is refused with --host: the host scheduler owns the lanes"; do
+	"--host --cpus 1|^vsched run: --cpus is refused with --host: the host scheduler owns the lanes" \
+	"--host --no-pin|^vsched run: --no-pin is refused with --host: the host scheduler places the lanes"; do
 	# shellcheck disable=SC2086
 	"$VSCHED" run ${b%%|*} >"$out/log" 2>&1
 	grep -q "${b#*|}" "$out/log" || fail "'${b%%|*}': $(cat "$out/log")"

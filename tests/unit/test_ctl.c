@@ -93,6 +93,13 @@ static bool wait_zombie(pid_t pid)
 	return false;
 }
 
+/* registry_list() callback: 1 when "me" is listed with /elsewhere and /machine/me. */
+static int host_of(const struct registry_entry *e, void *arg __unused)
+{
+	return !strcmp(e->name, "me") && !strcmp(e->ctl, "/elsewhere") &&
+	       !strcmp(e->host, "/machine/me") ? 1 : -1;
+}
+
 static void test_ctl_register_liveness(void)
 {
 	int to_child[2], from_child[2], status;
@@ -105,6 +112,11 @@ static void test_ctl_register_liveness(void)
 	CU_ASSERT_TRUE(record_exists("me"));
 	/* Our own record may be rewritten (the canonical directory, after mounting). */
 	CU_ASSERT_EQUAL(registry_register("me", "/elsewhere", NULL, 0), 0);
+	/* Joined to the host scheduler: the group is noted, the directory kept. */
+	CU_ASSERT_EQUAL(registry_set_host("me", "/machine/me"), 0);
+	CU_ASSERT_EQUAL(registry_list(host_of, NULL), 1);
+	CU_ASSERT_EQUAL(registry_set_host("me", "/a\nctl /x"), -EINVAL);
+	CU_ASSERT_EQUAL(registry_set_host("nobody", "/machine/x"), -ENOENT);
 	registry_unregister("me");
 	CU_ASSERT_FALSE(record_exists("me"));
 

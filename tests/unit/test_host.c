@@ -122,6 +122,8 @@ static void test_host_probe_and_version(void)
 	CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
 	CU_ASSERT_EQUAL(w.err, 0);
 	CU_ASSERT_EQUAL(w.nr_lanes, 3);
+	CU_ASSERT_EQUAL(w.pid, getpid());
+	CU_ASSERT_EQUAL(w.nr_vms, 0);
 	vmm_leave(h, &m);
 
 	hm = hello("a", 1);
@@ -439,6 +441,33 @@ static void test_host_revoke(void)
 	host_destroy(h);
 }
 
+/* PING is answered at once with PONG and the VMM's time; a joined VM counts in a probe. */
+static void test_host_ping(void)
+{
+	struct host *h = host_new(2, 4);
+	struct host_hello hm = hello("", 0);
+	struct host_welcome w;
+	struct host_ev ev;
+	struct vmm a, p;
+
+	vmm_join(h, &a, "a", 1, &w);
+	CU_ASSERT_EQUAL(w.nr_vms, 1);
+	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_PING, 0, 0, 123456789, 0), 0);
+	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_PONG, &ev, sizeof(ev)));
+	CU_ASSERT_EQUAL(ev.a, 123456789);
+	vmm_connect(h, &p);
+	CU_ASSERT_EQUAL(vmm_msg(h, &p, &hm, sizeof(hm)), 1);
+	CU_ASSERT_TRUE(vmm_recv(&p, HOST_MSG_WELCOME, &w, sizeof(w)));
+	CU_ASSERT_EQUAL(w.nr_vms, 1);
+	vmm_leave(h, &p);
+	/* Before joining, a PING is garbage like any other event. */
+	vmm_connect(h, &p);
+	CU_ASSERT_EQUAL(vmm_ev(h, &p, HOST_MSG_PING, 0, 0, 0, 0), -EPROTO);
+	vmm_leave(h, &p);
+	vmm_leave(h, &a);
+	host_destroy(h);
+}
+
 static CU_TestInfo host_tests[] = {
 	{ "a probe gets the lanes; another version is refused", test_host_probe_and_version },
 	{ "join takes slots and makes the VM group; leave undoes it", test_host_join_leave },
@@ -448,6 +477,7 @@ static CU_TestInfo host_tests[] = {
 	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
 	{ "a silent lane holder is revoked while others wait", test_host_revoke },
 	{ "a grant names its lane's host CPU", test_host_grant_cpu },
+	{ "PING gets PONG; a probe counts joined VMs", test_host_ping },
 	CU_TEST_INFO_NULL,
 };
 

@@ -58,8 +58,8 @@ static void test_run_host_flags(void)
 		"--host --partition machine", "--host --partition /", "--host --partition /a//b",
 		"--host --partition /a/", "--host --partition /cpu.max", "--host --partition /a/..",
 		"--host --partition /.hidden", "--host --partition /a b",
-		/* The daemon owns the lanes; --no-sched schedules nothing. */
-		"--host --cpus 2", "--host --no-sched",
+		/* The daemon owns the lanes; --no-sched schedules nothing; its lanes float. */
+		"--host --cpus 2", "--host --no-sched", "--host --no-pin",
 	};
 	struct run_cfg cfg;
 	unsigned int i;
@@ -77,32 +77,58 @@ static void test_run_host_flags(void)
 	CU_ASSERT_STRING_EQUAL(cfg.partition, "/machine/t1");
 	CU_ASSERT_STRING_EQUAL(cfg.weight, "200");
 	CU_ASSERT_STRING_EQUAL(cfg.max, "50000 100000");
+	/* Parsed once, here: what the join sends. */
+	CU_ASSERT_EQUAL(cfg.host_weight, 200);
+	CU_ASSERT_EQUAL(cfg.host_quota_us, 50000);
+	CU_ASSERT_EQUAL(cfg.host_period_us, 100000);
 	CU_ASSERT_FALSE(cfg.demo);
 	CU_ASSERT_EQUAL_FATAL(parse("--host --max max", &cfg), 0);
 	CU_ASSERT_PTR_NULL(cfg.partition);
 	CU_ASSERT_PTR_NULL(cfg.weight);
 	CU_ASSERT_STRING_EQUAL(cfg.max, "max");
+	CU_ASSERT_EQUAL(cfg.host_weight, 0);
+	CU_ASSERT_EQUAL(cfg.host_quota_us, UINT64_MAX);
 	/* One number keeps the period, as in cpu.max. */
 	CU_ASSERT_EQUAL(parse("--host --max 50000", &cfg), 0);
+	CU_ASSERT_EQUAL(cfg.host_quota_us, 50000);
+	CU_ASSERT_EQUAL(cfg.host_period_us, 100000);
 	/* Without --host nothing of it is set: the embedded run as before. */
 	CU_ASSERT_EQUAL_FATAL(parse("--payload hog", &cfg), 0);
 	CU_ASSERT_FALSE(cfg.host);
 	CU_ASSERT_PTR_NULL(cfg.weight);
 }
 
+/* run_host_parse() of one partition, weight and max (NULL: not given). */
+static int host_parse(const char *partition, const char *weight, const char *max,
+		      struct run_cfg *cfg, char *msg, size_t msglen)
+{
+	*cfg = (struct run_cfg){ .partition = partition, .weight = weight, .max = max };
+	return run_host_parse(cfg, msg, msglen);
+}
+
 static void test_run_host_valid(void)
 {
 	char msg[512], why[256];
+	struct run_cfg cfg;
 
-	CU_ASSERT_EQUAL(run_host_valid("/machine", "1", "max 1000000", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(run_host_valid(NULL, "10000", "1000 1000", msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(run_host_valid(NULL, "0", NULL, msg, sizeof(msg)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cpu.weight '0': Numerical result out of range"));
-	/* cpu.max's range rules are the setter's: period above 1 s, quota below 1 ms. */
-	CU_ASSERT_EQUAL(run_host_valid(NULL, NULL, "max 1000001", msg, sizeof(msg)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cpu.max 'max 1000001': Invalid argument"));
-	CU_ASSERT_EQUAL(run_host_valid(NULL, NULL, "999 100000", msg, sizeof(msg)), -EINVAL);
-	CU_ASSERT_EQUAL(run_host_valid("tenant", NULL, NULL, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(host_parse("/machine", "1", "max 1000000", &cfg, msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(cfg.host_weight, 1);
+	CU_ASSERT_EQUAL(cfg.host_quota_us, UINT64_MAX);
+	CU_ASSERT_EQUAL(cfg.host_period_us, 1000000);
+	CU_ASSERT_EQUAL(host_parse(NULL, "10000", "1000 1000", &cfg, msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(cfg.host_weight, 10000);
+	CU_ASSERT_EQUAL(cfg.host_quota_us, 1000);
+	CU_ASSERT_EQUAL(host_parse(NULL, "0", NULL, &cfg, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(msg, "weight '0' (1-10000, as cpu.weight)");
+	/* cpu.max's range rules are the setter's: period above 1 s, quota below 1 ms or 2^44. */
+	CU_ASSERT_EQUAL(host_parse(NULL, NULL, "max 1000001", &cfg, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "max 'max 1000001' (\"QUOTA PERIOD\""));
+	CU_ASSERT_EQUAL(host_parse(NULL, NULL, "999 100000", &cfg, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(host_parse(NULL, NULL, "17592186044416 100000", &cfg, msg, sizeof(msg)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(host_parse(NULL, NULL, "17592186044415 100000", &cfg, msg, sizeof(msg)),
+			0);
+	CU_ASSERT_EQUAL(host_parse("tenant", NULL, NULL, &cfg, msg, sizeof(msg)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(msg, "partition 'tenant': Partition path 'tenant' must start "
 			       "with '/'");
 

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `vsched list` shows the whole tree's members (thread backend, runs everywhere):
+#  - the host scheduler itself: "(host scheduler)", its pid, its control directory
+#    <run dir>/host, its lanes and the number of VMs joined (1, then 2, then 1 again);
+#  - a VM joined with --host: its line as before plus host=<its group in the daemon's tree>
+#    (/machine/a, and /tenant/t1/p with --partition);
+#  - an embedded VM beside them: its line unchanged ("NAME PID DIR", nothing after);
+#  - no daemon: no host scheduler line.
+. "$(dirname "$0")/runtime-lib.sh"
+[ -c /dev/fuse ] || { echo "no /dev/fuse: the test reads the daemon's control directory"; exit 77; }
+TMPD=$(mktemp -d /tmp/vsched-host-list.XXXXXX)
+export VSCHED_RUN_DIR=$TMPD/run
+H=$VSCHED_RUN_DIR/host
+PIDS=""
+cleanup() {
+	local p
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	grep -o " $TMPD[^ ]*" /proc/self/mounts 2>/dev/null | while read -r m; do umount -l "$m"; done
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- list"; "$VSCHED" list; for f in "$TMPD"/*.log; do echo "--- $f"; cat "$f"; done; exit 1; }
+wait_for() {
+	local i
+	for i in $(seq 500); do eval "$1" && return 0; sleep 0.01; done
+	return 1
+}
+listed() { "$VSCHED" list | grep -Eq "$1"; }
+start_vm() {	# NAME SECONDS [run flags]
+	local name=$1 secs=$2
+	shift 2
+	"$VSCHED" run --accel thread --name "$name" --vcpus 1 --payload hog --duration "${secs}s" \
+		"$@" >"$TMPD/$name.log" 2>&1 &
+	PIDS="$PIDS $!"
+	eval "PID_$name=$!"
+}
+
+mkdir -p "$VSCHED_RUN_DIR"
+listed '^\(host scheduler\)' && fail "a host scheduler listed where none runs"
+
+"$VSCHED" host --cpus 2 >"$TMPD/host.log" 2>&1 &
+HP=$!
+PIDS="$PIDS $HP"
+wait_for "[ -S $VSCHED_RUN_DIR/host.sock ] && [ -e $H/cgroup.procs ]" || fail "the daemon did not start"
+listed "^\(host scheduler\) +$HP +$H lanes=2 vms=0\$" || fail "the daemon is not listed with 0 VMs"
+
+start_vm a 6 --host
+start_vm e 6
+wait_for "listed '^a .* host=/machine/a\$' && listed '^e '" || fail "a or e not listed"
+listed "^a +$PID_a +$VSCHED_RUN_DIR/a host=/machine/a\$" || fail "a: not listed with its group"
+listed "^e +$PID_e +$VSCHED_RUN_DIR/e\$" || fail "the embedded VM's line changed"
+listed "^\(host scheduler\) +$HP +$H lanes=2 vms=1\$" || fail "the daemon: not 1 VM joined"
+
+start_vm p 3 --host --partition /tenant/t1
+wait_for "listed '^p .* host=/tenant/t1/p\$'" || fail "p not listed with its group /tenant/t1/p"
+listed "^\(host scheduler\) +$HP +$H lanes=2 vms=2\$" || fail "the daemon: not 2 VMs joined"
+wait "$PID_p" || fail "p exited $?"
+wait_for "listed '^\(host scheduler\) .* vms=1\$'" || fail "the daemon: p did not leave the count"
+listed '^p ' && fail "p listed after its end"
+
+"$VSCHED" list
+wait "$PID_a" || fail "a exited $?"
+wait "$PID_e" || fail "e exited $?"
+kill -TERM "$HP"
+wait "$HP" || fail "the daemon exited $?"
+listed '^\(host scheduler\)' && fail "a stopped host scheduler is still listed"
+echo "ok"

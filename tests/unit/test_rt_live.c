@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host mode's liveness of the daemon (sched/runtime/rt_remote_live.c), with explicit times: no
+ * question while nobody waits or the daemon spoke lately; a PING after RT_LIVE_QUIET_NS of
+ * silence while a vCPU waits, one at a time; the daemon taken as gone RT_LIVE_REPLY_NS after an
+ * unanswered PING, not before; any word from it (the PONG) clears the question.
+ */
+#include "../../sched/runtime/rt_remote_live.h"
+#include "test.h"
+
+#define MS	1000000ULL
+
+static void test_rt_live_due(void)
+{
+	struct rt_remote_live l = { 0 };
+	uint64_t t0 = 1000 * MS;
+
+	rt_remote_live_heard(&l, t0);
+	/* Nobody waits: a silent daemon has nothing to decide. */
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, false, t0 + 10000 * MS), RT_LIVE_OK);
+	/* Someone waits: quiet for less than the bound, nothing; then one PING. */
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS - 1), RT_LIVE_OK);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS), RT_LIVE_PING);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS + MS), RT_LIVE_OK);
+	/* Answered: quiet again from the answer. */
+	rt_remote_live_heard(&l, t0 + RT_LIVE_QUIET_NS + 2 * MS);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS + 3 * MS), RT_LIVE_OK);
+	t0 += RT_LIVE_QUIET_NS + 2 * MS;
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS), RT_LIVE_PING);
+	/* Unanswered: gone RT_LIVE_REPLY_NS after the PING, not a nanosecond before. */
+	t0 += RT_LIVE_QUIET_NS;
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_REPLY_NS - 1), RT_LIVE_OK);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_REPLY_NS), RT_LIVE_LOST);
+	/* A new join is a word from the daemon. */
+	rt_remote_live_heard(&l, t0 + RT_LIVE_REPLY_NS + MS);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_REPLY_NS + 2 * MS), RT_LIVE_OK);
+}
+
+static CU_TestInfo rt_live_tests[] = {
+	{ "a silent daemon is asked, then given up on", test_rt_live_due },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("runtime/remote liveness", rt_live_tests);
