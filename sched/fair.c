@@ -144,6 +144,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
 	struct sched_entity *se;
 
+	fair_prepaid_out(s);
 	vc->ran = 0;
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
 		if (se->delayed)
@@ -173,20 +174,49 @@ void fair_sum_leave(struct sched_entity *se)
  * rates_update() once their new rates are known: to the ones whose rates its leaving raised
  * (sched/rates.c, share_owed()).
  */
-static void sum_leave_owed(struct sched_entity *se)
+static double sum_leave_owed(struct sched_entity *se)
 {
 	struct group_core *p = se->parent;
 	double V = fair_vclock(p), L = se->rate * (V - se->vt);
 
 	if (!(L > 0) || p->sum_r - se->rate <= RATE_MIN) {
 		fair_sum_leave(se);
-		return;
+		return 0;
 	}
 	se->lag = L;
 	p->sum_rvt -= se->rate * V;
 	p->sum_r -= se->rate;
 	p->owed += L;
 	se->rate = 0;
+	return L;
+}
+
+/*
+ * A sleeper left owed L: its group, and every ancestor up the path, holds that credit too (the
+ * sleeper was charged less than its rate there as well), and a vCPU that has done its work will
+ * never use it. Left there, the group's other vCPUs took it: a duty vCPU waiting out a root
+ * hog's min_run every 814 us made its group owed 194 ms, and the group's low-weight hog ran on
+ * a whole lane where GPS owes it 0.94 (issue 13, seed 1133 of the 1-16 lane duty kind, reduced).
+ * So each ancestor still runnable gives up as much of it as it is owed, to the siblings whose
+ * rates the sleep raises (share_owed()), as the sleeper's own siblings did.
+ */
+static void forgive_up(struct sched *s, struct sched_entity *se, double L)
+{
+	for (; se->parent && L > 0 && se->rate > 0; se = &se->parent->se) {
+		struct group_core *p = se->parent;
+		double f = se->rate * (fair_vclock(p) - se->vt);
+
+		if (p->sum_r - se->rate <= RATE_MIN)
+			continue;	/* alone at its level: nobody here ran into debt */
+		if (f > L)
+			f = L;
+		if (!(f > 0))
+			return;
+		se->vt += f / se->rate;
+		p->owed += f;
+		fair_requeue(s, se);
+		L = f;
+	}
 }
 
 /*
@@ -207,7 +237,9 @@ static void sum_leave_owed(struct sched_entity *se)
 void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 {
 	struct sched_entity *se = &vc->se;
+	double L = 0;
 
+	fair_prepaid_out(s);
 	/* Its request: what it ran from waking to blocking, averaged (fair_request()). */
 	if (sleep)
 		vc->burst = vc->burst > 0 ? (3 * vc->burst + (double)vc->ran) / 4 : (double)vc->ran;
@@ -221,13 +253,15 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 			se->delayer = vc;
 			vc->delaying++;
 			list_add_tail(&se->delay_node, &s->core.delayed);
+			L = 0;
 			continue;
 		}
 		if (sleep)
-			sum_leave_owed(se);
+			L = sum_leave_owed(se);
 		else
 			fair_sum_leave(se);
 	}
+	forgive_up(s, se, L);
 	/* New delays to time, or a group left whose delayed children wait no more. */
 	if (!list_empty(&s->core.delayed) && s->core.next_release > s->core.now)
 		s->core.next_release = s->core.now;
@@ -264,6 +298,7 @@ void fair_release(struct sched *s)
 
 	if (c->next_release > c->now)
 		return;
+	fair_prepaid_out(s);	/* rates_update() follows (finish()) */
 	list_for_each_entry_safe(se, n, &c->delayed, delay_node) {
 		const struct sched_entity *p = &se->parent->se;
 		double ahead = se->vt - fair_vclock(se->parent);
@@ -298,7 +333,8 @@ static void bound_saturated(struct sched_entity *se, double slice)
 	se->vt = lo;
 }
 
-static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
+/* Service d (< 0: a refund) at every level of vc's path; bound: bound_saturated() after it. */
+static void charge_path(struct sched *s, struct vcpu_core *vc, double d, bool bound)
 {
 	double slice = (double)s->core.params.slice_ns;
 	struct sched_entity *se;
@@ -314,7 +350,7 @@ static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
 		/* Every queued ancestor is requeued in turn: no head to pass up here. */
 		if (heap_queued(&se->node))
 			requeue_here(s, se);
-		else if (d > 0)
+		else if (bound && d > 0)
 			bound_saturated(se, slice);
 	}
 }
@@ -328,17 +364,17 @@ static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
  */
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice)
 {
-	(void)s;
 	vc->resv += slice;
-	charge_path(s, vc, (double)slice);
+	if (!s->core.prepaid_out)
+		charge_path(s, vc, (double)slice, true);
 }
 
 void fair_refund(struct sched *s, struct vcpu_core *vc)
 {
-	(void)s;
 	if (!vc->resv)
 		return;
-	charge_path(s, vc, -(double)vc->resv);
+	if (!s->core.prepaid_out)
+		charge_path(s, vc, -(double)vc->resv, false);
 	vc->resv = 0;
 }
 
@@ -348,8 +384,45 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 
 	vc->ran += delta;
 	vc->resv -= used;
+	if (s->core.prepaid_out)
+		used = 0;
 	if (delta > used)
-		charge_path(s, vc, (double)(delta - used));
+		charge_path(s, vc, (double)(delta - used), true);
+}
+
+/*
+ * A prepayment is service that has not happened: it must come back out exactly as it went in.
+ * Charged at one set of rates and refunded at another, it moved lag between siblings: its
+ * share went to each sibling at its rate then (V moved by d / sum), and came back at its rate
+ * now. A duty vCPU waking every 814 us beside a root hog changed both rates each time, and its
+ * group gained 110 us of credit per wake, which its hogs then took (issue 13: seed 1133 of the
+ * 1-16 lane duty kind). So every prepayment leaves before the tree or the rates change
+ * (fair_wake(), fair_block(), fair_release(), rates_update()) and comes back at the new rates.
+ */
+void fair_prepaid_out(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	unsigned int l;
+
+	if (c->prepaid_out)
+		return;
+	for (l = 0; l < s->nr_lanes; l++)
+		if (c->lanes[l].cur && c->lanes[l].cur->resv)
+			charge_path(s, c->lanes[l].cur, -(double)c->lanes[l].cur->resv, false);
+	c->prepaid_out = true;
+}
+
+void fair_prepaid_in(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+	unsigned int l;
+
+	if (!c->prepaid_out)
+		return;
+	c->prepaid_out = false;
+	for (l = 0; l < s->nr_lanes; l++)
+		if (c->lanes[l].cur && c->lanes[l].cur->resv)
+			charge_path(s, c->lanes[l].cur, (double)c->lanes[l].cur->resv, false);
 }
 
 static void running_inc(struct sched_entity *se)

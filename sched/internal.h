@@ -128,6 +128,7 @@ struct sched_core {
 	double dl_cpu_total, dl_held_total;	/* since the start, for stats */
 	struct list_head delayed;	/* delayed entities (fair.c) */
 	uint64_t next_release;		/* when the first of them is expected to be repaid */
+	bool prepaid_out;		/* lanes' prepayments taken out while rates change */
 };
 
 struct sched {
@@ -268,6 +269,8 @@ void fair_release(struct sched *s);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
 void fair_refund(struct sched *s, struct vcpu_core *vc);
+void fair_prepaid_out(struct sched *s);
+void fair_prepaid_in(struct sched *s);
 void fair_set_running(struct sched *s, struct vcpu_core *vc);
 void fair_clear_running(struct sched *s, struct vcpu_core *vc);
 bool fair_waiting(const struct vcpu_core *vc);

@@ -175,14 +175,17 @@ static bool ahead_order_after(const struct sched_entity *e, const struct sched_e
 	return !prev || e->vt < prev->vt || (e->vt == prev->vt && e < prev);
 }
 
-static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se);
+static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se,
+				      bool idle_ok);
 
 /*
  * Among gc's running children ahead of floor (any if NULL), furthest ahead first, the first whose
- * subtree has a lane that may be taken; the vCPU holding it, or NULL.
+ * subtree has a lane that may be taken; the vCPU holding it, or NULL. A cpu.idle child's lanes
+ * may be taken inside their min_run when floor is not idle: floor could take them at once
+ * (idle preemption), so the lane it would lose is in effect theirs.
  */
 static struct vcpu_core *served_child(const struct sched *s, struct group_core *gc,
-				      const struct sched_entity *floor)
+				      const struct sched_entity *floor, bool idle_ok)
 {
 	struct sched_entity *e, *best, *prev = NULL;
 	struct vcpu_core *x;
@@ -195,7 +198,7 @@ static struct vcpu_core *served_child(const struct sched *s, struct group_core *
 				best = e;
 		if (!best)
 			return NULL;
-		x = most_served(s, best);
+		x = most_served(s, best, idle_ok || (best->idle && floor && !floor->idle));
 		if (x)
 			return x;
 		prev = best;
@@ -206,14 +209,17 @@ static struct vcpu_core *served_child(const struct sched *s, struct group_core *
  * Below a running entity, the vCPU reached by the running child furthest ahead at each level,
  * passing over lanes that must be kept (lane_kept()); NULL if every lane below is kept.
  */
-static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se)
+static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se,
+				      bool idle_ok)
 {
 	struct vcpu_core *vc;
 
 	if (se->is_group)
-		return served_child(s, se_group(se), NULL);
+		return served_child(s, se_group(se), NULL, idle_ok);
 	vc = se_vcpu(se);
-	return lane_kept(s, &s->core.lanes[vc->lane]) ? NULL : vc;
+	if (owns_lane(vc) || (!idle_ok && lane_kept(s, &s->core.lanes[vc->lane])))
+		return NULL;
+	return vc;
 }
 
 /*
@@ -223,9 +229,10 @@ static struct vcpu_core *most_served(const struct sched *s, struct sched_entity 
  * its lane up: r, or one ahead of r's side whose lane may be taken (a child whose lanes are all
  * kept is passed over for the next one ahead, not given up for r: the vCPUs behind would pay).
  */
-static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r, struct vcpu_core *v)
+static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r,
+				     struct sched_entity *ev)
 {
-	struct sched_entity *ev = &v->se, *er = &r->se, *path[SE_PATH_MAX], *e;
+	struct sched_entity *er = &r->se, *path[SE_PATH_MAX], *e;
 	unsigned int n = 0;
 
 	common_level(&ev, &er);
@@ -234,7 +241,7 @@ static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r, struc
 	/* path[n - 1] is r's entity just inside er, path[0] is r itself. */
 	while (er->is_group && n) {
 		struct sched_entity *c = path[--n];
-		struct vcpu_core *x = served_child(s, se_group(er), c);
+		struct vcpu_core *x = served_child(s, se_group(er), c, false);
 
 		if (x)
 			return x;
@@ -253,7 +260,7 @@ void lanes_repick(struct sched *s, unsigned int l)
 	v = r ? fair_pick_sticky(s, r, (double)s->core.params.min_run_ns) : fair_pick(s);
 	if (!v)
 		return;
-	if (r && v != r && (x = lane_victim(s, r, v)) != r) {
+	if (r && v != r && (x = lane_victim(s, r, &v->se)) != r) {
 		/* r keeps its lane; x gives up its own to whoever is first now. */
 		unsigned int lx = (unsigned int)x->lane;
 
@@ -284,6 +291,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	struct sched_entity *best_ew = NULL;
 	struct vcpu_core *vc;
 	int best = -1, kept = -1;
+	bool by_idle = false;
 	unsigned int l;
 
 	if (path_throttled(se))
@@ -302,6 +310,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		if (er->idle && !ew->idle) {
 			best = (int)l;
 			best_ew = ew;
+			by_idle = true;
 			break;
 		}
 		if (owns_lane(ln->cur))
@@ -338,7 +347,11 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken
 	 * into a group a turn its siblings were owed first; issue 13, random hog trees).
 	 */
-	lanes_put_back(s, lane_of(s, best)->cur);
+	vc = lane_of(s, best)->cur;
+	if (!by_idle)
+		vc = lane_victim(s, vc, se);
+	best = vc->lane;
+	lanes_put_back(s, vc);
 	vc = fair_pick_below(s, best_ew);
 	lane_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
 }

@@ -379,10 +379,13 @@ void rates_update(struct sched *s)
 	struct sched_core *c = &s->core;
 	unsigned int i;
 
+	if (c->rates_dirty || c->path_dirty)
+		fair_prepaid_out(s);
 	if (!c->rates_dirty) {
 		if (c->path_dirty)
 			update_path(s, c->path_dirty);
 		c->path_dirty = NULL;
+		fair_prepaid_in(s);
 		return;
 	}
 	c->rates_dirty = false;
@@ -400,6 +403,7 @@ void rates_update(struct sched *s)
 			gcore(g)->se.new_rate += c->rate[i];
 	}
 	retag_group(s, &s->root, c->claims);
+	fair_prepaid_in(s);
 }
 
 /*
