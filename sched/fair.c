@@ -146,6 +146,8 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 
 	fair_prepaid_out(s);
 	vc->ran = 0;
+	vc->woke = s->core.now;
+	vc->waited = 0;
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
 		if (se->delayed)
 			delay_end(s, se);
@@ -174,49 +176,20 @@ void fair_sum_leave(struct sched_entity *se)
  * rates_update() once their new rates are known: to the ones whose rates its leaving raised
  * (sched/rates.c, share_owed()).
  */
-static double sum_leave_owed(struct sched_entity *se)
+static void sum_leave_owed(struct sched_entity *se)
 {
 	struct group_core *p = se->parent;
 	double V = fair_vclock(p), L = se->rate * (V - se->vt);
 
 	if (!(L > 0) || p->sum_r - se->rate <= RATE_MIN) {
 		fair_sum_leave(se);
-		return 0;
+		return;
 	}
 	se->lag = L;
 	p->sum_rvt -= se->rate * V;
 	p->sum_r -= se->rate;
 	p->owed += L;
 	se->rate = 0;
-	return L;
-}
-
-/*
- * A sleeper left owed L: its group, and every ancestor up the path, holds that credit too (the
- * sleeper was charged less than its rate there as well), and a vCPU that has done its work will
- * never use it. Left there, the group's other vCPUs took it: a duty vCPU waiting out a root
- * hog's min_run every 814 us made its group owed 194 ms, and the group's low-weight hog ran on
- * a whole lane where GPS owes it 0.94 (issue 13, seed 1133 of the 1-16 lane duty kind, reduced).
- * So each ancestor still runnable gives up as much of it as it is owed, to the siblings whose
- * rates the sleep raises (share_owed()), as the sleeper's own siblings did.
- */
-static void forgive_up(struct sched *s, struct sched_entity *se, double L)
-{
-	for (; se->parent && L > 0 && se->rate > 0; se = &se->parent->se) {
-		struct group_core *p = se->parent;
-		double f = se->rate * (fair_vclock(p) - se->vt);
-
-		if (p->sum_r - se->rate <= RATE_MIN)
-			continue;	/* alone at its level: nobody here ran into debt */
-		if (f > L)
-			f = L;
-		if (!(f > 0))
-			return;
-		se->vt += f / se->rate;
-		p->owed += f;
-		fair_requeue(s, se);
-		L = f;
-	}
 }
 
 /*
@@ -237,12 +210,13 @@ static void forgive_up(struct sched *s, struct sched_entity *se, double L)
 void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 {
 	struct sched_entity *se = &vc->se;
-	double L = 0;
 
 	fair_prepaid_out(s);
 	/* Its request: what it ran from waking to blocking, averaged (fair_request()). */
 	if (sleep)
 		vc->burst = vc->burst > 0 ? (3 * vc->burst + (double)vc->ran) / 4 : (double)vc->ran;
+	/* How long it waited for a lane since it woke: rates_update() forgives what that cost. */
+	vc->waited = sleep && s->core.now > vc->woke + vc->ran ? s->core.now - vc->woke - vc->ran : 0;
 
 	for (; se->parent; se = &se->parent->se) {
 		if (se->is_group && se_group(se)->nr_runnable)
@@ -253,15 +227,13 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 			se->delayer = vc;
 			vc->delaying++;
 			list_add_tail(&se->delay_node, &s->core.delayed);
-			L = 0;
 			continue;
 		}
 		if (sleep)
-			L = sum_leave_owed(se);
+			sum_leave_owed(se);
 		else
 			fair_sum_leave(se);
 	}
-	forgive_up(s, se, L);
 	/* New delays to time, or a group left whose delayed children wait no more. */
 	if (!list_empty(&s->core.delayed) && s->core.next_release > s->core.now)
 		s->core.next_release = s->core.now;

@@ -88,6 +88,8 @@ struct vcpu_core {
 	unsigned int delaying;		/* entities its block left delayed: it still demands */
 	double burst;			/* average service from waking to blocking, 0: unknown */
 	uint64_t ran;			/* service since it last woke */
+	uint64_t woke;			/* when it last woke */
+	uint64_t waited;		/* runnable without a lane from its last wake to its block */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
 	uint64_t since;			/* holding a lane without a break since (lanes.c) */
@@ -119,6 +121,7 @@ struct sched_core {
 	unsigned long nr_switches;
 	bool rates_dirty;		/* everything: configuration changed */
 	struct vcpu_core *path_dirty;	/* only this vCPU's runnability changed */
+	double forgive_ns;		/* the leaver's wait, for refill_group() */
 	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
 	struct fluid_claim *claims;
 	size_t nr_claims;
