@@ -256,14 +256,11 @@ static void share_owed(struct sched *s, struct group_core *gc, struct fluid_clai
  * then joiners come in and their lag is shared (share_owed()).
  */
 /*
- * A vCPU that stops demanding waited w for a lane since it woke, and GPS would have served it
- * at once: its ancestors' rates held its demand over w for work it has done since, so every one
- * on its path (e, still in gc's sum) was credited its rate drop dr times w that nobody will use.
- * Left there, the group's other vCPUs took it: a duty vCPU waiting out a root hog's min_run
- * every 814 us made its group owed 194 ms, and the group's low-weight hog ran a whole lane
- * where GPS owes it 0.94 (issue 13, seed 1133 of the 1-16 lane duty kind, reduced). It goes, up
- * to what e is owed, to the siblings whose rates rise (share_owed()), who ran into that debt.
- * The vCPU's own level already forgives its whole lag (sum_leave_owed() in fair.c).
+ * A vCPU that stops demanding waited w for a lane since it woke, where GPS would have served it
+ * at once: each ancestor e on its path was credited its rate drop dr times w for work done since.
+ * Left there, the group's other vCPUs took it (a duty vCPU waiting out a root hog's min_run every
+ * 814 us: its group's low-weight hog ran a whole lane where GPS owes 0.94; issue 13, seed 1133).
+ * Up to what e is owed, it goes to the siblings whose rates rise (share_owed()).
  */
 static void forgive_wait(struct sched *s, struct group_core *gc, struct sched_entity *e,
 			 double dr)
