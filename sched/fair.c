@@ -216,7 +216,9 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 	if (sleep)
 		vc->burst = vc->burst > 0 ? (3 * vc->burst + (double)vc->ran) / 4 : (double)vc->ran;
 	/* How long it waited for a lane since it woke: rates_update() forgives what that cost. */
-	vc->waited = sleep && s->core.now > vc->woke + vc->ran ? s->core.now - vc->woke - vc->ran : 0;
+	vc->waited = 0;
+	if (sleep && s->core.now > vc->woke + vc->ran)
+		vc->waited = s->core.now - vc->woke - vc->ran;
 
 	for (; se->parent; se = &se->parent->se) {
 		if (se->is_group && se_group(se)->nr_runnable)

@@ -89,7 +89,7 @@ struct vcpu_core {
 	double burst;			/* average service from waking to blocking, 0: unknown */
 	uint64_t ran;			/* service since it last woke */
 	uint64_t woke;			/* when it last woke */
-	uint64_t waited;		/* runnable without a lane from its last wake to its block */
+	uint64_t waited;		/* without a lane from its last wake to its block */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
 	uint64_t since;			/* holding a lane without a break since (lanes.c) */

@@ -228,7 +228,8 @@ static void test_duty_seeds_that_failed(void)
 		double e = gen_error(seeds[i], &o);
 
 		if (e > 0.5)
-			printf("\n  seed %llu: %.4f %% of capacity\n", (unsigned long long)seeds[i], e);
+			printf("\n  seed %llu: %.4f %% of capacity\n",
+			       (unsigned long long)seeds[i], e);
 		CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 	}
 }
