@@ -370,8 +370,10 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
  * share went to each sibling at its rate then (V moved by d / sum), and came back at its rate
  * now. A duty vCPU waking every 814 us beside a root hog changed both rates each time, and its
  * group gained 110 us of credit per wake, which its hogs then took (issue 13: seed 1133 of the
- * 1-16 lane duty kind). So every prepayment leaves before the tree or the rates change
- * (fair_wake(), fair_block(), fair_release(), rates_update()) and comes back at the new rates.
+ * 1-16 lane duty kind). So every prepayment leaves before a wake, a block or a release changes
+ * the tree and the rates along a path (fair_wake(), fair_block(), fair_release(), rates_update())
+ * and comes back at the new rates. A full update (configuration, throttle, refill) keeps them in,
+ * rebased with their entity as before: out there too, caps of 10 ms got worse (docs §2).
  */
 void fair_prepaid_out(struct sched *s)
 {

@@ -406,9 +406,9 @@ void rates_update(struct sched *s)
 	struct sched_core *c = &s->core;
 	unsigned int i;
 
-	if (c->rates_dirty || c->path_dirty)
-		fair_prepaid_out(s);
 	if (!c->rates_dirty) {
+		if (c->path_dirty)
+			fair_prepaid_out(s);
 		if (c->path_dirty)
 			update_path(s, c->path_dirty);
 		c->path_dirty = NULL;
@@ -417,6 +417,7 @@ void rates_update(struct sched *s)
 	}
 	c->rates_dirty = false;
 	c->path_dirty = NULL;
+	fair_prepaid_in(s);
 	for (i = 0; i < s->nr_vcpus; i++)
 		c->demand[i] = vcpu_demand(&c->vcpus[i]);
 	cache_demands(s, &s->root);
@@ -430,7 +431,6 @@ void rates_update(struct sched *s)
 			gcore(g)->se.new_rate += c->rate[i];
 	}
 	retag_group(s, &s->root, c->claims);
-	fair_prepaid_in(s);
 }
 
 /*
