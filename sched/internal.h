@@ -281,7 +281,8 @@ bool fair_waiting(const struct vcpu_core *vc);
 /* pick.c: who gets a lane (earliest eligible virtual deadline). */
 struct vcpu_core *fair_pick(struct sched *s);
 struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
-struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, struct group_core *top,
+				   double gran);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
 void bw_init(struct sched *s);

@@ -230,7 +230,7 @@ static struct vcpu_core *most_served(const struct sched *s, struct sched_entity 
  * kept is passed over for the next one ahead, not given up for r: the vCPUs behind would pay).
  */
 static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r,
-				     struct sched_entity *ev)
+				     struct sched_entity *ev, struct sched_entity **keep)
 {
 	struct sched_entity *er = &r->se, *path[SE_PATH_MAX], *e;
 	unsigned int n = 0;
@@ -243,8 +243,10 @@ static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r,
 		struct sched_entity *c = path[--n];
 		struct vcpu_core *x = served_child(s, se_group(er), c, false);
 
-		if (x)
+		if (x) {
+			*keep = c;
 			return x;
+		}
 		er = c;
 	}
 	return r;
@@ -252,19 +254,29 @@ static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r,
 
 void lanes_repick(struct sched *s, unsigned int l)
 {
+	double min_run = (double)s->core.params.min_run_ns;
 	struct lane *ln = lane_of(s, l);
 	struct vcpu_core *r = ln->cur, *v, *x;
+	struct sched_entity *keep;
 
 	if (r)
 		lanes_put_back(s, r);
-	v = r ? fair_pick_sticky(s, r, (double)s->core.params.min_run_ns) : fair_pick(s);
+	v = r ? fair_pick_sticky(s, r, gcore(&s->root), min_run) : fair_pick(s);
 	if (!v)
 		return;
-	if (r && v != r && (x = lane_victim(s, r, &v->se)) != r) {
-		/* r keeps its lane; x gives up its own to whoever is first now. */
+	if (r && v != r && (x = lane_victim(s, r, &v->se, &keep)) != r) {
+		/*
+		 * r's side (keep) keeps the lane, handed out inside it as a rotation end would:
+		 * given back to r, a vCPU owed 0.02 CPU in a deep hog tree held it for 60 ms
+		 * while its side was behind and its siblings there far more so (issue 13, hog
+		 * seed 15039). x gives up its own lane to whoever is first now.
+		 */
 		unsigned int lx = (unsigned int)x->lane;
+		struct vcpu_core *y = NULL;
 
-		lane_give(s, l, r);
+		if (keep->is_group)
+			y = fair_pick_sticky(s, r, se_group(keep), min_run);
+		lane_give(s, l, y ? y : r);
 		lanes_put_back(s, x);
 		v = fair_pick(s);
 		if (v)
@@ -288,7 +300,7 @@ static bool path_throttled(const struct sched_entity *se)
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
 	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = min_run;
-	struct sched_entity *best_ew = NULL;
+	struct sched_entity *best_ew = NULL, *keep;
 	struct vcpu_core *vc;
 	int best = -1, kept = -1;
 	bool by_idle = false;
@@ -349,7 +361,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	 */
 	vc = lane_of(s, best)->cur;
 	if (!by_idle)
-		vc = lane_victim(s, vc, se);
+		vc = lane_victim(s, vc, se, &keep);
 	best = vc->lane;
 	lanes_put_back(s, vc);
 	vc = fair_pick_below(s, best_ew);
