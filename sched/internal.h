@@ -46,6 +46,8 @@ struct sched_entity {
 	bool is_group;
 	bool idle;			/* a cpu.idle group */
 	struct group_core *parent;	/* NULL for the root's entity */
+	/* Ties break by it, never by address: a run must not depend on the allocator. */
+	unsigned long order;		/* vCPU id; groups after every vCPU, by creation */
 };
 
 struct group_core {
@@ -132,6 +134,7 @@ struct sched_core {
 	struct list_head delayed;	/* delayed entities (fair.c) */
 	uint64_t next_release;		/* when the first of them is expected to be repaid */
 	bool prepaid_out;		/* lanes' prepayments taken out while rates change */
+	unsigned long nr_groups_made;	/* for the next group's order */
 };
 
 struct sched {

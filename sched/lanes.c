@@ -169,10 +169,10 @@ static void common_level(struct sched_entity **a, struct sched_entity **b)
 	}
 }
 
-/* e comes after prev in order of vt, furthest ahead first (ties by address); prev NULL: first. */
+/* e comes after prev in order of vt, furthest ahead first (ties by order); prev NULL: first. */
 static bool ahead_order_after(const struct sched_entity *e, const struct sched_entity *prev)
 {
-	return !prev || e->vt < prev->vt || (e->vt == prev->vt && e < prev);
+	return !prev || e->vt < prev->vt || (e->vt == prev->vt && e->order < prev->order);
 }
 
 static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se,
@@ -194,7 +194,8 @@ static struct vcpu_core *served_child(const struct sched *s, struct group_core *
 		best = NULL;
 		list_for_each_entry(e, &gc->running, run_node)
 			if (ahead_order_after(e, prev) && (!floor || e->vt > floor->vt) &&
-			    (!best || best->vt < e->vt || (best->vt == e->vt && best < e)))
+			    (!best || best->vt < e->vt ||
+			     (best->vt == e->vt && best->order < e->order)))
 				best = e;
 		if (!best)
 			return NULL;

@@ -111,9 +111,10 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 			struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity,
 							      node);
 
-			if (e->dl < prev->dl || (e->dl == prev->dl && e <= prev))
+			if (e->dl < prev->dl || (e->dl == prev->dl && e->order <= prev->order))
 				continue;
-			if (!next || e->dl < next->dl || (e->dl == next->dl && e < next))
+			if (!next || e->dl < next->dl ||
+			    (e->dl == next->dl && e->order < next->order))
 				next = e;
 		}
 		if (!next)
