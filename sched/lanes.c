@@ -224,11 +224,12 @@ static struct vcpu_core *most_served(const struct sched *s, struct sched_entity 
 }
 
 /*
- * r's lane is going to v, so the subtree under their common ancestor on r's side loses a lane.
- * Inside it the lane should come from the child furthest ahead at each level, which need not be
- * r: when a lane's slice ends says nothing about who is ahead. Returns the vCPU that should give
- * its lane up: r, or one ahead of r's side whose lane may be taken (a child whose lanes are all
- * kept is passed over for the next one ahead, not given up for r: the vCPUs behind would pay).
+ * r's lane is going to ev's side, so the subtree under their common ancestor on r's side loses a
+ * lane. Inside it the lane should come from the child furthest ahead at each level, which need
+ * not be r: when a lane's slice ends says nothing about who is ahead. Returns the vCPU that
+ * should give its lane up: r, or one ahead of r's side whose lane may be taken (a child whose
+ * lanes are all kept is passed over for the next one ahead, not given up for r: the vCPUs
+ * behind would pay); then *keep (if not NULL) is r's side that keeps r's lane.
  */
 static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r,
 				     struct sched_entity *ev, struct sched_entity **keep)
@@ -245,7 +246,8 @@ static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r,
 		struct vcpu_core *x = served_child(s, se_group(er), c, false);
 
 		if (x) {
-			*keep = c;
+			if (keep)
+				*keep = c;
 			return x;
 		}
 		er = c;
@@ -301,7 +303,7 @@ static bool path_throttled(const struct sched_entity *se)
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
 	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = min_run;
-	struct sched_entity *best_ew = NULL, *keep;
+	struct sched_entity *best_ew = NULL;
 	struct vcpu_core *vc;
 	int best = -1, kept = -1;
 	bool by_idle = false;
@@ -358,11 +360,13 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	/*
 	 * The lane goes to the side that is behind, and inside it to whoever is first there:
 	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken
-	 * into a group a turn its siblings were owed first; issue 13, random hog trees).
+	 * into a group a turn its siblings were owed first; issue 13, random hog trees). It is
+	 * taken, inside the subtree that loses it, from the child furthest ahead (lane_victim()),
+	 * not from the holder found first (issue 13, duty seed 829).
 	 */
 	vc = lane_of(s, best)->cur;
 	if (!by_idle)
-		vc = lane_victim(s, vc, se, &keep);
+		vc = lane_victim(s, vc, se, NULL);
 	best = vc->lane;
 	lanes_put_back(s, vc);
 	vc = fair_pick_below(s, best_ew);
