@@ -90,6 +90,30 @@ static void test_ideal_is_gps(void)
 }
 
 /*
+ * Work the fluid has not done stays owed, not counted (seed 1756 of the 1-16 lane duty kind,
+ * where GPS leaves a bursty vCPU's growing backlog undone): a duty vCPU of 8 ms every 10 ms
+ * beside a hog of the same weight on one lane arrives faster (0.8 CPU) than GPS serves it
+ * (0.5), so from its first arrival on it always has work and GPS gives each 5000 ms in 10 s,
+ * 3000 ms of the duty vCPU's work left undone. A reference counting arrived work as due would
+ * owe it 8000 ms. The core, for which the vCPU never blocks, splits the lane as GPS does.
+ */
+static void test_ideal_keeps_backlog_owed(void)
+{
+	struct sim_result *r = run("lanes 1\nduration 10s\ngroup /a\ngroup /b\n"
+				   "vcpu 0 /a hog\nvcpu 1 /b duty 8ms 10ms\n");
+	double u, ideal = 0;
+
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_group_usage(r, "/b", &u, &ideal), 0);
+	CU_ASSERT_TRUE(fabs(ideal - 5000e6) <= 1e3);
+	CU_ASSERT_TRUE(fabs(u - ideal) <= 0.005 * 10e9);
+	CU_ASSERT_EQUAL(sim_group_usage(r, "/a", &u, &ideal), 0);
+	CU_ASSERT_TRUE(fabs(ideal - 5000e6) <= 1e3);
+	sim_result_free(r);
+}
+
+/*
  * A duty vCPU (2 ms every 20 ms) beside a hog in a group owed 1.2 CPUs on three lanes. GPS owes
  * the group 1.2 CPUs while the duty vCPU has work (3.3 ms of every 20) and one CPU otherwise:
  * 1.03 CPU. A sleeper that kept a reservation of its recent demand (the first design) held the
@@ -254,6 +278,7 @@ static void test_wait_cost_forgiven_up_the_path(void)
 static CU_TestInfo gps_tests[] = {
 	{ "random hog-only seeds that failed", test_random_hog_seeds_that_failed },
 	{ "the ideal is GPS over the arrivals", test_ideal_is_gps },
+	{ "the ideal keeps a backlog owed", test_ideal_keeps_backlog_owed },
 	{ "a sleeper reserves only its debt", test_sleeper_reserves_only_its_debt },
 	{ "a throttled subtree leaves V", test_throttled_subtree_leaves_v },
 	{ "short bursts ask short requests", test_short_bursts_ask_short_requests },
