@@ -6,6 +6,7 @@
  * core through the public API; its change callback re-decides under the same lock.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,13 +35,16 @@ static void host_changed(struct vsched *vs, enum vsched_event ev, const char *pa
 			 const char *file, void *arg)
 {
 	struct host *h = arg;
+	uint64_t now;
 
 	vsched_lock(vs);
 	/* A VM group's own setting: its VMM keeps it for a re-join. */
 	if (ev == VSCHED_EV_WRITE)
 		host_fwd_vmset(h, path, file);
-	sched_advance(h->s, time_mono_ns());
-	sched_timer(h->s, time_mono_ns());
+	now = h->clock();
+	sched_advance(h->s, now);
+	host_charge_holders(h, now, UINT_MAX);
+	sched_timer(h->s, now);
 	host_drain(h);
 	vsched_unlock(vs);
 }
@@ -92,6 +96,7 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->lock = vsched_mutex(h->vs);
 	h->nr_slots = h->nr_free = n;
 	h->grace_ns = o->grace_ns ? o->grace_ns : HOST_GRACE_NS;
+	h->clock = time_mono_ns;
 	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
 	h->timer_at = HOST_TIME_INF;
 	list_init(&h->clients);
@@ -104,6 +109,11 @@ int host_create(const struct host_opts *o, struct host **out)
 	vsched_set_notify(h->vs, host_changed, h);
 	*out = h;
 	return 0;
+}
+
+void host_set_clock(struct host *h, uint64_t (*clock)(void))
+{
+	h->clock = clock;
 }
 
 struct vsched *host_vsched(struct host *h)
@@ -240,8 +250,9 @@ static void host_tick(struct host *h)
 	if (read(h->timer_fd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
 		return;
 	vsched_lock(h->vs);
-	now = time_mono_ns();
+	now = h->clock();
 	h->timer_at = HOST_TIME_INF;
+	host_charge_holders(h, now, UINT_MAX);
 	host_revoke_due(h, now);
 	sched_timer(h->s, now);
 	host_drain(h);

@@ -174,7 +174,7 @@ static int host_group(struct host_client *c, const struct host_group_msg *m)
 
 static int host_event(struct host *h, struct host_client *c, const struct host_ev *m)
 {
-	uint64_t now = time_mono_ns();
+	uint64_t now = h->clock();
 	unsigned int slot;
 
 	if (m->type == HOST_MSG_COMMIT) {
@@ -186,6 +186,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		return ret == -ENOENT || ret == -EINVAL ? -EPROTO : 0;
 	}
 	if (m->type == HOST_MSG_TICK) {
+		host_charge_holders(h, now, UINT_MAX);
 		sched_timer(h->s, now);
 		return 0;
 	}
@@ -207,13 +208,16 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		c->vcpu_group[m->vcpu] = m->arg;
 		return 0;
 	case HOST_MSG_RUNNABLE:
+		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_runnable(h->s, slot, now);
 	case HOST_MSG_BLOCKED:
+		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_blocked(h->s, slot, now);
 	case HOST_MSG_RAN:
 		if (m->a > HOST_RAN_MAX_NS || m->b > HOST_RAN_MAX_NS)
 			return -ERANGE;
-		return sched_vcpu_ran(h->s, slot, m->a, m->b, now);
+		host_charge_holders(h, now, slot);
+		return host_charge_report(h, slot, m->a, m->b, now);
 	case HOST_MSG_TID:
 		if (m->a > INT_MAX)
 			return -ERANGE;
@@ -239,7 +243,7 @@ int host_client_msg(struct host *h, struct host_client *c, const void *buf, size
 		return -EPROTO;
 	/* It speaks again: what was revoked while it was silent competes again. */
 	if (c->nr_revoked)
-		host_unrevoke(h, c, time_mono_ns());
+		host_unrevoke(h, c, h->clock());
 	if (type == HOST_MSG_GROUP) {
 		struct host_group_msg m;
 

@@ -57,6 +57,8 @@ static void host_decide(struct host *h, const struct sched_decision *d)
 	      (uint64_t)h->lane_cpu[d->lane] : HOST_CPU_NONE;
 	m.type = d->type == SCHED_RUN ? HOST_MSG_GRANT :
 		 d->type == SCHED_PREEMPT ? HOST_MSG_PREEMPT : HOST_MSG_RETIME;
+	if (d->type == SCHED_RUN)
+		host_charge_granted(h, d->vcpu, sched_now(h->s));
 	m.seq = host_page_write(sl->client, sl->vcpu,
 				d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane, m.a, m.b);
 	host_send(sl->client, &m, sizeof(m));

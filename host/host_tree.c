@@ -130,7 +130,7 @@ int host_tree_join(struct host *h, struct host_client *c, const struct host_hell
 		return ret;
 	if (m->nr_vcpus > h->nr_free)
 		return -ENOSPC;
-	sched_advance(h->s, time_mono_ns());
+	sched_advance(h->s, h->clock());
 	ret = host_partition(h, m->partition, &part);
 	if (ret)
 		return ret;
@@ -199,7 +199,7 @@ int host_tree_commit(struct host *h, struct host_client *c)
 
 	if (!vm)
 		return -ENOENT;
-	sched_advance(h->s, time_mono_ns());
+	sched_advance(h->s, h->clock());
 	for (i = 0; i < n; i++) {
 		const struct host_group_msg *m = &c->batch[i];
 		char *slash, parent_rel[HOST_PATH_LEN];
@@ -241,7 +241,7 @@ int host_tree_commit(struct host *h, struct host_client *c)
 
 void host_tree_leave(struct host *h, struct host_client *c)
 {
-	uint64_t now = time_mono_ns();
+	uint64_t now = h->clock();
 	struct group *vm;
 	unsigned int i;
 

@@ -21,6 +21,9 @@ struct host_slot {
 	unsigned int vcpu;		/* the VM's own index */
 	bool revoked;			/* blocked by the daemon: its VMM went silent on a lane */
 	uint64_t last_heard;		/* last message about this vCPU */
+	/* host_charge.c: the holder's estimate since its last report or grant */
+	uint64_t charged_at;		/* daemon's time of that report or grant */
+	uint64_t ahead_ns;		/* charged beyond what its VMM reported */
 };
 
 struct host_client {
@@ -54,6 +57,7 @@ struct host {
 	struct list_head clients;
 	unsigned int nr_clients;
 	uint64_t grace_ns;
+	uint64_t (*clock)(void);	/* time_mono_ns(); tests drive their own */
 	int listen_fd, epoll_fd, timer_fd;
 	uint64_t timer_at;		/* what timer_fd is armed for, HOST_TIME_INF: nothing */
 	char sock[108];
@@ -72,6 +76,12 @@ void host_drain(struct host *h);
 void host_send(struct host_client *c, const void *msg, size_t len);
 void host_arm(struct host *h);
 void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
+
+/* host_charge.c: holders charged up to a decision; reports reconciled. Lock held. */
+void host_charge_holders(struct host *h, uint64_t now, unsigned int skip);
+void host_charge_granted(struct host *h, unsigned int slot, uint64_t now);
+int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
+		       uint64_t now);
 
 /* host_page.c: the grant page of a VM. Lock held. */
 int host_page_create(struct host_client *c, int *ro_fd);

@@ -71,6 +71,9 @@ const char *host_client_group(const struct host_client *c);
 int host_forward(struct host *h, unsigned int op, const char *group, const char *file,
 		 const char *buf, size_t len);
 
+/* The daemon's clock (default time_mono_ns()), for tests that drive time. */
+void host_set_clock(struct host *h, uint64_t (*clock)(void));
+
 /* Counters, lock held. */
 unsigned int host_nr_clients(const struct host *h);
 unsigned int host_free_slots(const struct host *h);

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lane holders charged up to the moment the core decides, as an embedded runtime's
+ * rt_charge_running() does before every decision.
+ *
+ * A VMM reports its holders' CPU time at a slice end, an exit and every RT_REPORT_NS; between
+ * reports, the core saw another VM's holder as behind by up to a slice (or 20 ms with nobody
+ * waiting): a pick, a throttle or a refill then used stale virtual time and quota
+ * (docs/host.md, "Holders charged at decision time"). So before each decision the daemon
+ * charges every holder the wall time it held its lane since its last report or grant, on its
+ * own clock; the VMM's reports stay the truth: a report first pays back what was charged
+ * ahead of it, and only the rest is charged. What a holder did not run (its CPU was busy
+ * with other work) stays charged ahead until its later reports cover it. A VMM cannot make
+ * the daemon charge another VM more than the wall time that VM held a lane.
+ */
+#include "internal.h"
+#include "sched/core.h"
+
+/* Every holder but skip (a slot, or UINT_MAX) charged up to now. Lock held. */
+void host_charge_holders(struct host *h, uint64_t now, unsigned int skip)
+{
+	unsigned int l;
+
+	for (l = 0; l < h->nr_lanes; l++) {
+		int v = sched_lane_vcpu(h->s, l);
+		struct host_slot *sl;
+		uint64_t due;
+
+		if (v < 0 || (unsigned int)v == skip)
+			continue;
+		sl = &h->slot[v];
+		if (!sl->client || now <= sl->charged_at)
+			continue;
+		due = now - sl->charged_at;
+		if (due <= sl->ahead_ns)
+			continue;
+		sched_vcpu_ran(h->s, (unsigned int)v, due - sl->ahead_ns, 0, now);
+		sl->ahead_ns = due;
+	}
+}
+
+/* A holder got its lane at now: its estimate starts there. */
+void host_charge_granted(struct host *h, unsigned int slot, uint64_t now)
+{
+	h->slot[slot].charged_at = now;
+}
+
+/* A report of user + sys ns: what was charged ahead of it is paid back first. */
+int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
+		       uint64_t now)
+{
+	struct host_slot *sl = &h->slot[slot];
+	uint64_t pay;
+
+	pay = user < sl->ahead_ns ? user : sl->ahead_ns;
+	user -= pay;
+	sl->ahead_ns -= pay;
+	pay = sys < sl->ahead_ns ? sys : sl->ahead_ns;
+	sys -= pay;
+	sl->ahead_ns -= pay;
+	sl->charged_at = now;
+	if (!user && !sys)
+		return 0;
+	return sched_vcpu_ran(h->s, slot, user, sys, now);
+}
