@@ -76,7 +76,6 @@ int core_init(struct sched *s)
 		struct vcpu_core *vc = &c->vcpus[i];
 
 		entity_init(&vc->se, root, false);
-		vc->se.order = i;
 		vc->v = &s->vcpus[i];
 		vc->lane = -1;
 		vc->told_lane = -1;
@@ -116,7 +115,6 @@ int core_group_init(struct sched *s, struct group *g)
 	gc = group_core_alloc(g, parent);
 	if (!gc)
 		return -ENOMEM;
-	gc->se.order = s->nr_vcpus + ++s->core.nr_groups_made;
 	parent->nr_children++;
 	g->core = gc;
 	return 0;

@@ -144,10 +144,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
 	struct sched_entity *se;
 
-	fair_prepaid_out(s);
 	vc->ran = 0;
-	vc->woke = s->core.now;
-	vc->waited = 0;
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
 		if (se->delayed)
 			delay_end(s, se);
@@ -211,14 +208,9 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 {
 	struct sched_entity *se = &vc->se;
 
-	fair_prepaid_out(s);
 	/* Its request: what it ran from waking to blocking, averaged (fair_request()). */
 	if (sleep)
 		vc->burst = vc->burst > 0 ? (3 * vc->burst + (double)vc->ran) / 4 : (double)vc->ran;
-	/* How long it waited for a lane since it woke: rates_update() forgives what that cost. */
-	vc->waited = 0;
-	if (sleep && s->core.now > vc->woke + vc->ran)
-		vc->waited = s->core.now - vc->woke - vc->ran;
 
 	for (; se->parent; se = &se->parent->se) {
 		if (se->is_group && se_group(se)->nr_runnable)
@@ -272,7 +264,6 @@ void fair_release(struct sched *s)
 
 	if (c->next_release > c->now)
 		return;
-	fair_prepaid_out(s);	/* rates_update() follows (finish()) */
 	list_for_each_entry_safe(se, n, &c->delayed, delay_node) {
 		const struct sched_entity *p = &se->parent->se;
 		double ahead = se->vt - fair_vclock(se->parent);
@@ -307,8 +298,7 @@ static void bound_saturated(struct sched_entity *se, double slice)
 	se->vt = lo;
 }
 
-/* Service d (< 0: a refund) at every level of vc's path; bound: bound_saturated() after it. */
-static void charge_path(struct sched *s, struct vcpu_core *vc, double d, bool bound)
+static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
 {
 	double slice = (double)s->core.params.slice_ns;
 	struct sched_entity *se;
@@ -324,7 +314,7 @@ static void charge_path(struct sched *s, struct vcpu_core *vc, double d, bool bo
 		/* Every queued ancestor is requeued in turn: no head to pass up here. */
 		if (heap_queued(&se->node))
 			requeue_here(s, se);
-		else if (bound && d > 0)
+		else if (d > 0)
 			bound_saturated(se, slice);
 	}
 }
@@ -338,17 +328,17 @@ static void charge_path(struct sched *s, struct vcpu_core *vc, double d, bool bo
  */
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice)
 {
+	(void)s;
 	vc->resv += slice;
-	if (!s->core.prepaid_out)
-		charge_path(s, vc, (double)slice, true);
+	charge_path(s, vc, (double)slice);
 }
 
 void fair_refund(struct sched *s, struct vcpu_core *vc)
 {
+	(void)s;
 	if (!vc->resv)
 		return;
-	if (!s->core.prepaid_out)
-		charge_path(s, vc, -(double)vc->resv, false);
+	charge_path(s, vc, -(double)vc->resv);
 	vc->resv = 0;
 }
 
@@ -358,47 +348,8 @@ void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 
 	vc->ran += delta;
 	vc->resv -= used;
-	if (s->core.prepaid_out)
-		used = 0;
 	if (delta > used)
-		charge_path(s, vc, (double)(delta - used), true);
-}
-
-/*
- * A prepayment is service that has not happened: it must come back out exactly as it went in.
- * Charged at one set of rates and refunded at another, it moved lag between siblings: its
- * share went to each sibling at its rate then (V moved by d / sum), and came back at its rate
- * now. A duty vCPU waking every 814 us beside a root hog changed both rates each time, and its
- * group gained 110 us of credit per wake, which its hogs then took (issue 13: seed 1133 of the
- * 1-16 lane duty kind). So every prepayment leaves before a wake, a block or a release changes
- * the tree and the rates along a path (fair_wake(), fair_block(), fair_release(), rates_update())
- * and comes back at the new rates. A full update (configuration, throttle, refill) keeps them in,
- * rebased with their entity as before: out there too, caps of 10 ms got worse (docs §2).
- */
-void fair_prepaid_out(struct sched *s)
-{
-	struct sched_core *c = &s->core;
-	unsigned int l;
-
-	if (c->prepaid_out)
-		return;
-	for (l = 0; l < s->nr_lanes; l++)
-		if (c->lanes[l].cur && c->lanes[l].cur->resv)
-			charge_path(s, c->lanes[l].cur, -(double)c->lanes[l].cur->resv, false);
-	c->prepaid_out = true;
-}
-
-void fair_prepaid_in(struct sched *s)
-{
-	struct sched_core *c = &s->core;
-	unsigned int l;
-
-	if (!c->prepaid_out)
-		return;
-	c->prepaid_out = false;
-	for (l = 0; l < s->nr_lanes; l++)
-		if (c->lanes[l].cur && c->lanes[l].cur->resv)
-			charge_path(s, c->lanes[l].cur, (double)c->lanes[l].cur->resv, false);
+		charge_path(s, vc, (double)(delta - used));
 }
 
 static void running_inc(struct sched_entity *se)

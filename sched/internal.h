@@ -46,8 +46,6 @@ struct sched_entity {
 	bool is_group;
 	bool idle;			/* a cpu.idle group */
 	struct group_core *parent;	/* NULL for the root's entity */
-	/* Ties break by it, never by address: a run must not depend on the allocator. */
-	unsigned long order;		/* vCPU id; groups after every vCPU, by creation */
 };
 
 struct group_core {
@@ -91,8 +89,6 @@ struct vcpu_core {
 	unsigned int delaying;		/* entities its block left delayed: it still demands */
 	double burst;			/* average service from waking to blocking, 0: unknown */
 	uint64_t ran;			/* service since it last woke */
-	uint64_t woke;			/* when it last woke */
-	uint64_t waited;		/* without a lane from its last wake to its block */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
 	uint64_t since;			/* holding a lane without a break since (lanes.c) */
@@ -125,7 +121,6 @@ struct sched_core {
 	unsigned long nr_switches;
 	bool rates_dirty;		/* everything: configuration changed */
 	struct vcpu_core *path_dirty;	/* only this vCPU's runnability changed */
-	double forgive_ns;		/* the leaver's wait, for refill_group() */
 	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
 	struct fluid_claim *claims;
 	size_t nr_claims;
@@ -135,8 +130,6 @@ struct sched_core {
 	double dl_cpu_total, dl_held_total;	/* since the start, for stats */
 	struct list_head delayed;	/* delayed entities (fair.c) */
 	uint64_t next_release;		/* when the first of them is expected to be repaid */
-	bool prepaid_out;		/* lanes' prepayments taken out while rates change */
-	unsigned long nr_groups_made;	/* for the next group's order */
 };
 
 struct sched {
@@ -277,8 +270,6 @@ void fair_release(struct sched *s);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
 void fair_refund(struct sched *s, struct vcpu_core *vc);
-void fair_prepaid_out(struct sched *s);
-void fair_prepaid_in(struct sched *s);
 void fair_set_running(struct sched *s, struct vcpu_core *vc);
 void fair_clear_running(struct sched *s, struct vcpu_core *vc);
 bool fair_waiting(const struct vcpu_core *vc);
@@ -286,8 +277,7 @@ bool fair_waiting(const struct vcpu_core *vc);
 /* pick.c: who gets a lane (earliest eligible virtual deadline). */
 struct vcpu_core *fair_pick(struct sched *s);
 struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
-struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, struct group_core *top,
-				   double gran);
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
 void bw_init(struct sched *s);

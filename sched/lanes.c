@@ -169,23 +169,20 @@ static void common_level(struct sched_entity **a, struct sched_entity **b)
 	}
 }
 
-/* e comes after prev in order of vt, furthest ahead first (ties by order); prev NULL: first. */
+/* e comes after prev in order of vt, furthest ahead first (ties by address); prev NULL: first. */
 static bool ahead_order_after(const struct sched_entity *e, const struct sched_entity *prev)
 {
-	return !prev || e->vt < prev->vt || (e->vt == prev->vt && e->order < prev->order);
+	return !prev || e->vt < prev->vt || (e->vt == prev->vt && e < prev);
 }
 
-static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se,
-				      bool idle_ok);
+static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se);
 
 /*
  * Among gc's running children ahead of floor (any if NULL), furthest ahead first, the first whose
- * subtree has a lane that may be taken; the vCPU holding it, or NULL. A cpu.idle child's lanes
- * may be taken inside their min_run when floor is not idle: floor could take them at once
- * (idle preemption), so the lane it would lose is in effect theirs.
+ * subtree has a lane that may be taken; the vCPU holding it, or NULL.
  */
 static struct vcpu_core *served_child(const struct sched *s, struct group_core *gc,
-				      const struct sched_entity *floor, bool idle_ok)
+				      const struct sched_entity *floor)
 {
 	struct sched_entity *e, *best, *prev = NULL;
 	struct vcpu_core *x;
@@ -194,12 +191,11 @@ static struct vcpu_core *served_child(const struct sched *s, struct group_core *
 		best = NULL;
 		list_for_each_entry(e, &gc->running, run_node)
 			if (ahead_order_after(e, prev) && (!floor || e->vt > floor->vt) &&
-			    (!best || best->vt < e->vt ||
-			     (best->vt == e->vt && best->order < e->order)))
+			    (!best || best->vt < e->vt || (best->vt == e->vt && best < e)))
 				best = e;
 		if (!best)
 			return NULL;
-		x = most_served(s, best, idle_ok || (best->idle && floor && !floor->idle));
+		x = most_served(s, best);
 		if (x)
 			return x;
 		prev = best;
@@ -210,31 +206,26 @@ static struct vcpu_core *served_child(const struct sched *s, struct group_core *
  * Below a running entity, the vCPU reached by the running child furthest ahead at each level,
  * passing over lanes that must be kept (lane_kept()); NULL if every lane below is kept.
  */
-static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se,
-				      bool idle_ok)
+static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se)
 {
 	struct vcpu_core *vc;
 
 	if (se->is_group)
-		return served_child(s, se_group(se), NULL, idle_ok);
+		return served_child(s, se_group(se), NULL);
 	vc = se_vcpu(se);
-	if (owns_lane(vc) || (!idle_ok && lane_kept(s, &s->core.lanes[vc->lane])))
-		return NULL;
-	return vc;
+	return lane_kept(s, &s->core.lanes[vc->lane]) ? NULL : vc;
 }
 
 /*
- * r's lane is going to ev's side, so the subtree under their common ancestor on r's side loses a
- * lane. Inside it the lane should come from the child furthest ahead at each level, which need
- * not be r: when a lane's slice ends says nothing about who is ahead. Returns the vCPU that
- * should give its lane up: r, or one ahead of r's side whose lane may be taken (a child whose
- * lanes are all kept is passed over for the next one ahead, not given up for r: the vCPUs
- * behind would pay); then *keep (if not NULL) is r's side that keeps r's lane.
+ * r's lane is going to v, so the subtree under their common ancestor on r's side loses a lane.
+ * Inside it the lane should come from the child furthest ahead at each level, which need not be
+ * r: when a lane's slice ends says nothing about who is ahead. Returns the vCPU that should give
+ * its lane up: r, or one ahead of r's side whose lane may be taken (a child whose lanes are all
+ * kept is passed over for the next one ahead, not given up for r: the vCPUs behind would pay).
  */
-static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r,
-				     struct sched_entity *ev, struct sched_entity **keep)
+static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r, struct vcpu_core *v)
 {
-	struct sched_entity *er = &r->se, *path[SE_PATH_MAX], *e;
+	struct sched_entity *ev = &v->se, *er = &r->se, *path[SE_PATH_MAX], *e;
 	unsigned int n = 0;
 
 	common_level(&ev, &er);
@@ -243,13 +234,10 @@ static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r,
 	/* path[n - 1] is r's entity just inside er, path[0] is r itself. */
 	while (er->is_group && n) {
 		struct sched_entity *c = path[--n];
-		struct vcpu_core *x = served_child(s, se_group(er), c, false);
+		struct vcpu_core *x = served_child(s, se_group(er), c);
 
-		if (x) {
-			if (keep)
-				*keep = c;
+		if (x)
 			return x;
-		}
 		er = c;
 	}
 	return r;
@@ -257,29 +245,19 @@ static struct vcpu_core *lane_victim(struct sched *s, struct vcpu_core *r,
 
 void lanes_repick(struct sched *s, unsigned int l)
 {
-	double min_run = (double)s->core.params.min_run_ns;
 	struct lane *ln = lane_of(s, l);
 	struct vcpu_core *r = ln->cur, *v, *x;
-	struct sched_entity *keep;
 
 	if (r)
 		lanes_put_back(s, r);
-	v = r ? fair_pick_sticky(s, r, gcore(&s->root), min_run) : fair_pick(s);
+	v = r ? fair_pick_sticky(s, r, (double)s->core.params.min_run_ns) : fair_pick(s);
 	if (!v)
 		return;
-	if (r && v != r && (x = lane_victim(s, r, &v->se, &keep)) != r) {
-		/*
-		 * r's side (keep) keeps the lane, handed out inside it as a rotation end would:
-		 * given back to r, a vCPU owed 0.02 CPU in a deep hog tree held it for 60 ms
-		 * while its side was behind and its siblings there far more so (issue 13, hog
-		 * seed 15039). x gives up its own lane to whoever is first now.
-		 */
+	if (r && v != r && (x = lane_victim(s, r, v)) != r) {
+		/* r keeps its lane; x gives up its own to whoever is first now. */
 		unsigned int lx = (unsigned int)x->lane;
-		struct vcpu_core *y = NULL;
 
-		if (keep->is_group)
-			y = fair_pick_sticky(s, r, se_group(keep), min_run);
-		lane_give(s, l, y ? y : r);
+		lane_give(s, l, r);
 		lanes_put_back(s, x);
 		v = fair_pick(s);
 		if (v)
@@ -306,7 +284,6 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	struct sched_entity *best_ew = NULL;
 	struct vcpu_core *vc;
 	int best = -1, kept = -1;
-	bool by_idle = false;
 	unsigned int l;
 
 	if (path_throttled(se))
@@ -325,7 +302,6 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		if (er->idle && !ew->idle) {
 			best = (int)l;
 			best_ew = ew;
-			by_idle = true;
 			break;
 		}
 		if (owns_lane(ln->cur))
@@ -360,15 +336,9 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	/*
 	 * The lane goes to the side that is behind, and inside it to whoever is first there:
 	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken
-	 * into a group a turn its siblings were owed first; issue 13, random hog trees). It is
-	 * taken, inside the subtree that loses it, from the child furthest ahead (lane_victim()),
-	 * not from the holder found first (issue 13, duty seed 829).
+	 * into a group a turn its siblings were owed first; issue 13, random hog trees).
 	 */
-	vc = lane_of(s, best)->cur;
-	if (!by_idle)
-		vc = lane_victim(s, vc, se, NULL);
-	best = vc->lane;
-	lanes_put_back(s, vc);
+	lanes_put_back(s, lane_of(s, best)->cur);
 	vc = fair_pick_below(s, best_ew);
 	lane_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
 }

@@ -111,10 +111,9 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 			struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity,
 							      node);
 
-			if (e->dl < prev->dl || (e->dl == prev->dl && e->order <= prev->order))
+			if (e->dl < prev->dl || (e->dl == prev->dl && e <= prev))
 				continue;
-			if (!next || e->dl < next->dl ||
-			    (e->dl == next->dl && e->order < next->order))
+			if (!next || e->dl < next->dl || (e->dl == next->dl && e < next))
 				next = e;
 		}
 		if (!next)
@@ -194,18 +193,16 @@ struct vcpu_core *fair_pick(struct sched *s)
  * fair_pick() for a lane whose vCPU r was just put back: at every level where r's path is still
  * queued, r's side keeps the lane unless the first entity is ahead of it by more than gran
  * (time). A near tie is not worth a switch (a kick), and a lane kept inside a group is still
- * handed out by vt further down. From top down: the root, or the side of r that keeps its lane
- * while a vCPU ahead elsewhere gives up its own (lanes_repick()).
+ * handed out by vt further down.
  */
-struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, struct group_core *top,
-				   double gran)
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
 {
 	struct sched_entity *path[SE_PATH_MAX], *e;
-	struct group_core *gc = top;
+	struct group_core *gc = gcore(&s->root);
 	struct vcpu_core *vc;
 	unsigned int n = 0;
 
-	for (e = &r->se; e->parent && e != &top->se; e = &e->parent->se)
+	for (e = &r->se; e->parent; e = &e->parent->se)
 		path[n++] = e;
 	while (n) {
 		struct heap_node *hn = heap_min(&gc->queue);
@@ -224,7 +221,5 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, struct 
 		gc = se_group(p);
 	}
 	vc = pick_in(s, gc);
-	if (vc)
-		return vc;
-	return top == gcore(&s->root) ? fair_pick(s) : fair_pick_below(s, &top->se);
+	return vc ? vc : fair_pick(s);
 }

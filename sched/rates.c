@@ -255,27 +255,6 @@ static void share_owed(struct sched *s, struct group_core *gc, struct fluid_clai
  * The children staying in the sum get their new rates first, then a leaver's lag is shared,
  * then joiners come in and their lag is shared (share_owed()).
  */
-/*
- * A vCPU that stops demanding waited w for a lane since it woke, where GPS would have served it
- * at once: each ancestor e on its path was credited its rate drop dr times w for work done since.
- * Left there, the group's other vCPUs took it (a duty vCPU waiting out a root hog's min_run every
- * 814 us: its group's low-weight hog ran a whole lane where GPS owes 0.94; issue 13, seed 1133).
- * Up to what e is owed, it goes to the siblings whose rates rise (share_owed()).
- */
-static void forgive_wait(struct sched *s, struct group_core *gc, struct sched_entity *e,
-			 double dr)
-{
-	double f = e->rate * (fair_vclock(gc) - e->vt), w = dr * s->core.forgive_ns;
-
-	if (f > w)
-		f = w;
-	if (!(f > 0) || gc->sum_r - e->rate <= RATE_MIN)
-		return;
-	e->vt += f / e->rate;
-	gc->owed += f;
-	fair_requeue(s, e);
-}
-
 static void refill_group(struct sched *s, struct group *g, double cap, struct fluid_claim *cl)
 {
 	struct group_core *gc = gcore(g);
@@ -303,17 +282,14 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 		for (i = 0; i < n; i++) {
 			struct sched_entity *e = claim_entity(s, &cl[i]);
 			struct group_core *cc = cl[i].g ? gcore(cl[i].g) : NULL;
-			bool moved = fabs(cl[i].got - e->rate) > RATE_MIN, path = cc && cc->on_path;
+			bool moved = fabs(cl[i].got - e->rate) > RATE_MIN;
 
-			if (cc && !pass && (moved || path))
+			if (cc && !pass && (moved || cc->on_path))
 				refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n);
 			if (cc && !pass)
 				cc->on_path = false;
 			if (moved && (e->rate <= 0 && cl[i].got >= RATE_MIN) == pass)
 				set_rate(s, gc, e, cl[i].got);
-			if (path && !pass && s->core.forgive_ns > 0 && e->rate > 0 &&
-			    cl[i].demand > e->rate)
-				forgive_wait(s, gc, e, cl[i].demand - e->rate);
 		}
 		share_owed(s, gc, cl, n);
 	}
@@ -330,8 +306,6 @@ static void update_path(struct sched *s, struct vcpu_core *vc)
 	double cap;
 
 	demand_refresh(s, vc);
-	/* It stops demanding: what its wait cost its ancestors' siblings is forgiven. */
-	s->core.forgive_ns = s->core.demand[vc->v->id] > 0 ? 0 : (double)vc->waited;
 	for (g = group_cpu_group(vc->v->group); g; g = g->parent) {
 		gcore(g)->demand = group_demand(s, g, s->core.claims);
 		gcore(g)->on_path = true;
@@ -339,7 +313,6 @@ static void update_path(struct sched *s, struct vcpu_core *vc)
 	cap = gcore(root)->demand < s->nr_lanes ? gcore(root)->demand : s->nr_lanes;
 	refill_group(s, root, cap, s->core.claims);
 	gcore(root)->on_path = false;
-	s->core.forgive_ns = 0;
 }
 
 static void zero_rates(struct group *g)
@@ -408,16 +381,12 @@ void rates_update(struct sched *s)
 
 	if (!c->rates_dirty) {
 		if (c->path_dirty)
-			fair_prepaid_out(s);
-		if (c->path_dirty)
 			update_path(s, c->path_dirty);
 		c->path_dirty = NULL;
-		fair_prepaid_in(s);
 		return;
 	}
 	c->rates_dirty = false;
 	c->path_dirty = NULL;
-	fair_prepaid_in(s);
 	for (i = 0; i < s->nr_vcpus; i++)
 		c->demand[i] = vcpu_demand(&c->vcpus[i]);
 	cache_demands(s, &s->root);
