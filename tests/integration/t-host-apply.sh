@@ -14,24 +14,9 @@
 . "$(dirname "$0")/runtime-lib.sh"
 [ -c /dev/fuse ] || { echo "no /dev/fuse: the test reads the daemon's control directory"; exit 77; }
 data=$(cd "$(dirname "$0")/../libvirt/host" && pwd)
-TMPD=$(mktemp -d /tmp/vsched-host-apply.XXXXXX)
-export VSCHED_RUN_DIR=$TMPD/run
-H=$VSCHED_RUN_DIR/host
-PIDS=""
-cleanup() {
-	local p
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	grep -o " $TMPD[^ ]*" /proc/self/mounts 2>/dev/null | while read -r m; do umount -l "$m"; done
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/host-lib.sh"
+host_test_begin host-apply
 fail() { echo "FAIL: $*"; for f in "$TMPD"/*.log "$TMPD"/*.err; do [ -e "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-wait_for() {
-	local i
-	for i in $(seq 500); do eval "$1" && return 0; sleep 0.01; done
-	return 1
-}
 mkdir -p "$VSCHED_RUN_DIR"
 J=join-partition
 VM=$VSCHED_RUN_DIR/$J

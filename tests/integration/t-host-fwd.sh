@@ -11,24 +11,8 @@
 #    (the VM re-joins with it), as does its subtree.
 . "$(dirname "$0")/runtime-lib.sh"
 [ -c /dev/fuse ] || { echo "no /dev/fuse: the test writes the daemon's control directory"; exit 77; }
-TMPD=$(mktemp -d /tmp/vsched-host-fwd.XXXXXX)
-export VSCHED_RUN_DIR=$TMPD/run
-H=$VSCHED_RUN_DIR/host
-PIDS=""
-cleanup() {
-	local p
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	grep -o " $TMPD[^ ]*" /proc/self/mounts 2>/dev/null | while read -r m; do umount -l "$m"; done
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; for f in "$TMPD"/*.log; do echo "--- $f"; cat "$f"; done; exit 1; }
-wait_for() {
-	local i
-	for i in $(seq 500); do eval "$1" && return 0; sleep 0.01; done
-	return 1
-}
+. "$(dirname "$0")/host-lib.sh"
+host_test_begin host-fwd
 start_host() {
 	"$VSCHED" host --cpus 2 >"$TMPD/host$1.log" 2>&1 &
 	HP=$!

@@ -9,17 +9,8 @@
 #    judged: a busy host fills idle CPUs, it cannot make this fail. The VMs' CPU is printed.
 . "$(dirname "$0")/runtime-lib.sh"
 need_cpus 2
-TMPD=$(mktemp -d /tmp/vsched-host-lanes.XXXXXX)
-export VSCHED_RUN_DIR=$TMPD/run
-PIDS=""
-cleanup() {
-	local p
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; for f in "$TMPD"/*.log; do echo "--- $f"; cat "$f"; done; exit 1; }
+. "$(dirname "$0")/host-lib.sh"
+host_test_begin host-lanes
 mkdir -p "$VSCHED_RUN_DIR"
 
 # The daemon's lane CPUs: the first two of this shell's mask, as the daemon inherits it.

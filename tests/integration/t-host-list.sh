@@ -8,24 +8,9 @@
 #  - no daemon: no host scheduler line.
 . "$(dirname "$0")/runtime-lib.sh"
 [ -c /dev/fuse ] || { echo "no /dev/fuse: the test reads the daemon's control directory"; exit 77; }
-TMPD=$(mktemp -d /tmp/vsched-host-list.XXXXXX)
-export VSCHED_RUN_DIR=$TMPD/run
-H=$VSCHED_RUN_DIR/host
-PIDS=""
-cleanup() {
-	local p
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	grep -o " $TMPD[^ ]*" /proc/self/mounts 2>/dev/null | while read -r m; do umount -l "$m"; done
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/host-lib.sh"
+host_test_begin host-list
 fail() { echo "FAIL: $*"; echo "--- list"; "$VSCHED" list; for f in "$TMPD"/*.log; do echo "--- $f"; cat "$f"; done; exit 1; }
-wait_for() {
-	local i
-	for i in $(seq 500); do eval "$1" && return 0; sleep 0.01; done
-	return 1
-}
 listed() { "$VSCHED" list | grep -Eq "$1"; }
 start_vm() {	# NAME SECONDS [run flags]
 	local name=$1 secs=$2

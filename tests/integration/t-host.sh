@@ -19,26 +19,8 @@
 . "$(dirname "$0")/runtime-lib.sh"
 need_cpus 2
 [ -c /dev/fuse ] || { echo "no /dev/fuse: the test reads the daemon's control directory"; exit 77; }
-TMPD=$(mktemp -d /tmp/vsched-host-test.XXXXXX)
-export VSCHED_RUN_DIR=$TMPD/run
-H=$VSCHED_RUN_DIR/host
-PIDS=""
-cleanup() {
-	local p
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	grep -o " $TMPD[^ ]*" /proc/self/mounts 2>/dev/null | while read -r m; do umount -l "$m"; done
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; for f in "$TMPD"/*.log; do echo "--- $f"; cat "$f"; done; exit 1; }
-
-# wait_for COND-COMMAND: up to 5 s
-wait_for() {
-	local i
-	for i in $(seq 500); do eval "$1" && return 0; sleep 0.01; done
-	return 1
-}
+. "$(dirname "$0")/host-lib.sh"
+host_test_begin host-test
 usage() { sed -n 's/^usage_usec //p' "$H/machine/$1/cpu.stat"; }
 start_host() {
 	"$VSCHED" host --cpus 2 --pidfile "$TMPD/host.pid" >"$TMPD/host$1.log" 2>&1 &
