@@ -23,17 +23,10 @@
  */
 static void test_prepaid_slice_repaid_at_refill(void)
 {
-	struct sim_result *r = run("lanes 2\nduration 2s\n"
-				   "group /g1 weight 3347 max 14560us 10000us\ngroup /g2\n"
-				   "vcpu 0 / hog\nvcpu 1 / hog\nvcpu 2 /g1 hog\nvcpu 3 /g1 hog\n"
-				   "vcpu 4 /g1 hog\nvcpu 5 /g2 hog\n");
-
-	if (!r)
-		return;
-	if (sim_max_group_error(r) > 0.1)
-		sim_report(r, stdout);
-	CU_ASSERT_TRUE(sim_max_group_error(r) <= 0.1);
-	sim_result_free(r);
+	run_within("lanes 2\nduration 2s\n"
+		   "group /g1 weight 3347 max 14560us 10000us\ngroup /g2\n"
+		   "vcpu 0 / hog\nvcpu 1 / hog\nvcpu 2 /g1 hog\nvcpu 3 /g1 hog\n"
+		   "vcpu 4 /g1 hog\nvcpu 5 /g2 hog\n", 0.1);
 }
 
 /*
@@ -46,16 +39,9 @@ static void test_prepaid_slice_repaid_at_refill(void)
  */
 static void test_throttle_squares_the_period(void)
 {
-	struct sim_result *r = run("lanes 1\nduration 2s\ngroup /g3 max 1859us 10000us\n"
-				   "vcpu 0 / hog\nvcpu 1 / hog\nvcpu 2 / hog\nvcpu 3 / hog\n"
-				   "vcpu 4 /g3 hog\nvcpu 5 /g3 hog\n");
-
-	if (!r)
-		return;
-	if (sim_max_group_error(r) > 0.1)
-		sim_report(r, stdout);
-	CU_ASSERT_TRUE(sim_max_group_error(r) <= 0.1);
-	sim_result_free(r);
+	run_within("lanes 1\nduration 2s\ngroup /g3 max 1859us 10000us\n"
+		   "vcpu 0 / hog\nvcpu 1 / hog\nvcpu 2 / hog\nvcpu 3 / hog\n"
+		   "vcpu 4 /g3 hog\nvcpu 5 /g3 hog\n", 0.1);
 }
 
 /*
