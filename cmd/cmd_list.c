@@ -6,17 +6,15 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "host/proto.h"
+#include "sched/runtime.h"
 #include "util/registry.h"
-#include "util/unixsock.h"
 
 #define LIST_HOST_REPLY_MS	500	/* a daemon that does not answer a probe in this is skipped */
 #define LIST_HOST_NAME		"(host scheduler)"	/* has a space: no VM is named so */
@@ -46,32 +44,6 @@ static const struct cmd_desc list_desc = {
 	.opts = list_opts, .nr_opts = ARRAY_SIZE(list_opts),
 };
 
-/* A probe (HELLO of no vCPUs) of the daemon at sock: 0 and its WELCOME, or -errno. */
-static int list_host_probe(const char *sock, struct host_welcome *w)
-{
-	struct host_hello m = { .type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION,
-				.pid = getpid() };
-	struct sockaddr_un sa;
-	struct pollfd pfd;
-	int fd, ret = 0;
-	ssize_t n;
-
-	fd = unixsock_open(sock, &sa);
-	if (fd < 0)
-		return fd;
-	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    send(fd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
-		ret = -errno;
-	else if (poll(&pfd, 1, LIST_HOST_REPLY_MS) != 1)
-		ret = -ETIMEDOUT;
-	else if ((n = recv(fd, w, sizeof(*w), MSG_TRUNC)) != sizeof(*w) ||
-		 w->type != HOST_MSG_WELCOME || w->version != HOST_PROTO_VERSION || w->err)
-		ret = -EPROTO;
-	close(fd);
-	return ret;
-}
-
 /* Its control directory, <run dir>/host, when something is mounted there; else "-". */
 static const char *list_host_dir(char *buf, size_t len)
 {
@@ -86,10 +58,10 @@ static const char *list_host_dir(char *buf, size_t len)
 static void list_host(struct list_cfg *cfg)
 {
 	char sock[PATH_MAX], dir[PATH_MAX];
-	struct host_welcome w;
+	struct runtime_host_info w;
 
 	snprintf(sock, sizeof(sock), "%s/" HOST_SOCK_NAME, registry_run_dir());
-	if (list_host_probe(sock, &w))
+	if (runtime_host_probe(sock, LIST_HOST_REPLY_MS, &w))
 		return;
 	list_header(cfg);
 	printf("%-20s %-8d %s lanes=%u vms=%u\n", LIST_HOST_NAME, (int)w.pid,

@@ -69,12 +69,12 @@ int run_host_parse(struct run_cfg *cfg, char *msg, size_t msglen)
 
 int run_host_check(const struct run_cfg *cfg __unused)
 {
-	unsigned int lanes;
+	struct runtime_host_info info;
 	char path[PATH_MAX];
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/" HOST_SOCK_NAME, registry_run_dir());
-	ret = runtime_host_probe(path, &lanes);
+	ret = runtime_host_probe(path, RUNTIME_HOST_REPLY_MS, &info);
 	if (ret)
 		fprintf(stderr, "vsched run: no host scheduler at %s: %s\n", path, strerror(-ret));
 	return ret;

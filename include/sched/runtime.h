@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct vm;
 struct sched;
@@ -93,8 +94,18 @@ struct runtime_host {
 	uint64_t period_us;
 	struct vsched *vs;	/* the VM's tree: changes the daemon forwards are made there */
 };
-/* Whether a daemon answers at sock: 0 and its lanes, or -errno (no daemon: -ENOENT, ...). */
-int runtime_host_probe(const char *sock, unsigned int *lanes);
+/* What a daemon says to a probe. */
+struct runtime_host_info {
+	unsigned int nr_lanes;
+	unsigned int nr_vms;	/* VMs joined */
+	pid_t pid;
+};
+#define RUNTIME_HOST_REPLY_MS	2000	/* a daemon answers a HELLO within this */
+/*
+ * Whether a daemon answers at sock within timeout_ms: 0 and what it says, or -errno (no
+ * daemon: -ENOENT, ...; no answer: -ETIMEDOUT).
+ */
+int runtime_host_probe(const char *sock, int timeout_ms, struct runtime_host_info *info);
 /* runtime_create() in host mode: nr_lanes comes from the daemon. -errno as the daemon's refusal. */
 int runtime_create_host(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int flags,
 			const struct runtime_host *host, struct runtime **out);

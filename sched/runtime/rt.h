@@ -291,7 +291,8 @@ void rt_remote_config(struct runtime *rt);
 struct host_hello;
 struct host_welcome;
 int rt_remote_dial(const char *sock);
-int rt_remote_hello(int fd, struct host_hello *m, struct host_welcome *w, int *page_fd);
+int rt_remote_hello(int fd, struct host_hello *m, int timeout_ms, struct host_welcome *w,
+		    int *page_fd);
 /* The grant page (rt_page.c). Lock held. */
 bool rt_page_usable(void);
 int rt_page_map(struct runtime *rt, int fd);

@@ -178,7 +178,7 @@ static int rt_remote_join(struct runtime *rt, int fd)
 
 	memcpy(m.name, r->name, sizeof(m.name));
 	memcpy(m.partition, r->partition, sizeof(m.partition));
-	ret = rt_remote_hello(fd, &m, &w, &page_fd);
+	ret = rt_remote_hello(fd, &m, RUNTIME_HOST_REPLY_MS, &w, &page_fd);
 	if (!ret && page)
 		ret = rt_page_map(rt, page_fd);
 	else if (page_fd >= 0)

@@ -13,7 +13,6 @@
 #include "rt.h"
 #include "util/unixsock.h"
 
-#define RT_REMOTE_REPLY_MS	2000	/* the daemon answers a HELLO within this */
 #define RT_REMOTE_SNDBUF	(4 << 20)	/* bytes; without CAP_NET_ADMIN, wmem_max caps it */
 
 int rt_remote_dial(const char *sock)
@@ -60,7 +59,8 @@ static ssize_t rt_remote_recv_welcome(int fd, struct host_welcome *w, int *page_
 	return (mh.msg_flags & MSG_CTRUNC) ? -EPROTO : n;
 }
 
-int rt_remote_hello(int fd, struct host_hello *m, struct host_welcome *w, int *page_fd)
+int rt_remote_hello(int fd, struct host_hello *m, int timeout_ms, struct host_welcome *w,
+		    int *page_fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	ssize_t n;
@@ -71,7 +71,7 @@ int rt_remote_hello(int fd, struct host_hello *m, struct host_welcome *w, int *p
 	m->pid = getpid();
 	if (send(fd, m, sizeof(*m), MSG_NOSIGNAL) != sizeof(*m))
 		return -errno;
-	if (poll(&pfd, 1, RT_REMOTE_REPLY_MS) != 1)
+	if (poll(&pfd, 1, timeout_ms) != 1)
 		return -ETIMEDOUT;
 	n = rt_remote_recv_welcome(fd, w, page_fd);
 	if (n < 0)
@@ -83,18 +83,20 @@ int rt_remote_hello(int fd, struct host_hello *m, struct host_welcome *w, int *p
 	return w->err;
 }
 
-int runtime_host_probe(const char *sock, unsigned int *lanes)
+int runtime_host_probe(const char *sock, int timeout_ms, struct runtime_host_info *info)
 {
 	struct host_welcome w;
 	int fd = rt_remote_dial(sock), ret, page_fd;
 
 	if (fd < 0)
 		return fd;
-	ret = rt_remote_hello(fd, &(struct host_hello){ .nr_vcpus = 0 }, &w, &page_fd);
+	ret = rt_remote_hello(fd, &(struct host_hello){ .nr_vcpus = 0 }, timeout_ms, &w, &page_fd);
 	if (page_fd >= 0)
 		close(page_fd);
 	close(fd);
 	if (!ret)
-		*lanes = w.nr_lanes;
+		*info = (struct runtime_host_info){
+			.nr_lanes = w.nr_lanes, .nr_vms = w.nr_vms, .pid = w.pid,
+		};
 	return ret;
 }

@@ -341,16 +341,16 @@ int runtime_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsign
 	return rt_create(vm, s, lock, nr_lanes, flags, NULL, out);
 }
 
-/* Lanes float: each VMM would otherwise pin its lanes over the CPUs on its own. */
+/* The daemon places the lanes (each GRANT names its CPU): no pinning or rotation of our own. */
 int runtime_create_host(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsigned int flags,
 			const struct runtime_host *host, struct runtime **out)
 {
-	unsigned int lanes;
-	int err = runtime_host_probe(host->sock, &lanes);
+	struct runtime_host_info info;
+	int err = runtime_host_probe(host->sock, RUNTIME_HOST_REPLY_MS, &info);
 
 	if (err)
 		return err;
-	return rt_create(vm, s, lock, lanes, (flags | RUNTIME_NO_PIN) & ~RUNTIME_UNSCHEDULED,
+	return rt_create(vm, s, lock, info.nr_lanes, (flags | RUNTIME_NO_PIN) & ~RUNTIME_UNSCHEDULED,
 			 host, out);
 }
 
