@@ -11,13 +11,13 @@
  * every RUNTIME_HOST_RETRY_NS; a new join re-sends the subtree and the vCPUs' states.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "host/proto.h"
@@ -27,7 +27,6 @@
 #include "sched/group.h"
 #include "util/unixsock.h"
 #include "vmm/kick.h"
-
 
 struct rt_remote {
 	char sock[108];
@@ -186,10 +185,6 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	if (ret)
 		return ret;
 	memcpy(r->group, w.group, sizeof(r->group));
-	/* The agent's recv() wakes up to look at the daemon's liveness. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
-		       &(struct timeval){ .tv_usec = RT_LIVE_POLL_MS * 1000 }, sizeof(struct timeval)))
-		return -errno;
 	r->fd = fd;
 	r->joined = true;
 	rt_remote_live_heard(&r->live, rt_now());
@@ -336,13 +331,13 @@ static void rt_remote_retry(struct runtime *rt)
 	mutex_unlock(rt->lock);
 }
 
-/* Nothing came for RT_LIVE_POLL_MS: ask a silent daemon, or give up on it. Lock held. */
+/* The daemon was silent until its liveness was due: ask it, or give up on it. Lock held. */
 static void rt_remote_live_check(struct runtime *rt)
 {
 	struct rt_remote *r = rt->remote;
 	uint64_t now = rt_now();
 
-	switch (rt_remote_live_due(&r->live, rt->nr_waiting > 0, now)) {
+	switch (rt_remote_live_due(&r->live, now)) {
 	case RT_LIVE_PING:
 		rt_remote_event(rt, HOST_MSG_PING, 0, now, 0);
 		break;
@@ -354,10 +349,23 @@ static void rt_remote_live_check(struct runtime *rt)
 	}
 }
 
+/*
+ * Whether fd has something to read (or hung up) before the daemon's liveness is due at
+ * next: the agent sleeps until one or the other, never on a period of its own.
+ */
+static bool rt_remote_wait(int fd, uint64_t next)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint64_t now = rt_now(), ms = next > now ? (next - now + 999999) / 1000000 : 0;
+
+	return poll(&pfd, 1, (int)(ms < INT_MAX ? ms : INT_MAX)) != 0;
+}
+
 static void *rt_remote_agent(void *arg)
 {
 	struct runtime *rt = arg;
 	struct rt_remote *r = rt->remote;
+	uint64_t next;
 	char buf[1024];
 	ssize_t n;
 	int fd, ctl;
@@ -366,6 +374,7 @@ static void *rt_remote_agent(void *arg)
 	for (;;) {
 		mutex_lock(rt->lock);
 		fd = r->stop ? -2 : r->fd;
+		next = rt_remote_live_next(&r->live);
 		mutex_unlock(rt->lock);
 		if (fd == -2)
 			return NULL;
@@ -373,16 +382,15 @@ static void *rt_remote_agent(void *arg)
 			rt_remote_retry(rt);
 			continue;
 		}
-		/* SO_RCVTIMEO (rt_remote_join()): EAGAIN every RT_LIVE_POLL_MS of silence. */
-		n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		if (!rt_remote_wait(fd, next)) {
 			mutex_lock(rt->lock);
 			if (r->fd == fd && r->joined)
 				rt_remote_live_check(rt);
 			mutex_unlock(rt->lock);
 			continue;
 		}
-		if (n < 0 && errno == EINTR)
+		n = recv(fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			continue;
 		/* A forwarded change is applied without the lock (rt_remote_ctl.c). */
 		ctl = n >= 4 && n <= (ssize_t)sizeof(buf) ? rt_remote_ctl(rt, r->vs, buf, n) : 0;

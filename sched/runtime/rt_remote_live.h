@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Host mode's liveness of the daemon (rt_remote_live.c): a daemon that is alive but stuck
- * (SIGSTOP) keeps its socket open, so no hang-up tells the VMM. While a vCPU waits for a lane
- * and the daemon has said nothing for RT_LIVE_QUIET_NS, the VMM asks (PING); a daemon that
- * does not answer (PONG, or anything) within RT_LIVE_REPLY_NS more is taken as gone: the
- * runtime falls back as on a hang-up and dials again. Pure: time is given.
+ * (SIGSTOP) keeps its socket open, so no hang-up tells the VMM. When the daemon has said
+ * nothing for RT_LIVE_QUIET_NS, the VMM asks (PING), whether or not a vCPU waits: a VMM whose
+ * vCPUs all hold lanes must notice too (it would run on unscheduled, its lanes' CPUs shared
+ * with whatever the stopped daemon grants no more). A daemon that does not answer (PONG, or
+ * anything) within RT_LIVE_REPLY_NS more is taken as gone: the runtime falls back as on a
+ * hang-up and dials again. Pure: time is given; the agent sleeps until rt_remote_live_next().
  */
 #ifndef VSCHED_RT_REMOTE_LIVE_H
 #define VSCHED_RT_REMOTE_LIVE_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
-#define RT_LIVE_QUIET_NS	200000000ULL	/* silence while someone waits: ask */
+#define RT_LIVE_QUIET_NS	200000000ULL	/* silence: ask */
 #define RT_LIVE_REPLY_NS	300000000ULL	/* no answer to the question: gone */
-#define RT_LIVE_POLL_MS		50		/* the agent looks this often */
 
 struct rt_remote_live {
 	uint64_t heard_ns;	/* the daemon's last datagram (or the join) */
@@ -29,7 +29,9 @@ enum rt_live_act {
 
 /* The daemon spoke (or the VMM joined) at now. */
 void rt_remote_live_heard(struct rt_remote_live *l, uint64_t now);
-/* What to do at now; waiting: some vCPU waits for a lane (so a decision is due). */
-enum rt_live_act rt_remote_live_due(struct rt_remote_live *l, bool waiting, uint64_t now);
+/* What to do at now. */
+enum rt_live_act rt_remote_live_due(struct rt_remote_live *l, uint64_t now);
+/* When rt_remote_live_due() next has something to do, if nothing is heard before. */
+uint64_t rt_remote_live_next(const struct rt_remote_live *l);
 
 #endif

@@ -15,6 +15,7 @@
 #    after 400 ms), and the other VM's hogs run (their CPU printed);
 #  - a daemon stopped with SIGSTOP: a VM whose vCPUs wait falls back within a bound (printed),
 #    all its vCPUs run (>= 50 ms each, 1 s after the fall-back), and it joins again after SIGCONT;
+#    a VM whose vCPUs all hold lanes (none waits) falls back within 1 s too, and joins again;
 #  - no daemon: `run --host` fails with one message; a second daemon is refused.
 . "$(dirname "$0")/runtime-lib.sh"
 need_cpus 2
@@ -172,6 +173,32 @@ wait_for "[ \"\$(wc -l <$H/machine/s/cgroup.threads 2>/dev/null)\" = 4 ]" ||
 	fail "s's vCPUs are not back in its group"
 kill -TERM "$PID_s"
 wait "$PID_s"
+
+# A stopped daemon seen by a VM none of whose vCPUs waits: l's two vCPUs hold the two lanes,
+# so nothing is ever decided for it, yet it asks after 200 ms of silence whatever waits and
+# falls back 300 ms after an unanswered PING: 0.5 s after the stop at most, plus the agent's
+# wake-up on a host whose two CPUs l's hogs fill. Judged within 1 s (the test polls every
+# 10 ms); before, such a VM never noticed. SIGCONT: it joins again and its vCPUs hold lanes.
+run_vm l 12 --vcpus 2
+wait_for "[ \"\$(grep -c 'lane=[0-9]' $H/machine/l/vsched.vcpu.stat 2>/dev/null)\" = 2 ]" ||
+	fail "l's two vCPUs do not hold the two lanes"
+sleep 0.3
+kill -STOP "$HP"
+t0=$(date +%s%N)
+wait_for "grep -q 'host scheduler lost (it stopped answering)' $TMPD/l.log" ||
+	{ kill -CONT "$HP"; fail "l (all vCPUs on lanes) did not notice the stopped daemon"; }
+dt=$((($(date +%s%N) - t0) / 1000000))
+kill -CONT "$HP"
+echo "stopped daemon: l, its vCPUs all on lanes, fell back after $dt ms (polled every 10 ms)"
+[ "$dt" -le 1000 ] || fail "l noticed the stopped daemon after $dt ms, more than 1 s"
+wait_for "grep -q 'joined the host scheduler again as /machine/l' $TMPD/l.log" ||
+	wait_for "grep -q 'joined the host scheduler again as /machine/l' $TMPD/l.log" ||
+	fail "l did not join the daemon again after SIGCONT"
+wait_for "[ \"\$(grep -c 'lane=[0-9]' $H/machine/l/vsched.vcpu.stat 2>/dev/null)\" = 2 ]" ||
+	fail "l's vCPUs do not hold lanes again after the re-join"
+[ "$(grep -c 'host scheduler lost' "$TMPD/l.log")" = 1 ] || fail "l said the loss more than once"
+kill -TERM "$PID_l"
+wait "$PID_l"
 kill -TERM "$HP"
 wait "$HP" || fail "the daemon exited $? on SIGTERM"
 [ ! -e "$TMPD/host.pid" ] || fail "the pidfile was left behind"

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host mode's liveness of the daemon (sched/runtime/rt_remote_live.c), with explicit times: no
- * question while nobody waits or the daemon spoke lately; a PING after RT_LIVE_QUIET_NS of
- * silence while a vCPU waits, one at a time; the daemon taken as gone RT_LIVE_REPLY_NS after an
- * unanswered PING, not before; any word from it (the PONG) clears the question.
+ * question while the daemon spoke lately; a PING after RT_LIVE_QUIET_NS of silence, whether or
+ * not a vCPU waits (a VMM whose vCPUs all hold lanes asks too), one at a time; the daemon taken
+ * as gone RT_LIVE_REPLY_NS after an unanswered PING, not before; any word from it (the PONG)
+ * clears the question. rt_remote_live_next() is when the agent must look next: it sleeps until
+ * then, so it must name each of those moments exactly.
  */
 #include "../../sched/runtime/rt_remote_live.h"
 #include "test.h"
@@ -16,24 +18,26 @@ static void test_rt_live_due(void)
 	uint64_t t0 = 1000 * MS;
 
 	rt_remote_live_heard(&l, t0);
-	/* Nobody waits: a silent daemon has nothing to decide. */
-	CU_ASSERT_EQUAL(rt_remote_live_due(&l, false, t0 + 10000 * MS), RT_LIVE_OK);
-	/* Someone waits: quiet for less than the bound, nothing; then one PING. */
-	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS - 1), RT_LIVE_OK);
-	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS), RT_LIVE_PING);
-	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS + MS), RT_LIVE_OK);
+	/* Quiet for less than the bound, nothing; then one PING, whoever waits. */
+	CU_ASSERT_EQUAL(rt_remote_live_next(&l), t0 + RT_LIVE_QUIET_NS);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, t0 + RT_LIVE_QUIET_NS - 1), RT_LIVE_OK);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, t0 + RT_LIVE_QUIET_NS), RT_LIVE_PING);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, t0 + RT_LIVE_QUIET_NS + MS), RT_LIVE_OK);
+	CU_ASSERT_EQUAL(rt_remote_live_next(&l), t0 + RT_LIVE_QUIET_NS + RT_LIVE_REPLY_NS);
 	/* Answered: quiet again from the answer. */
 	rt_remote_live_heard(&l, t0 + RT_LIVE_QUIET_NS + 2 * MS);
-	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS + 3 * MS), RT_LIVE_OK);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, t0 + RT_LIVE_QUIET_NS + 3 * MS), RT_LIVE_OK);
 	t0 += RT_LIVE_QUIET_NS + 2 * MS;
-	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_QUIET_NS), RT_LIVE_PING);
+	CU_ASSERT_EQUAL(rt_remote_live_next(&l), t0 + RT_LIVE_QUIET_NS);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, t0 + RT_LIVE_QUIET_NS), RT_LIVE_PING);
 	/* Unanswered: gone RT_LIVE_REPLY_NS after the PING, not a nanosecond before. */
 	t0 += RT_LIVE_QUIET_NS;
-	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_REPLY_NS - 1), RT_LIVE_OK);
-	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_REPLY_NS), RT_LIVE_LOST);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, t0 + RT_LIVE_REPLY_NS - 1), RT_LIVE_OK);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, t0 + RT_LIVE_REPLY_NS), RT_LIVE_LOST);
 	/* A new join is a word from the daemon. */
 	rt_remote_live_heard(&l, t0 + RT_LIVE_REPLY_NS + MS);
-	CU_ASSERT_EQUAL(rt_remote_live_due(&l, true, t0 + RT_LIVE_REPLY_NS + 2 * MS), RT_LIVE_OK);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, t0 + RT_LIVE_REPLY_NS + 2 * MS), RT_LIVE_OK);
+	CU_ASSERT_EQUAL(rt_remote_live_next(&l), t0 + RT_LIVE_REPLY_NS + MS + RT_LIVE_QUIET_NS);
 }
 
 static CU_TestInfo rt_live_tests[] = {
