@@ -54,6 +54,7 @@ static void host_changed(struct vsched *vs, enum vsched_event ev, const char *pa
  * lane i there (the CPU travels in the GRANT). Floating, the host kernel woke granted threads
  * onto a CPU another holder used while the one just left idled until a load balance: host mode
  * gave the VMs 77 % of 2 CPUs with 8 hogs (docs/host.md). With more lanes than CPUs, they float.
+ * The lanes move over these CPUs as an embedded runtime's do (host_rotate_due()).
  */
 static int host_lanes_pin(struct host *h)
 {
@@ -254,6 +255,7 @@ static void host_tick(struct host *h)
 	h->timer_at = HOST_TIME_INF;
 	host_charge_holders(h, now, UINT_MAX);
 	host_revoke_due(h, now);
+	host_rotate_due(h, now);
 	sched_timer(h->s, now);
 	host_drain(h);
 	vsched_unlock(h->vs);

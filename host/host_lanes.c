@@ -34,6 +34,14 @@ void host_send(struct host_client *c, const void *msg, size_t len)
 	}
 }
 
+/* The host CPU lane runs on now (HOST_CPU_NONE: the lanes float). */
+static uint64_t host_lane_cpu(struct host *h, unsigned int lane)
+{
+	int cpu = lane < h->nr_lanes ? lane_rotate_cpu(&h->rot, h->lane_cpu, h->nr_lanes, lane) : -1;
+
+	return cpu >= 0 ? (uint64_t)cpu : HOST_CPU_NONE;
+}
+
 /*
  * A decision, into the VM's grant page (a grant wakes the parked vCPU thread) and then as a
  * datagram to its agent, which kicks, re-pins or re-times a vCPU inside KVM_RUN. (Grants by the
@@ -53,8 +61,7 @@ static void host_decide(struct host *h, const struct sched_decision *d)
 	m.vcpu = sl->vcpu;
 	m.arg = d->lane;
 	m.a = d->until == SCHED_TIME_NONE ? HOST_TIME_INF : d->until;
-	m.b = d->lane < h->nr_lanes && h->lane_cpu[d->lane] >= 0 ?
-	      (uint64_t)h->lane_cpu[d->lane] : HOST_CPU_NONE;
+	m.b = host_lane_cpu(h, d->lane);
 	m.type = d->type == SCHED_RUN ? HOST_MSG_GRANT :
 		 d->type == SCHED_PREEMPT ? HOST_MSG_PREEMPT : HOST_MSG_RETIME;
 	if (d->type == SCHED_RUN)
@@ -89,7 +96,10 @@ static bool host_someone_waits(struct host *h)
 	return false;
 }
 
-/* The core's group timers; each slice end and, while someone waits, holder's silence limit. */
+/*
+ * The core's group timers; each slice end and, while someone waits, holder's silence limit;
+ * while a lane is held, the lanes' next move over their CPUs.
+ */
 static uint64_t host_next_due(struct host *h)
 {
 	uint64_t t = sched_next_group_timer(h->s), u;
@@ -101,6 +111,8 @@ static uint64_t host_next_due(struct host *h)
 		v = sched_lane_vcpu(h->s, l);
 		if (v < 0)
 			continue;
+		if (h->lane_cpu[0] >= 0 && h->nr_lanes > 1 && h->rot.at < t)
+			t = h->rot.at;
 		u = sched_lane_until(h->s, l);
 		if (u != SCHED_TIME_NONE && u + h->grace_ns < t)
 			t = u + h->grace_ns;
@@ -167,4 +179,28 @@ void host_unrevoke(struct host *h, struct host_client *c, uint64_t now)
 		sched_vcpu_runnable(h->s, c->slot[i], now);
 	}
 	c->nr_revoked = 0;
+}
+
+/*
+ * Every LANE_ROTATE_NS the lanes move one CPU on, by the embedded runtime's rule
+ * (include/sched/rotate.h): whatever else the host runs on one CPU is paid by every lane in
+ * turn, not by whichever vCPUs hold the lane pinned there. Each holder's VMM is told (PIN) and
+ * re-pins it; a grant names the lane's CPU of the moment. Only the daemon rotates: VMMs doing
+ * it on their own clocks would put two holders on one CPU meanwhile.
+ */
+void host_rotate_due(struct host *h, uint64_t now)
+{
+	unsigned int l;
+
+	if (h->lane_cpu[0] < 0 || !lane_rotate_due(&h->rot, h->nr_lanes, now))
+		return;
+	for (l = 0; l < h->nr_lanes; l++) {
+		struct host_ev m = { .type = HOST_MSG_PIN, .arg = l, .b = host_lane_cpu(h, l) };
+		int v = sched_lane_vcpu(h->s, l);
+
+		if (v < 0 || !h->slot[v].client)
+			continue;
+		m.vcpu = h->slot[v].vcpu;
+		host_send(h->slot[v].client, &m, sizeof(m));
+	}
 }

@@ -10,6 +10,7 @@
 
 #include "host/host.h"
 #include "host/proto.h"
+#include "sched/rotate.h"
 #include "util/list.h"
 
 struct sched;
@@ -53,6 +54,7 @@ struct host {
 	pthread_mutex_t *lock;
 	unsigned int nr_lanes, nr_slots, nr_free;
 	int *lane_cpu;			/* host CPU of each lane, -1: lanes float */
+	struct lane_rotate rot;		/* the lanes' moves over those CPUs (host_lanes.c) */
 	struct host_slot *slot;
 	struct list_head clients;
 	unsigned int nr_clients;

@@ -80,5 +80,7 @@ unsigned int host_free_slots(const struct host *h);
 
 /* A revocation pass at now, decisions sent (host_run() does it on its timer). Lock held. */
 void host_revoke_due(struct host *h, uint64_t now);
+/* The lanes' move over their CPUs if due at now, each holder told (PIN; host_run()'s timer). */
+void host_rotate_due(struct host *h, uint64_t now);
 
 #endif

@@ -8,7 +8,8 @@
  *
  * A session: the VMM sends HELLO, the daemon answers WELCOME (lanes, the VM's group, or an
  * errno). Then the VMM sends its subtree as GROUP... VCPU... COMMIT (again after every change)
- * and vCPU events; the daemon sends decisions (GRANT, PREEMPT, RETIME). A HELLO with
+ * and vCPU events; the daemon sends decisions (GRANT, PREEMPT, RETIME) and, when the lanes
+ * move over its CPUs, PIN to each holder (not in the grant page: it is no decision). A HELLO with
  * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up. A VMM whose waiting vCPUs hear
  * nothing asks PING; the daemon answers PONG (a stuck daemon does not: the VMM falls back).
  * A write, mkdir or rmdir in the daemon's directory below a VM group goes to its VMM as CTL,
@@ -28,8 +29,8 @@
 
 #include <stdint.h>
 
-/* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET */
-#define HOST_PROTO_VERSION	2
+/* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET; 3: PIN */
+#define HOST_PROTO_VERSION	3
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -66,6 +67,8 @@ enum host_msg_type {
 	HOST_MSG_CTL_DONE,	/* VMM -> daemon: a = the CTL's seq, b = its errno (0: done) */
 	HOST_MSG_VMSET,		/* daemon -> VMM: the VM group's settings (host_group_msg, path
 				   ""), written in the daemon's directory: sent again at a re-join */
+	HOST_MSG_PIN,		/* daemon -> VMM: the lanes moved over their CPUs (every
+				   LANE_ROTATE_NS): vcpu holds lane arg, now on host CPU b */
 	HOST_MSG_MAX,
 };
 

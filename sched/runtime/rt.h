@@ -16,6 +16,7 @@
 #include <time.h>
 #include <sys/types.h>
 
+#include "sched/rotate.h"
 #include "sched/runtime.h"
 #include "util/debug.h"
 #include "util/time.h"
@@ -131,8 +132,7 @@ struct runtime {
 	unsigned int nr_lanes;
 	bool unscheduled;
 	int *lane_cpu;		/* host CPU of each lane, NULL: not pinned */
-	unsigned int pin_shift;	/* lane i runs on lane_cpu[(i + pin_shift) % nr_lanes] */
-	uint64_t pin_rotate_at;	/* next move of the lanes over their CPUs */
+	struct lane_rotate pin_rot;	/* the lanes' moves over their CPUs (embedded) */
 	cpu_set_t host_cpus;	/* the process affinity mask at creation */
 	bool fallback;
 	unsigned int nr_vcpus;
@@ -212,6 +212,7 @@ void rt_pin_exit(struct runtime *rt);
 void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane);
 void rt_pin_release(struct runtime *rt);
 int rt_pin_host(struct runtime *rt, unsigned int lane, int cpu);
+int rt_pin_moved(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane, int cpu);
 void rt_pin_rotate(struct runtime *rt, uint64_t now);
 
 /* What wakes the helper (rt_watch.c). */

@@ -6,15 +6,13 @@
  * KVM_RUN, while the CPU the preempted vCPU leaves goes idle until the next load balance
  * (measured here: 15 % of two CPUs idle with 4 hogs on 2 lanes, docs/runtime.md).
  *
- * The lanes also move over their CPUs: every RT_PIN_ROTATE_NS lane i takes the CPU of lane
- * i + 1 and its holder follows. Whatever else the host runs on one CPU is then paid by every
- * lane in turn. Without it a vCPU owed a whole lane paid all of it on its CPU, and fair shares
- * cannot make that up (traced in overcommit: another process and kdamond took 1.8 % of the
- * owner's CPU over 2 s, none of the other CPU).
+ * The lanes also move over their CPUs (include/sched/rotate.h): every LANE_ROTATE_NS lane i
+ * takes the CPU of lane i + 1 and its holder follows.
  *
  * In host mode the lanes are the daemon's: each GRANT names its lane's host CPU, and the vCPU
- * is pinned there the same way (rt_pin_host()). They do not rotate: the VMMs would each rotate
- * on their own clock and two holders would share a CPU meanwhile.
+ * is pinned there the same way (rt_pin_host()). The daemon rotates them by the same rule and
+ * tells each holder whose lane moved (PIN); a VMM does not rotate on its own clock, or two
+ * holders of two VMs would share a CPU.
  */
 #include <errno.h>
 #include <sched.h>
@@ -64,13 +62,24 @@ int rt_pin_host(struct runtime *rt, unsigned int lane, int cpu)
 	return 0;
 }
 
+/*
+ * Host mode: the daemon's lanes moved over its CPUs (PIN): lane runs on cpu now, and rv, if it
+ * still holds that lane here, follows at once. Lock held.
+ */
+int rt_pin_moved(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane, int cpu)
+{
+	int ret = rt_pin_host(rt, lane, cpu);
+
+	if (!ret && rv->state == RT_RUNNING && rv->lane == (int)lane && !rt_hands_off(rt))
+		rt_pin_lane(rt, rv, lane);
+	return ret;
+}
+
 void rt_pin_exit(struct runtime *rt)
 {
 	free(rt->lane_cpu);
 	rt->lane_cpu = NULL;
 }
-
-#define RT_PIN_ROTATE_NS	250000000ULL
 
 /* Before a vCPU is woken onto lane: on a sleeping thread this only changes its mask. */
 void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane)
@@ -81,7 +90,7 @@ void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane)
 	if (!rt->lane_cpu || lane >= rt->nr_lanes || rv->tid <= 0)
 		return;
 	rv->lane = (int)lane;
-	cpu = rt->lane_cpu[(lane + rt->pin_shift) % rt->nr_lanes];
+	cpu = lane_rotate_cpu(&rt->pin_rot, rt->lane_cpu, rt->nr_lanes, lane);
 	if (cpu < 0 || rv->cpu == cpu)
 		return;
 	CPU_ZERO(&set);
@@ -92,15 +101,13 @@ void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane)
 	}
 }
 
-/* Every RT_PIN_ROTATE_NS (checked on the helper's passes): each lane moves one CPU on. */
+/* Every LANE_ROTATE_NS (checked on the helper's passes): each lane moves one CPU on. */
 void rt_pin_rotate(struct runtime *rt, uint64_t now)
 {
 	unsigned int i;
 
-	if (!rt->lane_cpu || rt->remote || rt->nr_lanes < 2 || now < rt->pin_rotate_at)
+	if (!rt->lane_cpu || rt->remote || !lane_rotate_due(&rt->pin_rot, rt->nr_lanes, now))
 		return;
-	rt->pin_rotate_at = now + RT_PIN_ROTATE_NS;
-	rt->pin_shift = (rt->pin_shift + 1) % rt->nr_lanes;
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		struct rt_vcpu *rv = &rt->v[i];
 

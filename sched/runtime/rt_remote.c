@@ -252,11 +252,16 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	memcpy(&m, buf, sizeof(m));
 	if (m.type == HOST_MSG_PONG)	/* liveness only: any datagram counts (rt_remote_live.c) */
 		return 0;
-	if (m.vcpu >= rt->nr_vcpus || m.type < HOST_MSG_GRANT || m.type > HOST_MSG_RETIME ||
-	    (m.type == HOST_MSG_GRANT && m.arg >= rt->nr_lanes) ||
-	    (m.b != HOST_CPU_NONE && m.b >= CPU_SETSIZE))
+	if (m.vcpu >= rt->nr_vcpus || (m.b != HOST_CPU_NONE && m.b >= CPU_SETSIZE) ||
+	    ((m.type == HOST_MSG_GRANT || m.type == HOST_MSG_PIN) && m.arg >= rt->nr_lanes))
 		return -EPROTO;
 	rv = &rt->v[m.vcpu];
+	/* The lanes moved over the daemon's CPUs: no decision, not in the grant page. */
+	if (m.type == HOST_MSG_PIN)
+		return rt_pin_moved(rt, rv, m.arg, m.b == HOST_CPU_NONE ? -1 : (int)m.b) == -ENOMEM ?
+		       -ENOMEM : 0;
+	if (m.type < HOST_MSG_GRANT || m.type > HOST_MSG_RETIME)
+		return -EPROTO;
 	/* The vCPU thread took it from the grant page already, or the page moved past it. */
 	if (rt->page && !rt_page_newer(rv, m.seq))
 		return 0;

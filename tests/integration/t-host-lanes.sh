@@ -6,7 +6,9 @@
 #    CPU just left idled until a load balance (the VMs got 77-88 % of the 2 CPUs);
 #  - the idle time of those two CPUs over 2 s is at most 10 % while the eight hogs
 #    compete (pinned: 0.1-0.4 % measured; floating on a quiet host: 17 %). Only idle time is
-#    judged: a busy host fills idle CPUs, it cannot make this fail. The VMs' CPU is printed.
+#    judged: a busy host fills idle CPUs, it cannot make this fail. The VMs' CPU is printed;
+#  - the lanes move over their CPUs (every 250 ms): a VM's two holders, nobody waiting, are
+#    each seen pinned to both CPUs within 1.5 s.
 . "$(dirname "$0")/runtime-lib.sh"
 need_cpus 2
 . "$(dirname "$0")/host-lib.sh"
@@ -62,6 +64,35 @@ for accel in $(test_accels); do
 	check "$idle <= 10" || fail "$accel: the lanes' CPUs idled $idle % beside 8 hogs"
 	for p in $vms; do wait "$p" || fail "$accel: a VM exited $?"; done
 done
+
+# The lanes move over their CPUs every 250 ms, as embedded lanes do (include/sched/rotate.h),
+# and each holder follows: one VM of two hogs on the two lanes, nobody waiting, so each vCPU
+# keeps its lane; over 1.5 s (six moves), sampled every 50 ms, each vCPU thread must be seen
+# pinned to both lane CPUs (one CPU each time: not the whole mask of a thread not yet granted).
+# Before, a holder stayed on its lane's one CPU for as long as it held it, paying alone for
+# whatever else ran there.
+"$VSCHED" run --host --accel thread --name rot --vcpus 2 --payload hog --no-ctl --duration 4s \
+	>"$TMPD/rot.log" 2>&1 &
+RP=$!
+PIDS="$PIDS $RP"
+sleep 0.5
+seen=""
+for i in $(seq 30); do
+	for t in /proc/"$RP"/task/*; do
+		case $(cat "$t/comm" 2>/dev/null) in vcpu*) ;; *) continue ;; esac
+		seen="$seen ${t##*/}:$(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status")"
+	done
+	sleep 0.05
+done
+wait "$RP" || fail "the rotation VM exited $?"
+moved=0
+for tid in $(echo "$seen" | tr ' ' '\n' | cut -d: -f1 | sort -u); do
+	cpus=$(echo "$seen" | tr ' ' '\n' | grep "^$tid:" | cut -d: -f2 | grep -xE '[0-9]+' |
+		sort -u | tr '\n' ' ')
+	echo "rotation: vCPU thread $tid was pinned to CPUs $cpus"
+	[ "$(echo $cpus | wc -w)" = 2 ] && moved=$((moved + 1))
+done
+[ "$moved" = 2 ] || fail "the lanes did not move over their CPUs: $moved of 2 holders seen on both"
 kill -TERM "$HP"
 wait "$HP" || fail "the daemon exited $? on SIGTERM"
 echo "ok"
