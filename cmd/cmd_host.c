@@ -61,14 +61,15 @@ static const struct cmd_desc host_desc = {
 
 /* A change in the directory below a VM group is its VMM's (host/host_fwd.c). */
 static int host_ctl_forward(enum ctl_fwd_op op, const char *group, const char *file,
-			    const char *buf, size_t len, void *arg)
+			    const char *buf, size_t len, const struct vsched_move_perm *perm,
+			    void *arg)
 {
 	static const unsigned int ops[] = {
 		[CTL_FWD_WRITE] = HOST_CTL_WRITE, [CTL_FWD_MKDIR] = HOST_CTL_MKDIR,
 		[CTL_FWD_RMDIR] = HOST_CTL_RMDIR,
 	};
 
-	return host_forward(arg, ops[op], group, file, buf, len);
+	return host_forward(arg, ops[op], group, file, buf, len, perm);
 }
 
 static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int lanes,

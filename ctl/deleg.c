@@ -7,7 +7,9 @@
  * ancestor of its source and destination groups, so a delegatee cannot pull vCPUs out of (or
  * into) groups outside its subtree. The permissions are looked up here; the tree's part (which
  * vCPUs move, from where) is vsched_write_move()'s, under the tree's lock in the same section as
- * the write, so no other move can land in between. Nothing here parses the write.
+ * the write, so no other move can land in between; the check itself is vsched_move_check_perm(),
+ * which a VMM also applies to a move forwarded from the host scheduler's directory with the
+ * permissions looked up there (ctl_forward()). Nothing here parses the write.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,45 +22,30 @@
 
 #define NGROUPS_CHECKED	64
 
-struct deleg_move {
-	const char *group;	/* the destination */
-	bool *may;		/* [depth]: the caller may write that ancestor's cgroup.procs */
-	unsigned int nr;
-};
-
-/*
- * Under the tree's lock, for each vCPU the write moves: the caller needs write access to
- * cgroup.procs of the common ancestor of its group and the destination.
- */
-static int deleg_check(unsigned int depth, void *arg)
-{
-	struct deleg_move *m = arg;
-
-	return depth < m->nr && m->may[depth] ? 0 : -EACCES;
-}
-
 /* For each ancestor of group (the root first), whether the caller may write its cgroup.procs. */
-static int deleg_may(struct ctl *c, struct deleg_move *m, uid_t uid, gid_t gid)
+int ctl_deleg_perm(struct ctl *c, const char *group, uid_t uid, gid_t gid,
+		   struct vsched_move_perm *p)
 {
 	gid_t groups[NGROUPS_CHECKED];
 	int nr_groups = fuse_getgroups(NGROUPS_CHECKED, groups);
-	const char *g = m->group;
-	size_t i, n = strlen(g);
+	size_t i, n = strlen(group);
 	char path[PATH_MAX];
+	bool *may;
 
 	if (nr_groups < 0 || nr_groups > NGROUPS_CHECKED)
 		nr_groups = 0;
-	m->may = calloc(n + 2, sizeof(*m->may));
-	if (!m->may)
+	may = calloc(n + 2, sizeof(*may));
+	if (!may)
 		return -ENOMEM;
+	p->may = may;
+	p->nr = 0;
 	/* "/", "/a", "/a/b": one per level, as the tree counts depth. */
-	m->may[m->nr++] = ctl_may_write(c, "/", "cgroup.procs", uid, gid, groups, nr_groups);
+	may[p->nr++] = ctl_may_write(c, "/", "cgroup.procs", uid, gid, groups, nr_groups);
 	for (i = 1; i <= n; i++) {
-		if ((i < n && g[i] != '/') || g[i - 1] == '/')
+		if ((i < n && group[i] != '/') || group[i - 1] == '/')
 			continue;
-		snprintf(path, sizeof(path), "%.*s", (int)i, g);
-		m->may[m->nr++] = ctl_may_write(c, path, "cgroup.procs", uid, gid, groups,
-						nr_groups);
+		snprintf(path, sizeof(path), "%.*s", (int)i, group);
+		may[p->nr++] = ctl_may_write(c, path, "cgroup.procs", uid, gid, groups, nr_groups);
 	}
 	return 0;
 }
@@ -67,15 +54,15 @@ ssize_t ctl_deleg_write(struct ctl *c, const char *group, const char *name, cons
 			size_t len)
 {
 	struct fuse_context *ctx = fuse_get_context();
-	struct deleg_move m = { .group = group };
+	struct vsched_move_perm p = { NULL, 0 };
 	ssize_t ret;
 
 	if (!ctx->uid || !vsched_file_moves_vcpus(name))
 		return vsched_write(c->vs, group, name, buf, len);
 	/* The permissions first: attr.c's lock is taken before the tree's, never inside it. */
-	ret = deleg_may(c, &m, ctx->uid, ctx->gid);
+	ret = ctl_deleg_perm(c, group, ctx->uid, ctx->gid, &p);
 	if (!ret)
-		ret = vsched_write_move(c->vs, group, name, buf, len, deleg_check, &m);
-	free(m.may);
+		ret = vsched_write_move(c->vs, group, name, buf, len, vsched_move_check_perm, &p);
+	free((void *)p.may);
 	return ret;
 }

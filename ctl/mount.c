@@ -162,13 +162,30 @@ void ctl_set_forward(struct ctl *c, ctl_forward_fn fn, void *arg)
 	__atomic_store_n(&c->fwd, fn, __ATOMIC_RELEASE);
 }
 
+/*
+ * A move is checked where it is made, by cgroup v2 delegation's rule with this directory's
+ * owners and modes: the writer's permissions go with it (deleg.c).
+ */
 int ctl_forward(struct ctl *c, enum ctl_fwd_op op, const char *group, const char *file,
 		const char *buf, size_t len)
 {
 	ctl_forward_fn fn = __atomic_load_n(&c->fwd, __ATOMIC_ACQUIRE);
+	struct vsched_move_perm p = { NULL, 0 };
+	struct fuse_context *ctx;
+	int ret;
 
-	return fn ? fn(op, group, file, buf, len, __atomic_load_n(&c->fwd_arg, __ATOMIC_RELAXED)) :
-		    1;
+	if (!fn)
+		return 1;
+	if (op == CTL_FWD_WRITE && vsched_file_moves_vcpus(file)) {
+		ctx = fuse_get_context();
+		ret = ctl_deleg_perm(c, group, ctx->uid, ctx->gid, &p);
+		if (ret)
+			return ret;
+	}
+	ret = fn(op, group, file, buf, len, p.may ? &p : NULL,
+		 __atomic_load_n(&c->fwd_arg, __ATOMIC_RELAXED));
+	free((void *)p.may);
+	return ret;
 }
 
 /* Waits up to CTL_JOIN_WAIT_S for the loop to end; false if it did not. */

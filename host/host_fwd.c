@@ -4,7 +4,10 @@
  * rmdir there (a FUSE thread, through ctl_set_forward()) goes to the VMM as CTL, which applies
  * it to the VM's own tree through the same C API as its own directory and answers CTL_DONE
  * with the errno, after the subtree batch that mirrors it here. The FUSE thread waits for that
- * answer (HOST_FWD_WAIT_NS at most), one forward at a time. Settings of a VM group itself
+ * answer (HOST_FWD_WAIT_NS at most), one forward at a time. A move (cgroup.threads,
+ * cgroup.procs) carries the writer's permissions in this directory, and the VMM checks it by
+ * cgroup v2 delegation's rule as its own directory does (vsched_move_check_perm()): the VMM
+ * knows which vCPUs move from where, this directory who may write what. Settings of a VM group itself
  * written here stay the daemon's, and go to the VMM as VMSET so that a re-join (a daemon
  * restart) brings them back.
  *
@@ -54,9 +57,30 @@ static bool host_fwd_vmms(unsigned int op, const char *rel, const char *file)
 		!strcmp(file, "vsched.vcpus"));
 }
 
+/*
+ * The writer's permissions from the VM group (vm, at depth k of the daemon's tree) down, as
+ * the VMM's tree counts depth: there the VM group is the root. NULL: all set, unchecked.
+ */
+static void host_fwd_perm(struct host_ctl_msg *m, const char *vm,
+			  const struct vsched_move_perm *perm)
+{
+	unsigned int d, k = 0;
+
+	if (!perm) {
+		memset(m->may, 0xff, sizeof(m->may));
+		return;
+	}
+	for (; *vm; vm++)
+		k += *vm == '/';
+	for (d = 0; d < HOST_CTL_MAY_BITS && k + d < perm->nr; d++)
+		if (perm->may[k + d])
+			m->may[d / 8] |= (uint8_t)(1u << (d % 8));
+}
+
 /* Sends the CTL. 1: not a VMM's change; 0: sent; -errno. Tree lock held. */
 static int host_fwd_send(struct host *h, unsigned int op, const char *group, const char *file,
-			 const char *buf, size_t len, uint32_t seq)
+			 const char *buf, size_t len, const struct vsched_move_perm *perm,
+			 uint32_t seq)
 {
 	struct host_ctl_msg m = { .type = HOST_MSG_CTL, .op = op, .seq = seq };
 	struct host_client *c;
@@ -78,6 +102,7 @@ static int host_fwd_send(struct host *h, unsigned int op, const char *group, con
 	if (len)
 		memcpy(m.buf, buf, len);
 	m.len = (uint32_t)len;
+	host_fwd_perm(&m, c->group, perm);
 	pthread_mutex_lock(&h->fwd_lock);
 	h->fwd_client = c;
 	h->fwd_seq = seq;
@@ -88,7 +113,7 @@ static int host_fwd_send(struct host *h, unsigned int op, const char *group, con
 }
 
 int host_forward(struct host *h, unsigned int op, const char *group, const char *file,
-		 const char *buf, size_t len)
+		 const char *buf, size_t len, const struct vsched_move_perm *perm)
 {
 	struct timespec until;
 	int ret;
@@ -97,7 +122,7 @@ int host_forward(struct host *h, unsigned int op, const char *group, const char 
 		return -EINVAL;
 	pthread_mutex_lock(&h->fwd_serial);
 	vsched_lock(h->vs);
-	ret = host_fwd_send(h, op, group, file, buf, len, ++h->fwd_next);
+	ret = host_fwd_send(h, op, group, file, buf, len, perm, ++h->fwd_next);
 	vsched_unlock(h->vs);
 	if (ret) {
 		pthread_mutex_unlock(&h->fwd_serial);

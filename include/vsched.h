@@ -78,6 +78,19 @@ ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, cons
 typedef int (*vsched_move_check_fn)(unsigned int depth, void *arg);
 ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file, const char *buf,
 			  size_t len, vsched_move_check_fn check, void *arg);
+/*
+ * cgroup v2 delegation's check for vsched_write_move() (__cgroup_procs_write(): moving a thread
+ * needs write access to cgroup.procs of the common ancestor of its source and destination),
+ * with the writer's permissions looked up beforehand: arg a struct vsched_move_perm whose
+ * may[d] says whether the writer may write cgroup.procs of the destination's ancestor at depth
+ * d (0: the root). 0, or -EACCES. The VM's control directory and a move forwarded from the
+ * host scheduler's directory (sched/runtime/rt_remote_ctl.c) both check with it.
+ */
+struct vsched_move_perm {
+	const bool *may;
+	unsigned int nr;
+};
+int vsched_move_check_perm(unsigned int depth, void *arg);
 /* Whether writes to files called file move vCPUs (the files vsched_write_move() checks). */
 bool vsched_file_moves_vcpus(const char *file);
 /*

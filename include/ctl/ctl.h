@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 struct vsched;
+struct vsched_move_perm;
 struct ctl;
 
 /*
@@ -37,11 +38,14 @@ const char *ctl_dir(const struct ctl *c);
  * Writes, mkdirs and rmdirs another owner serves (the host scheduler's directory sends those
  * below a VM group to its VMM): fn is asked first, after the permission checks; it returns 1
  * to let the directory apply the change as usual, else 0 or -errno as the change's result.
- * WRITE: group and file; MKDIR/RMDIR: group is the directory's path, file NULL.
+ * WRITE: group and file; MKDIR/RMDIR: group is the directory's path, file NULL. perm: for a
+ * write that moves vCPUs, whether the writer may write each ancestor's cgroup.procs in this
+ * directory, for the owner to check the move with (vsched_move_check_perm()); else NULL.
  */
 enum ctl_fwd_op { CTL_FWD_WRITE, CTL_FWD_MKDIR, CTL_FWD_RMDIR };
 typedef int (*ctl_forward_fn)(enum ctl_fwd_op op, const char *group, const char *file,
-			      const char *buf, size_t len, void *arg);
+			      const char *buf, size_t len, const struct vsched_move_perm *perm,
+			      void *arg);
 void ctl_set_forward(struct ctl *c, ctl_forward_fn fn, void *arg);
 
 /* True if dir is a FUSE mount whose server is gone (stat() gives ENOTCONN). */

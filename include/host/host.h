@@ -29,6 +29,7 @@
 struct host;
 struct host_client;
 struct vsched;
+struct vsched_move_perm;
 
 struct host_opts {
 	unsigned int nr_lanes;		/* host CPUs given to the VMs */
@@ -66,10 +67,13 @@ const char *host_client_group(const struct host_client *c);
  * include/host/proto.h, group the group's path ("/machine/web1/a"; for mkdir/rmdir the
  * directory's), file the file written. Below a VM group it is the VMM's: sent to it and
  * waited for (0 or its -errno; -ETIMEDOUT after 2 s, -ESRCH if it left, -EOPNOTSUPP for
- * vsched.vcpus, which numbers slots here). 1: not a VMM's change, apply it here.
+ * vsched.vcpus, which numbers slots here). 1: not a VMM's change, apply it here. perm: for a
+ * write that moves vCPUs, the writer's permission on each ancestor's cgroup.procs here (the
+ * root first; ctl_forward()), with which the VMM checks the move as its own directory would;
+ * NULL: unchecked (a privileged caller).
  */
 int host_forward(struct host *h, unsigned int op, const char *group, const char *file,
-		 const char *buf, size_t len);
+		 const char *buf, size_t len, const struct vsched_move_perm *perm);
 
 /* The daemon's clock (default time_mono_ns()), for tests that drive time. */
 void host_set_clock(struct host *h, uint64_t (*clock)(void));

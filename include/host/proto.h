@@ -29,7 +29,7 @@
 
 #include <stdint.h>
 
-/* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET; 3: PIN */
+/* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET; 3: PIN, CTL's may */
 #define HOST_PROTO_VERSION	3
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
@@ -41,6 +41,7 @@
 #define HOST_CPU_NONE		UINT64_MAX	/* GRANT's b: the lane has no CPU of its own */
 #define HOST_FILE_LEN		64		/* an interface file's name + NUL */
 #define HOST_CTL_BUF_LEN	512		/* a forwarded write's value */
+#define HOST_CTL_MAY_BITS	HOST_PATH_LEN	/* depths below a VM group a path can name */
 #define HOST_ERRNO_MAX		4095
 
 enum host_msg_type {
@@ -130,6 +131,12 @@ struct host_ctl_msg {
 	uint32_t len;		/* bytes of buf (WRITE) */
 	char path[HOST_PATH_LEN];	/* relative to the VM group: "" (itself), "a", "a/b" */
 	char file[HOST_FILE_LEN];	/* WRITE: the interface file */
+	/*
+	 * WRITE of a file that moves vCPUs: bit d set if the writer may write cgroup.procs of the
+	 * destination's ancestor d levels below the VM group (0: the VM group) in the daemon's
+	 * directory (cgroup v2 delegation, vsched_move_check_perm()); all set: unchecked.
+	 */
+	uint8_t may[HOST_CTL_MAY_BITS / 8];
 	char buf[HOST_CTL_BUF_LEN];
 };
 

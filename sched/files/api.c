@@ -345,6 +345,13 @@ ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file,
 	return ret;
 }
 
+int vsched_move_check_perm(unsigned int depth, void *arg)
+{
+	const struct vsched_move_perm *p = arg;
+
+	return depth < p->nr && p->may[depth] ? 0 : -EACCES;
+}
+
 bool vsched_file_moves_vcpus(const char *file)
 {
 	const struct cftype *cft = file ? cftype_find(file) : NULL;

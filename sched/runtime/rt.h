@@ -306,7 +306,10 @@ void rt_vcpu_wake(struct rt_vcpu *rv);
  * and answered, -EPROTO malformed. Called without the lock.
  */
 struct vsched;
+struct host_ctl_msg;
 int rt_remote_ctl(struct runtime *rt, struct vsched *vs, const void *buf, size_t n);
+/* A valid CTL made in vs, moves checked with the writer's permissions it carries: -errno. */
+int rt_remote_ctl_apply(struct vsched *vs, const struct host_ctl_msg *m);
 /* Hands scheduling to the host kernel (the watchdog, a lost daemon). Lock held. */
 void rt_fallback(struct runtime *rt);
 

@@ -45,11 +45,38 @@ static int rt_remote_ctl_valid(const struct host_ctl_msg *m)
 	return 0;
 }
 
+/*
+ * A valid CTL made in the VM's tree. A move is checked by cgroup v2 delegation's rule as the
+ * VM's own directory checks it (ctl/deleg.c), with the writer's permissions in the daemon's
+ * directory: the writer may move a vCPU only if it may write cgroup.procs of the common
+ * ancestor of its group and the destination (EACCES). 0 or -errno.
+ */
+int rt_remote_ctl_apply(struct vsched *vs, const struct host_ctl_msg *m)
+{
+	bool may[HOST_CTL_MAY_BITS];
+	struct vsched_move_perm perm = { may, HOST_CTL_MAY_BITS };
+	unsigned int d;
+	ssize_t ret;
+
+	for (d = 0; d < HOST_CTL_MAY_BITS; d++)
+		may[d] = m->may[d / 8] & (1u << (d % 8));
+	if (m->op == HOST_CTL_WRITE)
+		ret = vsched_write_move(vs, m->path, m->file, m->buf, m->len,
+					vsched_move_check_perm, &perm);
+	else if (m->op == HOST_CTL_MKDIR)
+		ret = vsched_mkdir(vs, m->path);
+	else
+		ret = vsched_rmdir(vs, m->path);
+	if (ret > 0)
+		ret = 0;
+	return ret < -HOST_ERRNO_MAX ? -EIO : (int)ret;
+}
+
 int rt_remote_ctl(struct runtime *rt, struct vsched *vs, const void *buf, size_t n)
 {
 	struct host_ctl_msg m;
 	uint32_t type;
-	ssize_t ret;
+	int ret;
 
 	memcpy(&type, buf, sizeof(type));
 	if (type != HOST_MSG_CTL)
@@ -60,16 +87,7 @@ int rt_remote_ctl(struct runtime *rt, struct vsched *vs, const void *buf, size_t
 	if (rt_remote_ctl_valid(&m))
 		return -EPROTO;
 	/* Not under rt->lock: the API takes it, and its change callback sends the batch. */
-	if (m.op == HOST_CTL_WRITE)
-		ret = vsched_write(vs, m.path, m.file, m.buf, m.len);
-	else if (m.op == HOST_CTL_MKDIR)
-		ret = vsched_mkdir(vs, m.path);
-	else
-		ret = vsched_rmdir(vs, m.path);
-	if (ret > 0)
-		ret = 0;
-	if (ret < -HOST_ERRNO_MAX)
-		ret = -EIO;
+	ret = rt_remote_ctl_apply(vs, &m);
 	mutex_lock(rt->lock);
 	rt_remote_event(rt, HOST_MSG_CTL_DONE, 0, m.seq, (uint64_t)-ret);
 	mutex_unlock(rt->lock);

@@ -6,7 +6,8 @@
 #  - a bad value there fails with the VMM's errno (ERANGE) and changes nothing;
 #  - mkdir and rmdir below a VM group happen in the VM's own tree; rmdir of a group holding a
 #    vCPU is EBUSY; vsched.vcpus (slot numbers in the daemon) is refused (EOPNOTSUPP);
-#  - cgroup.threads below a VM group moves the vCPU in the VM's own tree;
+#  - cgroup.threads below a VM group moves the vCPU in the VM's own tree; an unprivileged writer
+#    (setpriv) is held to cgroup v2 delegation's rule there (EACCES out of its subtree);
 #  - the VM group's own cpu.weight written in the daemon's directory survives a daemon restart
 #    (the VM re-joins with it), as does its subtree.
 . "$(dirname "$0")/runtime-lib.sh"
@@ -53,6 +54,29 @@ tid0=$(sed -n 's/^0 tid=\([0-9]*\).*/\1/p' "$OWN/vsched.vcpu.stat")
 echo "$tid0" >"$D/g/cgroup.threads" || fail "moving vCPU 0 by cgroup.threads"
 [ "$(cat "$OWN/g/vsched.vcpus")" = 0-1 ] || fail "vCPU 0 did not move in the VM's own tree"
 grep -qx "$tid0" "$D/g/cgroup.threads" || fail "vCPU 0 did not move in the daemon's mirror"
+
+# Delegation (cgroup v2) holds for forwarded moves: d, below w in the daemon's directory, is
+# delegated to U as on cgroupfs (chown of the group, its cgroup.procs and cgroup.threads). U may
+# move a vCPU only between groups whose common ancestor's cgroup.procs it may write: from g
+# into d they meet at w, root's: EACCES, and the vCPU stays; root makes that move; from d/x
+# into d they meet at d, U's: done. Before, the VMM made every forwarded move.
+U=65534
+as_u() { setpriv --reuid=$U --regid=$U --clear-groups "$@"; }
+chmod 755 "$TMPD" "$VSCHED_RUN_DIR"
+mkdir "$D/d" "$D/d/x" && echo threaded >"$D/d/cgroup.type" &&
+	echo threaded >"$D/d/x/cgroup.type" || fail "making the delegated groups d, d/x"
+chown $U:$U "$D/d" "$D/d/cgroup.procs" "$D/d/cgroup.threads" || fail "chown of d"
+as_u cat "$D/d/cgroup.threads" >/dev/null || fail "U cannot read d's cgroup.threads"
+err=$(as_u bash -c "echo $tid0 >$D/d/cgroup.threads" 2>&1) &&
+	fail "U moved vCPU 0 from g into d (common ancestor w is not U's)"
+echo "$err" | grep -q "Permission denied" || fail "U's move from g into d: '$err', want EACCES"
+grep -qx "$tid0" "$D/g/cgroup.threads" && [ "$(cat "$OWN/g/vsched.vcpus")" = 0-1 ] ||
+	fail "a refused move moved vCPU 0"
+echo "$tid0" >"$D/d/x/cgroup.threads" || fail "root's move of vCPU 0 from g into d/x"
+[ "$(cat "$OWN/d/x/vsched.vcpus")" = 0 ] || fail "root's move did not reach the VM's tree"
+as_u bash -c "echo $tid0 >$D/d/cgroup.threads" || fail "U's move from d/x into d (both U's)"
+[ "$(cat "$OWN/d/vsched.vcpus")" = 0 ] || fail "U's move did not reach the VM's tree"
+echo "$tid0" >"$D/g/cgroup.threads" || fail "moving vCPU 0 back into g"
 
 # The VM group's own setting: the daemon's, kept by the VMM for a re-join.
 echo 400 >"$D/cpu.weight" || fail "cpu.weight of the VM group"

@@ -25,6 +25,7 @@ struct fwd_vmm {
 	bool answered;
 	struct host_ctl_msg got;	/* the CTL the answering thread read */
 	int answer;			/* the errno it answers with */
+	const struct vsched_move_perm *perm;	/* the writer's, as ctl_forward() gives it */
 };
 
 static int fwd_msg(struct fwd_vmm *m, const void *buf, size_t len)
@@ -83,7 +84,7 @@ static int fwd(struct fwd_vmm *m, unsigned int op, const char *group, const char
 	m->answer = answer;
 	m->answered = false;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, fwd_answer, m), 0);
-	ret = host_forward(m->h, op, group, file, val, val ? strlen(val) : 0);
+	ret = host_forward(m->h, op, group, file, val, val ? strlen(val) : 0, m->perm);
 	/* host_forward() returns after the answer: not answered, not forwarded. */
 	if (!m->answered)
 		send(m->dfd, &(uint32_t){ 0 }, sizeof(uint32_t), 0);
@@ -96,7 +97,7 @@ static void test_host_fwd(void)
 	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };
 	struct host_group_msg vmset;
 	struct host *h = NULL;
-	struct fwd_vmm m;
+	struct fwd_vmm m = { .perm = NULL };
 	char buf[1024];
 
 	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
@@ -114,6 +115,19 @@ static void test_host_fwd(void)
 	/* Moves in the VM group itself are the VMM's. */
 	CU_ASSERT_EQUAL(fwd(&m, HOST_CTL_WRITE, "/machine/a", "cgroup.threads", "77", 0), 0);
 	CU_ASSERT_STRING_EQUAL(m.got.path, "");
+	/* Unchecked (a privileged caller): every depth allowed. */
+	CU_ASSERT_EQUAL(m.got.may[0], 0xff);
+	CU_ASSERT_EQUAL(m.got.may[sizeof(m.got.may) - 1], 0xff);
+	/*
+	 * A writer's permissions, the root first ("/", "/machine", "/machine/a", "/machine/a/g"),
+	 * go from the VM group down: the VMM's tree counts depth from there.
+	 */
+	m.perm = &(struct vsched_move_perm){ (const bool[]){ true, true, false, true }, 4 };
+	CU_ASSERT_EQUAL(fwd(&m, HOST_CTL_WRITE, "/machine/a/g", "cgroup.threads", "77", EACCES),
+			-EACCES);
+	CU_ASSERT_EQUAL(m.got.may[0], 0x2);
+	CU_ASSERT_EQUAL(m.got.may[1], 0);
+	m.perm = NULL;
 	/* The VM group's settings, groups above VMs, another VM's name prefix: here. */
 	CU_ASSERT_EQUAL(fwd(&m, HOST_CTL_WRITE, "/machine/a", "cpu.weight", "5", 0), 1);
 	CU_ASSERT_EQUAL(fwd(&m, HOST_CTL_MKDIR, "/machine/ab", NULL, NULL, 0), 1);
@@ -185,9 +199,52 @@ static void test_rt_remote_ctl_refused(void)
 	vsched_destroy(vs);
 }
 
+/* CTL with the writer's permissions (bit d: depth d of the VM's tree); 0 or the VMM's -errno. */
+static int fwd_move(struct vsched *vs, const char *group, const char *vcpus, uint8_t may)
+{
+	struct host_ctl_msg m = { .type = HOST_MSG_CTL, .op = HOST_CTL_WRITE, .seq = 1,
+				  .file = "vsched.vcpus" };
+
+	snprintf(m.path, sizeof(m.path), "%s", group);
+	m.len = (uint32_t)snprintf(m.buf, sizeof(m.buf), "%s", vcpus);
+	m.may[0] = may;
+	return rt_remote_ctl_apply(vs, &m);
+}
+
+/*
+ * A forwarded move is checked by cgroup v2 delegation's rule in the VM's tree: the writer must
+ * may write cgroup.procs of the common ancestor of each vCPU's group and the destination
+ * (EACCES, nothing moves); a move inside its delegated subtree is its to make.
+ */
+static void test_rt_remote_ctl_deleg(void)
+{
+	struct vsched *vs = vsched_create(1, 2);
+	char buf[64];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "a"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "a/x"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "b"), 0);
+	CU_ASSERT_EQUAL(vsched_assign(vs, "0", "b"), 0);
+	CU_ASSERT_EQUAL(vsched_assign(vs, "1", "a/x"), 0);
+	/* Only a (depth 1) is the writer's: vCPU 0 in b meets a at the root. */
+	CU_ASSERT_EQUAL(fwd_move(vs, "a", "0", 0x2), -EACCES);
+	CU_ASSERT_EQUAL(vsched_read(vs, "b", "vsched.vcpus", buf, sizeof(buf)), 2);
+	CU_ASSERT_EQUAL(memcmp(buf, "0\n", 2), 0);
+	/* vCPU 1 in a/x meets a at a. */
+	CU_ASSERT_EQUAL(fwd_move(vs, "a", "1", 0x2), 0);
+	CU_ASSERT_EQUAL(vsched_read(vs, "a", "vsched.vcpus", buf, sizeof(buf)), 2);
+	CU_ASSERT_EQUAL(memcmp(buf, "1\n", 2), 0);
+	/* The root is the writer's too (a privileged writer: every bit). */
+	CU_ASSERT_EQUAL(fwd_move(vs, "a", "0", 0x3), 0);
+	CU_ASSERT_EQUAL(fwd_move(vs, "b", "0-1", 0xff), 0);
+	vsched_destroy(vs);
+}
+
 static CU_TestInfo host_fwd_tests[] = {
 	{ "below a VM group is the VMM's; the rest is the daemon's", test_host_fwd },
 	{ "a malformed CTL is refused by the VMM", test_rt_remote_ctl_refused },
+	{ "a forwarded move is checked by the delegation rule", test_rt_remote_ctl_deleg },
 	CU_TEST_INFO_NULL,
 };
 
