@@ -40,7 +40,7 @@ void host_send(struct host_client *c, const void *msg, size_t len)
  * page alone, without the datagram, left lanes idle: 7 % of 2 CPUs beside a throttling
  * partition against 3 % with it, docs/host.md.)
  */
-static void host_decide(struct host *h, const struct sched_decision *d)
+void host_decide(struct host *h, const struct sched_decision *d)
 {
 	struct host_ev m = { .vcpu = 0 };
 	struct host_slot *sl;
