@@ -166,6 +166,8 @@ struct runtime {
 	size_t page_len;
 	struct host_offer *offer;	/* host mode: idle-lane offers, NULL: none (rt_offer.c) */
 	uint64_t sent;		/* host mode: datagrams sent since the join */
+	bool took_due;		/* an offer taken, its TOOK not sent yet (rt_offer.c): */
+	uint32_t took_vcpu, took_gen, took_lane;
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 
@@ -308,6 +310,7 @@ void rt_vcpu_wake(struct rt_vcpu *rv);
 int rt_offer_map(struct runtime *rt, int fd);
 void rt_offer_unmap(struct runtime *rt);
 bool rt_offer_take(struct runtime *rt, unsigned int id);
+void rt_offer_flush(struct runtime *rt);
 /*
  * rt_remote_ctl.c: a datagram from the daemon that may be a CTL: 0 not one, 1 applied to vs
  * and answered, -EPROTO malformed. Called without the lock.

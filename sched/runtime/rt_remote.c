@@ -73,6 +73,7 @@ static void rt_remote_send(struct runtime *rt, const void *msg, size_t len)
 
 	if (!r->joined)
 		return;
+	rt_offer_flush(rt);	/* a TOOK not sent yet goes first */
 	/* Never blocks under the lock: a daemon that cannot take a datagram is treated as gone. */
 	if (send(r->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
 		rt_remote_lost(rt, errno == EAGAIN ? "it stopped reading" : strerror(errno));
@@ -194,6 +195,7 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	if (ret)
 		return ret;
 	rt->sent = 0;
+	rt->took_due = false;	/* the claim went with the old daemon */
 	memcpy(r->group, w.group, sizeof(r->group));
 	/* The agent's recv() wakes up to look at the daemon's liveness. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
