@@ -259,6 +259,9 @@ static int host_client_handle(struct host *h, struct host_client *c, const void 
 	if (!c->joined)
 		return -EPROTO;
 	c->nr_read++;	/* what an offer says the daemon has seen of this VM */
+	/* A VMM that took an offer sends its TOOK before anything else. */
+	if (c->took_due && type != HOST_MSG_TOOK)
+		return -EPROTO;
 	/* It speaks again: what was revoked while it was silent competes again. */
 	if (c->nr_revoked)
 		host_unrevoke(h, c, h->clock());

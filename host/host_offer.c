@@ -21,8 +21,9 @@
  *
  * The page is the VMM's to write, so the daemon reads only the word, once, with the CAS, and
  * keeps its own copy of everything it offered. A word that is not this offer's (another gen or
- * lane, a vCPU out of range or not offered, a second claim before the first's TOOK) is garbage:
- * the VM is hung up on, as for a bad datagram. The memfd is sealed against resizing, so the
+ * lane, a vCPU out of range or not offered) is garbage, and so is a datagram from that VM other
+ * than the claim's TOOK before it: the VM is hung up on, as for a bad datagram. No VM is offered
+ * a lane while its TOOK is due. The memfd is sealed against resizing, so the
  * daemon's mapping cannot fault.
  */
 #include <errno.h>
@@ -121,7 +122,7 @@ static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
 	size_t n, k;
 
 	if (host_offer_gen(w) != h->offer_gen || host_offer_lane(w) != lane ||
-	    i >= c->nr_vcpus || !host_offer_ok(c, i) || c->took_due)
+	    i >= c->nr_vcpus || !host_offer_ok(c, i))
 		return -EPROTO;
 	slot = c->slot[i];
 	/* Offered while blocked; nothing but this VM's datagrams makes it runnable. */
