@@ -12,6 +12,10 @@
  *              receives the GRANT datagram, as rt_remote.c's does, and drops it.
  *  host, agent: the same without the page (before it, or a daemon that cannot make one): the
  *              agent thread receives the GRANT and signals B under the lock.
+ *  host, offer: the daemon offered the idle lane to the VM (host/host_offer.c); A takes it with
+ *              a CAS under its lock and signals B's condition variable as in-process; TOOK goes
+ *              before A's next datagram (the BLOCKED), as rt_offer.c defers it. Between rounds
+ *              A waits for the daemon to offer the lane again (not timed).
  * One vCPU, one lane; per round: runnable -> granted (B runs) -> blocked. Median, p90, p99.
  * BENCH_LAT_ROUNDS overrides the number of rounds (default 20000).
  */
@@ -48,6 +52,10 @@ struct lat {
 	/* host mode */
 	int fd;
 	const struct host_grant *page;	/* NULL: the agent signals B */
+	struct host_offer *offer;	/* offer mode: A takes the lane itself */
+	uint64_t sent;			/* datagrams sent since the HELLO */
+	unsigned int missed;		/* offer mode: rounds with no offer in time (not counted) */
+	uint64_t took_gen;		/* offer mode: the TOOK to send before the next datagram */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -168,12 +176,65 @@ static void *agent(void *arg)
 	return NULL;
 }
 
-static void send_ev(int fd, uint32_t type)
+static void send_msg(struct lat *l, uint32_t type, uint64_t a, uint64_t b)
 {
-	struct host_ev m = { .type = type };
+	struct host_ev m = { .type = type, .a = a, .b = b };
 
-	if (send(fd, &m, sizeof(m), 0) != sizeof(m))
+	if (l->took_gen && type != HOST_MSG_TOOK) {
+		send_msg(l, HOST_MSG_TOOK, l->took_gen, 0);
+		l->took_gen = 0;
+	}
+	if (send(l->fd, &m, sizeof(m), 0) != sizeof(m))
 		perror("bench-host-latency: send");
+	l->sent++;
+}
+
+static void send_ev(struct lat *l, uint32_t type)
+{
+	send_msg(l, type, 0, 0);
+}
+
+/* Offer mode, not timed: until the daemon offers the lane again for what it read of us. */
+static bool wait_offer(struct lat *l, uint64_t *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < 100000; i++) {
+		*w = __atomic_load_n(&l->offer->word, __ATOMIC_ACQUIRE);
+		if (host_offer_lane(*w) == 0 && host_offer_vcpu(*w) == HOST_OFFER_FREE &&
+		    __atomic_load_n(&l->offer->sent, __ATOMIC_ACQUIRE) == l->sent &&
+		    (__atomic_load_n(&l->offer->eligible[0], __ATOMIC_ACQUIRE) & 1))
+			return true;
+		usleep(10);
+	}
+	return false;
+}
+
+/*
+ * One offer round: under its lock (rt->lock's part), A takes the lane with a CAS and signals B
+ * as rt_grant() does. false: no offer in time or lost the CAS (the round is redone).
+ */
+static bool offer_round(struct lat *l, pthread_mutex_t *vmm)
+{
+	uint64_t w;
+	bool took;
+
+	if (!wait_offer(l, &w))
+		return false;
+	pthread_mutex_lock(vmm);
+	l->t0 = time_mono_ns();
+	took = __atomic_compare_exchange_n(&l->offer->word, &w,
+					   host_offer_word(host_offer_gen(w), 0, 0), false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	if (took) {
+		pthread_mutex_lock(&l->lock);
+		l->granted = true;
+		pthread_cond_broadcast(&l->cond);
+		pthread_mutex_unlock(&l->lock);
+		l->took_gen = host_offer_gen(w);
+	}
+	pthread_mutex_unlock(vmm);
+	return took;
 }
 
 static pid_t daemon_start(const char *sock)
@@ -191,39 +252,51 @@ static pid_t daemon_start(const char *sock)
 	_exit(0);
 }
 
-/* The WELCOME, and the grant page mapped from the fd it carries if use_page. */
+/* The WELCOME, the grant page mapped from the fd it carries if use_page, the offer page too. */
 static int recv_welcome(struct lat *l, struct host_welcome *w, bool use_page)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = { .iov_base = w, .iov_len = sizeof(*w) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
-	void *p;
-	int fd;
+	int fd[2] = { -1, -1 };
+	void *p, *o = NULL;
 
 	if (recvmsg(l->fd, &mh, 0) != sizeof(*w) || w->err)
 		return -1;
 	cm = CMSG_FIRSTHDR(&mh);
 	if (!cm || cm->cmsg_type != SCM_RIGHTS)
 		return use_page ? -1 : 0;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-	p = use_page ? mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) : NULL;
-	close(fd);
-	if (p == MAP_FAILED)
+	memcpy(fd, CMSG_DATA(cm), cm->cmsg_len == CMSG_LEN(2 * sizeof(int)) ? 2 * sizeof(int) :
+	       sizeof(int));
+	p = use_page ? mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd[0], 0) : NULL;
+	if (fd[1] >= 0)
+		o = mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
+	close(fd[0]);
+	if (fd[1] >= 0)
+		close(fd[1]);
+	if (p == MAP_FAILED || o == MAP_FAILED)
 		return -1;
 	l->page = p;
+	l->offer = o;
 	return 0;
 }
 
-static int run_host(struct lat *l, const char *sock, bool use_page)
+enum mode { MODE_AGENT, MODE_PAGE, MODE_OFFER };
+
+static int run_host(struct lat *l, const char *sock, enum mode mode)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
-		.nr_vcpus = 1, .name = "bench", .flags = use_page ? HOST_HELLO_PAGE : 0,
+		.nr_vcpus = 1, .name = "bench",
+		.flags = mode == MODE_OFFER ? HOST_HELLO_PAGE | HOST_HELLO_OFFER :
+			 mode == MODE_PAGE ? HOST_HELLO_PAGE : 0,
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
 	};
+	pthread_mutex_t vmm = PTHREAD_MUTEX_INITIALIZER;
+	bool use_page = mode != MODE_AGENT;
 	struct host_welcome w;
 	pthread_t a, b;
 	unsigned int i;
@@ -233,18 +306,31 @@ static int run_host(struct lat *l, const char *sock, bool use_page)
 	for (i = 0; i < 200 && connect(l->fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
 		usleep(10000);
 	if (i == 200 || send(l->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
-	    recv_welcome(l, &w, use_page)) {
+	    recv_welcome(l, &w, use_page) || (mode == MODE_OFFER && !l->offer)) {
 		fprintf(stderr, "bench-host-latency: cannot join the daemon at %s\n", sock);
 		return -1;
 	}
-	send_ev(l->fd, HOST_MSG_COMMIT);
+	send_ev(l, HOST_MSG_COMMIT);
 	pthread_create(&a, NULL, agent, l);
-	pthread_create(&b, NULL, l->page ? page_waiter : waiter, l);
+	pthread_create(&b, NULL, l->page && mode != MODE_OFFER ? page_waiter : waiter, l);
 	for (i = 0; i < l->rounds; i++) {
-		l->t0 = time_mono_ns();
-		send_ev(l->fd, HOST_MSG_RUNNABLE);
+		if (mode == MODE_OFFER) {
+			if (!offer_round(l, &vmm)) {
+				if (++l->missed > l->rounds)
+					break;
+				i--;
+				continue;
+			}
+		} else {
+			l->t0 = time_mono_ns();
+			send_ev(l, HOST_MSG_RUNNABLE);
+		}
 		wait_done(l);
-		send_ev(l->fd, HOST_MSG_BLOCKED);
+		send_ev(l, HOST_MSG_BLOCKED);
+	}
+	if (i < l->rounds) {
+		fprintf(stderr, "bench-host-latency: the daemon stopped offering the lane\n");
+		return -1;
 	}
 	pthread_join(b, NULL);
 	shutdown(l->fd, SHUT_RDWR);
@@ -252,10 +338,12 @@ static int run_host(struct lat *l, const char *sock, bool use_page)
 	close(l->fd);
 	if (l->page)
 		munmap((void *)l->page, 4096);
+	if (l->offer)
+		munmap(l->offer, sizeof(*l->offer));
 	return 0;
 }
 
-static int run_daemon(struct lat *l, bool use_page)
+static int run_daemon(struct lat *l, enum mode mode)
 {
 	char sock[64];
 	pid_t pid;
@@ -263,7 +351,7 @@ static int run_daemon(struct lat *l, bool use_page)
 
 	snprintf(sock, sizeof(sock), "/tmp/vsched-bench-host.%d.sock", (int)getpid());
 	pid = daemon_start(sock);
-	ret = run_host(l, sock, use_page);
+	ret = run_host(l, sock, mode);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	unlink(sock);
@@ -286,13 +374,14 @@ int main(void)
 {
 	const char *env = getenv("BENCH_LAT_ROUNDS");
 	unsigned int rounds = env ? (unsigned int)atoi(env) : 20000;
-	struct lat *in, *ag, *pg;
+	struct lat *in, *ag, *pg, *of;
 
 	if (!rounds)
 		return 2;
 	in = lat_new(rounds);
 	ag = lat_new(rounds);
 	pg = lat_new(rounds);
+	of = lat_new(rounds);
 	in->vs = vsched_create(1, 1);
 	if (!in->vs)
 		return 1;
@@ -301,20 +390,31 @@ int main(void)
 	vsched_unlock(in->vs);
 	run_inprocess(in);
 	report("in-process", in);
-	if (run_daemon(pg, true) || run_daemon(ag, false))
+	if (run_daemon(pg, MODE_PAGE) || run_daemon(ag, MODE_AGENT) || run_daemon(of, MODE_OFFER))
 		return 1;
 	report("host, page", pg);
 	report("host, agent", ag);
-	printf("host mode / in-process (median): page %.2f, agent %.2f (issue 17's goal: <= 1.10)\n",
+	report("host, offer", of);
+	printf("offer rounds redone (no offer in time or CAS lost): %u\n", of->missed);
+	printf("host mode / in-process (median): offer %.2f, page %.2f, agent %.2f "
+	       "(issue 17's goal: <= 1.10)\n",
+	       (double)of->samples[of->n / 2] / in->samples[in->n / 2],
 	       (double)pg->samples[pg->n / 2] / in->samples[in->n / 2],
 	       (double)ag->samples[ag->n / 2] / in->samples[in->n / 2]);
-	printf("host mode / in-process (p99): page %.2f, agent %.2f\n",
+	printf("host mode / in-process (p90): offer %.2f, page %.2f, agent %.2f\n",
+	       (double)of->samples[of->n * 9 / 10] / in->samples[in->n * 9 / 10],
+	       (double)pg->samples[pg->n * 9 / 10] / in->samples[in->n * 9 / 10],
+	       (double)ag->samples[ag->n * 9 / 10] / in->samples[in->n * 9 / 10]);
+	printf("host mode / in-process (p99): offer %.2f, page %.2f, agent %.2f\n",
+	       (double)of->samples[of->n * 99 / 100] / in->samples[in->n * 99 / 100],
 	       (double)pg->samples[pg->n * 99 / 100] / in->samples[in->n * 99 / 100],
 	       (double)ag->samples[ag->n * 99 / 100] / in->samples[in->n * 99 / 100]);
 	vsched_destroy(in->vs);
 	free(in->samples);
 	free(ag->samples);
 	free(pg->samples);
+	free(of->samples);
+	free(of);
 	free(in);
 	free(ag);
 	free(pg);

@@ -38,6 +38,7 @@ static void host_changed(struct vsched *vs, enum vsched_event ev, const char *pa
 	uint64_t now;
 
 	vsched_lock(vs);
+	host_offer_settle(h);
 	/* A VM group's own setting: its VMM keeps it for a re-join. */
 	if (ev == VSCHED_EV_WRITE)
 		host_fwd_vmset(h, path, file);
@@ -46,6 +47,7 @@ static void host_changed(struct vsched *vs, enum vsched_event ev, const char *pa
 	host_charge_holders(h, now, UINT_MAX);
 	sched_timer(h->s, now);
 	host_drain(h);
+	host_offer_make(h);
 	vsched_unlock(vs);
 }
 
@@ -86,8 +88,10 @@ int host_create(const struct host_opts *o, struct host **out)
 		return -ENOMEM;
 	h->slot = calloc(n, sizeof(*h->slot));
 	h->nr_lanes = o->nr_lanes;
-	h->vs = h->slot && !host_lanes_pin(h) ? vsched_create(o->nr_lanes, n) : NULL;
+	h->vs = h->slot && !host_lanes_pin(h) && !host_offer_init(h) ?
+		vsched_create(o->nr_lanes, n) : NULL;
 	if (!h->vs) {
+		host_offer_exit(h);
 		free(h->lane_cpu);
 		free(h->slot);
 		free(h);
@@ -142,6 +146,7 @@ void host_destroy(struct host *h)
 	if (h->timer_fd >= 0)
 		close(h->timer_fd);
 	vsched_destroy(h->vs);
+	host_offer_exit(h);
 	free(h->lane_cpu);
 	free(h->slot);
 	free(h);
@@ -223,7 +228,8 @@ static void host_input(struct host *h, struct host_client *c)
 			break;
 		vsched_lock(h->vs);
 		if (n <= 0) {
-			why = c->dead ? "not reading its socket" : "hung up";
+			why = c->garbage ? "wrote garbage in its offer page; hung up on it" :
+			      c->dead ? "not reading its socket" : "hung up";
 		} else {
 			ret = (size_t)n > sizeof(buf) ? -EMSGSIZE : host_client_msg(h, c, buf, (size_t)n);
 			if (ret < 0)
@@ -251,6 +257,7 @@ static void host_tick(struct host *h)
 	if (read(h->timer_fd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
 		return;
 	vsched_lock(h->vs);
+	host_offer_settle(h);
 	now = h->clock();
 	h->timer_at = HOST_TIME_INF;
 	host_charge_holders(h, now, UINT_MAX);
@@ -258,6 +265,7 @@ static void host_tick(struct host *h)
 	host_rotate_due(h, now);
 	sched_timer(h->s, now);
 	host_drain(h);
+	host_offer_make(h);
 	vsched_unlock(h->vs);
 }
 

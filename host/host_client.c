@@ -30,6 +30,7 @@ static const size_t host_msg_size[HOST_MSG_MAX] = {
 	[HOST_MSG_TID] = sizeof(struct host_ev),
 	[HOST_MSG_PING] = sizeof(struct host_ev),
 	[HOST_MSG_CTL_DONE] = sizeof(struct host_ev),
+	[HOST_MSG_TOOK] = sizeof(struct host_ev),
 };
 
 int host_client_add(struct host *h, int fd, struct host_client **out)
@@ -47,11 +48,14 @@ int host_client_add(struct host *h, int fd, struct host_client **out)
 
 void host_client_remove(struct host *h, struct host_client *c)
 {
+	host_offer_settle(h);
+	host_offer_destroy(h, c);
 	host_fwd_gone(h, c);
 	host_tree_leave(h, c);
 	host_drain(h);
 	list_del(&c->node);
 	h->nr_clients--;
+	host_offer_make(h);
 	if (c->fd >= 0)
 		close(c->fd);
 	host_page_destroy(c);
@@ -66,16 +70,22 @@ const char *host_client_group(const struct host_client *c)
 	return c->joined ? c->group : NULL;
 }
 
-/* The answer to a HELLO; a join's carries the grant page's read-only fd (page_fd >= 0). */
-static void host_welcome(struct host *h, struct host_client *c, int err, int page_fd)
+/*
+ * The answer to a HELLO; a join's carries the grant page's read-only fd (page_fd >= 0) and then
+ * the offer page's (offer_fd >= 0, only with a grant page).
+ */
+static void host_welcome(struct host *h, struct host_client *c, int err, int page_fd,
+			 int offer_fd)
 {
+	int fds[2] = { page_fd, offer_fd };
+	size_t nr_fds = offer_fd >= 0 ? 2 : 1;
 	struct host_welcome w = {
 		.type = HOST_MSG_WELCOME, .version = HOST_PROTO_VERSION, .err = err,
 		.nr_lanes = h->nr_lanes, .pid = getpid(),
 	};
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} u;
 	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -91,12 +101,12 @@ static void host_welcome(struct host *h, struct host_client *c, int err, int pag
 		return;
 	}
 	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof(u.buf);
+	mh.msg_controllen = CMSG_SPACE(nr_fds * sizeof(int));
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &page_fd, sizeof(int));
+	cm->cmsg_len = CMSG_LEN(nr_fds * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, nr_fds * sizeof(int));
 	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(w)) {
 		c->dead = true;
 		shutdown(c->fd, SHUT_RDWR);
@@ -105,23 +115,23 @@ static void host_welcome(struct host *h, struct host_client *c, int err, int pag
 
 static int host_hello(struct host *h, struct host_client *c, const struct host_hello *m)
 {
-	int ret, page_fd = -1;
+	int ret, page_fd = -1, offer_fd = -1;
 
 	if (c->joined)
 		return -EPROTO;
 	if (m->version != HOST_PROTO_VERSION) {
-		host_welcome(h, c, -EPROTONOSUPPORT, -1);
+		host_welcome(h, c, -EPROTONOSUPPORT, -1, -1);
 		return 1;
 	}
 	if (!m->nr_vcpus) {
-		host_welcome(h, c, 0, -1);
+		host_welcome(h, c, 0, -1, -1);
 		return 1;
 	}
 	ret = strnlen(m->name, sizeof(m->name)) == sizeof(m->name) ? -ENAMETOOLONG :
 	      registry_name_valid(m->name);
 	if (!ret)
 		ret = host_path_valid(m->partition, sizeof(m->partition), true);
-	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 || m->flags & ~HOST_HELLO_PAGE))
+	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 || m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER)))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
@@ -134,9 +144,14 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	/* Without a page (not asked for, no memfd sealing here) the socket carries every decision. */
 	if (!ret && (m->flags & HOST_HELLO_PAGE) && host_page_create(c, &page_fd))
 		page_fd = -1;
-	host_welcome(h, c, ret, page_fd);
+	/* Offers only beside a page: without one, no offer (the socket carries every RUNNABLE). */
+	if (page_fd >= 0 && (m->flags & HOST_HELLO_OFFER) && host_offer_create(c, &offer_fd))
+		offer_fd = -1;
+	host_welcome(h, c, ret, page_fd, offer_fd);
 	if (page_fd >= 0)
 		close(page_fd);
+	if (offer_fd >= 0)
+		close(offer_fd);
 	return ret ? 1 : 0;
 }
 
@@ -223,11 +238,13 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 			return -ERANGE;
 		sched_vcpu_set_tid(h->s, slot, (pid_t)m->a);
 		return 0;
+	case HOST_MSG_TOOK:
+		return host_offer_took(c, m);
 	}
 	return -EPROTO;
 }
 
-int host_client_msg(struct host *h, struct host_client *c, const void *buf, size_t len)
+static int host_client_handle(struct host *h, struct host_client *c, const void *buf, size_t len)
 {
 	uint32_t type;
 	int ret;
@@ -240,6 +257,10 @@ int host_client_msg(struct host *h, struct host_client *c, const void *buf, size
 	if (type == HOST_MSG_HELLO)
 		return host_hello(h, c, buf);
 	if (!c->joined)
+		return -EPROTO;
+	c->nr_read++;	/* what an offer says the daemon has seen of this VM */
+	/* A VMM that took an offer sends its TOOK before anything else. */
+	if (c->took_due && type != HOST_MSG_TOOK)
 		return -EPROTO;
 	/* It speaks again: what was revoked while it was silent competes again. */
 	if (c->nr_revoked)
@@ -256,6 +277,18 @@ int host_client_msg(struct host *h, struct host_client *c, const void *buf, size
 		ret = host_event(h, c, &m);
 	}
 	host_drain(h);
+	return ret;
+}
+
+/* The offer is settled before the datagram reaches the core, and made again after it. */
+int host_client_msg(struct host *h, struct host_client *c, const void *buf, size_t len)
+{
+	int ret;
+
+	if (host_offer_settle(h) == c)
+		return -EPROTO;
+	ret = host_client_handle(h, c, buf, len);
+	host_offer_make(h);
 	return ret;
 }
 

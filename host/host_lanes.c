@@ -48,7 +48,7 @@ static uint64_t host_lane_cpu(struct host *h, unsigned int lane)
  * page alone, without the datagram, left lanes idle: 7 % of 2 CPUs beside a throttling
  * partition against 3 % with it, docs/host.md.)
  */
-static void host_decide(struct host *h, const struct sched_decision *d)
+void host_decide(struct host *h, const struct sched_decision *d)
 {
 	struct host_ev m = { .vcpu = 0 };
 	struct host_slot *sl;

@@ -14,6 +14,7 @@
 #include "util/list.h"
 
 struct sched;
+struct sched_decision;
 struct ctl;
 
 /* A slot of the core: free (client NULL) or one vCPU of a joined VM. */
@@ -46,6 +47,13 @@ struct host_client {
 	uint32_t *seq;
 	struct host_grant *page;	/* NULL: none, decisions go by the socket alone */
 	size_t page_len;
+	/* host_offer.c: the offer page (NULL: none) the VMM may write, and what is known of it */
+	struct host_offer *offer;
+	uint64_t nr_read;		/* datagrams read since the join */
+	uint64_t *offer_ok;		/* the daemon's copy of the offered vCPUs (bitmap) */
+	bool took_due;			/* a claim honoured, its TOOK not read yet: */
+	uint32_t took_vcpu, took_gen, took_lane;
+	bool garbage;			/* wrote garbage in its offer page: host_run() hangs up */
 };
 
 struct host {
@@ -71,6 +79,11 @@ struct host {
 	uint32_t fwd_next, fwd_seq;
 	bool fwd_done;
 	int fwd_err;
+	/* host_offer.c: the one outstanding offer of an idle lane */
+	struct host_client *offer_to;	/* NULL: none */
+	uint32_t offer_gen, offer_lane;
+	struct host_client **lane_last;	/* each lane's last holder's VM, NULL: none */
+	struct host_client *offer_rr;	/* the last VM offered a lane: round-robin after it */
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
@@ -84,6 +97,21 @@ void host_charge_holders(struct host *h, uint64_t now, unsigned int skip);
 void host_charge_granted(struct host *h, unsigned int slot, uint64_t now);
 int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
 		       uint64_t now);
+
+void host_decide(struct host *h, const struct sched_decision *d);
+
+/*
+ * host_offer.c: idle-lane offers. settle() before anything reaches the core (revokes the offer;
+ * honours a claim that won); make() after (offers the first idle lane if nobody waits). settle
+ * returns a VM that wrote garbage (marked dead, hung up by host_run()), or NULL. Lock held.
+ */
+int host_offer_init(struct host *h);
+void host_offer_exit(struct host *h);
+int host_offer_create(struct host_client *c, int *fd);
+void host_offer_destroy(struct host *h, struct host_client *c);
+struct host_client *host_offer_settle(struct host *h);
+void host_offer_make(struct host *h);
+int host_offer_took(struct host_client *c, const struct host_ev *m);
 
 /* host_page.c: the grant page of a VM. Lock held. */
 int host_page_create(struct host_client *c, int *ro_fd);

@@ -23,13 +23,20 @@
  * Each decision about a vCPU is written there before it is sent, and a grant wakes the futex
  * of its entry: a vCPU thread parked for a lane waits on that futex and takes its grant from
  * the page itself; the datagram follows for the agent (docs/host.md).
+ *
+ * The offer page (HOST_HELLO_OFFER; the WELCOME's second fd): one struct host_offer the VMM may
+ * write. When a lane is idle and nobody waits, the daemon offers it to one VM there; a vCPU of
+ * that VM that becomes runnable takes it with a CAS on `word` and runs at once, then sends TOOK.
+ * The daemon revokes the offer with a CAS before it feeds its core anything else; whoever wins
+ * the CAS wins. The daemon reads nothing there but `word`, and checks it (host/host_offer.c).
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H
 
 #include <stdint.h>
 
-/* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET; 3: PIN, CTL's may */
+/* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET;
+ * 3: PIN, CTL's may, offers (TOOK) */
 #define HOST_PROTO_VERSION	3
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
@@ -70,6 +77,7 @@ enum host_msg_type {
 				   ""), written in the daemon's directory: sent again at a re-join */
 	HOST_MSG_PIN,		/* daemon -> VMM: the lanes moved over their CPUs (every
 				   LANE_ROTATE_NS): vcpu holds lane arg, now on host CPU b */
+	HOST_MSG_TOOK,		/* VMM -> daemon: vcpu took the offer: a = its gen, b = its lane */
 	HOST_MSG_MAX,
 };
 
@@ -86,6 +94,7 @@ struct host_settings {
 };
 
 #define HOST_HELLO_PAGE		0x01	/* the VMM waits on a grant page (futex_waitv) */
+#define HOST_HELLO_OFFER	0x02	/* the VMM takes idle-lane offers (with a page only) */
 
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */
@@ -159,5 +168,43 @@ struct host_grant {
 	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats */
 	uint64_t pad;
 };
+
+/*
+ * The offer page. word: gen << 32 | lane << 16 | vcpu. lane HOST_OFFER_NONE: no offer (revoked);
+ * vcpu HOST_OFFER_FREE: offered, else the vCPU that took it. The other fields are the daemon's,
+ * written before the word that offers: they hold for that gen only (a later gen's fields come
+ * after that gen's revocation, so a claim that read them fails its CAS).
+ */
+#define HOST_OFFER_NONE		0xffffu
+#define HOST_OFFER_FREE		0xffffu
+
+struct host_offer {
+	uint64_t word;
+	uint64_t sent;		/* the VM's datagrams the daemon had read: a VMM with more in flight
+				   may not take it (the daemon's view of the VM is older) */
+	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats */
+	uint64_t pad[5];
+	uint64_t eligible[HOST_MAX_VM_VCPUS / 64];	/* vCPUs the core would give the lane to */
+};
+
+static inline uint64_t host_offer_word(uint32_t gen, uint32_t lane, uint32_t vcpu)
+{
+	return (uint64_t)gen << 32 | (uint64_t)(lane & 0xffff) << 16 | (vcpu & 0xffff);
+}
+
+static inline uint32_t host_offer_gen(uint64_t w)
+{
+	return (uint32_t)(w >> 32);
+}
+
+static inline uint32_t host_offer_lane(uint64_t w)
+{
+	return (uint32_t)(w >> 16) & 0xffff;
+}
+
+static inline uint32_t host_offer_vcpu(uint64_t w)
+{
+	return (uint32_t)w & 0xffff;
+}
 
 #endif

@@ -39,6 +39,7 @@ struct sched;
 struct kvm_steal_time;
 struct rt_remote;
 struct host_grant;
+struct host_offer;
 
 /*
  * A vCPU's state, changed only by rt_set_state() (rt_state.c), which allows these transitions
@@ -163,6 +164,10 @@ struct runtime {
 	uint64_t report_at;	/* host mode: next report of running vCPUs' CPU time */
 	const struct host_grant *page;	/* host mode: the grant page, NULL: none (rt_page.c) */
 	size_t page_len;
+	struct host_offer *offer;	/* host mode: idle-lane offers, NULL: none (rt_offer.c) */
+	uint64_t sent;		/* host mode: datagrams sent since the join */
+	bool took_due;		/* an offer taken, its TOOK not sent yet (rt_offer.c): */
+	uint32_t took_vcpu, took_gen, took_lane;
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 
@@ -287,13 +292,14 @@ void rt_remote_config(struct runtime *rt);
 /*
  * rt_remote_dial.c: a socket connected to the daemon, or -errno; HELLO (type, version and pid
  * filled in here), then the WELCOME: 0, the daemon's -errno, or -EPROTO for a reply that is
- * not one. *page_fd: the grant page a join comes with, -1: none (the caller closes it).
+ * not one. *page_fd: the grant page a join comes with, *offer_fd its offer page, -1: none (the
+ * caller closes them).
  */
 struct host_hello;
 struct host_welcome;
 int rt_remote_dial(const char *sock);
 int rt_remote_hello(int fd, struct host_hello *m, int timeout_ms, struct host_welcome *w,
-		    int *page_fd);
+		    int *page_fd, int *offer_fd);
 /* The grant page (rt_page.c). Lock held. */
 bool rt_page_usable(void);
 int rt_page_map(struct runtime *rt, int fd);
@@ -301,6 +307,11 @@ void rt_page_unmap(struct runtime *rt);
 bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq);
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
 void rt_vcpu_wake(struct rt_vcpu *rv);
+/* Idle-lane offers (rt_offer.c). Lock held. take: true if vCPU id took one and holds a lane. */
+int rt_offer_map(struct runtime *rt, int fd);
+void rt_offer_unmap(struct runtime *rt);
+bool rt_offer_take(struct runtime *rt, unsigned int id);
+void rt_offer_flush(struct runtime *rt);
 /*
  * rt_remote_ctl.c: a datagram from the daemon that may be a CTL: 0 not one, 1 applied to vs
  * and answered, -EPROTO malformed. Called without the lock.

@@ -96,7 +96,9 @@ void rt_core_runnable(struct runtime *rt, unsigned int id, uint64_t now)
 {
 	rt_charge_running(rt, now);
 	if (rt->remote) {
-		rt_remote_event(rt, HOST_MSG_RUNNABLE, id, 0, 0);
+		/* An idle lane offered to this VM is taken at once; the daemon hears it after. */
+		if (!rt_offer_take(rt, id))
+			rt_remote_event(rt, HOST_MSG_RUNNABLE, id, 0, 0);
 		return;
 	}
 	sched_vcpu_runnable(rt->s, id, now);

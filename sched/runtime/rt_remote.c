@@ -63,6 +63,7 @@ static void rt_remote_lost(struct runtime *rt, const char *why)
 			"vCPUs until it returns\n", why);
 	rt_fallback(rt);	/* wakes the vCPU threads parked on the page first */
 	rt_page_unmap(rt);
+	rt_offer_unmap(rt);
 }
 
 static void rt_remote_send(struct runtime *rt, const void *msg, size_t len)
@@ -71,9 +72,12 @@ static void rt_remote_send(struct runtime *rt, const void *msg, size_t len)
 
 	if (!r->joined)
 		return;
+	rt_offer_flush(rt);	/* a TOOK not sent yet goes first */
 	/* Never blocks under the lock: a daemon that cannot take a datagram is treated as gone. */
 	if (send(r->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
 		rt_remote_lost(rt, errno == EAGAIN ? "it stopped reading" : strerror(errno));
+	else
+		rt->sent++;	/* an offer is for a VMM the daemon has read all of (rt_offer.c) */
 }
 
 void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uint64_t a,
@@ -170,20 +174,27 @@ static int rt_remote_join(struct runtime *rt, int fd)
 {
 	struct rt_remote *r = rt->remote;
 	bool page = rt_page_usable();
-	struct host_hello m = { .nr_vcpus = rt->nr_vcpus, .flags = page ? HOST_HELLO_PAGE : 0,
-				.vm = r->vm };
+	struct host_hello m = { .nr_vcpus = rt->nr_vcpus, .vm = r->vm,
+				.flags = page ? HOST_HELLO_PAGE | HOST_HELLO_OFFER : 0 };
 	struct host_welcome w;
-	int page_fd, ret;
+	int page_fd, offer_fd, ret;
 
 	memcpy(m.name, r->name, sizeof(m.name));
 	memcpy(m.partition, r->partition, sizeof(m.partition));
-	ret = rt_remote_hello(fd, &m, RUNTIME_HOST_REPLY_MS, &w, &page_fd);
+	ret = rt_remote_hello(fd, &m, RUNTIME_HOST_REPLY_MS, &w, &page_fd, &offer_fd);
 	if (!ret && page)
 		ret = rt_page_map(rt, page_fd);
 	else if (page_fd >= 0)
 		close(page_fd);
+	/* Without a page no offer came; one that came and cannot be mapped is only not used. */
+	if (!ret && page)
+		ret = rt_offer_map(rt, offer_fd);
+	else if (offer_fd >= 0)
+		close(offer_fd);
 	if (ret)
 		return ret;
+	rt->sent = 0;
+	rt->took_due = false;	/* the claim went with the old daemon */
 	memcpy(r->group, w.group, sizeof(r->group));
 	r->fd = fd;
 	r->joined = true;
@@ -450,6 +461,7 @@ void rt_remote_destroy(struct runtime *rt)
 	if (r->wake_fd >= 0)
 		close(r->wake_fd);
 	rt_page_unmap(rt);
+	rt_offer_unmap(rt);
 	free(r);
 	rt->remote = NULL;
 }

@@ -34,13 +34,17 @@ int rt_remote_dial(const char *sock)
 	return fd;
 }
 
-/* The WELCOME's datagram and the grant page's fd with it (*page_fd, -1: none); or -errno. */
-static ssize_t rt_remote_recv_welcome(int fd, struct host_welcome *w, int *page_fd)
+/*
+ * The WELCOME's datagram and the fds with it: the grant page's (*page_fd), then the offer page's
+ * (*offer_fd), -1: none; or -errno.
+ */
+static ssize_t rt_remote_recv_welcome(int fd, struct host_welcome *w, int *page_fd, int *offer_fd)
 {
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} u;
+	int fds[2];
 	struct iovec iov = { .iov_base = w, .iov_len = sizeof(*w) };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
@@ -49,23 +53,29 @@ static ssize_t rt_remote_recv_welcome(int fd, struct host_welcome *w, int *page_
 	struct cmsghdr *cm;
 	ssize_t n = recvmsg(fd, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC);
 
-	*page_fd = -1;
+	*page_fd = *offer_fd = -1;
 	if (n < 0)
 		return -errno;
 	cm = CMSG_FIRSTHDR(&mh);
 	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
 	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(page_fd, CMSG_DATA(cm), sizeof(int));
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(2 * sizeof(int))) {
+		memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+		*page_fd = fds[0];
+		*offer_fd = fds[1];
+	}
 	return (mh.msg_flags & MSG_CTRUNC) ? -EPROTO : n;
 }
 
 int rt_remote_hello(int fd, struct host_hello *m, int timeout_ms, struct host_welcome *w,
-		    int *page_fd)
+		    int *page_fd, int *offer_fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 
-	*page_fd = -1;
+	*page_fd = *offer_fd = -1;
 	m->type = HOST_MSG_HELLO;
 	m->version = HOST_PROTO_VERSION;
 	m->pid = getpid();
@@ -73,7 +83,7 @@ int rt_remote_hello(int fd, struct host_hello *m, int timeout_ms, struct host_we
 		return -errno;
 	if (poll(&pfd, 1, timeout_ms) != 1)
 		return -ETIMEDOUT;
-	n = rt_remote_recv_welcome(fd, w, page_fd);
+	n = rt_remote_recv_welcome(fd, w, page_fd, offer_fd);
 	if (n < 0)
 		return (int)n;
 	if (n != sizeof(*w) || w->type != HOST_MSG_WELCOME || w->version != HOST_PROTO_VERSION ||
@@ -86,13 +96,16 @@ int rt_remote_hello(int fd, struct host_hello *m, int timeout_ms, struct host_we
 int runtime_host_probe(const char *sock, int timeout_ms, struct runtime_host_info *info)
 {
 	struct host_welcome w;
-	int fd = rt_remote_dial(sock), ret, page_fd;
+	int fd = rt_remote_dial(sock), ret, page_fd, offer_fd;
 
 	if (fd < 0)
 		return fd;
-	ret = rt_remote_hello(fd, &(struct host_hello){ .nr_vcpus = 0 }, timeout_ms, &w, &page_fd);
+	ret = rt_remote_hello(fd, &(struct host_hello){ .nr_vcpus = 0 }, timeout_ms, &w, &page_fd,
+			      &offer_fd);
 	if (page_fd >= 0)
 		close(page_fd);
+	if (offer_fd >= 0)
+		close(offer_fd);
 	close(fd);
 	if (!ret)
 		*info = (struct runtime_host_info){

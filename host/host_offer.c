@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Idle-lane offers: the common grant (a vCPU becomes runnable while a lane idles) without the
+ * daemon's wake-up on its path (docs/host.md, "Offers").
+ *
+ * After each event, if a lane is idle and nobody waits, the daemon offers the first idle lane
+ * (the one its core would fill first) to one VM: the one that last held that lane, else the
+ * next in turn. The offer is a word in the VM's offer page (include/host/proto.h), with the
+ * vCPUs the core would give the lane to (blocked, not revoked, nothing throttled on their
+ * path) and how many of the VM's datagrams the daemon had read. A vCPU of that VM that becomes
+ * runnable with nothing of its VM in flight takes the offer with a CAS, runs at once and sends
+ * TOOK.
+ *
+ * Before anything reaches the core (a datagram, the timer, a write in the directory, a VM
+ * leaving), the daemon revokes the offer with a CAS. Whoever wins the CAS wins: a claim that
+ * won is then fed to the core as the RUNNABLE it stands for (the holders charged first, as for
+ * a RUNNABLE read from the socket), so the core ends in the state the socket would have left
+ * it in. The core then grants that vCPU the offered lane with no slice end, which it already
+ * runs: nothing is sent. If it decides otherwise (another lane, a slice end, no lane: a
+ * throttle meanwhile), that decision is sent as any other (GRANT), or PREEMPT if it got none.
+ *
+ * The page is the VMM's to write, so the daemon reads only the word, once, with the CAS, and
+ * keeps its own copy of everything it offered. A word that is not this offer's (another gen or
+ * lane, a vCPU out of range or not offered) is garbage, and so is a datagram from that VM other
+ * than the claim's TOOK before it: the VM is hung up on, as for a bad datagram. No VM is offered
+ * a lane while its TOOK is due. The memfd is sealed against resizing, so the
+ * daemon's mapping cannot fault.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "sched/core.h"
+#include "util/compiler.h"
+
+#define HOST_OFFER_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+#define HOST_OFFER_LEN		4096
+#define HOST_OFFER_WORDS	(HOST_MAX_VM_VCPUS / 64)
+
+int host_offer_init(struct host *h)
+{
+	h->lane_last = calloc(h->nr_lanes, sizeof(*h->lane_last));
+	return h->lane_last ? 0 : -ENOMEM;
+}
+
+void host_offer_exit(struct host *h)
+{
+	free(h->lane_last);
+	h->lane_last = NULL;
+}
+
+/* c's offer page; *fd (read-write) goes with the WELCOME, the caller closes it. */
+int host_offer_create(struct host_client *c, int *fd)
+{
+	void *p = MAP_FAILED;
+	int ret = 0;
+
+	c->offer_ok = calloc(HOST_OFFER_WORDS, sizeof(*c->offer_ok));
+	if (!c->offer_ok)
+		return -ENOMEM;
+	*fd = memfd_create("vsched-offer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*fd < 0)
+		return -errno;
+	if (ftruncate(*fd, HOST_OFFER_LEN) || fcntl(*fd, F_ADD_SEALS, HOST_OFFER_SEALS))
+		ret = -errno;
+	if (!ret)
+		p = mmap(NULL, HOST_OFFER_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (!ret && p == MAP_FAILED)
+		ret = -errno;
+	if (ret) {
+		close(*fd);
+		*fd = -1;
+		return ret;
+	}
+	c->offer = p;
+	__atomic_store_n(&c->offer->word, host_offer_word(0, HOST_OFFER_NONE, HOST_OFFER_FREE),
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* c leaves: nothing refers to it any more. The offer was settled first. */
+void host_offer_destroy(struct host *h, struct host_client *c)
+{
+	unsigned int l;
+
+	if (h->offer_to == c)
+		h->offer_to = NULL;
+	if (h->offer_rr == c)
+		h->offer_rr = NULL;
+	for (l = 0; l < h->nr_lanes && h->lane_last; l++)
+		if (h->lane_last[l] == c)
+			h->lane_last[l] = NULL;
+	if (c->offer)
+		munmap(c->offer, HOST_OFFER_LEN);
+	c->offer = NULL;
+	free(c->offer_ok);
+	c->offer_ok = NULL;
+}
+
+static bool host_offer_ok(const struct host_client *c, unsigned int i)
+{
+	return c->offer_ok[i / 64] >> (i % 64) & 1;
+}
+
+/*
+ * c's vCPU in word w took the offer: the RUNNABLE it stands for, fed to the core as
+ * host_event() would, then the core's decisions. -EPROTO: w is not a claim of this offer.
+ */
+static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
+{
+	uint32_t i = host_offer_vcpu(w), lane = h->offer_lane;
+	struct sched_decision d[16];
+	struct host_ev m = { .type = HOST_MSG_PREEMPT };
+	bool granted = false;
+	unsigned int slot;
+	uint64_t now;
+	size_t n, k;
+
+	if (host_offer_gen(w) != h->offer_gen || host_offer_lane(w) != lane ||
+	    i >= c->nr_vcpus || !host_offer_ok(c, i))
+		return -EPROTO;
+	slot = c->slot[i];
+	/* Offered while blocked; nothing but this VM's datagrams makes it runnable. */
+	if (sched_vcpu_is_runnable(h->s, slot) || h->slot[slot].revoked)
+		return -EPROTO;
+	c->took_due = true;
+	c->took_vcpu = i;
+	c->took_gen = h->offer_gen;
+	c->took_lane = lane;
+	now = h->clock();
+	h->slot[slot].last_heard = now;
+	host_charge_holders(h, now, UINT_MAX);
+	sched_vcpu_runnable(h->s, slot, now);
+	while (sched_pending_decisions(h->s) && (n = sched_take_decisions(h->s, d, ARRAY_SIZE(d)))) {
+		for (k = 0; k < n; k++) {
+			if (d[k].type == SCHED_RUN && d[k].vcpu == slot) {
+				granted = true;
+				/* What it took: it runs there already, nothing to tell. */
+				if (d[k].lane == lane && d[k].until == SCHED_TIME_NONE) {
+					host_charge_granted(h, slot, sched_now(h->s));
+					continue;
+				}
+			}
+			host_decide(h, &d[k]);
+		}
+	}
+	if (!granted) {
+		/* The core keeps it waiting: told as a holder that lost its lane is. */
+		m.vcpu = i;
+		m.seq = host_page_write(c, i, HOST_LANE_NONE, HOST_TIME_INF, HOST_CPU_NONE);
+		host_send(c, &m, sizeof(m));
+	}
+	return 0;
+}
+
+struct host_client *host_offer_settle(struct host *h)
+{
+	struct host_client *c = h->offer_to;
+	uint64_t w;
+
+	if (!c)
+		return NULL;
+	h->offer_to = NULL;
+	w = host_offer_word(h->offer_gen, h->offer_lane, HOST_OFFER_FREE);
+	if (__atomic_compare_exchange_n(&c->offer->word, &w,
+					host_offer_word(h->offer_gen, HOST_OFFER_NONE,
+							HOST_OFFER_FREE),
+					false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return NULL;	/* revoked: nobody took it */
+	if (!host_offer_honour(h, c, w))
+		return NULL;
+	/* Garbage: the VM is hung up on (host_run() sees the hang-up); the lane stays idle. */
+	c->garbage = true;
+	c->dead = true;
+	shutdown(c->fd, SHUT_RDWR);
+	return c;
+}
+
+/* Whether a runnable vCPU waits for a lane (an offer would be given to it instead). */
+static bool host_offer_waits(struct host *h)
+{
+	struct host_client *c;
+	unsigned int i;
+
+	list_for_each_entry(c, &h->clients, node)
+		for (i = 0; c->joined && i < c->nr_vcpus; i++)
+			if (sched_vcpu_is_runnable(h->s, c->slot[i]) &&
+			    sched_vcpu_lane(h->s, c->slot[i]) < 0)
+				return true;
+	return false;
+}
+
+/* Offers lane to c if the core would give it to some vCPU of c's waking now. */
+static bool host_offer_to(struct host *h, struct host_client *c, unsigned int lane)
+{
+	struct host_offer *o = c->offer;
+	unsigned int i, nw = (c->nr_vcpus + 63) / 64;
+	bool any = false;
+	int cpu;
+
+	if (!c->joined || c->dead || !o || c->nr_revoked || c->took_due)
+		return false;
+	for (i = 0; i < nw; i++)
+		c->offer_ok[i] = 0;
+	for (i = 0; i < c->nr_vcpus; i++) {
+		unsigned int s = c->slot[i];
+
+		if (sched_vcpu_is_runnable(h->s, s) || h->slot[s].revoked ||
+		    sched_vcpu_throttled(h->s, s))
+			continue;
+		c->offer_ok[i / 64] |= 1ULL << (i % 64);
+		any = true;
+	}
+	if (!any)
+		return false;
+	/* Released: a claim that read these after this gen's revocation fails its CAS. */
+	for (i = 0; i < nw; i++)
+		__atomic_store_n(&o->eligible[i], c->offer_ok[i], __ATOMIC_RELEASE);
+	__atomic_store_n(&o->sent, c->nr_read, __ATOMIC_RELEASE);
+	cpu = h->lane_cpu[lane];
+	__atomic_store_n(&o->cpu, cpu >= 0 ? (uint64_t)cpu : HOST_CPU_NONE, __ATOMIC_RELEASE);
+	h->offer_gen++;
+	h->offer_lane = lane;
+	h->offer_to = c;
+	__atomic_store_n(&o->word, host_offer_word(h->offer_gen, lane, HOST_OFFER_FREE),
+			 __ATOMIC_RELEASE);
+	return true;
+}
+
+void host_offer_make(struct host *h)
+{
+	unsigned int l, k, lane = UINT_MAX;
+	struct host_client *c;
+	struct list_head *p;
+	int v;
+
+	if (h->offer_to)
+		return;
+	for (l = 0; l < h->nr_lanes; l++) {
+		v = sched_lane_vcpu(h->s, l);
+		if (v >= 0 && h->slot[v].client)
+			h->lane_last[l] = h->slot[v].client;
+		else if (v < 0 && lane == UINT_MAX)
+			lane = l;
+	}
+	if (lane == UINT_MAX || lane >= HOST_OFFER_NONE || host_offer_waits(h))
+		return;
+	if (h->lane_last[lane] && host_offer_to(h, h->lane_last[lane], lane))
+		return;
+	p = h->offer_rr ? &h->offer_rr->node : &h->clients;
+	for (k = 0; k <= h->nr_clients; k++) {
+		p = p->next;
+		if (p == &h->clients)
+			continue;
+		c = list_entry(p, struct host_client, node);
+		if (host_offer_to(h, c, lane)) {
+			h->offer_rr = c;
+			return;
+		}
+	}
+}
+
+/* TOOK: the claim that host_offer_settle() honoured, no other. */
+int host_offer_took(struct host_client *c, const struct host_ev *m)
+{
+	if (!c->took_due || m->vcpu != c->took_vcpu || m->a != c->took_gen ||
+	    m->b != c->took_lane)
+		return -EPROTO;
+	c->took_due = false;
+	return 0;
+}

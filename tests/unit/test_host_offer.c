@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Idle-lane offers (host/host_offer.c, include/host/proto.h): an idle lane with nobody waiting
+ * is offered to one VM in its writable offer page; a claim that wins its CAS is fed to the
+ * core as the RUNNABLE it stands for, the core ending as the socket would have left it; the
+ * daemon's revoking CAS beats a later claim; anything else in the word hangs the VM up. Time
+ * is driven (host_set_clock()), so a twin daemon fed the RUNNABLE by the socket can be compared.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "host/host.h"
+#include "host/proto.h"
+#include "sched/core.h"
+#include "test.h"
+#include "util/time.h"
+#include "vsched.h"
+
+static uint64_t offer_now;
+
+static uint64_t offer_clock(void)
+{
+	return offer_now;
+}
+
+struct ovmm {
+	int fd;
+	struct host_client *c;
+	struct host_offer *o;	/* NULL: joined without offers */
+};
+
+static struct host *offer_host(unsigned int lanes)
+{
+	struct host_opts o = { .nr_lanes = lanes, .max_vcpus = 8 };
+	struct host *h = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
+	offer_now = time_mono_ns() + NSEC_PER_SEC;
+	host_set_clock(h, offer_clock);
+	return h;
+}
+
+static int ovmm_msg(struct host *h, struct ovmm *m, const void *buf, size_t len)
+{
+	int ret;
+
+	vsched_lock(host_vsched(h));
+	ret = host_client_msg(h, m->c, buf, len);
+	vsched_unlock(host_vsched(h));
+	return ret;
+}
+
+static int ovmm_ev(struct host *h, struct ovmm *m, uint32_t type, uint32_t vcpu, uint64_t a,
+		   uint64_t b)
+{
+	struct host_ev ev = { .type = type, .vcpu = vcpu, .a = a, .b = b };
+
+	return ovmm_msg(h, m, &ev, sizeof(ev));
+}
+
+/* The next datagram of type want (others skipped). */
+static bool ovmm_recv(struct ovmm *m, uint32_t want, struct host_ev *ev)
+{
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		if (n == sizeof(*ev) && !memcmp(buf, &want, sizeof(want))) {
+			memcpy(ev, buf, sizeof(*ev));
+			return true;
+		}
+	return false;
+}
+
+/* Joins with nr vCPUs, cpu.max quota_us per 100 ms, and offers if offers; COMMIT sent. */
+static void ovmm_join(struct host *h, struct ovmm *m, const char *name, unsigned int nr,
+		      uint64_t quota_us, bool offers)
+{
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
+		.flags = offers ? HOST_HELLO_PAGE | HOST_HELLO_OFFER : 0,
+		.vm = { .quota_us = quota_us, .period_us = 100000 },
+	};
+	char buf[1024], cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int sv[2], fd[2] = { -1, -1 };
+
+	snprintf(hm.name, sizeof(hm.name), "%s", name);
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	m->fd = sv[0];
+	m->o = NULL;
+	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
+	CU_ASSERT_EQUAL_FATAL(ovmm_msg(h, m, &hm, sizeof(hm)), 0);
+	CU_ASSERT_EQUAL_FATAL(recvmsg(m->fd, &mh, 0), (ssize_t)sizeof(struct host_welcome));
+	cm = CMSG_FIRSTHDR(&mh);
+	if (offers) {
+		CU_ASSERT_FATAL(cm && cm->cmsg_len == CMSG_LEN(2 * sizeof(int)));
+		memcpy(fd, CMSG_DATA(cm), sizeof(fd));
+		m->o = mmap(NULL, sizeof(*m->o), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
+		CU_ASSERT_FATAL(m->o != MAP_FAILED);
+		close(fd[0]);
+		close(fd[1]);
+	}
+	CU_ASSERT_EQUAL(ovmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+}
+
+static void ovmm_leave(struct host *h, struct ovmm *m)
+{
+	vsched_lock(host_vsched(h));
+	host_client_remove(h, m->c);
+	vsched_unlock(host_vsched(h));
+	if (m->o)
+		munmap(m->o, sizeof(*m->o));
+	close(m->fd);
+}
+
+static uint64_t word(const struct ovmm *m)
+{
+	return __atomic_load_n(&m->o->word, __ATOMIC_ACQUIRE);
+}
+
+static bool offered(const struct ovmm *m, uint32_t lane)
+{
+	uint64_t w = word(m);
+
+	return host_offer_lane(w) == lane && host_offer_vcpu(w) == HOST_OFFER_FREE;
+}
+
+/* What rt_offer_take() does: the CAS from the offer it read (w) to vcpu's claim. */
+static bool claim_at(struct ovmm *m, uint64_t w, uint32_t vcpu)
+{
+	return __atomic_compare_exchange_n(&m->o->word, &w, host_offer_word(host_offer_gen(w),
+					   host_offer_lane(w), vcpu), false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_SEQ_CST);
+}
+
+static bool claim(struct ovmm *m, uint32_t vcpu)
+{
+	uint64_t w = word(m);
+
+	return host_offer_lane(w) != HOST_OFFER_NONE && host_offer_vcpu(w) == HOST_OFFER_FREE &&
+	       claim_at(m, w, vcpu);
+}
+
+static const char *state(struct host *h, unsigned int slot)
+{
+	const char *s;
+
+	vsched_lock(host_vsched(h));
+	s = sched_vcpu_state(vsched_sched(host_vsched(h)), slot);
+	vsched_unlock(host_vsched(h));
+	return s;
+}
+
+/* The VM's end saw the daemon hang up (shutdown after garbage). */
+static bool hung_up(struct ovmm *m)
+{
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		;
+	return n == 0;
+}
+
+/*
+ * The offer, taken: the vCPU runs on the offered lane in the daemon's core with nothing sent
+ * back, and the core, cpu.stat and waits end as in a twin daemon that read a RUNNABLE.
+ */
+static void test_offer_take(void)
+{
+	struct host *h = offer_host(1), *t = offer_host(1);
+	char a1[1024], a2[1024];
+	struct host_ev ev;
+	struct ovmm a, b;
+	uint64_t w;
+
+	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
+	ovmm_join(t, &b, "a", 2, UINT64_MAX, false);
+	CU_ASSERT_TRUE(offered(&a, 0));
+	CU_ASSERT_EQUAL(a.o->sent, 1);		/* the COMMIT */
+	CU_ASSERT_EQUAL(a.o->eligible[0], 3);	/* both vCPUs */
+	offer_now += NSEC_PER_MSEC;
+	w = word(&a);
+	CU_ASSERT_TRUE(claim(&a, 1));
+	/* The daemon sees the claim at its next event: here, the TOOK. */
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");
+	CU_ASSERT_STRING_EQUAL(state(h, 0), "idle");
+	CU_ASSERT_FALSE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));	/* it runs there already */
+	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, &ev));
+	CU_ASSERT_FALSE(offered(&a, 0));	/* the lane is busy: no offer */
+	/* Reports and the block, the same in both: cpu.stat and waits agree. */
+	offer_now += 3 * NSEC_PER_MSEC;
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RAN, 1, 2000000, 1000000), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RAN, 1, 2000000, 1000000), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	CU_ASSERT_TRUE(vsched_read(host_vsched(h), "/machine/a", "cpu.stat", a1, sizeof(a1)) > 0);
+	CU_ASSERT_TRUE(vsched_read(host_vsched(t), "/machine/a", "cpu.stat", a2, sizeof(a2)) > 0);
+	CU_ASSERT_STRING_EQUAL(a1, a2);
+	CU_ASSERT_TRUE(strstr(a1, "usage_usec 3000\n") != NULL);
+	vsched_lock(host_vsched(h));
+	vsched_lock(host_vsched(t));
+	CU_ASSERT_EQUAL(sched_nr_switches(vsched_sched(host_vsched(h))),
+			sched_nr_switches(vsched_sched(host_vsched(t))));
+	vsched_unlock(host_vsched(t));
+	vsched_unlock(host_vsched(h));
+	/* Idle again: offered again, for what the daemon read (COMMIT, TOOK, RAN, BLOCKED). */
+	CU_ASSERT_TRUE(offered(&a, 0));
+	CU_ASSERT_EQUAL(a.o->sent, 4);
+	CU_ASSERT_NOT_EQUAL(host_offer_gen(word(&a)), host_offer_gen(w));
+	ovmm_leave(h, &a);
+	ovmm_leave(t, &b);
+	host_destroy(h);
+	host_destroy(t);
+}
+
+/* The daemon revokes before another VM's RUNNABLE reaches the core: a later claim loses. */
+static void test_offer_revoked(void)
+{
+	struct host *h = offer_host(1);
+	struct host_ev ev;
+	struct ovmm a, b;
+	uint64_t w;
+
+	ovmm_join(h, &a, "a", 1, UINT64_MAX, true);
+	ovmm_join(h, &b, "b", 1, UINT64_MAX, true);
+	/* Nobody held the lane yet: the first VM in turn; only one VM has it. */
+	CU_ASSERT_TRUE(offered(&a, 0) != offered(&b, 0));
+	if (offered(&b, 0)) {
+		struct ovmm x = a;
+
+		a = b;
+		b = x;
+	}
+	w = word(&a);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, &ev));
+	CU_ASSERT_EQUAL(host_offer_lane(word(&a)), HOST_OFFER_NONE);
+	CU_ASSERT_FALSE(claim_at(&a, w, 0));	/* read before the revocation, CAS after */
+	CU_ASSERT_FALSE(claim(&a, 0));
+	/* Claimed over the revocation anyway (no CAS): never read; its TOOK is garbage. */
+	__atomic_store_n(&a.o->word, host_offer_word(host_offer_gen(w), 0, 0), __ATOMIC_RELEASE);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_TICK, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w), 0), -EPROTO);
+	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");	/* b's */
+	/* b's vCPU blocks: the lane goes to b, its last holder. */
+	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_BLOCKED, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(offered(&b, 0));
+	CU_ASSERT_FALSE(offered(&a, 0));
+	ovmm_leave(h, &a);
+	ovmm_leave(h, &b);
+	host_destroy(h);
+}
+
+/* A word that is no claim of this offer hangs its VM up; the other VM goes on. */
+static void test_offer_garbage(void)
+{
+	static const struct {
+		int gen_delta;
+		uint32_t lane, vcpu;
+	} bad[] = {
+		{ 0, 0, 7 },		/* a vCPU it does not have */
+		{ -1, 0, 0 },		/* a stale gen */
+		{ 1, 0, 0 },		/* a gen not made yet */
+		{ 0, 1, 0 },		/* a lane not offered */
+		{ 0, HOST_OFFER_NONE, 3 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct host *h = offer_host(1);
+		struct host_ev ev;
+		struct ovmm a, b;
+		uint32_t gen;
+
+		ovmm_join(h, &b, "b", 1, UINT64_MAX, false);
+		ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
+		CU_ASSERT_TRUE_FATAL(offered(&a, 0));
+		gen = host_offer_gen(word(&a)) + (uint32_t)bad[i].gen_delta;
+		__atomic_store_n(&a.o->word, host_offer_word(gen, bad[i].lane, bad[i].vcpu),
+				 __ATOMIC_RELEASE);
+		/* b's RUNNABLE: the revocation finds garbage; b gets the lane, a is hung up. */
+		CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+		CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, &ev));
+		CU_ASSERT_TRUE(hung_up(&a));
+		CU_ASSERT_STRING_EQUAL(state(h, 1), "idle");
+		CU_ASSERT_STRING_EQUAL(state(h, 2), "idle");
+		ovmm_leave(h, &a);
+		ovmm_leave(h, &b);
+		host_destroy(h);
+	}
+}
+
+/* A claim a's own datagram finds is refused with that datagram; TOOK must match its claim. */
+static void test_offer_took(void)
+{
+	struct host *h = offer_host(1);
+	struct ovmm a;
+	uint64_t w;
+
+	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
+	__atomic_store_n(&a.o->word, host_offer_word(host_offer_gen(word(&a)), 0, 9),
+			 __ATOMIC_RELEASE);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TICK, 0, 0, 0), -EPROTO);
+	ovmm_leave(h, &a);
+
+	/* TOOK without a claim, then with the wrong gen, vCPU or lane. */
+	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
+	w = word(&a);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w), 0), -EPROTO);
+	ovmm_leave(h, &a);
+	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
+	w = word(&a);
+	CU_ASSERT_TRUE(claim(&a, 0));
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w) - 1, 0), -EPROTO);
+	ovmm_leave(h, &a);
+	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
+	w = word(&a);
+	CU_ASSERT_TRUE(claim(&a, 0));
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), -EPROTO);
+	ovmm_leave(h, &a);
+	/* Another datagram before the TOOK of a claim honoured (the VMM sends TOOK first). */
+	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
+	CU_ASSERT_TRUE(claim(&a, 0));
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_BLOCKED, 0, 0, 0), -EPROTO);
+	ovmm_leave(h, &a);
+	CU_ASSERT_EQUAL(host_nr_clients(h), 0);
+	CU_ASSERT_EQUAL(host_free_slots(h), 8);
+	host_destroy(h);
+}
+
+/*
+ * Claims the core cannot honour as taken: the lane it took is not the one the core fills
+ * (another holder throttled meanwhile: GRANT of that lane), or its own VM throttled meanwhile
+ * (PREEMPT). The core decides as for a RUNNABLE; the VM is told.
+ */
+static void test_offer_refused(void)
+{
+	struct host *h = offer_host(2);
+	struct host_ev ev;
+	struct ovmm a, b;
+	uint64_t w;
+
+	/* b capped at 1 ms per 100 ms holds lane 0; lane 1 is a's offer. */
+	ovmm_join(h, &b, "b", 1, 1000, false);
+	ovmm_join(h, &a, "a", 1, UINT64_MAX, true);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, &ev));
+	CU_ASSERT_EQUAL(ev.arg, 0);
+	CU_ASSERT_TRUE(offered(&a, 1));
+	offer_now += 5 * NSEC_PER_MSEC;
+	w = word(&a);
+	CU_ASSERT_TRUE(claim(&a, 0));
+	/* Charged up to now, b is throttled and frees lane 0, which the core fills first. */
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w), 1), 0);
+	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_PREEMPT, &ev));
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));
+	CU_ASSERT_EQUAL(ev.arg, 0);
+	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");
+	ovmm_leave(h, &a);
+	ovmm_leave(h, &b);
+	host_destroy(h);
+
+	/* a capped, vCPU 1 holding lane 0; vCPU 0 takes lane 1 after a's quota ran out. */
+	h = offer_host(2);
+	ovmm_join(h, &a, "a", 2, 1000, true);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));
+	CU_ASSERT_TRUE(offered(&a, 1));
+	CU_ASSERT_EQUAL(a.o->eligible[0], 1);	/* vCPU 1 runs already */
+	offer_now += 5 * NSEC_PER_MSEC;
+	w = word(&a);
+	CU_ASSERT_TRUE(claim(&a, 0));
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w), 1), 0);
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, &ev));
+	CU_ASSERT_EQUAL(ev.vcpu, 1);
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, &ev));
+	CU_ASSERT_EQUAL(ev.vcpu, 0);
+	CU_ASSERT_STRING_EQUAL(state(h, 0), "throttled");
+	/* Its vCPUs wait (throttled): no offer. */
+	CU_ASSERT_FALSE(offered(&a, 0));
+	ovmm_leave(h, &a);
+	host_destroy(h);
+}
+
+static CU_TestInfo host_offer_tests[] = {
+	{ "a taken offer ends the core as a RUNNABLE would", test_offer_take },
+	{ "the daemon's revocation beats a later claim", test_offer_revoked },
+	{ "garbage in the offer word hangs its VM up", test_offer_garbage },
+	{ "TOOK must match the claim honoured", test_offer_took },
+	{ "a claim the core decides otherwise is told GRANT or PREEMPT", test_offer_refused },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("host_offer", host_offer_tests);
