@@ -214,7 +214,7 @@ int hb_kernel_run(const struct hb_scn *s, const struct hb_opts *o, struct hb_res
 		close(go[i]);
 	}
 	if (!err)
-		err = hb_measure(s, o, pids, r);
+		err = hb_measure(s, o, pids, 0, r);
 	for (i = 0; i < s->nr_vms; i++)
 		if (pids[i] > 0) {
 			kill(pids[i], SIGKILL);
