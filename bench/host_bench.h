@@ -54,7 +54,9 @@ struct hb_scn {
 struct hb_result {
 	double seconds;
 	double cpu_s[HB_MAX_VMS];
+	double vcpu_s[HB_MAX_VMS];	/* its vCPU threads' CPU (the rest: agent, helper, main) */
 	double grp_s[HB_MAX_VMS][HB_MAX_GROUPS];	/* its vCPU threads' CPU */
+	double daemon_s;		/* vsched host's CPU (the vsched side) */
 };
 
 struct hb_opts {
@@ -63,10 +65,11 @@ struct hb_opts {
 };
 
 /*
- * CPU of every VM's process (pids, in the order of s->vms) and of its groups' vCPU threads
- * (found by their names, vcpuN) over one window after the warm-up; 0 or -errno.
+ * CPU of every VM's process (pids, in the order of s->vms), of its vCPU threads and of its
+ * groups' (found by their names, vcpuN), and of the daemon (0: none) over one window after
+ * the warm-up; 0 or -errno.
  */
-int hb_measure(const struct hb_scn *s, const struct hb_opts *o, const pid_t *pids,
+int hb_measure(const struct hb_scn *s, const struct hb_opts *o, const pid_t *pids, pid_t daemon,
 	       struct hb_result *r);
 
 /* Kernel side (bench/host_kernel.c): 0 or -errno, why in *reason when it cannot run here. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench-host, kernel side: each VM a process of hog threads pinned to the lanes' CPUs, in a
- * cgroup PARTITION/VM of the host's cpu controller, as bench/host.c sets groups up: cgroup v1
+ * cgroup PARTITION/VM of the host's cpu controller (below the bench's own group, kernel_parent()),
+ * as bench/host.c sets groups up: cgroup v1
  * "cpu" where mounted (cpu.shares = weight * 1024 / 100: libvirt's <shares> 2048:1024 for
  * weights 200:100, cpu.cfs_quota_us/cpu.cfs_period_us), else cgroup v2 (cpu.weight, cpu.max).
  */
@@ -173,15 +174,42 @@ static void vm_groups_remove(const struct hb_vm *v, const char *vmdir)
 	}
 }
 
+/*
+ * Where the side's groups go: below the bench's own cgroup v1 "cpu" group, so that the kernel
+ * side competes with the rest of the machine as the vsched side (the bench's children) does;
+ * the root on cgroup v2, where a group holding the bench cannot have controlled children.
+ */
+static void kernel_parent(char *buf, size_t len)
+{
+	char cg[4096], *line, *save = NULL;
+
+	snprintf(buf, len, "%s", v1() ? V1_ROOT : V2_ROOT);
+	if (!v1() || file_read("/proc/self/cgroup", cg, sizeof(cg)))
+		return;
+	for (line = strtok_r(cg, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+
+		if (!path)
+			continue;
+		*path++ = '\0';
+		if (!strcmp(ctl + 1, "cpu") || !strncmp(ctl + 1, "cpu,", 4)) {
+			if (strcmp(path, "/"))
+				snprintf(buf, len, "%s%s", V1_ROOT, path);
+			return;
+		}
+	}
+}
+
 int hb_kernel_run(const struct hb_scn *s, const struct hb_opts *o, struct hb_result *r)
 {
+	char parent[128];
 	char top[256], dir[512];
 	pid_t pids[HB_MAX_VMS] = { 0 };
 	int go[HB_MAX_VMS], err = 0;
 	unsigned int i;
 
-	snprintf(top, sizeof(top), "%s/vsched-bench-host.%d", v1() ? V1_ROOT : V2_ROOT,
-		 (int)getpid());
+	kernel_parent(parent, sizeof(parent));
+	snprintf(top, sizeof(top), "%s/vsched-bench-host.%d", parent, (int)getpid());
 	if (mkdir(top, 0755))
 		return -errno;
 	if (!v1())
@@ -214,7 +242,7 @@ int hb_kernel_run(const struct hb_scn *s, const struct hb_opts *o, struct hb_res
 		close(go[i]);
 	}
 	if (!err)
-		err = hb_measure(s, o, pids, r);
+		err = hb_measure(s, o, pids, 0, r);
 	for (i = 0; i < s->nr_vms; i++)
 		if (pids[i] > 0) {
 			kill(pids[i], SIGKILL);

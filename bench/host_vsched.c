@@ -252,7 +252,7 @@ int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
 			err = -ETIMEDOUT;
 		}
 	}
-	if (!err && (err = hb_measure(s, o, h.vms, r)))
+	if (!err && (err = hb_measure(s, o, h.vms, h.daemon, r)))
 		say(why, len, "measuring: %s (a VMM or its vCPU threads, named vcpuN, not found)",
 		    strerror(-err));
 	for (i = 0; i < s->nr_vms && !err; i++)

@@ -110,6 +110,7 @@ int host_create(const struct host_opts *o, struct host **out)
 	pthread_cond_init(&h->fwd_cond, NULL);
 	vsched_lock(h->vs);
 	sched_advance(h->s, time_mono_ns());
+	host_slice_init(h);
 	vsched_unlock(h->vs);
 	vsched_set_notify(h->vs, host_changed, h);
 	*out = h;

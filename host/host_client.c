@@ -201,6 +201,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		return ret == -ENOENT || ret == -EINVAL ? -EPROTO : 0;
 	}
 	if (m->type == HOST_MSG_TICK) {
+		host_slice_tick(h, c, now);
 		host_charge_holders(h, now, UINT_MAX);
 		sched_timer(h->s, now);
 		return 0;
@@ -226,11 +227,14 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_runnable(h->s, slot, now);
 	case HOST_MSG_BLOCKED:
+		host_slice_reported(h, slot, now);
+		host_slice_fine(h, now);
 		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_blocked(h->s, slot, now);
 	case HOST_MSG_RAN:
 		if (m->a > HOST_RAN_MAX_NS || m->b > HOST_RAN_MAX_NS)
 			return -ERANGE;
+		host_slice_reported(h, slot, now);
 		host_charge_holders(h, now, slot);
 		return host_charge_report(h, slot, m->a, m->b, now);
 	case HOST_MSG_TID:

@@ -53,6 +53,7 @@ void host_decide(struct host *h, const struct sched_decision *d)
 	struct host_ev m = { .vcpu = 0 };
 	struct host_slot *sl;
 
+	host_slice_decided(h, d, sched_now(h->s));
 	if (d->type != SCHED_RUN && d->type != SCHED_PREEMPT && d->type != SCHED_RETIME)
 		return;
 	sl = &h->slot[d->vcpu];

@@ -11,6 +11,7 @@
 #include "host/host.h"
 #include "host/proto.h"
 #include "sched/rotate.h"
+#include "sched/slice_plan.h"
 #include "util/list.h"
 
 struct sched;
@@ -26,6 +27,7 @@ struct host_slot {
 	/* host_charge.c: the holder's estimate since its last report or grant */
 	uint64_t charged_at;		/* daemon's time of that report or grant */
 	uint64_t ahead_ns;		/* charged beyond what its VMM reported */
+	uint64_t preempt_at;		/* host_slice.c: PREEMPT sent, not reported since; 0 */
 };
 
 struct host_client {
@@ -70,6 +72,8 @@ struct host {
 	uint64_t (*clock)(void);	/* time_mono_ns(); tests drive their own */
 	int listen_fd, epoll_fd, timer_fd;
 	uint64_t timer_at;		/* what timer_fd is armed for, HOST_TIME_INF: nothing */
+	struct slice_plan slice;	/* host_slice.c: lane changes' costs, the slice's plan */
+	uint64_t slice_ns;		/* the core's slice now */
 	char sock[108];
 	/* host_fwd.c: the one forward to a VMM in flight */
 	pthread_mutex_t fwd_serial;	/* held by the forwarding thread while it waits */
@@ -112,6 +116,14 @@ void host_offer_destroy(struct host *h, struct host_client *c);
 struct host_client *host_offer_settle(struct host *h);
 void host_offer_make(struct host *h);
 int host_offer_took(struct host_client *c, const struct host_ev *m);
+
+/* host_slice.c: the rotation slice planned from lane changes' costs. Lock held. */
+struct sched_decision;
+void host_slice_init(struct host *h);
+void host_slice_decided(struct host *h, const struct sched_decision *d, uint64_t now);
+void host_slice_reported(struct host *h, unsigned int slot, uint64_t now);
+void host_slice_fine(struct host *h, uint64_t now);
+void host_slice_tick(struct host *h, struct host_client *c, uint64_t now);
 
 /* host_page.c: the grant page of a VM. Lock held. */
 int host_page_create(struct host_client *c, int *ro_fd);

@@ -81,6 +81,8 @@ void host_set_clock(struct host *h, uint64_t (*clock)(void));
 /* Counters, lock held. */
 unsigned int host_nr_clients(const struct host *h);
 unsigned int host_free_slots(const struct host *h);
+/* The core's rotation slice now, ns (planned from lane changes' costs, host/host_slice.c). */
+uint64_t host_slice(const struct host *h);
 
 /* A revocation pass at now, decisions sent (host_run() does it on its timer). Lock held. */
 void host_revoke_due(struct host *h, uint64_t now);

@@ -18,6 +18,7 @@
 
 #include "sched/rotate.h"
 #include "sched/runtime.h"
+#include "sched/slice_plan.h"
 #include "util/debug.h"
 #include "util/time.h"
 
@@ -153,10 +154,7 @@ struct runtime {
 	uint64_t watchdog_at;
 	uint64_t last_grant;	/* when a waiting vCPU last got a lane */
 	uint64_t last_lend;	/* when a halted lane holder last lent its lane */
-	uint64_t exit_cost, handoff_cost;	/* EWMA of a lane change's two halves (rt_slice.c) */
-	uint64_t slice_min;	/* the core's own slice: never shorter */
-	uint64_t slice_planned;	/* when the slice was last planned */
-	uint64_t last_fine;	/* last sleep, lend or throttle (rt_slice.c) */
+	struct slice_plan slice;	/* the rotation slice's costs and plan (rt_slice.c) */
 
 	struct runtime_stats st;
 	void *core;		/* rt_core.c's state */

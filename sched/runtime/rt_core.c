@@ -55,7 +55,8 @@ int rt_core_create(struct runtime *rt)
 
 	rt->core = rt->s;
 	sched_get_params(rt->s, &p);
-	rt->slice_min = rt->st.slice_ns = p.slice_ns;
+	rt->st.slice_ns = p.slice_ns;
+	slice_plan_init(&rt->slice, p.slice_ns);
 	rt_core_drain(rt);
 	return 0;
 }
