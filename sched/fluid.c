@@ -178,11 +178,14 @@ static void solve(struct sched *s, const double *demand, double *rate,
 	fill_group(root, total < s->nr_lanes ? total : s->nr_lanes, demand, rate, scratch, m);
 }
 
-/* The core's rates: a throttled group demands nothing until its refill. */
+/*
+ * The core's rates: a throttled group demands nothing until its refill, unless the reference
+ * would not have throttled it (sched/bandwidth.c, throttle_credit()).
+ */
 static bool core_throttled(const struct group *g, void *arg)
 {
 	(void)arg;
-	return gcore(g)->throttled;
+	return gcore(g)->throttled && !gcore(g)->throttle_kept;
 }
 
 void fluid_solve_scratch(struct sched *s, const double *demand, double *rate,

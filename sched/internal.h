@@ -74,6 +74,7 @@ struct group_core {
 	bool throttled;
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
 	double throttle_credit;		/* lag owed at the refill (throttle()) */
+	bool throttle_kept;		/* throttled where the reference is not: keeps its rate */
 
 	/* Tracing (core_trace.c): the group's track, its usage at the last counter sample. */
 	uint32_t trace_id;		/* 0: none yet */

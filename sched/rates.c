@@ -105,14 +105,15 @@ static void demand_refresh(struct sched *s, struct vcpu_core *vc)
 
 /*
  * The claims' demand of a group with a task group, from cached demands: no cap (see top), and
- * nothing while it is throttled.
+ * nothing while it is throttled where the reference throttles it too (sched/bandwidth.c,
+ * throttle_credit()).
  */
 static double group_demand(struct sched *s, const struct group *g, struct fluid_claim *cl)
 {
 	unsigned int n = fluid_claims(g, s->core.demand, cl), i;
 	double d = 0;
 
-	if (gcore(g)->throttled)
+	if (gcore(g)->throttled && !gcore(g)->throttle_kept)
 		return 0;
 	for (i = 0; i < n; i++)
 		d += cl[i].g ? gcore(cl[i].g)->demand : cl[i].demand;
