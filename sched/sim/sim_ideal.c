@@ -22,6 +22,7 @@
  * CPU and the sibling 0.62; a rate cap would give the sibling 1.00.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,9 @@ static bool arrivals(struct sim_ideal *id)
 			if (c->kind == SIM_DUTY) {
 				w->backlog += (double)c->busy;
 				w->next += c->period;
+			} else if (c->kind == SIM_SLEEP) {
+				w->backlog += (double)c->busy;
+				w->next = SCHED_TIME_NONE;	/* PERIOD after the fluid did it */
 			} else {
 				w->backlog += (double)sim_rng_around(&w->rng, c->busy);
 				w->next += sim_rng_around(&w->rng, c->period);
@@ -206,6 +210,8 @@ static bool work_step(struct sim_ideal *id, double dt)
 			w->backlog = 0;
 			id->demand[i] = 0;
 			changed = true;
+			if (id->sc->vcpus[i].kind == SIM_SLEEP)
+				w->next = (uint64_t)llround(id->now) + id->sc->vcpus[i].period;
 		}
 	}
 	return changed;
@@ -326,9 +332,9 @@ int sim_ideal_create(const struct sim_scenario *sc, struct sched *s, struct grou
 		struct ideal_work *w = &id->work[i];
 
 		id->demand[i] = c->kind == SIM_HOG;
-		w->on = c->kind == SIM_DUTY || c->kind == SIM_BURSTY;
+		w->on = c->kind == SIM_DUTY || c->kind == SIM_BURSTY || c->kind == SIM_SLEEP;
 		w->rng = sim_rng_seed(c->seed);
-		if (c->kind == SIM_DUTY)
+		if (c->kind == SIM_DUTY || c->kind == SIM_SLEEP)
 			w->next = c->phase;
 		else if (c->kind == SIM_BURSTY)
 			w->next = c->phase + sim_rng_around(&w->rng, c->period) / 2;

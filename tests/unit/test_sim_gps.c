@@ -206,6 +206,36 @@ static void test_sleeper_lag_goes_where_rates_move(void)
 		   "vcpu 5 / bursty 5439us 47140us seed 34557\nvcpu 6 / hog\n", 0.5);
 }
 
+/*
+ * A closed-loop sleeper (`sleep BUSY SLEEP`: its next work comes SLEEP after it finished the
+ * last, as bench-fair's duty and halt-duty guests do) beside a hog on one lane. GPS serves it at
+ * 0.5 CPU: 6 ms of every 13, 769 whole periods in 10 s and half of the 770th burst, 2308.5 ms.
+ * Alone it does its 3 ms every 10 ms. A scheduler in whole lanes does its bursts at a whole CPU
+ * and so more of them than GPS (here 2 ms waits, 3 ms runs): what it gets is between GPS and
+ * its demand, 3000 ms, and every ms it waits is lost for good, unlike open-loop work.
+ */
+static void test_sleep_pattern_closed_loop(void)
+{
+	struct sim_result *r = run("lanes 1\nduration 10s\nvcpu 0 / sleep 3ms 7ms\nvcpu 1 / hog\n");
+	double u, ideal, hu, hideal;
+
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_vcpu_usage(r, 0, &u, &ideal), 0);
+	CU_ASSERT_EQUAL(sim_vcpu_usage(r, 1, &hu, &hideal), 0);
+	CU_ASSERT_TRUE(fabs(ideal - 2308.5e6) <= 1e3);
+	CU_ASSERT_TRUE(fabs(hideal - 7691.5e6) <= 1e3);
+	CU_ASSERT_TRUE(u >= ideal && u <= 3000e6);
+	CU_ASSERT_TRUE(fabs(u + hu - 10000e6) <= 1e3);
+	sim_result_free(r);
+	r = run("lanes 1\nduration 10s\nvcpu 0 / sleep 3ms 7ms phase 1ms\n");
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_vcpu_usage(r, 0, &u, &ideal), 0);
+	CU_ASSERT_TRUE(fabs(u - 3000e6) <= 1e3 && fabs(ideal - 3000e6) <= 1e3);
+	sim_result_free(r);
+}
+
 static CU_TestInfo gps_tests[] = {
 	{ "random hog-only seeds that failed", test_random_hog_seeds_that_failed },
 	{ "the ideal is GPS over the arrivals", test_ideal_is_gps },
@@ -215,6 +245,7 @@ static CU_TestInfo gps_tests[] = {
 	{ "a delay ends when its group stops", test_delay_ends_when_group_stops },
 	{ "a preemption waits for min_run", test_preemption_waits_for_min_run },
 	{ "a sleeper's lag goes where rates move", test_sleeper_lag_goes_where_rates_move },
+	{ "a closed-loop sleeper's work comes after it is done", test_sleep_pattern_closed_loop },
 	CU_TEST_INFO_NULL,
 };
 
