@@ -14,6 +14,11 @@
  * follow: where bursts of a heavy group overlap on several lanes it owed a hog beside them more
  * than the one CPU it can use.
  *
+ * A closed-loop sleeper (`sleep BUSY SLEEP`: its next work comes SLEEP after it did the last) has
+ * no arrivals of its own to replay: they depend on how it is served. It demands its mean,
+ * BUSY / (BUSY + SLEEP), at every moment, as bench-fair's ideal takes its duty and halt-duty
+ * guests: what it gets when it is served at once. Every wait for a lane it pays for good.
+ *
  * Caps are the kernel's: cpu.max is not a rate. A capped group runs at its weighted share until
  * its pool runs dry, then demands nothing until the refill, while its siblings share its part;
  * the pools follow sched/bandwidth.c's rules (refill on the period grid, quota + burst at most,
@@ -22,7 +27,6 @@
  * CPU and the sibling 0.62; a rate cap would give the sibling 1.00.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,9 +154,6 @@ static bool arrivals(struct sim_ideal *id)
 			if (c->kind == SIM_DUTY) {
 				w->backlog += (double)c->busy;
 				w->next += c->period;
-			} else if (c->kind == SIM_SLEEP) {
-				w->backlog += (double)c->busy;
-				w->next = SCHED_TIME_NONE;	/* PERIOD after the fluid did it */
 			} else {
 				w->backlog += (double)sim_rng_around(&w->rng, c->busy);
 				w->next += sim_rng_around(&w->rng, c->period);
@@ -210,8 +211,6 @@ static bool work_step(struct sim_ideal *id, double dt)
 			w->backlog = 0;
 			id->demand[i] = 0;
 			changed = true;
-			if (id->sc->vcpus[i].kind == SIM_SLEEP)
-				w->next = (uint64_t)llround(id->now) + id->sc->vcpus[i].period;
 		}
 	}
 	return changed;
@@ -332,9 +331,11 @@ int sim_ideal_create(const struct sim_scenario *sc, struct sched *s, struct grou
 		struct ideal_work *w = &id->work[i];
 
 		id->demand[i] = c->kind == SIM_HOG;
-		w->on = c->kind == SIM_DUTY || c->kind == SIM_BURSTY || c->kind == SIM_SLEEP;
+		if (c->kind == SIM_SLEEP)
+			id->demand[i] = (double)c->busy / (double)(c->busy + c->period);
+		w->on = c->kind == SIM_DUTY || c->kind == SIM_BURSTY;
 		w->rng = sim_rng_seed(c->seed);
-		if (c->kind == SIM_DUTY || c->kind == SIM_SLEEP)
+		if (c->kind == SIM_DUTY)
 			w->next = c->phase;
 		else if (c->kind == SIM_BURSTY)
 			w->next = c->phase + sim_rng_around(&w->rng, c->period) / 2;
