@@ -46,7 +46,7 @@ struct sim {
 
 const char *sim_pattern_name(enum sim_pattern p)
 {
-	static const char *const names[] = { "idle", "hog", "duty", "bursty" };
+	static const char *const names[] = { "idle", "hog", "duty", "bursty", "sleep" };
 
 	return names[p];
 }
@@ -189,6 +189,9 @@ static void arrive(struct sim *sim, unsigned int i)
 	if (c->kind == SIM_DUTY) {
 		v->backlog += c->busy;
 		v->next_arrival += c->period;
+	} else if (c->kind == SIM_SLEEP) {
+		v->backlog += c->busy;
+		v->next_arrival = SCHED_TIME_NONE;	/* PERIOD after it is done */
 	} else {
 		v->backlog += sim_rng_around(&v->rng, c->busy);
 		v->next_arrival += sim_rng_around(&v->rng, c->period);
@@ -301,6 +304,8 @@ static int sim_loop(struct sim *sim)
 			if (v->runnable && !v->backlog) {
 				v->runnable = false;
 				sched_vcpu_blocked(sim->s, i, t);
+				if (sc->vcpus[i].kind == SIM_SLEEP)
+					v->next_arrival = t + sc->vcpus[i].period;
 			}
 		}
 		for (i = 0; i < sc->nr_vcpus; i++)
@@ -373,7 +378,7 @@ static int sim_setup(struct sim *sim)
 			v->backlog = UINT64_MAX;
 			v->runnable = true;
 			sched_vcpu_runnable(sim->s, i, 0);
-		} else if (c->kind == SIM_DUTY) {
+		} else if (c->kind == SIM_DUTY || c->kind == SIM_SLEEP) {
 			v->next_arrival = c->phase;
 		} else if (c->kind == SIM_BURSTY) {
 			v->next_arrival = c->phase + sim_rng_around(&v->rng, c->period) / 2;

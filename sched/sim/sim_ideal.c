@@ -14,6 +14,11 @@
  * follow: where bursts of a heavy group overlap on several lanes it owed a hog beside them more
  * than the one CPU it can use.
  *
+ * A closed-loop sleeper (`sleep BUSY SLEEP`: its next work comes SLEEP after it did the last) has
+ * no arrivals of its own to replay: they depend on how it is served. It demands its mean,
+ * BUSY / (BUSY + SLEEP), at every moment, as bench-fair's ideal takes its duty and halt-duty
+ * guests: what it gets when it is served at once. Every wait for a lane it pays for good.
+ *
  * Caps are the kernel's: cpu.max is not a rate. A capped group runs at its weighted share until
  * its pool runs dry, then demands nothing until the refill, while its siblings share its part;
  * the pools follow sched/bandwidth.c's rules (refill on the period grid, quota + burst at most,
@@ -326,6 +331,8 @@ int sim_ideal_create(const struct sim_scenario *sc, struct sched *s, struct grou
 		struct ideal_work *w = &id->work[i];
 
 		id->demand[i] = c->kind == SIM_HOG;
+		if (c->kind == SIM_SLEEP)
+			id->demand[i] = (double)c->busy / (double)(c->busy + c->period);
 		w->on = c->kind == SIM_DUTY || c->kind == SIM_BURSTY;
 		w->rng = sim_rng_seed(c->seed);
 		if (c->kind == SIM_DUTY)

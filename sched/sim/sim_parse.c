@@ -226,11 +226,14 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 	} else if (!strcmp(tok[0], "idle")) {
 		v->kind = SIM_IDLE;
 		i = 1;
-	} else if (!strcmp(tok[0], "duty") || !strcmp(tok[0], "bursty")) {
-		v->kind = tok[0][0] == 'd' ? SIM_DUTY : SIM_BURSTY;
+	} else if (!strcmp(tok[0], "duty") || !strcmp(tok[0], "bursty") ||
+		   !strcmp(tok[0], "sleep")) {
+		v->kind = tok[0][0] == 'd' ? SIM_DUTY : tok[0][0] == 'b' ? SIM_BURSTY : SIM_SLEEP;
 		if (n < 3 || parse_time(tok[1], &v->busy) || parse_time(tok[2], &v->period))
 			return perr(p, "%s needs BUSY and PERIOD times", tok[0]);
-		if (!v->busy || v->period < v->busy)
+		if (v->kind == SIM_SLEEP && (!v->busy || !v->period))
+			return perr(p, "sleep needs BUSY and SLEEP above 0");
+		if (v->kind != SIM_SLEEP && (!v->busy || v->period < v->busy))
 			return perr(p, "%s needs 0 < BUSY <= PERIOD", tok[0]);
 		i = 3;
 	} else {

@@ -6,7 +6,8 @@
 #include "sched/core.h"
 #include "sched/sim.h"
 
-enum sim_pattern { SIM_IDLE, SIM_HOG, SIM_DUTY, SIM_BURSTY };
+/* SIM_SLEEP: BUSY of work, then the next BUSY comes PERIOD after it is done (closed loop). */
+enum sim_pattern { SIM_IDLE, SIM_HOG, SIM_DUTY, SIM_BURSTY, SIM_SLEEP };
 
 struct sim_settings {
 	bool has_weight, has_nice, has_max, has_burst, has_idle;

@@ -206,6 +206,35 @@ static void test_sleeper_lag_goes_where_rates_move(void)
 		   "vcpu 5 / bursty 5439us 47140us seed 34557\nvcpu 6 / hog\n", 0.5);
 }
 
+/*
+ * A closed-loop sleeper (`sleep BUSY SLEEP`: its next work comes SLEEP after it finished the
+ * last, as bench-fair's duty and halt-duty guests do) has no arrivals to replay: its ideal is
+ * its mean demand, 0.3 CPU here, which it gets if it is served when it wakes. Every ms it waits
+ * is lost for good, where open-loop work (`duty`) waits and is done later at no cost to the
+ * 10 s total. Alone on a lane it gets its 3000 ms; beside a hog on one lane, with the 3 ms
+ * slices, it waits 2 ms a burst and gets less: the error open-loop scenarios do not show.
+ */
+static void test_sleep_pattern_closed_loop(void)
+{
+	struct sim_result *r = run("lanes 1\nduration 10s\nvcpu 0 / sleep 3ms 7ms phase 1ms\n");
+	double u, ideal, hu, hideal;
+
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_vcpu_usage(r, 0, &u, &ideal), 0);
+	CU_ASSERT_TRUE(fabs(u - 3000e6) <= 1e3 && fabs(ideal - 3000e6) <= 1e3);
+	sim_result_free(r);
+	r = run("lanes 1\nduration 10s\nvcpu 0 / sleep 3ms 7ms\nvcpu 1 / hog\n");
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_vcpu_usage(r, 0, &u, &ideal), 0);
+	CU_ASSERT_EQUAL(sim_vcpu_usage(r, 1, &hu, &hideal), 0);
+	CU_ASSERT_TRUE(fabs(ideal - 3000e6) <= 1e3 && fabs(hideal - 7000e6) <= 1e3);
+	CU_ASSERT_TRUE(u < 2900e6);
+	CU_ASSERT_TRUE(fabs(u + hu - 10000e6) <= 1e3);
+	sim_result_free(r);
+}
+
 static CU_TestInfo gps_tests[] = {
 	{ "random hog-only seeds that failed", test_random_hog_seeds_that_failed },
 	{ "the ideal is GPS over the arrivals", test_ideal_is_gps },
@@ -215,6 +244,7 @@ static CU_TestInfo gps_tests[] = {
 	{ "a delay ends when its group stops", test_delay_ends_when_group_stops },
 	{ "a preemption waits for min_run", test_preemption_waits_for_min_run },
 	{ "a sleeper's lag goes where rates move", test_sleeper_lag_goes_where_rates_move },
+	{ "a closed-loop sleeper's work comes after it is done", test_sleep_pattern_closed_loop },
 	CU_TEST_INFO_NULL,
 };
 
