@@ -35,7 +35,7 @@ void host_send(struct host_client *c, const void *msg, size_t len)
 }
 
 /* The host CPU lane runs on now (HOST_CPU_NONE: the lanes float). */
-static uint64_t host_lane_cpu(struct host *h, unsigned int lane)
+uint64_t host_lane_cpu(struct host *h, unsigned int lane)
 {
 	int cpu = lane < h->nr_lanes ? lane_rotate_cpu(&h->rot, h->lane_cpu, h->nr_lanes, lane) : -1;
 

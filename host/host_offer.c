@@ -201,7 +201,6 @@ static bool host_offer_to(struct host *h, struct host_client *c, unsigned int la
 	struct host_offer *o = c->offer;
 	unsigned int i, nw = (c->nr_vcpus + 63) / 64;
 	bool any = false;
-	int cpu;
 
 	if (!c->joined || c->dead || !o || c->nr_revoked || c->took_due)
 		return false;
@@ -222,8 +221,9 @@ static bool host_offer_to(struct host *h, struct host_client *c, unsigned int la
 	for (i = 0; i < nw; i++)
 		__atomic_store_n(&o->eligible[i], c->offer_ok[i], __ATOMIC_RELEASE);
 	__atomic_store_n(&o->sent, c->nr_read, __ATOMIC_RELEASE);
-	cpu = h->lane_cpu[lane];
-	__atomic_store_n(&o->cpu, cpu >= 0 ? (uint64_t)cpu : HOST_CPU_NONE, __ATOMIC_RELEASE);
+	/* The lane's CPU of the moment: the lanes rotate (host_rotate_due()), never while an
+	 * offer stands (settled first). */
+	__atomic_store_n(&o->cpu, host_lane_cpu(h, lane), __ATOMIC_RELEASE);
 	h->offer_gen++;
 	h->offer_lane = lane;
 	h->offer_to = c;

@@ -93,6 +93,7 @@ struct host {
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
 void host_drain(struct host *h);
 void host_send(struct host_client *c, const void *msg, size_t len);
+uint64_t host_lane_cpu(struct host *h, unsigned int lane);
 void host_arm(struct host *h);
 void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
 
