@@ -6,6 +6,7 @@
  * daemon's revoking CAS beats a later claim; anything else in the word hangs the VM up. Time
  * is driven (host_set_clock()), so a twin daemon fed the RUNNABLE by the socket can be compared.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -392,12 +393,46 @@ static void test_offer_refused(void)
 	host_destroy(h);
 }
 
+/* An offer names its lane's host CPU of the moment: the lanes rotate (host_rotate_due()). */
+static void test_offer_cpu(void)
+{
+	struct host *h = offer_host(2);
+	unsigned int i, k = 0;
+	struct ovmm a, b;
+	cpu_set_t set;
+	int cpu[2];
+
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (i = 0; i < CPU_SETSIZE && k < 2; i++)
+		if (CPU_ISSET(i, &set))
+			cpu[k++] = (int)i;
+	ovmm_join(h, &a, "a", 1, UINT64_MAX, true);
+	ovmm_join(h, &b, "b", 1, UINT64_MAX, false);
+	CU_ASSERT_TRUE(offered(&a, 0));
+	if (k == 2) {
+		CU_ASSERT_EQUAL(a.o->cpu, (uint64_t)cpu[0]);
+		/* Lane 0 moves to the second CPU; b takes it and leaves it; offered again there. */
+		offer_now += NSEC_PER_MSEC;
+		vsched_lock(host_vsched(h));
+		host_rotate_due(h, offer_now);
+		vsched_unlock(host_vsched(h));
+		CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+		CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_BLOCKED, 0, 0, 0), 0);
+		CU_ASSERT_TRUE(offered(&a, 0));
+		CU_ASSERT_EQUAL(a.o->cpu, (uint64_t)cpu[1]);
+	}
+	ovmm_leave(h, &a);
+	ovmm_leave(h, &b);
+	host_destroy(h);
+}
+
 static CU_TestInfo host_offer_tests[] = {
 	{ "a taken offer ends the core as a RUNNABLE would", test_offer_take },
 	{ "the daemon's revocation beats a later claim", test_offer_revoked },
 	{ "garbage in the offer word hangs its VM up", test_offer_garbage },
 	{ "TOOK must match the claim honoured", test_offer_took },
 	{ "a claim the core decides otherwise is told GRANT or PREEMPT", test_offer_refused },
+	{ "an offer names its lane's CPU after the lanes rotate", test_offer_cpu },
 	CU_TEST_INFO_NULL,
 };
 
