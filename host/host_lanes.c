@@ -37,8 +37,10 @@ void host_send(struct host_client *c, const void *msg, size_t len)
 /* The host CPU lane runs on now (HOST_CPU_NONE: the lanes float). */
 static uint64_t host_lane_cpu(struct host *h, unsigned int lane)
 {
-	int cpu = lane < h->nr_lanes ? lane_rotate_cpu(&h->rot, h->lane_cpu, h->nr_lanes, lane) : -1;
+	int cpu = -1;
 
+	if (lane < h->nr_lanes)
+		cpu = lane_rotate_cpu(&h->rot, h->lane_cpu, h->nr_lanes, lane);
 	return cpu >= 0 ? (uint64_t)cpu : HOST_CPU_NONE;
 }
 

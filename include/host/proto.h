@@ -29,7 +29,7 @@
 
 #include <stdint.h>
 
-/* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET; 3: PIN, CTL's may */
+/* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET. 3: PIN, CTL.may */
 #define HOST_PROTO_VERSION	3
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
