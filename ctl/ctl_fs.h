@@ -112,8 +112,10 @@ void ctl_fs_release_all(struct ctl *c);
  */
 ssize_t ctl_deleg_write(struct ctl *c, const char *group, const char *name, const char *buf,
 			size_t len);
-/* Whether uid/gid (and the FUSE caller's groups) may write each ancestor's cgroup.procs of
- * group, the root first: p->may is allocated (free() it). 0 or -ENOMEM. */
+/*
+ * Whether uid/gid (and the FUSE caller's groups) may write each ancestor's cgroup.procs of
+ * group, the root first: p->may is allocated (free() it). 0 or -ENOMEM.
+ */
 int ctl_deleg_perm(struct ctl *c, const char *group, uid_t uid, gid_t gid,
 		   struct vsched_move_perm *p);
 

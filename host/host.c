@@ -261,10 +261,16 @@ static void host_tick(struct host *h)
 	host_offer_settle(h);
 	now = h->clock();
 	h->timer_at = HOST_TIME_INF;
-	host_charge_holders(h, now, UINT_MAX);
-	host_revoke_due(h, now);
 	host_rotate_due(h, now);
-	sched_timer(h->s, now);
+	/*
+	 * A move of the lanes alone decides nothing: it charges no holder (one halted in KVM_RUN,
+	 * reporting no CPU time, would be charged its wall time every move).
+	 */
+	if (host_decision_due(h, now)) {
+		host_charge_holders(h, now, UINT_MAX);
+		host_revoke_due(h, now);
+		sched_timer(h->s, now);
+	}
 	host_drain(h);
 	host_offer_make(h);
 	vsched_unlock(h->vs);

@@ -7,9 +7,9 @@
  * answer (HOST_FWD_WAIT_NS at most), one forward at a time. A move (cgroup.threads,
  * cgroup.procs) carries the writer's permissions in this directory, and the VMM checks it by
  * cgroup v2 delegation's rule as its own directory does (vsched_move_check_perm()): the VMM
- * knows which vCPUs move from where, this directory who may write what. Settings of a VM group itself
- * written here stay the daemon's, and go to the VMM as VMSET so that a re-join (a daemon
- * restart) brings them back.
+ * knows which vCPUs move from where, this directory who may write what. Settings of a VM
+ * group itself written here stay the daemon's, and go to the VMM as VMSET so that a re-join (a
+ * daemon restart) brings them back.
  *
  * Locks: fwd_serial, then the tree's lock, then fwd_lock; the wait holds fwd_serial only.
  */

@@ -37,8 +37,10 @@ void host_send(struct host_client *c, const void *msg, size_t len)
 /* The host CPU lane runs on now (HOST_CPU_NONE: the lanes float). */
 uint64_t host_lane_cpu(struct host *h, unsigned int lane)
 {
-	int cpu = lane < h->nr_lanes ? lane_rotate_cpu(&h->rot, h->lane_cpu, h->nr_lanes, lane) : -1;
+	int cpu = -1;
 
+	if (lane < h->nr_lanes)
+		cpu = lane_rotate_cpu(&h->rot, h->lane_cpu, h->nr_lanes, lane);
 	return cpu >= 0 ? (uint64_t)cpu : HOST_CPU_NONE;
 }
 
@@ -97,10 +99,7 @@ static bool host_someone_waits(struct host *h)
 	return false;
 }
 
-/*
- * The core's group timers; each slice end and, while someone waits, holder's silence limit;
- * while a lane is held, the lanes' next move over their CPUs.
- */
+/* The core's group timers; each slice end and, while someone waits, holder's silence limit. */
 static uint64_t host_next_due(struct host *h)
 {
 	uint64_t t = sched_next_group_timer(h->s), u;
@@ -112,8 +111,6 @@ static uint64_t host_next_due(struct host *h)
 		v = sched_lane_vcpu(h->s, l);
 		if (v < 0)
 			continue;
-		if (h->lane_cpu[0] >= 0 && h->nr_lanes > 1 && h->rot.at < t)
-			t = h->rot.at;
 		u = sched_lane_until(h->s, l);
 		if (u != SCHED_TIME_NONE && u + h->grace_ns < t)
 			t = u + h->grace_ns;
@@ -123,14 +120,35 @@ static uint64_t host_next_due(struct host *h)
 	return t;
 }
 
+bool host_decision_due(struct host *h, uint64_t now)
+{
+	return host_next_due(h) <= now;
+}
+
+/* While a lane is held and they have CPUs to move over, the lanes' next move. */
+static uint64_t host_next_move(struct host *h)
+{
+	unsigned int l;
+
+	if (h->lane_cpu[0] < 0 || h->nr_lanes < 2)
+		return HOST_TIME_INF;
+	for (l = 0; l < h->nr_lanes; l++)
+		if (sched_lane_vcpu(h->s, l) >= 0)
+			return h->rot.at;
+	return HOST_TIME_INF;
+}
+
 void host_arm(struct host *h)
 {
 	struct itimerspec its = { 0 };
-	uint64_t t;
+	uint64_t t, m;
 
 	if (h->timer_fd < 0)
 		return;
 	t = host_next_due(h);
+	m = host_next_move(h);
+	if (m < t)
+		t = m;
 	if (t == h->timer_at)
 		return;
 	h->timer_at = t;

@@ -9,9 +9,9 @@
  * A session: the VMM sends HELLO, the daemon answers WELCOME (lanes, the VM's group, or an
  * errno). Then the VMM sends its subtree as GROUP... VCPU... COMMIT (again after every change)
  * and vCPU events; the daemon sends decisions (GRANT, PREEMPT, RETIME) and, when the lanes
- * move over its CPUs, PIN to each holder (not in the grant page: it is no decision). A HELLO with
- * nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up. A VMM whose waiting vCPUs hear
- * nothing asks PING; the daemon answers PONG (a stuck daemon does not: the VMM falls back).
+ * move over its CPUs, PIN to each holder (not in the grant page: it is no decision). A HELLO
+ * with nr_vcpus 0 is a probe: WELCOME, then the daemon hangs up. A VMM that hears nothing for a
+ * while asks PING; the daemon answers PONG (a stuck daemon does not: the VMM falls back).
  * A write, mkdir or rmdir in the daemon's directory below a VM group goes to its VMM as CTL,
  * applied there to the VM's own tree and answered CTL_DONE (its batch comes first); settings
  * of the VM group itself written in the daemon's directory go to the VMM as VMSET, for its
@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 /* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET;
- * 3: PIN, CTL's may, offers (TOOK) */
+ * 3: PIN, CTL.may, offers (TOOK) */
 #define HOST_PROTO_VERSION	3
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */

@@ -255,6 +255,7 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	struct rt_vcpu *rv;
 	struct host_ev m;
 	uint64_t until;
+	int cpu;
 
 	if (n == sizeof(struct host_group_msg))
 		return rt_remote_vmset(rt, buf);
@@ -267,10 +268,10 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	    ((m.type == HOST_MSG_GRANT || m.type == HOST_MSG_PIN) && m.arg >= rt->nr_lanes))
 		return -EPROTO;
 	rv = &rt->v[m.vcpu];
+	cpu = m.b == HOST_CPU_NONE ? -1 : (int)m.b;	/* GRANT, PIN: the lane's host CPU */
 	/* The lanes moved over the daemon's CPUs: no decision, not in the grant page. */
 	if (m.type == HOST_MSG_PIN)
-		return rt_pin_moved(rt, rv, m.arg, m.b == HOST_CPU_NONE ? -1 : (int)m.b) == -ENOMEM ?
-		       -ENOMEM : 0;
+		return rt_pin_moved(rt, rv, m.arg, cpu) == -ENOMEM ? -ENOMEM : 0;
 	if (m.type < HOST_MSG_GRANT || m.type > HOST_MSG_RETIME)
 		return -EPROTO;
 	/* The vCPU thread took it from the grant page already, or the page moved past it. */
@@ -281,7 +282,7 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	switch (m.type) {
 	case HOST_MSG_GRANT:
 		/* b: the lane's host CPU, pinned as embedded lanes are (rt_pin.c). */
-		if (rt_pin_host(rt, m.arg, m.b == HOST_CPU_NONE ? -1 : (int)m.b) == -ENOMEM)
+		if (rt_pin_host(rt, m.arg, cpu) == -ENOMEM)
 			return -ENOMEM;
 		rt_grant(rt, m.vcpu, m.arg, until);
 		break;
