@@ -173,6 +173,7 @@ void run_monitor_json(struct json *j, void *arg)
 	json_key(j, "runtime");
 	json_object_begin(j, JSON_INLINE);
 	json_kv_u64(j, "grants", st.grants);
+	json_kv_u64(j, "offers", st.offers);
 	json_kv_u64(j, "kicks", st.kicks);
 	json_kv_u64(j, "timer_arms", st.timer_arms);
 	json_kv_u64(j, "retimes", st.retimes);

@@ -75,6 +75,7 @@ bool rt_offer_take(struct runtime *rt, unsigned int id)
 	 * lanes' map cannot be made (the lane is this vCPU's all the same). */
 	rt_pin_host(rt, lane, cpu == HOST_CPU_NONE ? -1 : (int)cpu);
 	rt_grant(rt, id, lane, RT_INF);
+	rt->st.offers++;
 	rt->took_due = true;
 	rt->took_vcpu = id;
 	rt->took_gen = host_offer_gen(w);
