@@ -8,7 +8,6 @@
 #ifndef VSCHED_SCHED_SLICE_PLAN_H
 #define VSCHED_SCHED_SLICE_PLAN_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 struct slice_plan {
