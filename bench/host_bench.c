@@ -145,7 +145,7 @@ int hb_measure(const struct hb_scn *s, const struct hb_opts *o, const pid_t *pid
 {
 	static struct hb_tids tids;
 	double g0[HB_MAX_VMS][HB_MAX_GROUPS], v0[HB_MAX_VMS];
-	clockid_t clk[HB_MAX_VMS], dclk;
+	clockid_t clk[HB_MAX_VMS], dclk = 0;
 	uint64_t c0[HB_MAX_VMS], d0, t0, t1;
 	bool dok = daemon > 0 && !clock_getcpuclockid(daemon, &dclk);
 	unsigned int i, j;
@@ -309,9 +309,11 @@ static void report(const struct hb_scn *s, const struct hb_opts *o, const struct
 
 		for (i = 0; sides[k].ok && i < s->nr_vms; i++)
 			other += sides[k].r.cpu_s[i] - sides[k].r.vcpu_s[i];
+		/* Read after the processes' clocks: a thread-less process shows -0.0000 without fmax. */
 		if (sides[k].ok)
 			printf(" %s %.4f / %.4f", sides[k].name,
-			       sides[k].r.daemon_s / sides[k].r.seconds, other / sides[k].r.seconds);
+			       sides[k].r.daemon_s / sides[k].r.seconds,
+			       fmax(other, 0) / sides[k].r.seconds);
 	}
 	printf("\n");
 	if (s->capped < 0)

@@ -215,6 +215,14 @@ int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
 		}
 		sleep_ns(10000000);
 	}
+	/* The socket listens before the control directory is mounted: a mkdir would miss it. */
+	snprintf(path, sizeof(path), "%s/host/cgroup.procs", h.dir);
+	if (!hv_wait_path(path)) {
+		hv_first_line(log, msg, sizeof(msg));
+		say(why, len, "vsched host has no control directory %s/host: %s", h.dir, msg);
+		err = -ETIMEDOUT;
+		goto out;
+	}
 	for (i = 0; i < s->nr_parts && !err; i++)
 		err = hv_part(&h, &s->parts[i], why, len);
 	for (i = 0; i < s->nr_vms && !err; i++) {

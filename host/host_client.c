@@ -228,7 +228,6 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		return sched_vcpu_runnable(h->s, slot, now);
 	case HOST_MSG_BLOCKED:
 		host_slice_reported(h, slot, now);
-		host_slice_fine(h, now);
 		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_blocked(h->s, slot, now);
 	case HOST_MSG_RAN:

@@ -18,21 +18,22 @@
  * (simulator p99; 11 ms at 8 ms). Among hogs only, nothing is due at any moment and only
  * throughput counts: the ceiling is 12 ms (4 hogs in 2 groups on 2 lanes, alternating runs on
  * a loaded host: 8 ms 96.2-97.4 %, 12 ms 96.9-98.6 %; goal 97). A hog's share then comes in
- * lumps of up to 12 ms, which a 5 s window sees as up to 0.12 % of capacity.
+ * lumps of up to 12 ms, which a 5 s window sees as up to 0.12 % of capacity. The caller sets
+ * the hogs' ceiling (SLICE_PLAN_MAX_NS for an embedded runtime; the host daemon's is lower,
+ * host/host_slice.c).
  */
 #include "sched/slice_plan.h"
 
 #define SLICE_COST_SHARE	100		/* slice = 100 x cost: changes cost ~1 % */
 #define SLICE_MAX_NS		8000000ULL	/* ceiling while anything is due (above) */
-#define SLICE_HOGS_MAX_NS	12000000ULL	/* ceiling among hogs */
 #define SLICE_FINE_NS		1000000000ULL	/* "while": since the last sleep, lend, throttle */
 #define SLICE_EVERY_NS		100000000ULL	/* re-plan at most this often */
 #define SLICE_CLIP_NS		1000000ULL
 #define SLICE_EWMA_SHIFT	4		/* weight 1/16 per sample */
 
-void slice_plan_init(struct slice_plan *p, uint64_t min_ns)
+void slice_plan_init(struct slice_plan *p, uint64_t min_ns, uint64_t max_ns)
 {
-	*p = (struct slice_plan){ .min_ns = min_ns };
+	*p = (struct slice_plan){ .min_ns = min_ns, .max_ns = max_ns };
 }
 
 void slice_plan_cost(uint64_t *avg, uint64_t ns)
@@ -55,7 +56,7 @@ void slice_plan_fine(struct slice_plan *p, uint64_t now, uint64_t cur)
 
 uint64_t slice_plan_due(struct slice_plan *p, uint64_t now, uint64_t cur)
 {
-	uint64_t slice, ceiling = SLICE_HOGS_MAX_NS;
+	uint64_t slice, ceiling = p->max_ns;
 
 	if (now < p->planned + SLICE_EVERY_NS || !p->exit_cost || !p->handoff_cost)
 		return 0;
@@ -63,7 +64,7 @@ uint64_t slice_plan_due(struct slice_plan *p, uint64_t now, uint64_t cur)
 	slice = (p->exit_cost + p->handoff_cost) * SLICE_COST_SHARE;
 	if (slice < p->min_ns)
 		slice = p->min_ns;
-	if (p->last_fine && now - p->last_fine < SLICE_FINE_NS)
+	if (p->last_fine && now - p->last_fine < SLICE_FINE_NS && ceiling > SLICE_MAX_NS)
 		ceiling = SLICE_MAX_NS;
 	if (slice > ceiling)
 		slice = ceiling;

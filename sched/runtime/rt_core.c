@@ -56,7 +56,7 @@ int rt_core_create(struct runtime *rt)
 	rt->core = rt->s;
 	sched_get_params(rt->s, &p);
 	rt->st.slice_ns = p.slice_ns;
-	slice_plan_init(&rt->slice, p.slice_ns);
+	slice_plan_init(&rt->slice, p.slice_ns, SLICE_PLAN_MAX_NS);
 	rt_core_drain(rt);
 	return 0;
 }
