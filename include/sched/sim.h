@@ -87,7 +87,6 @@ struct sim_gen_opts {
 	bool bursts_only;	/* SIM_GEN_DUTY: no hogs */
 	bool coarse_caps;	/* SIM_GEN_CAPS: periods of 100 ms and more, quotas >= 5 ms */
 	bool coarse_duty;	/* SIM_GEN_DUTY: work of 1 ms and more every 10 ms and more */
-	bool closed_duty;	/* SIM_GEN_DUTY: duty vCPUs closed-loop (sleep), runtime slices */
 };
 int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len);
 /*
