@@ -16,9 +16,9 @@
  *   vcpu 0 /a hog                 always runnable
  *   vcpu 1 /a/b duty 3ms 10ms     BUSY of work arrives every PERIOD [phase T]
  *   vcpu 2 / bursty 5ms 20ms      work of 0.5-1.5 x BURST arrives every 0.5-1.5 x GAP [seed N]
+ *   vcpu 3 / idle                 never runnable; add "sys PCT" to charge PCT % as system time
  *   vcpu 4 / sleep 3ms 7ms        BUSY of work, then sleeps SLEEP from when it is done [phase T]
  *                                 (bench-fair's duty guests; ideal: its mean demand, 30 % here)
- *   vcpu 3 / idle                 never runnable; add "sys PCT" to charge PCT % as system time
  *   at 5s move 1 /c               timed events: move, weight, nice, max, burst, idle
  *   at 2s max /a/b 20ms 100ms
  *
@@ -87,7 +87,6 @@ struct sim_gen_opts {
 	bool bursts_only;	/* SIM_GEN_DUTY: no hogs */
 	bool coarse_caps;	/* SIM_GEN_CAPS: periods of 100 ms and more, quotas >= 5 ms */
 	bool coarse_duty;	/* SIM_GEN_DUTY: work of 1 ms and more every 10 ms and more */
-	bool closed_duty;	/* SIM_GEN_DUTY: duty vCPUs closed-loop (sleep), runtime slices */
 };
 int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len);
 /*

@@ -147,13 +147,8 @@ static void gen_vcpus(struct gen *g, const struct sim_gen_opts *o, unsigned int 
 
 			bool duty = o->bursts_only ? k < 50 : k < 80;
 
-			/* Closed loop: it sleeps what the period leaves after its work. */
-			if (duty && o->closed_duty)
-				emit(g, "sleep %lluus %lluus", (unsigned long long)busy,
-				     (unsigned long long)(period - busy > 100 ? period - busy : 100));
-			else
-				emit(g, "%s %lluus %lluus", duty ? "duty" : "bursty",
-				     (unsigned long long)busy, (unsigned long long)period);
+			emit(g, "%s %lluus %lluus", duty ? "duty" : "bursty",
+			     (unsigned long long)busy, (unsigned long long)period);
 			emit(g, duty ? " phase %lluus\n" : " seed %llu\n",
 			     (unsigned long long)pick(g, 0, period));
 		}
@@ -213,9 +208,6 @@ int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len)
 	nv = (unsigned int)pick_log(&g, 1, o->max_vcpus);
 	emit(&g, "# sim_gen seed %llu\nlanes %u\nduration %lluus\n", (unsigned long long)seed,
 	     lanes, (unsigned long long)(o->duration_ns / 1000));
-	/* The slice the runtime settles at on this host, where lane changes cost 20-50 us. */
-	if (o->closed_duty)
-		emit(&g, "slice 8ms\nlag 16ms\n");
 	gen_groups(&g, o, lanes);
 	gen_vcpus(&g, o, nv);
 	gen_events(&g, o, nv, lanes);

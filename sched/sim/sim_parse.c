@@ -230,7 +230,8 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 		   !strcmp(tok[0], "sleep")) {
 		v->kind = tok[0][0] == 'd' ? SIM_DUTY : tok[0][0] == 'b' ? SIM_BURSTY : SIM_SLEEP;
 		if (n < 3 || parse_time(tok[1], &v->busy) || parse_time(tok[2], &v->period))
-			return perr(p, "%s needs BUSY and PERIOD times", tok[0]);
+			return perr(p, "%s needs BUSY and %s times", tok[0],
+				    v->kind == SIM_SLEEP ? "SLEEP" : "PERIOD");
 		if (v->kind == SIM_SLEEP && (!v->busy || !v->period))
 			return perr(p, "sleep needs BUSY and SLEEP above 0");
 		if (v->kind != SIM_SLEEP && (!v->busy || v->period < v->busy))

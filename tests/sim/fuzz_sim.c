@@ -36,13 +36,6 @@ static const struct kind kinds[] = {
 	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, .coarse_caps = true, TREES }, 0.5 },
 	{ "caps of 10 ms periods and more, 1-16 lanes",
 	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, TREES }, 0.5 },
-	/*
-	 * bench-fair's conditions: closed-loop duty vCPUs (the next work comes when the last is
-	 * done and slept on) at the runtime's 8 ms slice, against their mean demand. A change that
-	 * makes them wait loses their work for good, which the open-loop kinds above do not see.
-	 */
-	{ "closed-loop sleepers beside hogs, 8 ms slices",
-	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, .closed_duty = true, TREES }, 0.5 },
 };
 
 static double now_s(void)
@@ -123,7 +116,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(c == 'h' ? stdout : stderr,
 				"usage: fuzz-sim [--seeds N] [--first SEED] [--kind K] [--list] [--worst]\n"
-				"  --kind   only the K-th kind (0 = hog-only, ... 5 = 10 ms caps, 6 = closed-loop)\n"
+				"  --kind   only the K-th kind (0 = hog-only, ... 5 = 10 ms caps)\n"
 				"  --list   print every seed over its bound\n"
 				"  --worst  print the worst scenario of each kind\n");
 			return c == 'h' ? 0 : 2;

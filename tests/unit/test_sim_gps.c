@@ -235,6 +235,21 @@ static void test_sleep_pattern_closed_loop(void)
 	sim_result_free(r);
 }
 
+/*
+ * bench-fair's duty scenario as the runtime runs it: two closed-loop guests (3 ms of work, 7 ms
+ * of sleep) in /d beside two hogs in /h, at the 8 ms slice (lag 16 ms) the runtime settles at on
+ * this host. /d is owed 0.6 CPU and gets it when its vCPUs are served as they wake. The fourth
+ * duty pass (reverted, docs/scheduler.md §10) made them wait (p50 1 ms, p99 6 ms): 5547 ms of
+ * 6000, 2.27 % of capacity here, and on the runtime duty 0.23 -> 3.45 %, halt-duty 2.27 ->
+ * 9.87 %; `make fuzz-sim`'s open-loop work, done later when it waits, never showed it.
+ */
+static void test_bench_duty_at_runtime_slice(void)
+{
+	run_within("lanes 2\nduration 10s\nslice 8ms\nlag 16ms\ngroup /d\ngroup /h\n"
+		   "vcpu 0 /d sleep 3ms 7ms\nvcpu 1 /d sleep 3ms 7ms phase 1ms\n"
+		   "vcpu 2 /h hog\nvcpu 3 /h hog\n", 0.5);
+}
+
 static CU_TestInfo gps_tests[] = {
 	{ "random hog-only seeds that failed", test_random_hog_seeds_that_failed },
 	{ "the ideal is GPS over the arrivals", test_ideal_is_gps },
@@ -245,6 +260,7 @@ static CU_TestInfo gps_tests[] = {
 	{ "a preemption waits for min_run", test_preemption_waits_for_min_run },
 	{ "a sleeper's lag goes where rates move", test_sleeper_lag_goes_where_rates_move },
 	{ "a closed-loop sleeper's work comes after it is done", test_sleep_pattern_closed_loop },
+	{ "bench-fair's duty at the runtime's slice", test_bench_duty_at_runtime_slice },
 	CU_TEST_INFO_NULL,
 };
 

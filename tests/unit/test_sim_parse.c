@@ -39,7 +39,7 @@ static void test_parse_numbers(void)
 	refused("duration -1s\nvcpu 0 / hog\n", "line 1: bad time '-1s'");
 	refused("duration 1.s\nvcpu 0 / hog\n", "line 1: bad time '1.s'");
 	refused("vcpu 0 / duty nan 10ms\n", "line 1: duty needs BUSY and PERIOD times");
-	refused("vcpu 0 / sleep 3ms\n", "line 1: sleep needs BUSY and PERIOD times");
+	refused("vcpu 0 / sleep 3ms\n", "line 1: sleep needs BUSY and SLEEP times");
 	refused("vcpu 0 / sleep 3ms 0ms\n", "line 1: sleep needs BUSY and SLEEP above 0");
 	refused("vcpu 0 / duty 1ms 10ms phase nan\n", "line 1: bad phase");
 	refused("group /a max nan 100ms\nvcpu 0 / hog\n", "line 1: bad time 'nan'");
