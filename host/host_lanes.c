@@ -69,8 +69,17 @@ void host_decide(struct host *h, const struct sched_decision *d)
 		 d->type == SCHED_PREEMPT ? HOST_MSG_PREEMPT : HOST_MSG_RETIME;
 	if (d->type == SCHED_RUN)
 		host_charge_granted(h, d->vcpu, sched_now(h->s));
-	m.seq = host_page_write(sl->client, sl->vcpu,
-				d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane, m.a, m.b);
+	/*
+	 * A RETIME changes the grant the entry holds and is not written there: a vCPU that blocked
+	 * meanwhile would read "lane, until" as a grant when it next waits. It carries the seq of
+	 * the grant it changes, and the agent applies it to that grant only.
+	 */
+	if (d->type == SCHED_RETIME)
+		m.seq = host_page_seq(sl->client, sl->vcpu);
+	else
+		m.seq = host_page_write(sl->client, sl->vcpu,
+					d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane, m.a,
+					m.b);
 	host_send(sl->client, &m, sizeof(m));
 }
 

@@ -84,6 +84,12 @@ void host_page_destroy(struct host_client *c)
 	c->seq = NULL;
 }
 
+/* The seq of vcpu's entry as it stands (0: no page). */
+uint32_t host_page_seq(const struct host_client *c, unsigned int vcpu)
+{
+	return c->seq ? c->seq[vcpu] : 0;
+}
+
 /*
  * Vcpu's entry becomes the state a decision leaves it in; its new seq is returned, for the
  * message that follows. lane HOST_LANE_NONE: it holds none. A grant wakes the parked thread.

@@ -129,6 +129,7 @@ void host_slice_tick(struct host *h, struct host_client *c, uint64_t now);
 /* host_page.c: the grant page of a VM. Lock held. */
 int host_page_create(struct host_client *c, int *ro_fd);
 void host_page_destroy(struct host_client *c);
+uint32_t host_page_seq(const struct host_client *c, unsigned int vcpu);
 uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane, uint64_t until,
 			 uint64_t cpu);
 /* host_fwd.c: CTL_DONE from c (-EPROTO if malformed); c leaves; VM group settings changed. */

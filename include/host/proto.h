@@ -66,7 +66,7 @@ enum host_msg_type {
 	HOST_MSG_WELCOME,
 	HOST_MSG_GRANT,		/* lane, a = until (HOST_TIME_INF: none), b = the lane's host CPU */
 	HOST_MSG_PREEMPT,
-	HOST_MSG_RETIME,	/* a = until */
+	HOST_MSG_RETIME,	/* a = until; not in the grant page: seq is the grant's it changes */
 	/* liveness (sched/runtime/rt_remote_live.h): the daemon answers a PING at once */
 	HOST_MSG_PING,		/* VMM -> daemon: a = the VMM's time, echoed */
 	HOST_MSG_PONG,		/* daemon -> VMM */

@@ -274,8 +274,12 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 		return rt_pin_moved(rt, rv, m.arg, cpu) == -ENOMEM ? -ENOMEM : 0;
 	if (m.type < HOST_MSG_GRANT || m.type > HOST_MSG_RETIME)
 		return -EPROTO;
-	/* The vCPU thread took it from the grant page already, or the page moved past it. */
-	if (rt->page && !rt_page_newer(rv, m.seq))
+	/*
+	 * The vCPU thread took it from the grant page already, or the page moved past it. A RETIME
+	 * is not in the page: it changes the grant of its seq, only while that one is applied.
+	 */
+	if (rt->page && (m.type == HOST_MSG_RETIME ? m.seq != rv->seq_applied :
+			 !rt_page_newer(rv, m.seq)))
 		return 0;
 	rv->seq_applied = m.seq;
 	until = m.a == HOST_TIME_INF ? RT_INF : m.a;

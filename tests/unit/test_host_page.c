@@ -118,8 +118,17 @@ static void test_host_page(void)
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_RUNNABLE, 0), 0);
 	CU_ASSERT_EQUAL(page[0].seq, 2);
 	CU_ASSERT_EQUAL(page[0].lane, 0);
-	/* 1 waits again and 0 is revoked (silent "forever"): 0's entry empty, 1's the grant. */
+	/*
+	 * 1 waits again: 0's slice ends (RETIME), not written in its entry (0 may be blocking and
+	 * would read it as a grant), and carrying the seq of the grant it changes.
+	 */
 	CU_ASSERT_EQUAL(page_ev(h, c, HOST_MSG_RUNNABLE, 1), 0);
+	CU_ASSERT_TRUE(page_recv(sv[0], HOST_MSG_RETIME, &ev, sizeof(ev), &unused));
+	CU_ASSERT_EQUAL(ev.vcpu, 0);
+	CU_ASSERT_EQUAL(ev.seq, 2);
+	CU_ASSERT_EQUAL(page[0].seq, 2);
+	CU_ASSERT_EQUAL(page[0].until, HOST_TIME_INF);
+	/* 0 is revoked (silent "forever"): 0's entry empty, 1's the grant. */
 	vsched_lock(host_vsched(h));
 	host_revoke_due(h, UINT64_MAX / 2);
 	vsched_unlock(host_vsched(h));
