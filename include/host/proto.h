@@ -26,9 +26,10 @@
  *
  * The offer page (HOST_HELLO_OFFER; the WELCOME's second fd): one struct host_offer the VMM may
  * write. When a lane is idle and nobody waits, the daemon offers it to one VM there; a vCPU of
- * that VM that becomes runnable takes it with a CAS on `word` and runs at once, then sends TOOK.
- * The daemon revokes the offer with a CAS before it feeds its core anything else; whoever wins
- * the CAS wins. The daemon reads nothing there but `word`, and checks it (host/host_offer.c).
+ * that VM that becomes runnable takes it with a CAS on `word` and runs at once; TOOK follows,
+ * before that VMM's next datagram. The daemon revokes the offer with a CAS before it feeds its
+ * core anything else; whoever wins the CAS wins. The daemon reads nothing there but `word`, and
+ * checks it (host/host_offer.c).
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H

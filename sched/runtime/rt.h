@@ -306,7 +306,7 @@ bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq);
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
 void rt_vcpu_wake(struct rt_vcpu *rv);
 /* Idle-lane offers (rt_offer.c). Lock held. take: true if vCPU id took one and holds a lane. */
-int rt_offer_map(struct runtime *rt, int fd);
+void rt_offer_map(struct runtime *rt, int fd);
 void rt_offer_unmap(struct runtime *rt);
 bool rt_offer_take(struct runtime *rt, unsigned int id);
 void rt_offer_flush(struct runtime *rt);

@@ -8,8 +8,8 @@
  * if the core decided otherwise (a GRANT of another lane or with a slice end, or PREEMPT).
  *
  * TOOK confirms the claim to the daemon, but not at once: sent at once, it woke the daemon
- * while the granted thread was waking, and on 2 CPUs the two competed (bench-host-latency:
- * median 1.6x in-process against 0.65x deferred). It goes before this VMM's next datagram (a
+ * while the granted thread was waking, and on 2 CPUs the two competed (bench-host-latency, one
+ * pair of runs: median 1.6x in-process against 0.65x deferred; docs/host.md). It goes before this VMM's next datagram (a
  * BLOCKED, the vCPU's next exit's RAN) or with the helper's next report (RT_REPORT_NS).
  *
  * Taken only when the daemon has read every datagram this VMM sent (the offer says how many):
@@ -26,20 +26,19 @@
 #include "rt.h"
 
 /* The offer page of a WELCOME (fd taken over, -1: none came). One that cannot be used is not. */
-int rt_offer_map(struct runtime *rt, int fd)
+void rt_offer_map(struct runtime *rt, int fd)
 {
 	struct stat st;
 	void *p;
 
 	rt_offer_unmap(rt);
 	if (fd < 0)
-		return 0;
+		return;
 	p = fstat(fd, &st) || (size_t)st.st_size < sizeof(struct host_offer) ? MAP_FAILED :
 	    mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p != MAP_FAILED)
 		rt->offer = p;
-	return 0;
 }
 
 void rt_offer_unmap(struct runtime *rt)

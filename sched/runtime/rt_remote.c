@@ -188,7 +188,7 @@ static int rt_remote_join(struct runtime *rt, int fd)
 		close(page_fd);
 	/* Without a page no offer came; one that came and cannot be mapped is only not used. */
 	if (!ret && page)
-		ret = rt_offer_map(rt, offer_fd);
+		rt_offer_map(rt, offer_fd);
 	else if (offer_fd >= 0)
 		close(offer_fd);
 	if (ret)
