@@ -91,7 +91,8 @@ const struct scenario scenarios[] = {
 		/*
 		 * A quota shorter than min_run in a short period (make fuzz-sim seed 743 reduced,
 		 * docs/scheduler.md §10): the reference bursts c at 1.51 CPU for 0.66 ms each
-		 * 10 ms and idles a CPU while it is throttled; what does the kernel do?
+		 * 10 ms and idles a CPU while it is throttled (the hog 0.966 CPU); vsched gives c
+		 * the free lane (the hog 1.0); this host's kernel gave the hog 1.00, 0.94, 0.94.
 		 */
 		.name = "cap-short",
 		.what = "p {1 hog, c:305 max 1000 10000 (2 hogs)}: quota below min_run",
