@@ -155,6 +155,7 @@ static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
 		m.seq = host_page_write(c, i, HOST_LANE_NONE, HOST_TIME_INF, HOST_CPU_NONE);
 		host_send(c, &m, sizeof(m));
 	}
+	host_arm(h);	/* the new holder's slice end, as after host_drain() */
 	return 0;
 }
 
