@@ -12,8 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "host/host.h"
-#include "host/proto.h"
+#include "host_test.h"
 #include "sched/core.h"
 #include "sched/group.h"
 #include "test.h"
@@ -45,12 +44,7 @@ static void vmm_connect(struct host *h, struct vmm *m)
 
 static int vmm_msg(struct host *h, struct vmm *m, const void *buf, size_t len)
 {
-	int ret;
-
-	vsched_lock(host_vsched(h));
-	ret = host_client_msg(h, m->c, buf, len);
-	vsched_unlock(host_vsched(h));
-	return ret;
+	return host_test_msg(h, m->c, buf, len);
 }
 
 static int vmm_ev(struct host *h, struct vmm *m, uint32_t type, uint32_t vcpu, uint32_t arg,

@@ -11,8 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "host/host.h"
-#include "host/proto.h"
+#include "host_test.h"
 #include "sched/core.h"
 #include "test.h"
 #include "util/time.h"
@@ -34,30 +33,14 @@ static int cvmm_ev(struct host *h, struct cvmm *m, uint32_t type, uint32_t vcpu,
 		   uint64_t b)
 {
 	struct host_ev ev = { .type = type, .vcpu = vcpu, .a = a, .b = b };
-	int ret;
 
-	vsched_lock(host_vsched(h));
-	ret = host_client_msg(h, m->c, &ev, sizeof(ev));
-	vsched_unlock(host_vsched(h));
-	return ret;
+	return host_test_msg(h, m->c, &ev, sizeof(ev));
 }
 
 /* Joins VM name with one vCPU and cpu.max quota_us per 100 ms (UINT64_MAX: max). */
 static void cvmm_join(struct host *h, struct cvmm *m, const char *name, uint64_t quota_us)
 {
-	struct host_hello hm = {
-		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = 1,
-		.vm = { .quota_us = quota_us, .period_us = 100000 },
-	};
-	int sv[2];
-
-	snprintf(hm.name, sizeof(hm.name), "%s", name);
-	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	m->fd = sv[0];
-	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
-	vsched_lock(host_vsched(h));
-	CU_ASSERT_EQUAL(host_client_msg(h, m->c, &hm, sizeof(hm)), 0);
-	vsched_unlock(host_vsched(h));
+	m->fd = host_test_join(h, name, 1, quota_us, &m->c);
 }
 
 static void cvmm_leave(struct host *h, struct cvmm *m)

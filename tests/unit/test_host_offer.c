@@ -13,8 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "host/host.h"
-#include "host/proto.h"
+#include "host_test.h"
 #include "sched/core.h"
 #include "test.h"
 #include "util/time.h"
@@ -46,12 +45,7 @@ static struct host *offer_host(unsigned int lanes)
 
 static int ovmm_msg(struct host *h, struct ovmm *m, const void *buf, size_t len)
 {
-	int ret;
-
-	vsched_lock(host_vsched(h));
-	ret = host_client_msg(h, m->c, buf, len);
-	vsched_unlock(host_vsched(h));
-	return ret;
+	return host_test_msg(h, m->c, buf, len);
 }
 
 static int ovmm_ev(struct host *h, struct ovmm *m, uint32_t type, uint32_t vcpu, uint64_t a,

@@ -11,8 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "host/host.h"
-#include "host/proto.h"
+#include "host_test.h"
 #include "sched/core.h"
 #include "test.h"
 #include "util/time.h"
@@ -36,26 +35,12 @@ static void svmm_ev(struct host *h, struct svmm *m, uint32_t type, uint64_t a)
 {
 	struct host_ev ev = { .type = type, .a = a };
 
-	vsched_lock(host_vsched(h));
-	CU_ASSERT_EQUAL(host_client_msg(h, m->c, &ev, sizeof(ev)), 0);
-	vsched_unlock(host_vsched(h));
+	CU_ASSERT_EQUAL(host_test_msg(h, m->c, &ev, sizeof(ev)), 0);
 }
 
 static void svmm_join(struct host *h, struct svmm *m, const char *name)
 {
-	struct host_hello hm = {
-		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = 1,
-		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
-	};
-	int sv[2];
-
-	snprintf(hm.name, sizeof(hm.name), "%s", name);
-	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	m->fd = sv[0];
-	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
-	vsched_lock(host_vsched(h));
-	CU_ASSERT_EQUAL(host_client_msg(h, m->c, &hm, sizeof(hm)), 0);
-	vsched_unlock(host_vsched(h));
+	m->fd = host_test_join(h, name, 1, UINT64_MAX, &m->c);
 }
 
 /* The last GRANT on m's socket (its until), or 0; a RETIME's until is kept in m too. */

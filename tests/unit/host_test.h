@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by the host daemon's test files: a VMM's end of a join, over a socketpair. */
+#ifndef VSCHED_TESTS_HOST_TEST_H
+#define VSCHED_TESTS_HOST_TEST_H
+
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include "host/host.h"
+#include "host/proto.h"
+#include "test.h"
+#include "vsched.h"
+
+/* A datagram from VMM c, under the daemon's lock as host_run() feeds it. */
+static inline int host_test_msg(struct host *h, struct host_client *c, const void *buf,
+				size_t len)
+{
+	int ret;
+
+	vsched_lock(host_vsched(h));
+	ret = host_client_msg(h, c, buf, len);
+	vsched_unlock(host_vsched(h));
+	return ret;
+}
+
+/*
+ * Joins VM name with nr vCPUs and cpu.max quota_us per 100 ms (UINT64_MAX: max), no page:
+ * *c is the daemon's client, the VMM's end of the socket is returned.
+ */
+static inline int host_test_join(struct host *h, const char *name, unsigned int nr,
+				 uint64_t quota_us, struct host_client **c)
+{
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
+		.vm = { .quota_us = quota_us, .period_us = 100000 },
+	};
+	int sv[2];
+
+	snprintf(hm.name, sizeof(hm.name), "%s", name);
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], c), 0);
+	CU_ASSERT_EQUAL(host_test_msg(h, *c, &hm, sizeof(hm)), 0);
+	return sv[0];
+}
+
+#endif
