@@ -25,19 +25,17 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "host_daemon.h"
 #include "host/host.h"
 #include "host/proto.h"
 #include "sched/core.h"
@@ -251,21 +249,6 @@ static bool offer_round(struct lat *l, pthread_mutex_t *vmm)
 	return took;
 }
 
-static pid_t daemon_start(const char *sock)
-{
-	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };
-	struct host *h;
-	int stop = eventfd(0, 0);
-	pid_t pid = fork();
-
-	if (pid)
-		return pid;
-	if (host_create(&o, &h) || host_listen(h, sock))
-		_exit(1);
-	host_run(h, stop);	/* until SIGTERM */
-	_exit(0);
-}
-
 /* The WELCOME, the grant page mapped from the fd it carries if use_page, the offer page too. */
 static int recv_welcome(struct lat *l, struct host_welcome *w, bool use_page)
 {
@@ -361,15 +344,10 @@ static int run_host(struct lat *l, const char *sock, enum mode mode)
 static int run_daemon(struct lat *l, enum mode mode)
 {
 	char sock[64];
-	pid_t pid;
-	int ret;
+	pid_t pid = bench_daemon_start("host", sock, sizeof(sock));
+	int ret = pid < 0 ? -1 : run_host(l, sock, mode);
 
-	snprintf(sock, sizeof(sock), "/tmp/vsched-bench-host.%d.sock", (int)getpid());
-	pid = daemon_start(sock);
-	ret = run_host(l, sock, mode);
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
-	unlink(sock);
+	bench_daemon_stop(pid, sock);
 	return ret;
 }
 

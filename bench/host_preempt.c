@@ -16,16 +16,14 @@
  * blocked (0 first: its lane is not handed back). BENCH_PRE_ROUNDS overrides the number of rounds (default 5000).
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "host_daemon.h"
 #include "host/host.h"
 #include "host/proto.h"
 #include "sched/core.h"
@@ -225,24 +223,11 @@ static int run_host(struct pre *p, const char *sock)
 
 static int run_daemon(struct pre *p)
 {
-	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };
 	char sock[64];
-	struct host *hs;
-	pid_t pid;
-	int ret;
+	pid_t pid = bench_daemon_start("preempt", sock, sizeof(sock));
+	int ret = pid < 0 ? -1 : run_host(p, sock);
 
-	snprintf(sock, sizeof(sock), "/tmp/vsched-bench-preempt.%d.sock", (int)getpid());
-	pid = fork();
-	if (!pid) {
-		if (host_create(&o, &hs) || host_listen(hs, sock))
-			_exit(1);
-		host_run(hs, eventfd(0, 0));	/* until SIGTERM */
-		_exit(0);
-	}
-	ret = run_host(p, sock);
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
-	unlink(sock);
+	bench_daemon_stop(pid, sock);
 	return ret;
 }
 

@@ -1,6 +1,7 @@
 # bench-host-preempt: a preemption across processes (vsched host) vs in the VMM's own core.
 BENCH_BINS += $(BUILD)/bench-host-preempt
 
-$(BUILD)/bench-host-preempt: bench/host_preempt.c $(BUILD)/libvsched.a
+$(BUILD)/bench-host-preempt: bench/host_preempt.c bench/host_daemon.c bench/host_daemon.h \
+		$(BUILD)/libvsched.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libvsched.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ bench/host_preempt.c bench/host_daemon.c $(BUILD)/libvsched.a $(LDLIBS)

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef VSCHED_BENCH_HOST_DAEMON_H
+#define VSCHED_BENCH_HOST_DAEMON_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * A one-lane `vsched host` daemon in a child process for the host-mode latency benches: its
+ * socket path (from tag and our pid) into sock; the child's pid, or -1.
+ */
+pid_t bench_daemon_start(const char *tag, char *sock, size_t len);
+/* Stops it (SIGTERM) and removes its socket. */
+void bench_daemon_stop(pid_t pid, const char *sock);
+
+#endif
