@@ -95,13 +95,13 @@ void host_drain(struct host *h)
 }
 
 /* Whether a runnable vCPU waits for a lane (revoked ones do not count). */
-static bool host_someone_waits(struct host *h)
+bool host_someone_waits(struct host *h)
 {
 	struct host_client *c;
 	unsigned int i;
 
 	list_for_each_entry(c, &h->clients, node)
-		for (i = 0; i < c->nr_vcpus; i++)
+		for (i = 0; c->joined && i < c->nr_vcpus; i++)
 			if (sched_vcpu_is_runnable(h->s, c->slot[i]) &&
 			    sched_vcpu_lane(h->s, c->slot[i]) < 0)
 				return true;

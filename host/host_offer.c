@@ -182,20 +182,6 @@ struct host_client *host_offer_settle(struct host *h)
 	return c;
 }
 
-/* Whether a runnable vCPU waits for a lane (an offer would be given to it instead). */
-static bool host_offer_waits(struct host *h)
-{
-	struct host_client *c;
-	unsigned int i;
-
-	list_for_each_entry(c, &h->clients, node)
-		for (i = 0; c->joined && i < c->nr_vcpus; i++)
-			if (sched_vcpu_is_runnable(h->s, c->slot[i]) &&
-			    sched_vcpu_lane(h->s, c->slot[i]) < 0)
-				return true;
-	return false;
-}
-
 /* Offers lane to c if the core would give it to some vCPU of c's waking now. */
 static bool host_offer_to(struct host *h, struct host_client *c, unsigned int lane)
 {
@@ -249,7 +235,7 @@ void host_offer_make(struct host *h)
 		else if (v < 0 && lane == UINT_MAX)
 			lane = l;
 	}
-	if (lane == UINT_MAX || lane >= HOST_OFFER_NONE || host_offer_waits(h))
+	if (lane == UINT_MAX || lane >= HOST_OFFER_NONE || host_someone_waits(h))
 		return;
 	if (h->lane_last[lane] && host_offer_to(h, h->lane_last[lane], lane))
 		return;

@@ -94,6 +94,8 @@ struct host {
 void host_drain(struct host *h);
 void host_send(struct host_client *c, const void *msg, size_t len);
 uint64_t host_lane_cpu(struct host *h, unsigned int lane);
+/* Whether a runnable vCPU of a joined VM waits for a lane (then no lane is offered). */
+bool host_someone_waits(struct host *h);
 void host_arm(struct host *h);
 bool host_decision_due(struct host *h, uint64_t now);	/* the timer is not for a move only */
 void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
