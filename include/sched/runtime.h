@@ -41,6 +41,8 @@ struct vcpu_sched_ops;
 
 struct runtime_stats {
 	uint64_t kicks;			/* preemptions that needed a kick */
+	uint64_t page_exits;		/* host mode: preemptions a running vCPU read in the grant
+					 * page itself (thread backend: no kick, no agent) */
 	uint64_t timer_arms;		/* slice timers armed */
 	uint64_t retimes;		/* slice ends the core moved (RETIME): timer_settime() */
 	uint64_t retimes_peak;		/* the most in one second: a storm would show */

@@ -79,6 +79,14 @@ struct vcpu {
 	struct vcpu_stats stats;
 	/* Guest work counter (payload guests) the VMM reads while the guest runs, or NULL. */
 	volatile uint64_t *work_units;
+	/*
+	 * A word whose change also takes the vCPU out, as immediate_exit does, for a backend that
+	 * looks between work units (thread); KVM cannot watch memory inside KVM_RUN and needs the
+	 * kick. The scheduler runtime sets it before each entry (host mode: the vCPU's grant page
+	 * entry, so a preemption the daemon writes there needs no kick); NULL: none.
+	 */
+	const uint32_t *exit_word;
+	uint32_t exit_val;
 	/* Requests from other threads, see vcpu_kick(). */
 	volatile int paused;	/* the thread sits parked in vm_pause() */
 	void *boot;		/* per-vCPU state of the boot method */

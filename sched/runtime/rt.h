@@ -162,6 +162,8 @@ struct runtime {
 	uint64_t report_at;	/* host mode: next report of running vCPUs' CPU time */
 	const struct host_grant *page;	/* host mode: the grant page, NULL: none (rt_page.c) */
 	size_t page_len;
+	void *page_old;		/* the last page unmapped, zeros now (rt_page_unmap()) */
+	size_t page_old_len;
 	struct host_offer *offer;	/* host mode: idle-lane offers, NULL: none (rt_offer.c) */
 	uint64_t sent;		/* host mode: datagrams sent since the join */
 	bool took_due;		/* an offer taken, its TOOK not sent yet (rt_offer.c): */
@@ -304,6 +306,9 @@ int rt_page_map(struct runtime *rt, int fd);
 void rt_page_unmap(struct runtime *rt);
 bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq);
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
+void rt_page_watch(struct runtime *rt, struct rt_vcpu *rv);
+void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv);
+void rt_page_free(struct runtime *rt);
 void rt_vcpu_wake(struct rt_vcpu *rv);
 /* Idle-lane offers (rt_offer.c). Lock held. take: true if vCPU id took one and holds a lane. */
 void rt_offer_map(struct runtime *rt, int fd);

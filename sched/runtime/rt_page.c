@@ -6,6 +6,12 @@
  * itself: the daemon's wake-up reaches it directly, where the agent thread's receiving the
  * GRANT and signalling it cost a third host wake-up per decision.
  *
+ * A vCPU in the guest watches its entry too where the backend can (vcpu->exit_word: the thread
+ * backend looks between work units): a PREEMPT written there takes it out at once and it
+ * applies it itself on the way out (rt_page_exit()), where the agent's wake-up and its kick
+ * (a signal to the other CPU) cost two more steps. KVM cannot watch memory inside KVM_RUN; its
+ * vCPUs are kicked by the agent as before.
+ *
  * The agent still receives every decision on the socket (it kicks and re-times vCPUs inside
  * KVM_RUN); each carries the entry's seq after it, and whichever of the two paths comes second
  * skips a decision the other applied, or one the page has already moved past. What is read
@@ -20,6 +26,7 @@
 
 #include "host/proto.h"
 #include "rt.h"
+#include "vmm/vm.h"
 
 #define RT_PAGE_READ_TRIES	64	/* a daemon stopped mid-write: wait on the futex */
 
@@ -68,12 +75,42 @@ int rt_page_map(struct runtime *rt, int fd)
 	return 0;
 }
 
-/* The daemon is gone or the VM ends; parked threads were woken. Lock held. */
+/*
+ * The daemon is gone or the VM ends; parked threads were woken. A vCPU in the guest may be
+ * reading its entry through exit_word right now (thread backend, unlocked): the pointer is
+ * cleared, and the page is replaced by zeros rather than unmapped, so a read that loaded it
+ * before finds memory (and, unless it applied seq 0, leaves the guest to look). The zeros are
+ * unmapped at the next unmap, a whole hang-up and re-join later (200 ms at the least), or at
+ * the end (rt_page_free()). Lock held.
+ */
 void rt_page_unmap(struct runtime *rt)
 {
-	if (rt->page)
-		munmap((void *)rt->page, rt->page_len);
+	unsigned int i;
+
+	if (!rt->page)
+		return;
+	for (i = 0; i < rt->nr_vcpus; i++)
+		if (rt->v[i].vcpu)
+			__atomic_store_n(&rt->v[i].vcpu->exit_word, NULL, __ATOMIC_RELEASE);
+	if (rt->page_old)
+		munmap(rt->page_old, rt->page_old_len);
+	rt->page_old = mmap((void *)rt->page, rt->page_len, PROT_READ,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	rt->page_old_len = rt->page_len;
+	if (rt->page_old == MAP_FAILED) {
+		munmap((void *)rt->page, rt->page_len);	/* no memory: what was possible */
+		rt->page_old = NULL;
+	}
 	rt->page = NULL;
+}
+
+/* The VM ended: its vCPU threads are gone. */
+void rt_page_free(struct runtime *rt)
+{
+	rt_page_unmap(rt);
+	if (rt->page_old)
+		munmap(rt->page_old, rt->page_old_len);
+	rt->page_old = NULL;
 }
 
 bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq)
@@ -102,7 +139,10 @@ static bool rt_page_read(const struct host_grant *g, struct host_grant *e, uint3
 	return false;
 }
 
-/* A grant the page holds for a waiting rv, applied as the agent would. Lock held. */
+/*
+ * The decision the page holds for rv, applied as the agent would apply its datagram: a grant,
+ * or no lane (a PREEMPT: nothing to do for a vCPU that waits already). Lock held.
+ */
 static void rt_page_take(struct runtime *rt, struct rt_vcpu *rv, const struct host_grant *e)
 {
 	if (!rt_page_newer(rv, e->seq))
@@ -111,10 +151,47 @@ static void rt_page_take(struct runtime *rt, struct rt_vcpu *rv, const struct ho
 	    (e->lane >= rt->nr_lanes || (e->cpu != HOST_CPU_NONE && e->cpu >= CPU_SETSIZE)))
 		return;		/* garbage: the socket's copy of it loses the daemon */
 	rv->seq_applied = e->seq;
-	if (e->lane == HOST_LANE_NONE ||
-	    rt_pin_host(rt, e->lane, e->cpu == HOST_CPU_NONE ? -1 : (int)e->cpu))
+	if (e->lane == HOST_LANE_NONE) {
+		if (rv->state == RT_RUNNING && !rv->in_guest) {
+			rt->st.page_exits++;
+			rt_preempt(rt, rv->id);
+		}
+		return;
+	}
+	if (rt_pin_host(rt, e->lane, e->cpu == HOST_CPU_NONE ? -1 : (int)e->cpu))
 		return;
 	rt_grant(rt, rv->id, e->lane, e->until == HOST_TIME_INF ? RT_INF : e->until);
+}
+
+/*
+ * Before rv enters the guest: a backend that can watch memory takes it out when the daemon
+ * writes its entry past the decision applied (an entry newer already: at once). Lock held.
+ */
+void rt_page_watch(struct runtime *rt, struct rt_vcpu *rv)
+{
+	struct vcpu *vcpu = rv->vcpu;
+
+	if (!rt->page || rt_hands_off(rt)) {
+		__atomic_store_n(&vcpu->exit_word, NULL, __ATOMIC_RELEASE);
+		return;
+	}
+	vcpu->exit_val = rv->seq_applied;
+	__atomic_store_n(&vcpu->exit_word, &rt->page[rv->id].seq, __ATOMIC_RELEASE);
+}
+
+/*
+ * Out of the guest, a lane holder: a decision the daemon wrote meanwhile (the thread backend
+ * left for it) is applied now, before the agent's copy arrives (which it then skips). An entry
+ * the daemon is writing is left to the agent. Lock held.
+ */
+void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv)
+{
+	struct host_grant e;
+	uint32_t seq;
+
+	if (rt->page && !rt_hands_off(rt) && rv->state == RT_RUNNING &&
+	    rt_page_read(&rt->page[rv->id], &e, &seq))
+		rt_page_take(rt, rv, &e);
 }
 
 /*

@@ -465,7 +465,7 @@ void rt_remote_destroy(struct runtime *rt)
 		close(r->fd);
 	if (r->wake_fd >= 0)
 		close(r->wake_fd);
-	rt_page_unmap(rt);
+	rt_page_free(rt);
 	rt_offer_unmap(rt);
 	free(r);
 	rt->remote = NULL;

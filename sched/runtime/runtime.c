@@ -162,6 +162,7 @@ static int rt_enter(struct vcpu *vcpu)
 			rt_timer_arm(rv, rv->until);
 			rt_watch_holder(rv, now);
 		}
+		rt_page_watch(rt, rv);
 		rv->in_guest = true;
 		if (rt->remote && rt->report_at == RT_INF) {
 			rt->report_at = now + RT_REPORT_NS;
@@ -188,6 +189,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 	now = rt_now();
 	rv->in_guest = false;
 	rt_watch_set(rv, WATCH_NONE);
+	rt_page_exit(rt, rv);
 	if (!rt_hands_off(rt)) {
 		rt_slice_exit(rt, rv, now);
 		rt_slice_plan(rt, now);

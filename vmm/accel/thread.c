@@ -5,7 +5,8 @@
  *
  *  - exits go through vcpu->run as KVM writes them (port I/O for the payload ports), so the
  *    vCPU loop dispatches them to the same handlers;
- *  - kicks: the work loop polls run->immediate_exit after every work unit (about 1 us), and a
+ *  - kicks: the work loop polls run->immediate_exit (and vcpu->exit_word, which KVM cannot
+ *    watch: host mode's grant page entry) after every work unit (about 1 us), and a
  *    halt waits in ppoll() with every signal blocked until the wait begins, so a kick (or the
  *    runtime's slice timer) ends it at once and none is lost in between;
  *  - a halted vCPU sleeps in the kernel with its CPU clock standing still, the state in which
@@ -35,7 +36,10 @@
 
 bool thread_kicked(const struct thread_vcpu *t)
 {
-	return __atomic_load_n(&t->run.immediate_exit, __ATOMIC_RELAXED);
+	const uint32_t *w = __atomic_load_n(&t->vcpu->exit_word, __ATOMIC_ACQUIRE);
+
+	return __atomic_load_n(&t->run.immediate_exit, __ATOMIC_RELAXED) ||
+	       (w && __atomic_load_n(w, __ATOMIC_RELAXED) != t->vcpu->exit_val);
 }
 
 int thread_wait(struct thread_vcpu *t, uint64_t deadline)
