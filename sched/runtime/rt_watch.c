@@ -133,13 +133,14 @@ static void rt_watch_boost(struct rt_vcpu *rv, bool on)
  * KVM_RUN (an exit, a kick, its slice end; it also stays raised while lent again). Lowered at
  * the grant, the running thread went back to the host's fair class with the lag it had when it
  * halted, spent (its last busy phase), and the host ran other threads first: measured on this
- * host under load, the thread backend's halt-duty vCPUs then got ~10 % of the CPU in the first
- * 3 ms after the grant, a wall-clock busy phase lost (docs/runtime.md). On its lane it only
- * keeps off other host work, as a lane holder of a host-mode VM does.
+ * host under load, the thread backend's halt-duty vCPUs then stopped for 2-13 ms, out of a
+ * wall-clock busy phase (docs/runtime.md). On its lane it only keeps off other host work, and
+ * at most until its slice end: a lane without one (nobody waits) is lowered at once.
  */
 static bool rt_watch_keeps_boost(const struct rt_vcpu *rv)
 {
-	return rv->boosted && rv->state == RT_RUNNING && rv->in_guest && !rt_hands_off(rv->rt);
+	return rv->boosted && rv->state == RT_RUNNING && rv->in_guest && rv->until != RT_INF &&
+	       !rt_hands_off(rv->rt);
 }
 
 /* Which event reports on the vCPU: a few hundred ns per change, so only on a change. */

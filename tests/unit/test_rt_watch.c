@@ -163,7 +163,8 @@ static int rig_policy(const struct rig *g)
 /*
  * A lent vCPU granted a lane while it runs on its own stays SCHED_FIFO until it leaves KVM_RUN:
  * lowered at the grant, the running thread waited behind other host work for ms of its busy
- * phase (docs/runtime.md). One that must wait for a lane, or is handed to the host, is lowered.
+ * phase (docs/runtime.md). One that must wait for a lane, holds one without a slice end, or is
+ * handed to the host, is lowered.
  */
 static void test_watch_granted_lent_stays_raised(void)
 {
@@ -174,6 +175,7 @@ static void test_watch_granted_lent_stays_raised(void)
 	standin_set(&g.s, STANDIN_NAP);
 	g.rv.state = RT_LENT;
 	g.rv.in_guest = true;
+	g.rv.until = rt_now() + 8000000;	/* rt_grant() sets the slice end before the watch */
 	rt_watch_set(&g.rv, WATCH_RUN);
 	if (rig_policy(&g) != SCHED_FIFO) {
 		test_skip("SCHED_FIFO refused: a lent vCPU stays a normal thread");
@@ -197,6 +199,11 @@ static void test_watch_granted_lent_stays_raised(void)
 	CU_ASSERT_EQUAL(rig_policy(&g), SCHED_OTHER);
 	rt_watch_set(&g.rv, WATCH_RUN);
 	g.rv.state = RT_RUNNING;
+	g.rv.until = RT_INF;		/* a lane without a slice end: nothing would lower it */
+	rt_watch_set(&g.rv, WATCH_HALT);
+	CU_ASSERT_EQUAL(rig_policy(&g), SCHED_OTHER);
+	rt_watch_set(&g.rv, WATCH_RUN);
+	g.rv.until = rt_now() + 8000000;
 	g.rt.fallback = true;
 	rt_watch_set(&g.rv, WATCH_NONE);
 	CU_ASSERT_EQUAL(rig_policy(&g), SCHED_OTHER);
