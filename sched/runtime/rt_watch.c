@@ -131,8 +131,8 @@ static void rt_watch_boost(struct rt_vcpu *rv, bool on)
 /*
  * A lent vCPU given back a lane while it runs on its own keeps SCHED_FIFO until it leaves
  * KVM_RUN (an exit, a kick, its slice end; it also stays raised while lent again). Lowered at
- * the grant, the running thread went back to the host's fair class with the lag it had when it
- * halted, spent (its last busy phase), and the host ran other threads first: measured on this
+ * the grant, the running thread went back to the host's fair class (presumably with the lag
+ * its last busy phase spent) and the host ran other threads first: measured on this
  * host under load, the thread backend's halt-duty vCPUs then stopped for 2-13 ms, out of a
  * wall-clock busy phase (docs/runtime.md). On its lane it only keeps off other host work, and
  * at most until its slice end: a lane without one (nobody waits) is lowered at once.
