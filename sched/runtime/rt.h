@@ -101,6 +101,7 @@ struct rt_vcpu {
 	int switch_fd, run_fd;	/* perf events of the watch, or -1 */
 	void *ring;		/* their shared sample ring, NULL: not watched */
 	enum rt_watch_mode watch_mode;
+	bool boosted;		/* SCHED_FIFO (rt_watch.c): while lent, and after until it exits */
 	uint64_t last_lend;	/* when it last lent its lane: it is watched for halts a while */
 	uint64_t wait_since;	/* when it last became WAITING */
 	uint64_t wake_deadline;	/* end of the last paravirtual sleep, 0: none pending */

@@ -83,6 +83,8 @@ void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until)
 		return;
 	rt_count_retime(rt);
 	rv->until = until;
-	if (rv->in_guest && !rt_hands_off(rt))
+	if (rv->in_guest && !rt_hands_off(rt)) {
 		rt_timer_arm(rv, until);
+		rt_watch_set(rv, rv->watch_mode);	/* no slice end: no raise (rt_watch.c) */
+	}
 }

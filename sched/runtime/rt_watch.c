@@ -124,20 +124,41 @@ static void rt_watch_boost(struct rt_vcpu *rv, bool on)
 {
 	struct sched_param sp = { .sched_priority = on ? RT_PRIO_LENT : 0 };
 
-	sched_setscheduler(rv->tid, on ? SCHED_FIFO | SCHED_RESET_ON_FORK : SCHED_OTHER, &sp);
+	if (!sched_setscheduler(rv->tid, on ? SCHED_FIFO | SCHED_RESET_ON_FORK : SCHED_OTHER, &sp))
+		rv->boosted = on;
+}
+
+/*
+ * A lent vCPU given back a lane while it runs on its own keeps SCHED_FIFO until it leaves
+ * KVM_RUN (an exit, a kick, its slice end; it also stays raised while lent again). Lowered at
+ * the grant, the running thread went back to the host's fair class (presumably with the lag
+ * its last busy phase spent) and the host ran other threads first: measured on this
+ * host under load, the thread backend's halt-duty vCPUs then stopped for 2-13 ms, out of a
+ * wall-clock busy phase (docs/runtime.md). On its lane it only keeps off other host work, and
+ * at most until its slice end: a lane without one (nobody waits) is lowered at once.
+ */
+static bool rt_watch_keeps_boost(const struct rt_vcpu *rv)
+{
+	return rv->boosted && rv->state == RT_RUNNING && rv->in_guest && rv->until != RT_INF &&
+	       !rt_hands_off(rv->rt);
 }
 
 /* Which event reports on the vCPU: a few hundred ns per change, so only on a change. */
 void rt_watch_set(struct rt_vcpu *rv, enum rt_watch_mode mode)
 {
-	if (!rv->ring || rv->watch_mode == mode)
+	bool boost;
+
+	if (!rv->ring)
+		return;
+	boost = mode == WATCH_RUN || rt_watch_keeps_boost(rv);
+	if (boost != rv->boosted)
+		rt_watch_boost(rv, boost);
+	if (rv->watch_mode == mode)
 		return;
 	if (rv->watch_mode != WATCH_NONE)
 		ioctl(rt_watch_fd(rv, rv->watch_mode), PERF_EVENT_IOC_DISABLE, 0);
 	if (mode != WATCH_NONE)
 		ioctl(rt_watch_fd(rv, mode), PERF_EVENT_IOC_ENABLE, 0);
-	if ((mode == WATCH_RUN) != (rv->watch_mode == WATCH_RUN))
-		rt_watch_boost(rv, mode == WATCH_RUN);
 	rv->watch_mode = mode;
 }
 

@@ -6,6 +6,7 @@
  * Skipped (counted) where the host refuses perf events.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,10 +155,68 @@ out:
 	rig_stop(&g);
 }
 
+static int rig_policy(const struct rig *g)
+{
+	return sched_getscheduler(g->rv.tid) & ~SCHED_RESET_ON_FORK;
+}
+
+/*
+ * A lent vCPU granted a lane while it runs on its own stays SCHED_FIFO until it leaves KVM_RUN:
+ * lowered at the grant, the running thread waited behind other host work for ms of its busy
+ * phase (docs/runtime.md). One that must wait for a lane, holds one without a slice end, or is
+ * handed to the host, is lowered.
+ */
+static void test_watch_granted_lent_stays_raised(void)
+{
+	struct rig g;
+
+	if (!rig_start(&g))
+		goto out;
+	standin_set(&g.s, STANDIN_NAP);
+	g.rv.state = RT_LENT;
+	g.rv.in_guest = true;
+	g.rv.until = rt_now() + 8000000;	/* rt_grant() sets the slice end before the watch */
+	rt_watch_set(&g.rv, WATCH_RUN);
+	if (rig_policy(&g) != SCHED_FIFO) {
+		test_skip("SCHED_FIFO refused: a lent vCPU stays a normal thread");
+		goto out;
+	}
+	g.rv.state = RT_RUNNING;	/* rt_grant(): the lane back, still in KVM_RUN */
+	rt_watch_set(&g.rv, WATCH_HALT);
+	CU_ASSERT_EQUAL(rig_policy(&g), SCHED_FIFO);
+	rt_watch_set(&g.rv, WATCH_RUN);	/* halted and lent again */
+	CU_ASSERT_EQUAL(rig_policy(&g), SCHED_FIFO);
+	g.rv.in_guest = false;		/* rt_charge(): out of KVM_RUN */
+	rt_watch_set(&g.rv, WATCH_NONE);
+	CU_ASSERT_EQUAL(rig_policy(&g), SCHED_OTHER);
+
+	/* Reclaimed without a lane (kicked to wait), and the fallback: lowered at once. */
+	g.rv.state = RT_LENT;
+	g.rv.in_guest = true;
+	rt_watch_set(&g.rv, WATCH_RUN);
+	g.rv.state = RT_WAITING;
+	rt_watch_set(&g.rv, WATCH_NONE);
+	CU_ASSERT_EQUAL(rig_policy(&g), SCHED_OTHER);
+	rt_watch_set(&g.rv, WATCH_RUN);
+	g.rv.state = RT_RUNNING;
+	g.rv.until = RT_INF;		/* a lane without a slice end: nothing would lower it */
+	rt_watch_set(&g.rv, WATCH_HALT);
+	CU_ASSERT_EQUAL(rig_policy(&g), SCHED_OTHER);
+	rt_watch_set(&g.rv, WATCH_RUN);
+	g.rv.until = rt_now() + 8000000;
+	g.rt.fallback = true;
+	rt_watch_set(&g.rv, WATCH_NONE);
+	CU_ASSERT_EQUAL(rig_policy(&g), SCHED_OTHER);
+out:
+	rig_stop(&g);
+}
+
 static CU_TestInfo rt_watch_tests[] = {
 	{ "WATCH_HALT reports a switch-out", test_watch_halt_reports_switch_out },
 	{ "WATCH_RUN reports CPU use, not sleep", test_watch_run_reports_cpu_use },
 	{ "WATCH_NONE is silent; a poke wakes", test_watch_none_is_silent },
+	{ "a lent vCPU granted its lane in KVM_RUN stays SCHED_FIFO until it exits",
+	  test_watch_granted_lent_stays_raised },
 	CU_TEST_INFO_NULL,
 };
 
