@@ -4,8 +4,10 @@
 #  - two VMs of four hogs on 2 lanes, cpu.weight 200:100 on their groups (written in the
 #    daemon's control directory): CPU split within [1.6, 2.4] (ideal 2; +-20 % for a shared
 #    2-CPU host over 2 s, as t-runtime-weights.sh; bench/host_split.sh measures the accuracy).
-#    The split is of the CPU time the core charged, which a busy host shrinks for both VMs
-#    alike: judged when the VMs got at least one of the two CPUs;
+#    The split is of the rates of CPU time the core charged, each VM's over its own window
+#    (usage_at), which a busy host shrinks for both VMs alike: judged when the VMs got at
+#    least one of the two CPUs; and the two rates' sum at most 2.1 CPUs (2 lanes, plus the
+#    reports' lag);
 #  - a VMM killed with SIGKILL leaves the tree (printed: how fast; bounded by 2 s only, a busy
 #    host may delay the poll) while the other goes on;
 #  - the daemon killed: the VM says so once, runs unscheduled, joins again when a new daemon
@@ -22,7 +24,24 @@ need_cpus 2
 [ -c /dev/fuse ] || { echo "no /dev/fuse: the test reads the daemon's control directory"; exit 77; }
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-test
-usage() { sed -n 's/^usage_usec //p' "$H/machine/$1/cpu.stat"; }
+# usage_at NAME: U, usage_usec of NAME's group, and T, when it was read (us, the middle of the
+# read), by the shell itself (no fork): each VM's CPU time over its own window. With a0=$(usage a)
+# b0=$(usage b) t0=$(date), a's window began a fork and a read before b's and the wall time's:
+# one make check read k1 3126843 us beside k2 1301282 us over 2020505 us (2.19 CPUs on 2, split
+# 2.40; k2's rate nominal, as if k1's window were 0.4 s longer), which the daemon's charging
+# cannot produce (test_host_charge_bound) and a 0.4 s stall between the two reads reproduces
+# (docs/host.md). A read that took 10 ms or more (the shell preempted) is made again, up to 10
+# times; R is how long the one kept took.
+usage_at() {
+	local i l t0 t1
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		t0=${EPOCHREALTIME/./}
+		mapfile -t l <"$H/machine/$1/cpu.stat"
+		t1=${EPOCHREALTIME/./}
+		[ $((t1 - t0)) -lt 10000 ] && break
+	done
+	U=${l[0]#usage_usec } T=$(((t0 + t1) / 2)) R=$((t1 - t0))
+}
 start_host() {
 	"$VSCHED" host --cpus 2 --pidfile "$TMPD/host.pid" >"$TMPD/host$1.log" 2>&1 &
 	HP=$!
@@ -50,19 +69,27 @@ start_host 1
 "$VSCHED" host --cpus 2 >"$TMPD/second.log" 2>&1 && fail "a second daemon was not refused"
 grep -q "another host scheduler" "$TMPD/second.log" || fail "second daemon: no message"
 
-# split NAME_A NAME_B: a's share over b's over 2 s, judged unless the host was too busy.
+# split NAME_A NAME_B: a's share over b's over 2 s, judged unless the host was too busy. Each
+# VM's CPU time is divided by its own window (usage_at), the split is of the two rates.
 split() {
-	local a0 b0 a1 b1 t0 t1 da db wall
-	a0=$(usage "$1") b0=$(usage "$2") t0=$(date +%s%N)
+	local a0 b0 a1 b1 ta0 tb0 ta1 tb1 ra rb da db wa wb
+	usage_at "$1"; a0=$U ta0=$T ra=$R
+	usage_at "$2"; b0=$U tb0=$T rb=$R
 	sleep 2
-	a1=$(usage "$1") b1=$(usage "$2") t1=$(date +%s%N)
-	da=$((a1 - a0)) db=$((b1 - b0)) wall=$(((t1 - t0) / 1000))
-	echo "${ACCEL:-thread}: weights 200:100: $1=$da us $2=$db us over $wall us"
-	if check "$da + $db < 0.5 * 2 * $wall"; then
-		echo "host too busy (the VMs got $(awk "BEGIN{print ($da + $db) / $wall}") CPUs): split not judged"
+	usage_at "$1"; a1=$U ta1=$T ra="$ra/$R"
+	usage_at "$2"; b1=$U tb1=$T rb="$rb/$R"
+	da=$((a1 - a0)) db=$((b1 - b0)) wa=$((ta1 - ta0)) wb=$((tb1 - tb0))
+	echo "${ACCEL:-thread}: weights 200:100: $1=$da us over $wa us, $2=$db us over $wb us" \
+	     "(reads took $ra, $rb us)"
+	# The core charges no more than its 2 lanes' wall time, but for the reports' lag (tens of
+	# ms: docs/host.md, "Charged usage above the lanes"); judged however busy the host is.
+	check "$da / $wa + $db / $wb <= 2.1" ||
+		fail "the VMs were charged $(awk "BEGIN{print $da / $wa + $db / $wb}") CPUs on 2 lanes"
+	if check "$da / $wa + $db / $wb < 0.5 * 2"; then
+		echo "host too busy (the VMs got $(awk "BEGIN{print $da / $wa + $db / $wb}") CPUs): split not judged"
 	else
-		check "$db > 0 && $da / $db >= 1.6 && $da / $db <= 2.4" ||
-			fail "split $1/$2 = $(awk "BEGIN{print $da/$db}") outside [1.6, 2.4]"
+		check "$db > 0 && ($da / $wa) / ($db / $wb) >= 1.6 && ($da / $wa) / ($db / $wb) <= 2.4" ||
+			fail "split $1/$2 = $(awk "BEGIN{print ($da / $wa) / ($db / $wb)}") outside [1.6, 2.4]"
 	fi
 }
 
@@ -129,11 +156,11 @@ sleep 0.3
 kill -STOP "$PID_b"
 sleep 0.4
 held=$(cat "$H/machine/b/vsched.vcpu.stat" "$H/machine/b/g/vsched.vcpu.stat" | grep -c 'lane=[0-9]')
-c0=$(usage c) t0=$(date +%s%N)
+usage_at c; c0=$U t0=$T
 sleep 1
-c1=$(usage c) t1=$(date +%s%N)
+usage_at c; c1=$U t1=$T
 kill -CONT "$PID_b"
-echo "b stopped: it holds $held lanes; c got $((c1 - c0)) us over $(((t1 - t0) / 1000)) us"
+echo "b stopped: it holds $held lanes; c got $((c1 - c0)) us over $((t1 - t0)) us"
 [ "$held" = 0 ] || fail "the stopped VM still holds $held lanes"
 wait "$PID_b" || fail "b exited $?"
 wait "$PID_c" || fail "c exited $?"
