@@ -168,6 +168,7 @@ static void clock_update(struct sched *s, uint64_t now)
 {
 	if (now > s->core.now) {
 		rates_lanes_held(s, now - s->core.now);
+		bw_clock(s, now - s->core.now);
 		s->core.now = now;
 	}
 }
@@ -417,6 +418,7 @@ void sched_timer(struct sched *s, uint64_t now)
 	core_assert_locked(s);
 	clock_update(s, now);
 	bw_timer(s);
+	bw_ref_dry(s);	/* at bw_next_timer()'s dry points */
 	lanes_expire(s);
 	finish(s);
 }

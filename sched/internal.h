@@ -75,6 +75,7 @@ struct group_core {
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
 	double throttle_credit;		/* lag owed at the refill (throttle()) */
 	bool throttle_kept;		/* throttled where the reference is not: keeps its rate */
+	double ref_used;		/* the rate integrated since the period began (bandwidth.c) */
 
 	/* Tracing (core_trace.c): the group's track, its usage at the last counter sample. */
 	uint32_t trace_id;		/* 0: none yet */
@@ -291,6 +292,8 @@ uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc);
 void bw_runnable_changing(struct sched *s, struct group_core *gc);
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);
 void bw_group_exit(struct sched *s, struct group_core *gc);
+void bw_clock(struct sched *s, uint64_t dt);
+void bw_ref_dry(struct sched *s);
 
 /* lanes.c: handing out lanes, slice ends, decisions. */
 void lanes_put_back(struct sched *s, struct vcpu_core *vc);

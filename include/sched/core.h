@@ -79,7 +79,7 @@ void sched_advance(struct sched *s, uint64_t now);	/* move the clock, nothing el
 size_t sched_take_decisions(struct sched *s, struct sched_decision *out, size_t max);
 size_t sched_pending_decisions(const struct sched *s);
 uint64_t sched_next_timer(const struct sched *s);	/* SCHED_TIME_NONE if nothing */
-/* The same without the lanes' slice ends: period refills and unthrottling only. */
+/* The same without the lanes' slice ends: period refills, unthrottling, kept rates' dry points. */
 uint64_t sched_next_group_timer(const struct sched *s);
 
 /*

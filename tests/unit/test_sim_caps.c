@@ -105,6 +105,29 @@ static void test_throttle_keeps_rate_reference_does_not_throttle(void)
 		   "vcpu 4 /g1 hog\nvcpu 5 /g1/g15 hog\nvcpu 6 /g1/g15 hog\n", 0.1);
 }
 
+/*
+ * The reference's own dry point, not the rate of the moment. Twelve lanes, three root hogs and
+ * /g1 (weight 451: five hogs, /g1/g2 with three hogs capped at 18.829 ms per 10 ms, /g1/g3 of
+ * weight 6 with five hogs capped at 60.081 ms per 50 ms, an idle group with two). /g1/g3 runs
+ * its pool ahead of its rate and is throttled at 0.22 CPU, which would draw 11 ms in a period,
+ * so it kept its rate until the refill; but its rate rises every time /g1/g2 is throttled, and
+ * the reference runs it dry within the period (1.2 CPU, its quota). Kept, it held /g1's share
+ * of the lanes /g1/g2 needed to spend its quota, and the idle group ran them (seed 1621 of the
+ * 10 ms caps kind reduced: /g1/g2 3156.6 ms of 3765.8 in 2 s, 2.54 % of capacity). It leaves
+ * the rates at the reference's dry point now (its rate integrated over the period): 0.058 %.
+ */
+static void test_kept_rate_ends_at_reference_dry_point(void)
+{
+	run_within("lanes 12\nduration 2s\ngroup /g1 weight 451\n"
+		   "group /g1/g2 max 18829us 10000us\ngroup /g1/g3 weight 6 max 60081us 50000us\n"
+		   "group /g1/g6 idle 1\n"
+		   "vcpu 0 / hog\nvcpu 1 /g1 hog\nvcpu 2 /g1/g2 hog\nvcpu 3 /g1/g2 hog\n"
+		   "vcpu 4 /g1/g3 hog\nvcpu 5 /g1/g2 hog\nvcpu 6 /g1/g3 hog\nvcpu 7 /g1/g3 hog\n"
+		   "vcpu 8 / hog\nvcpu 9 /g1 hog\nvcpu 10 /g1 hog\nvcpu 11 /g1 hog\n"
+		   "vcpu 12 / hog\nvcpu 13 /g1/g6 hog\nvcpu 14 /g1/g3 hog\nvcpu 15 /g1/g6 hog\n"
+		   "vcpu 16 /g1 hog\n", 0.1);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -112,6 +135,8 @@ static CU_TestInfo caps_tests[] = {
 	{ "dry at the refill is no throttle", test_dry_at_refill_is_no_throttle },
 	{ "a throttle the reference does not make keeps the rate",
 	  test_throttle_keeps_rate_reference_does_not_throttle },
+	{ "a kept rate ends at the reference's dry point",
+	  test_kept_rate_ends_at_reference_dry_point },
 	CU_TEST_INFO_NULL,
 };
 
