@@ -281,7 +281,11 @@ int ctl_vm_start(struct vsched *vs, const char *name, const char *dir, struct ct
 			return ret;
 		dir = dflt;
 	}
-	ret = registry_register(name, dir, stale, sizeof(stale));
+	/*
+	 * Claim the name with no directory yet: `vsched list` shows the directory only once it is
+	 * mounted (a reader that found it listed earlier read a stale or empty mount point).
+	 */
+	ret = registry_register(name, "", stale, sizeof(stale));
 	/* The previous VMM of this name died without cleaning up. */
 	if (stale[0])
 		ctl_dir_clean(stale);
@@ -292,9 +296,13 @@ int ctl_vm_start(struct vsched *vs, const char *name, const char *dir, struct ct
 		registry_unregister(name);
 		return ret;
 	}
-	/* Record the canonical path the mount ended up on (the first record stays otherwise). */
-	registry_register(name, ctl_dir(*out), NULL, 0);
-	return 0;
+	/* Now the directory answers: record the canonical path the mount ended up on. */
+	ret = registry_register(name, ctl_dir(*out), NULL, 0);
+	if (ret) {
+		ctl_vm_stop(name, *out);
+		*out = NULL;
+	}
+	return ret;
 }
 
 void ctl_vm_stop(const char *name, struct ctl *c)

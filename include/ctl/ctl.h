@@ -56,7 +56,8 @@ int ctl_dir_clean(const char *dir);
 /*
  * What a VMM does at start: claim name, then (unless dir is "" for --no-ctl) mount the control
  * directory on dir, or on <run dir>/<name> when dir is NULL (util/registry.h). *out is NULL
- * without a directory.
+ * without a directory. The name's record (`vsched list`) names the directory only once it is
+ * mounted.
  * ctl_vm_stop() undoes both; safe to call with out == NULL after a failed start.
  */
 int ctl_vm_start(struct vsched *vs, const char *name, const char *dir, struct ctl **out);

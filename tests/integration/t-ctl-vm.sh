@@ -19,7 +19,11 @@ vm_start() {
 	VPID=$!
 	HPIDS="$HPIDS $VPID"
 	for i in $(seq 100); do
-		"$VSCHED" list | grep -q "^$name " && return 0
+		# Listed with a directory once it is mounted (or at once with --no-ctl).
+		case " $* " in
+		*" --no-ctl "*) "$VSCHED" list | grep -q "^$name " && return 0 ;;
+		*) "$VSCHED" list | grep -q "^$name  *[0-9]*  */" && return 0 ;;
+		esac
 		kill -0 "$VPID" 2>/dev/null || break
 		sleep 0.1
 	done
