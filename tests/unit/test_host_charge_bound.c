@@ -104,31 +104,7 @@ static bool bound_claim(struct bvm *m, unsigned int i)
 /* Joins with the grant page and offers, as rt_remote_join() does; COMMIT sent. */
 static void bound_join(struct bworld *w, struct bvm *m, const char *name)
 {
-	struct host_hello hm = {
-		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242,
-		.nr_vcpus = BOUND_VCPUS, .flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER,
-		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
-	};
-	char buf[1024], cbuf[CMSG_SPACE(2 * sizeof(int))];
-	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int sv[2], fd[2];
-
-	snprintf(hm.name, sizeof(hm.name), "%s", name);
-	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	m->fd = sv[0];
-	CU_ASSERT_EQUAL_FATAL(host_client_add(w->h, sv[1], &m->c), 0);
-	CU_ASSERT_EQUAL_FATAL(host_test_msg(w->h, m->c, &hm, sizeof(hm)), 0);
-	CU_ASSERT_EQUAL_FATAL(recvmsg(m->fd, &mh, 0), (ssize_t)sizeof(struct host_welcome));
-	cm = CMSG_FIRSTHDR(&mh);
-	CU_ASSERT_FATAL(cm && cm->cmsg_len == CMSG_LEN(2 * sizeof(int)));
-	memcpy(fd, CMSG_DATA(cm), sizeof(fd));
-	m->o = mmap(NULL, sizeof(*m->o), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
-	CU_ASSERT_FATAL(m->o != MAP_FAILED);
-	close(fd[0]);
-	close(fd[1]);
+	m->fd = host_test_join_offers(w->h, name, BOUND_VCPUS, UINT64_MAX, &m->c, &m->o);
 	bound_send(w, m, HOST_MSG_COMMIT, 0, 0, 0);
 }
 

@@ -74,33 +74,15 @@ static bool ovmm_recv(struct ovmm *m, uint32_t want, struct host_ev *ev)
 static void ovmm_join(struct host *h, struct ovmm *m, const char *name, unsigned int nr,
 		      uint64_t quota_us, bool offers)
 {
-	struct host_hello hm = {
-		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
-		.flags = offers ? HOST_HELLO_PAGE | HOST_HELLO_OFFER : 0,
-		.vm = { .quota_us = quota_us, .period_us = 100000 },
-	};
-	char buf[1024], cbuf[CMSG_SPACE(2 * sizeof(int))];
-	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int sv[2], fd[2] = { -1, -1 };
+	char welcome[1024];
 
-	snprintf(hm.name, sizeof(hm.name), "%s", name);
-	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	m->fd = sv[0];
 	m->o = NULL;
-	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
-	CU_ASSERT_EQUAL_FATAL(ovmm_msg(h, m, &hm, sizeof(hm)), 0);
-	CU_ASSERT_EQUAL_FATAL(recvmsg(m->fd, &mh, 0), (ssize_t)sizeof(struct host_welcome));
-	cm = CMSG_FIRSTHDR(&mh);
 	if (offers) {
-		CU_ASSERT_FATAL(cm && cm->cmsg_len == CMSG_LEN(2 * sizeof(int)));
-		memcpy(fd, CMSG_DATA(cm), sizeof(fd));
-		m->o = mmap(NULL, sizeof(*m->o), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
-		CU_ASSERT_FATAL(m->o != MAP_FAILED);
-		close(fd[0]);
-		close(fd[1]);
+		m->fd = host_test_join_offers(h, name, nr, quota_us, &m->c, &m->o);
+	} else {
+		m->fd = host_test_join(h, name, nr, quota_us, &m->c);
+		CU_ASSERT_EQUAL_FATAL(recv(m->fd, welcome, sizeof(welcome), 0),
+				      (ssize_t)sizeof(struct host_welcome));
 	}
 	CU_ASSERT_EQUAL(ovmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
 }
