@@ -58,8 +58,8 @@ struct pre {
 	bool inside;		/* atomic: H is in its vCPU */
 	struct spin_vcpu v;
 	pthread_t h;
-	uint64_t t0, tk;	/* the event; the kick issued */
-	uint64_t *samples, *kicks;
+	uint64_t t0, tk, ta;	/* the event; the kick issued; the agent had the PREEMPT */
+	uint64_t *samples, *kicks, *agents;
 	unsigned int n, rounds;
 	int fd;			/* host mode */
 	bool watch;		/* host mode: H watches its grant page entry */
@@ -148,6 +148,7 @@ static void *holder(void *arg)
 		__atomic_store_n(&p->inside, false, __ATOMIC_RELEASE);
 		p->in_guest = false;
 		p->kicks[p->n] = p->tk - p->t0;
+		p->agents[p->n] = p->ta > p->t0 ? p->ta - p->t0 : 0;
 		p->samples[p->n++] = t - p->t0;
 		p->done = true;
 		pthread_cond_broadcast(&p->cond);
@@ -247,6 +248,8 @@ static void *agent(void *arg)
 	struct host_ev m;
 
 	while (recv(p->fd, &m, sizeof(m), 0) == sizeof(m)) {
+		if (m.type == HOST_MSG_PREEMPT && m.vcpu == 0)
+			p->ta = time_mono_ns();
 		if (m.type == HOST_MSG_GRANT && m.vcpu == 0) {
 			pthread_mutex_lock(&p->lock);
 			p->grant_seq = m.seq;
@@ -432,12 +435,14 @@ static struct pre *pre_new(unsigned int rounds, bool kvm)
 	struct pre *p = calloc(1, sizeof(*p));
 
 	if (!p || !(p->samples = calloc(rounds, sizeof(uint64_t))) ||
-	    !(p->kicks = calloc(rounds, sizeof(uint64_t))))
+	    !(p->kicks = calloc(rounds, sizeof(uint64_t))) ||
+	    !(p->agents = calloc(rounds, sizeof(uint64_t))))
 		exit(1);
 	if (spin_vcpu_init(&p->v, kvm)) {
 		spin_vcpu_exit(&p->v);
 		free(p->samples);
 		free(p->kicks);
+		free(p->agents);
 		free(p);
 		return NULL;
 	}
@@ -452,12 +457,35 @@ static void pre_free(struct pre *p)
 	spin_vcpu_exit(&p->v);
 	free(p->samples);
 	free(p->kicks);
+	free(p->agents);
 	free(p);
 }
 
 static void report(const char *accel, const char *what, struct pre *p)
 {
 	qsort(p->samples, p->n, sizeof(*p->samples), cmp_u64);
+	uint64_t *in = malloc(p->n * sizeof(uint64_t)), *out = malloc(p->n * sizeof(uint64_t));
+	unsigned int i, k = 0;
+
+	/*
+	 * Per hop, over the rounds the agent had the PREEMPT before the vCPU was out: event -> the
+	 * agent has it (the daemon's wake-up and decision, the agent's wake-up), then -> vCPU out
+	 * (the lock, the kick's signal, the exit).
+	 */
+	for (i = 0; in && out && i < p->n; i++)
+		if (p->agents[i] && p->agents[i] < p->samples[i]) {
+			in[k] = p->agents[i];
+			out[k++] = p->samples[i] - p->agents[i];
+		}
+	if (k) {
+		qsort(in, k, sizeof(*in), cmp_u64);
+		qsort(out, k, sizeof(*out), cmp_u64);
+		printf("%-6s %-10s per hop: event -> agent has the PREEMPT median %5.1f us;"
+		       " agent -> vCPU out median %5.1f us (%u rounds)\n", accel, what,
+		       in[k / 2] / 1e3, out[k / 2] / 1e3, k);
+	}
+	free(in);
+	free(out);
 	qsort(p->kicks, p->n, sizeof(*p->kicks), cmp_u64);
 	printf("%-6s %-10s event -> vCPU out: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
 	       "  (kick issued: median %5.1f  p99 %5.1f us; %u rounds)\n", accel, what,
