@@ -131,8 +131,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	      registry_name_valid(m->name);
 	if (!ret)
 		ret = host_path_valid(m->partition, sizeof(m->partition), true);
-	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 || m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER |
-								HOST_HELLO_HELD)))
+	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 ||
+		     m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD)))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
