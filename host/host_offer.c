@@ -129,6 +129,8 @@ static void host_offer_regrant(struct host *h, struct host_client *c, unsigned i
 	m.b = host_lane_cpu(h, lane);
 	m.seq = host_page_write(c, i, lane, m.a, m.b);
 	host_send(c, &m, sizeof(m));
+	/* Stopped since it was taken: its wall time on the lane starts again now. */
+	host_charge_granted(h, c->slot[i], sched_now(h->s));
 }
 
 /*
@@ -160,7 +162,12 @@ static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
 	c->took_lane = lane;
 	now = h->clock();
 	h->slot[slot].last_heard = now;
-	host_charge_holders(h, now, UINT_MAX);
+	/*
+	 * A held lane's holder stopped when it was taken, some time before now: charged on to now
+	 * it would pay twice for that time, which the taker ran and reports (charged above the
+	 * lanes, host_charge_bound). Its reports charge it what it ran.
+	 */
+	host_charge_holders(h, now, victim);
 	sched_vcpu_runnable(h->s, slot, now);
 	while (sched_pending_decisions(h->s) && (n = sched_take_decisions(h->s, d, ARRAY_SIZE(d)))) {
 		for (k = 0; k < n; k++) {
