@@ -277,7 +277,9 @@ static void host_offer_held(struct host *h)
 	for (l = 0; l < h->nr_lanes && l < HOST_OFFER_NONE; l++) {
 		v = sched_lane_vcpu(h->s, l);
 		c = v >= 0 ? h->slot[v].client : NULL;
-		if (c && c->offer_held && host_offer_to(h, c, l, h->slot[v].vcpu))
+		/* After every event: the tree's walk per vCPU only for a holder that may be taken. */
+		if (c && c->offer_held && sched_vcpu_idle_path(h->s, (unsigned int)v) &&
+		    host_offer_to(h, c, l, h->slot[v].vcpu))
 			return;
 	}
 }

@@ -471,6 +471,18 @@ void lanes_flush(struct sched *s)
  * virtual time moves with the clock). Read only, for host mode's offers of a held lane: the
  * rule depends on the tree alone, so it still holds when the offer is taken. -1: none.
  */
+bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
+{
+	const struct sched_entity *se;
+
+	if (id >= s->nr_vcpus)
+		return false;
+	for (se = &s->core.vcpus[id].se; se; se = se->parent ? &se->parent->se : NULL)
+		if (se->idle)
+			return true;
+	return false;
+}
+
 int sched_wake_takes_lane(const struct sched *s, unsigned int id)
 {
 	const struct vcpu_core *vc;

@@ -115,6 +115,8 @@ uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
  * cpu.idle rule alone (a tree fact, not one of virtual time), or -1 (lanes.c; host offers).
  */
 int sched_wake_takes_lane(const struct sched *s, unsigned int id);
+/* Whether vCPU id or a group above it is cpu.idle (only such a holder is taken so). */
+bool sched_vcpu_idle_path(const struct sched *s, unsigned int id);
 bool group_throttled(const struct group *g);
 double sched_vcpu_rate(const struct sched *s, unsigned int id);	/* CPUs owed now, 0 if blocked */
 double sched_vcpu_demand(const struct sched *s, unsigned int id);	/* what the rates assume */
