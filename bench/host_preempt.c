@@ -19,6 +19,10 @@
  *              the agent kicks only if it applies the PREEMPT first (under the lock, as there).
  *              KVM cannot watch memory inside KVM_RUN: its vCPU needs the agent's kick, so the
  *              row is run on the thread backend only.
+ *  host, held: the daemon offers the held lane to the VM (HOST_HELLO_HELD: vCPU 1 would take
+ *              it from the cpu.idle holder at once); A takes it with the CAS, as
+ *              rt_offer_take(), and kicks H itself, as rt_preempt(); TOOK goes before A's
+ *              next datagram. A round the offer was not there for asks by the socket (counted).
  * Both rows end where the vCPU experiences the preemption. Until 2026-12-04 they ended at the
  * kicker's store, so the kick's delivery (the signal to the other CPU and KVM's exit, paid on
  * both paths alike) was left out of both and the ratio was that of the decisions alone; the
@@ -54,11 +58,17 @@ struct pre {
 	bool inside;		/* atomic: H is in its vCPU */
 	struct spin_vcpu v;
 	pthread_t h;
-	uint64_t t0, tk;	/* the event; the kick issued */
-	uint64_t *samples, *kicks;
+	uint64_t t0, tk, ta;	/* the event; the kick issued; the agent had the PREEMPT */
+	uint64_t *samples, *kicks, *agents;
 	unsigned int n, rounds;
 	int fd;			/* host mode */
 	bool watch;		/* host mode: H watches its grant page entry */
+	bool held;		/* host mode: A takes the held lane's offer */
+	struct host_offer *offer;
+	uint64_t sent;		/* datagrams sent, as rt->sent */
+	bool took_due;
+	uint32_t took_gen, took_lane;
+	unsigned int by_socket;	/* held rounds without an offer */
 	const struct host_grant *page;
 	uint32_t grant_seq;	/* the seq of vCPU 0's last GRANT */
 	uint32_t applied;	/* the last decision applied (lock) */
@@ -138,6 +148,7 @@ static void *holder(void *arg)
 		__atomic_store_n(&p->inside, false, __ATOMIC_RELEASE);
 		p->in_guest = false;
 		p->kicks[p->n] = p->tk - p->t0;
+		p->agents[p->n] = p->ta > p->t0 ? p->ta - p->t0 : 0;
 		p->samples[p->n++] = t - p->t0;
 		p->done = true;
 		pthread_cond_broadcast(&p->cond);
@@ -237,6 +248,8 @@ static void *agent(void *arg)
 	struct host_ev m;
 
 	while (recv(p->fd, &m, sizeof(m), 0) == sizeof(m)) {
+		if (m.type == HOST_MSG_PREEMPT && m.vcpu == 0)
+			p->ta = time_mono_ns();
 		if (m.type == HOST_MSG_GRANT && m.vcpu == 0) {
 			pthread_mutex_lock(&p->lock);
 			p->grant_seq = m.seq;
@@ -257,12 +270,58 @@ static void *agent(void *arg)
 	return NULL;
 }
 
+static void send_msg(struct pre *p, struct host_ev *m)
+{
+	if (send(p->fd, m, sizeof(*m), 0) != sizeof(*m))
+		perror("bench-host-preempt: send");
+	p->sent++;
+}
+
+/* As rt_remote_send(): a TOOK due goes first. */
 static void send_ev(struct pre *p, uint32_t type, uint32_t vcpu, uint32_t arg)
 {
 	struct host_ev m = { .type = type, .vcpu = vcpu, .arg = arg };
 
-	if (send(p->fd, &m, sizeof(m), 0) != sizeof(m))
-		perror("bench-host-preempt: send");
+	if (p->took_due) {
+		struct host_ev t = { .type = HOST_MSG_TOOK, .vcpu = 1, .a = p->took_gen,
+				     .b = p->took_lane };
+
+		p->took_due = false;
+		send_msg(p, &t);
+	}
+	send_msg(p, &m);
+}
+
+/*
+ * vCPU 1 becomes runnable: the held lane's offer taken as rt_offer_take() takes it (vCPU 0
+ * named as the holder, its grant applied, nothing in flight), H kicked as rt_preempt() does.
+ * False: no offer to take; the caller asks by the socket.
+ */
+static bool take_held(struct pre *p)
+{
+	struct host_offer *o = p->offer;
+	uint64_t w;
+	bool ok;
+
+	pthread_mutex_lock(&p->lock);
+	w = __atomic_load_n(&o->word, __ATOMIC_ACQUIRE);
+	ok = host_offer_lane(w) == 0 && host_offer_vcpu(w) == HOST_OFFER_FREE &&
+	     (__atomic_load_n(&o->eligible[0], __ATOMIC_ACQUIRE) & 2) &&
+	     __atomic_load_n(&o->sent, __ATOMIC_ACQUIRE) == p->sent &&
+	     __atomic_load_n(&o->holder, __ATOMIC_ACQUIRE) == 0 &&
+	     __atomic_load_n(&o->holder_seq, __ATOMIC_ACQUIRE) == p->grant_seq &&
+	     p->applied == p->grant_seq &&
+	     __atomic_compare_exchange_n(&o->word, &w, host_offer_word(host_offer_gen(w), 0, 1),
+					 false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	if (ok) {
+		p->took_due = true;
+		p->took_gen = host_offer_gen(w);
+		p->took_lane = 0;
+		p->applied = p->grant_seq + 1;	/* preempted here: no seq of the daemon's */
+		pre_kick(p);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ok;
 }
 
 /* The WELCOME and its grant page, mapped read-only as rt_page_map() maps it. */
@@ -282,6 +341,19 @@ static int recv_welcome(struct pre *p, struct host_welcome *w)
 	if (!cm || cm->cmsg_type != SCM_RIGHTS)
 		return -1;
 	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	if (cm->cmsg_len == CMSG_LEN(2 * sizeof(int))) {
+		int ofd;
+
+		memcpy(&ofd, CMSG_DATA(cm) + sizeof(int), sizeof(ofd));
+		pg = mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE, MAP_SHARED, ofd,
+			  0);
+		close(ofd);
+		if (pg == MAP_FAILED) {
+			close(fd);
+			return -1;
+		}
+		p->offer = pg;
+	}
 	pg = mmap(NULL, 2 * sizeof(struct host_grant), PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (pg == MAP_FAILED)
@@ -307,16 +379,19 @@ static int run_host(struct pre *p, const char *sock)
 	pthread_t a;
 	unsigned int i;
 
+	if (p->held)
+		hm.flags |= HOST_HELLO_OFFER | HOST_HELLO_HELD;
 	strcpy(sa.sun_path, sock);
 	p->fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	for (i = 0; i < 200 && connect(p->fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
 		usleep(10000);
 	if (i == 200 || send(p->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
-	    recv_welcome(p, &w) || w.err ||
+	    recv_welcome(p, &w) || w.err || (p->held && !p->offer) ||
 	    send(p->fd, &gm, sizeof(gm), 0) != sizeof(gm)) {
 		fprintf(stderr, "bench-host-preempt: cannot join the daemon at %s\n", sock);
 		return -1;
 	}
+	p->sent = 1;	/* the GROUP */
 	send_ev(p, HOST_MSG_VCPU, 0, 1);
 	send_ev(p, HOST_MSG_VCPU, 1, 0);
 	send_ev(p, HOST_MSG_COMMIT, 0, 0);
@@ -326,7 +401,10 @@ static int run_host(struct pre *p, const char *sock)
 		send_ev(p, HOST_MSG_RUNNABLE, 0, 0);
 		wait_inside(p);	/* granted, H in its vCPU */
 		p->t0 = time_mono_ns();
-		send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
+		if (!p->held || !take_held(p)) {
+			p->by_socket += p->held;
+			send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
+		}
 		wait_flag(p, &p->done);
 		send_ev(p, HOST_MSG_BLOCKED, 0, 0);
 		send_ev(p, HOST_MSG_BLOCKED, 1, 0);
@@ -337,6 +415,8 @@ static int run_host(struct pre *p, const char *sock)
 	pthread_join(a, NULL);
 	close(p->fd);
 	munmap((void *)p->page, 2 * sizeof(struct host_grant));
+	if (p->offer)
+		munmap(p->offer, sizeof(struct host_offer));
 	return 0;
 }
 
@@ -355,12 +435,14 @@ static struct pre *pre_new(unsigned int rounds, bool kvm)
 	struct pre *p = calloc(1, sizeof(*p));
 
 	if (!p || !(p->samples = calloc(rounds, sizeof(uint64_t))) ||
-	    !(p->kicks = calloc(rounds, sizeof(uint64_t))))
+	    !(p->kicks = calloc(rounds, sizeof(uint64_t))) ||
+	    !(p->agents = calloc(rounds, sizeof(uint64_t))))
 		exit(1);
 	if (spin_vcpu_init(&p->v, kvm)) {
 		spin_vcpu_exit(&p->v);
 		free(p->samples);
 		free(p->kicks);
+		free(p->agents);
 		free(p);
 		return NULL;
 	}
@@ -375,12 +457,35 @@ static void pre_free(struct pre *p)
 	spin_vcpu_exit(&p->v);
 	free(p->samples);
 	free(p->kicks);
+	free(p->agents);
 	free(p);
 }
 
 static void report(const char *accel, const char *what, struct pre *p)
 {
 	qsort(p->samples, p->n, sizeof(*p->samples), cmp_u64);
+	uint64_t *in = malloc(p->n * sizeof(uint64_t)), *out = malloc(p->n * sizeof(uint64_t));
+	unsigned int i, k = 0;
+
+	/*
+	 * Per hop, over the rounds the agent had the PREEMPT before the vCPU was out: event -> the
+	 * agent has it (the daemon's wake-up and decision, the agent's wake-up), then -> vCPU out
+	 * (the lock, the kick's signal, the exit).
+	 */
+	for (i = 0; in && out && i < p->n; i++)
+		if (p->agents[i] && p->agents[i] < p->samples[i]) {
+			in[k] = p->agents[i];
+			out[k++] = p->samples[i] - p->agents[i];
+		}
+	if (k) {
+		qsort(in, k, sizeof(*in), cmp_u64);
+		qsort(out, k, sizeof(*out), cmp_u64);
+		printf("%-6s %-10s per hop: event -> agent has the PREEMPT median %5.1f us;"
+		       " agent -> vCPU out median %5.1f us (%u rounds)\n", accel, what,
+		       in[k / 2] / 1e3, out[k / 2] / 1e3, k);
+	}
+	free(in);
+	free(out);
 	qsort(p->kicks, p->n, sizeof(*p->kicks), cmp_u64);
 	printf("%-6s %-10s event -> vCPU out: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
 	       "  (kick issued: median %5.1f  p99 %5.1f us; %u rounds)\n", accel, what,
@@ -405,16 +510,17 @@ static int run_accel(bool kvm, unsigned int rounds)
 {
 	const char *name = kvm ? "kvm" : "thread";
 	struct pre *in = pre_new(rounds, kvm), *ho = pre_new(rounds, kvm);
-	struct pre *pg = kvm ? NULL : pre_new(rounds, kvm);
+	struct pre *pg = kvm ? NULL : pre_new(rounds, kvm), *hd = pre_new(rounds, kvm);
 	int ret = 0;
 
-	if (!in || !ho || (!kvm && !pg)) {
+	if (!in || !ho || !hd || (!kvm && !pg)) {
 		printf("%-6s skipped: the backend cannot run here\n", name);
 		ret = 1;
 	} else {
 		if (pg)
 			pg->watch = true;
-		if (run_inprocess(in) || run_daemon(ho) || (pg && run_daemon(pg)))
+		hd->held = true;
+		if (run_inprocess(in) || run_daemon(ho) || (pg && run_daemon(pg)) || run_daemon(hd))
 			ret = -1;
 	}
 	if (!ret) {
@@ -422,9 +528,13 @@ static int run_accel(bool kvm, unsigned int rounds)
 		report(name, "host", ho);
 		if (pg)
 			report(name, "host, page", pg);
+		report(name, "host, held", hd);
 		ratio(name, "host", ho, in);
 		if (pg)
 			ratio(name, "host, page", pg, in);
+		ratio(name, "host, held", hd, in);
+		printf("%-6s host, held: %u of %u rounds asked by the socket (no offer to take)\n",
+		       name, hd->by_socket, hd->n);
 	}
 	if (in)
 		pre_free(in);
@@ -432,6 +542,8 @@ static int run_accel(bool kvm, unsigned int rounds)
 		pre_free(ho);
 	if (pg)
 		pre_free(pg);
+	if (hd)
+		pre_free(hd);
 	return ret;
 }
 

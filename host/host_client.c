@@ -131,7 +131,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	      registry_name_valid(m->name);
 	if (!ret)
 		ret = host_path_valid(m->partition, sizeof(m->partition), true);
-	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 || m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER)))
+	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 ||
+		     m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD)))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
@@ -147,6 +148,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	/* Offers only beside a page: without one, no offer (the socket carries every RUNNABLE). */
 	if (page_fd >= 0 && (m->flags & HOST_HELLO_OFFER) && host_offer_create(c, &offer_fd))
 		offer_fd = -1;
+	/* A held lane is offered only to a VMM that preempts its holder when it takes it. */
+	c->offer_held = offer_fd >= 0 && (m->flags & HOST_HELLO_HELD);
 	host_welcome(h, c, ret, page_fd, offer_fd);
 	if (page_fd >= 0)
 		close(page_fd);

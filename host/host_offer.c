@@ -25,6 +25,15 @@
  * than the claim's TOOK before it: the VM is hung up on, as for a bad datagram. No VM is offered
  * a lane while its TOOK is due. The memfd is sealed against resizing, so the
  * daemon's mapping cannot fault.
+ *
+ * A held lane is offered the same way when no lane is idle and nobody waits, to the VM of its
+ * holder (HOST_HELLO_HELD), for the vCPUs of that VM that would take it from the holder at once
+ * if they woke (the core's cpu.idle rule, sched_wake_takes_lane(): a fact of the tree, still
+ * true when the offer is taken). The taker preempts the holder itself, as the VMM's own core
+ * would, so a preemption costs the kick alone (docs/host.md, "Latency: preemptions"). The claim
+ * is honoured as any: the core then preempts the holder (sent as any PREEMPT; the VMM applied
+ * it already and skips it) and grants the taker; if it kept the holder after all, the holder is
+ * granted its lane again, as the VMM has let it go.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +87,8 @@ int host_offer_create(struct host_client *c, int *fd)
 		return ret;
 	}
 	c->offer = p;
+	c->offer_holder = HOST_OFFER_NONE;
+	__atomic_store_n(&c->offer->holder, HOST_OFFER_NONE, __ATOMIC_RELEASE);
 	__atomic_store_n(&c->offer->word, host_offer_word(0, HOST_OFFER_NONE, HOST_OFFER_FREE),
 			 __ATOMIC_RELEASE);
 	return 0;
@@ -107,6 +118,21 @@ static bool host_offer_ok(const struct host_client *c, unsigned int i)
 	return c->offer_ok[i / 64] >> (i % 64) & 1;
 }
 
+/* The holder the VMM let go of keeps its lane after all: granted it again, as any grant. */
+static void host_offer_regrant(struct host *h, struct host_client *c, unsigned int i,
+			       unsigned int lane)
+{
+	struct host_ev m = { .type = HOST_MSG_GRANT, .vcpu = i, .arg = lane };
+	uint64_t until = sched_lane_until(h->s, lane);
+
+	m.a = until == SCHED_TIME_NONE ? HOST_TIME_INF : until;
+	m.b = host_lane_cpu(h, lane);
+	m.seq = host_page_write(c, i, lane, m.a, m.b);
+	host_send(c, &m, sizeof(m));
+	/* Stopped since it was taken: its wall time on the lane starts again now. */
+	host_charge_granted(h, c->slot[i], sched_now(h->s));
+}
+
 /*
  * c's vCPU in word w took the offer: the RUNNABLE it stands for, fed to the core as
  * host_event() would, then the core's decisions. -EPROTO: w is not a claim of this offer.
@@ -116,8 +142,8 @@ static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
 	uint32_t i = host_offer_vcpu(w), lane = h->offer_lane;
 	struct sched_decision d[16];
 	struct host_ev m = { .type = HOST_MSG_PREEMPT };
-	bool granted = false;
-	unsigned int slot;
+	bool granted = false, victim_told = false;
+	unsigned int slot, victim = UINT_MAX;
 	uint64_t now;
 	size_t n, k;
 
@@ -128,16 +154,27 @@ static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
 	/* Offered while blocked; nothing but this VM's datagrams makes it runnable. */
 	if (sched_vcpu_is_runnable(h->s, slot) || h->slot[slot].revoked)
 		return -EPROTO;
+	if (c->offer_holder != HOST_OFFER_NONE)
+		victim = c->slot[c->offer_holder];
 	c->took_due = true;
 	c->took_vcpu = i;
 	c->took_gen = h->offer_gen;
 	c->took_lane = lane;
 	now = h->clock();
 	h->slot[slot].last_heard = now;
-	host_charge_holders(h, now, UINT_MAX);
+	/*
+	 * A held lane's holder stopped when it was taken, some time before now: charged on to now
+	 * it would pay twice for that time, which the taker ran and reports (charged above the
+	 * lanes, host_charge_bound). Its reports charge it what it ran.
+	 */
+	host_charge_holders(h, now, victim);
 	sched_vcpu_runnable(h->s, slot, now);
 	while (sched_pending_decisions(h->s) && (n = sched_take_decisions(h->s, d, ARRAY_SIZE(d)))) {
 		for (k = 0; k < n; k++) {
+			/* Only a lane given or taken is news: the VMM let its grant go. */
+			if (d[k].vcpu == victim &&
+			    (d[k].type == SCHED_RUN || d[k].type == SCHED_PREEMPT))
+				victim_told = true;
 			if (d[k].type == SCHED_RUN && d[k].vcpu == slot) {
 				granted = true;
 				/* What it took: it runs there already, nothing to tell. */
@@ -155,6 +192,9 @@ static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
 		m.seq = host_page_write(c, i, HOST_LANE_NONE, HOST_TIME_INF, HOST_CPU_NONE);
 		host_send(c, &m, sizeof(m));
 	}
+	/* The VMM preempted the holder when it took the lane: a holder the core kept is told so. */
+	if (victim != UINT_MAX && !victim_told && sched_vcpu_lane(h->s, victim) >= 0)
+		host_offer_regrant(h, c, c->offer_holder, (unsigned int)sched_vcpu_lane(h->s, victim));
 	host_arm(h);	/* the new holder's slice end, as after host_drain() */
 	return 0;
 }
@@ -182,8 +222,10 @@ struct host_client *host_offer_settle(struct host *h)
 	return c;
 }
 
-/* Offers lane to c if the core would give it to some vCPU of c's waking now. */
-static bool host_offer_to(struct host *h, struct host_client *c, unsigned int lane)
+/* Offers lane (held by c's vCPU holder, or idle: HOST_OFFER_NONE) to c if the core would give
+ * it to some vCPU of c's waking now. */
+static bool host_offer_to(struct host *h, struct host_client *c, unsigned int lane,
+			  uint32_t holder)
 {
 	struct host_offer *o = c->offer;
 	unsigned int i, nw = (c->nr_vcpus + 63) / 64;
@@ -199,6 +241,8 @@ static bool host_offer_to(struct host *h, struct host_client *c, unsigned int la
 		if (sched_vcpu_is_runnable(h->s, s) || h->slot[s].revoked ||
 		    sched_vcpu_throttled(h->s, s))
 			continue;
+		if (holder != HOST_OFFER_NONE && sched_wake_takes_lane(h->s, s) != (int)lane)
+			continue;
 		c->offer_ok[i / 64] |= 1ULL << (i % 64);
 		any = true;
 	}
@@ -211,12 +255,33 @@ static bool host_offer_to(struct host *h, struct host_client *c, unsigned int la
 	/* The lane's CPU of the moment: the lanes rotate (host_rotate_due()), never while an
 	 * offer stands (settled first). */
 	__atomic_store_n(&o->cpu, host_lane_cpu(h, lane), __ATOMIC_RELEASE);
+	__atomic_store_n(&o->holder_seq, holder == HOST_OFFER_NONE ? 0 : host_page_seq(c, holder),
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&o->holder, holder, __ATOMIC_RELEASE);
+	c->offer_holder = holder;
 	h->offer_gen++;
 	h->offer_lane = lane;
 	h->offer_to = c;
 	__atomic_store_n(&o->word, host_offer_word(h->offer_gen, lane, HOST_OFFER_FREE),
 			 __ATOMIC_RELEASE);
 	return true;
+}
+
+/* Every lane held, nobody waits: the first lane a vCPU of its holder's VM would take at once. */
+static void host_offer_held(struct host *h)
+{
+	struct host_client *c;
+	unsigned int l;
+	int v;
+
+	for (l = 0; l < h->nr_lanes && l < HOST_OFFER_NONE; l++) {
+		v = sched_lane_vcpu(h->s, l);
+		c = v >= 0 ? h->slot[v].client : NULL;
+		/* After every event: the tree's walk per vCPU only for a holder that may be taken. */
+		if (c && c->offer_held && sched_vcpu_idle_path(h->s, (unsigned int)v) &&
+		    host_offer_to(h, c, l, h->slot[v].vcpu))
+			return;
+	}
 }
 
 void host_offer_make(struct host *h)
@@ -235,9 +300,15 @@ void host_offer_make(struct host *h)
 		else if (v < 0 && lane == UINT_MAX)
 			lane = l;
 	}
-	if (lane == UINT_MAX || lane >= HOST_OFFER_NONE || host_someone_waits(h))
+	if (host_someone_waits(h))
 		return;
-	if (h->lane_last[lane] && host_offer_to(h, h->lane_last[lane], lane))
+	if (lane == UINT_MAX) {
+		host_offer_held(h);
+		return;
+	}
+	if (lane >= HOST_OFFER_NONE)
+		return;
+	if (h->lane_last[lane] && host_offer_to(h, h->lane_last[lane], lane, HOST_OFFER_NONE))
 		return;
 	p = h->offer_rr ? &h->offer_rr->node : &h->clients;
 	for (k = 0; k <= h->nr_clients; k++) {
@@ -245,7 +316,7 @@ void host_offer_make(struct host *h)
 		if (p == &h->clients)
 			continue;
 		c = list_entry(p, struct host_client, node);
-		if (host_offer_to(h, c, lane)) {
+		if (host_offer_to(h, c, lane, HOST_OFFER_NONE)) {
 			h->offer_rr = c;
 			return;
 		}

@@ -53,6 +53,8 @@ struct host_client {
 	struct host_offer *offer;
 	uint64_t nr_read;		/* datagrams read since the join */
 	uint64_t *offer_ok;		/* the daemon's copy of the offered vCPUs (bitmap) */
+	bool offer_held;		/* it takes offers of a lane its vCPU holds */
+	uint32_t offer_holder;		/* the holder of the lane offered, HOST_OFFER_NONE: idle */
 	bool took_due;			/* a claim honoured, its TOOK not read yet: */
 	uint32_t took_vcpu, took_gen, took_lane;
 	bool garbage;			/* wrote garbage in its offer page: host_run() hangs up */

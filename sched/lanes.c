@@ -462,3 +462,49 @@ void lanes_flush(struct sched *s)
 		}
 	}
 }
+
+/*
+ * The lane vCPU id would take at once if it became runnable now by the cpu.idle rule of
+ * lanes_waiter_arrived() (a holder idle at the level where the two meet, against a waker that
+ * is not): every lane held, none before it by id itself, and none before it one the waiter
+ * could be weighed against by virtual time (a kept lane there can defer the preemption, and
+ * virtual time moves with the clock). Read only, for host mode's offers of a held lane: the
+ * rule depends on the tree alone, so it still holds when the offer is taken. -1: none.
+ */
+bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
+{
+	const struct sched_entity *se;
+
+	if (id >= s->nr_vcpus)
+		return false;
+	for (se = &s->core.vcpus[id].se; se; se = se->parent ? &se->parent->se : NULL)
+		if (se->idle)
+			return true;
+	return false;
+}
+
+int sched_wake_takes_lane(const struct sched *s, unsigned int id)
+{
+	const struct vcpu_core *vc;
+	unsigned int l;
+
+	if (id >= s->nr_vcpus)
+		return -1;
+	vc = &s->core.vcpus[id];
+	if (vc->runnable || path_throttled(&vc->se))
+		return -1;
+	for (l = 0; l < s->nr_lanes; l++) {
+		const struct lane *ln = &s->core.lanes[l];
+		struct sched_entity *ew = (struct sched_entity *)&vc->se, *er;
+
+		if (!ln->cur || ln->cur == vc)
+			return -1;
+		er = &ln->cur->se;
+		common_level(&ew, &er);
+		if (er->idle && !ew->idle)
+			return (int)l;
+		if (!owns_lane(ln->cur))
+			return -1;
+	}
+	return -1;
+}

@@ -30,6 +30,11 @@
  * before that VMM's next datagram. The daemon revokes the offer with a CAS before it feeds its
  * core anything else; whoever wins the CAS wins. The daemon reads nothing there but `word`, and
  * checks it (host/host_offer.c).
+ * With HOST_HELLO_HELD (version 4) a held lane may be offered the same way, when nobody waits
+ * and the core would take it at once from its holder for a vCPU of the holder's own VM that
+ * wakes (a cpu.idle holder): `holder` names it, and the vCPU that takes the offer preempts it
+ * (kicks it, as the VMM's own core would) and runs: the daemon's wake-up and the agent's are
+ * off the preemption's path.
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H
@@ -37,8 +42,8 @@
 #include <stdint.h>
 
 /* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET;
- * 3: PIN, CTL.may, offers (TOOK) */
-#define HOST_PROTO_VERSION	3
+ * 3: PIN, CTL.may, offers (TOOK); 4: offers of a held lane (HOST_HELLO_HELD, holder) */
+#define HOST_PROTO_VERSION	4
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -96,6 +101,7 @@ struct host_settings {
 
 #define HOST_HELLO_PAGE		0x01	/* the VMM waits on a grant page (futex_waitv) */
 #define HOST_HELLO_OFFER	0x02	/* the VMM takes idle-lane offers (with a page only) */
+#define HOST_HELLO_HELD		0x04	/* ... and offers of a lane its own vCPU holds */
 
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */
@@ -184,7 +190,11 @@ struct host_offer {
 	uint64_t sent;		/* the VM's datagrams the daemon had read: a VMM with more in flight
 				   may not take it (the daemon's view of the VM is older) */
 	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats */
-	uint64_t pad[5];
+	uint64_t holder;	/* HOST_OFFER_NONE: the lane is idle; else the VM's vCPU that holds
+				   it, which the taker preempts (HOST_HELLO_HELD only) */
+	uint64_t holder_seq;	/* the seq of the holder's grant: a VMM that has not applied it
+				   yet may not take the offer */
+	uint64_t pad[3];
 	uint64_t eligible[HOST_MAX_VM_VCPUS / 64];	/* vCPUs the core would give the lane to */
 };
 

@@ -110,6 +110,13 @@ bool sched_vcpu_is_runnable(const struct sched *s, unsigned int id);
 bool sched_vcpu_throttled(const struct sched *s, unsigned int id);
 int sched_lane_vcpu(const struct sched *s, unsigned int lane);	/* -1 if the lane is free */
 uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
+/*
+ * The lane vCPU id (blocked) would take from its holder at once were it runnable now by the
+ * cpu.idle rule alone (a tree fact, not one of virtual time), or -1 (lanes.c; host offers).
+ */
+int sched_wake_takes_lane(const struct sched *s, unsigned int id);
+/* Whether vCPU id or a group above it is cpu.idle (only such a holder is taken so). */
+bool sched_vcpu_idle_path(const struct sched *s, unsigned int id);
 bool group_throttled(const struct group *g);
 double sched_vcpu_rate(const struct sched *s, unsigned int id);	/* CPUs owed now, 0 if blocked */
 double sched_vcpu_demand(const struct sched *s, unsigned int id);	/* what the rates assume */

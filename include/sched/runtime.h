@@ -49,6 +49,7 @@ struct runtime_stats {
 	uint64_t retime_sec, retime_in_sec;	/* the second being counted, and its count */
 	uint64_t grants;		/* lanes handed out */
 	uint64_t offers;		/* host mode: of those, idle lanes taken from an offer */
+	uint64_t held_offers;		/* host mode: lanes taken from their holder by an offer */
 	uint64_t migrations;		/* vCPU threads re-pinned to another lane's host CPU */
 	uint64_t throttles;		/* groups throttled (quota ran out) */
 	uint64_t lends;			/* lanes lent by halted vCPUs */

@@ -166,6 +166,7 @@ struct runtime {
 	void *page_old;		/* the last page unmapped, zeros now (rt_page_unmap()) */
 	size_t page_old_len;
 	struct host_offer *offer;	/* host mode: idle-lane offers, NULL: none (rt_offer.c) */
+	bool offer_held;	/* host mode: the daemon may offer a lane a vCPU here holds */
 	uint64_t sent;		/* host mode: datagrams sent since the join */
 	bool took_due;		/* an offer taken, its TOOK not sent yet (rt_offer.c): */
 	uint32_t took_vcpu, took_gen, took_lane;

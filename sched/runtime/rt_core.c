@@ -95,13 +95,20 @@ void rt_core_set_tid(struct runtime *rt, unsigned int id, pid_t tid)
  */
 void rt_core_runnable(struct runtime *rt, unsigned int id, uint64_t now)
 {
-	rt_charge_running(rt, now);
 	if (rt->remote) {
-		/* An idle lane offered to this VM is taken at once; the daemon hears it after. */
-		if (!rt_offer_take(rt, id))
-			rt_remote_event(rt, HOST_MSG_RUNNABLE, id, 0, 0);
+		/*
+		 * A lane offered to this VM is taken at once; the daemon hears it after. Before the
+		 * holders' reports: one sent first is a datagram the daemon has not read, which voids
+		 * the offer (a held lane's always: its holder is this VM's), and the daemon charges
+		 * holders at its own decision; the reports follow with the holders' exits.
+		 */
+		if (rt_offer_take(rt, id))
+			return;
+		rt_charge_running(rt, now);
+		rt_remote_event(rt, HOST_MSG_RUNNABLE, id, 0, 0);
 		return;
 	}
+	rt_charge_running(rt, now);
 	sched_vcpu_runnable(rt->s, id, now);
 	rt_core_drain(rt);
 }

@@ -48,11 +48,31 @@ void rt_offer_unmap(struct runtime *rt)
 	rt->offer = NULL;
 }
 
+/*
+ * A held lane's offer names its holder, a vCPU of this VM that the taker preempts as the VMM's
+ * own core would (a kick), only if this VMM has applied the holder's grant (the daemon's view
+ * of it is this VMM's) and it still holds a lane here. -1: not this; HOST_OFFER_NONE: the lane
+ * is idle.
+ */
+static long rt_offer_holder(struct runtime *rt, const struct host_offer *o, unsigned int id)
+{
+	uint64_t hv = __atomic_load_n(&o->holder, __ATOMIC_ACQUIRE);
+	uint64_t seq = __atomic_load_n(&o->holder_seq, __ATOMIC_ACQUIRE);
+
+	if (hv == HOST_OFFER_NONE)
+		return HOST_OFFER_NONE;
+	if (!rt->offer_held || hv >= rt->nr_vcpus || hv == id ||
+	    rt->v[hv].state != RT_RUNNING || rt->v[hv].seq_applied != seq)
+		return -1;
+	return (long)hv;
+}
+
 bool rt_offer_take(struct runtime *rt, unsigned int id)
 {
 	struct host_offer *o = rt->offer;
 	uint64_t w, cpu, ok;
 	uint32_t lane;
+	long holder;
 
 	assert_held(rt->lock);
 	if (!o || rt_hands_off(rt) || rt->took_due || id >= HOST_MAX_VM_VCPUS)
@@ -66,10 +86,18 @@ bool rt_offer_take(struct runtime *rt, unsigned int id)
 	if (__atomic_load_n(&o->sent, __ATOMIC_ACQUIRE) != rt->sent || !(ok >> (id % 64) & 1) ||
 	    (cpu != HOST_CPU_NONE && cpu >= CPU_SETSIZE))
 		return false;
+	holder = rt_offer_holder(rt, o, id);
+	if (holder < 0)
+		return false;
 	if (!__atomic_compare_exchange_n(&o->word, &w,
 					 host_offer_word(host_offer_gen(w), lane, id), false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return false;	/* revoked meanwhile: the daemon decides */
+	/* The holder out first, as rt_core_drain() applies an embedded core's decisions. */
+	if (holder != HOST_OFFER_NONE) {
+		rt_preempt(rt, (unsigned int)holder);
+		rt->st.held_offers++;
+	}
 	/* Pinned and granted as a GRANT from the daemon would be (rt_remote.c); unpinned if the
 	 * lanes' map cannot be made (the lane is this vCPU's all the same). */
 	rt_pin_host(rt, lane, cpu == HOST_CPU_NONE ? -1 : (int)cpu);

@@ -175,7 +175,8 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	struct rt_remote *r = rt->remote;
 	bool page = rt_page_usable();
 	struct host_hello m = { .nr_vcpus = rt->nr_vcpus, .vm = r->vm,
-				.flags = page ? HOST_HELLO_PAGE | HOST_HELLO_OFFER : 0 };
+				.flags = page ? HOST_HELLO_PAGE | HOST_HELLO_OFFER |
+						HOST_HELLO_HELD : 0 };
 	struct host_welcome w;
 	int page_fd, offer_fd, ret;
 
@@ -191,6 +192,7 @@ static int rt_remote_join(struct runtime *rt, int fd)
 		rt_offer_map(rt, offer_fd);
 	else if (offer_fd >= 0)
 		close(offer_fd);
+	rt->offer_held = rt->offer != NULL;
 	if (ret)
 		return ret;
 	rt->sent = 0;

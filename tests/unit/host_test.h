@@ -50,15 +50,9 @@ static inline int host_test_join(struct host *h, const char *name, unsigned int 
  * As host_test_join(), with the grant page and idle-lane offers asked for, as rt_remote_join()
  * does: the WELCOME is read and *o maps the offer word (the page's fd is closed).
  */
-static inline int host_test_join_offers(struct host *h, const char *name, unsigned int nr,
-					uint64_t quota_us, struct host_client **c,
-					struct host_offer **o)
+static inline int host_test_join_hello(struct host *h, const struct host_hello *hm,
+				       struct host_client **c, struct host_offer **o)
 {
-	struct host_hello hm = {
-		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
-		.flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER,
-		.vm = { .quota_us = quota_us, .period_us = 100000 },
-	};
 	char buf[1024], cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
@@ -66,10 +60,9 @@ static inline int host_test_join_offers(struct host *h, const char *name, unsign
 	struct cmsghdr *cm;
 	int sv[2], fd[2];
 
-	snprintf(hm.name, sizeof(hm.name), "%s", name);
 	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
 	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], c), 0);
-	CU_ASSERT_EQUAL_FATAL(host_test_msg(h, *c, &hm, sizeof(hm)), 0);
+	CU_ASSERT_EQUAL_FATAL(host_test_msg(h, *c, hm, sizeof(*hm)), 0);
 	CU_ASSERT_EQUAL_FATAL(recvmsg(sv[0], &mh, 0), (ssize_t)sizeof(struct host_welcome));
 	cm = CMSG_FIRSTHDR(&mh);
 	CU_ASSERT_FATAL(cm && cm->cmsg_len == CMSG_LEN(2 * sizeof(int)));
@@ -79,6 +72,20 @@ static inline int host_test_join_offers(struct host *h, const char *name, unsign
 	close(fd[0]);
 	close(fd[1]);
 	return sv[0];
+}
+
+static inline int host_test_join_offers(struct host *h, const char *name, unsigned int nr,
+					uint64_t quota_us, struct host_client **c,
+					struct host_offer **o)
+{
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
+		.flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER,
+		.vm = { .quota_us = quota_us, .period_us = 100000 },
+	};
+
+	snprintf(hm.name, sizeof(hm.name), "%s", name);
+	return host_test_join_hello(h, &hm, c, o);
 }
 
 #endif

@@ -11,7 +11,9 @@
  * Two VMs of three vCPUs on two lanes, random events at random driven times, with a VMM model
  * that runs a vCPU exactly while it holds a lane as it knows (GRANT or a won offer claim, to
  * PREEMPT or its BLOCKED), reports part of what it ran so far at random (reports lag), takes
- * idle-lane offers as rt_offer.c does (TOOK before its next datagram, or alone later), and may
+ * idle-lane offers as rt_offer.c does (TOOK before its next datagram, or alone later), and
+ * held-lane offers (vCPU 0 of each VM is in a cpu.idle group: a waking sibling takes its lane
+ * and the holder stops, as rt_preempt() kicks it), and may
  * run a preempted vCPU on for a while (reported) or lose part of a holder's lane time to other
  * work (not reported).
  */
@@ -39,6 +41,7 @@ static uint64_t bound_clock(void)
 
 struct bvcpu {
 	bool runnable, holds;
+	uint32_t seq;		/* of the last GRANT or PREEMPT applied */
 	uint64_t ran, reported;	/* ns of CPU the model ran, and reported of it */
 };
 
@@ -56,6 +59,7 @@ struct bworld {
 	struct host *h;
 	struct bvm vm[BOUND_VMS];
 	uint64_t held, runon, lost;	/* ns: lane time held, run off a lane, held but not run */
+	unsigned int held_claims;	/* held lanes taken from an offer */
 	bool steal;			/* holders lose part of their lane time to other work */
 };
 
@@ -84,27 +88,64 @@ static void bound_send(struct bworld *w, struct bvm *m, uint32_t type, uint32_t 
 		bound_msg(w, m, &ev, sizeof(ev));
 }
 
-/* rt_offer_take(): vCPU i of m takes the idle lane offered to m, if it may. */
-static bool bound_claim(struct bvm *m, unsigned int i)
+/*
+ * rt_offer_take(): vCPU i of m takes the lane offered to m, if it may; a held lane's holder
+ * stops (and may run on a little, as a kicked vCPU does, reported later).
+ */
+static bool bound_claim(struct bworld *w, struct bvm *m, unsigned int i)
 {
 	uint64_t wd = __atomic_load_n(&m->o->word, __ATOMIC_ACQUIRE);
+	uint64_t hv = __atomic_load_n(&m->o->holder, __ATOMIC_ACQUIRE);
 	uint32_t lane = host_offer_lane(wd);
 
 	if (m->took_due || lane == HOST_OFFER_NONE || host_offer_vcpu(wd) != HOST_OFFER_FREE ||
 	    m->o->sent != m->sent || !(m->o->eligible[0] >> i & 1) ||
+	    (hv != HOST_OFFER_NONE && (hv >= BOUND_VCPUS || hv == i || !m->v[hv].holds ||
+				       m->v[hv].seq != m->o->holder_seq)) ||
 	    !__atomic_compare_exchange_n(&m->o->word, &wd, host_offer_word(host_offer_gen(wd),
 					 lane, i), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return false;
+	if (hv != HOST_OFFER_NONE) {
+		uint64_t r = brand(4) ? 0 : brand(300000);
+
+		m->v[hv].holds = false;
+		m->v[hv].ran += r;
+		w->runon += r;
+		w->held_claims++;
+	}
 	m->took_due = true;
 	m->took = (struct host_ev){ .type = HOST_MSG_TOOK, .vcpu = i, .a = host_offer_gen(wd),
 				    .b = lane };
 	return true;
 }
 
-/* Joins with the grant page and offers, as rt_remote_join() does; COMMIT sent. */
+/*
+ * Joins with the grant page and offers of idle and held lanes, as rt_remote_join() does;
+ * vCPU 0 in the cpu.idle group "bg", the others in the VM group; COMMIT sent.
+ */
 static void bound_join(struct bworld *w, struct bvm *m, const char *name)
 {
-	m->fd = host_test_join_offers(w->h, name, BOUND_VCPUS, UINT64_MAX, &m->c, &m->o);
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242,
+		.nr_vcpus = BOUND_VCPUS,
+		.flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD,
+		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
+	};
+	struct host_group_msg gm = {
+		.type = HOST_MSG_GROUP, .path = "bg",
+		.set = { .shares = 1024, .quota_us = UINT64_MAX, .period_us = 100000, .idle = 1,
+			 .threaded = 1 },
+	};
+	unsigned int i;
+
+	snprintf(hm.name, sizeof(hm.name), "%s", name);
+	m->fd = host_test_join_hello(w->h, &hm, &m->c, &m->o);
+	bound_msg(w, m, &gm, sizeof(gm));
+	for (i = 0; i < BOUND_VCPUS; i++) {
+		struct host_ev ev = { .type = HOST_MSG_VCPU, .vcpu = i, .arg = i == 0 };
+
+		bound_msg(w, m, &ev, sizeof(ev));
+	}
 	bound_send(w, m, HOST_MSG_COMMIT, 0, 0, 0);
 }
 
@@ -120,6 +161,8 @@ static void bound_apply(struct bworld *w)
 		while (recv(m->fd, &ev, sizeof(ev), MSG_DONTWAIT) == sizeof(ev)) {
 			if (ev.vcpu >= BOUND_VCPUS)
 				continue;
+			if (ev.type == HOST_MSG_GRANT || ev.type == HOST_MSG_PREEMPT)
+				m->v[ev.vcpu].seq = ev.seq;
 			if (ev.type == HOST_MSG_GRANT) {
 				m->v[ev.vcpu].holds = true;
 			} else if (ev.type == HOST_MSG_PREEMPT && m->v[ev.vcpu].holds) {
@@ -204,7 +247,7 @@ static void bound_event(struct bworld *w)
 		if (v->runnable)
 			break;
 		v->runnable = true;
-		if (bound_claim(m, i))
+		if (bound_claim(w, m, i))
 			v->holds = true;
 		else
 			bound_send(w, m, HOST_MSG_RUNNABLE, i, 0, 0);
@@ -283,6 +326,7 @@ static void bound_run(bool steal, unsigned int seed)
 	/* The model did hold lanes, run on and lose time: the bounds were tested. */
 	CU_ASSERT(w.held > 100 * NSEC_PER_MSEC && w.runon > 0 && (!steal || w.lost > 0));
 	CU_ASSERT(claims > 0);
+	CU_ASSERT(w.held_claims > 0);
 	for (i = 0; i < BOUND_VMS; i++) {
 		vsched_lock(host_vsched(w.h));
 		host_client_remove(w.h, w.vm[i].c);

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Offers of a held lane (host/host_offer.c, HOST_HELLO_HELD): with every lane held and nobody
+ * waiting, the lane of a cpu.idle holder is offered to its own VM for the vCPUs that would take
+ * it at once on waking; the taker preempts the holder itself. A claim ends the core as the
+ * RUNNABLE it stands for would (a twin daemon fed it by the socket); a holder the core keeps
+ * after all is granted its lane again; a VMM that did not ask is never offered a held lane.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "host_test.h"
+#include "sched/core.h"
+#include "test.h"
+#include "util/time.h"
+#include "vsched.h"
+
+static uint64_t held_now;
+
+static uint64_t held_clock(void)
+{
+	return held_now;
+}
+
+struct hvmm {
+	int fd;
+	struct host_client *c;
+	struct host_offer *o;	/* NULL: joined without offers */
+};
+
+static struct host *held_host(unsigned int lanes)
+{
+	struct host_opts o = { .nr_lanes = lanes, .max_vcpus = 8 };
+	struct host *h = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
+	held_now = time_mono_ns() + NSEC_PER_SEC;
+	host_set_clock(h, held_clock);
+	return h;
+}
+
+static int hvmm_ev(struct host *h, struct hvmm *m, uint32_t type, uint32_t vcpu, uint64_t a,
+		   uint64_t b)
+{
+	struct host_ev ev = { .type = type, .vcpu = vcpu, .a = a, .b = b };
+
+	return host_test_msg(h, m->c, &ev, sizeof(ev));
+}
+
+static void hvmm_group(struct host *h, struct hvmm *m, unsigned int index, const char *path,
+		       bool idle, uint64_t quota_us)
+{
+	struct host_group_msg gm = {
+		.type = HOST_MSG_GROUP, .index = index,
+		.set = { .shares = 1024, .quota_us = quota_us, .period_us = 100000, .idle = idle,
+			 .threaded = 1 },
+	};
+
+	snprintf(gm.path, sizeof(gm.path), "%s", path);
+	CU_ASSERT_EQUAL(host_test_msg(h, m->c, &gm, sizeof(gm)), 0);
+}
+
+/*
+ * VM "a" of nr vCPUs, vCPU i in group grp[i]: 0 a itself, 1 a/idle (cpu.idle), 2 a/capped
+ * (1 ms per 100 ms). flags: the HELLO's (0: no page, no offers).
+ */
+static void hvmm_join(struct host *h, struct hvmm *m, unsigned int nr, const unsigned int *grp,
+		      uint32_t flags)
+{
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
+		.flags = flags, .name = "a",
+		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
+	};
+	char buf[1024];
+	unsigned int i;
+	int sv[2];
+
+	m->o = NULL;
+	if (flags) {
+		m->fd = host_test_join_hello(h, &hm, &m->c, &m->o);
+	} else {
+		CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+		CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
+		CU_ASSERT_EQUAL_FATAL(host_test_msg(h, m->c, &hm, sizeof(hm)), 0);
+		CU_ASSERT_EQUAL_FATAL(recv(sv[0], buf, sizeof(buf), 0),
+				      (ssize_t)sizeof(struct host_welcome));
+		m->fd = sv[0];
+	}
+	hvmm_group(h, m, 0, "idle", true, UINT64_MAX);
+	hvmm_group(h, m, 1, "capped", false, 1000);
+	/* VCPU's arg: the group's batch index + 1, 0 the VM group. */
+	for (i = 0; i < nr; i++) {
+		struct host_ev ev = { .type = HOST_MSG_VCPU, .vcpu = i, .arg = grp[i] };
+
+		CU_ASSERT_EQUAL(host_test_msg(h, m->c, &ev, sizeof(ev)), 0);
+	}
+	CU_ASSERT_EQUAL(hvmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+}
+
+static void hvmm_leave(struct host *h, struct hvmm *m)
+{
+	vsched_lock(host_vsched(h));
+	host_client_remove(h, m->c);
+	vsched_unlock(host_vsched(h));
+	if (m->o)
+		munmap(m->o, sizeof(*m->o));
+	close(m->fd);
+}
+
+/* The next datagram of type want for vcpu (others skipped). */
+static bool hvmm_recv(struct hvmm *m, uint32_t want, uint32_t vcpu, struct host_ev *ev)
+{
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		if (n != sizeof(*ev))
+			continue;
+		memcpy(ev, buf, sizeof(*ev));
+		if (ev->type == want && ev->vcpu == vcpu)
+			return true;
+	}
+	return false;
+}
+
+static uint64_t word(const struct hvmm *m)
+{
+	return __atomic_load_n(&m->o->word, __ATOMIC_ACQUIRE);
+}
+
+static bool offered(const struct hvmm *m, uint32_t lane)
+{
+	uint64_t w = word(m);
+
+	return host_offer_lane(w) == lane && host_offer_vcpu(w) == HOST_OFFER_FREE;
+}
+
+static bool claim(struct hvmm *m, uint32_t vcpu)
+{
+	uint64_t w = word(m);
+
+	return host_offer_lane(w) != HOST_OFFER_NONE && host_offer_vcpu(w) == HOST_OFFER_FREE &&
+	       __atomic_compare_exchange_n(&m->o->word, &w, host_offer_word(host_offer_gen(w),
+					   host_offer_lane(w), vcpu), false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_SEQ_CST);
+}
+
+static const char *state(struct host *h, unsigned int slot)
+{
+	const char *s;
+
+	vsched_lock(host_vsched(h));
+	s = sched_vcpu_state(vsched_sched(host_vsched(h)), slot);
+	vsched_unlock(host_vsched(h));
+	return s;
+}
+
+/*
+ * vCPU 0 (cpu.idle) holds the one lane: vCPU 1 is offered it, with its holder and the seq of
+ * the holder's grant. Taken, the core ends as a twin's that read vCPU 1's RUNNABLE: 1 runs,
+ * 0 waits, the same switches and cpu.stat after the same reports.
+ */
+static void test_held_take(void)
+{
+	static const unsigned int grp[] = { 1, 0 };
+	struct host *h = held_host(1), *t = held_host(1);
+	char a1[1024], a2[1024];
+	struct host_ev ev, g = { 0 };
+	struct hvmm a, b;
+	uint64_t w;
+
+	hvmm_join(h, &a, 2, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD);
+	hvmm_join(t, &b, 2, grp, 0);
+	CU_ASSERT_TRUE(offered(&a, 0));		/* idle: an idle-lane offer */
+	CU_ASSERT_EQUAL(a.o->holder, HOST_OFFER_NONE);
+	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_TRUE_FATAL(hvmm_recv(&a, HOST_MSG_GRANT, 0, &g));
+	/* Held by 0, offered to 1 alone (0 runs), naming 0 and its grant. */
+	CU_ASSERT_TRUE_FATAL(offered(&a, 0));
+	CU_ASSERT_EQUAL(a.o->holder, 0);
+	CU_ASSERT_EQUAL(a.o->holder_seq, g.seq);
+	CU_ASSERT_EQUAL(a.o->eligible[0], 2);
+	held_now += 2 * NSEC_PER_MSEC;
+	w = word(&a);
+	CU_ASSERT_TRUE(claim(&a, 1));
+	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), 0);
+	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");
+	CU_ASSERT_STRING_EQUAL(state(h, 0), "waiting");
+	CU_ASSERT_STRING_EQUAL(state(t, 1), "running");
+	CU_ASSERT_STRING_EQUAL(state(t, 0), "waiting");
+	/* The holder's PREEMPT goes as any (the VMM applied it already and skips it). */
+	CU_ASSERT_TRUE(hvmm_recv(&a, HOST_MSG_PREEMPT, 0, &ev));
+	CU_ASSERT_FALSE(offered(&a, 0));	/* 0 waits: no offer */
+	/* The holder reports the 2 ms it ran until it was taken (the daemon charged it nothing
+	 * past its grant; the twin its wall time, paid back by the report). */
+	held_now += 3 * NSEC_PER_MSEC;
+	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RAN, 0, 2000000, 0), 0);
+	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_RAN, 0, 2000000, 0), 0);
+	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RAN, 1, 2000000, 1000000), 0);
+	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_RAN, 1, 2000000, 1000000), 0);
+	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	CU_ASSERT_TRUE(vsched_read(host_vsched(h), "/machine/a", "cpu.stat", a1, sizeof(a1)) > 0);
+	CU_ASSERT_TRUE(vsched_read(host_vsched(t), "/machine/a", "cpu.stat", a2, sizeof(a2)) > 0);
+	CU_ASSERT_STRING_EQUAL(a1, a2);
+	vsched_lock(host_vsched(h));
+	vsched_lock(host_vsched(t));
+	CU_ASSERT_EQUAL(sched_nr_switches(vsched_sched(host_vsched(h))),
+			sched_nr_switches(vsched_sched(host_vsched(t))));
+	vsched_unlock(host_vsched(t));
+	vsched_unlock(host_vsched(h));
+	CU_ASSERT_STRING_EQUAL(state(h, 0), "running");	/* the lane back, as in the twin */
+	CU_ASSERT_STRING_EQUAL(state(t, 0), "running");
+	hvmm_leave(h, &a);
+	hvmm_leave(t, &b);
+	host_destroy(h);
+	host_destroy(t);
+}
+
+/* Without HOST_HELLO_HELD a held lane is never offered (such a VMM would run beside it). */
+static void test_held_not_asked(void)
+{
+	static const unsigned int grp[] = { 1, 0 };
+	struct host *h = held_host(1);
+	struct host_ev g;
+	struct hvmm a;
+
+	hvmm_join(h, &a, 2, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER);
+	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(hvmm_recv(&a, HOST_MSG_GRANT, 0, &g));
+	CU_ASSERT_FALSE(offered(&a, 0));
+	hvmm_leave(h, &a);
+	host_destroy(h);
+}
+
+/*
+ * Two lanes: vCPU 0 (cpu.idle) holds lane 0, vCPU 2 lane 1; 1 and 2 share a/capped (1 ms per
+ * 100 ms). vCPU 1 is offered lane 0. When its claim is honoured 2 has used up their quota:
+ * the group is throttled, 1 gets no lane (PREEMPT) and the core keeps 0 on lane 0, which the
+ * VMM let go of when it took the offer: 0 is granted lane 0 again.
+ */
+static void test_held_kept(void)
+{
+	static const unsigned int grp[] = { 1, 2, 2 };
+	struct host *h = held_host(2);
+	bool told1 = false, back0 = false;
+	struct host_ev ev, g = { 0 };
+	struct hvmm a;
+	uint64_t w;
+
+	hvmm_join(h, &a, 3, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD);
+	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RUNNABLE, 2, 0, 0), 0);
+	CU_ASSERT_TRUE_FATAL(hvmm_recv(&a, HOST_MSG_GRANT, 0, &g));
+	CU_ASSERT_STRING_EQUAL(state(h, 2), "running");
+	CU_ASSERT_TRUE_FATAL(offered(&a, 0));
+	CU_ASSERT_EQUAL(a.o->holder, 0);
+	CU_ASSERT_EQUAL(a.o->eligible[0], 2);	/* vCPU 1 */
+	held_now += 5 * NSEC_PER_MSEC;
+	w = word(&a);
+	CU_ASSERT_TRUE(claim(&a, 1));
+	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), 0);
+	CU_ASSERT_STRING_EQUAL(state(h, 1), "throttled");
+	CU_ASSERT_STRING_EQUAL(state(h, 0), "running");
+	/* 1 told PREEMPT; lane 0 back to 0, with a grant newer than the one the VMM applied. */
+	while (recv(a.fd, &ev, sizeof(ev), MSG_DONTWAIT) == sizeof(ev)) {
+		if (ev.type == HOST_MSG_PREEMPT && ev.vcpu == 1)
+			told1 = true;
+		if (ev.type == HOST_MSG_GRANT && ev.vcpu == 0 && ev.arg == 0 &&
+		    (int32_t)(ev.seq - g.seq) > 0)
+			back0 = true;
+	}
+	CU_ASSERT_TRUE(told1);
+	CU_ASSERT_TRUE(back0);
+	hvmm_leave(h, &a);
+	host_destroy(h);
+}
+
+static CU_TestInfo host_offer_held_tests[] = {
+	{ "a held lane taken from its offer ends the core as a RUNNABLE would", test_held_take },
+	{ "no held lane is offered to a VMM that did not ask", test_held_not_asked },
+	{ "a holder the core keeps after a claim is granted its lane again", test_held_kept },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("host_offer_held", host_offer_held_tests);
