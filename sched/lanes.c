@@ -120,6 +120,7 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	vc->since = ln->start;
 	ln->rot_until = SCHED_TIME_NONE;
 	ln->bw_until = SCHED_TIME_NONE;
+	ln->pace_until = SCHED_TIME_NONE;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
 	if (gcore(&s->root)->queue.nr && !owns_lane(vc))
@@ -134,6 +135,7 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 	ln->cur = NULL;
 	ln->rot_until = SCHED_TIME_NONE;
 	ln->bw_until = SCHED_TIME_NONE;
+	ln->pace_until = SCHED_TIME_NONE;
 	vc->lane = -1;
 	fair_refund(s, vc);
 	fair_clear_running(s, vc);
@@ -350,7 +352,7 @@ void lanes_expire(struct sched *s)
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = lane_of(s, l);
 
-		if (ln->cur && ln->rot_until <= s->core.now)
+		if (ln->cur && (ln->rot_until <= s->core.now || ln->pace_until <= s->core.now))
 			lanes_repick(s, l);
 	}
 }
@@ -387,12 +389,18 @@ void lanes_settle(struct sched *s)
 		if (ln->bw_until <= c->now)
 			rates_delivery_missed(s);
 		ln->bw_until = c->nr_bw_groups ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
+		ln->pace_until = c->nr_bw_groups && waiters ? bw_lane_pace(s, ln->cur) :
+				 SCHED_TIME_NONE;
+		if (ln->pace_until < ln->start + c->params.min_run_ns)
+			ln->pace_until = ln->start + c->params.min_run_ns;
 	}
 }
 
 static uint64_t lane_until(const struct lane *ln)
 {
-	return ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
+	uint64_t t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
+
+	return ln->pace_until < t ? ln->pace_until : t;
 }
 
 static void emit_lane(struct sched *s, enum sched_decision_type type, unsigned int l,
@@ -425,10 +433,12 @@ void lanes_flush(struct sched *s)
 			other->start = ln->start;
 			other->rot_until = ln->rot_until;
 			other->bw_until = ln->bw_until;
+			other->pace_until = ln->pace_until;
 			ln->cur = tmp.cur;
 			ln->start = tmp.start;
 			ln->rot_until = tmp.rot_until;
 			ln->bw_until = tmp.bw_until;
+			ln->pace_until = tmp.pace_until;
 			other->cur->lane = (int)(other - s->core.lanes);
 			if (ln->cur)
 				ln->cur->lane = (int)l;
