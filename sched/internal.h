@@ -105,6 +105,7 @@ struct lane {
 	uint64_t rot_until;		/* rotation end while others wait, else NONE */
 	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
 	uint64_t pace_until;		/* a paced ancestor gives the lane back (bandwidth.c) */
+	bool pace_spent;		/* handed out again at a pace end: no other until put back */
 	uint64_t repay;			/* prepaid slice to pay again (bandwidth.c) */
 	/* What the runtime was last told, to emit only changes. */
 	struct vcpu_core *told_cur;

@@ -121,6 +121,7 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	ln->rot_until = SCHED_TIME_NONE;
 	ln->bw_until = SCHED_TIME_NONE;
 	ln->pace_until = SCHED_TIME_NONE;
+	ln->pace_spent = false;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
 	if (gcore(&s->root)->queue.nr && !owns_lane(vc))
@@ -136,6 +137,7 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 	ln->rot_until = SCHED_TIME_NONE;
 	ln->bw_until = SCHED_TIME_NONE;
 	ln->pace_until = SCHED_TIME_NONE;
+	ln->pace_spent = false;
 	vc->lane = -1;
 	fair_refund(s, vc);
 	fair_clear_running(s, vc);
@@ -351,9 +353,18 @@ void lanes_expire(struct sched *s)
 
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = lane_of(s, l);
+		bool pace;
 
-		if (ln->cur && (ln->rot_until <= s->core.now || ln->pace_until <= s->core.now))
-			lanes_repick(s, l);
+		if (!ln->cur || (ln->rot_until > s->core.now && ln->pace_until > s->core.now))
+			continue;
+		pace = ln->rot_until > s->core.now;
+		lanes_repick(s, l);
+		/*
+		 * A pace end hands the lane out once: if nobody outside the paced group could
+		 * take it, it went back inside, and another end now would repeat that forever.
+		 */
+		if (pace)
+			ln->pace_spent = true;
 	}
 }
 
@@ -389,8 +400,8 @@ void lanes_settle(struct sched *s)
 		if (ln->bw_until <= c->now)
 			rates_delivery_missed(s);
 		ln->bw_until = c->nr_bw_groups ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
-		ln->pace_until = c->nr_bw_groups && waiters ? bw_lane_pace(s, ln->cur) :
-				 SCHED_TIME_NONE;
+		ln->pace_until = c->nr_bw_groups && waiters && !ln->pace_spent ?
+				 bw_lane_pace(s, ln->cur) : SCHED_TIME_NONE;
 		if (ln->pace_until < ln->start + c->params.min_run_ns)
 			ln->pace_until = ln->start + c->params.min_run_ns;
 	}
@@ -434,11 +445,13 @@ void lanes_flush(struct sched *s)
 			other->rot_until = ln->rot_until;
 			other->bw_until = ln->bw_until;
 			other->pace_until = ln->pace_until;
+			other->pace_spent = ln->pace_spent;
 			ln->cur = tmp.cur;
 			ln->start = tmp.start;
 			ln->rot_until = tmp.rot_until;
 			ln->bw_until = tmp.bw_until;
 			ln->pace_until = tmp.pace_until;
+			ln->pace_spent = tmp.pace_spent;
 			other->cur->lane = (int)(other - s->core.lanes);
 			if (ln->cur)
 				ln->cur->lane = (int)l;
