@@ -358,7 +358,7 @@ void bw_ref_dry(struct sched *s)
 /*
  * Pacing: where the reference does not throttle gc this period (its rate of the moment, over
  * the time to the refill, draws less than the reference has left of the pool), a pool that
- * carries fewer than the k lanes gc holds to the refill is spent so that it does: k lanes until
+ * carries fewer than the k >= 2 lanes gc holds to the refill is spent so that it does: k lanes until
  * one can go and k - 1 carry it the rest of the way, R - (k - 1) T from now (R the pool in lane
  * time, T the time to the refill). Returns that, or HUGE_VAL where gc is not paced: the
  * reference throttles it (it burns at its weighted share and is throttled, as the kernel does),
@@ -370,7 +370,7 @@ double bw_pace(const struct sched *s, const struct group_core *gc, unsigned int 
 {
 	double t, r;
 
-	if (!gc->bw_enabled || gc->throttled || !k || !timer_active(gc) ||
+	if (!gc->bw_enabled || gc->throttled || k < 2 || !timer_active(gc) ||
 	    gc->next_refill <= s->core.now)
 		return HUGE_VAL;
 	t = (double)(gc->next_refill - s->core.now);
