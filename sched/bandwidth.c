@@ -364,9 +364,10 @@ void bw_ref_dry(struct sched *s)
  * the reference throttles it (it burns at its weighted share and is throttled, as the kernel
  * does), or its pool carries the k lanes, or k < 2 (one lane runs dry only at the dry point;
  * withholding a first lane from a pool under min_run only left that unspent, seed 1785 of the
- * 10 ms caps kind on one lane 0.35 -> 0.80 %). Without it a group whose share is just under its quota ran
- * on every lane in slices, drew its pool early and was throttled while its siblings, too few
- * vCPUs for the lanes, left one idle that the reference uses (seed 13 of the 10 ms caps kind).
+ * 10 ms caps kind on one lane 0.35 -> 0.80 %). Without it a group whose share is just under
+ * its quota ran on every lane in slices, drew its pool early and was throttled while its
+ * siblings, too few vCPUs for the lanes, left one idle that the reference uses (seed 13 of the
+ * 10 ms caps kind).
  */
 double bw_pace(const struct sched *s, const struct group_core *gc, unsigned int k)
 {
