@@ -40,6 +40,8 @@ uint64_t sched_next_timer(const struct sched *s)
 			t = ln->rot_until;
 		if (ln->bw_until < t)
 			t = ln->bw_until;
+		if (ln->pace_until < t)
+			t = ln->pace_until;
 	}
 	return t;
 }
@@ -89,11 +91,13 @@ int sched_lane_vcpu(const struct sched *s, unsigned int lane)
 uint64_t sched_lane_until(const struct sched *s, unsigned int lane)
 {
 	const struct lane *ln;
+	uint64_t t;
 
 	if (lane >= s->nr_lanes)
 		return SCHED_TIME_NONE;
 	ln = &s->core.lanes[lane];
-	return ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
+	t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
+	return ln->pace_until < t ? ln->pace_until : t;
 }
 
 bool group_throttled(const struct group *g)

@@ -104,6 +104,8 @@ struct lane {
 	uint64_t start;			/* since when cur holds a lane without a break */
 	uint64_t rot_until;		/* rotation end while others wait, else NONE */
 	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
+	uint64_t pace_until;		/* a paced ancestor gives the lane back (bandwidth.c) */
+	bool pace_spent;		/* handed out again at a pace end: no other until put back */
 	uint64_t repay;			/* prepaid slice to pay again (bandwidth.c) */
 	/* What the runtime was last told, to emit only changes. */
 	struct vcpu_core *told_cur;
@@ -289,6 +291,8 @@ uint64_t bw_next_timer(const struct sched *s);
 void bw_configure(struct sched *s, struct group_core *gc);
 bool bw_path_throttled(const struct vcpu_core *vc);
 uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc);
+double bw_pace(const struct sched *s, const struct group_core *gc, unsigned int k);
+uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc);
 void bw_runnable_changing(struct sched *s, struct group_core *gc);
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);
 void bw_group_exit(struct sched *s, struct group_core *gc);

@@ -120,6 +120,8 @@ static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	vc->since = ln->start;
 	ln->rot_until = SCHED_TIME_NONE;
 	ln->bw_until = SCHED_TIME_NONE;
+	ln->pace_until = SCHED_TIME_NONE;
+	ln->pace_spent = false;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
 	if (gcore(&s->root)->queue.nr && !owns_lane(vc))
@@ -134,6 +136,8 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 	ln->cur = NULL;
 	ln->rot_until = SCHED_TIME_NONE;
 	ln->bw_until = SCHED_TIME_NONE;
+	ln->pace_until = SCHED_TIME_NONE;
+	ln->pace_spent = false;
 	vc->lane = -1;
 	fair_refund(s, vc);
 	fair_clear_running(s, vc);
@@ -349,9 +353,18 @@ void lanes_expire(struct sched *s)
 
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = lane_of(s, l);
+		bool pace;
 
-		if (ln->cur && ln->rot_until <= s->core.now)
-			lanes_repick(s, l);
+		if (!ln->cur || (ln->rot_until > s->core.now && ln->pace_until > s->core.now))
+			continue;
+		pace = ln->rot_until > s->core.now;
+		lanes_repick(s, l);
+		/*
+		 * A pace end hands the lane out once: if nobody outside the paced group could
+		 * take it, it went back inside, and another end now would repeat that forever.
+		 */
+		if (pace)
+			ln->pace_spent = true;
 	}
 }
 
@@ -387,12 +400,18 @@ void lanes_settle(struct sched *s)
 		if (ln->bw_until <= c->now)
 			rates_delivery_missed(s);
 		ln->bw_until = c->nr_bw_groups ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
+		ln->pace_until = c->nr_bw_groups && waiters && !ln->pace_spent ?
+				 bw_lane_pace(s, ln->cur) : SCHED_TIME_NONE;
+		if (ln->pace_until < ln->start + c->params.min_run_ns)
+			ln->pace_until = ln->start + c->params.min_run_ns;
 	}
 }
 
 static uint64_t lane_until(const struct lane *ln)
 {
-	return ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
+	uint64_t t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
+
+	return ln->pace_until < t ? ln->pace_until : t;
 }
 
 static void emit_lane(struct sched *s, enum sched_decision_type type, unsigned int l,
@@ -425,10 +444,14 @@ void lanes_flush(struct sched *s)
 			other->start = ln->start;
 			other->rot_until = ln->rot_until;
 			other->bw_until = ln->bw_until;
+			other->pace_until = ln->pace_until;
+			other->pace_spent = ln->pace_spent;
 			ln->cur = tmp.cur;
 			ln->start = tmp.start;
 			ln->rot_until = tmp.rot_until;
 			ln->bw_until = tmp.bw_until;
+			ln->pace_until = tmp.pace_until;
+			ln->pace_spent = tmp.pace_spent;
 			other->cur->lane = (int)(other - s->core.lanes);
 			if (ln->cur)
 				ln->cur->lane = (int)l;

@@ -14,6 +14,7 @@
 #include "internal.h"
 
 #define HELD_EPS	1e-9	/* lanes held vs rate: equal up to rounding */
+#define PACED_AHEAD	1e300	/* ahead() of a paced group: after any other waiter */
 
 /*
  * A level as the pick sees it. Its V is the rate-weighted mean vt of every runnable child; the
@@ -80,10 +81,25 @@ static double level_vc_others(struct level *lv, const struct sched_entity *e)
  * them while anyone else is eligible; otherwise a child that is the only one waiting in a group
  * owed lanes (say, while a sibling in debt is delayed) would take the group's whole share.
  */
+/*
+ * A capped group paced by its pool (bandwidth.c, bw_pace()) whose pool would not carry one more
+ * lane for min_run: it takes none while anyone else waits, eligible or not (its vCPUs would
+ * draw the pool early and leave a lane idle at the throttle that the reference uses).
+ */
+static bool paced(const struct sched *s, const struct sched_entity *e)
+{
+	const struct group_core *gc = container_of(e, struct group_core, se);
+
+	return e->is_group && gc->bw_enabled &&
+	       bw_pace(s, gc, e->nr_running + 1) < (double)s->core.params.min_run_ns;
+}
+
 static bool eligible(const struct sched *s, struct level *lv, const struct sched_entity *e)
 {
 	double slice = (double)s->core.params.slice_ns;
 
+	if (paced(s, e))
+		return false;
 	return e->rate <= 0 || (e->vt - lv->V) * e->rate <= slice ||
 	       (e->vt - level_vc_others(lv, e)) * e->rate <= slice;
 }
@@ -99,6 +115,8 @@ static double ahead(const struct sched *s, struct level *lv, const struct sched_
 {
 	double d;
 
+	if (paced(s, e))
+		return PACED_AHEAD;
 	if (eligible(s, lv, e))
 		return 0;
 	d = e->vt - (double)s->core.params.slice_ns / e->rate - level_vc(lv);

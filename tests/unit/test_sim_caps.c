@@ -128,6 +128,38 @@ static void test_kept_rate_ends_at_reference_dry_point(void)
 		   "vcpu 16 /g1 hog\n", 0.1);
 }
 
+/*
+ * A period timer started by a report counts from when the reported run began. Two lanes: /g1/g3
+ * (weight 2, one hog, capped at 14.454 ms per 10 ms: more than its hog can use) is idle while
+ * its siblings run, so its timer stops; given a lane at 43.3 ms, its run was reported at 50 ms
+ * and the timer started then, at the next grid point, 60 ms: the 6.7 ms run before 50 ms was
+ * drawn from the period after it, and the hog was throttled at 57.8 ms with a lane idle (seed
+ * 1776 of the 10 ms caps kind reduced: 1136.6 ms of 1173.4 in 2 s, 1.73 % of capacity; 0.007 %
+ * now).
+ */
+static void test_timer_starts_when_the_run_began(void)
+{
+	run_within("lanes 2\nduration 2s\ngroup /g1 weight 1199\ngroup /g1/g2 nice -2\n"
+		   "group /g1/g3 weight 2 max 14454us 10000us\n"
+		   "group /g1/g2/g4 nice -7 max 50615us 100000us\n"
+		   "vcpu 0 /g1 hog\nvcpu 1 /g1/g3 hog\nvcpu 2 /g1/g2/g4 hog\nvcpu 3 /g1/g2/g4 hog\n",
+		   0.1);
+}
+
+/*
+ * Pacing (§4): two lanes, a root hog and /g3 of weight 175 with two hogs capped at 13.064 ms
+ * per 10 ms. /g3 is owed 1.27 CPU, just under its quota, so the reference never throttles it;
+ * in slices it held both lanes long enough to draw its pool early, was throttled, and the root
+ * hog, one vCPU, left a lane idle (seed 13 of the 10 ms caps kind reduced: 2520.9 ms of 2545.5
+ * in 2 s, 0.61 % of capacity, 69 throttles). Paced, it takes a second lane only for as long as
+ * its pool carries one to the refill: 0.010 %, no throttle.
+ */
+static void test_pool_paced_to_the_refill(void)
+{
+	run_within("lanes 2\nduration 2s\ngroup /g3 weight 175 max 13064us 10000us\n"
+		   "vcpu 0 /g3 hog\nvcpu 1 /g3 hog\nvcpu 2 / hog\n", 0.1);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -137,6 +169,8 @@ static CU_TestInfo caps_tests[] = {
 	  test_throttle_keeps_rate_reference_does_not_throttle },
 	{ "a kept rate ends at the reference's dry point",
 	  test_kept_rate_ends_at_reference_dry_point },
+	{ "a period timer starts when the run began", test_timer_starts_when_the_run_began },
+	{ "a pool is paced to the refill", test_pool_paced_to_the_refill },
 	CU_TEST_INFO_NULL,
 };
 
