@@ -8,9 +8,8 @@
  *              RUN decision and signals the waiting thread B's condition variable.
  *  host, page:  A sends RUNNABLE to a daemon (host/ in a child process, on a SEQPACKET
  *              socket); the daemon's core decides, writes the grant page and wakes B's futex
- *              on it; B (parked on that futex with its bit set in the offer page, as rt_page.c)
- *              runs. The daemon sends no GRANT to a parked vCPU: the agent sleeps. The join
- *              asks for offers as the runtime's does; A ignores them (the daemon revokes).
+ *              on it; B (parked on that futex, as rt_page.c) runs. The agent thread still
+ *              receives the GRANT datagram, as rt_remote.c's does, and drops it.
  *  host, agent: the same without the page (before it, or a daemon that cannot make one): the
  *              agent thread receives the GRANT and signals B under the lock.
  *  host, offer: the daemon offered the idle lane to the VM (host/host_offer.c); A takes it with
@@ -148,22 +147,7 @@ static void run_inprocess(struct lat *l)
 	pthread_join(b, NULL);
 }
 
-/* B's parked bit in the offer page, as rt_page.c sets it around its wait (none without one). */
-static void parked(struct lat *l, bool on)
-{
-	if (!l->offer)
-		return;
-	if (on)
-		__atomic_fetch_or(&l->offer->parked[0], 1, __ATOMIC_SEQ_CST);
-	else
-		__atomic_fetch_and(&l->offer->parked[0], ~1ULL, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-/*
- * B on the grant page: each new grant in vCPU 0's entry, from the daemon's futex wake. Parked
- * (its bit set) while it waits there, as rt_page_wait(): the daemon then sends no GRANT.
- */
+/* B on the grant page: each new grant in vCPU 0's entry, from the daemon's futex wake. */
 static void *page_waiter(void *arg)
 {
 	struct lat *l = arg;
@@ -171,14 +155,12 @@ static void *page_waiter(void *arg)
 	uint32_t seen = 0, seq;
 
 	while (l->n < l->rounds) {
-		parked(l, true);
 		seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
 		if (seq == seen || (seq & 1) ||
 		    __atomic_load_n(&g->lane, __ATOMIC_RELAXED) == HOST_LANE_NONE) {
 			syscall(SYS_futex, &g->seq, FUTEX_WAIT, seq, NULL, NULL, 0);
 			continue;
 		}
-		parked(l, false);
 		seen = seq;
 		pthread_mutex_lock(&l->lock);
 		l->samples[l->n++] = time_mono_ns() - l->t0;
@@ -306,7 +288,8 @@ static int run_host(struct lat *l, const char *sock, enum mode mode)
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
 		.nr_vcpus = 1, .name = "bench",
-		.flags = mode != MODE_AGENT ? HOST_HELLO_PAGE | HOST_HELLO_OFFER : 0,
+		.flags = mode == MODE_OFFER ? HOST_HELLO_PAGE | HOST_HELLO_OFFER :
+			 mode == MODE_PAGE ? HOST_HELLO_PAGE : 0,
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
 	};
 	pthread_mutex_t vmm = PTHREAD_MUTEX_INITIALIZER;

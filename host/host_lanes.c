@@ -46,11 +46,9 @@ uint64_t host_lane_cpu(struct host *h, unsigned int lane)
 
 /*
  * A decision, into the VM's grant page (a grant wakes the parked vCPU thread) and then as a
- * datagram to its agent, which kicks, re-pins or re-times a vCPU inside KVM_RUN. A grant to a
- * vCPU whose thread waits on its entry (the VMM's parked bit) goes by the page alone: the agent
- * would wake only to drop it. (Grants by the page alone to every vCPU that held no lane, some
- * still inside KVM_RUN, left lanes idle: 7 % of 2 CPUs beside a throttling partition against
- * 3 % with the datagram, docs/host.md.)
+ * datagram to its agent, which kicks, re-pins or re-times a vCPU inside KVM_RUN. (Grants by the
+ * page alone, without the datagram, left lanes idle: 7 % of 2 CPUs beside a throttling
+ * partition against 3 % with it, docs/host.md.)
  */
 void host_decide(struct host *h, const struct sched_decision *d)
 {
@@ -82,8 +80,6 @@ void host_decide(struct host *h, const struct sched_decision *d)
 		m.seq = host_page_write(sl->client, sl->vcpu,
 					d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane, m.a,
 					m.b);
-	if (d->type == SCHED_RUN && host_offer_parked(sl->client, sl->vcpu))
-		return;
 	host_send(sl->client, &m, sizeof(m));
 }
 

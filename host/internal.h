@@ -120,7 +120,6 @@ void host_offer_destroy(struct host *h, struct host_client *c);
 struct host_client *host_offer_settle(struct host *h);
 void host_offer_make(struct host *h);
 int host_offer_took(struct host_client *c, const struct host_ev *m);
-bool host_offer_parked(const struct host_client *c, unsigned int vcpu);
 
 /* host_slice.c: the rotation slice planned from lane changes' costs. Lock held. */
 struct sched_decision;

@@ -25,8 +25,7 @@
  * the page itself; the datagram follows for the agent (docs/host.md).
  *
  * The offer page (HOST_HELLO_OFFER; the WELCOME's second fd): one struct host_offer the VMM may
- * write. Its `parked` bits say which vCPU threads wait on their grant page entry: a grant to
- * one of them is written in the page and woken there, with no GRANT datagram. When a lane is idle and nobody waits, the daemon offers it to one VM there; a vCPU of
+ * write. When a lane is idle and nobody waits, the daemon offers it to one VM there; a vCPU of
  * that VM that becomes runnable takes it with a CAS on `word` and runs at once; TOOK follows,
  * before that VMM's next datagram. The daemon revokes the offer with a CAS before it feeds its
  * core anything else; whoever wins the CAS wins. The daemon reads nothing there but `word`, and
@@ -187,12 +186,6 @@ struct host_offer {
 	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats */
 	uint64_t pad[5];
 	uint64_t eligible[HOST_MAX_VM_VCPUS / 64];	/* vCPUs the core would give the lane to */
-	/*
-	 * The VMM's: vCPUs whose threads wait on their grant page entry's futex (rt_page_wait()).
-	 * A grant to one goes by the page alone, without the GRANT datagram whose only reader
-	 * would be the agent woken to drop it (host_offer_parked()).
-	 */
-	uint64_t parked[HOST_MAX_VM_VCPUS / 64];
 };
 
 static inline uint64_t host_offer_word(uint32_t gen, uint32_t lane, uint32_t vcpu)

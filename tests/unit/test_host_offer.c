@@ -402,50 +402,7 @@ static void test_offer_cpu(void)
 	host_destroy(h);
 }
 
-/*
- * A vCPU whose thread waits on its grant page entry (its bit in the offer page) is granted by
- * the page alone: no GRANT datagram to wake the agent. PREEMPT still goes; with the bit clear
- * the GRANT goes too.
- */
-static void test_offer_parked(void)
-{
-	struct host *h = offer_host(1);
-	struct host_ev ev;
-	struct ovmm a;
-
-	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
-	__atomic_store_n(&a.o->parked[0], 3, __ATOMIC_SEQ_CST);
-	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
-	CU_ASSERT_STRING_EQUAL(state(h, 0), "running");
-	CU_ASSERT_FALSE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));
-	/* vCPU 1 waits; 0's slice ends: 0 is told PREEMPT, 1's grant is in the page only. */
-	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
-	offer_now += 20 * NSEC_PER_MSEC;
-	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RAN, 0, 20000000, 0), 0);
-	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TICK, 0, 0, 0), 0);
-	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");
-	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, &ev));
-	CU_ASSERT_EQUAL(ev.vcpu, 0);
-	CU_ASSERT_FALSE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));
-	/* Not parked (in the guest, or between waits): the GRANT goes to the agent. */
-	__atomic_store_n(&a.o->parked[0], 0, __ATOMIC_SEQ_CST);
-	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_BLOCKED, 1, 0, 0), 0);
-	CU_ASSERT_STRING_EQUAL(state(h, 0), "running");
-	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));
-	CU_ASSERT_EQUAL(ev.vcpu, 0);
-	/* Bits beyond the VM's vCPUs are nothing (a VMM may write any). */
-	__atomic_store_n(&a.o->parked[0], ~0ULL, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&a.o->parked[15], ~0ULL, __ATOMIC_SEQ_CST);
-	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_BLOCKED, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
-	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");
-	CU_ASSERT_FALSE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));
-	ovmm_leave(h, &a);
-	host_destroy(h);
-}
-
 static CU_TestInfo host_offer_tests[] = {
-	{ "a vCPU parked on its page entry is granted by the page alone", test_offer_parked },
 	{ "a taken offer ends the core as a RUNNABLE would", test_offer_take },
 	{ "the daemon's revocation beats a later claim", test_offer_revoked },
 	{ "garbage in the offer word hangs its VM up", test_offer_garbage },
