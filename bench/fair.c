@@ -263,6 +263,14 @@ static void print_runtime(const struct side *sd, double secs, unsigned int lanes
 		       runtime_hist_quantile(st->handoff_hist, st->nr_handoff, 0.5) / 1e3,
 		       runtime_hist_quantile(st->handoff_hist, st->nr_handoff, 0.99) / 1e3,
 		       100.0 * (double)st->handoff_ns / ((secs + 0.3) * 1e9 * lanes));
+	if (st->nr_halt_wake)
+		printf("  %s: halted vCPUs' wake-up -> lane p50 %.0f us p90 %.0f us p99 %.0f us "
+		       "mean %.0f us (%llu wakes)\n", sd->name,
+		       runtime_hist_quantile(st->halt_wake_hist, st->nr_halt_wake, 0.5) / 1e3,
+		       runtime_hist_quantile(st->halt_wake_hist, st->nr_halt_wake, 0.9) / 1e3,
+		       runtime_hist_quantile(st->halt_wake_hist, st->nr_halt_wake, 0.99) / 1e3,
+		       (double)st->halt_wake_ns / (double)st->nr_halt_wake / 1e3,
+		       (unsigned long long)st->nr_halt_wake);
 	printf("  %s: runtime: %llu grants, %llu re-pins, %llu kicks, %llu timer arms, %llu lends, "
 	       "%llu reclaims, %llu watch events, %llu helper wakes, helper CPU %.3f %% of one CPU, "
 	       "slice %.1f ms%s\n", sd->name, (unsigned long long)st->grants,

@@ -188,6 +188,13 @@ void run_monitor_json(struct json *j, void *arg)
 	json_kv_u64(j, "wakes", st.nr_wake);
 	json_kv_u64(j, "wake_p50_ns", runtime_wake_quantile(&st, 0.5));
 	json_kv_u64(j, "wake_p99_ns", runtime_wake_quantile(&st, 0.99));
+	json_kv_u64(j, "halt_wakes", st.nr_halt_wake);
+	json_kv_u64(j, "halt_wake_p50_ns",
+		    runtime_hist_quantile(st.halt_wake_hist, st.nr_halt_wake, 0.5));
+	json_kv_u64(j, "halt_wake_p90_ns",
+		    runtime_hist_quantile(st.halt_wake_hist, st.nr_halt_wake, 0.9));
+	json_kv_u64(j, "halt_wake_p99_ns",
+		    runtime_hist_quantile(st.halt_wake_hist, st.nr_halt_wake, 0.99));
 	json_kv_u64(j, "slice_ns", st.slice_ns);
 	json_kv_u64(j, "helper_wakes", st.helper_wakes);
 	json_kv_u64(j, "helper_cpu_ns", st.helper_cpu_ns);

@@ -65,6 +65,15 @@ struct runtime_stats {
 	uint64_t nr_handoff;		/* lane grant to a parked vCPU -> its KVM_RUN */
 	uint64_t handoff_ns;		/* their sum: lane time spent handing over */
 	uint64_t handoff_hist[RT_WAKE_BUCKETS];
+	/*
+	 * A lent vCPU's wake-up (its halt inside KVM_RUN ended) to its lane: granted in place, or
+	 * after a wait, its next KVM_RUN. The wake is exact where the backend reports it
+	 * (vcpu_halt_end()), else the look's time less the CPU the vCPU used since it last
+	 * looked halted (it runs SCHED_FIFO while lent, so its CPU time is its time awake).
+	 */
+	uint64_t nr_halt_wake;
+	uint64_t halt_wake_ns;		/* their sum */
+	uint64_t halt_wake_hist[RT_WAKE_BUCKETS];
 };
 
 struct runtime;

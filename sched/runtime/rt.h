@@ -106,6 +106,7 @@ struct rt_vcpu {
 	uint64_t wait_since;	/* when it last became WAITING */
 	uint64_t wake_deadline;	/* end of the last paravirtual sleep, 0: none pending */
 	uint64_t granted_at;	/* when a waiting vCPU got its lane, 0: not pending */
+	uint64_t halt_woke_at;	/* when a lent vCPU woke, until it has a lane; 0: none */
 
 	/* Steal time (rt_steal.c): by the vCPU thread only. */
 	struct kvm_steal_time *steal_area;	/* the guest's, while parked; NULL: none */
@@ -195,8 +196,12 @@ void rt_preempt(struct runtime *rt, unsigned int id);
 void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until);
 /* One delay into a histogram of RT_WAKE_BUCKETS log buckets (rt_hist.c). */
 void rt_hist_add(uint64_t *hist, uint64_t *nr, uint64_t delay);
-/* A lent vCPU runs again (runtime.c). */
-void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now);
+/* A lent vCPU runs again, woken at woke (runtime.c). */
+void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t woke, uint64_t now);
+/* A vCPU woken from a lent halt has its lane: its wake-to-lane delay (rt_hist.c). */
+void rt_hist_halt_wake(struct runtime *rt, struct rt_vcpu *rv, uint64_t now);
+/* When a lent vCPU whose CPU clock reads cpu at now woke, as far as the helper can tell. */
+uint64_t rt_halt_woke_est(const struct rt_vcpu *rv, uint64_t cpu, uint64_t now);
 /* After any event: wake the helper if the core's next timer moved earlier. */
 void rt_poke_helper(struct runtime *rt, uint64_t now);
 

@@ -139,7 +139,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			rt_watch_set(rv, WATCH_RUN);
 			rt_core_blocked(rt, rv->id, now);
 		} else if (rv->state == RT_LENT && (h == HALT_NO || rt_ran_while_lent(rv, cpu))) {
-			rt_reclaim(rt, rv, now);
+			rt_reclaim(rt, rv, rt_halt_woke_est(rv, cpu, now), now);
 			if (rv->state == RT_WAITING) {
 				rt_watch_set(rv, WATCH_NONE);
 				rt->st.kicks++;

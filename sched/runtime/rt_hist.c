@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The runtime's delay histograms (wake-to-run, lane handoffs) and their quantiles. */
+/*
+ * The runtime's delay histograms (wake-to-run, lane handoffs, a lent vCPU's wake to its lane) and
+ * their quantiles.
+ */
 #include "rt.h"
 
 /* Delays in log buckets of 2^(b/4) microseconds, b = 4 * log2(delay / 1 us), clamped. */
@@ -39,4 +42,30 @@ uint64_t runtime_hist_quantile(const uint64_t *hist, uint64_t nr, double q)
 uint64_t runtime_wake_quantile(const struct runtime_stats *st, double q)
 {
 	return runtime_hist_quantile(st->wake_hist, st->nr_wake, q);
+}
+
+void rt_hist_halt_wake(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
+{
+	uint64_t d;
+
+	if (!rv->halt_woke_at)
+		return;
+	d = now > rv->halt_woke_at ? now - rv->halt_woke_at : 0;
+	rt_hist_add(rt->st.halt_wake_hist, &rt->st.nr_halt_wake, d);
+	rt->st.halt_wake_ns += d;
+	rv->halt_woke_at = 0;
+}
+
+/*
+ * The helper learns of a lent vCPU's wake-up only at a look. Its CPU clock stood still while it
+ * halted (since probe_cpu, the last look that judged it) and, SCHED_FIFO while lent, it ran
+ * from its wake-up on: the CPU it used since is the time since it woke.
+ */
+uint64_t rt_halt_woke_est(const struct rt_vcpu *rv, uint64_t cpu, uint64_t now)
+{
+	uint64_t ran = cpu > rv->probe_cpu ? cpu - rv->probe_cpu : 0;
+
+	if (rv->probe_t && ran > now - rv->probe_t)
+		ran = now - rv->probe_t;
+	return ran < now ? now - ran : now;
 }

@@ -24,9 +24,10 @@ static struct rt_vcpu *rt_of(struct vcpu *vcpu)
 }
 
 /* A lent vCPU runs again: it waits for a lane, unless the core grants one at once. */
-void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t now)
+void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t woke, uint64_t now)
 {
 	rt->st.reclaims++;
+	rv->halt_woke_at = woke;
 	rt_set_state(rv, RT_WAITING, now);
 	rt_core_runnable(rt, rv->id, now);
 }
@@ -37,6 +38,7 @@ static void rt_leave_runnable(struct runtime *rt, struct rt_vcpu *rv, enum rt_st
 {
 	bool runnable = rv->state != RT_BLOCKED && rv->state != RT_OFF;
 
+	rv->halt_woke_at = 0;
 	rt_set_state(rv, to, now);
 	if (runnable)
 		rt_core_blocked(rt, rv->id, now);
@@ -145,6 +147,7 @@ static int rt_enter(struct vcpu *vcpu)
 	/* The wait ended when the lane was granted; what follows is the handoff. */
 	rt_steal_unpark(rv, rv->granted_at && rv->granted_at < now ? rv->granted_at : now);
 	if (rv->state == RT_RUNNING || rt_hands_off(rt)) {
+		rt_hist_halt_wake(rt, rv, now);
 		if (rv->wake_deadline) {
 			rt_hist_add(rt->st.wake_hist, &rt->st.nr_wake,
 				    now > rv->wake_deadline ? now - rv->wake_deadline : 0);
@@ -197,7 +200,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
 	if (rv->state == RT_LENT && !rt_hands_off(rt)) {
 		/* A lent vCPU left KVM_RUN by itself: it runs again and needs a lane. */
-		rt_reclaim(rt, rv, now);
+		rt_reclaim(rt, rv, rt_halt_woke_est(rv, time_thread_ns(), now), now);
 	}
 	rt_poke_helper(rt, now);
 	mutex_unlock(rt->lock);
