@@ -22,6 +22,9 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 		return;
 	}
 	rt_set_state(rv, RT_RUNNING, now);
+	/* A lent vCPU woken and granted its lane while it runs on its own: its wait ends here. */
+	if (rv->in_guest)
+		rt_hist_halt_wake(rt, rv, now);
 	rv->until = until;
 	rt->st.grants++;
 	rt_trace_state(rt, rv, (int)lane, now);
@@ -29,7 +32,6 @@ void rt_grant(struct runtime *rt, unsigned int id, unsigned int lane, uint64_t u
 		rt_pin_lane(rt, rv, lane);
 	/* A lent vCPU that was running on its own keeps going, with its slice end armed now. */
 	if (rv->in_guest && !rt_hands_off(rt)) {
-		rt_hist_halt_wake(rt, rv, now);
 		rt_timer_arm(rv, until);
 		rt_watch_holder(rv, now);
 	}
