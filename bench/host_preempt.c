@@ -22,7 +22,8 @@
  *  host, kick: the daemon kicks H itself (HOST_HELLO_KICK, host/host_kick.c: the TID H
  *              reported, checked, signalled by its thread pidfd after the page write); H's
  *              handler is vmm/kick.c's (it sets H's immediate_exit) and H applies the PREEMPT
- *              from its entry on the way out, as rt_page_exit(); the agent kicks only if it
+ *              from its entry on the way out, as rt_page_exit() (the thread backend also
+ *              watches the entry, as in the runtime); the agent kicks only if it
  *              applies the PREEMPT first, as rt_remote.c.
  *  host, held: the daemon offers the held lane to the VM (HOST_HELLO_HELD: vCPU 1 would take
  *              it from the cpu.idle holder at once); A takes it with the CAS, as
@@ -542,6 +543,7 @@ static int run_accel(bool kvm, unsigned int rounds)
 			pg->watch = true;
 		hd->held = true;
 		dk->dkick = true;
+		dk->watch = !kvm;	/* the runtime's thread backend watches its entry too */
 		if (run_inprocess(in) || run_daemon(ho) || (pg && run_daemon(pg)) || run_daemon(dk) ||
 		    run_daemon(hd))
 			ret = -1;
