@@ -19,6 +19,12 @@
  *              the agent kicks only if it applies the PREEMPT first (under the lock, as there).
  *              KVM cannot watch memory inside KVM_RUN: its vCPU needs the agent's kick, so the
  *              row is run on the thread backend only.
+ *  host, kick: the daemon kicks H itself (HOST_HELLO_KICK, host/host_kick.c: the TID H
+ *              reported, checked, signalled by its thread pidfd after the page write); H's
+ *              handler is vmm/kick.c's (it sets H's immediate_exit) and H applies the PREEMPT
+ *              from its entry on the way out, as rt_page_exit() (the thread backend also
+ *              watches the entry, as in the runtime); the agent kicks only if it
+ *              applies the PREEMPT first, as rt_remote.c.
  *  host, held: the daemon offers the held lane to the VM (HOST_HELLO_HELD: vCPU 1 would take
  *              it from the cpu.idle holder at once); A takes it with the CAS, as
  *              rt_offer_take(), and kicks H itself, as rt_preempt(); TOOK goes before A's
@@ -45,6 +51,7 @@
 
 #include "host_daemon.h"
 #include "spin_vcpu.h"
+#include "vmm/kick.h"
 #include "host/host.h"
 #include "host/proto.h"
 #include "sched/core.h"
@@ -64,6 +71,8 @@ struct pre {
 	int fd;			/* host mode */
 	bool watch;		/* host mode: H watches its grant page entry */
 	bool held;		/* host mode: A takes the held lane's offer */
+	bool dkick;		/* host mode: the daemon kicks H (HOST_HELLO_KICK) */
+	pid_t tid;		/* H's */
 	struct host_offer *offer;
 	uint64_t sent;		/* datagrams sent, as rt->sent */
 	bool took_due;
@@ -110,6 +119,8 @@ static void *holder(void *arg)
 	CPU_ZERO(&lane);
 	CPU_SET(0, &lane);
 	sched_setaffinity(0, sizeof(lane), &lane);
+	kick_thread_run(p->v.run);	/* as vcpu_thread(): vcpu_kick_thread() */
+	__atomic_store_n(&p->tid, gettid(), __ATOMIC_RELEASE);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		while (!p->granted && !p->stop)
@@ -130,7 +141,8 @@ static void *holder(void *arg)
 				abort();
 			t = time_mono_ns();
 			pthread_mutex_lock(&p->lock);
-			if (p->watch && p->page[0].seq != p->applied) {	/* rt_page_exit() */
+			if ((p->watch || p->dkick) && p->page[0].seq != p->applied) {
+				/* rt_page_exit() */
 				p->applied = p->page[0].seq;
 				p->tk = t;	/* no kick: left by itself */
 				break;
@@ -381,6 +393,8 @@ static int run_host(struct pre *p, const char *sock)
 
 	if (p->held)
 		hm.flags |= HOST_HELLO_OFFER | HOST_HELLO_HELD;
+	if (p->dkick)
+		hm.flags |= HOST_HELLO_KICK;
 	strcpy(sa.sun_path, sock);
 	p->fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	for (i = 0; i < 200 && connect(p->fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
@@ -397,6 +411,13 @@ static int run_host(struct pre *p, const char *sock)
 	send_ev(p, HOST_MSG_COMMIT, 0, 0);
 	pthread_create(&a, NULL, agent, p);
 	pthread_create(&p->h, NULL, holder, p);
+	while (!__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE))
+		usleep(100);
+	if (p->dkick) {		/* as rt_core_set_tid() */
+		struct host_ev t = { .type = HOST_MSG_TID, .vcpu = 0, .a = (uint64_t)p->tid };
+
+		send_msg(p, &t);
+	}
 	for (i = 0; i < p->rounds; i++) {
 		send_ev(p, HOST_MSG_RUNNABLE, 0, 0);
 		wait_inside(p);	/* granted, H in its vCPU */
@@ -511,16 +532,20 @@ static int run_accel(bool kvm, unsigned int rounds)
 	const char *name = kvm ? "kvm" : "thread";
 	struct pre *in = pre_new(rounds, kvm), *ho = pre_new(rounds, kvm);
 	struct pre *pg = kvm ? NULL : pre_new(rounds, kvm), *hd = pre_new(rounds, kvm);
+	struct pre *dk = pre_new(rounds, kvm);
 	int ret = 0;
 
-	if (!in || !ho || !hd || (!kvm && !pg)) {
+	if (!in || !ho || !hd || !dk || (!kvm && !pg)) {
 		printf("%-6s skipped: the backend cannot run here\n", name);
 		ret = 1;
 	} else {
 		if (pg)
 			pg->watch = true;
 		hd->held = true;
-		if (run_inprocess(in) || run_daemon(ho) || (pg && run_daemon(pg)) || run_daemon(hd))
+		dk->dkick = true;
+		dk->watch = !kvm;	/* the runtime's thread backend watches its entry too */
+		if (run_inprocess(in) || run_daemon(ho) || (pg && run_daemon(pg)) || run_daemon(dk) ||
+		    run_daemon(hd))
 			ret = -1;
 	}
 	if (!ret) {
@@ -528,10 +553,12 @@ static int run_accel(bool kvm, unsigned int rounds)
 		report(name, "host", ho);
 		if (pg)
 			report(name, "host, page", pg);
+		report(name, "host, kick", dk);
 		report(name, "host, held", hd);
 		ratio(name, "host", ho, in);
 		if (pg)
 			ratio(name, "host, page", pg, in);
+		ratio(name, "host, kick", dk, in);
 		ratio(name, "host, held", hd, in);
 		printf("%-6s host, held: %u of %u rounds asked by the socket (no offer to take)\n",
 		       name, hd->by_socket, hd->n);
@@ -544,6 +571,8 @@ static int run_accel(bool kvm, unsigned int rounds)
 		pre_free(pg);
 	if (hd)
 		pre_free(hd);
+	if (dk)
+		pre_free(dk);
 	return ret;
 }
 

@@ -13,10 +13,6 @@
 #include "spin_vcpu.h"
 #include "vmm/kick.h"
 
-static void spin_handler(int sig __attribute__((unused)))
-{
-}
-
 static int spin_kvm_init(struct spin_vcpu *v)
 {
 	static const unsigned char jmp_self[] = { 0xeb, 0xfe };	/* jmp $ */
@@ -53,14 +49,13 @@ static int spin_kvm_init(struct spin_vcpu *v)
 
 int spin_vcpu_init(struct spin_vcpu *v, bool kvm)
 {
-	struct sigaction sa;
+	int ret;
 
 	memset(v, 0, sizeof(*v));
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = spin_handler;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(VCPU_KICK_SIGNAL, &sa, NULL) < 0)
-		return -errno;
+	/* vmm/kick.c's handler: a kick from the daemon sets the holder's immediate_exit too. */
+	ret = kick_init();
+	if (ret)
+		return ret;
 	v->kvm = kvm;
 	v->kvm_fd = v->vm_fd = v->vcpu_fd = -1;
 	v->run = &v->own;

@@ -40,6 +40,7 @@ int host_client_add(struct host *h, int fd, struct host_client **out)
 	if (!c)
 		return -ENOMEM;
 	c->fd = fd;
+	host_kick_peer(c);
 	list_add_tail(&c->node, &h->clients);
 	h->nr_clients++;
 	*out = c;
@@ -59,6 +60,7 @@ void host_client_remove(struct host *h, struct host_client *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	host_page_destroy(c);
+	host_kick_destroy(c);
 	free(c->slot);
 	free(c->batch);
 	free(c->vcpu_group);
@@ -132,7 +134,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	if (!ret)
 		ret = host_path_valid(m->partition, sizeof(m->partition), true);
 	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 ||
-		     m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD)))
+		     m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD |
+				  HOST_HELLO_KICK)))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
@@ -150,6 +153,12 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 		offer_fd = -1;
 	/* A held lane is offered only to a VMM that preempts its holder when it takes it. */
 	c->offer_held = offer_fd >= 0 && (m->flags & HOST_HELLO_HELD);
+	/*
+	 * The daemon kicks a preempted holder only beside a page (the vCPU reads its PREEMPT
+	 * there on the way out); without a peer pidfd (no pidfd_open) the agent kicks.
+	 */
+	if (page_fd >= 0 && (m->flags & HOST_HELLO_KICK) && host_kick_create(c) == -ENOMEM)
+		ret = -ENOMEM;
 	host_welcome(h, c, ret, page_fd, offer_fd);
 	if (page_fd >= 0)
 		close(page_fd);
@@ -242,6 +251,8 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	case HOST_MSG_TID:
 		if (m->a > INT_MAX)
 			return -ERANGE;
+		if (host_kick_tid(c, m->vcpu, (pid_t)m->a))
+			return -ESRCH;	/* not a live thread of this VMM: refused */
 		sched_vcpu_set_tid(h->s, slot, (pid_t)m->a);
 		return 0;
 	case HOST_MSG_TOOK:

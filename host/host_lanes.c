@@ -80,6 +80,8 @@ void host_decide(struct host *h, const struct sched_decision *d)
 		m.seq = host_page_write(sl->client, sl->vcpu,
 					d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane, m.a,
 					m.b);
+	if (d->type == SCHED_PREEMPT)
+		host_kick(sl->client, sl->vcpu);	/* the holder out now; the datagram follows */
 	host_send(sl->client, &m, sizeof(m));
 }
 
@@ -188,6 +190,7 @@ void host_revoke_due(struct host *h, uint64_t now)
 		m.vcpu = sl->vcpu;
 		m.seq = host_page_write(sl->client, sl->vcpu, HOST_LANE_NONE, HOST_TIME_INF,
 					HOST_CPU_NONE);
+		host_kick(sl->client, sl->vcpu);	/* a stopped VMM: delivered at SIGCONT */
 		host_send(sl->client, &m, sizeof(m));
 	}
 	host_drain(h);

@@ -58,6 +58,11 @@ struct host_client {
 	bool took_due;			/* a claim honoured, its TOOK not read yet: */
 	uint32_t took_vcpu, took_gen, took_lane;
 	bool garbage;			/* wrote garbage in its offer page: host_run() hangs up */
+	/* host_kick.c: the peer by SO_PEERCRED, and a pidfd of each vCPU thread it reported */
+	pid_t peer_pid;
+	int peer_fd;			/* pidfd of the peer process, -1: none */
+	int *kick_fd;			/* per vCPU: pidfd of its thread, -1: the agent kicks */
+	uint64_t nr_kicks;
 };
 
 struct host {
@@ -133,6 +138,12 @@ void host_slice_tick(struct host *h, struct host_client *c, uint64_t now);
 /* host_page.c: the grant page of a VM. Lock held. */
 int host_page_create(struct host_client *c, int *ro_fd);
 void host_page_destroy(struct host_client *c);
+/* host_kick.c: the daemon kicks a preempted holder's thread itself (HOST_HELLO_KICK). */
+void host_kick_peer(struct host_client *c);
+int host_kick_create(struct host_client *c);
+int host_kick_tid(struct host_client *c, unsigned int vcpu, pid_t tid);
+void host_kick(struct host_client *c, unsigned int vcpu);
+void host_kick_destroy(struct host_client *c);
 uint32_t host_page_seq(const struct host_client *c, unsigned int vcpu);
 uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane, uint64_t until,
 			 uint64_t cpu);

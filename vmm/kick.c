@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kicks, stop, pause and resume. A kick sets kvm_run->immediate_exit and then signals the
- * vCPU thread; the handler is empty and nothing ever blocks in it. The vCPU thread clears
+ * vCPU thread. The handler sets the receiving vCPU thread's own immediate_exit too (nothing
+ * else, and nothing ever blocks in it): a kick by a process that cannot write kvm_run (the host
+ * daemon's, HOST_HELLO_KICK) that lands between the thread's last look at its requests and
+ * KVM_RUN then still makes the entry fail at once. The vCPU thread clears
  * immediate_exit after each KVM_RUN and then re-reads the request flags, so a request set
  * before the kick is always seen: either before the next entry, or by the entry failing
  * at once with EINTR.
@@ -17,8 +20,25 @@
 #include "vmm/kick.h"
 #include "vmm/vm.h"
 
+/* The calling vCPU thread's kvm_run (vcpu_kick_thread()); NULL in other threads. */
+static __thread struct kvm_run *kick_run;
+
 static void kick_handler(int sig __attribute__((unused)))
 {
+	struct kvm_run *run = kick_run;
+
+	if (run)
+		__atomic_store_n(&run->immediate_exit, 1, __ATOMIC_RELAXED);
+}
+
+void kick_thread_run(struct kvm_run *run)
+{
+	kick_run = run;
+}
+
+void vcpu_kick_thread(struct vcpu *vcpu)
+{
+	kick_thread_run(vcpu->run);
 }
 
 int kick_init(void)

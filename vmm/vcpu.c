@@ -214,6 +214,7 @@ void *vcpu_thread(void *arg)
 	snprintf(name, sizeof(name), "vcpu%u", vcpu->id);
 	pthread_setname_np(pthread_self(), name);
 	__atomic_store_n(&vcpu->tid, gettid(), __ATOMIC_SEQ_CST);
+	vcpu_kick_thread(vcpu);
 	sigemptyset(&set);
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);

@@ -42,8 +42,9 @@
 #include <stdint.h>
 
 /* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET;
- * 3: PIN, CTL.may, offers (TOOK); 4: offers of a held lane (HOST_HELLO_HELD, holder) */
-#define HOST_PROTO_VERSION	4
+ * 3: PIN, CTL.may, offers (TOOK); 4: offers of a held lane (HOST_HELLO_HELD, holder);
+ * 5: the daemon kicks holders itself (HOST_HELLO_KICK) */
+#define HOST_PROTO_VERSION	5
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -102,6 +103,9 @@ struct host_settings {
 #define HOST_HELLO_PAGE		0x01	/* the VMM waits on a grant page (futex_waitv) */
 #define HOST_HELLO_OFFER	0x02	/* the VMM takes idle-lane offers (with a page only) */
 #define HOST_HELLO_HELD		0x04	/* ... and offers of a lane its own vCPU holds */
+#define HOST_HELLO_KICK		0x08	/* the daemon signals a preempted holder's thread (the
+					   kick signal, SIGRTMIN + 1) after writing its PREEMPT
+					   in the page: with a page only; TIDs checked */
 
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */

@@ -176,7 +176,7 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	bool page = rt_page_usable();
 	struct host_hello m = { .nr_vcpus = rt->nr_vcpus, .vm = r->vm,
 				.flags = page ? HOST_HELLO_PAGE | HOST_HELLO_OFFER |
-						HOST_HELLO_HELD : 0 };
+						HOST_HELLO_HELD | HOST_HELLO_KICK : 0 };
 	struct host_welcome w;
 	int page_fd, offer_fd, ret;
 

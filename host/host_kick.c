@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon kicks a preempted holder itself (HOST_HELLO_KICK): after writing the PREEMPT in
+ * the holder's grant-page entry it signals the holder's thread with the kick signal, whose
+ * handler in the VMM sets that thread's immediate_exit (vmm/kick.c), so KVM_RUN ends (or is
+ * not entered) and the vCPU applies the PREEMPT from its entry on the way out (rt_page_exit()).
+ * The agent's wake-up and its kick were on the path before (docs/host.md); the datagram still
+ * goes, for the agent's bookkeeping, which skips it once applied.
+ *
+ * The daemon must never signal a thread that is not a vCPU thread of that VMM. So a reported
+ * TID is opened as a thread pidfd (PIDFD_THREAD, Linux 6.9): the pidfd names that task and no
+ * other for its whole life, so a TID reused after the thread ended is never signalled (the
+ * signal to a dead task fails with ESRCH). It is accepted only if, with the pidfd held, the
+ * thread is in /proc/<peer>/task/ and both the thread and the peer (SO_PEERCRED's pid, held
+ * as a pidfd from the connection on) are still alive: the TID cannot name another task while
+ * the pidfd's task lives. A TID that fails is refused: the VMM is hung up on. A kernel without
+ * thread pidfds gets no direct kick (the agent kicks), never an unchecked one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD	O_EXCL
+#endif
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD	77
+#endif
+
+/* The signal the VMM's vCPU threads take as a kick (include/vmm/kick.h's VCPU_KICK_SIGNAL). */
+#define HOST_KICK_SIGNAL	(SIGRTMIN + 1)
+
+static int host_pidfd_open(pid_t pid, unsigned int flags)
+{
+	return (int)syscall(SYS_pidfd_open, pid, flags);
+}
+
+/* A pidfd's task is alive (readable: it exited). */
+static bool host_pidfd_alive(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 0;
+}
+
+/* At the connection: who the peer is, by the kernel's word rather than the HELLO's. */
+void host_kick_peer(struct host_client *c)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int fd = -1;
+
+	c->peer_fd = -1;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) || cr.pid <= 0)
+		return;
+	c->peer_pid = cr.pid;
+	len = sizeof(fd);
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) || fd < 0)
+		fd = host_pidfd_open(cr.pid, 0);	/* before 6.5: the pid, at once */
+	c->peer_fd = fd;
+}
+
+/* A join that asked for kicks: no vCPU kickable until its TID is checked. */
+int host_kick_create(struct host_client *c)
+{
+	unsigned int i;
+
+	if (c->peer_fd < 0)
+		return -EOPNOTSUPP;
+	c->kick_fd = malloc(c->nr_vcpus * sizeof(*c->kick_fd));
+	if (!c->kick_fd)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_vcpus; i++)
+		c->kick_fd[i] = -1;
+	return 0;
+}
+
+/*
+ * A TID the VMM reports for vcpu. Without kicks: not checked (it is only shown in
+ * cgroup.threads). With: 0 and kickable, 0 and not kickable (no thread pidfds here), or
+ * -ESRCH: not a live thread of the peer (the caller hangs up).
+ */
+int host_kick_tid(struct host_client *c, unsigned int vcpu, pid_t tid)
+{
+	char path[64];
+	struct stat st;
+	int fd;
+
+	if (!c->kick_fd)
+		return 0;
+	if (c->kick_fd[vcpu] >= 0)
+		close(c->kick_fd[vcpu]);
+	c->kick_fd[vcpu] = -1;
+	if (tid <= 0)
+		return -ESRCH;
+	fd = host_pidfd_open(tid, PIDFD_THREAD);
+	if (fd < 0)
+		return errno == EINVAL ? 0 : -ESRCH;	/* EINVAL: no thread pidfds */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)c->peer_pid, (int)tid);
+	if (stat(path, &st) || !host_pidfd_alive(fd) || !host_pidfd_alive(c->peer_fd)) {
+		close(fd);
+		return -ESRCH;
+	}
+	c->kick_fd[vcpu] = fd;
+	return 0;
+}
+
+/* After the PREEMPT is in the page: the holder's thread out of the guest now. */
+void host_kick(struct host_client *c, unsigned int vcpu)
+{
+	if (!c->kick_fd || c->kick_fd[vcpu] < 0)
+		return;
+	/* A thread that ended (ESRCH), or a VMM of another user (EPERM): the agent kicks. */
+	if (!syscall(SYS_pidfd_send_signal, c->kick_fd[vcpu], HOST_KICK_SIGNAL, NULL, 0))
+		c->nr_kicks++;
+}
+
+void host_kick_destroy(struct host_client *c)
+{
+	unsigned int i;
+
+	for (i = 0; c->kick_fd && i < c->nr_vcpus; i++)
+		if (c->kick_fd[i] >= 0)
+			close(c->kick_fd[i]);
+	free(c->kick_fd);
+	c->kick_fd = NULL;
+	if (c->peer_fd >= 0)
+		close(c->peer_fd);
+	c->peer_fd = -1;
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon kicks a preempted holder's thread itself (host/host_kick.c, HOST_HELLO_KICK): a
+ * TID that is not a live thread of the connected VMM is refused (the VMM is hung up on), and a
+ * PREEMPT the daemon decides reaches the holder's thread as the kick signal, whose handler
+ * (vmm/kick.c) sets that thread's immediate_exit, with no agent in between. The VMM is one end
+ * of a socketpair in this process, so its threads are this process's.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host_test.h"
+#include "util/time.h"
+#include "vmm/kick.h"
+
+struct kvmm {
+	int fd;
+	struct host_client *c;
+};
+
+static int kev(struct host *h, struct kvmm *m, uint32_t type, uint32_t vcpu, uint32_t arg,
+	       uint64_t a)
+{
+	struct host_ev ev = { .type = type, .vcpu = vcpu, .arg = arg, .a = a };
+
+	return host_test_msg(h, m->c, &ev, sizeof(ev));
+}
+
+static bool krecv(struct kvmm *m, uint32_t want)
+{
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		uint32_t type;
+
+		memcpy(&type, buf, sizeof(type));
+		if (type == want)
+			return true;
+	}
+	return false;
+}
+
+/* A join of nr vCPUs asking for a page and the daemon's kicks (as rt_remote_join()). */
+static void kjoin(struct host *h, struct kvmm *m, unsigned int nr, uint8_t flags)
+{
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
+		.nr_vcpus = nr, .name = "k", .flags = flags,
+		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
+	};
+	int sv[2];
+
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	m->fd = sv[0];
+	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
+	CU_ASSERT_EQUAL(host_test_msg(h, m->c, &hm, sizeof(hm)), 0);
+	CU_ASSERT_TRUE(krecv(m, HOST_MSG_WELCOME));
+}
+
+static void kleave(struct host *h, struct kvmm *m)
+{
+	vsched_lock(host_vsched(h));
+	host_client_remove(h, m->c);
+	vsched_unlock(host_vsched(h));
+	close(m->fd);
+}
+
+/* A vCPU thread stand-in: reports its TID, then waits until its immediate_exit is set. */
+struct kthread {
+	struct kvm_run run;
+	pid_t tid;
+	bool stop;
+	bool kicked;
+};
+
+static void *kthread_fn(void *arg)
+{
+	struct kthread *t = arg;
+	uint64_t end;
+
+	kick_thread_run(&t->run);	/* as vcpu_thread() */
+	__atomic_store_n(&t->tid, gettid(), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE))
+		usleep(100);
+	end = time_mono_ns() + 2000000000ULL;
+	while (!__atomic_load_n(&t->run.immediate_exit, __ATOMIC_ACQUIRE) && time_mono_ns() < end)
+		usleep(100);
+	t->kicked = __atomic_load_n(&t->run.immediate_exit, __ATOMIC_ACQUIRE);
+	return NULL;
+}
+
+static void kthread_start(struct kthread *t, pthread_t *th)
+{
+	memset(t, 0, sizeof(*t));
+	CU_ASSERT_EQUAL_FATAL(pthread_create(th, NULL, kthread_fn, t), 0);
+	while (!__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE))
+		usleep(100);
+}
+
+static void test_host_kick_tid(void)
+{
+	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 8 };
+	const uint8_t kick = HOST_HELLO_PAGE | HOST_HELLO_KICK;
+	struct host *h = NULL;
+	struct kthread t;
+	struct kvmm m;
+	pthread_t th;
+	pid_t child;
+
+	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
+	kthread_start(&t, &th);
+	child = fork();
+	if (!child) {
+		pause();
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(child > 0);
+	/* A thread of the VMM: accepted. */
+	kjoin(h, &m, 2, kick);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, (uint64_t)t.tid), 0);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 1, 0, (uint64_t)gettid()), 0);
+	kleave(h, &m);
+	/* Another process (a lie about the TID): refused, hung up. */
+	kjoin(h, &m, 2, kick);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, (uint64_t)child), -ESRCH);
+	kleave(h, &m);
+	/* No such task, or a task that is gone (the child, reaped): refused. */
+	kjoin(h, &m, 2, kick);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, 0x3ffffff0), -ESRCH);
+	kleave(h, &m);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	kjoin(h, &m, 2, kick);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, (uint64_t)child), -ESRCH);
+	kleave(h, &m);
+	/* A VMM that did not ask for kicks: its TIDs are only shown, never signalled. */
+	kjoin(h, &m, 2, HOST_HELLO_PAGE);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, 777), 0);
+	kleave(h, &m);
+	__atomic_store_n(&t.stop, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&t.run.immediate_exit, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	host_destroy(h);
+}
+
+/* vCPU 0 holds the lane from a cpu.idle group; vCPU 1 wakes: the daemon kicks 0's thread. */
+static void test_host_kick_preempt(void)
+{
+	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 8 };
+	struct host_group_msg gm = {
+		.type = HOST_MSG_GROUP, .path = "idle",
+		.set = { .shares = 1024, .quota_us = UINT64_MAX, .period_us = 100000, .idle = 1,
+			 .threaded = 1 },
+	};
+	struct host *h = NULL;
+	struct kthread t;
+	struct kvmm m;
+	pthread_t th;
+
+	CU_ASSERT_EQUAL_FATAL(kick_init(), 0);
+	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
+	kthread_start(&t, &th);
+	kjoin(h, &m, 2, HOST_HELLO_PAGE | HOST_HELLO_KICK);
+	CU_ASSERT_EQUAL(host_test_msg(h, m.c, &gm, sizeof(gm)), 0);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_VCPU, 0, 1, 0), 0);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_VCPU, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, (uint64_t)t.tid), 0);
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(krecv(&m, HOST_MSG_GRANT));
+	__atomic_store_n(&t.stop, true, __ATOMIC_RELEASE);	/* in its "guest" now */
+	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	pthread_join(th, NULL);
+	CU_ASSERT_TRUE(t.kicked);	/* nobody but the daemon signalled it */
+	CU_ASSERT_TRUE(krecv(&m, HOST_MSG_PREEMPT));	/* the agent's copy still comes */
+	kleave(h, &m);
+	host_destroy(h);
+}
+
+static CU_TestInfo host_kick_tests[] = {
+	{ "a TID not of a live thread of the VMM is refused", test_host_kick_tid },
+	{ "a PREEMPT reaches the holder's thread as the kick signal", test_host_kick_preempt },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("host_kick", host_kick_tests);
