@@ -10,22 +10,9 @@ set -u
 V=$(readlink -f "${1:-build/vsched}")
 accel=${2:-thread}
 secs=${3:-5}
-tmp=$(mktemp -d /tmp/vsched-host-part.XXXXXX)
-export VSCHED_RUN_DIR=$tmp/run
+. "$(dirname "$0")/host_lib.sh"
+host_start host-part
 H=$VSCHED_RUN_DIR/host
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	grep -o " $tmp[^ ]*" /proc/self/mounts | while read -r m; do umount -l "$m"; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-mkdir -p "$VSCHED_RUN_DIR"
-"$V" host --cpus 2 2>"$tmp/host.log" &
-dpid=$!
-pids=$dpid
-for i in $(seq 100); do [ -e "$H/cgroup.procs" ] && break; sleep 0.05; done
 echo +cpu >"$H/cgroup.subtree_control" 2>/dev/null
 mkdir -p "$H/capped" "$H/machine"
 echo 200 >"$H/capped/cpu.weight"

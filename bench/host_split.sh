@@ -7,21 +7,9 @@ set -u
 V=$(readlink -f "${1:-build/vsched}")
 secs=${2:-10}
 accel=${ACCEL:-thread}
-tmp=$(mktemp -d /tmp/vsched-host-split.XXXXXX)
-export VSCHED_RUN_DIR=$tmp/run
+. "$(dirname "$0")/host_lib.sh"
+host_start host-split
 H=$VSCHED_RUN_DIR/host/machine
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	grep -o " $tmp[^ ]*" /proc/self/mounts | while read -r m; do umount -l "$m"; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-mkdir -p "$VSCHED_RUN_DIR"
-"$V" host --cpus 2 2>"$tmp/host.log" &
-pids=$!
-for i in $(seq 100); do [ -e "$VSCHED_RUN_DIR/host/cgroup.procs" ] && break; sleep 0.05; done
 for vm in a b; do
 	"$V" run --host --accel "$accel" --name $vm --vcpus 4 --payload hog \
 		--duration "$((secs + 3))s" >/dev/null 2>&1 &

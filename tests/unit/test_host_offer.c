@@ -13,62 +13,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "host_test.h"
+#include "host_offer_test.h"
 #include "sched/core.h"
 #include "test.h"
 #include "util/time.h"
 #include "vsched.h"
-
-static uint64_t offer_now;
-
-static uint64_t offer_clock(void)
-{
-	return offer_now;
-}
-
-struct ovmm {
-	int fd;
-	struct host_client *c;
-	struct host_offer *o;	/* NULL: joined without offers */
-};
-
-static struct host *offer_host(unsigned int lanes)
-{
-	struct host_opts o = { .nr_lanes = lanes, .max_vcpus = 8 };
-	struct host *h = NULL;
-
-	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
-	offer_now = time_mono_ns() + NSEC_PER_SEC;
-	host_set_clock(h, offer_clock);
-	return h;
-}
-
-static int ovmm_msg(struct host *h, struct ovmm *m, const void *buf, size_t len)
-{
-	return host_test_msg(h, m->c, buf, len);
-}
-
-static int ovmm_ev(struct host *h, struct ovmm *m, uint32_t type, uint32_t vcpu, uint64_t a,
-		   uint64_t b)
-{
-	struct host_ev ev = { .type = type, .vcpu = vcpu, .a = a, .b = b };
-
-	return ovmm_msg(h, m, &ev, sizeof(ev));
-}
-
-/* The next datagram of type want (others skipped). */
-static bool ovmm_recv(struct ovmm *m, uint32_t want, struct host_ev *ev)
-{
-	char buf[1024];
-	ssize_t n;
-
-	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-		if (n == sizeof(*ev) && !memcmp(buf, &want, sizeof(want))) {
-			memcpy(ev, buf, sizeof(*ev));
-			return true;
-		}
-	return false;
-}
 
 /* Joins with nr vCPUs, cpu.max quota_us per 100 ms, and offers if offers; COMMIT sent. */
 static void ovmm_join(struct host *h, struct ovmm *m, const char *name, unsigned int nr,
@@ -85,54 +34,6 @@ static void ovmm_join(struct host *h, struct ovmm *m, const char *name, unsigned
 				      (ssize_t)sizeof(struct host_welcome));
 	}
 	CU_ASSERT_EQUAL(ovmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
-}
-
-static void ovmm_leave(struct host *h, struct ovmm *m)
-{
-	vsched_lock(host_vsched(h));
-	host_client_remove(h, m->c);
-	vsched_unlock(host_vsched(h));
-	if (m->o)
-		munmap(m->o, sizeof(*m->o));
-	close(m->fd);
-}
-
-static uint64_t word(const struct ovmm *m)
-{
-	return __atomic_load_n(&m->o->word, __ATOMIC_ACQUIRE);
-}
-
-static bool offered(const struct ovmm *m, uint32_t lane)
-{
-	uint64_t w = word(m);
-
-	return host_offer_lane(w) == lane && host_offer_vcpu(w) == HOST_OFFER_FREE;
-}
-
-/* What rt_offer_take() does: the CAS from the offer it read (w) to vcpu's claim. */
-static bool claim_at(struct ovmm *m, uint64_t w, uint32_t vcpu)
-{
-	return __atomic_compare_exchange_n(&m->o->word, &w, host_offer_word(host_offer_gen(w),
-					   host_offer_lane(w), vcpu), false, __ATOMIC_SEQ_CST,
-					   __ATOMIC_SEQ_CST);
-}
-
-static bool claim(struct ovmm *m, uint32_t vcpu)
-{
-	uint64_t w = word(m);
-
-	return host_offer_lane(w) != HOST_OFFER_NONE && host_offer_vcpu(w) == HOST_OFFER_FREE &&
-	       claim_at(m, w, vcpu);
-}
-
-static const char *state(struct host *h, unsigned int slot)
-{
-	const char *s;
-
-	vsched_lock(host_vsched(h));
-	s = sched_vcpu_state(vsched_sched(host_vsched(h)), slot);
-	vsched_unlock(host_vsched(h));
-	return s;
 }
 
 /* The VM's end saw the daemon hang up (shutdown after garbage). */
@@ -164,15 +65,15 @@ static void test_offer_take(void)
 	CU_ASSERT_EQUAL(a.o->sent, 1);		/* the COMMIT */
 	CU_ASSERT_EQUAL(a.o->eligible[0], 3);	/* both vCPUs */
 	offer_now += NSEC_PER_MSEC;
-	w = word(&a);
+	w = offer_word(&a);
 	CU_ASSERT_TRUE(claim(&a, 1));
 	/* The daemon sees the claim at its next event: here, the TOOK. */
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), 0);
 	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
-	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");
-	CU_ASSERT_STRING_EQUAL(state(h, 0), "idle");
-	CU_ASSERT_FALSE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));	/* it runs there already */
-	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, &ev));
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "idle");
+	CU_ASSERT_FALSE(ovmm_recv(&a, HOST_MSG_GRANT, OVMM_ANY_VCPU, &ev));	/* it runs there already */
+	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, OVMM_ANY_VCPU, &ev));
 	CU_ASSERT_FALSE(offered(&a, 0));	/* the lane is busy: no offer */
 	/* Reports and the block, the same in both: cpu.stat and waits agree. */
 	offer_now += 3 * NSEC_PER_MSEC;
@@ -193,7 +94,7 @@ static void test_offer_take(void)
 	/* Idle again: offered again, for what the daemon read (COMMIT, TOOK, RAN, BLOCKED). */
 	CU_ASSERT_TRUE(offered(&a, 0));
 	CU_ASSERT_EQUAL(a.o->sent, 4);
-	CU_ASSERT_NOT_EQUAL(host_offer_gen(word(&a)), host_offer_gen(w));
+	CU_ASSERT_NOT_EQUAL(host_offer_gen(offer_word(&a)), host_offer_gen(w));
 	ovmm_leave(h, &a);
 	ovmm_leave(t, &b);
 	host_destroy(h);
@@ -218,17 +119,17 @@ static void test_offer_revoked(void)
 		a = b;
 		b = x;
 	}
-	w = word(&a);
+	w = offer_word(&a);
 	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
-	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, &ev));
-	CU_ASSERT_EQUAL(host_offer_lane(word(&a)), HOST_OFFER_NONE);
+	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, OVMM_ANY_VCPU, &ev));
+	CU_ASSERT_EQUAL(host_offer_lane(offer_word(&a)), HOST_OFFER_NONE);
 	CU_ASSERT_FALSE(claim_at(&a, w, 0));	/* read before the revocation, CAS after */
 	CU_ASSERT_FALSE(claim(&a, 0));
 	/* Claimed over the revocation anyway (no CAS): never read; its TOOK is garbage. */
 	__atomic_store_n(&a.o->word, host_offer_word(host_offer_gen(w), 0, 0), __ATOMIC_RELEASE);
 	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_TICK, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w), 0), -EPROTO);
-	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");	/* b's */
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "running");	/* b's */
 	/* b's vCPU blocks: the lane goes to b, its last holder. */
 	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_BLOCKED, 0, 0, 0), 0);
 	CU_ASSERT_TRUE(offered(&b, 0));
@@ -262,15 +163,15 @@ static void test_offer_garbage(void)
 		ovmm_join(h, &b, "b", 1, UINT64_MAX, false);
 		ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
 		CU_ASSERT_TRUE_FATAL(offered(&a, 0));
-		gen = host_offer_gen(word(&a)) + (uint32_t)bad[i].gen_delta;
+		gen = host_offer_gen(offer_word(&a)) + (uint32_t)bad[i].gen_delta;
 		__atomic_store_n(&a.o->word, host_offer_word(gen, bad[i].lane, bad[i].vcpu),
 				 __ATOMIC_RELEASE);
 		/* b's RUNNABLE: the revocation finds garbage; b gets the lane, a is hung up. */
 		CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
-		CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, &ev));
+		CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, OVMM_ANY_VCPU, &ev));
 		CU_ASSERT_TRUE(hung_up(&a));
-		CU_ASSERT_STRING_EQUAL(state(h, 1), "idle");
-		CU_ASSERT_STRING_EQUAL(state(h, 2), "idle");
+		CU_ASSERT_STRING_EQUAL(core_state(h, 1), "idle");
+		CU_ASSERT_STRING_EQUAL(core_state(h, 2), "idle");
 		ovmm_leave(h, &a);
 		ovmm_leave(h, &b);
 		host_destroy(h);
@@ -285,23 +186,23 @@ static void test_offer_took(void)
 	uint64_t w;
 
 	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
-	__atomic_store_n(&a.o->word, host_offer_word(host_offer_gen(word(&a)), 0, 9),
+	__atomic_store_n(&a.o->word, host_offer_word(host_offer_gen(offer_word(&a)), 0, 9),
 			 __ATOMIC_RELEASE);
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TICK, 0, 0, 0), -EPROTO);
 	ovmm_leave(h, &a);
 
 	/* TOOK without a claim, then with the wrong gen, vCPU or lane. */
 	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
-	w = word(&a);
+	w = offer_word(&a);
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w), 0), -EPROTO);
 	ovmm_leave(h, &a);
 	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
-	w = word(&a);
+	w = offer_word(&a);
 	CU_ASSERT_TRUE(claim(&a, 0));
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w) - 1, 0), -EPROTO);
 	ovmm_leave(h, &a);
 	ovmm_join(h, &a, "a", 2, UINT64_MAX, true);
-	w = word(&a);
+	w = offer_word(&a);
 	CU_ASSERT_TRUE(claim(&a, 0));
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), -EPROTO);
 	ovmm_leave(h, &a);
@@ -331,18 +232,18 @@ static void test_offer_refused(void)
 	ovmm_join(h, &b, "b", 1, 1000, false);
 	ovmm_join(h, &a, "a", 1, UINT64_MAX, true);
 	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
-	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, &ev));
+	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, OVMM_ANY_VCPU, &ev));
 	CU_ASSERT_EQUAL(ev.arg, 0);
 	CU_ASSERT_TRUE(offered(&a, 1));
 	offer_now += 5 * NSEC_PER_MSEC;
-	w = word(&a);
+	w = offer_word(&a);
 	CU_ASSERT_TRUE(claim(&a, 0));
 	/* Charged up to now, b is throttled and frees lane 0, which the core fills first. */
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w), 1), 0);
-	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_PREEMPT, &ev));
-	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));
+	CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_PREEMPT, OVMM_ANY_VCPU, &ev));
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_GRANT, OVMM_ANY_VCPU, &ev));
 	CU_ASSERT_EQUAL(ev.arg, 0);
-	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "running");
 	ovmm_leave(h, &a);
 	ovmm_leave(h, &b);
 	host_destroy(h);
@@ -351,18 +252,18 @@ static void test_offer_refused(void)
 	h = offer_host(2);
 	ovmm_join(h, &a, "a", 2, 1000, true);
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
-	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_GRANT, &ev));
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_GRANT, OVMM_ANY_VCPU, &ev));
 	CU_ASSERT_TRUE(offered(&a, 1));
 	CU_ASSERT_EQUAL(a.o->eligible[0], 1);	/* vCPU 1 runs already */
 	offer_now += 5 * NSEC_PER_MSEC;
-	w = word(&a);
+	w = offer_word(&a);
 	CU_ASSERT_TRUE(claim(&a, 0));
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, host_offer_gen(w), 1), 0);
-	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, &ev));
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, OVMM_ANY_VCPU, &ev));
 	CU_ASSERT_EQUAL(ev.vcpu, 1);
-	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, &ev));
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, OVMM_ANY_VCPU, &ev));
 	CU_ASSERT_EQUAL(ev.vcpu, 0);
-	CU_ASSERT_STRING_EQUAL(state(h, 0), "throttled");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "throttled");
 	/* Its vCPUs wait (throttled): no offer. */
 	CU_ASSERT_FALSE(offered(&a, 0));
 	ovmm_leave(h, &a);

@@ -12,45 +12,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "host_test.h"
+#include "host_offer_test.h"
 #include "sched/core.h"
 #include "test.h"
 #include "util/time.h"
 #include "vsched.h"
 
-static uint64_t held_now;
-
-static uint64_t held_clock(void)
-{
-	return held_now;
-}
-
-struct hvmm {
-	int fd;
-	struct host_client *c;
-	struct host_offer *o;	/* NULL: joined without offers */
-};
-
-static struct host *held_host(unsigned int lanes)
-{
-	struct host_opts o = { .nr_lanes = lanes, .max_vcpus = 8 };
-	struct host *h = NULL;
-
-	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
-	held_now = time_mono_ns() + NSEC_PER_SEC;
-	host_set_clock(h, held_clock);
-	return h;
-}
-
-static int hvmm_ev(struct host *h, struct hvmm *m, uint32_t type, uint32_t vcpu, uint64_t a,
-		   uint64_t b)
-{
-	struct host_ev ev = { .type = type, .vcpu = vcpu, .a = a, .b = b };
-
-	return host_test_msg(h, m->c, &ev, sizeof(ev));
-}
-
-static void hvmm_group(struct host *h, struct hvmm *m, unsigned int index, const char *path,
+static void held_group(struct host *h, struct ovmm *m, unsigned int index, const char *path,
 		       bool idle, uint64_t quota_us)
 {
 	struct host_group_msg gm = {
@@ -67,7 +35,7 @@ static void hvmm_group(struct host *h, struct hvmm *m, unsigned int index, const
  * VM "a" of nr vCPUs, vCPU i in group grp[i]: 0 a itself, 1 a/idle (cpu.idle), 2 a/capped
  * (1 ms per 100 ms). flags: the HELLO's (0: no page, no offers).
  */
-static void hvmm_join(struct host *h, struct hvmm *m, unsigned int nr, const unsigned int *grp,
+static void held_join(struct host *h, struct ovmm *m, unsigned int nr, const unsigned int *grp,
 		      uint32_t flags)
 {
 	struct host_hello hm = {
@@ -90,73 +58,15 @@ static void hvmm_join(struct host *h, struct hvmm *m, unsigned int nr, const uns
 				      (ssize_t)sizeof(struct host_welcome));
 		m->fd = sv[0];
 	}
-	hvmm_group(h, m, 0, "idle", true, UINT64_MAX);
-	hvmm_group(h, m, 1, "capped", false, 1000);
+	held_group(h, m, 0, "idle", true, UINT64_MAX);
+	held_group(h, m, 1, "capped", false, 1000);
 	/* VCPU's arg: the group's batch index + 1, 0 the VM group. */
 	for (i = 0; i < nr; i++) {
 		struct host_ev ev = { .type = HOST_MSG_VCPU, .vcpu = i, .arg = grp[i] };
 
 		CU_ASSERT_EQUAL(host_test_msg(h, m->c, &ev, sizeof(ev)), 0);
 	}
-	CU_ASSERT_EQUAL(hvmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
-}
-
-static void hvmm_leave(struct host *h, struct hvmm *m)
-{
-	vsched_lock(host_vsched(h));
-	host_client_remove(h, m->c);
-	vsched_unlock(host_vsched(h));
-	if (m->o)
-		munmap(m->o, sizeof(*m->o));
-	close(m->fd);
-}
-
-/* The next datagram of type want for vcpu (others skipped). */
-static bool hvmm_recv(struct hvmm *m, uint32_t want, uint32_t vcpu, struct host_ev *ev)
-{
-	char buf[1024];
-	ssize_t n;
-
-	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		if (n != sizeof(*ev))
-			continue;
-		memcpy(ev, buf, sizeof(*ev));
-		if (ev->type == want && ev->vcpu == vcpu)
-			return true;
-	}
-	return false;
-}
-
-static uint64_t word(const struct hvmm *m)
-{
-	return __atomic_load_n(&m->o->word, __ATOMIC_ACQUIRE);
-}
-
-static bool offered(const struct hvmm *m, uint32_t lane)
-{
-	uint64_t w = word(m);
-
-	return host_offer_lane(w) == lane && host_offer_vcpu(w) == HOST_OFFER_FREE;
-}
-
-static bool claim(struct hvmm *m, uint32_t vcpu)
-{
-	uint64_t w = word(m);
-
-	return host_offer_lane(w) != HOST_OFFER_NONE && host_offer_vcpu(w) == HOST_OFFER_FREE &&
-	       __atomic_compare_exchange_n(&m->o->word, &w, host_offer_word(host_offer_gen(w),
-					   host_offer_lane(w), vcpu), false, __ATOMIC_SEQ_CST,
-					   __ATOMIC_SEQ_CST);
-}
-
-static const char *state(struct host *h, unsigned int slot)
-{
-	const char *s;
-
-	vsched_lock(host_vsched(h));
-	s = sched_vcpu_state(vsched_sched(host_vsched(h)), slot);
-	vsched_unlock(host_vsched(h));
-	return s;
+	CU_ASSERT_EQUAL(ovmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
 }
 
 /*
@@ -167,45 +77,45 @@ static const char *state(struct host *h, unsigned int slot)
 static void test_held_take(void)
 {
 	static const unsigned int grp[] = { 1, 0 };
-	struct host *h = held_host(1), *t = held_host(1);
+	struct host *h = offer_host(1), *t = offer_host(1);
 	char a1[1024], a2[1024];
 	struct host_ev ev, g = { 0 };
-	struct hvmm a, b;
+	struct ovmm a, b;
 	uint64_t w;
 
-	hvmm_join(h, &a, 2, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD);
-	hvmm_join(t, &b, 2, grp, 0);
+	held_join(h, &a, 2, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD);
+	held_join(t, &b, 2, grp, 0);
 	CU_ASSERT_TRUE(offered(&a, 0));		/* idle: an idle-lane offer */
 	CU_ASSERT_EQUAL(a.o->holder, HOST_OFFER_NONE);
-	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
-	CU_ASSERT_TRUE_FATAL(hvmm_recv(&a, HOST_MSG_GRANT, 0, &g));
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_TRUE_FATAL(ovmm_recv(&a, HOST_MSG_GRANT, 0, &g));
 	/* Held by 0, offered to 1 alone (0 runs), naming 0 and its grant. */
 	CU_ASSERT_TRUE_FATAL(offered(&a, 0));
 	CU_ASSERT_EQUAL(a.o->holder, 0);
 	CU_ASSERT_EQUAL(a.o->holder_seq, g.seq);
 	CU_ASSERT_EQUAL(a.o->eligible[0], 2);
-	held_now += 2 * NSEC_PER_MSEC;
-	w = word(&a);
+	offer_now += 2 * NSEC_PER_MSEC;
+	w = offer_word(&a);
 	CU_ASSERT_TRUE(claim(&a, 1));
-	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), 0);
-	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
-	CU_ASSERT_STRING_EQUAL(state(h, 1), "running");
-	CU_ASSERT_STRING_EQUAL(state(h, 0), "waiting");
-	CU_ASSERT_STRING_EQUAL(state(t, 1), "running");
-	CU_ASSERT_STRING_EQUAL(state(t, 0), "waiting");
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "waiting");
+	CU_ASSERT_STRING_EQUAL(core_state(t, 1), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(t, 0), "waiting");
 	/* The holder's PREEMPT goes as any (the VMM applied it already and skips it). */
-	CU_ASSERT_TRUE(hvmm_recv(&a, HOST_MSG_PREEMPT, 0, &ev));
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, 0, &ev));
 	CU_ASSERT_FALSE(offered(&a, 0));	/* 0 waits: no offer */
 	/* The holder reports the 2 ms it ran until it was taken (the daemon charged it nothing
 	 * past its grant; the twin its wall time, paid back by the report). */
-	held_now += 3 * NSEC_PER_MSEC;
-	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RAN, 0, 2000000, 0), 0);
-	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_RAN, 0, 2000000, 0), 0);
-	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RAN, 1, 2000000, 1000000), 0);
-	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_RAN, 1, 2000000, 1000000), 0);
-	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_BLOCKED, 1, 0, 0), 0);
-	CU_ASSERT_EQUAL(hvmm_ev(t, &b, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	offer_now += 3 * NSEC_PER_MSEC;
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RAN, 0, 2000000, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RAN, 0, 2000000, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RAN, 1, 2000000, 1000000), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RAN, 1, 2000000, 1000000), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_BLOCKED, 1, 0, 0), 0);
 	CU_ASSERT_TRUE(vsched_read(host_vsched(h), "/machine/a", "cpu.stat", a1, sizeof(a1)) > 0);
 	CU_ASSERT_TRUE(vsched_read(host_vsched(t), "/machine/a", "cpu.stat", a2, sizeof(a2)) > 0);
 	CU_ASSERT_STRING_EQUAL(a1, a2);
@@ -215,10 +125,10 @@ static void test_held_take(void)
 			sched_nr_switches(vsched_sched(host_vsched(t))));
 	vsched_unlock(host_vsched(t));
 	vsched_unlock(host_vsched(h));
-	CU_ASSERT_STRING_EQUAL(state(h, 0), "running");	/* the lane back, as in the twin */
-	CU_ASSERT_STRING_EQUAL(state(t, 0), "running");
-	hvmm_leave(h, &a);
-	hvmm_leave(t, &b);
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "running");	/* the lane back, as in the twin */
+	CU_ASSERT_STRING_EQUAL(core_state(t, 0), "running");
+	ovmm_leave(h, &a);
+	ovmm_leave(t, &b);
 	host_destroy(h);
 	host_destroy(t);
 }
@@ -227,15 +137,15 @@ static void test_held_take(void)
 static void test_held_not_asked(void)
 {
 	static const unsigned int grp[] = { 1, 0 };
-	struct host *h = held_host(1);
+	struct host *h = offer_host(1);
 	struct host_ev g;
-	struct hvmm a;
+	struct ovmm a;
 
-	hvmm_join(h, &a, 2, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER);
-	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
-	CU_ASSERT_TRUE(hvmm_recv(&a, HOST_MSG_GRANT, 0, &g));
+	held_join(h, &a, 2, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_GRANT, 0, &g));
 	CU_ASSERT_FALSE(offered(&a, 0));
-	hvmm_leave(h, &a);
+	ovmm_leave(h, &a);
 	host_destroy(h);
 }
 
@@ -248,26 +158,26 @@ static void test_held_not_asked(void)
 static void test_held_kept(void)
 {
 	static const unsigned int grp[] = { 1, 2, 2 };
-	struct host *h = held_host(2);
+	struct host *h = offer_host(2);
 	bool told1 = false, back0 = false;
 	struct host_ev ev, g = { 0 };
-	struct hvmm a;
+	struct ovmm a;
 	uint64_t w;
 
-	hvmm_join(h, &a, 3, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD);
-	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_RUNNABLE, 2, 0, 0), 0);
-	CU_ASSERT_TRUE_FATAL(hvmm_recv(&a, HOST_MSG_GRANT, 0, &g));
-	CU_ASSERT_STRING_EQUAL(state(h, 2), "running");
+	held_join(h, &a, 3, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 2, 0, 0), 0);
+	CU_ASSERT_TRUE_FATAL(ovmm_recv(&a, HOST_MSG_GRANT, 0, &g));
+	CU_ASSERT_STRING_EQUAL(core_state(h, 2), "running");
 	CU_ASSERT_TRUE_FATAL(offered(&a, 0));
 	CU_ASSERT_EQUAL(a.o->holder, 0);
 	CU_ASSERT_EQUAL(a.o->eligible[0], 2);	/* vCPU 1 */
-	held_now += 5 * NSEC_PER_MSEC;
-	w = word(&a);
+	offer_now += 5 * NSEC_PER_MSEC;
+	w = offer_word(&a);
 	CU_ASSERT_TRUE(claim(&a, 1));
-	CU_ASSERT_EQUAL(hvmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), 0);
-	CU_ASSERT_STRING_EQUAL(state(h, 1), "throttled");
-	CU_ASSERT_STRING_EQUAL(state(h, 0), "running");
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), 0);
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "throttled");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "running");
 	/* 1 told PREEMPT; lane 0 back to 0, with a grant newer than the one the VMM applied. */
 	while (recv(a.fd, &ev, sizeof(ev), MSG_DONTWAIT) == sizeof(ev)) {
 		if (ev.type == HOST_MSG_PREEMPT && ev.vcpu == 1)
@@ -278,7 +188,7 @@ static void test_held_kept(void)
 	}
 	CU_ASSERT_TRUE(told1);
 	CU_ASSERT_TRUE(back0);
-	hvmm_leave(h, &a);
+	ovmm_leave(h, &a);
 	host_destroy(h);
 }
 
