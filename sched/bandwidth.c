@@ -28,7 +28,9 @@ static bool timer_less(const struct heap_node *a, const struct heap_node *b)
 	const struct group_core *x = container_of(a, struct group_core, timer_node);
 	const struct group_core *y = container_of(b, struct group_core, timer_node);
 
-	return x->next_refill < y->next_refill;
+	/* Ties by creation order, never by address (the sim must not depend on allocation). */
+	return x->next_refill < y->next_refill ||
+	       (x->next_refill == y->next_refill && x->se.key < y->se.key);
 }
 
 void bw_init(struct sched *s)
