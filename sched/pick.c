@@ -148,7 +148,10 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 	vc = pick_entity(s, &lv, first);
 	if (vc)
 		return vc;
-	/* Rare: try the others in deadline order (a scan per try; queues are short). */
+	/*
+	 * Rare: try the others in deadline order (a scan per try; queues are short). The heap
+	 * breaks deadline ties by its history, so first need not lead its ties in dl_before().
+	 */
 	for (prev = first;;) {
 		struct sched_entity *next = NULL;
 
