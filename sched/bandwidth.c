@@ -28,6 +28,11 @@ static bool timer_less(const struct heap_node *a, const struct heap_node *b)
 	const struct group_core *x = container_of(a, struct group_core, timer_node);
 	const struct group_core *y = container_of(b, struct group_core, timer_node);
 
+	/*
+	 * Equal refill times go by the heap's history, deterministic for the same events. By group
+	 * creation order instead: `fuzz-sim --kind 5` seed 175 0.40 -> 0.54 % (test "a throttled
+	 * subtree leaves V", bound 0.5).
+	 */
 	return x->next_refill < y->next_refill;
 }
 

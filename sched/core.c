@@ -11,6 +11,10 @@
 #include "internal.h"
 #include "sched/trace.h"
 
+/*
+ * Deadline ties go by the heap's history (deterministic: the same events give the same order).
+ * Breaking them by se_before() instead costs switches: `nested.sim` 2562 -> 3147 lane switches.
+ */
 static bool queue_less(const struct heap_node *a, const struct heap_node *b)
 {
 	const struct sched_entity *x = container_of(a, struct sched_entity, node);
@@ -19,23 +23,26 @@ static bool queue_less(const struct heap_node *a, const struct heap_node *b)
 	return x->dl < y->dl;
 }
 
-static void entity_init(struct sched_entity *se, struct group_core *parent, bool is_group)
+static void entity_init(struct sched_entity *se, struct group_core *parent, bool is_group,
+			uint32_t key)
 {
 	memset(se, 0, sizeof(*se));
 	heap_node_init(&se->node);
 	list_init(&se->run_node);
 	list_init(&se->delay_node);
 	se->is_group = is_group;
+	se->key = key;
 	se->parent = parent;
 }
 
-static struct group_core *group_core_alloc(struct group *g, struct group_core *parent)
+static struct group_core *group_core_alloc(struct sched_core *c, struct group *g,
+					   struct group_core *parent)
 {
 	struct group_core *gc = calloc(1, sizeof(*gc));
 
 	if (!gc)
 		return NULL;
-	entity_init(&gc->se, parent, true);
+	entity_init(&gc->se, parent, true, c->nr_groups_made++);
 	gc->se.idle = g->idle;
 	gc->g = g;
 	heap_init(&gc->queue, queue_less);
@@ -59,7 +66,7 @@ int core_init(struct sched *s)
 	bw_init(s);
 	c->lanes = calloc(s->nr_lanes, sizeof(*c->lanes));
 	c->vcpus = calloc(s->nr_vcpus ? s->nr_vcpus : 1, sizeof(*c->vcpus));
-	root = group_core_alloc(&s->root, NULL);
+	root = group_core_alloc(c, &s->root, NULL);
 	s->root.core = root;
 	if (!c->lanes || !c->vcpus || !root || heap_reserve(&root->queue, s->nr_vcpus) ||
 	    rates_init(s)) {
@@ -76,7 +83,7 @@ int core_init(struct sched *s)
 	for (i = 0; i < s->nr_vcpus; i++) {
 		struct vcpu_core *vc = &c->vcpus[i];
 
-		entity_init(&vc->se, root, false);
+		entity_init(&vc->se, root, false, i);
 		vc->v = &s->vcpus[i];
 		vc->lane = -1;
 		vc->told_lane = -1;
@@ -113,7 +120,7 @@ int core_group_init(struct sched *s, struct group *g)
 	if (heap_reserve(&parent->queue, parent->nr_children + 1) ||
 	    heap_reserve(&s->core.timers, s->root.nr_descendants + 1))
 		return -ENOMEM;
-	gc = group_core_alloc(g, parent);
+	gc = group_core_alloc(&s->core, g, parent);
 	if (!gc)
 		return -ENOMEM;
 	parent->nr_children++;

@@ -45,6 +45,7 @@ struct sched_entity {
 	bool delayed;			/* not runnable but in debt: in its parent's V and rates */
 	bool is_group;
 	bool idle;			/* a cpu.idle group */
+	uint32_t key;			/* ties: vCPU id, or group creation number (se_before()) */
 	struct group_core *parent;	/* NULL for the root's entity */
 };
 
@@ -123,6 +124,7 @@ struct sched_core {
 	struct sched_decision *dec;
 	size_t nr_dec, cap_dec;
 	unsigned long nr_switches;
+	uint32_t nr_groups_made;	/* groups created so far: the next one's key */
 	bool rates_dirty;		/* everything: configuration changed */
 	struct vcpu_core *path_dirty;	/* only this vCPU's runnability changed */
 	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
@@ -172,6 +174,23 @@ static inline struct group_core *se_group(struct sched_entity *se)
 static inline struct vcpu_core *se_vcpu(struct sched_entity *se)
 {
 	return container_of(se, struct vcpu_core, se);
+}
+
+/*
+ * The tie-break between siblings whose keys are equal: vCPUs before groups, vCPUs by id, groups by
+ * creation order. Never by address, which would make a result depend on allocation history.
+ */
+static inline bool se_before(const struct sched_entity *a, const struct sched_entity *b)
+{
+	if (a->is_group != b->is_group)
+		return !a->is_group;
+	return a->key < b->key;
+}
+
+/* a's deadline comes first: the order of a group's queue and of pick.c's scan. */
+static inline bool dl_before(const struct sched_entity *a, const struct sched_entity *b)
+{
+	return a->dl < b->dl || (a->dl == b->dl && se_before(a, b));
 }
 
 /* core.c: hooks from the tree. */

@@ -173,10 +173,16 @@ static void common_level(struct sched_entity **a, struct sched_entity **b)
 	}
 }
 
-/* e comes after prev in order of vt, furthest ahead first (ties by address); prev NULL: first. */
+/* e is further ahead than f: larger vt, ties by se_before() (reversed: a total order). */
+static bool se_ahead(const struct sched_entity *e, const struct sched_entity *f)
+{
+	return e->vt > f->vt || (e->vt == f->vt && se_before(f, e));
+}
+
+/* e comes after prev in order of vt, furthest ahead first; prev NULL: first. */
 static bool ahead_order_after(const struct sched_entity *e, const struct sched_entity *prev)
 {
-	return !prev || e->vt < prev->vt || (e->vt == prev->vt && e < prev);
+	return !prev || se_ahead(prev, e);
 }
 
 static struct vcpu_core *most_served(const struct sched *s, struct sched_entity *se);
@@ -195,7 +201,7 @@ static struct vcpu_core *served_child(const struct sched *s, struct group_core *
 		best = NULL;
 		list_for_each_entry(e, &gc->running, run_node)
 			if (ahead_order_after(e, prev) && (!floor || e->vt > floor->vt) &&
-			    (!best || best->vt < e->vt || (best->vt == e->vt && best < e)))
+			    (!best || se_ahead(e, best)))
 				best = e;
 		if (!best)
 			return NULL;

@@ -148,7 +148,10 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 	vc = pick_entity(s, &lv, first);
 	if (vc)
 		return vc;
-	/* Rare: try the others in deadline order (a scan per try; queues are short). */
+	/*
+	 * Rare: try the others in deadline order (a scan per try; queues are short). The heap
+	 * breaks deadline ties by its history, so first need not lead its ties in dl_before().
+	 */
 	for (prev = first;;) {
 		struct sched_entity *next = NULL;
 
@@ -156,9 +159,9 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 			struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity,
 							      node);
 
-			if (e->dl < prev->dl || (e->dl == prev->dl && e <= prev))
+			if (!dl_before(prev, e))
 				continue;
-			if (!next || e->dl < next->dl || (e->dl == next->dl && e < next))
+			if (!next || dl_before(e, next))
 				next = e;
 		}
 		if (!next)
@@ -180,7 +183,8 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
  */
 static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, double *when)
 {
-	double best = HUGE_VAL, bdl = 0;
+	double best = HUGE_VAL;
+	struct sched_entity *bse = NULL;
 	struct vcpu_core *pick = NULL;
 	struct level lv;
 	unsigned int i;
@@ -191,7 +195,7 @@ static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, do
 		double t = ahead(s, &lv, e);
 		struct vcpu_core *vc;
 
-		if (t > best || (t == best && e->dl >= bdl))
+		if (t > best || (t == best && bse && !dl_before(e, bse)))
 			continue;
 		if (e->is_group) {
 			double below;
@@ -201,14 +205,14 @@ static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, do
 				continue;
 			if (below > t)
 				t = below;
-			if (t > best || (t == best && e->dl >= bdl))
+			if (t > best || (t == best && bse && !dl_before(e, bse)))
 				continue;
 		} else {
 			vc = se_vcpu(e);
 		}
 		pick = vc;
 		best = t;
-		bdl = e->dl;
+		bse = e;
 	}
 	*when = best;
 	return pick;
