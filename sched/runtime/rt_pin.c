@@ -101,30 +101,6 @@ void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane)
 	}
 }
 
-/*
- * Host mode, a holder whose slice ended, before its reports and TICK wake the daemon: the
- * wake-up preempts this thread on its CPU with the VMM's lock held, and the daemon may give the
- * lane's CPU to another VM's vCPU, which the host kernel then runs first, often for a whole tick,
- * while this thread could not move to the CPU another lane change left idle; the VMM's other
- * vCPUs, granted meanwhile, waited for the lock (traced: docs/host.md "Capacity: the lane
- * change"). Unpinned, the kernel pulls it to an idle CPU. rt_pin_again() pins it back if it
- * keeps its lane. Lock held.
- */
-void rt_pin_float(struct runtime *rt, struct rt_vcpu *rv)
-{
-	if (!rt->remote || !rt->lane_cpu || rv->cpu < 0 || rv->tid <= 0)
-		return;
-	if (!sched_setaffinity(rv->tid, sizeof(rt->host_cpus), &rt->host_cpus))
-		rv->cpu = -1;
-}
-
-/* Before the guest: a holder rt_pin_float() unpinned goes back to its lane's CPU. Lock held. */
-void rt_pin_again(struct runtime *rt, struct rt_vcpu *rv)
-{
-	if (rt->remote && rv->state == RT_RUNNING && rv->lane >= 0 && rv->cpu < 0)
-		rt_pin_lane(rt, rv, (unsigned int)rv->lane);
-}
-
 /* Every LANE_ROTATE_NS (checked on the helper's passes): each lane moves one CPU on. */
 void rt_pin_rotate(struct runtime *rt, uint64_t now)
 {

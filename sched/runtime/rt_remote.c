@@ -297,7 +297,6 @@ static int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 		break;
 	case HOST_MSG_RETIME:
 		rt_set_until(rt, m.vcpu, until);
-		rt_pin_again(rt, rv);	/* it keeps its lane: back on its CPU (rt_pin_float()) */
 		break;
 	}
 	rt_poke_helper(rt, rt_now());

@@ -88,7 +88,6 @@ static int rt_enter(struct vcpu *vcpu)
 {
 	struct rt_vcpu *rv = rt_of(vcpu);
 	struct runtime *rt = rv->rt;
-	bool floated = false;
 	uint64_t now;
 
 	mutex_lock(rt->lock);
@@ -118,11 +117,8 @@ static int rt_enter(struct vcpu *vcpu)
 			break;
 		case RT_RUNNING:
 			/* Back from an exit; a slice that ended lets the core decide again. */
-			if (now >= rv->until) {
-				rt_pin_float(rt, rv);
-				floated = true;
+			if (now >= rv->until)
 				rt_core_tick(rt, now);
-			}
 			break;
 		case RT_WAITING:
 			break;
@@ -166,9 +162,6 @@ static int rt_enter(struct vcpu *vcpu)
 			rv->granted_at = 0;
 		}
 		if (!rt_hands_off(rt)) {
-			/* Unpinned for this slice end's TICK: pinned again by the answer. */
-			if (!floated)
-				rt_pin_again(rt, rv);
 			rt_timer_arm(rv, rv->until);
 			rt_watch_holder(rv, now);
 		}
