@@ -46,9 +46,7 @@ static inline struct host *offer_host(unsigned int lanes)
 static inline int ovmm_ev(struct host *h, struct ovmm *m, uint32_t type, uint32_t vcpu,
 			  uint64_t a, uint64_t b)
 {
-	struct host_ev ev = { .type = type, .vcpu = vcpu, .a = a, .b = b };
-
-	return host_test_msg(h, m->c, &ev, sizeof(ev));
+	return host_test_ev(h, m->c, type, vcpu, 0, a, b);
 }
 
 /* The next datagram of type want for vcpu (OVMM_ANY_VCPU: any), others skipped. */

@@ -26,6 +26,15 @@ static inline int host_test_msg(struct host *h, struct host_client *c, const voi
 	return ret;
 }
 
+/* One event datagram from VMM c (struct host_ev's fields by name). */
+static inline int host_test_ev(struct host *h, struct host_client *c, uint32_t type,
+			       uint32_t vcpu, uint32_t arg, uint64_t a, uint64_t b)
+{
+	struct host_ev ev = { .type = type, .vcpu = vcpu, .arg = arg, .a = a, .b = b };
+
+	return host_test_msg(h, c, &ev, sizeof(ev));
+}
+
 /*
  * Joins VM name with nr vCPUs and cpu.max quota_us per 100 ms (UINT64_MAX: max), no page:
  * *c is the daemon's client, the VMM's end of the socket is returned.

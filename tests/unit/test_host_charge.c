@@ -32,9 +32,7 @@ struct cvmm {
 static int cvmm_ev(struct host *h, struct cvmm *m, uint32_t type, uint32_t vcpu, uint64_t a,
 		   uint64_t b)
 {
-	struct host_ev ev = { .type = type, .vcpu = vcpu, .a = a, .b = b };
-
-	return host_test_msg(h, m->c, &ev, sizeof(ev));
+	return host_test_ev(h, m->c, type, vcpu, 0, a, b);
 }
 
 /* Joins VM name with one vCPU and cpu.max quota_us per 100 ms (UINT64_MAX: max). */

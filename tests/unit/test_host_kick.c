@@ -24,14 +24,6 @@ struct kvmm {
 	struct host_client *c;
 };
 
-static int kev(struct host *h, struct kvmm *m, uint32_t type, uint32_t vcpu, uint32_t arg,
-	       uint64_t a)
-{
-	struct host_ev ev = { .type = type, .vcpu = vcpu, .arg = arg, .a = a };
-
-	return host_test_msg(h, m->c, &ev, sizeof(ev));
-}
-
 static bool krecv(struct kvmm *m, uint32_t want)
 {
 	char buf[1024];
@@ -124,25 +116,25 @@ static void test_host_kick_tid(void)
 	CU_ASSERT_FATAL(child > 0);
 	/* A thread of the VMM: accepted. */
 	kjoin(h, &m, 2, kick);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, (uint64_t)t.tid), 0);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 1, 0, (uint64_t)gettid()), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_TID, 0, 0, (uint64_t)t.tid, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_TID, 1, 0, (uint64_t)gettid(), 0), 0);
 	kleave(h, &m);
 	/* Another process (a lie about the TID): refused, hung up. */
 	kjoin(h, &m, 2, kick);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, (uint64_t)child), -ESRCH);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_TID, 0, 0, (uint64_t)child, 0), -ESRCH);
 	kleave(h, &m);
 	/* No such task, or a task that is gone (the child, reaped): refused. */
 	kjoin(h, &m, 2, kick);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, 0x3ffffff0), -ESRCH);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_TID, 0, 0, 0x3ffffff0, 0), -ESRCH);
 	kleave(h, &m);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	kjoin(h, &m, 2, kick);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, (uint64_t)child), -ESRCH);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_TID, 0, 0, (uint64_t)child, 0), -ESRCH);
 	kleave(h, &m);
 	/* A VMM that did not ask for kicks: its TIDs are only shown, never signalled. */
 	kjoin(h, &m, 2, HOST_HELLO_PAGE);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, 777), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_TID, 0, 0, 777, 0), 0);
 	kleave(h, &m);
 	__atomic_store_n(&t.stop, true, __ATOMIC_RELEASE);
 	__atomic_store_n(&t.run.immediate_exit, 1, __ATOMIC_RELEASE);
@@ -169,14 +161,14 @@ static void test_host_kick_preempt(void)
 	kthread_start(&t, &th);
 	kjoin(h, &m, 2, HOST_HELLO_PAGE | HOST_HELLO_KICK);
 	CU_ASSERT_EQUAL(host_test_msg(h, m.c, &gm, sizeof(gm)), 0);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_VCPU, 0, 1, 0), 0);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_VCPU, 1, 0, 0), 0);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_COMMIT, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_TID, 0, 0, (uint64_t)t.tid), 0);
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_VCPU, 0, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_VCPU, 1, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_COMMIT, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_TID, 0, 0, (uint64_t)t.tid, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
 	CU_ASSERT_TRUE(krecv(&m, HOST_MSG_GRANT));
 	__atomic_store_n(&t.stop, true, __ATOMIC_RELEASE);	/* in its "guest" now */
-	CU_ASSERT_EQUAL(kev(h, &m, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_RUNNABLE, 1, 0, 0, 0), 0);
 	pthread_join(th, NULL);
 	CU_ASSERT_TRUE(t.kicked);	/* nobody but the daemon signalled it */
 	CU_ASSERT_TRUE(krecv(&m, HOST_MSG_PREEMPT));	/* the agent's copy still comes */
