@@ -11,14 +11,38 @@
 
 #include "internal.h"
 
+/*
+ * Bucket b >= 1 holds waits of [2^((b - 1) / 4), 2^(b / 4)) us, bucket 0 those under 1 us and
+ * the last everything above: b = floor(4 * log2(ns / 1000)) + 1, capped. A wait ends at almost
+ * every lane switch, and libm's log2 was half the cost of ending one, so the buckets' lower edges
+ * are tabled: the smallest ns the floating formula puts in each bucket (test_core_wait.c checks
+ * every edge against it: both give every ns the same bucket).
+ */
+static const uint64_t wait_edge[] = {
+	0, 1000, 1190, 1415, 1682, 2000, 2379, 2829, 3364, 4000, 4757, 5657, 6728, 8000,
+	9514, 11314, 13455, 16000, 19028, 22628, 26909, 32000, 38055, 45255, 53818,
+	64000, 76110, 90510, 107635, 128000, 152219, 181020, 215270, 256000, 304438,
+	362039, 430539, 512000, 608875, 724078, 861078, 1024000, 1217749, 1448155,
+	1722156, 2048000, 2435497, 2896310, 3444312, 4096000, 4870993, 5792619, 6888624,
+	8192000, 9741985, 11585238, 13777247, 16384000, 19483970, 23170476, 27554494,
+	32768000, 38967939, 46340951, 55108988, 65536000, 77935878, 92681901, 110217975,
+	131072000, 155871755, 185363801, 220435950, 262144000, 311743510, 370727601,
+	440871900, 524288000, 623487020, 741455201, 881743800, 1048576000, 1246974040,
+	1482910401, 1763487600, 2097152000, 2493948080, 2965820801, 3526975199,
+	4194304000, 4987896160, 5931641602, 7053950397, 8388608000, 9975792319,
+	11863283204,
+};
+_Static_assert(sizeof(wait_edge) / sizeof(wait_edge[0]) == SCHED_WAIT_BUCKETS, "an edge a bucket");
+
 unsigned int sched_wait_bucket(uint64_t ns)
 {
-	double b;
+	unsigned int b = 0, step;
 
-	if (ns < 1000)
-		return 0;
-	b = floor(4.0 * log2((double)ns / 1000.0)) + 1.0;
-	return b >= SCHED_WAIT_BUCKETS - 1 ? SCHED_WAIT_BUCKETS - 1 : (unsigned int)b;
+	/* The last edge at or below ns, by halving steps. */
+	for (step = 64; step; step /= 2)
+		if (b + step < SCHED_WAIT_BUCKETS && wait_edge[b + step] <= ns)
+			b += step;
+	return b;
 }
 
 uint64_t sched_wait_bucket_ceil_ns(unsigned int b)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Per-vCPU waits for a lane (sched/core_wait.c): what vsched.vcpu.stat and `vsched top` show. */
+#include <math.h>
+
 #include "sched/core.h"
 #include "sched/group.h"
 #include "test.h"
@@ -27,6 +29,53 @@ static void test_wait_buckets(void)
 	/* every wait is below its bucket's upper edge */
 	CU_ASSERT_TRUE(3000000 < sched_wait_bucket_ceil_ns(sched_wait_bucket(3000000)));
 	CU_ASSERT_TRUE(3000000 >= sched_wait_bucket_ceil_ns(sched_wait_bucket(3000000) - 1));
+}
+
+/* The buckets' definition, in floating point (sched_wait_bucket() tables its edges). */
+static unsigned int bucket_formula(uint64_t ns)
+{
+	double b;
+
+	if (ns < 1000)
+		return 0;
+	b = floor(4.0 * log2((double)ns / 1000.0)) + 1.0;
+	return b >= SCHED_WAIT_BUCKETS - 1 ? SCHED_WAIT_BUCKETS - 1 : (unsigned int)b;
+}
+
+/*
+ * The tabled buckets are the formula's for every ns: both are monotonic, so they agree
+ * everywhere if every bucket starts at the same ns in both. Around each edge and at scattered
+ * values besides, as a check of the check.
+ */
+static void test_wait_bucket_edges(void)
+{
+	uint64_t x = 88172645463325252ULL, ns, lo, hi, mid;
+	unsigned int b, i, bad = 0;
+
+	for (b = 1; b < SCHED_WAIT_BUCKETS; b++) {
+		/* the formula's edge: the smallest ns it puts in bucket b or above */
+		for (lo = 0, hi = UINT64_MAX; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (bucket_formula(mid) >= b)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		CU_ASSERT_EQUAL(bucket_formula(lo), b);
+		CU_ASSERT_EQUAL(sched_wait_bucket(lo), b);
+		CU_ASSERT_EQUAL(sched_wait_bucket(lo - 1), b - 1);
+		for (ns = lo - 100; ns < lo + 100; ns++)
+			bad += sched_wait_bucket(ns) != bucket_formula(ns);
+	}
+	for (i = 0; i < 1000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		ns = x >> (x % 64);
+		bad += sched_wait_bucket(ns) != bucket_formula(ns);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(sched_wait_bucket(UINT64_MAX), bucket_formula(UINT64_MAX));
 }
 
 /* One lane, two hogs: they take turns, each waiting a slice while the other runs. */
@@ -80,6 +129,7 @@ static void test_wait_turns(void)
 
 static CU_TestInfo core_wait_tests[] = {
 	{ "histogram buckets", test_wait_buckets },
+	{ "tabled buckets are the formula's", test_wait_bucket_edges },
 	{ "two hogs on one lane take turns", test_wait_turns },
 	CU_TEST_INFO_NULL,
 };
