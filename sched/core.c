@@ -11,18 +11,6 @@
 #include "internal.h"
 #include "sched/trace.h"
 
-/*
- * Deadline ties go by the heap's history (deterministic: the same events give the same order).
- * Breaking them by se_before() instead costs switches: `nested.sim` 2562 -> 3147 lane switches.
- */
-static bool queue_less(const struct heap_node *a, const struct heap_node *b)
-{
-	const struct sched_entity *x = container_of(a, struct sched_entity, node);
-	const struct sched_entity *y = container_of(b, struct sched_entity, node);
-
-	return x->dl < y->dl;
-}
-
 static void entity_init(struct sched_entity *se, struct group_core *parent, bool is_group,
 			uint32_t key)
 {

@@ -36,12 +36,20 @@ _Static_assert(sizeof(wait_edge) / sizeof(wait_edge[0]) == SCHED_WAIT_BUCKETS, "
 
 unsigned int sched_wait_bucket(uint64_t ns)
 {
-	unsigned int b = 0, step;
+	unsigned int m, b;
 
-	/* The last edge at or below ns, by halving steps. */
-	for (step = 64; step; step /= 2)
-		if (b + step < SCHED_WAIT_BUCKETS && wait_edge[b + step] <= ns)
-			b += step;
+	if (ns < 1000)
+		return 0;
+	/*
+	 * 2^m <= ns < 2^(m + 1): the edge of bucket 4m - 40 is about 0.82 * 2^m, so the bucket
+	 * is at most five edges on (every octave has four).
+	 */
+	m = 63 - (unsigned int)__builtin_clzll(ns);
+	b = m > 10 ? 4 * m - 40 : 1;
+	if (b > SCHED_WAIT_BUCKETS - 1)
+		b = SCHED_WAIT_BUCKETS - 1;
+	while (b + 1 < SCHED_WAIT_BUCKETS && wait_edge[b + 1] <= ns)
+		b++;
 	return b;
 }
 

@@ -51,7 +51,7 @@ static void requeue_here(const struct sched *s, struct sched_entity *se)
 {
 	fair_set_key(s, se);
 	if (heap_queued(&se->node))
-		heap_fix(&se->parent->queue, &se->node);
+		queue_fix(se->parent, se);
 }
 
 void fair_requeue(const struct sched *s, struct sched_entity *se)
@@ -71,7 +71,7 @@ void fair_enqueue(struct sched *s, struct sched_entity *se)
 		bool was_empty = !p->queue.nr;
 
 		fair_set_key(s, se);
-		heap_insert(&p->queue, &se->node);
+		queue_insert(p, se);
 		if (!was_empty) {
 			if (heap_min(&p->queue) == &se->node)
 				head_changed(s, p);
@@ -90,7 +90,7 @@ void fair_dequeue(struct sched *s, struct sched_entity *se)
 	while ((gc = se->parent)) {
 		bool head = heap_min(&gc->queue) == &se->node;
 
-		heap_remove(&gc->queue, &se->node);
+		queue_remove(gc, se);
 		if (gc->queue.nr) {
 			if (head)
 				head_changed(s, gc);

@@ -193,6 +193,35 @@ static inline bool dl_before(const struct sched_entity *a, const struct sched_en
 	return a->dl < b->dl || (a->dl == b->dl && se_before(a, b));
 }
 
+/*
+ * A group's queue, by deadline. Ties go by the heap's history (deterministic: the same events
+ * give the same order). Breaking them by se_before() instead costs switches: `nested.sim`
+ * 2562 -> 3147 lane switches. The queue's operations have the order inlined (heap_*_by()).
+ */
+static inline bool queue_less(const struct heap_node *a, const struct heap_node *b)
+{
+	const struct sched_entity *x = container_of(a, struct sched_entity, node);
+	const struct sched_entity *y = container_of(b, struct sched_entity, node);
+
+	return x->dl < y->dl;
+}
+
+static inline void queue_insert(struct group_core *gc, struct sched_entity *se)
+{
+	heap_insert_by(&gc->queue, &se->node, queue_less);
+}
+
+static inline void queue_remove(struct group_core *gc, struct sched_entity *se)
+{
+	heap_remove_by(&gc->queue, &se->node, queue_less);
+}
+
+/* se's deadline changed. */
+static inline void queue_fix(struct group_core *gc, struct sched_entity *se)
+{
+	heap_fix_by(&gc->queue, &se->node, queue_less);
+}
+
 /* core.c: hooks from the tree. */
 int core_init(struct sched *s);
 void core_exit(struct sched *s);

@@ -52,12 +52,14 @@ static bool lane_kept(const struct sched *s, const struct lane *ln)
  * (bench idle: 0.36 % of capacity where 0.29 % is owed, with 6 ms slices). Among idle siblings
  * only, turns stay a slice long.
  */
-static bool idle_turn(const struct vcpu_core *vc)
+static bool idle_turn(const struct sched *s, const struct vcpu_core *vc)
 {
 	const struct sched_entity *se = &vc->se;
 	const struct group_core *p;
 	unsigned int i;
 
+	if (!s->core.nr_idle_groups)
+		return false;	/* every lane handed out asks: no walk up the path */
 	while (se->parent && !se->idle)
 		se = &se->parent->se;
 	if (!se->parent)
@@ -81,7 +83,7 @@ static bool idle_turn(const struct vcpu_core *vc)
 static void lane_set_rotation(struct sched *s, struct lane *ln)
 {
 	struct sched_core *c = &s->core;
-	uint64_t len = idle_turn(ln->cur) ? c->params.min_run_ns : c->params.slice_ns;
+	uint64_t len = idle_turn(s, ln->cur) ? c->params.min_run_ns : c->params.slice_ns;
 	uint64_t end = ln->start + len;
 
 	if (end <= c->now) {

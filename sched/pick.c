@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "util/compiler.h"
 
 #define HELD_EPS	1e-9	/* lanes held vs rate: equal up to rounding */
 #define PACED_AHEAD	1e300	/* ahead() of a paced group: after any other waiter */
@@ -27,13 +28,15 @@
 struct level {
 	const struct group_core *gc;
 	double V, rvt_c, r_c;
+	double slice;		/* the slice, as eligible() compares it */
 	bool has_vc;
 };
 
-static void level_init(struct level *lv, const struct group_core *gc)
+static void level_init(struct level *lv, const struct sched *s, const struct group_core *gc)
 {
 	lv->gc = gc;
 	lv->V = fair_vclock(gc);
+	lv->slice = (double)s->core.params.slice_ns;
 	lv->has_vc = false;
 }
 
@@ -65,7 +68,7 @@ static double level_vc(struct level *lv)
  * deadline and handed it, inside, to a cpu.idle child deep in debt (docs/scheduler.md §10).
  * e is queued, hence in its level's sums.
  */
-static double level_vc_others(struct level *lv, const struct sched_entity *e)
+static __noinline double level_vc_others(struct level *lv, const struct sched_entity *e)
 {
 	double rvt, r;
 
@@ -86,22 +89,29 @@ static double level_vc_others(struct level *lv, const struct sched_entity *e)
  * lane for min_run: it takes none while anyone else waits, eligible or not (its vCPUs would
  * draw the pool early and leave a lane idle at the throttle that the reference uses).
  */
+static __noinline bool pool_paced(const struct sched *s, const struct group_core *gc,
+				   unsigned int nr_running)
+{
+	return bw_pace(s, gc, nr_running + 1) < (double)s->core.params.min_run_ns;
+}
+
 static bool paced(const struct sched *s, const struct sched_entity *e)
 {
 	const struct group_core *gc = container_of(e, struct group_core, se);
 
-	return e->is_group && gc->bw_enabled &&
-	       bw_pace(s, gc, e->nr_running + 1) < (double)s->core.params.min_run_ns;
+	return e->is_group && gc->bw_enabled && pool_paced(s, gc, e->nr_running);
 }
 
-static bool eligible(const struct sched *s, struct level *lv, const struct sched_entity *e)
+/*
+ * On every level of every pick: inline, the rare parts (a capped group, an entity ahead of V)
+ * out of line, and the slice in the level, converted once.
+ */
+static inline bool eligible(const struct sched *s, struct level *lv, const struct sched_entity *e)
 {
-	double slice = (double)s->core.params.slice_ns;
-
 	if (paced(s, e))
 		return false;
-	return e->rate <= 0 || (e->vt - lv->V) * e->rate <= slice ||
-	       (e->vt - level_vc_others(lv, e)) * e->rate <= slice;
+	return e->rate <= 0 || (e->vt - lv->V) * e->rate <= lv->slice ||
+	       (e->vt - level_vc_others(lv, e)) * e->rate <= lv->slice;
 }
 
 /*
@@ -119,7 +129,7 @@ static double ahead(const struct sched *s, struct level *lv, const struct sched_
 		return PACED_AHEAD;
 	if (eligible(s, lv, e))
 		return 0;
-	d = e->vt - (double)s->core.params.slice_ns / e->rate - level_vc(lv);
+	d = e->vt - lv->slice / e->rate - level_vc(lv);
 	return d > 0 ? d : 0;
 }
 
@@ -132,20 +142,16 @@ static struct vcpu_core *pick_entity(struct sched *s, struct level *lv, struct s
 	return se->is_group ? pick_in(s, se_group(se)) : se_vcpu(se);
 }
 
-/* The eligible waiting vCPU reached by the earliest eligible deadline at every level, or NULL. */
-static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
+/* pick_in() on a level already set up, whose queue is not empty. */
+static struct vcpu_core *pick_level(struct sched *s, struct level *lv)
 {
-	struct heap_node *n = heap_min(&gc->queue);
+	const struct group_core *gc = lv->gc;
 	struct sched_entity *first, *prev;
 	struct vcpu_core *vc;
-	struct level lv;
 	unsigned int i;
 
-	if (!n)
-		return NULL;
-	level_init(&lv, gc);
-	first = container_of(n, struct sched_entity, node);
-	vc = pick_entity(s, &lv, first);
+	first = container_of(heap_min(&gc->queue), struct sched_entity, node);
+	vc = pick_entity(s, lv, first);
 	if (vc)
 		return vc;
 	/*
@@ -166,11 +172,22 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
 		}
 		if (!next)
 			return NULL;
-		vc = pick_entity(s, &lv, next);
+		vc = pick_entity(s, lv, next);
 		if (vc)
 			return vc;
 		prev = next;
 	}
+}
+
+/* The eligible waiting vCPU reached by the earliest eligible deadline at every level, or NULL. */
+static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
+{
+	struct level lv;
+
+	if (!gc->queue.nr)
+		return NULL;
+	level_init(&lv, s, gc);
+	return pick_level(s, &lv);
 }
 
 /*
@@ -189,7 +206,7 @@ static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, do
 	struct level lv;
 	unsigned int i;
 
-	level_init(&lv, gc);
+	level_init(&lv, s, gc);
 	for (i = 0; i < gc->queue.nr; i++) {
 		struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity, node);
 		double t = ahead(s, &lv, e);
@@ -249,18 +266,19 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double 
 	struct sched_entity *path[SE_PATH_MAX], *e;
 	struct group_core *gc = gcore(&s->root);
 	struct vcpu_core *vc;
+	struct level lv;
 	unsigned int n = 0;
 
 	for (e = &r->se; e->parent; e = &e->parent->se)
 		path[n++] = e;
-	while (n) {
+	/* r's path ends at r, which is returned or breaks the loop: lv is gc's at the break. */
+	for (;;) {
 		struct heap_node *hn = heap_min(&gc->queue);
 		struct sched_entity *first, *p = path[--n];
-		struct level lv;
 
 		if (!hn)
 			return NULL;
-		level_init(&lv, gc);
+		level_init(&lv, s, gc);
 		first = container_of(hn, struct sched_entity, node);
 		if (p->parent != gc || !heap_queued(&p->node) || !eligible(s, &lv, p) ||
 		    (p != first && p->vt - first->vt > gran))
@@ -269,6 +287,6 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double 
 			return se_vcpu(p);
 		gc = se_group(p);
 	}
-	vc = pick_in(s, gc);
+	vc = pick_level(s, &lv);
 	return vc ? vc : fair_pick(s);
 }

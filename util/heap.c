@@ -38,70 +38,17 @@ int heap_reserve(struct heap *h, unsigned int nr)
 	return 0;
 }
 
-static void heap_set(struct heap *h, unsigned int i, struct heap_node *n)
-{
-	h->a[i] = n;
-	n->idx = i;
-}
-
-static void heap_up(struct heap *h, unsigned int i)
-{
-	struct heap_node *n = h->a[i];
-
-	while (i) {
-		unsigned int p = (i - 1) / 2;
-
-		if (!h->less(n, h->a[p]))
-			break;
-		heap_set(h, i, h->a[p]);
-		i = p;
-	}
-	heap_set(h, i, n);
-}
-
-static void heap_down(struct heap *h, unsigned int i)
-{
-	struct heap_node *n = h->a[i];
-
-	for (;;) {
-		unsigned int c = 2 * i + 1;
-
-		if (c >= h->nr)
-			break;
-		if (c + 1 < h->nr && h->less(h->a[c + 1], h->a[c]))
-			c++;
-		if (!h->less(h->a[c], n))
-			break;
-		heap_set(h, i, h->a[c]);
-		i = c;
-	}
-	heap_set(h, i, n);
-}
-
 void heap_insert(struct heap *h, struct heap_node *n)
 {
-	heap_set(h, h->nr++, n);
-	heap_up(h, h->nr - 1);
+	heap_insert_by(h, n, h->less);
 }
 
 void heap_remove(struct heap *h, struct heap_node *n)
 {
-	unsigned int i = n->idx;
-	struct heap_node *last = h->a[--h->nr];
-
-	n->idx = HEAP_NONE;
-	if (last == n)
-		return;
-	heap_set(h, i, last);
-	heap_fix(h, last);
+	heap_remove_by(h, n, h->less);
 }
 
 void heap_fix(struct heap *h, struct heap_node *n)
 {
-	unsigned int i = n->idx;
-
-	if (i && h->less(n, h->a[(i - 1) / 2]))
-		heap_up(h, i);
-	else
-		heap_down(h, i);
+	heap_fix_by(h, n, h->less);
 }
