@@ -379,13 +379,16 @@ void lanes_expire(struct sched *s)
 /* Fill free lanes, then give every busy lane the slice end the situation calls for. */
 void lanes_settle(struct sched *s)
 {
+	/* Every event runs this over every lane: what no lane changes is read once. */
 	struct sched_core *c = &s->core;
+	struct lane *lanes = c->lanes;
+	unsigned int l, nr = s->nr_lanes;
+	uint64_t now = c->now, min_run = c->params.min_run_ns;
+	bool capped = c->nr_bw_groups > 0, waiters;
 	struct vcpu_core *vc;
-	unsigned int l;
-	bool waiters;
 
-	for (l = 0; l < s->nr_lanes; l++) {
-		if (lane_of(s, l)->cur)
+	for (l = 0; l < nr; l++) {
+		if (lanes[l].cur)
 			continue;
 		vc = fair_pick(s);
 		if (!vc)
@@ -393,8 +396,8 @@ void lanes_settle(struct sched *s)
 		lane_give(s, l, vc);
 	}
 	waiters = gcore(&s->root)->queue.nr > 0;
-	for (l = 0; l < s->nr_lanes; l++) {
-		struct lane *ln = lane_of(s, l);
+	for (l = 0; l < nr; l++) {
+		struct lane *ln = &lanes[l];
 
 		if (!ln->cur)
 			continue;
@@ -405,13 +408,13 @@ void lanes_settle(struct sched *s)
 			lane_set_rotation(s, ln);
 		}
 		/* Its bandwidth end passed and the pool is not dry: the lanes deliver less. */
-		if (ln->bw_until <= c->now)
+		if (ln->bw_until <= now)
 			rates_delivery_missed(s);
-		ln->bw_until = c->nr_bw_groups ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
-		ln->pace_until = c->nr_bw_groups && waiters && !ln->pace_spent ?
+		ln->bw_until = capped ? bw_lane_until(s, ln->cur) : SCHED_TIME_NONE;
+		ln->pace_until = capped && waiters && !ln->pace_spent ?
 				 bw_lane_pace(s, ln->cur) : SCHED_TIME_NONE;
-		if (ln->pace_until < ln->start + c->params.min_run_ns)
-			ln->pace_until = ln->start + c->params.min_run_ns;
+		if (ln->pace_until < ln->start + min_run)
+			ln->pace_until = ln->start + min_run;
 	}
 }
 
@@ -439,13 +442,16 @@ static void emit_lane(struct sched *s, enum sched_decision_type type, unsigned i
  */
 void lanes_flush(struct sched *s)
 {
-	unsigned int l;
+	/* As in lanes_settle(): run by every event, what no lane changes is read once. */
+	struct lane *lanes = s->core.lanes;
+	unsigned int l, nr = s->nr_lanes;
+	uint64_t now = s->core.now;
 
-	for (l = 0; l < s->nr_lanes; l++) {
-		struct lane *ln = lane_of(s, l);
+	for (l = 0; l < nr; l++) {
+		struct lane *ln = &lanes[l];
 
 		while (ln->cur && ln->cur->told_lane >= 0 && ln->cur->told_lane != (int)l) {
-			struct lane *other = lane_of(s, ln->cur->told_lane), tmp;
+			struct lane *other = &lanes[ln->cur->told_lane], tmp;
 
 			tmp = *other;
 			other->cur = ln->cur;
@@ -460,13 +466,13 @@ void lanes_flush(struct sched *s)
 			ln->bw_until = tmp.bw_until;
 			ln->pace_until = tmp.pace_until;
 			ln->pace_spent = tmp.pace_spent;
-			other->cur->lane = (int)(other - s->core.lanes);
+			other->cur->lane = (int)(other - lanes);
 			if (ln->cur)
 				ln->cur->lane = (int)l;
 		}
 	}
-	for (l = 0; l < s->nr_lanes; l++) {
-		struct lane *ln = lane_of(s, l);
+	for (l = 0; l < nr; l++) {
+		struct lane *ln = &lanes[l];
 		uint64_t until = lane_until(ln);
 
 		if (!core_dec_reserve(&s->core, 2))
@@ -475,13 +481,13 @@ void lanes_flush(struct sched *s)
 			if (ln->told_cur) {
 				if (ln->told_cur->runnable) {
 					emit_lane(s, SCHED_PREEMPT, l, ln->told_cur, 0);
-					core_wait_begin(ln->told_cur, s->core.now);
+					core_wait_begin(ln->told_cur, now);
 				}
 				ln->told_cur->told_lane = -1;
 			}
 			if (ln->cur) {
 				emit_lane(s, SCHED_RUN, l, ln->cur, until);
-				core_wait_end(ln->cur, s->core.now);
+				core_wait_end(ln->cur, now);
 				ln->cur->told_lane = (int)l;
 				s->core.nr_switches++;
 			}
