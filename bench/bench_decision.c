@@ -102,13 +102,22 @@ static void bench(unsigned int nv, unsigned int ng)
 	sched_destroy(s);
 }
 
-int main(void)
+/* bench-decision [N]: every configuration, or only the N-th (0-2: one to profile, e.g. callgrind). */
+int main(int argc, char **argv)
 {
 	static const unsigned int cfg[][2] = { { 16, 4 }, { 256, 64 }, { 1024, 256 } };
-	unsigned int i;
+	unsigned int i, n = sizeof(cfg) / sizeof(cfg[0]), only = n;
 
+	if (argc > 1) {
+		only = (unsigned int)strtoul(argv[1], NULL, 10);
+		if (argc > 2 || only >= n) {
+			fprintf(stderr, "usage: bench-decision [0-%u]\n", n - 1);
+			return 2;
+		}
+	}
 	printf("scheduler core decision cost (goal <= 1 us per decision, O(log n))\n");
-	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++)
-		bench(cfg[i][0], cfg[i][1]);
+	for (i = 0; i < n; i++)
+		if (only == n || i == only)
+			bench(cfg[i][0], cfg[i][1]);
 	return 0;
 }
