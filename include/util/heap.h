@@ -34,7 +34,7 @@ void heap_fix(struct heap *h, struct heap_node *n);	/* after n's key changed */
 /*
  * The same operations with the order given, inline: a caller that passes a comparison it can see
  * has it inlined, where through h->less every comparison is an indirect call (the scheduler's
- * queues: about a tenth of a decision's instructions). The same steps either way.
+ * queues: 8 % of a decision's instructions at 256 vCPUs). The same steps either way.
  */
 typedef bool heap_less_fn(const struct heap_node *x, const struct heap_node *y);
 
