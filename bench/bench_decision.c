@@ -102,7 +102,7 @@ static void bench(unsigned int nv, unsigned int ng)
 	sched_destroy(s);
 }
 
-/* bench-decision [N]: every configuration, or only the N-th (0-2: one to profile, e.g. callgrind). */
+/* bench-decision [N]: every configuration, or only the N-th (0-2), e.g. to profile one. */
 int main(int argc, char **argv)
 {
 	static const unsigned int cfg[][2] = { { 16, 4 }, { 256, 64 }, { 1024, 256 } };
