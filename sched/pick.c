@@ -181,16 +181,18 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
  * into children far ahead: a group that got a lane beyond its rate handed it, inside, to a child
  * owed a few per mille (issue 13: an idle group got a third of a lane).
  *
- * Except that a group eligible at its level holding fewer lanes than its rate (owed_lane()) goes
- * before siblings that are not: the fluid ideal owes that subtree a lane, whoever waits inside
- * it. The time to eligibility is measured at each level's rate of the moment; an idle group
- * whose rate a delayed sleeper beside it holds at 0.003 looked seconds away, and a root hog in
- * debt by 84 ms at rate 0.055, closer, took the lane every time (`make fuzz-sim` seed 162,
- * reduced: 6.48 % of capacity; docs/scheduler.md §3).
+ * Except that an entity eligible at its level holding fewer lanes than its rate (owed_lane())
+ * goes before siblings that are not: the fluid ideal owes that subtree a lane, whoever waits
+ * inside it. A vCPU is such an entity as much as a group: groups alone took a capped group's
+ * pool for its idle child ahead of a waiting vCPU beside it (fuzz-sim caps of 100 ms, seed
+ * 1656: 0.41 -> 1.50 %). The time to eligibility is measured at each level's rate of the
+ * moment; an idle group whose rate a delayed sleeper beside it holds at 0.003 looked seconds
+ * away, and a root hog in debt by 84 ms at rate 0.055, closer, took the lane every time
+ * (`make fuzz-sim` seed 162, reduced: 6.48 % of capacity; docs/scheduler.md §3).
  */
 static bool owed_lane(const struct sched *s, struct level *lv, const struct sched_entity *e)
 {
-	return e->is_group && e->nr_running + HELD_EPS < e->rate && !ahead(s, lv, e);
+	return e->nr_running + HELD_EPS < e->rate && !ahead(s, lv, e);
 }
 
 static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, double *when)
