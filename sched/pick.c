@@ -15,6 +15,7 @@
 
 #define HELD_EPS	1e-9	/* lanes held vs rate: equal up to rounding */
 #define PACED_AHEAD	1e300	/* ahead() of a paced group: after any other waiter */
+#define OWED_LANE	0.5	/* rate over lanes held: rounded, the ideal gives one more */
 
 /*
  * A level as the pick sees it. Its V is the rate-weighted mean vt of every runnable child; the
@@ -181,18 +182,20 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
  * into children far ahead: a group that got a lane beyond its rate handed it, inside, to a child
  * owed a few per mille (issue 13: an idle group got a third of a lane).
  *
- * Except that an entity eligible at its level holding fewer lanes than its rate (owed_lane())
- * goes before siblings that are not: the fluid ideal owes that subtree a lane, whoever waits
- * inside it. A vCPU is such an entity as much as a group: groups alone took a capped group's
- * pool for its idle child ahead of a waiting vCPU beside it (fuzz-sim caps of 100 ms, seed
- * 1656: 0.41 -> 1.50 %). The time to eligibility is measured at each level's rate of the
- * moment; an idle group whose rate a delayed sleeper beside it holds at 0.003 looked seconds
- * away, and a root hog in debt by 84 ms at rate 0.055, closer, took the lane every time
- * (`make fuzz-sim` seed 162, reduced: 6.48 % of capacity; docs/scheduler.md §3).
+ * Except that an entity eligible at its level whose rate exceeds the lanes it holds by half a
+ * lane or more (owed_lane(): rounded to whole lanes, the fluid ideal gives it one more) goes
+ * before siblings that are not, whoever waits inside it. The time to eligibility is measured
+ * at each level's rate of the moment: an idle group whose rate a delayed sleeper beside it held
+ * at 0.003 looked seconds away, a root hog in debt by 84 ms at rate 0.055 closer, and it took
+ * the lane at every block while the idle group's parent, one lane at rate 1.945, was owed
+ * (`make fuzz-sim` seed 162, reduced: 6.48 % of capacity, 0.89 % now). vCPUs too: groups alone
+ * took a capped group's pool for its idle child ahead of a waiting vCPU beside it (caps of
+ * 100 ms, seed 1656: 0.41 -> 1.50 %); any shortfall at all, a weight-94 group holding no lane
+ * at rate 0.15 took lanes its heavy sibling was owed (the same kind, seed 23: 0.02 -> 1.09 %).
  */
 static bool owed_lane(const struct sched *s, struct level *lv, const struct sched_entity *e)
 {
-	return e->nr_running + HELD_EPS < e->rate && !ahead(s, lv, e);
+	return e->nr_running + OWED_LANE <= e->rate + HELD_EPS && !ahead(s, lv, e);
 }
 
 static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, double *when)
