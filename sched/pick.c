@@ -15,7 +15,6 @@
 
 #define HELD_EPS	1e-9	/* lanes held vs rate: equal up to rounding */
 #define PACED_AHEAD	1e300	/* ahead() of a paced group: after any other waiter */
-#define OWED_LANE	0.5	/* rate over lanes held: rounded, the ideal gives one more */
 
 /*
  * A level as the pick sees it. Its V is the rate-weighted mean vt of every runnable child; the
@@ -181,29 +180,12 @@ static struct vcpu_core *pick_in(struct sched *s, struct group_core *gc)
  * by deadline. The earliest deadline regardless of eligibility (the first design) went on down
  * into children far ahead: a group that got a lane beyond its rate handed it, inside, to a child
  * owed a few per mille (issue 13: an idle group got a third of a lane).
- *
- * Except that an entity eligible at its level whose rate exceeds the lanes it holds by half a
- * lane or more (owed_lane(): rounded to whole lanes, the fluid ideal gives it one more) goes
- * before siblings that are not, whoever waits inside it. The time to eligibility is measured
- * at each level's rate of the moment: an idle group whose rate a delayed sleeper beside it held
- * at 0.003 looked seconds away, a root hog in debt by 84 ms at rate 0.055 closer, and it took
- * the lane at every block while the idle group's parent, one lane at rate 1.945, was owed
- * (`make fuzz-sim` seed 162, reduced: 6.48 % of capacity, 0.89 % now). vCPUs too: groups alone
- * took a capped group's pool for its idle child ahead of a waiting vCPU beside it (caps of
- * 100 ms, seed 1656: 0.41 -> 1.50 %); any shortfall at all, a weight-94 group holding no lane
- * at rate 0.15 took lanes its heavy sibling was owed (the same kind, seed 23: 0.02 -> 1.09 %).
  */
-static bool owed_lane(const struct sched *s, struct level *lv, const struct sched_entity *e)
-{
-	return e->nr_running + OWED_LANE <= e->rate + HELD_EPS && !ahead(s, lv, e);
-}
-
 static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, double *when)
 {
 	double best = HUGE_VAL;
 	struct sched_entity *bse = NULL;
 	struct vcpu_core *pick = NULL;
-	bool best_owed = false;
 	struct level lv;
 	unsigned int i;
 
@@ -211,12 +193,9 @@ static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, do
 	for (i = 0; i < gc->queue.nr; i++) {
 		struct sched_entity *e = container_of(gc->queue.a[i], struct sched_entity, node);
 		double t = ahead(s, &lv, e);
-		bool owed = owed_lane(s, &lv, e);
 		struct vcpu_core *vc;
 
-		if (best_owed && !owed)
-			continue;
-		if (owed == best_owed && (t > best || (t == best && bse && !dl_before(e, bse))))
+		if (t > best || (t == best && bse && !dl_before(e, bse)))
 			continue;
 		if (e->is_group) {
 			double below;
@@ -226,14 +205,13 @@ static struct vcpu_core *pick_soonest(struct sched *s, struct group_core *gc, do
 				continue;
 			if (below > t)
 				t = below;
-			if (owed == best_owed && (t > best || (t == best && bse && !dl_before(e, bse))))
+			if (t > best || (t == best && bse && !dl_before(e, bse)))
 				continue;
 		} else {
 			vc = se_vcpu(e);
 		}
 		pick = vc;
 		best = t;
-		best_owed = owed;
 		bse = e;
 	}
 	*when = best;

@@ -276,23 +276,6 @@ static void test_eligible_against_the_others(void)
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 
-/*
- * Nothing eligible: a subtree owed a lane gets it first. `make fuzz-sim` seed 162 (duty kind,
- * 1-16 lanes: 3.85 % of capacity, the kind's worst), reduced to four vCPUs: two lanes, a root
- * hog beside /g2 (nice -16) whose /g2/g4 holds a hog, a duty vCPU with 335 us of work every
- * 570 us and an idle group with a hog. The duty vCPU blocks ahead of its share and stays
- * delayed, holding the idle group's rate at 0.003 while its hog runs in its place: at that rate
- * the idle group looked seconds from eligible, the root hog (84 ms in debt, rate 0.055) closer,
- * and the root hog took the lane at every block while /g2 was owed 57 ms: 1670 ms of its 549,
- * 6.48 % of capacity. /g2, eligible and holding fewer lanes than its rate, goes first: 0.89 %.
- */
-static void test_owed_subtree_goes_first(void)
-{
-	run_within("lanes 2\nduration 10s\ngroup /g2 nice -16\ngroup /g2/g4\n"
-		   "group /g2/g4/g5 idle 1\nvcpu 0 /g2/g4/g5 hog\nvcpu 1 /g2/g4 hog\n"
-		   "vcpu 2 /g2/g4 duty 335us 570us phase 17us\nvcpu 3 / hog\n", 1.0);
-}
-
 static CU_TestInfo gps_tests[] = {
 	{ "random hog-only seeds that failed", test_random_hog_seeds_that_failed },
 	{ "the ideal is GPS over the arrivals", test_ideal_is_gps },
@@ -305,7 +288,6 @@ static CU_TestInfo gps_tests[] = {
 	{ "a closed-loop sleeper's work comes after it is done", test_sleep_pattern_closed_loop },
 	{ "bench-fair's duty at the runtime's slice", test_bench_duty_at_runtime_slice },
 	{ "eligible against the others", test_eligible_against_the_others },
-	{ "nothing eligible: a subtree owed a lane goes first", test_owed_subtree_goes_first },
 	CU_TEST_INFO_NULL,
 };
 
