@@ -67,8 +67,16 @@ void host_decide(struct host *h, const struct sched_decision *d)
 	m.b = host_lane_cpu(h, d->lane);
 	m.type = d->type == SCHED_RUN ? HOST_MSG_GRANT :
 		 d->type == SCHED_PREEMPT ? HOST_MSG_PREEMPT : HOST_MSG_RETIME;
-	if (d->type == SCHED_RUN)
+	if (d->type == SCHED_RUN) {
 		host_charge_granted(h, d->vcpu, sched_now(h->s));
+		/*
+		 * Its silence on the lane starts here: waiting, it had nothing to say. Counted from
+		 * its RUNNABLE, a vCPU that waited past the grace lost each grant at the daemon's
+		 * next timer, before its thread could wake: 142 times in 6 s beside a busy loop,
+		 * the VM with the longer waits (the lower weight) starved (docs/host.md).
+		 */
+		sl->last_heard = sched_now(h->s);
+	}
 	/*
 	 * A RETIME changes the grant the entry holds and is not written there: a vCPU that blocked
 	 * meanwhile would read "lane, until" as a grant when it next waits. It carries the seq of

@@ -129,8 +129,9 @@ static void host_offer_regrant(struct host *h, struct host_client *c, unsigned i
 	m.b = host_lane_cpu(h, lane);
 	m.seq = host_page_write(c, i, lane, m.a, m.b);
 	host_send(c, &m, sizeof(m));
-	/* Stopped since it was taken: its wall time on the lane starts again now. */
+	/* Stopped since it was taken: its wall time and silence on the lane start again now. */
 	host_charge_granted(h, c->slot[i], sched_now(h->s));
+	h->slot[c->slot[i]].last_heard = sched_now(h->s);
 }
 
 /*

@@ -51,6 +51,8 @@
 #define HOST_MAX_GROUPS		256		/* groups in one VM's subtree */
 #define HOST_MAX_VM_VCPUS	1024		/* vCPUs of one VM */
 #define HOST_RAN_MAX_NS		10000000000ULL	/* one report's CPU time: above is garbage */
+#define HOST_REPORT_NS		20000000ULL	/* a VMM reports a running holder's CPU time at least
+						   this often (its slice ends sooner) */
 #define HOST_TIME_INF		UINT64_MAX
 #define HOST_CPU_NONE		UINT64_MAX	/* GRANT's b: the lane has no CPU of its own */
 #define HOST_FILE_LEN		64		/* an interface file's name + NUL */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <sys/types.h>
 
+#include "host/proto.h"
 #include "sched/rotate.h"
 #include "sched/runtime.h"
 #include "sched/slice_plan.h"
@@ -32,7 +33,7 @@
 #define RT_KICK_SLACK_NS	50000ULL	/* a slice timer this close makes a kick pointless */
 #define RT_STEAL_RECHECK_NS	1000000000ULL	/* a guest without steal time is asked again */
 #define RT_IDLE_SETTLE_NS	500000ULL	/* asleep this long, clock still: halted (fallback) */
-#define RT_REPORT_NS		20000000ULL	/* host mode: running vCPUs' CPU time reported */
+#define RT_REPORT_NS		HOST_REPORT_NS	/* host mode: running vCPUs' CPU time reported */
 
 struct vm;
 struct vcpu;
