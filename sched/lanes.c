@@ -493,12 +493,17 @@ void lanes_flush(struct sched *s)
 }
 
 /*
- * The lane vCPU id would take at once if it became runnable now by the cpu.idle rule of
- * lanes_waiter_arrived() (a holder idle at the level where the two meet, against a waker that
- * is not): every lane held, none before it by id itself, and none before it one the waiter
- * could be weighed against by virtual time (a kept lane there can defer the preemption, and
- * virtual time moves with the clock). Read only, for host mode's offers of a held lane: the
- * rule depends on the tree alone, so it still holds when the offer is taken. -1: none.
+ * The lane vCPU id would take at once if it became runnable now or at any later moment before
+ * the core's next event, by the cpu.idle rule of lanes_waiter_arrived() (a holder idle at the
+ * level where the two meet, against a waker that is not). Read only, for host mode's offers of a
+ * held lane, which must be conservative: every lane held, none by id itself, and every lane
+ * before it one that cannot defer the preemption. Such a lane can only defer it while kept
+ * (lane_kept()), and whether its holder owns its lane is known only after the wake's new rates
+ * (a holder at rate 1 may drop below it as the waker takes its share, then kept inside its
+ * min_run and far enough ahead, it deferred the preemption: tests/unit/test_core_wake_lane.c).
+ * So a lane before it must be past its holder's min_run: kept by time it cannot become again,
+ * and owned or not, the core then skips it or only weighs it, and the cpu.idle lane comes
+ * first. -1: none.
  */
 bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
 {
@@ -532,7 +537,7 @@ int sched_wake_takes_lane(const struct sched *s, unsigned int id)
 		common_level(&ew, &er);
 		if (er->idle && !ew->idle)
 			return (int)l;
-		if (!owns_lane(ln->cur))
+		if (ln->cur->told_lane < 0 || s->core.now < ln->start + s->core.params.min_run_ns)
 			return -1;
 	}
 	return -1;
