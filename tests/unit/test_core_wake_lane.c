@@ -2,8 +2,8 @@
 /*
  * sched_wake_takes_lane() is what host mode's held-lane offers rest on (host/host_offer.c): a
  * blocked vCPU it names a lane for may take that lane from its holder without the daemon. So it
- * must be conservative: whenever it names lane l for vCPU w, the core told w became runnable
- * at any later moment, with nothing in between but what the daemon does before honouring such
+ * must be conservative: whenever it names lane l for vCPU w from a moment `from`, the core told
+ * w became runnable at any moment from then on, with nothing in between but what the daemon does before honouring such
  * a claim (every holder but the taken one charged its wall time, host_charge_holders()), takes
  * lane l from its holder and gives it to w. An offer stands only until the next event reaching
  * the core (the daemon revokes it first), so "later" ends at the core's next timer.
@@ -161,6 +161,7 @@ static bool wl_twin_takes(unsigned int seed, unsigned int k, unsigned int v, uns
 static void test_wake_lane_conservative(void)
 {
 	unsigned int seed, k, v, named = 0, wrong = 0, states = 0, truth = 0, truth_idle = 0;
+	unsigned int later = 0;
 	/* How much of the core's wake preemptions the rule covers (docs/host.md). */
 	bool stats = getenv("VSCHED_WAKE_LANE_STATS");
 
@@ -179,8 +180,8 @@ static void test_wake_lane_conservative(void)
 			r = w.seed;
 			room = sched_next_timer(w.s) - w.now;
 			for (v = 0; v < WL_VCPUS; v++) {
-				int l = sched_wake_takes_lane(w.s, v);
-				uint64_t dt;
+				uint64_t dt, from = 0;
+				int l = sched_wake_takes_lane(w.s, v, &from);
 
 				if (stats && !sched_vcpu_is_runnable(w.s, v)) {
 					unsigned int q;
@@ -194,12 +195,17 @@ static void test_wake_lane_conservative(void)
 				}
 				if (l < 0)
 					continue;
+				CU_ASSERT_TRUE(from >= w.now);
+				/* Never takable: the daemon's timer comes first. */
+				if (from - w.now >= room)
+					continue;
 				named++;
-				/* At once, and at some moment before the core's next event. */
-				dt = (uint64_t)(wl_rand(&r) % 8000) * 1000;
+				later += from > w.now;
+				/* From its first moment, and at some moment before the core's next event. */
+				dt = from - w.now + (uint64_t)(wl_rand(&r) % 8000) * 1000;
 				if (dt >= room)
-					dt = room ? room - 1 : 0;
-				if (!wl_twin_takes(seed, k, v, (unsigned int)l, 0) ||
+					dt = room - 1;
+				if (!wl_twin_takes(seed, k, v, (unsigned int)l, from - w.now) ||
 				    !wl_twin_takes(seed, k, v, (unsigned int)l, dt)) {
 					if (!wrong++)
 						fprintf(stderr, "\nwake_takes_lane: seed %u step %u "
@@ -212,7 +218,8 @@ static void test_wake_lane_conservative(void)
 		}
 	if (stats)
 		fprintf(stderr, "\n%u states, %u wakes that preempt (%u of a cpu.idle holder), "
-			"%u named, %u wrong\n", states, truth, truth_idle, named, wrong);
+			"%u named (%u from a later moment), %u wrong\n", states, truth, truth_idle, named,
+			later, wrong);
 	CU_ASSERT_TRUE(states > 100);
 	CU_ASSERT_TRUE(named > 0);
 	CU_ASSERT_EQUAL(wrong, 0);
