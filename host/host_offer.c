@@ -30,9 +30,9 @@
  * holder (HOST_HELLO_HELD), for the vCPUs of that VM that would take it from the holder at once
  * if they woke (the core's cpu.idle rule, sched_wake_takes_lane(): a fact of the tree, still
  * true when the offer is taken, from not_before on: the lanes before it past their holders'
- * min_run, which can defer it until then). The taker preempts the holder itself, as the VMM's own core
- * would, so a preemption costs the kick alone (docs/host.md, "Latency: preemptions"). The claim
- * is honoured as any: the core then preempts the holder (sent as any PREEMPT; the VMM applied
+ * min_run, which can defer it until then). The taker preempts the holder itself, as the VMM's
+ * own core would, so a preemption costs the kick alone (docs/host.md, "Latency: preemptions").
+ * The claim is honoured as any: the core then preempts the holder (sent as any PREEMPT; the VMM applied
  * it already and skips it) and grants the taker; if it kept the holder after all, the holder is
  * granted its lane again, as the VMM has let it go.
  */

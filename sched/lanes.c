@@ -492,6 +492,19 @@ void lanes_flush(struct sched *s)
 	}
 }
 
+/* Whether id or a group above it is cpu.idle: only such a holder is taken by that rule. */
+bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
+{
+	const struct sched_entity *se;
+
+	if (id >= s->nr_vcpus)
+		return false;
+	for (se = &s->core.vcpus[id].se; se; se = se->parent ? &se->parent->se : NULL)
+		if (se->idle)
+			return true;
+	return false;
+}
+
 /*
  * The lane vCPU id would take at once if it became runnable at any moment from *from until the
  * core's next event, by the cpu.idle rule of lanes_waiter_arrived() (a holder idle at the level
@@ -505,18 +518,6 @@ void lanes_flush(struct sched *s)
  * past its holder's min_run: kept by time no lane becomes again without an event, and owned or
  * not, the core then skips it or only weighs it, and the cpu.idle lane comes first. -1: none.
  */
-bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
-{
-	const struct sched_entity *se;
-
-	if (id >= s->nr_vcpus)
-		return false;
-	for (se = &s->core.vcpus[id].se; se; se = se->parent ? &se->parent->se : NULL)
-		if (se->idle)
-			return true;
-	return false;
-}
-
 int sched_wake_takes_lane(const struct sched *s, unsigned int id, uint64_t *from)
 {
 	const struct vcpu_core *vc;

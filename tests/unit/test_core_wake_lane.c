@@ -3,14 +3,17 @@
  * sched_wake_takes_lane() is what host mode's held-lane offers rest on (host/host_offer.c): a
  * blocked vCPU it names a lane for may take that lane from its holder without the daemon. So it
  * must be conservative: whenever it names lane l for vCPU w from a moment `from`, the core told
- * w became runnable at any moment from then on, with nothing in between but what the daemon does before honouring such
- * a claim (every holder but the taken one charged its wall time, host_charge_holders()), takes
- * lane l from its holder and gives it to w. An offer stands only until the next event reaching
- * the core (the daemon revokes it first), so "later" ends at the core's next timer.
+ * w became runnable at any moment from then on, with nothing in between but what the daemon
+ * does before honouring such a claim (every holder but the taken one charged its wall time,
+ * host_charge_holders()), takes lane l from its holder and gives it to w. An offer stands only
+ * until the next event reaching the core (the daemon revokes it first), so "later" ends at the
+ * core's next timer.
  *
  * Random trees (cpu.idle at several depths, weights) on 1-3 lanes and random histories of
  * wakes, blocks and charged time; in every state where every lane is held and nobody waits,
- * every claim the predicate allows is replayed on a twin core woken at a later moment.
+ * every claim the predicate allows is replayed on a twin core woken from its first moment and
+ * at a later one. Before the rule waited for the lanes before the cpu.idle one to pass their
+ * holders' min_run, 5 of 245 claims failed here.
  */
 #include <stdio.h>
 #include <stdlib.h>

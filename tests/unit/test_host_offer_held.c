@@ -226,7 +226,8 @@ static CU_TestInfo host_offer_held_tests[] = {
 	{ "a held lane taken from its offer ends the core as a RUNNABLE would", test_held_take },
 	{ "no held lane is offered to a VMM that did not ask", test_held_not_asked },
 	{ "a holder the core keeps after a claim is granted its lane again", test_held_kept },
-	{ "a held lane is offered from the moment the lanes before it cannot defer", test_held_not_before },
+	{ "a held lane is offered from the moment the lanes before it cannot defer",
+	  test_held_not_before },
 	CU_TEST_INFO_NULL,
 };
 
