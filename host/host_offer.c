@@ -32,9 +32,9 @@
  * true when the offer is taken, from not_before on: the lanes before it past their holders'
  * min_run, which can defer it until then). The taker preempts the holder itself, as the VMM's
  * own core would, so a preemption costs the kick alone (docs/host.md, "Latency: preemptions").
- * The claim is honoured as any: the core then preempts the holder (sent as any PREEMPT; the VMM applied
- * it already and skips it) and grants the taker; if it kept the holder after all, the holder is
- * granted its lane again, as the VMM has let it go.
+ * The claim is honoured as any: the core then preempts the holder (sent as any PREEMPT; the
+ * VMM applied it already and skips it) and grants the taker; if it kept the holder after all,
+ * the holder is granted its lane again, as the VMM has let it go.
  */
 #include <errno.h>
 #include <fcntl.h>
