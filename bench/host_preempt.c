@@ -322,6 +322,7 @@ static bool take_held(struct pre *p)
 	     __atomic_load_n(&o->sent, __ATOMIC_ACQUIRE) == p->sent &&
 	     __atomic_load_n(&o->holder, __ATOMIC_ACQUIRE) == 0 &&
 	     __atomic_load_n(&o->holder_seq, __ATOMIC_ACQUIRE) == p->grant_seq &&
+	     time_mono_ns() >= __atomic_load_n(&o->not_before, __ATOMIC_ACQUIRE) &&
 	     p->applied == p->grant_seq &&
 	     __atomic_compare_exchange_n(&o->word, &w, host_offer_word(host_offer_gen(w), 0, 1),
 					 false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);

@@ -29,11 +29,12 @@
  * A held lane is offered the same way when no lane is idle and nobody waits, to the VM of its
  * holder (HOST_HELLO_HELD), for the vCPUs of that VM that would take it from the holder at once
  * if they woke (the core's cpu.idle rule, sched_wake_takes_lane(): a fact of the tree, still
- * true when the offer is taken). The taker preempts the holder itself, as the VMM's own core
- * would, so a preemption costs the kick alone (docs/host.md, "Latency: preemptions"). The claim
- * is honoured as any: the core then preempts the holder (sent as any PREEMPT; the VMM applied
- * it already and skips it) and grants the taker; if it kept the holder after all, the holder is
- * granted its lane again, as the VMM has let it go.
+ * true when the offer is taken, from not_before on: the lanes before it past their holders'
+ * min_run, which can defer it until then). The taker preempts the holder itself, as the VMM's
+ * own core would, so a preemption costs the kick alone (docs/host.md, "Latency: preemptions").
+ * The claim is honoured as any: the core then preempts the holder (sent as any PREEMPT; the
+ * VMM applied it already and skips it) and grants the taker; if it kept the holder after all,
+ * the holder is granted its lane again, as the VMM has let it go.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -230,6 +231,7 @@ static bool host_offer_to(struct host *h, struct host_client *c, unsigned int la
 {
 	struct host_offer *o = c->offer;
 	unsigned int i, nw = (c->nr_vcpus + 63) / 64;
+	uint64_t from, not_before = 0;
 	bool any = false;
 
 	if (!c->joined || c->dead || !o || c->nr_revoked || c->took_due)
@@ -242,8 +244,13 @@ static bool host_offer_to(struct host *h, struct host_client *c, unsigned int la
 		if (sched_vcpu_is_runnable(h->s, s) || h->slot[s].revoked ||
 		    sched_vcpu_throttled(h->s, s))
 			continue;
-		if (holder != HOST_OFFER_NONE && sched_wake_takes_lane(h->s, s) != (int)lane)
-			continue;
+		if (holder != HOST_OFFER_NONE) {
+			if (sched_wake_takes_lane(h->s, s, &from) != (int)lane)
+				continue;
+			/* The same for all (the lanes before it), kept as the latest all the same. */
+			if (from > not_before)
+				not_before = from;
+		}
 		c->offer_ok[i / 64] |= 1ULL << (i % 64);
 		any = true;
 	}
@@ -256,6 +263,7 @@ static bool host_offer_to(struct host *h, struct host_client *c, unsigned int la
 	/* The lane's CPU of the moment: the lanes rotate (host_rotate_due()), never while an
 	 * offer stands (settled first). */
 	__atomic_store_n(&o->cpu, host_lane_cpu(h, lane), __ATOMIC_RELEASE);
+	__atomic_store_n(&o->not_before, not_before, __ATOMIC_RELEASE);
 	__atomic_store_n(&o->holder_seq, holder == HOST_OFFER_NONE ? 0 : host_page_seq(c, holder),
 			 __ATOMIC_RELEASE);
 	__atomic_store_n(&o->holder, holder, __ATOMIC_RELEASE);

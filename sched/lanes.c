@@ -500,14 +500,7 @@ void lanes_flush(struct sched *s)
 	}
 }
 
-/*
- * The lane vCPU id would take at once if it became runnable now by the cpu.idle rule of
- * lanes_waiter_arrived() (a holder idle at the level where the two meet, against a waker that
- * is not): every lane held, none before it by id itself, and none before it one the waiter
- * could be weighed against by virtual time (a kept lane there can defer the preemption, and
- * virtual time moves with the clock). Read only, for host mode's offers of a held lane: the
- * rule depends on the tree alone, so it still holds when the offer is taken. -1: none.
- */
+/* Whether id or a group above it is cpu.idle: only such a holder is taken by that rule. */
 bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
 {
 	const struct sched_entity *se;
@@ -520,9 +513,23 @@ bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
 	return false;
 }
 
-int sched_wake_takes_lane(const struct sched *s, unsigned int id)
+/*
+ * The lane vCPU id would take at once if it became runnable at any moment from *from until the
+ * core's next event, by the cpu.idle rule of lanes_waiter_arrived() (a holder idle at the level
+ * where the two meet, against a waker that is not). Read only, for host mode's offers of a held
+ * lane, which must be conservative: every lane held, none by id itself, the first such lane,
+ * and every lane before it one that cannot defer the preemption. Such a lane can only defer it
+ * while kept (lane_kept()), and whether its holder owns its lane is known only after the wake's
+ * new rates (a holder at rate 1 may drop below it as the waker takes its share, then, kept
+ * inside its min_run and far enough ahead, it deferred the preemption:
+ * tests/unit/test_core_wake_lane.c). So the rule holds from the moment every lane before it is
+ * past its holder's min_run: kept by time no lane becomes again without an event, and owned or
+ * not, the core then skips it or only weighs it, and the cpu.idle lane comes first. -1: none.
+ */
+int sched_wake_takes_lane(const struct sched *s, unsigned int id, uint64_t *from)
 {
 	const struct vcpu_core *vc;
+	uint64_t t = s->core.now;
 	unsigned int l;
 
 	if (id >= s->nr_vcpus)
@@ -534,14 +541,16 @@ int sched_wake_takes_lane(const struct sched *s, unsigned int id)
 		const struct lane *ln = &s->core.lanes[l];
 		struct sched_entity *ew = (struct sched_entity *)&vc->se, *er;
 
-		if (!ln->cur || ln->cur == vc)
+		if (!ln->cur || ln->cur == vc || ln->cur->told_lane < 0)
 			return -1;
 		er = &ln->cur->se;
 		common_level(&ew, &er);
-		if (er->idle && !ew->idle)
+		if (er->idle && !ew->idle) {
+			*from = t;
 			return (int)l;
-		if (!owns_lane(ln->cur))
-			return -1;
+		}
+		if (ln->start + s->core.params.min_run_ns > t)
+			t = ln->start + s->core.params.min_run_ns;
 	}
 	return -1;
 }

@@ -43,8 +43,9 @@
 
 /* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET;
  * 3: PIN, CTL.may, offers (TOOK); 4: offers of a held lane (HOST_HELLO_HELD, holder);
- * 5: the daemon kicks holders itself (HOST_HELLO_KICK) */
-#define HOST_PROTO_VERSION	5
+ * 5: the daemon kicks holders itself (HOST_HELLO_KICK);
+ * 6: a held lane's offer may name the moment it may be taken from (not_before) */
+#define HOST_PROTO_VERSION	6
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -200,7 +201,9 @@ struct host_offer {
 				   it, which the taker preempts (HOST_HELLO_HELD only) */
 	uint64_t holder_seq;	/* the seq of the holder's grant: a VMM that has not applied it
 				   yet may not take the offer */
-	uint64_t pad[3];
+	uint64_t not_before;	/* CLOCK_MONOTONIC ns: a held lane may not be taken before (the
+				   holders of the lanes before it past their min_run), 0: at once */
+	uint64_t pad[2];
 	uint64_t eligible[HOST_MAX_VM_VCPUS / 64];	/* vCPUs the core would give the lane to */
 };
 

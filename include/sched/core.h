@@ -111,10 +111,11 @@ bool sched_vcpu_throttled(const struct sched *s, unsigned int id);
 int sched_lane_vcpu(const struct sched *s, unsigned int lane);	/* -1 if the lane is free */
 uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
 /*
- * The lane vCPU id (blocked) would take from its holder at once were it runnable now by the
- * cpu.idle rule alone (a tree fact, not one of virtual time), or -1 (lanes.c; host offers).
+ * The lane vCPU id (blocked) would take from its holder at once were it runnable at any moment
+ * from *from until the core's next event, by the cpu.idle rule alone (a tree fact, not one of
+ * virtual time), or -1 (lanes.c; host offers).
  */
-int sched_wake_takes_lane(const struct sched *s, unsigned int id);
+int sched_wake_takes_lane(const struct sched *s, unsigned int id, uint64_t *from);
 /* Whether vCPU id or a group above it is cpu.idle (only such a holder is taken so). */
 bool sched_vcpu_idle_path(const struct sched *s, unsigned int id);
 bool group_throttled(const struct group *g);

@@ -192,10 +192,42 @@ static void test_held_kept(void)
 	host_destroy(h);
 }
 
+/*
+ * Two lanes: vCPU 1 (a) gets lane 0, then vCPU 0 (cpu.idle) lane 1 at the same moment. vCPU 2
+ * is offered lane 1, but only from lane 0's holder's min_run on: until then the core may defer
+ * the preemption (vCPU 1, at rate 1 before the wake, drops below it after, kept inside its
+ * min_run; sched_wake_takes_lane(), tests/unit/test_core_wake_lane.c). An idle lane's offer
+ * has no such moment.
+ */
+static void test_held_not_before(void)
+{
+	static const unsigned int grp[] = { 1, 0, 0 };
+	struct host *h = offer_host(2);
+	uint64_t t0;
+	struct ovmm a;
+
+	held_join(h, &a, 3, grp, HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD);
+	CU_ASSERT_TRUE_FATAL(offered(&a, 0));
+	CU_ASSERT_EQUAL(a.o->not_before, 0);
+	t0 = offer_now;
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "running");
+	CU_ASSERT_TRUE_FATAL(offered(&a, 1));
+	CU_ASSERT_EQUAL(a.o->holder, 0);
+	CU_ASSERT_EQUAL(a.o->eligible[0], 4);	/* vCPU 2 */
+	CU_ASSERT_EQUAL(a.o->not_before, t0 + SCHED_MIN_RUN_DFL_NS);
+	ovmm_leave(h, &a);
+	host_destroy(h);
+}
+
 static CU_TestInfo host_offer_held_tests[] = {
 	{ "a held lane taken from its offer ends the core as a RUNNABLE would", test_held_take },
 	{ "no held lane is offered to a VMM that did not ask", test_held_not_asked },
 	{ "a holder the core keeps after a claim is granted its lane again", test_held_kept },
+	{ "a held lane is offered from the moment the lanes before it cannot defer",
+	  test_held_not_before },
 	CU_TEST_INFO_NULL,
 };
 
