@@ -290,9 +290,22 @@ static bool path_throttled(const struct sched_entity *se)
 	return false;
 }
 
+/*
+ * The waiter's side (ew) holds a whole lane less than its rate and the holder's side (er) a
+ * whole lane more: the lanes are wrong by a lane, not by turns of one shared lane, and GPS would
+ * move it at once. The vt test alone made a waker that blocked level (its last wake served at
+ * once, as GPS serves it) wait for the holder's rotation end, up to a slice: on the runtime a
+ * halted vCPU's wall-clock work is lost meanwhile (docs/scheduler.md §10, halt-duty).
+ */
+static bool lane_misplaced(const struct sched_entity *ew, const struct sched_entity *er)
+{
+	return (double)ew->nr_running + 1.0 <= ew->rate + 1e-9 &&
+	       (double)er->nr_running >= er->rate + 1.0 - 1e-9;
+}
+
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
-	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = min_run;
+	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
 	struct sched_entity *best_ew = NULL;
 	struct vcpu_core *vc;
 	int best = -1, kept = -1;
@@ -318,8 +331,11 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		}
 		if (owns_lane(ln->cur))
 			continue;
-		/* How far behind the waiter is, in time; a near tie is not worth a kick. */
-		key = er->vt - ew->vt;
+		/*
+		 * How far behind the waiter is, in time, past what is worth a kick: min_run (a near
+		 * tie is not), or, for a misplaced lane, the holder's side being owed min_run.
+		 */
+		key = er->vt - ew->vt - (lane_misplaced(ew, er) ? -min_run : min_run);
 		if (lane_kept(s, ln)) {
 			/* Its slice paid up front and not run yet is no service it had. */
 			key -= (double)ln->cur->resv / er->rate;
@@ -327,7 +343,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 				kept_key = key;
 				kept = (int)l;
 			}
-		} else if (key > min_run && key > best_key) {
+		} else if (key > 0 && key > best_key) {
 			best_key = key;
 			best = (int)l;
 			best_ew = ew;

@@ -129,6 +129,37 @@ static void test_core_waiter_ends_renewed_slice(void)
 			3 * SCHED_SLICE_DFL_NS - MS / 2 + SCHED_MIN_RUN_DFL_NS);
 }
 
+/*
+ * Two lanes, /h's two hogs hold both alone; a vCPU of /d wakes level (a new group, no lag).
+ * /d's rate is now a lane and it holds none, /h holds two at a rate of one: the lane moves at
+ * once, where a level waker waited for a hog's rotation end (docs/scheduler.md §10, halt-duty).
+ * A level waker whose side is not a whole lane short still waits (the test above).
+ */
+static void test_core_level_waker_takes_misplaced_lane(void)
+{
+	struct sched *s = sched_create(2, 3);
+	struct sched_decision d[8];
+	struct group *dg, *hg;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(group_create(s, sched_root(s), "d", &dg), 0);
+	CU_ASSERT_EQUAL_FATAL(group_create(s, sched_root(s), "h", &hg), 0);
+	sched_vcpu_move(s, 0, dg);
+	sched_vcpu_move(s, 1, hg);
+	sched_vcpu_move(s, 2, hg);
+	sched_vcpu_runnable(s, 1, 0);
+	sched_vcpu_runnable(s, 2, 0);
+	take(s, d, 8);
+	sched_vcpu_ran(s, 1, 10 * MS, 0, 10 * MS);
+	sched_vcpu_ran(s, 2, 10 * MS, 0, 10 * MS);
+	sched_vcpu_runnable(s, 0, 10 * MS);
+	n = take(s, d, 8);
+	CU_ASSERT_TRUE(has(d, n, SCHED_PREEMPT, 1) || has(d, n, SCHED_PREEMPT, 2));
+	CU_ASSERT_TRUE(has(d, n, SCHED_RUN, 0));
+	CU_ASSERT_TRUE(sched_vcpu_lane(s, 0) >= 0);
+	sched_destroy(s);
+}
+
 static void test_core_idle_group_preempted_at_once(void)
 {
 	struct sched *s = sched_create(1, 2);
@@ -300,6 +331,7 @@ static CU_TestInfo core_tests[] = {
 	{ "rotation and min_run", test_core_rotation_and_min_run },
 	{ "a waker owed service preempts after min_run", test_core_wake_preempts_after_min_run },
 	{ "a level waiter ends the holder's renewed slice", test_core_waiter_ends_renewed_slice },
+	{ "a level waker takes a misplaced lane", test_core_level_waker_takes_misplaced_lane },
 	{ "idle group preempted at once", test_core_idle_group_preempted_at_once },
 	{ "idle group takes min_run turns beside others", test_core_idle_group_short_turns },
 	{ "parameters", test_core_params },
