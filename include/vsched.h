@@ -142,6 +142,13 @@ typedef uint64_t (*vsched_clock_fn)(void *arg);
 void vsched_set_clock(struct vsched *vs, vsched_clock_fn fn, void *arg);
 
 /*
+ * Called by vsched_unlock() once the lock is dropped (NULL: nothing): what the clock above
+ * queued under the lock is sent then (host mode's reports to the daemon, runtime_bind()).
+ */
+typedef void (*vsched_unlocked_fn)(void *arg);
+void vsched_set_unlocked(struct vsched *vs, vsched_unlocked_fn fn, void *arg);
+
+/*
  * For the runtime and simulator: call scheduler-core functions on the tree under the lock.
  * Take the mutex with vsched_lock() or util/debug.h's mutex_lock(): debug builds check that the
  * caller of the core holds it, and know only holders taken that way.

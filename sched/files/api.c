@@ -25,6 +25,8 @@ struct vsched {
 	void *notify_arg;
 	vsched_clock_fn clock;
 	void *clock_arg;
+	vsched_unlocked_fn unlocked;
+	void *unlocked_arg;
 };
 
 static uint64_t api_monotonic_ns(void *arg __unused)
@@ -86,7 +88,12 @@ void vsched_lock(struct vsched *vs)
 
 void vsched_unlock(struct vsched *vs)
 {
+	vsched_unlocked_fn fn = vs->unlocked;
+	void *arg = vs->unlocked_arg;
+
 	mutex_unlock(&vs->lock);
+	if (fn)
+		fn(arg);
 }
 
 pthread_mutex_t *vsched_mutex(struct vsched *vs)
@@ -112,6 +119,14 @@ void vsched_set_clock(struct vsched *vs, vsched_clock_fn fn, void *arg)
 	vsched_lock(vs);
 	vs->clock = fn ? fn : api_monotonic_ns;
 	vs->clock_arg = fn ? arg : NULL;
+	vsched_unlock(vs);
+}
+
+void vsched_set_unlocked(struct vsched *vs, vsched_unlocked_fn fn, void *arg)
+{
+	vsched_lock(vs);
+	vs->unlocked = fn;
+	vs->unlocked_arg = arg;
 	vsched_unlock(vs);
 }
 

@@ -187,6 +187,18 @@ static inline bool rt_hands_off(const struct runtime *rt)
 	return rt->unscheduled || rt->fallback;
 }
 
+/*
+ * Drops the lock; in host mode, then sends what was queued under it (rt_remote.c). Every
+ * runtime path that lets go of the lock goes through here, and the public API's unlock too
+ * (runtime_bind()), so nothing queued waits for another thread's unlock.
+ */
+void rt_unlock(struct runtime *rt);
+/*
+ * Before a condition wait, which drops the lock without sending: sends what is queued (lock
+ * dropped meanwhile). true if it did: the caller looks at its condition again.
+ */
+bool rt_unlock_send(struct runtime *rt);
+
 /* State changes (rt_state.c), lock held. */
 void rt_set_state(struct rt_vcpu *rv, enum rt_state to, uint64_t now);
 bool rt_state_legal(enum rt_state from, enum rt_state to);
@@ -297,6 +309,10 @@ void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uin
 		     uint64_t b);
 void rt_remote_tick(struct runtime *rt, uint64_t now);
 void rt_remote_config(struct runtime *rt);
+/* Sends what was queued (lock not held); a failed send loses the daemon. */
+void rt_remote_flush(struct runtime *rt);
+/* Still joined after the sends of rt_remote_create() (lock held). */
+bool rt_remote_joined(struct runtime *rt);
 /*
  * rt_remote_dial.c: a socket connected to the daemon, or -errno; HELLO (type, version and pid
  * filled in here), then the WELCOME: 0, the daemon's -errno, or -EPROTO for a reply that is

@@ -331,7 +331,7 @@ static void *rt_helper(void *arg)
 		rt->helper_at = RT_INF;
 	}
 	rt->st.helper_cpu_ns = time_thread_ns();
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 	return NULL;
 }
 
@@ -364,7 +364,7 @@ void rt_helper_stop(struct runtime *rt)
 	mutex_lock(rt->lock);
 	rt->helper_stop = true;
 	rt_watch_poke(rt);
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 	pthread_join(rt->helper, NULL);
 	rt->helper_started = false;
 }

@@ -216,7 +216,7 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 	w[0].val = seq;
 	w[1].val = rv->wake_word;
 	rv->page_waiting = true;
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 	rt_futex_waitv(w, 2);
 	mutex_lock(rt->lock);
 	rv->page_waiting = false;

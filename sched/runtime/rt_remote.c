@@ -6,6 +6,10 @@
  * rt_grant / rt_preempt / rt_set_until as the embedded core's. The VM's own tree stays the
  * source of truth for its subtree: it is sent whole at the join and after every change.
  *
+ * Datagrams are queued under the lock and sent once it is dropped (rt_outbox.c): a send wakes
+ * the daemon, whose wake-up may preempt the sender, which then must hold nothing the VMM's other
+ * vCPU threads need.
+ *
  * When the daemon goes (it hung up, a send failed, it sent garbage), the runtime falls back to
  * the host kernel's scheduling, as the watchdog does, says so once, and the agent dials again
  * every RUNTIME_HOST_RETRY_NS; a new join re-sends the subtree and the vCPUs' states.
@@ -22,6 +26,7 @@
 
 #include "host/proto.h"
 #include "rt.h"
+#include "rt_outbox.h"
 #include "rt_remote_live.h"
 #include "sched/core.h"
 #include "sched/group.h"
@@ -35,6 +40,7 @@ struct rt_remote {
 	struct host_settings vm;
 	char group[HOST_PATH_LEN];	/* the VM group, from the last WELCOME */
 	int fd;				/* -1: not joined; closed by the agent only */
+	struct rt_outbox ob;		/* datagrams queued under the lock, sent after it */
 	bool joined;			/* false: fallback, the agent dials again */
 	bool stop;
 	int wake_fd;			/* eventfd: the agent's retry sleep ends early */
@@ -58,7 +64,8 @@ static void rt_remote_lost(struct runtime *rt, const char *why)
 		return;
 	r->joined = false;
 	shutdown(r->fd, SHUT_RDWR);	/* the agent's recv() ends; it closes the fd */
-	if (!r->stop)
+	rt_outbox_drop(&r->ob);
+	if (!r->stop && r->started)	/* before, the join fails: the caller says so */
 		fprintf(stderr, "vsched: host scheduler lost (%s): the host kernel schedules the "
 			"vCPUs until it returns\n", why);
 	rt_fallback(rt);	/* wakes the vCPU threads parked on the page first */
@@ -66,18 +73,56 @@ static void rt_remote_lost(struct runtime *rt, const char *why)
 	rt_offer_unmap(rt);
 }
 
+static const char *rt_remote_why(int err)
+{
+	return err == -EAGAIN || err == -ENOBUFS ? "it stopped reading" : strerror(-err);
+}
+
+/* Queued; sent when the lock is dropped (rt_unlock()), in this order. Lock held. */
 static void rt_remote_send(struct runtime *rt, const void *msg, size_t len)
 {
 	struct rt_remote *r = rt->remote;
+	int err;
 
 	if (!r->joined)
 		return;
 	rt_offer_flush(rt);	/* a TOOK not sent yet goes first */
-	/* Never blocks under the lock: a daemon that cannot take a datagram is treated as gone. */
-	if (send(r->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
-		rt_remote_lost(rt, errno == EAGAIN ? "it stopped reading" : strerror(errno));
+	err = rt_outbox_put(&r->ob, msg, len);
+	if (err)
+		rt_remote_lost(rt, rt_remote_why(err));
 	else
-		rt->sent++;	/* an offer is for a VMM the daemon has read all of (rt_offer.c) */
+		rt->sent++;	/* queued is as good as in flight for an offer (rt_offer.c) */
+}
+
+void rt_remote_flush(struct runtime *rt)
+{
+	struct rt_remote *r = rt->remote;
+	uint64_t gen;
+	int err = rt_outbox_send(&r->ob, &gen);
+
+	if (!err)
+		return;
+	mutex_lock(rt->lock);
+	if (r->joined && r->ob.gen == gen)	/* not a connection lost and replaced meanwhile */
+		rt_remote_lost(rt, rt_remote_why(err));
+	rt_unlock(rt);
+}
+
+void rt_unlock(struct runtime *rt)
+{
+	mutex_unlock(rt->lock);
+	if (rt->remote)
+		rt_remote_flush(rt);
+}
+
+bool rt_unlock_send(struct runtime *rt)
+{
+	assert_held(rt->lock);
+	if (!rt->remote || !rt_outbox_pending(&rt->remote->ob))
+		return false;
+	rt_unlock(rt);
+	mutex_lock(rt->lock);
+	return true;
 }
 
 void rt_remote_event(struct runtime *rt, unsigned int type, unsigned int id, uint64_t a,
@@ -199,6 +244,7 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	rt->took_due = false;	/* the claim went with the old daemon */
 	memcpy(r->group, w.group, sizeof(r->group));
 	r->fd = fd;
+	rt_outbox_open(&r->ob, fd);
 	r->joined = true;
 	rt_remote_live_heard(&r->live, rt_now());
 	return 0;
@@ -213,6 +259,7 @@ int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
 	if (!r)
 		return -ENOMEM;
 	r->fd = -1;
+	rt_outbox_init(&r->ob, rt->lock);
 	r->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	snprintf(r->sock, sizeof(r->sock), "%s", host->sock);
 	snprintf(r->name, sizeof(r->name), "%s", host->name);
@@ -230,8 +277,14 @@ int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
 			close(fd);
 		return ret;
 	}
-	rt_remote_config(rt);
+	rt_remote_config(rt);	/* sent when the caller drops the lock: it checks joined then */
 	return r->joined ? 0 : -EPIPE;
+}
+
+bool rt_remote_joined(struct runtime *rt)
+{
+	assert_held(rt->lock);
+	return rt->remote && rt->remote->joined;
 }
 
 /* VMSET: the VM group's settings written in the daemon's directory, for the next HELLO. */
@@ -347,11 +400,11 @@ static void rt_remote_retry(struct runtime *rt)
 	mutex_lock(rt->lock);
 	if (r->stop || rt_remote_join(rt, fd)) {
 		close(fd);
-		mutex_unlock(rt->lock);
+		rt_unlock(rt);
 		return;
 	}
 	rt_remote_resume(rt);
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 }
 
 /* The daemon was silent until its liveness was due: ask it, or give up on it. Lock held. */
@@ -398,7 +451,7 @@ static void *rt_remote_agent(void *arg)
 		mutex_lock(rt->lock);
 		fd = r->stop ? -2 : r->fd;
 		next = rt_remote_live_next(&r->live);
-		mutex_unlock(rt->lock);
+		rt_unlock(rt);
 		if (fd == -2)
 			return NULL;
 		if (fd < 0) {
@@ -409,7 +462,7 @@ static void *rt_remote_agent(void *arg)
 			mutex_lock(rt->lock);
 			if (r->fd == fd && r->joined)
 				rt_remote_live_check(rt);
-			mutex_unlock(rt->lock);
+			rt_unlock(rt);
 			continue;
 		}
 		n = recv(fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
@@ -423,10 +476,10 @@ static void *rt_remote_agent(void *arg)
 		if (n <= 0 || ctl < 0 || (!ctl && rt_remote_apply(rt, buf, n))) {
 			rt_remote_lost(rt, n < 0 ? strerror(errno) : n ? "it sent garbage" :
 					   "it hung up");
-			close(fd);
+			rt_outbox_close(&r->ob, fd);	/* not while a send uses it */
 			r->fd = -1;
 		}
-		mutex_unlock(rt->lock);
+		rt_unlock(rt);
 	}
 }
 
@@ -452,7 +505,7 @@ void rt_remote_stop(struct runtime *rt)
 		shutdown(r->fd, SHUT_RDWR);
 	if (eventfd_write(r->wake_fd, 1))
 		fprintf(stderr, "vsched: host agent: %s\n", strerror(errno));
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 	pthread_join(r->agent, NULL);
 	r->started = false;
 }
@@ -464,9 +517,10 @@ void rt_remote_destroy(struct runtime *rt)
 	if (!r)
 		return;
 	if (r->fd >= 0)
-		close(r->fd);
+		rt_outbox_close(&r->ob, r->fd);
 	if (r->wake_fd >= 0)
 		close(r->wake_fd);
+	rt_outbox_destroy(&r->ob);
 	rt_page_free(rt);
 	rt_offer_unmap(rt);
 	free(r);

@@ -90,6 +90,6 @@ int rt_remote_ctl(struct runtime *rt, struct vsched *vs, const void *buf, size_t
 	ret = rt_remote_ctl_apply(vs, &m);
 	mutex_lock(rt->lock);
 	rt_remote_event(rt, HOST_MSG_CTL_DONE, 0, m.seq, (uint64_t)-ret);
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 	return 1;
 }

@@ -51,5 +51,5 @@ void runtime_set_trace(struct runtime *rt, struct trace *tr)
 	mutex_lock(rt->lock);
 	rt->trace = tr;
 	sched_set_trace(rt->s, tr);
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 }

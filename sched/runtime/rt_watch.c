@@ -213,7 +213,7 @@ void rt_watch_wait(struct runtime *rt, uint64_t until)
 		ts = time_ns_to_ts(left);
 		tp = &ts;
 	}
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 	n = epoll_pwait2(rt->epoll_fd, evs, 16, tp, NULL);
 	mutex_lock(rt->lock);
 	for (i = 0; i < n; i++) {

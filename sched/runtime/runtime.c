@@ -70,7 +70,7 @@ static void rt_thread_start(struct vcpu *vcpu)
 		rt->idle_polls = true;
 	rt_core_set_tid(rt, rv->id, rv->tid);
 	rt_set_state(rv, RT_BLOCKED, rt_now());
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 }
 
 static bool rt_must_leave(struct runtime *rt)
@@ -102,7 +102,7 @@ static int rt_enter(struct vcpu *vcpu)
 		 * core decides; if it keeps the lane, its next entry clears the flag (as KVM's
 		 * record_steal_time() does).
 		 */
-		mutex_unlock(rt->lock);
+		rt_unlock(rt);
 		rt_steal_park(rv, now);
 		mutex_lock(rt->lock);
 		now = rt_now();
@@ -129,7 +129,7 @@ static int rt_enter(struct vcpu *vcpu)
 			 * by the loop below. Unlocked even if flagged already: a thread preempted
 			 * by the new holder's taking the lock waits for a CPU here, which KVM
 			 * counts itself, not after parked_at. */
-			mutex_unlock(rt->lock);
+			rt_unlock(rt);
 			if (!rv->steal_area)
 				rt_steal_park(rv, now);
 			mutex_lock(rt->lock);
@@ -139,7 +139,7 @@ static int rt_enter(struct vcpu *vcpu)
 		while (rt_must_wait(rt, rv)) {
 			if (rt->page)
 				rt_page_wait(rt, rv);	/* host mode: the daemon wakes it */
-			else
+			else if (!rt_unlock_send(rt))	/* its RUNNABLE out first */
 				mutex_cond_wait(&rv->cond, rt->lock);
 		}
 	}
@@ -171,10 +171,10 @@ static int rt_enter(struct vcpu *vcpu)
 			rt->report_at = now + RT_REPORT_NS;
 			rt_poke_helper(rt, now);
 		}
-		mutex_unlock(rt->lock);
+		rt_unlock(rt);
 		return 0;
 	}
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 	return 1;
 }
 
@@ -203,7 +203,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 		rt_reclaim(rt, rv, rt_halt_woke_est(rv, time_thread_ns(), now), now);
 	}
 	rt_poke_helper(rt, now);
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 }
 
 static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
@@ -222,11 +222,14 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	rt_poke_helper(rt, now);
 	end = now + ns;
 	ts = time_ns_to_ts(end);
-	while (!rt_must_leave(rt))
+	while (!rt_must_leave(rt)) {
+		if (rt_unlock_send(rt))	/* its BLOCKED out first */
+			continue;
 		if (mutex_cond_timedwait(&rv->cond, rt->lock, &ts) == ETIMEDOUT)
 			break;
+	}
 	rv->wake_deadline = rt_must_leave(rt) ? 0 : end;
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 }
 
 static void rt_wake(struct vcpu *vcpu)
@@ -237,7 +240,7 @@ static void rt_wake(struct vcpu *vcpu)
 		return;
 	mutex_lock(rv->rt->lock);
 	rt_vcpu_wake(rv);
-	mutex_unlock(rv->rt->lock);
+	rt_unlock(rv->rt);
 }
 
 static void rt_thread_exit(struct vcpu *vcpu)
@@ -258,7 +261,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	rv->stat_fd = -1;
 	rt_idle_close(rv);
 	rt_watch_close(rv);
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 }
 
 const struct vcpu_sched_ops runtime_vcpu_ops = {
@@ -331,7 +334,12 @@ static int rt_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsi
 	err = rt_core_create(rt);
 	if (!err && host)
 		err = rt_remote_create(rt, host);
-	mutex_unlock(lock);
+	rt_unlock(rt);	/* the subtree goes to the daemon now */
+	if (!err && host) {
+		mutex_lock(lock);
+		err = rt_remote_joined(rt) ? 0 : -EPIPE;
+		rt_unlock(rt);
+	}
 	if (err) {
 		runtime_destroy(rt);
 		return err;
@@ -382,7 +390,7 @@ void runtime_destroy(struct runtime *rt)
 	mutex_lock(rt->lock);
 	if (rt->core)
 		rt_core_destroy(rt);
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 	for (i = 0; i < rt->nr_vcpus; i++) {
 		pthread_cond_destroy(&rt->v[i].cond);
 		if (rt->v[i].stat_fd >= 0)
@@ -419,7 +427,7 @@ static void rt_api_changed(struct vsched *vs __unused, enum vsched_event ev __un
 		rt_core_config(rt, now);
 		rt_poke_helper(rt, now);
 	}
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 }
 
 /* The public API's clock, called under the lock before every read and change. */
@@ -434,16 +442,27 @@ static uint64_t rt_api_clock(void *arg)
 	return now;
 }
 
+/* After the public API let go of the lock: what its clock's reports queued goes out. */
+static void rt_api_unlocked(void *arg)
+{
+	struct runtime *rt = arg;
+
+	if (rt->remote)
+		rt_remote_flush(rt);
+}
+
 void runtime_bind(struct runtime *rt, struct vsched *vs)
 {
 	vsched_set_notify(vs, rt_api_changed, rt);
 	vsched_set_clock(vs, rt_api_clock, rt);
+	vsched_set_unlocked(vs, rt_api_unlocked, rt);
 }
 
 void runtime_unbind(struct vsched *vs)
 {
 	vsched_set_notify(vs, NULL, NULL);
 	vsched_set_clock(vs, NULL, NULL);
+	vsched_set_unlocked(vs, NULL, NULL);
 }
 
 void runtime_get_stats(struct runtime *rt, struct runtime_stats *out)
@@ -452,5 +471,5 @@ void runtime_get_stats(struct runtime *rt, struct runtime_stats *out)
 	*out = rt->st;
 	out->fallback = rt->fallback;
 	out->helper_cpu_ns = rt_helper_cpu_ns(rt);
-	mutex_unlock(rt->lock);
+	rt_unlock(rt);
 }

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host mode's VMM sends nothing to the daemon while it holds its lock (rt_outbox.c): a
+ * datagram wakes the daemon, whose wake-up preempts the sender on its pinned CPU, and a sender
+ * preempted with the lock held stalled every vCPU of its VMM that wanted it, one granted the
+ * other lane among them (docs/host.md, "Capacity: the lane change, traced"). A daemon and a
+ * VMM of three hog vCPUs on its two lanes run in this process for a while (slice ends, RAN,
+ * TICK, PREEMPT, GRANT, the API's cpu.stat reads); the send path checks (BUG_ON, debug build)
+ * that the sending thread does not hold the VMM's lock, and the BUGs are counted here. The
+ * VMM must stay joined and the daemon must have charged its vCPUs: the datagrams got there.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../fixture/runvm.h"
+#include "host/host.h"
+#include "sched/runtime.h"
+#include "test.h"
+#include "util/debug.h"
+#include "vsched.h"
+
+static unsigned int bugs;
+static char bug_what[256];
+
+static void unl_bug(const char *file, int line, const char *what)
+{
+	if (!__atomic_fetch_add(&bugs, 1, __ATOMIC_RELAXED))
+		snprintf(bug_what, sizeof(bug_what), "%s:%d: %s", file, line, what);
+}
+
+struct unl_daemon {
+	struct host *h;
+	int stop_fd;
+	pthread_t thread;
+	char dir[64], sock[128];
+};
+
+static void *unl_serve(void *arg)
+{
+	struct unl_daemon *d = arg;
+
+	host_run(d->h, d->stop_fd);
+	return NULL;
+}
+
+static void unl_daemon_start(struct unl_daemon *d)
+{
+	struct host_opts o = { .nr_lanes = 2 };
+
+	snprintf(d->dir, sizeof(d->dir), "/tmp/vsched-unl-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(d->dir));
+	snprintf(d->sock, sizeof(d->sock), "%s/host.sock", d->dir);
+	CU_ASSERT_EQUAL_FATAL(host_create(&o, &d->h), 0);
+	CU_ASSERT_EQUAL_FATAL(host_listen(d->h, d->sock), 0);
+	d->stop_fd = eventfd(0, EFD_CLOEXEC);
+	CU_ASSERT_FATAL(d->stop_fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&d->thread, NULL, unl_serve, d), 0);
+}
+
+static void unl_daemon_stop(struct unl_daemon *d)
+{
+	CU_ASSERT_EQUAL(eventfd_write(d->stop_fd, 1), 0);
+	pthread_join(d->thread, NULL);
+	host_destroy(d->h);
+	close(d->stop_fd);
+	unlink(d->sock);
+	rmdir(d->dir);
+}
+
+static uint64_t unl_usage(struct vsched *vs, const char *path)
+{
+	char buf[512], *p;
+
+	if (vsched_read(vs, path, "cpu.stat", buf, sizeof(buf)) < 0)
+		return 0;
+	p = strstr(buf, "usage_usec ");
+	return p ? strtoull(p + 11, NULL, 10) : 0;
+}
+
+static void unl_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static void test_rt_sends_unlocked(enum vm_accel accel)
+{
+	struct runtime_stats st;
+	struct unl_daemon d;
+	debug_bug_fn old;
+	struct runvm r;
+	const char *group;
+	char path[256];
+	uint64_t vm_usage = 0, daemon_usage = 0;
+	unsigned int i;
+
+	if (!test_accel_usable(accel))
+		return;
+	unl_daemon_start(&d);
+	bugs = 0;
+	old = debug_set_bug_hook(unl_bug);
+	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "unl", 3, 2, true), 0);
+	r.vm.accel = accel;
+	r.host_sock = d.sock;
+	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
+	/* Slice ends on both lanes (8 ms), and the API's reads between them (RAN from its clock). */
+	for (i = 0; i < 8; i++) {
+		unl_sleep_ms(50);
+		vm_usage = unl_usage(r.vs, "");
+	}
+	group = runtime_host_group(r.rt);
+	snprintf(path, sizeof(path), "%s", group && group[0] == '/' ? group + 1 : "");
+	daemon_usage = unl_usage(host_vsched(d.h), path);
+	runtime_get_stats(r.rt, &st);
+	runvm_destroy(&r);
+	debug_set_bug_hook(old);
+	unl_daemon_stop(&d);
+	if (bugs)
+		fprintf(stderr, "\n  %u BUGs, the first: %s\n", bugs, bug_what);
+	CU_ASSERT_EQUAL(bugs, 0);
+	CU_ASSERT_FALSE(st.fallback);
+	/* 400 ms on two lanes: each side saw most of it (generous: a loaded host). */
+	CU_ASSERT_TRUE(vm_usage > 100000);
+	CU_ASSERT_TRUE(daemon_usage > 100000);
+}
+
+ACCEL_TWINS(test_rt_sends_unlocked)
+
+static CU_TestInfo tests[] = {
+	ACCEL_TESTS("host mode: no datagram sent with the VMM's lock held", test_rt_sends_unlocked),
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("rt_unlocked", tests);
