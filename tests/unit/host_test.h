@@ -4,6 +4,7 @@
 #define VSCHED_TESTS_HOST_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -13,6 +14,19 @@
 #include "host/proto.h"
 #include "test.h"
 #include "vsched.h"
+
+/* usage_usec of group in the daemon's cpu.stat, or -1. */
+static inline long long host_test_usage_us(struct host *h, const char *group)
+{
+	char buf[1024], *p;
+	ssize_t n = vsched_read(host_vsched(h), group, "cpu.stat", buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "usage_usec ");
+	return p ? atoll(p + strlen("usage_usec ")) : -1;
+}
 
 /* A datagram from VMM c, under the daemon's lock as host_run() feeds it. */
 static inline int host_test_msg(struct host *h, struct host_client *c, const void *buf,

@@ -49,19 +49,6 @@ static void cvmm_leave(struct host *h, struct cvmm *m)
 	close(m->fd);
 }
 
-/* usage_usec of group in the daemon's cpu.stat. */
-static long long usage_us(struct host *h, const char *group)
-{
-	char buf[1024], *p;
-	ssize_t n = vsched_read(host_vsched(h), group, "cpu.stat", buf, sizeof(buf) - 1);
-
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "usage_usec ");
-	return p ? atoll(p + strlen("usage_usec ")) : -1;
-}
-
 static struct host *charge_host(unsigned int lanes)
 {
 	struct host_opts o = { .nr_lanes = lanes, .max_vcpus = 4 };
@@ -85,30 +72,30 @@ static void test_host_charge_holders(void)
 	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);	/* granted */
 	charge_now += 5 * NSEC_PER_MSEC;
 	CU_ASSERT_EQUAL(cvmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(usage_us(h, "/machine/a"), 5000);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 5000);
 	/* Deciding again at the same time charges nothing more: at most the wall time held. */
 	CU_ASSERT_EQUAL(cvmm_ev(h, &b, HOST_MSG_TICK, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL(cvmm_ev(h, &b, HOST_MSG_TICK, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(usage_us(h, "/machine/a"), 5000);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 5000);
 	/* a reports 6 ms at 6 ms: 5 were charged ahead, 1 more now. */
 	charge_now += NSEC_PER_MSEC;
 	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RAN, 0, 6000000, 0), 0);
-	CU_ASSERT_EQUAL(usage_us(h, "/machine/a"), 6000);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 6000);
 	/* 4 ms on the lane, then a report of 3 (its CPU was busy elsewhere): 1 ms stays ahead... */
 	charge_now += 4 * NSEC_PER_MSEC;
 	CU_ASSERT_EQUAL(cvmm_ev(h, &b, HOST_MSG_TICK, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(usage_us(h, "/machine/a"), 10000);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 10000);
 	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RAN, 0, 3000000, 0), 0);
-	CU_ASSERT_EQUAL(usage_us(h, "/machine/a"), 10000);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 10000);
 	/* ...and the next report pays it back first: reported 9 ms + 2 ms = what is charged. */
 	charge_now += 2 * NSEC_PER_MSEC;
 	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RAN, 0, 1500000, 500000), 0);
-	CU_ASSERT_EQUAL(usage_us(h, "/machine/a"), 11000);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 11000);
 	/* Off its lane a vCPU is charged only what it reports. */
 	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_BLOCKED, 0, 0, 0), 0);
 	charge_now += 10 * NSEC_PER_MSEC;
 	CU_ASSERT_EQUAL(cvmm_ev(h, &b, HOST_MSG_TICK, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(usage_us(h, "/machine/a"), 11000);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 11000);
 	cvmm_leave(h, &a);
 	cvmm_leave(h, &b);
 	host_destroy(h);

@@ -45,18 +45,6 @@ static void load_leave(struct host *h, struct host_client *c, int fd)
 	close(fd);
 }
 
-static long long load_usage_us(struct host *h, const char *group)
-{
-	char buf[1024], *p;
-	ssize_t n = vsched_read(host_vsched(h), group, "cpu.stat", buf, sizeof(buf) - 1);
-
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "usage_usec ");
-	return p ? atoll(p + strlen("usage_usec ")) : -1;
-}
-
 /*
  * b's vCPU waits 50 ms (five graces) behind a's holder, which reports all along; then it is
  * granted the lane. Waiting, it had nothing to say: its silence on the lane starts at the
@@ -119,15 +107,15 @@ static void test_host_load_silent_holder_charge(void)
 	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);	/* granted */
 	load_now += 300 * NSEC_PER_MSEC;
 	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	u = load_usage_us(h, "/machine/a");
+	u = host_test_usage_us(h, "/machine/a");
 	CU_ASSERT(u > 0 && u <= (long long)(HOST_REPORT_NS / 1000));
 	/* Its report of what it ran: charged so far covers it, nothing more. */
 	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RAN, 0, 0, 2000000, 0), 0);
-	CU_ASSERT_EQUAL(load_usage_us(h, "/machine/a"), u);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), u);
 	/* Running again, its reports charge it what it ran (the rest of the estimate first). */
 	load_now += HOST_REPORT_NS;
 	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RAN, 0, 0, HOST_REPORT_NS, 0), 0);
-	CU_ASSERT_EQUAL(load_usage_us(h, "/machine/a"), 2000 + (long long)(HOST_REPORT_NS / 1000));
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 2000 + (long long)(HOST_REPORT_NS / 1000));
 	load_leave(h, a, fa);
 	load_leave(h, b, fb);
 	host_destroy(h);
