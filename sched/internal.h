@@ -347,16 +347,73 @@ void bw_group_exit(struct sched *s, struct group_core *gc);
 void bw_clock(struct sched *s, uint64_t dt);
 void bw_ref_dry(struct sched *s);
 
-/* lanes.c: handing out lanes, slice ends, decisions. */
+/* lanes.c: handing out lanes, slice ends, decisions; lanes_wake.c: a waiter's claim on a lane. */
+static inline struct lane *lane_of(struct sched *s, unsigned int l)
+{
+	return &s->core.lanes[l];
+}
+
+/*
+ * A vCPU owed a whole CPU by the fluid ideal keeps its lane while others wait: rotating it out
+ * would only cost kicks and hand the lane to whoever's lag swung last (a sibling whose rate
+ * just dropped when some vCPU woke). Only its caps can end its run.
+ */
+static inline bool owns_lane(const struct vcpu_core *vc)
+{
+	return vc->se.rate >= 1.0 - 1e-9;
+}
+
+/*
+ * A holder weight-driven preemption must leave alone: one owed a whole CPU, or one that started
+ * running less than min_run ago. A lane handed out at this very moment, which the runtime has
+ * not been told about, costs nothing to take back: protecting it let the first of several lanes
+ * re-picked at one rotation end shield itself, and the others were taken from vCPUs behind it.
+ */
+static inline bool lane_kept(const struct sched *s, const struct lane *ln)
+{
+	return owns_lane(ln->cur) ||
+	       (ln->cur->told_lane >= 0 && s->core.now < ln->start + s->core.params.min_run_ns);
+}
+
+static inline unsigned int se_depth(const struct sched_entity *se)
+{
+	unsigned int d = 0;
+
+	for (; se->parent; se = &se->parent->se)
+		d++;
+	return d;
+}
+
+/* The two entities under the deepest common ancestor of a and b. */
+static inline void common_level(struct sched_entity **a, struct sched_entity **b)
+{
+	unsigned int da = se_depth(*a), db = se_depth(*b);
+
+	while (da > db) {
+		*a = &(*a)->parent->se;
+		da--;
+	}
+	while (db > da) {
+		*b = &(*b)->parent->se;
+		db--;
+	}
+	while ((*a)->parent != (*b)->parent) {
+		*a = &(*a)->parent->se;
+		*b = &(*b)->parent->se;
+	}
+}
+
+void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc);
+void lanes_defer(struct sched *s, struct lane *ln);
 void lanes_put_back(struct sched *s, struct vcpu_core *vc);
 void lanes_repick(struct sched *s, unsigned int l);
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
 void lanes_settle(struct sched *s);
 void lanes_flush(struct sched *s);
+void lanes_expire(struct sched *s);
 
 /* core_wait.c: a runnable vCPU left without a lane starts waiting; a grant or a block ends it. */
 void core_wait_begin(struct vcpu_core *vc, uint64_t now);
 void core_wait_end(struct vcpu_core *vc, uint64_t now);
-void lanes_expire(struct sched *s);
 
 #endif

@@ -19,33 +19,6 @@
 
 #include "internal.h"
 
-static struct lane *lane_of(struct sched *s, unsigned int l)
-{
-	return &s->core.lanes[l];
-}
-
-/*
- * A vCPU owed a whole CPU by the fluid ideal keeps its lane while others wait: rotating it out
- * would only cost kicks and hand the lane to whoever's lag swung last (a sibling whose rate
- * just dropped when some vCPU woke). Only its caps can end its run.
- */
-static bool owns_lane(const struct vcpu_core *vc)
-{
-	return vc->se.rate >= 1.0 - 1e-9;
-}
-
-/*
- * A holder weight-driven preemption must leave alone: one owed a whole CPU, or one that started
- * running less than min_run ago. A lane handed out at this very moment, which the runtime has
- * not been told about, costs nothing to take back: protecting it let the first of several lanes
- * re-picked at one rotation end shield itself, and the others were taken from vCPUs behind it.
- */
-static bool lane_kept(const struct sched *s, const struct lane *ln)
-{
-	return owns_lane(ln->cur) ||
-	       (ln->cur->told_lane >= 0 && s->core.now < ln->start + s->core.params.min_run_ns);
-}
-
 /*
  * A vCPU under a cpu.idle group whose level has a non-idle sibling waiting takes min_run turns,
  * not slices: its share is a few per mille, and in whole slices it arrived in lumps of a slice
@@ -95,8 +68,8 @@ static void lane_set_rotation(struct sched *s, struct lane *ln)
 	fair_prepay(s, ln->cur, ln->rot_until - c->now);
 }
 
-/* ln's holder, inside its min_run, has its turn end when that is over (lanes_waiter_arrived()). */
-static void lane_defer(struct sched *s, struct lane *ln)
+/* ln's holder, inside its min_run, has its turn end when that is over (lanes_wake.c). */
+void lanes_defer(struct sched *s, struct lane *ln)
 {
 	uint64_t end = ln->start + s->core.params.min_run_ns;
 
@@ -107,7 +80,7 @@ static void lane_defer(struct sched *s, struct lane *ln)
 	fair_prepay(s, ln->cur, end - s->core.now);
 }
 
-static void lane_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
+void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 {
 	struct lane *ln = lane_of(s, l);
 
@@ -145,34 +118,6 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 	fair_clear_running(s, vc);
 	if (vc->runnable)
 		fair_enqueue(s, &vc->se);
-}
-
-static unsigned int se_depth(const struct sched_entity *se)
-{
-	unsigned int d = 0;
-
-	for (; se->parent; se = &se->parent->se)
-		d++;
-	return d;
-}
-
-/* The two entities under the deepest common ancestor of a and b. */
-static void common_level(struct sched_entity **a, struct sched_entity **b)
-{
-	unsigned int da = se_depth(*a), db = se_depth(*b);
-
-	while (da > db) {
-		*a = &(*a)->parent->se;
-		da--;
-	}
-	while (db > da) {
-		*b = &(*b)->parent->se;
-		db--;
-	}
-	while ((*a)->parent != (*b)->parent) {
-		*a = &(*a)->parent->se;
-		*b = &(*b)->parent->se;
-	}
 }
 
 /* e is further ahead than f: larger vt, ties by se_before() (reversed: a total order). */
@@ -269,106 +214,14 @@ void lanes_repick(struct sched *s, unsigned int l)
 		/* r keeps its lane; x gives up its own to whoever is first now. */
 		unsigned int lx = (unsigned int)x->lane;
 
-		lane_give(s, l, r);
+		lanes_give(s, l, r);
 		lanes_put_back(s, x);
 		v = fair_pick(s);
 		if (v)
-			lane_give(s, lx, v);
+			lanes_give(s, lx, v);
 		return;
 	}
-	lane_give(s, l, v);
-}
-
-static bool path_throttled(const struct sched_entity *se)
-{
-	const struct group_core *gc;
-
-	for (gc = se->is_group ? se_group((struct sched_entity *)se) : se->parent; gc;
-	     gc = gc->se.parent)
-		if (gc->throttled)
-			return true;
-	return false;
-}
-
-/*
- * The waiter's side (ew) holds a whole lane less than its rate and the holder's side (er) a
- * whole lane more: the lanes are wrong by a lane, not by turns of one shared lane, and GPS would
- * move it at once. The vt test alone made a waker that blocked level (its last wake served at
- * once, as GPS serves it) wait for the holder's rotation end, up to a slice: on the runtime a
- * halted vCPU's wall-clock work is lost meanwhile (docs/scheduler.md §10, halt-duty).
- */
-static bool lane_misplaced(const struct sched_entity *ew, const struct sched_entity *er)
-{
-	return (double)ew->nr_running + 1.0 <= ew->rate + 1e-9 &&
-	       (double)er->nr_running >= er->rate + 1.0 - 1e-9;
-}
-
-void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
-{
-	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
-	struct sched_entity *best_ew = NULL;
-	struct vcpu_core *vc;
-	int best = -1, kept = -1;
-	unsigned int l;
-
-	if (path_throttled(se))
-		return;
-	for (l = 0; l < s->nr_lanes; l++) {
-		struct lane *ln = lane_of(s, l);
-		struct sched_entity *ew = se, *er;
-		double key;
-
-		if (!ln->cur)
-			return;		/* a free lane: lanes_settle() fills it */
-		er = &ln->cur->se;
-		if (er == se)
-			continue;
-		common_level(&ew, &er);
-		if (er->idle && !ew->idle) {
-			best = (int)l;
-			best_ew = ew;
-			break;
-		}
-		if (owns_lane(ln->cur))
-			continue;
-		/*
-		 * How far behind the waiter is, in time, past what is worth a kick: min_run (a near
-		 * tie is not), or, for a misplaced lane, the holder's side being owed min_run.
-		 */
-		key = er->vt - ew->vt - (lane_misplaced(ew, er) ? -min_run : min_run);
-		if (lane_kept(s, ln)) {
-			/* Its slice paid up front and not run yet is no service it had. */
-			key -= (double)ln->cur->resv / er->rate;
-			if (key > kept_key) {
-				kept_key = key;
-				kept = (int)l;
-			}
-		} else if (key > 0 && key > best_key) {
-			best_key = key;
-			best = (int)l;
-			best_ew = ew;
-		}
-	}
-	/*
-	 * The waiter is furthest behind a holder inside its min_run: that holder's turn ends when
-	 * it has (credit2's ratelimit delays a preemption, it does not send it elsewhere). Taking
-	 * the lane of the next holder instead, often a sibling in the waiter's own group, gave the
-	 * group no lane back while the holder it was behind ran its whole slice (issue 13).
-	 */
-	if (kept >= 0 && kept_key > best_key) {
-		lane_defer(s, lane_of(s, kept));
-		return;
-	}
-	if (best < 0)
-		return;
-	/*
-	 * The lane goes to the side that is behind, and inside it to whoever is first there:
-	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken
-	 * into a group a turn its siblings were owed first; issue 13, random hog trees).
-	 */
-	lanes_put_back(s, lane_of(s, best)->cur);
-	vc = fair_pick_below(s, best_ew);
-	lane_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
+	lanes_give(s, l, v);
 }
 
 void lanes_expire(struct sched *s)
@@ -409,7 +262,7 @@ void lanes_settle(struct sched *s)
 		vc = fair_pick(s);
 		if (!vc)
 			break;
-		lane_give(s, l, vc);
+		lanes_give(s, l, vc);
 	}
 	waiters = gcore(&s->root)->queue.nr > 0;
 	for (l = 0; l < nr; l++) {
@@ -514,59 +367,4 @@ void lanes_flush(struct sched *s)
 			ln->told_until = until;
 		}
 	}
-}
-
-/* Whether id or a group above it is cpu.idle: only such a holder is taken by that rule. */
-bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
-{
-	const struct sched_entity *se;
-
-	if (id >= s->nr_vcpus)
-		return false;
-	for (se = &s->core.vcpus[id].se; se; se = se->parent ? &se->parent->se : NULL)
-		if (se->idle)
-			return true;
-	return false;
-}
-
-/*
- * The lane vCPU id would take at once if it became runnable at any moment from *from until the
- * core's next event, by the cpu.idle rule of lanes_waiter_arrived() (a holder idle at the level
- * where the two meet, against a waker that is not). Read only, for host mode's offers of a held
- * lane, which must be conservative: every lane held, none by id itself, the first such lane,
- * and every lane before it one that cannot defer the preemption. Such a lane can only defer it
- * while kept (lane_kept()), and whether its holder owns its lane is known only after the wake's
- * new rates (a holder at rate 1 may drop below it as the waker takes its share, then, kept
- * inside its min_run and far enough ahead, it deferred the preemption:
- * tests/unit/test_core_wake_lane.c). So the rule holds from the moment every lane before it is
- * past its holder's min_run: kept by time no lane becomes again without an event, and owned or
- * not, the core then skips it or only weighs it, and the cpu.idle lane comes first. -1: none.
- */
-int sched_wake_takes_lane(const struct sched *s, unsigned int id, uint64_t *from)
-{
-	const struct vcpu_core *vc;
-	uint64_t t = s->core.now;
-	unsigned int l;
-
-	if (id >= s->nr_vcpus)
-		return -1;
-	vc = &s->core.vcpus[id];
-	if (vc->runnable || path_throttled(&vc->se))
-		return -1;
-	for (l = 0; l < s->nr_lanes; l++) {
-		const struct lane *ln = &s->core.lanes[l];
-		struct sched_entity *ew = (struct sched_entity *)&vc->se, *er;
-
-		if (!ln->cur || ln->cur == vc || ln->cur->told_lane < 0)
-			return -1;
-		er = &ln->cur->se;
-		common_level(&ew, &er);
-		if (er->idle && !ew->idle) {
-			*from = t;
-			return (int)l;
-		}
-		if (ln->start + s->core.params.min_run_ns > t)
-			t = ln->start + s->core.params.min_run_ns;
-	}
-	return -1;
 }

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A waiter's claim on a lane. When a vCPU starts waiting and every lane is busy, one lane may be
+ * taken: from a cpu.idle holder at once, otherwise from the holder the waiter is furthest behind
+ * (or whose lane is misplaced), once that holder has run min_run. Host mode's held-lane offers
+ * ask the same rule ahead of the wake (sched_wake_takes_lane()). docs/scheduler.md §3 "Wakes".
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+static bool path_throttled(const struct sched_entity *se)
+{
+	const struct group_core *gc;
+
+	for (gc = se->is_group ? se_group((struct sched_entity *)se) : se->parent; gc;
+	     gc = gc->se.parent)
+		if (gc->throttled)
+			return true;
+	return false;
+}
+
+/*
+ * The waiter's side (ew) holds a whole lane less than its rate and the holder's side (er) a
+ * whole lane more: the lanes are wrong by a lane, not by turns of one shared lane, and GPS would
+ * move it at once. The vt test alone made a waker that blocked level (its last wake served at
+ * once, as GPS serves it) wait for the holder's rotation end, up to a slice: on the runtime a
+ * halted vCPU's wall-clock work is lost meanwhile (docs/scheduler.md §10, halt-duty).
+ */
+static bool lane_misplaced(const struct sched_entity *ew, const struct sched_entity *er)
+{
+	return (double)ew->nr_running + 1.0 <= ew->rate + 1e-9 &&
+	       (double)er->nr_running >= er->rate + 1.0 - 1e-9;
+}
+
+void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
+{
+	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
+	struct sched_entity *best_ew = NULL;
+	struct vcpu_core *vc;
+	int best = -1, kept = -1;
+	unsigned int l;
+
+	if (path_throttled(se))
+		return;
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+		struct sched_entity *ew = se, *er;
+		double key;
+
+		if (!ln->cur)
+			return;		/* a free lane: lanes_settle() fills it */
+		er = &ln->cur->se;
+		if (er == se)
+			continue;
+		common_level(&ew, &er);
+		if (er->idle && !ew->idle) {
+			best = (int)l;
+			best_ew = ew;
+			break;
+		}
+		if (owns_lane(ln->cur))
+			continue;
+		/*
+		 * How far behind the waiter is, in time, past what is worth a kick: min_run (a near
+		 * tie is not), or, for a misplaced lane, the holder's side being owed min_run.
+		 */
+		key = er->vt - ew->vt - (lane_misplaced(ew, er) ? -min_run : min_run);
+		if (lane_kept(s, ln)) {
+			/* Its slice paid up front and not run yet is no service it had. */
+			key -= (double)ln->cur->resv / er->rate;
+			if (key > kept_key) {
+				kept_key = key;
+				kept = (int)l;
+			}
+		} else if (key > 0 && key > best_key) {
+			best_key = key;
+			best = (int)l;
+			best_ew = ew;
+		}
+	}
+	/*
+	 * The waiter is furthest behind a holder inside its min_run: that holder's turn ends when
+	 * it has (credit2's ratelimit delays a preemption, it does not send it elsewhere). Taking
+	 * the lane of the next holder instead, often a sibling in the waiter's own group, gave the
+	 * group no lane back while the holder it was behind ran its whole slice (issue 13).
+	 */
+	if (kept >= 0 && kept_key > best_key) {
+		lanes_defer(s, lane_of(s, kept));
+		return;
+	}
+	if (best < 0)
+		return;
+	/*
+	 * The lane goes to the side that is behind, and inside it to whoever is first there:
+	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken
+	 * into a group a turn its siblings were owed first; issue 13, random hog trees).
+	 */
+	lanes_put_back(s, lane_of(s, best)->cur);
+	vc = fair_pick_below(s, best_ew);
+	lanes_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
+}
+
+/* Whether id or a group above it is cpu.idle: only such a holder is taken by that rule. */
+bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
+{
+	const struct sched_entity *se;
+
+	if (id >= s->nr_vcpus)
+		return false;
+	for (se = &s->core.vcpus[id].se; se; se = se->parent ? &se->parent->se : NULL)
+		if (se->idle)
+			return true;
+	return false;
+}
+
+/*
+ * The lane vCPU id would take at once if it became runnable at any moment from *from until the
+ * core's next event, by the cpu.idle rule of lanes_waiter_arrived() (a holder idle at the level
+ * where the two meet, against a waker that is not). Read only, for host mode's offers of a held
+ * lane, which must be conservative: every lane held, none by id itself, the first such lane,
+ * and every lane before it one that cannot defer the preemption. Such a lane can only defer it
+ * while kept (lane_kept()), and whether its holder owns its lane is known only after the wake's
+ * new rates (a holder at rate 1 may drop below it as the waker takes its share, then, kept
+ * inside its min_run and far enough ahead, it deferred the preemption:
+ * tests/unit/test_core_wake_lane.c). So the rule holds from the moment every lane before it is
+ * past its holder's min_run: kept by time no lane becomes again without an event, and owned or
+ * not, the core then skips it or only weighs it, and the cpu.idle lane comes first. -1: none.
+ */
+int sched_wake_takes_lane(const struct sched *s, unsigned int id, uint64_t *from)
+{
+	const struct vcpu_core *vc;
+	uint64_t t = s->core.now;
+	unsigned int l;
+
+	if (id >= s->nr_vcpus)
+		return -1;
+	vc = &s->core.vcpus[id];
+	if (vc->runnable || path_throttled(&vc->se))
+		return -1;
+	for (l = 0; l < s->nr_lanes; l++) {
+		const struct lane *ln = &s->core.lanes[l];
+		struct sched_entity *ew = (struct sched_entity *)&vc->se, *er;
+
+		if (!ln->cur || ln->cur == vc || ln->cur->told_lane < 0)
+			return -1;
+		er = &ln->cur->se;
+		common_level(&ew, &er);
+		if (er->idle && !ew->idle) {
+			*from = t;
+			return (int)l;
+		}
+		if (ln->start + s->core.params.min_run_ns > t)
+			t = ln->start + s->core.params.min_run_ns;
+	}
+	return -1;
+}
