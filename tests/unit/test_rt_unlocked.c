@@ -21,6 +21,7 @@
 #include "host/host.h"
 #include "sched/runtime.h"
 #include "test.h"
+#include "vs_test.h"
 #include "util/debug.h"
 #include "vsched.h"
 
@@ -72,16 +73,6 @@ static void unl_daemon_stop(struct unl_daemon *d)
 	rmdir(d->dir);
 }
 
-static uint64_t unl_usage(struct vsched *vs, const char *path)
-{
-	char buf[512], *p;
-
-	if (vsched_read(vs, path, "cpu.stat", buf, sizeof(buf)) < 0)
-		return 0;
-	p = strstr(buf, "usage_usec ");
-	return p ? strtoull(p + 11, NULL, 10) : 0;
-}
-
 static void unl_sleep_ms(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -113,11 +104,11 @@ static void test_rt_sends_unlocked(enum vm_accel accel)
 	/* Slice ends on both lanes (8 ms), and the API's reads between them (RAN from its clock). */
 	for (i = 0; i < 8; i++) {
 		unl_sleep_ms(50);
-		vm_usage = unl_usage(r.vs, "");
+		vm_usage = vs_usage_usec(r.vs, "");
 	}
 	group = runtime_host_group(r.rt);
 	snprintf(path, sizeof(path), "%s", group && group[0] == '/' ? group + 1 : "");
-	daemon_usage = unl_usage(host_vsched(d.h), path);
+	daemon_usage = vs_usage_usec(host_vsched(d.h), path);
 	runtime_get_stats(r.rt, &st);
 	runvm_destroy(&r);
 	debug_set_bug_hook(old);

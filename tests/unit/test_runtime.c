@@ -15,6 +15,7 @@
 #include "sched/runtime.h"
 #include "../fixture/runvm.h"
 #include "test.h"
+#include "vs_test.h"
 #include "util/time.h"
 #include "vmm/accel.h"
 #include "vmm/vcpu.h"
@@ -37,16 +38,6 @@ static void msleep(unsigned int ms)
 
 	while (nanosleep(&ts, &ts))
 		;
-}
-
-static uint64_t usage_usec(struct vsched *vs, const char *path)
-{
-	char buf[512], *p;
-
-	if (vsched_read(vs, path, "cpu.stat", buf, sizeof(buf)) < 0)
-		return 0;
-	p = strstr(buf, "usage_usec ");
-	return p ? strtoull(p + 11, NULL, 10) : 0;
 }
 
 /* vCPU id's time spent waiting for a lane (vsched.vcpu.stat of group path), in us. */
@@ -102,13 +93,13 @@ static void test_runtime_move_charges_new_group(enum vm_accel accel)
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
 	msleep(300);
 	CU_ASSERT_EQUAL(vsched_assign(r.vs, "1", "b"), 0);
-	a0 = usage_usec(r.vs, "a");
-	b0 = usage_usec(r.vs, "b");
+	a0 = vs_usage_usec(r.vs, "a");
+	b0 = vs_usage_usec(r.vs, "b");
 	c00 = vcpu_cpu_ns(&r.vm.vcpus[0]);
 	c01 = vcpu_cpu_ns(&r.vm.vcpus[1]);
 	msleep(700);
-	a1 = usage_usec(r.vs, "a");
-	b1 = usage_usec(r.vs, "b");
+	a1 = vs_usage_usec(r.vs, "a");
+	b1 = vs_usage_usec(r.vs, "b");
 	c10 = vcpu_cpu_ns(&r.vm.vcpus[0]);
 	c11 = vcpu_cpu_ns(&r.vm.vcpus[1]);
 	runvm_stop(&r);
@@ -181,11 +172,11 @@ static void test_runtime_weight_change_acts(enum vm_accel accel)
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
 	msleep(300);
 	CU_ASSERT_EQUAL(vsched_write_str(r.vs, "b", "cpu.weight", "900"), 0);
-	a0 = usage_usec(r.vs, "a");
-	b0 = usage_usec(r.vs, "b");
+	a0 = vs_usage_usec(r.vs, "a");
+	b0 = vs_usage_usec(r.vs, "b");
 	msleep(700);
-	a1 = usage_usec(r.vs, "a");
-	b1 = usage_usec(r.vs, "b");
+	a1 = vs_usage_usec(r.vs, "a");
+	b1 = vs_usage_usec(r.vs, "b");
 	runvm_stop(&r);
 	CU_ASSERT_TRUE(b1 - b0 > 3 * (a1 - a0));
 	runvm_destroy(&r);

@@ -4,6 +4,7 @@
 #define VSCHED_TESTS_VS_TEST_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,17 @@
 
 #define VS_PID		4000
 #define VS_TID0		4001	/* vCPU i has TID VS_TID0 + i */
+
+/* usage_usec of path's cpu.stat, or 0 if it cannot be read. */
+static inline uint64_t vs_usage_usec(struct vsched *vs, const char *path)
+{
+	char buf[512], *p;
+
+	if (vsched_read(vs, path, "cpu.stat", buf, sizeof(buf)) < 0)
+		return 0;
+	p = strstr(buf, "usage_usec ");
+	return p ? strtoull(p + 11, NULL, 10) : 0;
+}
 
 /* A VM with nr vCPUs and their TIDs, "+cpu" on the root (as systemd sets it on a host). */
 static inline struct vsched *vs_new(unsigned int nr)
