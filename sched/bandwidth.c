@@ -192,6 +192,7 @@ static void throttle(struct sched *s, struct group_core *gc)
 {
 	unsigned int l;
 
+	fair_charge_held(s);
 	throttle_credit(s, gc);
 	throttle_rates(s, gc, true);
 	gc->throttle_clock = s->core.now;

@@ -93,6 +93,7 @@ struct vcpu_core {
 	double burst;			/* average service from waking to blocking, 0: unknown */
 	uint64_t ran;			/* service since it last woke */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
+	uint64_t early;			/* run charged before its report came (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
 	uint64_t since;			/* holding a lane without a break since (lanes.c) */
 	/* Waits for a lane, as the runtime was told them (core_wait.c): vsched.vcpu.stat. */
@@ -322,6 +323,7 @@ void fair_release(struct sched *s);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
 void fair_refund(struct sched *s, struct vcpu_core *vc);
+void fair_charge_held(struct sched *s);
 void fair_set_running(struct sched *s, struct vcpu_core *vc);
 void fair_clear_running(struct sched *s, struct vcpu_core *vc);
 bool fair_waiting(const struct vcpu_core *vc);
