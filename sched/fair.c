@@ -342,20 +342,24 @@ void fair_refund(struct sched *s, struct vcpu_core *vc)
 	vc->resv = 0;
 }
 
+/* Service beyond the prepaid slice: what fair_charge_held() charged early is paid already. */
+static void charge_rest(struct sched *s, struct vcpu_core *vc, uint64_t delta)
+{
+	uint64_t used = delta < vc->early ? delta : vc->early;
+
+	vc->early -= used;
+	if (delta > used)
+		charge_path(s, vc, (double)(delta - used));
+}
+
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta)
 {
 	uint64_t used = delta < vc->resv ? delta : vc->resv;
 
 	vc->ran += delta;
 	vc->resv -= used;
-	delta -= used;
-	if (vc->early) {
-		used = delta < vc->early ? delta : vc->early;
-		vc->early -= used;
-		delta -= used;
-	}
-	if (delta)
-		charge_path(s, vc, (double)delta);
+	if (delta > used)
+		charge_rest(s, vc, delta - used);
 }
 
 /*
