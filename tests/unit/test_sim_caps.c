@@ -164,10 +164,11 @@ static void test_pool_paced_to_the_refill(void)
  * A throttle comes inside the report that dries the pool, before the other lanes' reports for
  * the same moment. Four lanes: /a (nice -14) holds a hog and /a/c, two hogs capped at 100 ms
  * per 100 ms; /b (weight 10) a hog; /d two hogs capped at 5 ms per 100 ms. /a/c runs 50 ms on
- * two lanes and is throttled; /b's hog, on a later lane with no slice end since the refill, was
- * last charged then, so /a's rate change (3 to 1) measured /a's lag against a V 16 ms short:
- * /a came out of it 31 ms of service ahead, not square. At every refill /a was then not
- * eligible, /d took both free lanes, /a/c waited for /d's throttle and /b kept its lane (seed
+ * two lanes and is throttled; /a's and /b's hogs, on later lanes with no slice end since 8 ms,
+ * were last charged then, so /a's rate change (3 to 1) measured /a's lag against a V of 29.6 ms
+ * where it was 50.6: /a came out of it 19 ms of service ahead instead of 2 ms behind, and each
+ * period added as much. At every refill /a was then not eligible, /d took both free lanes,
+ * /a/c waited for /d's throttle and /b kept its lane (seed
  * 1656 of the 100 ms caps kind reduced: /b 1995 ms of 1900 in 2 s, 1.19 % of capacity; 0.000
  * now, every holder charged to the moment first).
  */
