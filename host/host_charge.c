@@ -17,30 +17,6 @@
 #include "internal.h"
 #include "sched/core.h"
 
-/* Holder slot charged its wall time on the lane up to upto, at the core's time now. */
-void host_charge_one(struct host *h, unsigned int slot, uint64_t upto, uint64_t now)
-{
-	struct host_slot *sl = &h->slot[slot];
-	uint64_t due;
-
-	if (!sl->client || upto <= sl->charged_at)
-		return;
-	due = upto - sl->charged_at;
-	/*
-	 * A holder that runs reports within HOST_REPORT_NS: one silent longer is not running (its
-	 * thread waits for a host CPU, its VMM is stopped), and its wall time past that is no
-	 * estimate of its CPU time. Charged anyway, it came in lumps its reports paid back only as
-	 * it ran again: 333 ms at once to a 4-vCPU VM beside a busy loop, which then got no lane
-	 * for 2.3 s (docs/host.md).
-	 */
-	if (due > HOST_REPORT_NS)
-		due = HOST_REPORT_NS;
-	if (due <= sl->ahead_ns)
-		return;
-	sched_vcpu_ran(h->s, slot, due - sl->ahead_ns, 0, now);
-	sl->ahead_ns = due;
-}
-
 /* Every holder but skip (a slot, or UINT_MAX) charged up to now. Lock held. */
 void host_charge_holders(struct host *h, uint64_t now, unsigned int skip)
 {
@@ -48,9 +24,28 @@ void host_charge_holders(struct host *h, uint64_t now, unsigned int skip)
 
 	for (l = 0; l < h->nr_lanes; l++) {
 		int v = sched_lane_vcpu(h->s, l);
+		struct host_slot *sl;
+		uint64_t due;
 
-		if (v >= 0 && (unsigned int)v != skip)
-			host_charge_one(h, (unsigned int)v, now, now);
+		if (v < 0 || (unsigned int)v == skip)
+			continue;
+		sl = &h->slot[v];
+		if (!sl->client || now <= sl->charged_at)
+			continue;
+		due = now - sl->charged_at;
+		/*
+		 * A holder that runs reports within HOST_REPORT_NS: one silent longer is not
+		 * running (its thread waits for a host CPU, its VMM is stopped), and its wall time
+		 * past that is no estimate of its CPU time. Charged anyway, it came in lumps its
+		 * reports paid back only as it ran again: 333 ms at once to a 4-vCPU VM beside a
+		 * busy loop, which then got no lane for 2.3 s (docs/host.md).
+		 */
+		if (due > HOST_REPORT_NS)
+			due = HOST_REPORT_NS;
+		if (due <= sl->ahead_ns)
+			continue;
+		sched_vcpu_ran(h->s, (unsigned int)v, due - sl->ahead_ns, 0, now);
+		sl->ahead_ns = due;
 	}
 }
 

@@ -8,22 +8,24 @@
  * After each event, while a vCPU waits, the daemon asks its core which waiter a lane freed now
  * would go to (sched_next_waiter()). If that successor's VM takes handoffs and one of its vCPUs
  * holds a lane, the daemon offers that VM a handoff in its offer page: the successor, and for
- * each lane the VM holds, its holder, the seq of the holder's grant, the lane's CPU and its
- * rotation end. A holder that blocks, or reaches that rotation end, claims it with a CAS (its
- * lane, itself, HOST_HAND_SLICE at a rotation end), grants the successor the lane and wakes
- * its thread: one wake-up, inside the VMM (sched/runtime/rt_hand.c).
+ * each lane the VM holds, its holder, the seq of the holder's grant and the lane's CPU. A holder
+ * that blocks (or is lent) claims it with a CAS (its lane, itself), grants the successor the
+ * lane and wakes its thread: one wake-up, inside the VMM (sched/runtime/rt_hand.c).
  *
  * Only within one VM: the successor's thread is the releasing VMM's own, so the VMM that writes
  * the claim is the one whose vCPUs it moves; no VMM can hand another VM a lane, take one from
  * it, or make it run (design and the cross-VM variant not built: docs/host.md).
  *
- * The claim stands for the holder's BLOCKED (or its TICK): settled before anything reaches the
- * core, as every offer, it is fed to the core as that event (the holder not charged on: it
- * stopped at the claim, and its reports tell what it ran), and the core's decisions go out.
- * Granted the successor that lane, nothing is news (a RETIME if the slice end differs); any
- * other decision (another waiter, the holder kept at a near tie, a throttle meanwhile) revokes
- * the handoff: the successor is PREEMPTed, the lane's true holder granted, a holder kept
- * granted its lane again. The daemon reads only the word: a claim of another gen, of a lane
+ * The claim stands for the holder's BLOCKED: settled before anything reaches the core, as every
+ * offer, it is fed to the core as that event (the holder not charged on: its exit reported
+ * what it ran), and the core's decisions go out. Granted the successor that lane, nothing is
+ * news (a RETIME if the slice end differs); any other decision (another waiter picked as the
+ * clock moved, a throttle of the successor's group by the charges) revokes the handoff: the
+ * successor is PREEMPTed and the lane's true holder granted.
+ *
+ * Not at rotation ends: built and measured, the core kept the holder there at a near tie
+ * (its sticky pick) in 14 of 78 and up to 128 of 129 such handoffs of two hogs on one lane,
+ * which the published successor cannot foresee (docs/host.md, "Latency: handoffs"). The daemon reads only the word: a claim of another gen, of a lane
  * its holder does not hold, or by a vCPU that holds none, is garbage (hung up on).
  */
 #include <errno.h>
@@ -61,24 +63,18 @@ void host_hand_make(struct host *h)
 	if (!c->offer_hand || !c->joined || c->dead || !o || c->nr_revoked || c->took_due)
 		return;
 	for (l = 0; l < h->nr_lanes && l < HOST_HAND_LANES; l++) {
-		struct host_hand_lane e = {
-			.holder = HOST_OFFER_NONE, .cpu = HOST_CPU_NONE, .rot_until = HOST_TIME_INF,
-		};
+		struct host_hand_lane e = { .holder = HOST_OFFER_NONE, .cpu = HOST_CPU_NONE };
 		int hv = sched_lane_vcpu(h->s, l);
-		uint64_t rot;
 
 		if (hv >= 0 && h->slot[hv].client == c && !h->slot[hv].revoked) {
 			e.holder = h->slot[hv].vcpu;
 			e.holder_seq = host_page_seq(c, e.holder);
 			e.cpu = host_lane_cpu(h, l);
-			rot = sched_lane_rot_until(h->s, l);
-			e.rot_until = rot == SCHED_TIME_NONE ? HOST_TIME_INF : rot;
 			held++;
 		}
 		/* Released: a claim that read these after this gen's revocation fails its CAS. */
 		__atomic_store_n(&o->hand[l].holder_seq, e.holder_seq, __ATOMIC_RELAXED);
 		__atomic_store_n(&o->hand[l].cpu, e.cpu, __ATOMIC_RELAXED);
-		__atomic_store_n(&o->hand[l].rot_until, e.rot_until, __ATOMIC_RELAXED);
 		__atomic_store_n(&o->hand[l].holder, e.holder, __ATOMIC_RELAXED);
 	}
 	if (!held)
@@ -97,13 +93,12 @@ void host_hand_make(struct host *h)
 }
 
 /*
- * c's holder in word w released its lane to the successor: its BLOCKED (or its rotation end)
- * fed to the core, then the core's decisions. -EPROTO: w is not a claim of this offer.
+ * c's holder in word w released its lane to the successor: its BLOCKED fed to the core, then
+ * the core's decisions. -EPROTO: w is not a claim of this offer.
  */
 int host_hand_honour(struct host *h, struct host_client *c, uint64_t w)
 {
-	uint32_t lane = host_offer_lane(w), hv = host_offer_vcpu(w) & ~HOST_HAND_SLICE;
-	bool slice = host_offer_vcpu(w) & HOST_HAND_SLICE;
+	uint32_t lane = host_offer_lane(w), hv = host_offer_vcpu(w);
 	unsigned int hslot, sslot = c->slot[c->hand_succ];
 	uint64_t now;
 
@@ -120,26 +115,17 @@ int host_hand_honour(struct host *h, struct host_client *c, uint64_t w)
 	h->slot[sslot].last_heard = now;
 	h->slot[hslot].last_heard = now;
 	/*
-	 * The holder stopped at the claim, some time before now; the successor reports what ran
-	 * after. A blocking holder's exit reported all it ran; one at its rotation end is charged
-	 * up to that end, as the TICK would have, its reports following the claim.
+	 * The holder stopped at the claim, some time before now, and its exit reported what it ran
+	 * (the claim is made after): charged on to now it would pay for what the successor ran.
 	 */
 	host_charge_holders(h, now, hslot);
-	if (slice) {
-		uint64_t rot = sched_lane_rot_until(h->s, lane);
-
-		host_charge_one(h, hslot, rot < now ? rot : now, now);
-		sched_timer(h->s, now);
-	} else {
-		sched_vcpu_blocked(h->s, hslot, now);
-	}
+	sched_vcpu_blocked(h->s, hslot, now);
 	/* Whether the core did what the VMM did, for --stats and the tests. */
 	if (sched_lane_vcpu(h->s, lane) == (int)sslot)
 		c->nr_hands++;
 	else
 		c->nr_hands_revoked++;
-	host_offer_apply(h, c, c->hand_succ, lane, c->hand_alone, true,
-			 slice ? hv : HOST_OFFER_NONE);
+	host_offer_apply(h, c, c->hand_succ, lane, c->hand_alone, true, HOST_OFFER_NONE);
 	return 0;
 }
 

@@ -116,7 +116,6 @@ void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
 
 /* host_charge.c: holders charged up to a decision; reports reconciled. Lock held. */
 void host_charge_holders(struct host *h, uint64_t now, unsigned int skip);
-void host_charge_one(struct host *h, unsigned int slot, uint64_t upto, uint64_t now);
 void host_charge_granted(struct host *h, unsigned int slot, uint64_t now);
 int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
 		       uint64_t now);

@@ -100,11 +100,6 @@ uint64_t sched_lane_until(const struct sched *s, unsigned int lane)
 	return ln->pace_until < t ? ln->pace_until : t;
 }
 
-uint64_t sched_lane_rot_until(const struct sched *s, unsigned int lane)
-{
-	return lane < s->nr_lanes ? s->core.lanes[lane].rot_until : SCHED_TIME_NONE;
-}
-
 int sched_next_waiter(struct sched *s)
 {
 	struct vcpu_core *vc;

@@ -38,10 +38,9 @@
  * With HOST_HELLO_HAND (version 7), while a vCPU waits and the core's next pick (the waiter a
  * lane freed now would go to) is a vCPU of this VM, the daemon offers that VM a handoff: lane
  * HOST_OFFER_HAND in the word, the successor, and each lane a vCPU of this VM holds (holder,
- * the seq of its grant, the lane's CPU and rotation end). A holder that blocks, or reaches its
- * rotation end, claims it (lane: its own, vcpu: itself, HOST_HAND_SLICE for a rotation end)
- * and grants the successor the lane at once; the claim stands for its BLOCKED or TICK, and the
- * TOOK follows as for any offer. The daemon feeds the core that event and revokes what the
+ * the seq of its grant, the lane's CPU). A holder that blocks (or is lent) claims it (lane: its
+ * own, vcpu: itself) and grants the successor the lane at once; the claim stands for its
+ * BLOCKED, and the TOOK follows as for any offer. The daemon feeds the core that event and revokes what the
  * core would not have done (host/host_hand.c).
  */
 #ifndef VSCHED_HOST_PROTO_H
@@ -203,7 +202,6 @@ struct host_grant {
 #define HOST_OFFER_NONE		0xffffu
 #define HOST_OFFER_FREE		0xffffu
 #define HOST_OFFER_HAND		0xfffeu	/* lane of a handoff offer: whichever holder releases */
-#define HOST_HAND_SLICE		0x8000u	/* a handoff claim's vcpu: released at its rotation end */
 #define HOST_HAND_LANES		64	/* lanes a handoff covers (the lanes after: none) */
 
 /* One lane of a handoff offer: the VM's vCPU that holds it and what the claim is checked by. */
@@ -211,8 +209,6 @@ struct host_hand_lane {
 	uint32_t holder;	/* HOST_OFFER_NONE: not a lane of this VM's */
 	uint32_t holder_seq;	/* the seq of the holder's grant: applied, or no claim */
 	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats */
-	uint64_t rot_until;	/* the holder's rotation end (a slice end claim only at it) */
-	uint64_t pad;
 };
 
 struct host_offer {

@@ -110,10 +110,9 @@ bool sched_vcpu_is_runnable(const struct sched *s, unsigned int id);
 bool sched_vcpu_throttled(const struct sched *s, unsigned int id);
 int sched_lane_vcpu(const struct sched *s, unsigned int lane);	/* -1 if the lane is free */
 uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
-uint64_t sched_lane_rot_until(const struct sched *s, unsigned int lane);	/* rotation end */
 /*
  * The waiting vCPU the core would hand a lane freed now (its pick, fair_pick()), or -1. The pick
- * after the holder's own event (its block, its rotation end) may differ: host handoffs publish
+ * after the holder's own event (its block) may differ: host handoffs publish
  * this ahead and the daemon checks each one taken against the core (host/host_hand.c).
  */
 int sched_next_waiter(struct sched *s);

@@ -342,11 +342,10 @@ void rt_offer_unmap(struct runtime *rt);
 bool rt_offer_take(struct runtime *rt, unsigned int id);
 void rt_offer_flush(struct runtime *rt);
 /*
- * Handoffs (rt_hand.c). Lock held. id, a lane holder, releases its lane (blocking, or at its
- * rotation end if slice): true if the successor the daemon published took it (the claim stands
- * for id's BLOCKED or TICK; id is WAITING after a slice end, its state left to the caller else).
+ * Handoffs (rt_hand.c). Lock held. id, a lane holder, releases its lane (it blocks or is lent):
+ * true if the successor the daemon published took it (the claim stands for id's BLOCKED).
  */
-bool rt_hand_off(struct runtime *rt, unsigned int id, bool slice);
+bool rt_hand_off(struct runtime *rt, unsigned int id);
 /*
  * rt_remote_ctl.c: a datagram from the daemon that may be a CTL: 0 not one, 1 applied to vs
  * and answered, -EPROTO malformed. Called without the lock.

@@ -119,7 +119,7 @@ void rt_core_blocked(struct runtime *rt, unsigned int id, uint64_t now, bool hel
 	if (rt->remote) {
 		/* The successor the daemon published takes the lane at once: no BLOCKED, the
 		 * claim stands for it (rt_hand.c). */
-		if (held && rt_hand_off(rt, id, false))
+		if (held && rt_hand_off(rt, id))
 			return;
 		rt_remote_event(rt, HOST_MSG_BLOCKED, id, 0, 0);
 		return;
@@ -142,26 +142,11 @@ void rt_core_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t
 
 void rt_core_tick(struct runtime *rt, uint64_t now)
 {
-	bool handed = false, ask = false;
-	unsigned int i;
-
+	rt_charge_running(rt, now);
 	if (rt->remote) {
-		/* A holder at its rotation end hands its lane on if it can, before its reports
-		 * (rt_hand.c); the daemon is asked only about the others (the claim is its TICK). */
-		for (i = 0; i < rt->nr_vcpus; i++) {
-			if (rt->v[i].state != RT_RUNNING || rt->v[i].until > now)
-				continue;
-			if (rt_hand_off(rt, i, true))
-				handed = true;
-			else
-				ask = true;
-		}
-		rt_charge_running(rt, now);
-		if (ask || !handed)
-			rt_remote_tick(rt, now);
+		rt_remote_tick(rt, now);
 		return;
 	}
-	rt_charge_running(rt, now);
 	sched_timer(rt->s, now);
 	rt_core_drain(rt);
 	sched_trace_sample(rt->s, now);

@@ -2,17 +2,17 @@
 /*
  * Host mode's handoffs, the VMM's side (include/host/proto.h, host/host_hand.c): while a vCPU of
  * this VM waits and is the daemon's next pick, the daemon publishes it as the successor of the
- * lanes this VM holds. A holder that releases its lane (it blocks, is lent, or reaches its
- * rotation end) claims the handoff with a CAS and grants the successor the lane at once, as an
- * embedded core would: the successor's thread wakes once, from here, where through the daemon
- * the daemon's wake-up came first. The claim stands for the holder's BLOCKED (or TICK); its
- * TOOK is deferred as an offer's (rt_offer.c) and the daemon, which hears the claim at its next
- * event, revokes a handoff its core would not have made (a PREEMPT of the successor).
+ * lanes this VM holds. A holder that releases its lane (it blocks or is lent) claims the handoff
+ * with a CAS and grants the successor the lane at once, as an embedded core would: the
+ * successor's thread wakes once, from here, where through the daemon the daemon's wake-up came
+ * first. The claim stands for the holder's BLOCKED; its TOOK is deferred as an offer's
+ * (rt_offer.c) and the daemon, which hears the claim at its next event, revokes a handoff its
+ * core would not have made (a PREEMPT of the successor).
  *
  * Taken only if the daemon's view is this VMM's: it had read every datagram sent but reports
  * (a report changes nobody's state), this VMM applied the holder's grant and the successor's
- * latest entry, and the successor still waits here. At a rotation end, only at the one
- * published (a slice end of the cap's is not a rotation: its lane may go to a throttle).
+ * latest entry, and the successor still waits here. Not at a rotation end: the core may keep
+ * its holder there (a near tie), which no successor published ahead can tell (docs/host.md).
  */
 #include "host/proto.h"
 #include "rt.h"
@@ -30,10 +30,10 @@ static unsigned int rt_hand_lane(struct runtime *rt, const struct host_offer *o,
 	return HOST_HAND_LANES;
 }
 
-bool rt_hand_off(struct runtime *rt, unsigned int id, bool slice)
+bool rt_hand_off(struct runtime *rt, unsigned int id)
 {
 	struct host_offer *o = rt->offer;
-	uint64_t w, succ, cpu, rot, len, now;
+	uint64_t w, succ, cpu, len;
 	struct rt_vcpu *sv;
 	unsigned int lane;
 
@@ -56,23 +56,14 @@ bool rt_hand_off(struct runtime *rt, unsigned int id, bool slice)
 	    __atomic_load_n(&o->hand[lane].holder_seq, __ATOMIC_RELAXED) != rt->v[id].seq_applied)
 		return false;
 	cpu = __atomic_load_n(&o->hand[lane].cpu, __ATOMIC_RELAXED);
-	rot = __atomic_load_n(&o->hand[lane].rot_until, __ATOMIC_RELAXED);
 	len = __atomic_load_n(&o->hand_slice, __ATOMIC_RELAXED);
-	now = rt_now();
 	if ((cpu != HOST_CPU_NONE && cpu >= CPU_SETSIZE) || len > RT_HAND_SLICE_MAX)
 		return false;
-	if (slice && (rot == HOST_TIME_INF || rt->v[id].until != rot || now < rot))
-		return false;
-	if (!__atomic_compare_exchange_n(&o->word, &w,
-					 host_offer_word(host_offer_gen(w), lane,
-							 id | (slice ? HOST_HAND_SLICE : 0)),
+	if (!__atomic_compare_exchange_n(&o->word, &w, host_offer_word(host_offer_gen(w), lane, id),
 					 false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return false;	/* revoked meanwhile: the daemon decides */
-	/* The holder out first, as rt_core_drain() applies an embedded core's decisions. */
-	if (slice)
-		rt_preempt(rt, id);
 	rt_pin_host(rt, lane, cpu == HOST_CPU_NONE ? -1 : (int)cpu);
-	rt_grant(rt, (unsigned int)succ, lane, len ? now + len : RT_INF);
+	rt_grant(rt, (unsigned int)succ, lane, len ? rt_now() + len : RT_INF);
 	rt->st.handoffs++;
 	rt->took_due = true;
 	rt->took_vcpu = id;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Handoffs (host/host_hand.c, HOST_HELLO_HAND): while a vCPU waits and is the core's next pick,
- * its VM is offered the handoff of the lanes it holds; a holder that blocks or reaches its
- * rotation end claims it and the successor runs. A claim ends the core as the BLOCKED (or TICK)
- * it stands for would (a twin daemon fed that by the socket); one the core would not make is
- * revoked (the successor PREEMPTed, the holder granted again); a forged word hangs its VM up
- * and moves nothing of another VM's. Time is driven (host_set_clock()).
+ * its VM is offered the handoff of the lanes it holds; a holder that blocks claims it and the
+ * successor runs. A claim ends the core as the BLOCKED it stands for would (a twin daemon fed
+ * that by the socket); one the core would not make is revoked (the successor PREEMPTed); a
+ * forged word hangs its VM up and moves nothing of another VM's. Time is driven
+ * (host_set_clock()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,19 +19,28 @@
 #include "util/time.h"
 #include "vsched.h"
 
-/* Joins VM name of nr vCPUs with handoffs if hand (page and offers always); COMMIT sent. */
-static void hand_join(struct host *h, struct ovmm *m, const char *name, unsigned int nr,
-		      bool hand)
+/*
+ * Joins VM name of nr vCPUs with handoffs if hand (page and offers always), cpu.max quota_us
+ * per 100 ms; COMMIT sent.
+ */
+static void hand_join_max(struct host *h, struct ovmm *m, const char *name, unsigned int nr,
+			  bool hand, uint64_t quota_us)
 {
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
 		.flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER | (hand ? HOST_HELLO_HAND : 0),
-		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
+		.vm = { .quota_us = quota_us, .period_us = 100000 },
 	};
 
 	snprintf(hm.name, sizeof(hm.name), "%s", name);
 	m->fd = host_test_join_hello(h, &hm, &m->c, &m->o);
 	CU_ASSERT_EQUAL(ovmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+}
+
+static void hand_join(struct host *h, struct ovmm *m, const char *name, unsigned int nr,
+		      bool hand)
+{
+	hand_join_max(h, m, name, nr, hand, UINT64_MAX);
 }
 
 /* The twin: the same VM without page or offers, every event by the socket. */
@@ -54,15 +63,13 @@ static bool hand_offered(const struct ovmm *m)
 }
 
 /* What rt_hand_off() does: the CAS from the handoff offered to holder's claim of lane. */
-static bool hand_claim(struct ovmm *m, uint32_t lane, uint32_t holder, bool slice, uint32_t *gen)
+static bool hand_claim(struct ovmm *m, uint32_t lane, uint32_t holder, uint32_t *gen)
 {
 	uint64_t w = offer_word(m);
 
 	*gen = host_offer_gen(w);
 	return hand_offered(m) &&
-	       __atomic_compare_exchange_n(&m->o->word, &w,
-					   host_offer_word(*gen, lane, holder |
-							   (slice ? HOST_HAND_SLICE : 0)),
+	       __atomic_compare_exchange_n(&m->o->word, &w, host_offer_word(*gen, lane, holder),
 					   false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
@@ -125,7 +132,6 @@ static void hand_setup(struct host *h, struct host *t, struct ovmm *a, struct ov
 	CU_ASSERT_EQUAL(a->o->hand[0].holder, 0);
 	CU_ASSERT_EQUAL(a->o->hand_sent, 3);	/* COMMIT, two RUNNABLEs */
 	CU_ASSERT_EQUAL(a->o->hand_slice, 0);	/* the only waiter */
-	CU_ASSERT_NOT_EQUAL(a->o->hand[0].rot_until, HOST_TIME_INF);
 	drain(a);
 	drain(b);
 }
@@ -144,7 +150,7 @@ static void test_hand_block(void)
 	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RAN, 0, 400000, 0), 0);
 	/* A report read meanwhile does not void it: it changes nobody's state. */
 	CU_ASSERT_TRUE(hand_offered(&a));
-	CU_ASSERT_TRUE(hand_claim(&a, 0, 0, false, &gen));
+	CU_ASSERT_TRUE(hand_claim(&a, 0, 0, &gen));
 	/* A report sent before the claim may still come first; then the TOOK. */
 	offer_now += 100 * NSEC_PER_USEC;
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RAN, 0, 50000, 0), 0);
@@ -168,66 +174,38 @@ static void test_hand_block(void)
 	host_destroy(t);
 }
 
-/* At its rotation end the holder hands on and waits: as the twin's TICK at that time. */
-static void test_hand_slice(void)
-{
-	struct host *h = offer_host(1), *t = offer_host(1);
-	struct host_ev ev;
-	struct ovmm a, b;
-	uint32_t gen;
-
-	hand_setup(h, t, &a, &b);
-	offer_now = a.o->hand[0].rot_until;
-	CU_ASSERT_TRUE(hand_claim(&a, 0, 0, true, &gen));
-	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, gen, 0), 0);
-	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_TICK, 0, 0, 0), 0);
-	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "running");
-	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "waiting");
-	CU_ASSERT_EQUAL(host_client_hands(a.c, false), 1);
-	/* The holder's PREEMPT is the page's news (applied already), the successor's grant not. */
-	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, 0, &ev));
-	CU_ASSERT_FALSE(ovmm_recv(&a, HOST_MSG_GRANT, 1, &ev));
-	offer_now += NSEC_PER_MSEC;
-	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RAN, 0, 3000000, 0), 0);
-	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RAN, 0, 3000000, 0), 0);
-	twins_agree(h, t, 2);
-	/* The lane held by 1 now, 0 waits: the handoff back is offered. */
-	CU_ASSERT_TRUE(hand_offered(&a));
-	CU_ASSERT_EQUAL(a.o->hand_succ, 0);
-	CU_ASSERT_EQUAL(a.o->hand[0].holder, 1);
-	ovmm_leave(h, &a);
-	ovmm_leave(t, &b);
-	host_destroy(h);
-	host_destroy(t);
-}
-
 /*
- * A rotation-end claim before the rotation end: the core keeps its holder. Revoked: the
- * successor is PREEMPTed, the holder (let go by its VMM) granted its lane again.
+ * The core decides otherwise: VM a (1 ms per 100 ms) holds both lanes, vCPU 2 waits and is
+ * published. 5 ms later vCPU 0 blocks and hands it lane 0; charged up to then, vCPU 1 throttles
+ * a: the handoff is revoked (vCPU 2 PREEMPTed, throttled in the core).
  */
 static void test_hand_revoked(void)
 {
-	struct host *h = offer_host(1), *t = offer_host(1);
+	struct host *h = offer_host(2);
 	struct host_ev ev;
-	struct ovmm a, b;
+	struct ovmm a;
 	uint32_t gen;
 
-	hand_setup(h, t, &a, &b);
-	offer_now += 100 * NSEC_PER_USEC;
-	CU_ASSERT_TRUE(hand_claim(&a, 0, 0, true, &gen));
+	hand_join_max(h, &a, "a", 3, true, 1000);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 2, 0, 0), 0);
+	CU_ASSERT_TRUE(hand_offered(&a));
+	CU_ASSERT_EQUAL(a.o->hand_succ, 2);
+	CU_ASSERT_EQUAL(a.o->hand[0].holder, 0);
+	CU_ASSERT_EQUAL(a.o->hand[1].holder, 1);
+	drain(&a);
+	offer_now += 5 * NSEC_PER_MSEC;
+	CU_ASSERT_TRUE(hand_claim(&a, 0, 0, &gen));
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, gen, 0), 0);
-	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "running");
-	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "waiting");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 2), "throttled");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "idle");
 	CU_ASSERT_EQUAL(host_client_hands(a.c, false), 0);
 	CU_ASSERT_EQUAL(host_client_hands(a.c, true), 1);
-	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, 1, &ev));
-	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_GRANT, 0, &ev));
-	CU_ASSERT_EQUAL(ev.arg, 0);
+	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, 2, &ev));
 	CU_ASSERT_FALSE(hung_up(&a));
 	ovmm_leave(h, &a);
-	ovmm_leave(t, &b);
 	host_destroy(h);
-	host_destroy(t);
 }
 
 /*
@@ -282,7 +260,7 @@ static void test_hand_fields(void)
 	/* Its exit's report first, as a blocking vCPU's (the claim's holder is not charged). */
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RAN, 0, 1000000, 0), 0);
 	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RAN, 0, 1000000, 0), 0);
-	CU_ASSERT_TRUE(hand_claim(&a, 0, 0, false, &gen));
+	CU_ASSERT_TRUE(hand_claim(&a, 0, 0, &gen));
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, gen, 0), 0);
 	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_BLOCKED, 0, 0, 0), 0);
 	twins_agree(h, t, 2);
@@ -331,7 +309,6 @@ static void test_hand_other_vm(void)
 
 static CU_TestInfo host_hand_tests[] = {
 	{ "a blocking holder's handoff ends the core as its BLOCKED", test_hand_block },
-	{ "a rotation end's handoff ends the core as its TICK", test_hand_slice },
 	{ "a handoff the core would not make is revoked", test_hand_revoked },
 	{ "a forged handoff claim hangs its VM up", test_hand_forged },
 	{ "a handoff's fields rewritten by the VMM are not used", test_hand_fields },
