@@ -17,6 +17,9 @@
  *              before A's next datagram (the BLOCKED), as rt_offer.c defers it. Between rounds
  *              A waits for the daemon to offer the lane again (not timed).
  * One vCPU, one lane; per round: runnable -> granted (B runs) -> blocked. Median, p90, p99.
+ * Then the release rows (bench/host_hand.c): a lane freed while a second vCPU waits, in-process,
+ * through the daemon's page, and handed on by its holder (HOST_HELLO_HAND); BENCH_LAT_HAND=0
+ * leaves them out, BENCH_LAT_HAND=only runs them alone.
  * BENCH_LAT_ROUNDS overrides the number of rounds (default 20000). Every path's A sleeps
  * BENCH_LAT_GAP_US (default 50) before each round, not timed: the offer path waits for the next
  * offer there, and a thread just back from a sleep (or a CPU kept out of deep idle states by
@@ -36,6 +39,7 @@
 #include <unistd.h>
 
 #include "host_daemon.h"
+#include "host_hand.h"
 #include "host/host.h"
 #include "host/proto.h"
 #include "sched/core.h"
@@ -366,6 +370,7 @@ static struct lat *lat_new(unsigned int rounds)
 int main(void)
 {
 	const char *env = getenv("BENCH_LAT_ROUNDS"), *genv = getenv("BENCH_LAT_GAP_US");
+	const char *hand = getenv("BENCH_LAT_HAND");
 	unsigned int rounds = env ? (unsigned int)atoi(env) : 20000;
 	struct lat *in, *ag, *pg, *of;
 
@@ -373,6 +378,8 @@ int main(void)
 		return 2;
 	if (genv)
 		gap_us = (unsigned int)atoi(genv);
+	if (hand && !strcmp(hand, "only"))
+		return bench_hand_run(rounds, gap_us) ? 1 : 0;
 	in = lat_new(rounds);
 	ag = lat_new(rounds);
 	pg = lat_new(rounds);
@@ -405,6 +412,8 @@ int main(void)
 	       (double)pg->samples[pg->n * 99 / 100] / in->samples[in->n * 99 / 100],
 	       (double)ag->samples[ag->n * 99 / 100] / in->samples[in->n * 99 / 100]);
 	vsched_destroy(in->vs);
+	if (!(hand && !strcmp(hand, "0")) && bench_hand_run(rounds, gap_us))
+		return 1;
 	free(in->samples);
 	free(ag->samples);
 	free(pg->samples);

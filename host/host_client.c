@@ -135,7 +135,7 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 		ret = host_path_valid(m->partition, sizeof(m->partition), true);
 	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 ||
 		     m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD |
-				  HOST_HELLO_KICK)))
+				  HOST_HELLO_KICK | HOST_HELLO_HAND)))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
@@ -153,6 +153,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 		offer_fd = -1;
 	/* A held lane is offered only to a VMM that preempts its holder when it takes it. */
 	c->offer_held = offer_fd >= 0 && (m->flags & HOST_HELLO_HELD);
+	/* A handoff only to a VMM that hands its released lanes on (host_hand.c). */
+	c->offer_hand = offer_fd >= 0 && (m->flags & HOST_HELLO_HAND);
 	/*
 	 * The daemon kicks a preempted holder only beside a page (the vCPU reads its PREEMPT
 	 * there on the way out); without a peer pidfd (no pidfd_open) the agent kicks.
@@ -276,8 +278,14 @@ static int host_client_handle(struct host *h, struct host_client *c, const void 
 	if (!c->joined)
 		return -EPROTO;
 	c->nr_read++;	/* what an offer says the daemon has seen of this VM */
-	/* A VMM that took an offer sends its TOOK before anything else. */
-	if (c->took_due && type != HOST_MSG_TOOK)
+	/* A handoff's count: a report changes no one's state, so one in flight voids none. */
+	if (type != HOST_MSG_RAN)
+		c->nr_read_state++;
+	/*
+	 * A VMM that took an offer sends its TOOK before anything else; a report may come first,
+	 * sent before a handoff's claim (its count leaves them out).
+	 */
+	if (c->took_due && type != HOST_MSG_TOOK && type != HOST_MSG_RAN)
 		return -EPROTO;
 	/* It speaks again: what was revoked while it was silent competes again. */
 	if (c->nr_revoked)

@@ -52,6 +52,12 @@ uint64_t host_lane_cpu(struct host *h, unsigned int lane)
  */
 void host_decide(struct host *h, const struct sched_decision *d)
 {
+	host_decide_kick(h, d, true);
+}
+
+/* kick false: a holder its VMM let go of itself (an offer's victim) is not signalled again. */
+void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
+{
 	struct host_ev m = { .vcpu = 0 };
 	struct host_slot *sl;
 
@@ -88,7 +94,7 @@ void host_decide(struct host *h, const struct sched_decision *d)
 		m.seq = host_page_write(sl->client, sl->vcpu,
 					d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane, m.a,
 					m.b);
-	if (d->type == SCHED_PREEMPT)
+	if (d->type == SCHED_PREEMPT && kick)
 		host_kick(sl->client, sl->vcpu);	/* the holder out now; the datagram follows */
 	host_send(sl->client, &m, sizeof(m));
 }

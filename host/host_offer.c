@@ -135,6 +135,83 @@ static void host_offer_regrant(struct host *h, struct host_client *c, unsigned i
 	h->slot[c->slot[i]].last_heard = sched_now(h->s);
 }
 
+void host_offer_took_due(struct host_client *c, uint32_t vcpu, uint32_t gen, uint32_t lane)
+{
+	c->took_due = true;
+	c->took_vcpu = vcpu;
+	c->took_gen = gen;
+	c->took_lane = lane;
+}
+
+/* The taker runs lane already, with a slice end the core did not give it (or none it gave). */
+static void host_offer_retime(struct host *h, struct host_client *c, unsigned int taker,
+			      const struct sched_decision *d)
+{
+	struct host_ev m = { .type = HOST_MSG_RETIME, .vcpu = taker, .arg = d->lane };
+
+	m.a = d->until == SCHED_TIME_NONE ? HOST_TIME_INF : d->until;
+	m.b = host_lane_cpu(h, d->lane);
+	/* Not in the page (its entry would make a thread-backend vCPU leave the guest): the agent
+	 * applies it to the grant its VMM holds, the entry's seq (rt_remote.c). */
+	m.seq = host_page_seq(c, taker);
+	host_send(c, &m, sizeof(m));
+}
+
+/*
+ * A claim's event reached the core: its decisions out. c's vCPU taker (the VM's index) runs
+ * lane already, with no slice end if taker_inf: granted that, nothing is news; granted it with
+ * a slice end, that is sent as a RETIME if retime (else as a GRANT, which it is in the page
+ * too); anything else (another lane, none) as any decision. victim (HOST_OFFER_NONE: none) is
+ * a holder its VMM let go of: its PREEMPT is not kicked again, and a victim the core kept on a
+ * lane is granted that lane again.
+ */
+void host_offer_apply(struct host *h, struct host_client *c, unsigned int taker,
+		      unsigned int lane, bool taker_inf, bool retime, uint32_t victim)
+{
+	unsigned int slot = c->slot[taker];
+	unsigned int vslot = victim == HOST_OFFER_NONE ? UINT_MAX : c->slot[victim];
+	struct host_ev m = { .type = HOST_MSG_PREEMPT };
+	bool granted = false, victim_told = false;
+	struct sched_decision d[16];
+	size_t n, k;
+
+	while (sched_pending_decisions(h->s) && (n = sched_take_decisions(h->s, d, ARRAY_SIZE(d)))) {
+		for (k = 0; k < n; k++) {
+			/* Only a lane given or taken is news: the VMM let its grant go. */
+			if (d[k].vcpu == vslot &&
+			    (d[k].type == SCHED_RUN || d[k].type == SCHED_PREEMPT))
+				victim_told = true;
+			if (d[k].type == SCHED_RUN && d[k].vcpu == slot && d[k].lane == lane) {
+				granted = true;
+				/* What it took: it runs there already, nothing to tell. */
+				if (d[k].until == SCHED_TIME_NONE && taker_inf) {
+					host_charge_granted(h, slot, sched_now(h->s));
+					continue;
+				}
+				if (retime) {
+					host_charge_granted(h, slot, sched_now(h->s));
+					h->slot[slot].last_heard = sched_now(h->s);
+					host_offer_retime(h, c, taker, &d[k]);
+					continue;
+				}
+			} else if (d[k].type == SCHED_RUN && d[k].vcpu == slot) {
+				granted = true;
+			}
+			host_decide_kick(h, &d[k], d[k].vcpu != vslot);
+		}
+	}
+	if (!granted) {
+		/* The core keeps it waiting: told as a holder that lost its lane is. */
+		m.vcpu = taker;
+		m.seq = host_page_write(c, taker, HOST_LANE_NONE, HOST_TIME_INF, HOST_CPU_NONE);
+		host_send(c, &m, sizeof(m));
+	}
+	/* The VMM preempted the holder when it took the lane: a holder the core kept is told so. */
+	if (vslot != UINT_MAX && !victim_told && sched_vcpu_lane(h->s, vslot) >= 0)
+		host_offer_regrant(h, c, victim, (unsigned int)sched_vcpu_lane(h->s, vslot));
+	host_arm(h);	/* the new holder's slice end, as after host_drain() */
+}
+
 /*
  * c's vCPU in word w took the offer: the RUNNABLE it stands for, fed to the core as
  * host_event() would, then the core's decisions. -EPROTO: w is not a claim of this offer.
@@ -142,12 +219,8 @@ static void host_offer_regrant(struct host *h, struct host_client *c, unsigned i
 static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
 {
 	uint32_t i = host_offer_vcpu(w), lane = h->offer_lane;
-	struct sched_decision d[16];
-	struct host_ev m = { .type = HOST_MSG_PREEMPT };
-	bool granted = false, victim_told = false;
 	unsigned int slot, victim = UINT_MAX;
 	uint64_t now;
-	size_t n, k;
 
 	if (host_offer_gen(w) != h->offer_gen || host_offer_lane(w) != lane ||
 	    i >= c->nr_vcpus || !host_offer_ok(c, i))
@@ -158,10 +231,7 @@ static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
 		return -EPROTO;
 	if (c->offer_holder != HOST_OFFER_NONE)
 		victim = c->slot[c->offer_holder];
-	c->took_due = true;
-	c->took_vcpu = i;
-	c->took_gen = h->offer_gen;
-	c->took_lane = lane;
+	host_offer_took_due(c, i, h->offer_gen, lane);
 	now = h->clock();
 	h->slot[slot].last_heard = now;
 	/*
@@ -171,33 +241,7 @@ static int host_offer_honour(struct host *h, struct host_client *c, uint64_t w)
 	 */
 	host_charge_holders(h, now, victim);
 	sched_vcpu_runnable(h->s, slot, now);
-	while (sched_pending_decisions(h->s) && (n = sched_take_decisions(h->s, d, ARRAY_SIZE(d)))) {
-		for (k = 0; k < n; k++) {
-			/* Only a lane given or taken is news: the VMM let its grant go. */
-			if (d[k].vcpu == victim &&
-			    (d[k].type == SCHED_RUN || d[k].type == SCHED_PREEMPT))
-				victim_told = true;
-			if (d[k].type == SCHED_RUN && d[k].vcpu == slot) {
-				granted = true;
-				/* What it took: it runs there already, nothing to tell. */
-				if (d[k].lane == lane && d[k].until == SCHED_TIME_NONE) {
-					host_charge_granted(h, slot, sched_now(h->s));
-					continue;
-				}
-			}
-			host_decide(h, &d[k]);
-		}
-	}
-	if (!granted) {
-		/* The core keeps it waiting: told as a holder that lost its lane is. */
-		m.vcpu = i;
-		m.seq = host_page_write(c, i, HOST_LANE_NONE, HOST_TIME_INF, HOST_CPU_NONE);
-		host_send(c, &m, sizeof(m));
-	}
-	/* The VMM preempted the holder when it took the lane: a holder the core kept is told so. */
-	if (victim != UINT_MAX && !victim_told && sched_vcpu_lane(h->s, victim) >= 0)
-		host_offer_regrant(h, c, c->offer_holder, (unsigned int)sched_vcpu_lane(h->s, victim));
-	host_arm(h);	/* the new holder's slice end, as after host_drain() */
+	host_offer_apply(h, c, i, lane, true, false, c->offer_holder);
 	return 0;
 }
 
@@ -215,7 +259,8 @@ struct host_client *host_offer_settle(struct host *h)
 							HOST_OFFER_FREE),
 					false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return NULL;	/* revoked: nobody took it */
-	if (!host_offer_honour(h, c, w))
+	if (!(h->offer_lane == HOST_OFFER_HAND ? host_hand_honour(h, c, w) :
+	      host_offer_honour(h, c, w)))
 		return NULL;
 	/* Garbage: the VM is hung up on (host_run() sees the hang-up); the lane stays idle. */
 	c->garbage = true;
@@ -309,8 +354,10 @@ void host_offer_make(struct host *h)
 		else if (v < 0 && lane == UINT_MAX)
 			lane = l;
 	}
-	if (host_someone_waits(h))
+	if (host_someone_waits(h)) {
+		host_hand_make(h);
 		return;
+	}
 	if (lane == UINT_MAX) {
 		host_offer_held(h);
 		return;

@@ -58,6 +58,13 @@ struct host_client {
 	bool took_due;			/* a claim honoured, its TOOK not read yet: */
 	uint32_t took_vcpu, took_gen, took_lane;
 	bool garbage;			/* wrote garbage in its offer page: host_run() hangs up */
+	/* host_hand.c: handoffs (HOST_HELLO_HAND) */
+	bool offer_hand;		/* it hands a lane its vCPU releases to the successor */
+	uint32_t hand_succ;		/* the successor of the handoff offered (VM's index) */
+	bool hand_alone;		/* it was the only waiter: granted with no slice end */
+	uint64_t nr_read_state;		/* datagrams other than RAN read since the join */
+	uint64_t nr_hands;		/* handoffs honoured as the core's own decision */
+	uint64_t nr_hands_revoked;	/* ... and revoked (the core chose otherwise) */
 	/* host_kick.c: the peer by SO_PEERCRED, and a pidfd of each vCPU thread it reported */
 	pid_t peer_pid;
 	int peer_fd;			/* pidfd of the peer process, -1: none */
@@ -92,7 +99,7 @@ struct host {
 	int fwd_err;
 	/* host_offer.c: the one outstanding offer of an idle lane */
 	struct host_client *offer_to;	/* NULL: none */
-	uint32_t offer_gen, offer_lane;
+	uint32_t offer_gen, offer_lane;	/* offer_lane HOST_OFFER_HAND: a handoff */
 	struct host_client **lane_last;	/* each lane's last holder's VM, NULL: none */
 	struct host_client *offer_rr;	/* the last VM offered a lane: round-robin after it */
 };
@@ -114,6 +121,7 @@ int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_
 		       uint64_t now);
 
 void host_decide(struct host *h, const struct sched_decision *d);
+void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick);
 
 /*
  * host_offer.c: idle-lane offers. settle() before anything reaches the core (revokes the offer;
@@ -127,6 +135,14 @@ void host_offer_destroy(struct host *h, struct host_client *c);
 struct host_client *host_offer_settle(struct host *h);
 void host_offer_make(struct host *h);
 int host_offer_took(struct host_client *c, const struct host_ev *m);
+/* After a claim's event reached the core: its decisions, taker told only if the core differs. */
+void host_offer_apply(struct host *h, struct host_client *c, unsigned int taker,
+		      unsigned int lane, bool taker_inf, bool retime, uint32_t victim);
+void host_offer_took_due(struct host_client *c, uint32_t vcpu, uint32_t gen, uint32_t lane);
+
+/* host_hand.c: handoffs of a released lane to the waiter published ahead. Lock held. */
+void host_hand_make(struct host *h);
+int host_hand_honour(struct host *h, struct host_client *c, uint64_t w);
 
 /* host_slice.c: the rotation slice planned from lane changes' costs. Lock held. */
 struct sched_decision;

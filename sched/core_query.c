@@ -100,6 +100,15 @@ uint64_t sched_lane_until(const struct sched *s, unsigned int lane)
 	return ln->pace_until < t ? ln->pace_until : t;
 }
 
+int sched_next_waiter(struct sched *s)
+{
+	struct vcpu_core *vc;
+
+	core_assert_locked(s);
+	vc = fair_pick(s);
+	return vc ? (int)vc->v->id : -1;
+}
+
 bool group_throttled(const struct group *g)
 {
 	return g->core && gcore(g)->throttled;

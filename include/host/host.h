@@ -61,6 +61,8 @@ int host_client_msg(struct host *h, struct host_client *c, const void *buf, size
 void host_client_remove(struct host *h, struct host_client *c);
 /* The VM group of a joined client ("/machine/vm1"), or NULL. */
 const char *host_client_group(const struct host_client *c);
+/* Handoffs of c's (host_hand.c) the core confirmed, or (revoked) decided otherwise. */
+uint64_t host_client_hands(const struct host_client *c, bool revoked);
 
 /*
  * A change in the daemon's directory (its FUSE threads; lock not held): op a HOST_CTL_* of

@@ -35,6 +35,13 @@
  * wakes (a cpu.idle holder): `holder` names it, and the vCPU that takes the offer preempts it
  * (kicks it, as the VMM's own core would) and runs: the daemon's wake-up and the agent's are
  * off the preemption's path.
+ * With HOST_HELLO_HAND (version 7), while a vCPU waits and the core's next pick (the waiter a
+ * lane freed now would go to) is a vCPU of this VM, the daemon offers that VM a handoff: lane
+ * HOST_OFFER_HAND in the word, the successor, and each lane a vCPU of this VM holds (holder,
+ * the seq of its grant, the lane's CPU). A holder that blocks (or is lent) claims it (lane: its
+ * own, vcpu: itself) and grants the successor the lane at once; the claim stands for its
+ * BLOCKED, and the TOOK follows as for any offer. The daemon feeds the core that event and revokes what the
+ * core would not have done (host/host_hand.c).
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H
@@ -44,8 +51,9 @@
 /* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET;
  * 3: PIN, CTL.may, offers (TOOK); 4: offers of a held lane (HOST_HELLO_HELD, holder);
  * 5: the daemon kicks holders itself (HOST_HELLO_KICK);
- * 6: a held lane's offer may name the moment it may be taken from (not_before) */
-#define HOST_PROTO_VERSION	6
+ * 6: a held lane's offer may name the moment it may be taken from (not_before);
+ * 7: handoffs: a lane its holder releases goes to the waiter published ahead (HOST_HELLO_HAND) */
+#define HOST_PROTO_VERSION	7
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -109,6 +117,8 @@ struct host_settings {
 #define HOST_HELLO_KICK		0x08	/* the daemon signals a preempted holder's thread (the
 					   kick signal, SIGRTMIN + 1) after writing its PREEMPT
 					   in the page: with a page only; TIDs checked */
+#define HOST_HELLO_HAND		0x10	/* the VMM hands a lane its vCPU releases to the
+					   successor published in its offer page (with offers) */
 
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */
@@ -191,6 +201,15 @@ struct host_grant {
  */
 #define HOST_OFFER_NONE		0xffffu
 #define HOST_OFFER_FREE		0xffffu
+#define HOST_OFFER_HAND		0xfffeu	/* lane of a handoff offer: whichever holder releases */
+#define HOST_HAND_LANES		64	/* lanes a handoff covers (the lanes after: none) */
+
+/* One lane of a handoff offer: the VM's vCPU that holds it and what the claim is checked by. */
+struct host_hand_lane {
+	uint32_t holder;	/* HOST_OFFER_NONE: not a lane of this VM's */
+	uint32_t holder_seq;	/* the seq of the holder's grant: applied, or no claim */
+	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats */
+};
 
 struct host_offer {
 	uint64_t word;
@@ -205,6 +224,12 @@ struct host_offer {
 				   holders of the lanes before it past their min_run), 0: at once */
 	uint64_t pad[2];
 	uint64_t eligible[HOST_MAX_VM_VCPUS / 64];	/* vCPUs the core would give the lane to */
+	/* HOST_HELLO_HAND: a handoff offer (lane HOST_OFFER_HAND), written before its word */
+	uint64_t hand_succ;	/* the waiting vCPU a released lane goes to */
+	uint64_t hand_succ_seq;	/* the seq of its entry: a VMM that has not applied it, no claim */
+	uint64_t hand_sent;	/* the VM's datagrams other than RAN the daemon had read */
+	uint64_t hand_slice;	/* the successor's slice (ns) if others wait, 0: none */
+	struct host_hand_lane hand[HOST_HAND_LANES];
 };
 
 static inline uint64_t host_offer_word(uint32_t gen, uint32_t lane, uint32_t vcpu)

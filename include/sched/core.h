@@ -111,6 +111,12 @@ bool sched_vcpu_throttled(const struct sched *s, unsigned int id);
 int sched_lane_vcpu(const struct sched *s, unsigned int lane);	/* -1 if the lane is free */
 uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
 /*
+ * The waiting vCPU the core would hand a lane freed now (its pick, fair_pick()), or -1. The pick
+ * after the holder's own event (its block) may differ: host handoffs publish
+ * this ahead and the daemon checks each one taken against the core (host/host_hand.c).
+ */
+int sched_next_waiter(struct sched *s);
+/*
  * The lane vCPU id (blocked) would take from its holder at once were it runnable at any moment
  * from *from until the core's next event, by the cpu.idle rule alone (a tree fact, not one of
  * virtual time), or -1 (lanes.c; host offers).

@@ -169,7 +169,9 @@ struct runtime {
 	size_t page_old_len;
 	struct host_offer *offer;	/* host mode: idle-lane offers, NULL: none (rt_offer.c) */
 	bool offer_held;	/* host mode: the daemon may offer a lane a vCPU here holds */
+	bool offer_hand;	/* host mode: a released lane goes to the successor (rt_hand.c) */
 	uint64_t sent;		/* host mode: datagrams sent since the join */
+	uint64_t sent_state;	/* ... of them not RAN (a handoff's count) */
 	bool took_due;		/* an offer taken, its TOOK not sent yet (rt_offer.c): */
 	uint32_t took_vcpu, took_gen, took_lane;
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
@@ -288,7 +290,7 @@ uint64_t rt_helper_cpu_ns(const struct runtime *rt);
 int rt_core_create(struct runtime *rt);
 void rt_core_destroy(struct runtime *rt);
 void rt_core_runnable(struct runtime *rt, unsigned int id, uint64_t now);
-void rt_core_blocked(struct runtime *rt, unsigned int id, uint64_t now);
+void rt_core_blocked(struct runtime *rt, unsigned int id, uint64_t now, bool held);
 void rt_core_ran(struct runtime *rt, unsigned int id, uint64_t user_ns, uint64_t sys_ns,
 		 uint64_t now);
 void rt_core_tick(struct runtime *rt, uint64_t now);
@@ -339,6 +341,11 @@ void rt_offer_map(struct runtime *rt, int fd);
 void rt_offer_unmap(struct runtime *rt);
 bool rt_offer_take(struct runtime *rt, unsigned int id);
 void rt_offer_flush(struct runtime *rt);
+/*
+ * Handoffs (rt_hand.c). Lock held. id, a lane holder, releases its lane (it blocks or is lent):
+ * true if the successor the daemon published took it (the claim stands for id's BLOCKED).
+ */
+bool rt_hand_off(struct runtime *rt, unsigned int id);
 /*
  * rt_remote_ctl.c: a datagram from the daemon that may be a CTL: 0 not one, 1 applied to vs
  * and answered, -EPROTO malformed. Called without the lock.

@@ -113,9 +113,14 @@ void rt_core_runnable(struct runtime *rt, unsigned int id, uint64_t now)
 	rt_core_drain(rt);
 }
 
-void rt_core_blocked(struct runtime *rt, unsigned int id, uint64_t now)
+/* held: id held a lane until now (it blocks or is lent), which may be handed on. */
+void rt_core_blocked(struct runtime *rt, unsigned int id, uint64_t now, bool held)
 {
 	if (rt->remote) {
+		/* The successor the daemon published takes the lane at once: no BLOCKED, the
+		 * claim stands for it (rt_hand.c). */
+		if (held && rt_hand_off(rt, id))
+			return;
 		rt_remote_event(rt, HOST_MSG_BLOCKED, id, 0, 0);
 		return;
 	}

@@ -137,7 +137,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 			rv->until = RT_INF;
 			rt_timer_arm(rv, RT_INF);
 			rt_watch_set(rv, WATCH_RUN);
-			rt_core_blocked(rt, rv->id, now);
+			rt_core_blocked(rt, rv->id, now, true);
 		} else if (rv->state == RT_LENT && (h == HALT_NO || rt_ran_while_lent(rv, cpu))) {
 			rt_reclaim(rt, rv, rt_halt_woke_est(rv, cpu, now), now);
 			if (rv->state == RT_WAITING) {

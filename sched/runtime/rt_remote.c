@@ -92,6 +92,8 @@ static void rt_remote_send(struct runtime *rt, const void *msg, size_t len)
 		rt_remote_lost(rt, rt_remote_why(err));
 	else
 		rt->sent++;	/* queued is as good as in flight for an offer (rt_offer.c) */
+	if (!err && *(const uint32_t *)msg != HOST_MSG_RAN)
+		rt->sent_state++;	/* a report voids no handoff (rt_hand.c) */
 }
 
 void rt_remote_flush(struct runtime *rt)
@@ -221,7 +223,8 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	bool page = rt_page_usable();
 	struct host_hello m = { .nr_vcpus = rt->nr_vcpus, .vm = r->vm,
 				.flags = page ? HOST_HELLO_PAGE | HOST_HELLO_OFFER |
-						HOST_HELLO_HELD | HOST_HELLO_KICK : 0 };
+						HOST_HELLO_HELD | HOST_HELLO_KICK |
+						HOST_HELLO_HAND : 0 };
 	struct host_welcome w;
 	int page_fd, offer_fd, ret;
 
@@ -238,9 +241,11 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	else if (offer_fd >= 0)
 		close(offer_fd);
 	rt->offer_held = rt->offer != NULL;
+	rt->offer_hand = rt->offer != NULL;
 	if (ret)
 		return ret;
 	rt->sent = 0;
+	rt->sent_state = 0;
 	rt->took_due = false;	/* the claim went with the old daemon */
 	memcpy(r->group, w.group, sizeof(r->group));
 	r->fd = fd;

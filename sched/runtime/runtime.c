@@ -37,11 +37,12 @@ static void rt_leave_runnable(struct runtime *rt, struct rt_vcpu *rv, enum rt_st
 			      uint64_t now)
 {
 	bool runnable = rv->state != RT_BLOCKED && rv->state != RT_OFF;
+	bool held = rv->state == RT_RUNNING;
 
 	rv->halt_woke_at = 0;
 	rt_set_state(rv, to, now);
 	if (runnable)
-		rt_core_blocked(rt, rv->id, now);
+		rt_core_blocked(rt, rv->id, now, held);
 }
 
 /* The hooks. */

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-host-latency's release rows: a lane freed while another vCPU waits, from the holder's
+ * release to the waiter's thread running (docs/host.md, "Latency: handoffs"). One VM of two
+ * vCPUs, one lane; per round (not timed) vCPU 0 gets the lane and vCPU 1 waits for it, then
+ * (timed) vCPU 0 blocks:
+ *
+ *  in-process:  A feeds the core the block under the tree's lock and signals B's condition
+ *               variable for the RUN decision, as rt_core.c and rt_grant().
+ *  host, page:  A sends BLOCKED; the daemon's core grants vCPU 1, writes its grant page entry
+ *               and wakes its futex, where B is parked (rt_page.c): the path before handoffs.
+ *  host, hand:  the daemon published vCPU 1 as the lane's successor (HOST_HELLO_HAND); A claims
+ *               the handoff with a CAS under its lock and signals B as in-process
+ *               (rt_hand.c); its TOOK goes before its next datagram.
+ *
+ * Between rounds the VM's datagrams are fenced by a PING (the daemon's PONG: it read them all),
+ * and the hand row waits for the offer; every row's A sleeps the same gap before the timed part.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "host_daemon.h"
+#include "host_hand.h"
+#include "host/proto.h"
+#include "sched/core.h"
+#include "util/time.h"
+#include "vsched.h"
+
+struct rel {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool granted, done, pong;
+	uint64_t t0, *samples;
+	unsigned int n, rounds, gap_us, missed;
+	int fd;
+	const struct host_grant *page;	/* page row: B waits on vCPU 1's entry */
+	struct host_offer *offer;
+	uint64_t sent_state;		/* datagrams but RAN sent (the handoff's count) */
+	uint64_t took_gen;		/* hand row: the TOOK before the next datagram, 0: none */
+	pid_t pid;			/* host rows: the daemon */
+	char sock[64];
+};
+
+/*
+ * On the lane's CPU (the daemon's lane 0 is its first CPU: the bench's too), as both runtimes
+ * pin a lane's holder and the vCPU they grant it to (rt_pin.c): the release wakes the waiter
+ * onto the releaser's CPU. Unpinned, each thread's placement beside other work made one row or
+ * another 5x slower for a whole run, whichever row it was.
+ */
+static void rel_pin(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set); cpu++)
+		;
+	if (cpu == CPU_SETSIZE)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void rel_gap(const struct rel *r)
+{
+	if (r->gap_us)
+		usleep(r->gap_us);
+}
+
+static void rel_mark(struct rel *r, bool *flag)
+{
+	pthread_mutex_lock(&r->lock);
+	*flag = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void rel_wait(struct rel *r, bool *flag)
+{
+	pthread_mutex_lock(&r->lock);
+	while (!*flag)
+		pthread_cond_wait(&r->cond, &r->lock);
+	*flag = false;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* B: each grant signalled (in-process, hand), its latency, then A goes on. */
+static void *rel_waiter(void *arg)
+{
+	struct rel *r = arg;
+
+	rel_pin();
+	pthread_mutex_lock(&r->lock);
+	while (r->n < r->rounds) {
+		while (!r->granted)
+			pthread_cond_wait(&r->cond, &r->lock);
+		r->samples[r->n++] = time_mono_ns() - r->t0;
+		r->granted = false;
+		r->done = true;
+		pthread_cond_broadcast(&r->cond);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* B parked on vCPU 1's grant page entry: a new grant there from the daemon's futex wake. */
+static void *rel_page_waiter(void *arg)
+{
+	struct rel *r = arg;
+	const struct host_grant *g = &r->page[1];
+	uint32_t seen = 0, seq;
+
+	rel_pin();
+	while (r->n < r->rounds) {
+		seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
+		if (seq == seen || (seq & 1) ||
+		    __atomic_load_n(&g->lane, __ATOMIC_RELAXED) == HOST_LANE_NONE) {
+			syscall(SYS_futex, &g->seq, FUTEX_WAIT, seq, NULL, NULL, 0);
+			continue;
+		}
+		seen = seq;
+		pthread_mutex_lock(&r->lock);
+		r->samples[r->n++] = time_mono_ns() - r->t0;
+		r->done = true;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+	}
+	return NULL;
+}
+
+/* The agent: PONGs are the fence; decisions are the page's (or none). */
+static void *rel_agent(void *arg)
+{
+	struct rel *r = arg;
+	struct host_ev m;
+
+	while (recv(r->fd, &m, sizeof(m), 0) == sizeof(m))
+		if (m.type == HOST_MSG_PONG)
+			rel_mark(r, &r->pong);
+	return NULL;
+}
+
+static void rel_send(struct rel *r, uint32_t type, uint32_t vcpu, uint64_t a, uint64_t b)
+{
+	struct host_ev m = { .type = type, .vcpu = vcpu, .a = a, .b = b };
+
+	if (r->took_gen && type != HOST_MSG_TOOK) {
+		rel_send(r, HOST_MSG_TOOK, 0, r->took_gen, 0);
+		r->took_gen = 0;
+	}
+	if (send(r->fd, &m, sizeof(m), 0) != sizeof(m))
+		perror("bench-host-latency: send");
+	if (type != HOST_MSG_RAN)
+		r->sent_state++;
+}
+
+/* Every datagram sent so far read by the daemon (its PONG). */
+static void rel_fence(struct rel *r)
+{
+	rel_send(r, HOST_MSG_PING, 0, 0, 0);
+	rel_wait(r, &r->pong);
+}
+
+/* Hand row, not timed: the daemon's handoff offer of vCPU 0's lane to vCPU 1. */
+static bool rel_offered(struct rel *r, uint64_t *w)
+{
+	struct host_offer *o = r->offer;
+	unsigned int i;
+
+	for (i = 0; i < 10000; i++) {
+		*w = __atomic_load_n(&o->word, __ATOMIC_ACQUIRE);
+		if (host_offer_lane(*w) == HOST_OFFER_HAND &&
+		    host_offer_vcpu(*w) == HOST_OFFER_FREE &&
+		    __atomic_load_n(&o->hand_sent, __ATOMIC_ACQUIRE) == r->sent_state &&
+		    __atomic_load_n(&o->hand_succ, __ATOMIC_ACQUIRE) == 1 &&
+		    __atomic_load_n(&o->hand[0].holder, __ATOMIC_ACQUIRE) == 0)
+			return true;
+		usleep(10);
+	}
+	return false;
+}
+
+/* One in-process round on vs: vCPU 0 holds the lane, 1 waits; timed, 0 blocks. */
+static void rel_inprocess_round(struct rel *r, struct vsched *vs)
+{
+	struct sched *s = vsched_sched(vs);
+	struct sched_decision d[4];
+	size_t n, k;
+
+	vsched_lock(vs);
+	sched_vcpu_runnable(s, 0, time_mono_ns());
+	sched_vcpu_runnable(s, 1, time_mono_ns());
+	while (sched_take_decisions(s, d, 4))
+		;
+	vsched_unlock(vs);
+	rel_gap(r);
+	vsched_lock(vs);
+	r->t0 = time_mono_ns();
+	sched_vcpu_blocked(s, 0, r->t0);
+	while ((n = sched_take_decisions(s, d, 4)))
+		for (k = 0; k < n; k++)
+			if (d[k].type == SCHED_RUN && d[k].vcpu == 1)
+				rel_mark(r, &r->granted);	/* under the lock, as rt_grant() */
+	vsched_unlock(vs);
+	rel_wait(r, &r->done);
+	vsched_lock(vs);
+	sched_vcpu_blocked(s, 1, time_mono_ns());
+	while (sched_take_decisions(s, d, 4))
+		;
+	vsched_unlock(vs);
+}
+
+static int rel_join(struct rel *r, const char *sock, bool hand)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
+		.nr_vcpus = 2, .name = "bench",
+		.flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER | (hand ? HOST_HELLO_HAND : 0),
+		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
+	};
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct host_welcome w;
+	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd[2], i;
+	void *p, *o;
+
+	strcpy(sa.sun_path, sock);
+	r->fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	for (i = 0; i < 200 && connect(r->fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
+		usleep(10000);
+	if (i == 200 || send(r->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
+	    recvmsg(r->fd, &mh, 0) != sizeof(w) || w.err)
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+		return -1;
+	memcpy(fd, CMSG_DATA(cm), sizeof(fd));
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd[0], 0);
+	o = mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
+	close(fd[0]);
+	close(fd[1]);
+	if (p == MAP_FAILED || o == MAP_FAILED)
+		return -1;
+	r->page = p;
+	r->offer = o;
+	return 0;
+}
+
+/* One host round: vCPU 0 holds the lane, 1 waits (fenced); timed, 0 releases. */
+static int rel_host_round(struct rel *r, bool hand, pthread_mutex_t *vmm)
+{
+	uint64_t w = 0;
+
+	rel_send(r, HOST_MSG_RUNNABLE, 0, 0, 0);
+	rel_send(r, HOST_MSG_RUNNABLE, 1, 0, 0);
+	rel_fence(r);
+	if (hand && !rel_offered(r, &w)) {
+		r->missed++;
+		return -1;
+	}
+	rel_gap(r);
+	pthread_mutex_lock(vmm);
+	r->t0 = time_mono_ns();
+	if (!hand) {
+		rel_send(r, HOST_MSG_BLOCKED, 0, 0, 0);
+	} else if (__atomic_compare_exchange_n(&r->offer->word, &w,
+					       host_offer_word(host_offer_gen(w), 0, 0), false,
+					       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		rel_mark(r, &r->granted);	/* under the VMM's lock, as rt_grant() */
+		r->took_gen = host_offer_gen(w);
+	} else {
+		pthread_mutex_unlock(vmm);
+		r->missed++;
+		return -1;
+	}
+	pthread_mutex_unlock(vmm);
+	rel_wait(r, &r->done);
+	rel_send(r, HOST_MSG_BLOCKED, 1, 0, 0);
+	return 0;
+}
+
+/* A VMM of two vCPUs joined to its own one-lane daemon, its agent and B started. */
+static int rel_host_start(struct rel *r, bool hand, pthread_t *a, pthread_t *b)
+{
+	r->pid = bench_daemon_start(hand ? "hand" : "rel", r->sock, sizeof(r->sock));
+	if (r->pid < 0 || rel_join(r, r->sock, hand)) {
+		fprintf(stderr, "bench-host-latency: cannot join the daemon at %s\n", r->sock);
+		return -1;
+	}
+	rel_send(r, HOST_MSG_COMMIT, 0, 0, 0);
+	pthread_create(a, NULL, rel_agent, r);
+	pthread_create(b, NULL, hand ? rel_waiter : rel_page_waiter, r);
+	return 0;
+}
+
+static void rel_host_stop(struct rel *r, pthread_t a, pthread_t b)
+{
+	pthread_join(b, NULL);
+	shutdown(r->fd, SHUT_RDWR);
+	pthread_join(a, NULL);
+	close(r->fd);
+	munmap((void *)r->page, 4096);
+	munmap(r->offer, sizeof(*r->offer));
+	bench_daemon_stop(r->pid, r->sock);
+}
+
+static struct rel *rel_new(unsigned int rounds, unsigned int gap_us)
+{
+	struct rel *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->samples = calloc(rounds, sizeof(uint64_t))))
+		exit(1);
+	r->rounds = rounds;
+	r->gap_us = gap_us;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	return r;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t rel_q(struct rel *r, unsigned int pct)
+{
+	return r->samples[(uint64_t)r->n * pct / 100];
+}
+
+static void rel_report(const char *what, struct rel *r)
+{
+	qsort(r->samples, r->n, sizeof(*r->samples), cmp_u64);
+	printf("%-12s release -> waiter runs: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
+	       "  (%u rounds)\n", what, rel_q(r, 50) / 1e3, rel_q(r, 90) / 1e3, rel_q(r, 99) / 1e3,
+	       r->n);
+}
+
+static void rel_free(struct rel *r)
+{
+	free(r->samples);
+	free(r);
+}
+
+/*
+ * The three rows round by round, in turn (the order rotating), each host row with a daemon of
+ * its own: a loaded machine's slow spells fall on all three alike, not on whichever row runs
+ * then (one row ran 5x the others in one run, the other row in the next, one after the other).
+ */
+int bench_hand_run(unsigned int rounds, unsigned int gap_us)
+{
+	struct rel *in = rel_new(rounds, gap_us), *pg = rel_new(rounds, gap_us);
+	struct rel *hd = rel_new(rounds, gap_us);
+	pthread_mutex_t vmm = PTHREAD_MUTEX_INITIALIZER;
+	unsigned int i, k, q[3] = { 50, 90, 99 };
+	struct vsched *vs = vsched_create(1, 2);
+	pthread_t ib, pa, pb, ha, hb;
+	int ret;
+
+	cpu_set_t mask;
+
+	if (!vs || sched_getaffinity(0, sizeof(mask), &mask))
+		return -1;
+	rel_pin();
+	pthread_create(&ib, NULL, rel_waiter, in);
+	ret = rel_host_start(pg, false, &pa, &pb) ?: rel_host_start(hd, true, &ha, &hb);
+	for (i = 0; i < rounds && !ret; i++) {
+		for (k = 0; k < 3 && !ret; k++) {
+			switch ((i + k) % 3) {
+			case 0:
+				rel_inprocess_round(in, vs);
+				break;
+			case 1:
+				ret = rel_host_round(pg, false, &vmm);
+				break;
+			case 2:
+				ret = rel_host_round(hd, true, &vmm);
+				break;
+			}
+		}
+	}
+	if (ret) {
+		fprintf(stderr, "bench-host-latency: release rows failed (handoff not offered)\n");
+		exit(1);	/* threads wait for rounds that will not come */
+	}
+	pthread_join(ib, NULL);
+	rel_host_stop(pg, pa, pb);
+	rel_host_stop(hd, ha, hb);
+	vsched_destroy(vs);
+	sched_setaffinity(0, sizeof(mask), &mask);
+	rel_report("in-process", in);
+	rel_report("host, page", pg);
+	rel_report("host, hand", hd);
+	for (k = 0; k < 3; k++)
+		printf("release, host mode / in-process (p%u): hand %.2f, page %.2f%s\n", q[k],
+		       (double)rel_q(hd, q[k]) / rel_q(in, q[k]),
+		       (double)rel_q(pg, q[k]) / rel_q(in, q[k]),
+		       k ? "" : " (issue 17's goal: <= 1.10)");
+	rel_free(in);
+	rel_free(pg);
+	rel_free(hd);
+	return 0;
+}
