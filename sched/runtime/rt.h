@@ -213,6 +213,8 @@ void rt_set_until(struct runtime *rt, unsigned int id, uint64_t until);
 void rt_hist_add(uint64_t *hist, uint64_t *nr, uint64_t delay);
 /* A lent vCPU runs again, woken at woke (runtime.c). */
 void rt_reclaim(struct runtime *rt, struct rt_vcpu *rv, uint64_t woke, uint64_t now);
+/* A halted lane holder whose CPU clock reads cpu lends its lane (rt_helper.c). */
+void rt_lend(struct runtime *rt, struct rt_vcpu *rv, uint64_t cpu, uint64_t now);
 /* A vCPU woken from a lent halt has its lane: its wake-to-lane delay (rt_hist.c). */
 void rt_hist_halt_wake(struct runtime *rt, struct rt_vcpu *rv, uint64_t now);
 /* When a lent vCPU whose CPU clock reads cpu at now woke, as far as the helper can tell. */

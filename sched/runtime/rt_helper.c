@@ -109,6 +109,28 @@ static bool rt_ran_while_lent(const struct rt_vcpu *rv, uint64_t cpu)
 }
 
 /*
+ * A halted lane holder (its thread clock read at cpu) lends its lane: the core hears it
+ * blocked. What it ran since it was last charged is charged first, while it is still runnable,
+ * as every other path that blocks a vCPU does. Charged after the block, a busy phase with no
+ * core event in it went unseen while it ran (its group's virtual time stood still, so it looked
+ * owed and its siblings were forgiven that at its block) and then came off its saved lag: a
+ * halt-duty vCPU woke in debt by about half its burst and waited for a lane
+ * (docs/scheduler.md §10, "a lend charged late").
+ */
+void rt_lend(struct runtime *rt, struct rt_vcpu *rv, uint64_t cpu, uint64_t now)
+{
+	rt->st.lends++;
+	rt->last_lend = rv->last_lend = now;
+	rt_slice_fine(rt, now);
+	rt_set_state(rv, RT_LENT, now);
+	rv->until = RT_INF;
+	rt_timer_arm(rv, RT_INF);
+	rt_watch_set(rv, WATCH_RUN);
+	rt_charge_upto(rt, rv, cpu, false, now);
+	rt_core_blocked(rt, rv->id, now, true);
+}
+
+/*
  * A lane holder halted inside KVM_RUN lends its lane. A lent vCPU that runs again needs it back,
  * and is kicked out of KVM_RUN if the core does not grant one at once.
  */
@@ -130,14 +152,7 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 		cpu = rt_vcpu_clock(rv);
 		h = rt_halted(rt, rv, cpu, now);
 		if (rv->state == RT_RUNNING && h == HALT_YES) {
-			rt->st.lends++;
-			rt->last_lend = rv->last_lend = now;
-			rt_slice_fine(rt, now);
-			rt_set_state(rv, RT_LENT, now);
-			rv->until = RT_INF;
-			rt_timer_arm(rv, RT_INF);
-			rt_watch_set(rv, WATCH_RUN);
-			rt_core_blocked(rt, rv->id, now, true);
+			rt_lend(rt, rv, cpu, now);
 		} else if (rv->state == RT_LENT && (h == HALT_NO || rt_ran_while_lent(rv, cpu))) {
 			rt_reclaim(rt, rv, rt_halt_woke_est(rv, cpu, now), now);
 			if (rv->state == RT_WAITING) {
