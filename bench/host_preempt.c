@@ -33,6 +33,14 @@
  * kicker's store, so the kick's delivery (the signal to the other CPU and KVM's exit, paid on
  * both paths alike) was left out of both and the ratio was that of the decisions alone; the
  * "kick issued" columns still show that part.
+ * The "vt" rows are the same paths for a preemption by virtual time, not by cpu.idle: vCPU 0 in
+ * group lo (weight 100), vCPU 1 in group hi (weight 400), no cpu.idle group. Per round vCPU 0 is
+ * granted; vCPU 1 wakes, is level with it and waits; 2 ms later it blocks again without having
+ * run (owed what it waited); 200 us later it wakes (timed), behind vCPU 0 by more than min_run,
+ * and takes the lane. In-process, vCPU 0's run time is reported before each of vCPU 1's events,
+ * as the daemon charges a holder its wall time at each event. `host, vt held`: the daemon offers
+ * the lane ahead (sched_wake_vt_lane(), one lane); without it every round asks by the socket.
+ * BENCH_PRE_SET=idle|vt runs one set of rows only.
  * Idle-lane offers do not apply (the lane is held): the path is the same with them.
  * H is pinned to CPU 0, the one lane's CPU, as both runtimes pin a lane's holder.
  * Per round: vCPU 0 granted and inside its vCPU, then vCPU 1 runnable (timed until H is out),
@@ -72,6 +80,7 @@ struct pre {
 	bool watch;		/* host mode: H watches its grant page entry */
 	bool held;		/* host mode: A takes the held lane's offer */
 	bool dkick;		/* host mode: the daemon kicks H (HOST_HELLO_KICK) */
+	bool vt;		/* the virtual-time round (below) */
 	pid_t tid;		/* H's */
 	struct host_offer *offer;
 	uint64_t sent;		/* datagrams sent, as rt->sent */
@@ -214,6 +223,24 @@ static void drain(struct pre *p, struct sched *s)
 		}
 }
 
+/* The vt round's groups: lo (weight 100) for vCPU 0, hi (weight 400) for vCPU 1. */
+static int vt_groups(struct vsched *vs)
+{
+	return vsched_mkdir_threaded(vs, "/lo") || vsched_mkdir_threaded(vs, "/hi") ||
+	       vsched_write_str(vs, "/lo", "cpu.weight", "100") ||
+	       vsched_write_str(vs, "/hi", "cpu.weight", "400") ||
+	       vsched_assign(vs, "0", "/lo") || vsched_assign(vs, "1", "/hi");
+}
+
+/* vCPU 0's run time since its grant at g, reported as its VMM's reports would (vt round). */
+static void vt_report(struct sched *s, uint64_t g, uint64_t *charged)
+{
+	uint64_t now = time_mono_ns();
+
+	sched_vcpu_ran(s, 0, now - g - *charged, 0, now);
+	*charged = now - g;
+}
+
 static int run_inprocess(struct pre *p)
 {
 	struct vsched *vs = vsched_create(1, 2);
@@ -221,20 +248,40 @@ static int run_inprocess(struct pre *p)
 	unsigned int i;
 
 	if (!vs || vsched_write_str(vs, "/", "cgroup.subtree_control", "+cpu") ||
-	    vsched_mkdir_threaded(vs, "/idle") || vsched_write_str(vs, "/idle", "cpu.idle", "1") ||
-	    vsched_assign(vs, "0", "/idle")) {
-		fprintf(stderr, "bench-host-preempt: cannot make the idle group\n");
+	    (p->vt ? vt_groups(vs) :
+	     vsched_mkdir_threaded(vs, "/idle") || vsched_write_str(vs, "/idle", "cpu.idle", "1") ||
+	     vsched_assign(vs, "0", "/idle"))) {
+		fprintf(stderr, "bench-host-preempt: cannot make the groups\n");
 		return -1;
 	}
 	s = vsched_sched(vs);
 	pthread_create(&p->h, NULL, holder, p);
 	for (i = 0; i < p->rounds; i++) {
+		uint64_t g, charged = 0;
+
 		vsched_lock(vs);
-		sched_vcpu_runnable(s, 0, time_mono_ns());
+		g = time_mono_ns();
+		sched_vcpu_runnable(s, 0, g);
 		drain(p, s);
 		vsched_unlock(vs);
 		wait_inside(p);
+		if (p->vt) {
+			vsched_lock(vs);
+			vt_report(s, g, &charged);
+			sched_vcpu_runnable(s, 1, time_mono_ns());
+			drain(p, s);
+			vsched_unlock(vs);
+			usleep(2000);
+			vsched_lock(vs);
+			vt_report(s, g, &charged);
+			sched_vcpu_blocked(s, 1, time_mono_ns());
+			drain(p, s);
+			vsched_unlock(vs);
+			usleep(200);
+		}
 		vsched_lock(vs);
+		if (p->vt)
+			vt_report(s, g, &charged);
 		p->t0 = time_mono_ns();
 		sched_vcpu_runnable(s, 1, p->t0);
 		drain(p, s);
@@ -392,6 +439,15 @@ static int run_host(struct pre *p, const char *sock)
 	pthread_t a;
 	unsigned int i;
 
+	struct host_group_msg lo = {
+		.type = HOST_MSG_GROUP, .path = "lo",
+		.set = { .shares = 1024, .quota_us = UINT64_MAX, .period_us = 100000,
+			 .threaded = 1 },
+	}, hi = lo;
+
+	hi.index = 1;
+	hi.set.shares = 4096;
+	strcpy(hi.path, "hi");
 	if (p->held)
 		hm.flags |= HOST_HELLO_OFFER | HOST_HELLO_HELD;
 	if (p->dkick)
@@ -402,13 +458,15 @@ static int run_host(struct pre *p, const char *sock)
 		usleep(10000);
 	if (i == 200 || send(p->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
 	    recv_welcome(p, &w) || w.err || (p->held && !p->offer) ||
-	    send(p->fd, &gm, sizeof(gm), 0) != sizeof(gm)) {
+	    (!p->vt && send(p->fd, &gm, sizeof(gm), 0) != sizeof(gm)) ||
+	    (p->vt && (send(p->fd, &lo, sizeof(lo), 0) != sizeof(lo) ||
+		       send(p->fd, &hi, sizeof(hi), 0) != sizeof(hi)))) {
 		fprintf(stderr, "bench-host-preempt: cannot join the daemon at %s\n", sock);
 		return -1;
 	}
-	p->sent = 1;	/* the GROUP */
+	p->sent = p->vt ? 2 : 1;	/* the GROUPs */
 	send_ev(p, HOST_MSG_VCPU, 0, 1);
-	send_ev(p, HOST_MSG_VCPU, 1, 0);
+	send_ev(p, HOST_MSG_VCPU, 1, p->vt ? 2 : 0);
 	send_ev(p, HOST_MSG_COMMIT, 0, 0);
 	pthread_create(&a, NULL, agent, p);
 	pthread_create(&p->h, NULL, holder, p);
@@ -422,6 +480,12 @@ static int run_host(struct pre *p, const char *sock)
 	for (i = 0; i < p->rounds; i++) {
 		send_ev(p, HOST_MSG_RUNNABLE, 0, 0);
 		wait_inside(p);	/* granted, H in its vCPU */
+		if (p->vt) {
+			send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
+			usleep(2000);
+			send_ev(p, HOST_MSG_BLOCKED, 1, 0);
+			usleep(200);
+		}
 		p->t0 = time_mono_ns();
 		if (!p->held || !take_held(p)) {
 			p->by_socket += p->held;
@@ -577,17 +641,66 @@ static int run_accel(bool kvm, unsigned int rounds)
 	return ret;
 }
 
+/* The vt rows on one backend: in-process, the daemon by the socket, the held lane's offer. */
+static int run_accel_vt(bool kvm, unsigned int rounds)
+{
+	const char *name = kvm ? "kvm" : "thread";
+	struct pre *in = pre_new(rounds, kvm), *ho = pre_new(rounds, kvm);
+	struct pre *hd = pre_new(rounds, kvm);
+	int ret = 0;
+
+	if (!in || !ho || !hd) {
+		printf("%-6s skipped: the backend cannot run here\n", name);
+		ret = 1;
+	} else {
+		in->vt = ho->vt = hd->vt = true;
+		hd->held = true;
+		if (run_inprocess(in) || run_daemon(ho) || run_daemon(hd))
+			ret = -1;
+	}
+	if (!ret) {
+		report(name, "in-process, vt", in);
+		report(name, "host, vt", ho);
+		report(name, "host, vt held", hd);
+		ratio(name, "host, vt", ho, in);
+		ratio(name, "host, vt held", hd, in);
+		printf("%-6s host, vt held: %u of %u rounds asked by the socket (no offer to take)\n",
+		       name, hd->by_socket, hd->n);
+	}
+	if (in)
+		pre_free(in);
+	if (ho)
+		pre_free(ho);
+	if (hd)
+		pre_free(hd);
+	return ret;
+}
+
+static int run_set(bool kvm, unsigned int rounds, const char *set)
+{
+	int ret = 0, r;
+
+	if (!set || !strcmp(set, "idle"))
+		ret = run_accel(kvm, rounds);
+	if (ret >= 0 && (!set || !strcmp(set, "vt"))) {
+		r = run_accel_vt(kvm, rounds);
+		ret = r < 0 ? r : ret;
+	}
+	return ret;
+}
+
 int main(void)
 {
 	const char *env = getenv("BENCH_PRE_ROUNDS"), *accel = getenv("BENCH_PRE_ACCEL");
+	const char *set = getenv("BENCH_PRE_SET");
 	unsigned int rounds = env ? (unsigned int)atoi(env) : 5000;
 
 	if (!rounds)
 		return 2;
-	if ((!accel || !strcmp(accel, "thread")) && run_accel(false, rounds) < 0)
+	if ((!accel || !strcmp(accel, "thread")) && run_set(false, rounds, set) < 0)
 		return 1;
 	/* No /dev/kvm is no failure: the thread rows stand alone then. */
-	if ((!accel || !strcmp(accel, "kvm")) && run_accel(true, rounds) < 0)
+	if ((!accel || !strcmp(accel, "kvm")) && run_set(true, rounds, set) < 0)
 		return 1;
 	return 0;
 }
