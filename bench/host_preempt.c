@@ -38,8 +38,13 @@
  * granted; vCPU 1 wakes, is level with it and waits; 2 ms later it blocks again without having
  * run (owed what it waited); 200 us later it wakes (timed), behind vCPU 0 by more than min_run,
  * and takes the lane. In-process, vCPU 0's run time is reported before each of vCPU 1's events,
- * as the daemon charges a holder its wall time at each event. `host, vt held`: the daemon offers
- * the lane ahead (sched_wake_vt_lane(), one lane); without it every round asks by the socket.
+ * as the daemon charges a holder its wall time at each event (the core given the round's
+ * planned times: vt_report()); in host mode vCPU 0's CPU time is reported (RAN) once it is out,
+ * as its VMM does. `host, vt held`: the daemon offers the lane ahead (sched_wake_vt_lane(), one
+ * lane); without it (`main`) every round asks by the socket. Under load a round's sleeps may
+ * outlast vCPU 0's slice and the daemon hands vCPU 1 the lane before the timed wake: such a
+ * round is not sampled, it is counted ("out before the timed wake"), and vCPU 0's grants are
+ * counted (one a round, one more a stray: a claim the daemon did not honour would add one).
  * BENCH_PRE_SET=idle|vt runs one set of rows only.
  * Idle-lane offers do not apply (the lane is held): the path is the same with them.
  * H is pinned to CPU 0, the one lane's CPU, as both runtimes pin a lane's holder.
