@@ -33,6 +33,19 @@
  * kicker's store, so the kick's delivery (the signal to the other CPU and KVM's exit, paid on
  * both paths alike) was left out of both and the ratio was that of the decisions alone; the
  * "kick issued" columns still show that part.
+ * The "vt" rows are the same paths for a preemption by virtual time, not by cpu.idle: vCPU 0 in
+ * group lo (weight 100), vCPU 1 in group hi (weight 400), no cpu.idle group. Per round vCPU 0 is
+ * granted; vCPU 1 wakes, is level with it and waits; 2 ms later it blocks again without having
+ * run (owed what it waited); 200 us later it wakes (timed), behind vCPU 0 by more than min_run,
+ * and takes the lane. In-process, vCPU 0's run time is reported before each of vCPU 1's events,
+ * as the daemon charges a holder its wall time at each event (the core given the round's
+ * planned times: vt_report()); in host mode vCPU 0's CPU time is reported (RAN) once it is out,
+ * as its VMM does. `host, vt held`: the daemon offers the lane ahead (sched_wake_vt_lane(), one
+ * lane); without it (`main`) every round asks by the socket. Under load a round's sleeps may
+ * outlast vCPU 0's slice and the daemon hands vCPU 1 the lane before the timed wake: such a
+ * round is not sampled, it is counted ("out before the timed wake"), and vCPU 0's grants are
+ * counted (one a round, one more a stray: a claim the daemon did not honour would add one).
+ * BENCH_PRE_SET=idle|vt runs one set of rows only.
  * Idle-lane offers do not apply (the lane is held): the path is the same with them.
  * H is pinned to CPU 0, the one lane's CPU, as both runtimes pin a lane's holder.
  * Per round: vCPU 0 granted and inside its vCPU, then vCPU 1 runnable (timed until H is out),
@@ -72,6 +85,11 @@ struct pre {
 	bool watch;		/* host mode: H watches its grant page entry */
 	bool held;		/* host mode: A takes the held lane's offer */
 	bool dkick;		/* host mode: the daemon kicks H (HOST_HELLO_KICK) */
+	bool vt;		/* the virtual-time round (below) */
+	bool timing;		/* lock: t0 set, H's next exit is this round's sample */
+	unsigned int stray;	/* H out before the timed wake (a vt round's first wake) */
+	unsigned int missed;	/* in-process: the timed wake did not take the lane */
+	unsigned int grants;	/* host mode: GRANTs of vCPU 0 (one a round, one more a stray) */
 	pid_t tid;		/* H's */
 	struct host_offer *offer;
 	uint64_t sent;		/* datagrams sent, as rt->sent */
@@ -159,6 +177,13 @@ static void *holder(void *arg)
 		}
 		__atomic_store_n(&p->inside, false, __ATOMIC_RELEASE);
 		p->in_guest = false;
+		/* Out before the timed wake (the daemon gave the lane to a vt round's first wake,
+		 * under load): no sample; the round goes on when H is granted again. */
+		if (!p->timing || p->n >= p->rounds) {
+			p->stray++;
+			continue;
+		}
+		p->timing = false;
 		p->kicks[p->n] = p->tk - p->t0;
 		p->agents[p->n] = p->ta > p->t0 ? p->ta - p->t0 : 0;
 		p->samples[p->n++] = t - p->t0;
@@ -194,9 +219,11 @@ static void wait_inside(struct pre *p)
 	usleep(50);
 }
 
-static void drain(struct pre *p, struct sched *s)
+/* The core's decisions applied as the runtime applies them; whether vCPU 0 was preempted. */
+static bool drain(struct pre *p, struct sched *s)
 {
 	struct sched_decision d[8];
+	bool pre = false;
 	size_t n, k;
 
 	while ((n = sched_take_decisions(s, d, 8)))
@@ -204,6 +231,7 @@ static void drain(struct pre *p, struct sched *s)
 			if (d[k].type == SCHED_RUN && d[k].vcpu == 0)
 				signal_flag(p, &p->granted);
 			if (d[k].type == SCHED_PREEMPT && d[k].vcpu == 0) {
+				pre = true;
 				/* Applied, as the agent applies a PREEMPT (the holder tells it
 				 * from a kick left over from an earlier round). */
 				pthread_mutex_lock(&p->lock);
@@ -212,6 +240,30 @@ static void drain(struct pre *p, struct sched *s)
 				pthread_mutex_unlock(&p->lock);
 			}
 		}
+	return pre;
+}
+
+/* The vt round's groups: lo (weight 100) for vCPU 0, hi (weight 400) for vCPU 1. */
+static int vt_groups(struct vsched *vs)
+{
+	return vsched_mkdir_threaded(vs, "/lo") || vsched_mkdir_threaded(vs, "/hi") ||
+	       vsched_write_str(vs, "/lo", "cpu.weight", "100") ||
+	       vsched_write_str(vs, "/hi", "cpu.weight", "400") ||
+	       vsched_assign(vs, "0", "/lo") || vsched_assign(vs, "1", "/hi");
+}
+
+/*
+ * vCPU 0's run time from its grant at g to g + at, reported as its VMM's reports would (vt
+ * round). The in-process core is given the round's times as planned (g + 50 us, g + 2.05 ms,
+ * g + 2.25 ms), not as the sleeps came out under load: its decisions are the same every round
+ * (a late first wake, past vCPU 0's min_run, would take the lane there at once), and the
+ * daemon's are those of the same plan.
+ */
+static uint64_t vt_report(struct sched *s, uint64_t g, uint64_t at, uint64_t *charged)
+{
+	sched_vcpu_ran(s, 0, at - *charged, 0, g + at);
+	*charged = at;
+	return g + at;
 }
 
 static int run_inprocess(struct pre *p)
@@ -221,25 +273,63 @@ static int run_inprocess(struct pre *p)
 	unsigned int i;
 
 	if (!vs || vsched_write_str(vs, "/", "cgroup.subtree_control", "+cpu") ||
-	    vsched_mkdir_threaded(vs, "/idle") || vsched_write_str(vs, "/idle", "cpu.idle", "1") ||
-	    vsched_assign(vs, "0", "/idle")) {
-		fprintf(stderr, "bench-host-preempt: cannot make the idle group\n");
+	    (p->vt ? vt_groups(vs) :
+	     vsched_mkdir_threaded(vs, "/idle") || vsched_write_str(vs, "/idle", "cpu.idle", "1") ||
+	     vsched_assign(vs, "0", "/idle"))) {
+		fprintf(stderr, "bench-host-preempt: cannot make the groups\n");
 		return -1;
 	}
 	s = vsched_sched(vs);
 	pthread_create(&p->h, NULL, holder, p);
 	for (i = 0; i < p->rounds; i++) {
+		uint64_t g, charged = 0;
+
 		vsched_lock(vs);
-		sched_vcpu_runnable(s, 0, time_mono_ns());
+		g = time_mono_ns();
+		sched_vcpu_runnable(s, 0, g);
 		drain(p, s);
 		vsched_unlock(vs);
 		wait_inside(p);
+		if (p->vt) {
+			vsched_lock(vs);
+			sched_vcpu_runnable(s, 1, vt_report(s, g, 50000, &charged));
+			drain(p, s);
+			vsched_unlock(vs);
+			usleep(2000);
+			vsched_lock(vs);
+			sched_vcpu_blocked(s, 1, vt_report(s, g, 2050000, &charged));
+			drain(p, s);
+			vsched_unlock(vs);
+			usleep(200);
+			wait_inside(p);
+		}
 		vsched_lock(vs);
+		pthread_mutex_lock(&p->lock);
+		p->timing = true;
 		p->t0 = time_mono_ns();
-		sched_vcpu_runnable(s, 1, p->t0);
-		drain(p, s);
-		vsched_unlock(vs);
-		wait_flag(p, &p->done);
+		pthread_mutex_unlock(&p->lock);
+		sched_vcpu_runnable(s, 1, p->vt ? vt_report(s, g, 2250000, &charged) : p->t0);
+		if (!drain(p, s)) {
+			/* Not taken at the wake (a vt round whose first wake came late, under
+			 * load): no timer here to end it; H out, not sampled. */
+			pthread_mutex_lock(&p->lock);
+			p->timing = false;
+			p->missed++;
+			p->applied++;
+			pre_kick(p);
+			pthread_mutex_unlock(&p->lock);
+			vsched_unlock(vs);
+			while (__atomic_load_n(&p->inside, __ATOMIC_ACQUIRE)) {
+				usleep(50);
+				pthread_mutex_lock(&p->lock);
+				p->applied++;
+				pre_kick(p);
+				pthread_mutex_unlock(&p->lock);
+			}
+		} else {
+			vsched_unlock(vs);
+			wait_flag(p, &p->done);
+		}
 		vsched_lock(vs);
 		/* The preempted one first: blocking 1 first would hand 0 the lane again. */
 		sched_vcpu_blocked(s, 0, time_mono_ns());
@@ -264,6 +354,7 @@ static void *agent(void *arg)
 			p->ta = time_mono_ns();
 		if (m.type == HOST_MSG_GRANT && m.vcpu == 0) {
 			pthread_mutex_lock(&p->lock);
+			p->grants++;
 			p->grant_seq = m.seq;
 			pthread_mutex_unlock(&p->lock);
 			signal_flag(p, &p->granted);
@@ -290,9 +381,10 @@ static void send_msg(struct pre *p, struct host_ev *m)
 }
 
 /* As rt_remote_send(): a TOOK due goes first. */
-static void send_ev(struct pre *p, uint32_t type, uint32_t vcpu, uint32_t arg)
+static void send_ev_ab(struct pre *p, uint32_t type, uint32_t vcpu, uint32_t arg, uint64_t a,
+		       uint64_t b)
 {
-	struct host_ev m = { .type = type, .vcpu = vcpu, .arg = arg };
+	struct host_ev m = { .type = type, .vcpu = vcpu, .arg = arg, .a = a, .b = b };
 
 	if (p->took_due) {
 		struct host_ev t = { .type = HOST_MSG_TOOK, .vcpu = 1, .a = p->took_gen,
@@ -302,6 +394,22 @@ static void send_ev(struct pre *p, uint32_t type, uint32_t vcpu, uint32_t arg)
 		send_msg(p, &t);
 	}
 	send_msg(p, &m);
+}
+
+static void send_ev(struct pre *p, uint32_t type, uint32_t vcpu, uint32_t arg)
+{
+	send_ev_ab(p, type, vcpu, arg, 0, 0);
+}
+
+/* An offer of the held lane to vCPU 1 stands, made after every datagram sent. */
+static bool offer_ready(struct pre *p)
+{
+	struct host_offer *o = p->offer;
+	uint64_t w = __atomic_load_n(&o->word, __ATOMIC_ACQUIRE);
+
+	return host_offer_lane(w) == 0 && host_offer_vcpu(w) == HOST_OFFER_FREE &&
+	       (__atomic_load_n(&o->eligible[0], __ATOMIC_ACQUIRE) & 2) &&
+	       __atomic_load_n(&o->sent, __ATOMIC_ACQUIRE) == p->sent;
 }
 
 /*
@@ -392,6 +500,15 @@ static int run_host(struct pre *p, const char *sock)
 	pthread_t a;
 	unsigned int i;
 
+	struct host_group_msg lo = {
+		.type = HOST_MSG_GROUP, .path = "lo",
+		.set = { .shares = 1024, .quota_us = UINT64_MAX, .period_us = 100000,
+			 .threaded = 1 },
+	}, hi = lo;
+
+	hi.index = 1;
+	hi.set.shares = 4096;
+	strcpy(hi.path, "hi");
 	if (p->held)
 		hm.flags |= HOST_HELLO_OFFER | HOST_HELLO_HELD;
 	if (p->dkick)
@@ -402,13 +519,15 @@ static int run_host(struct pre *p, const char *sock)
 		usleep(10000);
 	if (i == 200 || send(p->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
 	    recv_welcome(p, &w) || w.err || (p->held && !p->offer) ||
-	    send(p->fd, &gm, sizeof(gm), 0) != sizeof(gm)) {
+	    (!p->vt && send(p->fd, &gm, sizeof(gm), 0) != sizeof(gm)) ||
+	    (p->vt && (send(p->fd, &lo, sizeof(lo), 0) != sizeof(lo) ||
+		       send(p->fd, &hi, sizeof(hi), 0) != sizeof(hi)))) {
 		fprintf(stderr, "bench-host-preempt: cannot join the daemon at %s\n", sock);
 		return -1;
 	}
-	p->sent = 1;	/* the GROUP */
+	p->sent = p->vt ? 2 : 1;	/* the GROUPs */
 	send_ev(p, HOST_MSG_VCPU, 0, 1);
-	send_ev(p, HOST_MSG_VCPU, 1, 0);
+	send_ev(p, HOST_MSG_VCPU, 1, p->vt ? 2 : 0);
 	send_ev(p, HOST_MSG_COMMIT, 0, 0);
 	pthread_create(&a, NULL, agent, p);
 	pthread_create(&p->h, NULL, holder, p);
@@ -420,16 +539,52 @@ static int run_host(struct pre *p, const char *sock)
 		send_msg(p, &t);
 	}
 	for (i = 0; i < p->rounds; i++) {
+		uint64_t g = time_mono_ns();
+		unsigned int k;
+
 		send_ev(p, HOST_MSG_RUNNABLE, 0, 0);
 		wait_inside(p);	/* granted, H in its vCPU */
+		if (p->vt) {
+			send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
+			usleep(2000);
+			send_ev(p, HOST_MSG_BLOCKED, 1, 0);
+			usleep(200);
+			wait_inside(p);	/* granted again if it was out (stray) */
+			/* The daemon's offer after the BLOCKED, given up to 1 ms more under load
+			 * (untimed; without it the round asks by the socket, counted). */
+			for (k = 0; p->held && k < 20 && !offer_ready(p); k++)
+				usleep(50);
+		}
+		pthread_mutex_lock(&p->lock);
+		p->timing = true;
 		p->t0 = time_mono_ns();
+		pthread_mutex_unlock(&p->lock);
 		if (!p->held || !take_held(p)) {
 			p->by_socket += p->held;
 			send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
 		}
 		wait_flag(p, &p->done);
+		/*
+		 * vt: vCPU 0's CPU time, as its VMM reports it when it leaves the guest. It pays
+		 * back what the daemon charged it ahead (its wall time); without it that stood
+		 * over the next round's charges (a holder's estimate is paid back only by
+		 * reports), vCPU 1 was owed nothing there in some rounds, and the preemption
+		 * came at the daemon's grace for a silent holder, 100 ms.
+		 */
+		if (p->vt)
+			send_ev_ab(p, HOST_MSG_RAN, 0, 0, time_mono_ns() - g, 0);
 		send_ev(p, HOST_MSG_BLOCKED, 0, 0);
 		send_ev(p, HOST_MSG_BLOCKED, 1, 0);
+	}
+	/* A grant after the last round (a claim the daemon did not honour: its holder granted
+	 * again) leaves H inside: out first. */
+	usleep(1000);
+	while (__atomic_load_n(&p->inside, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&p->lock);
+		p->applied++;
+		pre_kick(p);
+		pthread_mutex_unlock(&p->lock);
+		usleep(100);
 	}
 	signal_flag(p, &p->stop);
 	pthread_join(p->h, NULL);
@@ -577,17 +732,71 @@ static int run_accel(bool kvm, unsigned int rounds)
 	return ret;
 }
 
+/* The vt rows on one backend: in-process, the daemon by the socket, the held lane's offer. */
+static int run_accel_vt(bool kvm, unsigned int rounds)
+{
+	const char *name = kvm ? "kvm" : "thread";
+	struct pre *in = pre_new(rounds, kvm), *ho = pre_new(rounds, kvm);
+	struct pre *hd = pre_new(rounds, kvm);
+	int ret = 0;
+
+	if (!in || !ho || !hd) {
+		printf("%-6s skipped: the backend cannot run here\n", name);
+		ret = 1;
+	} else {
+		in->vt = ho->vt = hd->vt = true;
+		hd->held = true;
+		if (run_inprocess(in) || run_daemon(ho) || run_daemon(hd))
+			ret = -1;
+	}
+	if (!ret) {
+		report(name, "in-process, vt", in);
+		report(name, "host, vt", ho);
+		report(name, "host, vt held", hd);
+		ratio(name, "host, vt", ho, in);
+		ratio(name, "host, vt held", hd, in);
+		printf("%-6s host, vt held: %u of %u rounds asked by the socket (no offer to take)\n",
+		       name, hd->by_socket, hd->n);
+		printf("%-6s vCPU 0 granted: host %u, held %u times in %u rounds (and strays)\n",
+		       name, ho->grants, hd->grants, hd->n);
+		printf("%-6s vt rounds with the holder out before the timed wake (not sampled): "
+		       "in-process %u, host %u, held %u; in-process not taken at the wake: %u\n",
+		       name, in->stray - in->missed, ho->stray, hd->stray, in->missed);
+	}
+	if (in)
+		pre_free(in);
+	if (ho)
+		pre_free(ho);
+	if (hd)
+		pre_free(hd);
+	return ret;
+}
+
+static int run_set(bool kvm, unsigned int rounds, const char *set)
+{
+	int ret = 0, r;
+
+	if (!set || !strcmp(set, "idle"))
+		ret = run_accel(kvm, rounds);
+	if (ret >= 0 && (!set || !strcmp(set, "vt"))) {
+		r = run_accel_vt(kvm, rounds);
+		ret = r < 0 ? r : ret;
+	}
+	return ret;
+}
+
 int main(void)
 {
 	const char *env = getenv("BENCH_PRE_ROUNDS"), *accel = getenv("BENCH_PRE_ACCEL");
+	const char *set = getenv("BENCH_PRE_SET");
 	unsigned int rounds = env ? (unsigned int)atoi(env) : 5000;
 
 	if (!rounds)
 		return 2;
-	if ((!accel || !strcmp(accel, "thread")) && run_accel(false, rounds) < 0)
+	if ((!accel || !strcmp(accel, "thread")) && run_set(false, rounds, set) < 0)
 		return 1;
 	/* No /dev/kvm is no failure: the thread rows stand alone then. */
-	if ((!accel || !strcmp(accel, "kvm")) && run_accel(true, rounds) < 0)
+	if ((!accel || !strcmp(accel, "kvm")) && run_set(true, rounds, set) < 0)
 		return 1;
 	return 0;
 }

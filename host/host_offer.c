@@ -28,9 +28,11 @@
  *
  * A held lane is offered the same way when no lane is idle and nobody waits, to the VM of its
  * holder (HOST_HELLO_HELD), for the vCPUs of that VM that would take it from the holder at once
- * if they woke (the core's cpu.idle rule, sched_wake_takes_lane(): a fact of the tree, still
+ * if they woke (sched_wake_takes_lane(): the core's cpu.idle rule, a fact of the tree, still
  * true when the offer is taken, from not_before on: the lanes before it past their holders'
- * min_run, which can defer it until then). The taker preempts the holder itself, as the VMM's
+ * min_run, which can defer it until then; or, on one lane, virtual time: the waker behind the
+ * holder by more than min_run after the wake's new rates, which nothing changes before the
+ * next event, from the holder's min_run end on). The taker preempts the holder itself, as the VMM's
  * own core would, so a preemption costs the kick alone (docs/host.md, "Latency: preemptions").
  * The claim is honoured as any: the core then preempts the holder (sent as any PREEMPT; the
  * VMM applied it already and skips it) and grants the taker; if it kept the holder after all,
@@ -292,7 +294,8 @@ static bool host_offer_to(struct host *h, struct host_client *c, unsigned int la
 		if (holder != HOST_OFFER_NONE) {
 			if (sched_wake_takes_lane(h->s, s, &from) != (int)lane)
 				continue;
-			/* The same for all (the lanes before it), kept as the latest all the same. */
+			/* The lanes before it, or the holder's min_run end (virtual time, one
+			 * lane): the latest of them for all. */
 			if (from > not_before)
 				not_before = from;
 		}
@@ -331,8 +334,12 @@ static void host_offer_held(struct host *h)
 	for (l = 0; l < h->nr_lanes && l < HOST_OFFER_NONE; l++) {
 		v = sched_lane_vcpu(h->s, l);
 		c = v >= 0 ? h->slot[v].client : NULL;
-		/* After every event: the tree's walk per vCPU only for a holder that may be taken. */
-		if (c && c->offer_held && sched_vcpu_idle_path(h->s, (unsigned int)v) &&
+		/*
+		 * After every event: the tree's walk per vCPU only for a holder that may be taken
+		 * (a cpu.idle one, or by virtual time on one lane: sched_wake_vt_lane()).
+		 */
+		if (c && c->offer_held &&
+		    (h->nr_lanes == 1 || sched_vcpu_idle_path(h->s, (unsigned int)v)) &&
 		    host_offer_to(h, c, l, h->slot[v].vcpu))
 			return;
 	}

@@ -128,7 +128,7 @@ bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
  * past its holder's min_run: kept by time no lane becomes again without an event, and owned or
  * not, the core then skips it or only weighs it, and the cpu.idle lane comes first. -1: none.
  */
-int sched_wake_takes_lane(const struct sched *s, unsigned int id, uint64_t *from)
+int sched_wake_idle_lane(const struct sched *s, unsigned int id, uint64_t *from)
 {
 	const struct vcpu_core *vc;
 	uint64_t t = s->core.now;
@@ -155,4 +155,12 @@ int sched_wake_takes_lane(const struct sched *s, unsigned int id, uint64_t *from
 			t = ln->start + s->core.params.min_run_ns;
 	}
 	return -1;
+}
+
+/* The cpu.idle rule first (any number of lanes), then virtual time (one lane, lanes_wake_vt.c). */
+int sched_wake_takes_lane(const struct sched *s, unsigned int id, uint64_t *from)
+{
+	int l = sched_wake_idle_lane(s, id, from);
+
+	return l >= 0 ? l : sched_wake_vt_lane(s, id, from);
 }

@@ -118,9 +118,12 @@ uint64_t sched_lane_until(const struct sched *s, unsigned int lane);
 int sched_next_waiter(struct sched *s);
 /*
  * The lane vCPU id (blocked) would take from its holder at once were it runnable at any moment
- * from *from until the core's next event, by the cpu.idle rule alone (a tree fact, not one of
- * virtual time), or -1 (lanes.c; host offers).
+ * from *from until the core's next event, or -1 (lanes_wake.c; host offers): by the cpu.idle
+ * rule (a tree fact; sched_wake_idle_lane()), else by virtual time on one lane
+ * (sched_wake_vt_lane(): the wake's new rates and vt in closed form).
  */
+int sched_wake_idle_lane(const struct sched *s, unsigned int id, uint64_t *from);
+int sched_wake_vt_lane(const struct sched *s, unsigned int id, uint64_t *from);
 int sched_wake_takes_lane(const struct sched *s, unsigned int id, uint64_t *from);
 /* Whether vCPU id or a group above it is cpu.idle (only such a holder is taken so). */
 bool sched_vcpu_idle_path(const struct sched *s, unsigned int id);

@@ -64,7 +64,8 @@ static long rt_offer_holder(struct runtime *rt, const struct host_offer *o, unsi
 	if (!rt->offer_held || hv >= rt->nr_vcpus || hv == id ||
 	    rt->v[hv].state != RT_RUNNING || rt->v[hv].seq_applied != seq)
 		return -1;
-	/* Before it the core may still defer the preemption (a lane before it kept). */
+	/* Before it the core may still defer the preemption (a lane before it, or a holder
+	 * taken by virtual time, inside its min_run). */
 	if (rt_now() < __atomic_load_n(&o->not_before, __ATOMIC_ACQUIRE))
 		return -1;
 	return (long)hv;

@@ -13,7 +13,9 @@
  * wakes, blocks and charged time; in every state where every lane is held and nobody waits,
  * every claim the predicate allows is replayed on a twin core woken from its first moment and
  * at a later one. Before the rule waited for the lanes before the cpu.idle one to pass their
- * holders' min_run, 5 of 245 claims failed here.
+ * holders' min_run, 5 of 245 claims failed here. Claims by virtual time (one lane,
+ * sched_wake_vt_lane()) are replayed the same way, and their first moment must be exact (the
+ * twin woken 1 ns earlier does not take the lane).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 
 #define WL_VCPUS	6
 #define WL_STEPS	70
+#define WL_SEEDS1	120	/* one-lane trees */
 
 static const char *const wl_groups[] = { "/", "/a", "/a/x", "/b", "/b/y" };
 
@@ -164,7 +167,7 @@ static bool wl_twin_takes(unsigned int seed, unsigned int k, unsigned int v, uns
 static void test_wake_lane_conservative(void)
 {
 	unsigned int seed, k, v, named = 0, wrong = 0, states = 0, truth = 0, truth_idle = 0;
-	unsigned int later = 0;
+	unsigned int later = 0, named_vt = 0, early = 0;
 	/* How much of the core's wake preemptions the rule covers (docs/host.md). */
 	bool stats = getenv("VSCHED_WAKE_LANE_STATS");
 
@@ -183,8 +186,9 @@ static void test_wake_lane_conservative(void)
 			r = w.seed;
 			room = sched_next_timer(w.s) - w.now;
 			for (v = 0; v < WL_VCPUS; v++) {
-				uint64_t dt, from = 0;
+				uint64_t dt, from = 0, vfrom = 0;
 				int l = sched_wake_takes_lane(w.s, v, &from);
+				bool vt = sched_wake_idle_lane(w.s, v, &vfrom) < 0 && l >= 0;
 
 				if (stats && !sched_vcpu_is_runnable(w.s, v)) {
 					unsigned int q;
@@ -203,6 +207,7 @@ static void test_wake_lane_conservative(void)
 				if (from - w.now >= room)
 					continue;
 				named++;
+				named_vt += vt;
 				later += from > w.now;
 				/* From its first moment, and at some moment before the core's next event. */
 				dt = from - w.now + (uint64_t)(wl_rand(&r) % 8000) * 1000;
@@ -216,20 +221,91 @@ static void test_wake_lane_conservative(void)
 							"take it\n", seed, k, v, l,
 							(unsigned long long)dt);
 				}
+				/* A virtual-time claim's first moment is exact: not taken just before. */
+				if (vt && from > w.now &&
+				    wl_twin_takes(seed, k, v, (unsigned int)l, from - w.now - 1))
+					early++;
 			}
 			wl_free(&w);
 		}
 	if (stats)
 		fprintf(stderr, "\n%u states, %u wakes that preempt (%u of a cpu.idle holder), "
-			"%u named (%u from a later moment), %u wrong\n", states, truth, truth_idle, named,
-			later, wrong);
+			"%u named (%u by virtual time, %u from a later moment), %u wrong\n", states,
+			truth, truth_idle, named, named_vt, later, wrong);
 	CU_ASSERT_TRUE(states > 100);
 	CU_ASSERT_TRUE(named > 0);
+	CU_ASSERT_TRUE(named_vt > 0);
 	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT_EQUAL(early, 0);
+}
+
+/*
+ * One lane, where the virtual-time rule applies: at a random wake time before the core's next
+ * event, every blocked vCPU's twin is woken, and whether the core took the lane for it is
+ * compared with whether the rule named the lane from that moment on, both ways. A claim the core
+ * refuses is a failure; a preemption the rule did not name is counted (the rule refuses near
+ * ties and the cases it does not model, lanes_wake_vt.c): none here (nor in 2000 seeds:
+ * 4067 preemptions, 1299 of them by virtual time, all named).
+ */
+static void test_wake_lane_one_lane_exact(void)
+{
+	unsigned int seed, k, v, states = 0, taken = 0, named = 0, wrong = 0, missed = 0;
+	unsigned int taken_vt = 0, named_vt = 0;
+
+	for (seed = 3; seed <= 3 * WL_SEEDS1; seed += 3)
+		for (k = 1; k <= WL_STEPS; k++) {
+			unsigned int r;
+			struct wl w;
+			uint64_t room;
+
+			wl_build(&w, seed, k);
+			if (!wl_offerable(&w, 1)) {
+				wl_free(&w);
+				continue;
+			}
+			states++;
+			r = w.seed;
+			room = sched_next_timer(w.s) - w.now;
+			for (v = 0; v < WL_VCPUS; v++) {
+				uint64_t dt = (uint64_t)(wl_rand(&r) % 4000) * 1000, from = 0, ifrom;
+				bool idle, says, core;
+				int l;
+
+				if (sched_vcpu_is_runnable(w.s, v))
+					continue;
+				if (dt >= room)
+					dt = room - 1;
+				l = sched_wake_takes_lane(w.s, v, &from);
+				idle = sched_wake_idle_lane(w.s, v, &ifrom) >= 0;
+				says = l == 0 && from <= w.now + dt;
+				core = wl_twin_takes(seed, k, v, 0, dt);
+				taken += core;
+				named += says;
+				/* Not by the cpu.idle rule (a tree fact): by virtual time. */
+				taken_vt += core && !idle;
+				named_vt += says && !idle;
+				if (says && !core && !wrong++)
+					fprintf(stderr, "\none lane: seed %u step %u vCPU %u dt %llu: named, "
+						"the core does not take it\n", seed, k, v,
+						(unsigned long long)dt);
+				missed += core && !says;
+			}
+			wl_free(&w);
+		}
+	if (getenv("VSCHED_WAKE_LANE_STATS"))
+		fprintf(stderr, "\none lane: %u states, %u wakes that preempt (%u by virtual time), "
+			"%u named (%u by virtual time), %u missed, %u wrong\n", states, taken,
+			taken_vt, named, named_vt, missed, wrong);
+	CU_ASSERT_TRUE(states > 100);
+	CU_ASSERT_TRUE(named_vt > 0);
+	CU_ASSERT_EQUAL(wrong, 0);
+	/* The rule refuses near ties and cases it does not model: none in these trees. */
+	CU_ASSERT_EQUAL(missed, 0);
 }
 
 static CU_TestInfo core_wake_lane_tests[] = {
 	{ "a lane named for a waker is the one the core takes for it", test_wake_lane_conservative },
+	{ "on one lane, named exactly when the core takes it", test_wake_lane_one_lane_exact },
 	CU_TEST_INFO_NULL,
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Offers of a held lane (host/host_offer.c, HOST_HELLO_HELD): with every lane held and nobody
- * waiting, the lane of a cpu.idle holder is offered to its own VM for the vCPUs that would take
- * it at once on waking; the taker preempts the holder itself. A claim ends the core as the
+ * waiting, the lane of a cpu.idle holder (or, on one lane, of any holder) is offered to its own
+ * VM for the vCPUs that would take it at once on waking; the taker preempts the holder itself. A claim ends the core as the
  * RUNNABLE it stands for would (a twin daemon fed it by the socket); a holder the core keeps
  * after all is granted its lane again; a VMM that did not ask is never offered a held lane.
  */
@@ -222,12 +222,102 @@ static void test_held_not_before(void)
 	host_destroy(h);
 }
 
+/* The VM "a" of vt_take: vCPU 0 in a/lo (weight 100), vCPU 1 in a/hi (weight 400). */
+static void vt_join(struct host *h, struct ovmm *m, uint32_t flags)
+{
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = 2,
+		.flags = flags, .name = "a",
+		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
+	};
+	static const char *const path[] = { "lo", "hi" };
+	char buf[1024];
+	unsigned int i;
+	int sv[2];
+
+	m->o = NULL;
+	if (flags) {
+		m->fd = host_test_join_hello(h, &hm, &m->c, &m->o);
+	} else {
+		CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+		CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
+		CU_ASSERT_EQUAL_FATAL(host_test_msg(h, m->c, &hm, sizeof(hm)), 0);
+		CU_ASSERT_EQUAL_FATAL(recv(sv[0], buf, sizeof(buf), 0),
+				      (ssize_t)sizeof(struct host_welcome));
+		m->fd = sv[0];
+	}
+	for (i = 0; i < 2; i++) {
+		struct host_group_msg gm = {
+			.type = HOST_MSG_GROUP, .index = i,
+			.set = { .shares = 1024 << (2 * i), .quota_us = UINT64_MAX,
+				 .period_us = 100000, .threaded = 1 },
+		};
+		struct host_ev ev = { .type = HOST_MSG_VCPU, .vcpu = i, .arg = i + 1 };
+
+		snprintf(gm.path, sizeof(gm.path), "%s", path[i]);
+		CU_ASSERT_EQUAL(host_test_msg(h, m->c, &gm, sizeof(gm)), 0);
+		CU_ASSERT_EQUAL(host_test_msg(h, m->c, &ev, sizeof(ev)), 0);
+	}
+	CU_ASSERT_EQUAL(ovmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+}
+
+/*
+ * One lane, no cpu.idle group: vCPU 0 (a/lo) holds it; vCPU 1 (a/hi) wakes, waits 2 ms and
+ * blocks again without having run, owed what it waited. Woken again it is behind vCPU 0 by
+ * more than min_run: the core takes the lane by virtual time (a twin daemon fed the RUNNABLE by
+ * the socket does), so vCPU 1 is offered the held lane, from vCPU 0's min_run end on (past
+ * already: from the offer's moment; sched_wake_vt_lane()). Taken, the core ends as the twin's. Before virtual time was decided
+ * ahead, no held lane was offered here.
+ */
+static void test_held_vt(void)
+{
+	struct host *h = offer_host(1), *t = offer_host(1);
+	struct host_ev g = { 0 };
+	struct ovmm a, b;
+	uint64_t w, t0;
+
+	vt_join(h, &a, HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD);
+	vt_join(t, &b, 0);
+	t0 = offer_now;
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_TRUE_FATAL(ovmm_recv(&a, HOST_MSG_GRANT, 0, &g));
+	/* Level with vCPU 0 when it wakes now: it waits. */
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "waiting");
+	offer_now += 2 * NSEC_PER_MSEC;
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "running");
+	CU_ASSERT_TRUE_FATAL(offered(&a, 0));
+	CU_ASSERT_EQUAL(a.o->holder, 0);
+	CU_ASSERT_EQUAL(a.o->holder_seq, g.seq);
+	CU_ASSERT_EQUAL(a.o->eligible[0], 2);	/* vCPU 1 */
+	/* vCPU 0 has run its min_run (from t0): takable from the offer's moment. */
+	CU_ASSERT_EQUAL(a.o->not_before, t0 + 2 * NSEC_PER_MSEC);
+	offer_now += NSEC_PER_MSEC / 2;
+	w = offer_word(&a);
+	CU_ASSERT_TRUE(claim(&a, 1));
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(core_state(t, 1), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(t, 0), "waiting");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "waiting");
+	ovmm_leave(h, &a);
+	ovmm_leave(t, &b);
+	host_destroy(h);
+	host_destroy(t);
+}
+
 static CU_TestInfo host_offer_held_tests[] = {
 	{ "a held lane taken from its offer ends the core as a RUNNABLE would", test_held_take },
 	{ "no held lane is offered to a VMM that did not ask", test_held_not_asked },
 	{ "a holder the core keeps after a claim is granted its lane again", test_held_kept },
 	{ "a held lane is offered from the moment the lanes before it cannot defer",
 	  test_held_not_before },
+	{ "a lane taken by virtual time on one lane is offered", test_held_vt },
 	CU_TEST_INFO_NULL,
 };
 
