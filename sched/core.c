@@ -169,10 +169,25 @@ static void clock_update(struct sched *s, uint64_t now)
 	}
 }
 
+/*
+ * Rates change here too, when a delayed sleeper leaves (fair_release()) or a change elsewhere
+ * left them dirty: slices paid up front are paid again at the new rates, as at a wake or a block
+ * (lanes_unpay()). Left at the old ones, a hog's slice paid while its group held a delayed duty
+ * vCPU's share (rate 1.5 of 2) charged its group a quarter of it too little: /web's hog in
+ * 'duty-cycle vCPUs beside hogs' got 9125 ms of 9000 (docs/scheduler.md §10).
+ */
 static void finish(struct sched *s)
 {
+	struct sched_core *c = &s->core;
+	bool moving = c->rates_dirty || c->path_dirty ||
+		      (c->next_release <= c->now && !list_empty(&c->delayed));
+
+	if (moving)
+		lanes_unpay(s);
 	fair_release(s);
 	rates_update(s);
+	if (moving)
+		lanes_repay(s);
 	lanes_settle(s);
 	lanes_flush(s);
 }
