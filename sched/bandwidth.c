@@ -138,24 +138,12 @@ static bool se_under(const struct sched_entity *se, const struct group_core *gc)
  */
 static void throttle_rates(struct sched *s, struct group_core *gc, bool throttled)
 {
-	unsigned int l;
-
-	for (l = 0; l < s->nr_lanes; l++) {
-		struct lane *ln = &s->core.lanes[l];
-
-		ln->repay = ln->cur && !throttled ? ln->cur->resv : 0;
-		if (ln->repay)
-			fair_refund(s, ln->cur);
-	}
+	if (!throttled)
+		lanes_unpay(s);
 	gc->throttled = throttled;
 	rates_changed(s);
 	rates_update(s);
-	for (l = 0; l < s->nr_lanes; l++) {
-		struct lane *ln = &s->core.lanes[l];
-
-		if (ln->repay && !bw_path_throttled(ln->cur))
-			fair_prepay(s, ln->cur, ln->repay);
-	}
+	lanes_repay(s);
 }
 
 /*

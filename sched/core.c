@@ -169,10 +169,25 @@ static void clock_update(struct sched *s, uint64_t now)
 	}
 }
 
+/*
+ * Rates change here too, when a delayed sleeper leaves (fair_release()) or a change elsewhere
+ * left them dirty: slices paid up front are paid again at the new rates, as at a wake or a block
+ * (lanes_unpay()). Left at the old ones, a hog's slice paid while its group held a delayed duty
+ * vCPU's share (rate 1.5 of 2) charged its group a quarter of it too little: /web's hog in
+ * 'duty-cycle vCPUs beside hogs' got 9125 ms of 9000 (docs/scheduler.md §10).
+ */
 static void finish(struct sched *s)
 {
+	struct sched_core *c = &s->core;
+	bool moving = c->rates_dirty || c->path_dirty ||
+		      (c->next_release <= c->now && !list_empty(&c->delayed));
+
+	if (moving)
+		lanes_unpay(s);
 	fair_release(s);
 	rates_update(s);
+	if (moving)
+		lanes_repay(s);
 	lanes_settle(s);
 	lanes_flush(s);
 }
@@ -197,13 +212,15 @@ int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *
 /*
  * v->group is already the new group. The vCPU leaves the old path as if it blocked and joins
  * the new one as if it woke, keeping its lag (bounded); a lane it holds stays unless a group on
- * the new path is throttled.
+ * the new path is throttled. Slices paid up front are paid again at the new rates, its own on
+ * its new path (lanes_unpay()).
  */
 static void rehome(struct sched *s, struct vcpu_core *vc, struct group_core *fc,
 		   struct group_core *tc)
 {
 	bool running = vc->lane >= 0;
 
+	lanes_unpay(s);
 	if (fair_waiting(vc))
 		fair_dequeue(s, &vc->se);
 	if (running)
@@ -223,8 +240,11 @@ static void rehome(struct sched *s, struct vcpu_core *vc, struct group_core *fc,
 		runnable_change(s, tc, 1);
 		fair_wake(s, vc);
 	}
-	if (running) {
+	if (running)
 		fair_set_running(s, vc);
+	rates_update(s);	/* a sleeper's move solved none */
+	lanes_repay(s);
+	if (running) {
 		if (bw_path_throttled(vc))
 			lanes_put_back(s, vc);
 	} else if (vc->runnable) {
@@ -346,7 +366,9 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
 	vc->runnable = true;
 	if (vc->told_lane < 0)
 		core_wait_begin(vc, s->core.now);
+	lanes_unpay(s);
 	fair_wake(s, vc);
+	lanes_repay(s);
 	fair_enqueue(s, &vc->se);
 	lanes_waiter_arrived(s, &vc->se);
 	finish(s);
@@ -371,7 +393,9 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 		lanes_put_back(s, vc);
 	else if (fair_waiting(vc))
 		fair_dequeue(s, &vc->se);
+	lanes_unpay(s);
 	fair_block(s, vc, true);
+	lanes_repay(s);
 	finish(s);
 	return 0;
 }

@@ -72,6 +72,7 @@ void core_wait_end(struct vcpu_core *vc, uint64_t now)
 		return;
 	ns = now > vc->wait_start ? now - vc->wait_start : 0;
 	vc->wait.wait_ns += ns;
+	vc->waited += ns;
 	vc->wait.nr_waits++;
 	vc->wait.hist[sched_wait_bucket(ns)]++;
 	vc->wait_start = SCHED_TIME_NONE;

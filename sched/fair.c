@@ -145,6 +145,7 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 	struct sched_entity *se;
 
 	vc->ran = 0;
+	vc->waited = 0;
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
 		if (se->delayed)
 			delay_end(s, se);
@@ -190,6 +191,26 @@ static void sum_leave_owed(struct sched_entity *se)
 }
 
 /*
+ * The part of the service vc is owed as it blocks that it waited for: GPS would have served it
+ * as it woke, so it would have done its work and be asleep, demanding nothing. While it waited
+ * it counted as a CPU of demand in its ancestors' rates, which credited them a share they had
+ * no work for (docs/scheduler.md §10). The time its lag stands for, at most the time it
+ * actually waited since it woke; rates_update() forgives its ancestors' part (rates.c).
+ */
+static double wait_owed(const struct vcpu_core *vc)
+{
+	const struct sched_entity *se = &vc->se;
+	double t;
+
+	if (!vc->waited || !(se->rate > 0))
+		return 0;
+	t = fair_vclock(se->parent) - se->vt;
+	if (!(t > 0))
+		return 0;
+	return t < (double)vc->waited ? t : (double)vc->waited;
+}
+
+/*
  * vc stopped being runnable: it, and groups left with nothing runnable, stop being runnable.
  * One that ran ahead of its share (lag < 0) and goes to sleep stays delayed: in its parent's
  * sum and in the rates, as the kernel's EEVDF keeps a sleeper in debt on its runqueue
@@ -207,6 +228,7 @@ static void sum_leave_owed(struct sched_entity *se)
 void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 {
 	struct sched_entity *se = &vc->se;
+	double wait = sleep ? wait_owed(vc) : 0;
 
 	/* Its request: what it ran from waking to blocking, averaged (fair_request()). */
 	if (sleep)
@@ -232,6 +254,7 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 	if (!list_empty(&s->core.delayed) && s->core.next_release > s->core.now)
 		s->core.next_release = s->core.now;
 	rates_path_changed(s, vc);
+	s->core.path_wait = wait;
 	rates_update(s);
 }
 

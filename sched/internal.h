@@ -97,6 +97,7 @@ struct vcpu_core {
 	uint64_t early;			/* run charged before its report came (fair.c) */
 	uint64_t held;			/* lane time since its last report (rates.c) */
 	uint64_t since;			/* holding a lane without a break since (lanes.c) */
+	uint64_t waited;		/* waiting for a lane since it last woke (core_wait.c) */
 	/* Waits for a lane, as the runtime was told them (core_wait.c): vsched.vcpu.stat. */
 	uint64_t wait_start;		/* runnable without a lane since, SCHED_TIME_NONE if not */
 	struct sched_wait wait;
@@ -109,7 +110,7 @@ struct lane {
 	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
 	uint64_t pace_until;		/* a paced ancestor gives the lane back (bandwidth.c) */
 	bool pace_spent;		/* handed out again at a pace end: no other until put back */
-	uint64_t repay;			/* prepaid slice to pay again (bandwidth.c) */
+	uint64_t repay;			/* prepaid slice to pay again (lanes_unpay()) */
 	/* What the runtime was last told, to emit only changes. */
 	struct vcpu_core *told_cur;
 	uint64_t told_until;
@@ -138,6 +139,7 @@ struct sched_core {
 	double dl_cpu_total, dl_held_total;	/* since the start, for stats */
 	struct list_head delayed;	/* delayed entities (fair.c) */
 	uint64_t next_release;		/* when the first of them is expected to be repaid */
+	double path_wait;		/* a blocking vCPU's wait GPS would not make (rates.c) */
 };
 
 struct sched {
@@ -412,6 +414,8 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc);
 void lanes_repick(struct sched *s, unsigned int l);
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
 void lanes_settle(struct sched *s);
+void lanes_unpay(struct sched *s);
+void lanes_repay(struct sched *s);
 void lanes_flush(struct sched *s);
 void lanes_expire(struct sched *s);
 

@@ -287,6 +287,42 @@ void lanes_settle(struct sched *s)
 	}
 }
 
+/*
+ * The rates are about to change (a wake, a block, a move, a refill): the slices lanes paid up
+ * front come out, to be paid again at the new rates (lanes_repay()). A slice P paid at rate r1
+ * of a level whose rates sum to S1 and refunded at r2 of S2 moves its holder's lag by
+ * P (r1 / S1 - r2 / S2), not 0. When a vCPU blocks, its ancestors' rates drop, and the slices
+ * their other lanes paid, refunded once nobody waits, credit them P times that drop over S,
+ * paid by the siblings whose rates rose: a bonus for the blocker's group at its next wake
+ * (docs/scheduler.md §10). Nothing hands lanes out in between, so each lane keeps its holder.
+ */
+void lanes_unpay(struct sched *s)
+{
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+
+		ln->repay = ln->cur ? ln->cur->resv : 0;
+		if (ln->repay)
+			fair_refund(s, ln->cur);
+	}
+}
+
+/* A holder now below a throttled group is about to give its lane up: nothing to pay. */
+void lanes_repay(struct sched *s)
+{
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+
+		if (ln->repay && ln->cur && !bw_path_throttled(ln->cur))
+			fair_prepay(s, ln->cur, ln->repay);
+		ln->repay = 0;
+	}
+}
+
 static uint64_t lane_until(const struct lane *ln)
 {
 	uint64_t t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;

@@ -254,6 +254,27 @@ static void share_owed(struct sched *s, struct group_core *gc, struct fluid_clai
 }
 
 /*
+ * A vCPU blocking owed service waited path_wait for a lane GPS would have given it at once
+ * (fair.c, wait_owed()): e, an ancestor of it that stays runnable, was credited its rate rise
+ * over that wait, a share it had no work for. It is forgiven as e's rate drops, to the siblings
+ * whose rates rise (share_owed()). Unforgiven, a group holding three lanes at rate 3.69 for a
+ * waiting duty vCPU gained 0.3 CPU-s a second at the root, and its root sibling was always the
+ * one whose lane a wake took (docs/scheduler.md §10). old is e's rate before the change.
+ */
+static void forgive_wait(struct sched *s, struct group_core *gc, struct sched_entity *e,
+			 double old)
+{
+	double x;
+
+	if (!(old > e->rate) || e->rate <= RATE_MIN)
+		return;
+	x = (old - e->rate) * s->core.path_wait;
+	e->vt += x / e->rate;
+	gc->owed += x;
+	fair_requeue(s, e);
+}
+
+/*
  * The clock a group's children's lags are kept against when their rates change: V moved by the
  * group's own lag at its parent, L / R, so that the children's lags add up to what the group is
  * owed. Against V alone (the children's lags adding up to nothing) a group that fell behind while
@@ -313,13 +334,16 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 			struct sched_entity *e = claim_entity(s, &cl[i]);
 			struct group_core *cc = cl[i].g ? gcore(cl[i].g) : NULL;
 			bool moved = fabs(cl[i].got - e->rate) > RATE_MIN;
+			bool path = cc && cc->on_path;
 
-			if (cc && !pass && (moved || cc->on_path))
+			if (cc && !pass && (moved || path))
 				refill_group(s, (struct group *)cl[i].g, cl[i].got, cl + n);
 			if (cc && !pass)
 				cc->on_path = false;
 			if (moved && (e->rate <= 0 && cl[i].got >= RATE_MIN) == pass)
 				set_rate(s, gc, e, cl[i].got);
+			if (path && !pass && s->core.path_wait > 0)
+				forgive_wait(s, gc, e, cl[i].demand);
 		}
 		share_owed(s, gc, cl, n);
 	}
@@ -413,10 +437,12 @@ void rates_update(struct sched *s)
 		if (c->path_dirty)
 			update_path(s, c->path_dirty);
 		c->path_dirty = NULL;
+		c->path_wait = 0;
 		return;
 	}
 	c->rates_dirty = false;
 	c->path_dirty = NULL;
+	c->path_wait = 0;
 	for (i = 0; i < s->nr_vcpus; i++)
 		c->demand[i] = vcpu_demand(&c->vcpus[i]);
 	cache_demands(s, &s->root);

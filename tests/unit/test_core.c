@@ -84,12 +84,18 @@ static void test_core_wake_preempts_after_min_run(void)
 	struct sched_decision d[8];
 	size_t n;
 
+	/*
+	 * v1 waits 2.5 ms while v0 runs, then blocks owed its share of them (1.25 ms). Blocking at
+	 * once it would be owed nothing in GPS: a slice v0 paid up front and did not run is no
+	 * service v0 had.
+	 */
 	sched_vcpu_runnable(s, 0, 0);
 	sched_vcpu_runnable(s, 1, 0);
-	sched_vcpu_blocked(s, 1, 0);
+	sched_vcpu_ran(s, 0, 5 * MS / 2, 0, 5 * MS / 2);
+	sched_vcpu_blocked(s, 1, 5 * MS / 2);
 	take(s, d, 8);
-	/* v0 ran alone 50 ms; v1 wakes owed its share: it takes the lane at once. */
-	sched_vcpu_ran(s, 0, 50 * MS, 0, 50 * MS);
+	/* v0 ran alone since; v1 wakes owed its share: it takes the lane at once. */
+	sched_vcpu_ran(s, 0, 50 * MS - 5 * MS / 2, 0, 50 * MS);
 	sched_vcpu_runnable(s, 1, 50 * MS);
 	n = take(s, d, 8);
 	CU_ASSERT_TRUE(has(d, n, SCHED_PREEMPT, 0));
