@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The daemon the host-mode latency benches talk to (bench/host_daemon.h). */
 #include <signal.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "host_daemon.h"
 #include "host/host.h"
+#include "host/proto.h"
 
 pid_t bench_daemon_start(const char *tag, char *sock, size_t len)
 {
@@ -32,4 +35,21 @@ void bench_daemon_stop(pid_t pid, const char *sock)
 		waitpid(pid, NULL, 0);
 	}
 	unlink(sock);
+}
+
+bool bench_page_next(const struct host_grant *g, uint32_t *seen, bool (*stop)(void *), void *arg)
+{
+	uint32_t seq;
+
+	for (;;) {
+		if (stop(arg))
+			return false;
+		seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
+		if (seq != *seen && !(seq & 1) &&
+		    __atomic_load_n(&g->lane, __ATOMIC_RELAXED) != HOST_LANE_NONE)
+			break;
+		syscall(SYS_futex, &g->seq, FUTEX_WAIT, seq, NULL, NULL, 0);
+	}
+	*seen = seq;
+	return true;
 }

@@ -3,6 +3,8 @@
 #define VSCHED_BENCH_HOST_DAEMON_H
 
 #include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -12,5 +14,12 @@
 pid_t bench_daemon_start(const char *tag, char *sock, size_t len);
 /* Stops it (SIGTERM) and removes its socket. */
 void bench_daemon_stop(pid_t pid, const char *sock);
+
+struct host_grant;
+/*
+ * Waits on a grant-page entry, as a parked vCPU does, for a decision past *seen that gives a
+ * lane; *seen becomes its seq. false when stop() says so on a wake-up.
+ */
+bool bench_page_next(const struct host_grant *g, uint32_t *seen, bool (*stop)(void *), void *arg);
 
 #endif

@@ -114,22 +114,23 @@ static void *rel_waiter(void *arg)
 	return NULL;
 }
 
+/* Every round sampled (bench_page_next()'s stop). */
+static bool rel_all_in(void *arg)
+{
+	const struct rel *x = arg;
+
+	return x->n >= x->rounds;
+}
+
 /* B parked on vCPU 1's grant page entry: a new grant there from the daemon's futex wake. */
 static void *rel_page_waiter(void *arg)
 {
 	struct rel *r = arg;
 	const struct host_grant *g = &r->page[1];
-	uint32_t seen = 0, seq;
+	uint32_t seen = 0;
 
 	rel_pin();
-	while (r->n < r->rounds) {
-		seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
-		if (seq == seen || (seq & 1) ||
-		    __atomic_load_n(&g->lane, __ATOMIC_RELAXED) == HOST_LANE_NONE) {
-			syscall(SYS_futex, &g->seq, FUTEX_WAIT, seq, NULL, NULL, 0);
-			continue;
-		}
-		seen = seq;
+	while (bench_page_next(g, &seen, rel_all_in, r)) {
 		pthread_mutex_lock(&r->lock);
 		r->samples[r->n++] = time_mono_ns() - r->t0;
 		r->done = true;

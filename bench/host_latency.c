@@ -151,21 +151,22 @@ static void run_inprocess(struct lat *l)
 	pthread_join(b, NULL);
 }
 
+/* Every round sampled (bench_page_next()'s stop). */
+static bool lat_all_in(void *arg)
+{
+	const struct lat *x = arg;
+
+	return x->n >= x->rounds;
+}
+
 /* B on the grant page: each new grant in vCPU 0's entry, from the daemon's futex wake. */
 static void *page_waiter(void *arg)
 {
 	struct lat *l = arg;
 	const struct host_grant *g = &l->page[0];
-	uint32_t seen = 0, seq;
+	uint32_t seen = 0;
 
-	while (l->n < l->rounds) {
-		seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
-		if (seq == seen || (seq & 1) ||
-		    __atomic_load_n(&g->lane, __ATOMIC_RELAXED) == HOST_LANE_NONE) {
-			syscall(SYS_futex, &g->seq, FUTEX_WAIT, seq, NULL, NULL, 0);
-			continue;
-		}
-		seen = seq;
+	while (bench_page_next(g, &seen, lat_all_in, l)) {
 		pthread_mutex_lock(&l->lock);
 		l->samples[l->n++] = time_mono_ns() - l->t0;
 		l->done = true;
