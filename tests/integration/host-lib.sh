@@ -23,3 +23,16 @@ wait_for() {
 	for i in $(seq 500); do eval "$1" && return 0; sleep 0.01; done
 	return 1
 }
+# host_daemon_start ARGS...: `vsched host ARGS` in the background ($HP, killed at exit), its log
+# host.log, back once its socket is there
+host_daemon_start() {
+	"$VSCHED" host "$@" >"$TMPD/host.log" 2>&1 &
+	HP=$!
+	PIDS="$PIDS $HP"
+	wait_for '[ -S "$VSCHED_RUN_DIR/host.sock" ]' || fail "the daemon did not start"
+}
+# host_daemon_stop: SIGTERM, and the daemon must exit 0
+host_daemon_stop() {
+	kill -TERM "$HP"
+	wait "$HP" || fail "the daemon exited $? on SIGTERM"
+}

@@ -21,10 +21,7 @@
 host_test_begin host-hand
 mkdir -p "$VSCHED_RUN_DIR"
 
-"$VSCHED" host --cpus 1 --no-ctl >"$TMPD/host.log" 2>&1 &
-HP=$!
-PIDS=$HP
-wait_for '[ -S "$VSCHED_RUN_DIR/host.sock" ]' || fail "the daemon did not start"
+host_daemon_start --cpus 1 --no-ctl
 
 n=0
 for accel in $(test_accels); do
@@ -54,6 +51,5 @@ for accel in $(test_accels); do
 		check "$rev * 5 <= $hands" || fail "$accel $payload: $rev of $hands handoffs revoked"
 	done
 done
-kill -TERM "$HP"
-wait "$HP" || fail "the daemon exited $? on SIGTERM"
+host_daemon_stop
 echo "ok"

@@ -14,10 +14,7 @@
 host_test_begin host-held2
 mkdir -p "$VSCHED_RUN_DIR"
 
-"$VSCHED" host --cpus 2 --no-ctl >"$TMPD/host.log" 2>&1 &
-HP=$!
-PIDS=$HP
-wait_for '[ -S "$VSCHED_RUN_DIR/host.sock" ]' || fail "the daemon did not start"
+host_daemon_start --cpus 2 --no-ctl
 
 min=${CHECK_HELD2_MIN:-100}
 for accel in $(test_accels); do
@@ -37,6 +34,5 @@ for accel in $(test_accels); do
 	check "$held * 1000 >= $sleeps * $min" || fail "$accel: $held held lanes taken in $sleeps wake-ups"
 	check "$cpu0 > 0 && $cpu1 > 0 && $cpu2 > 0" || fail "$accel: a vCPU did not run"
 done
-kill -TERM "$HP"
-wait "$HP" || fail "the daemon exited $? on SIGTERM"
+host_daemon_stop
 echo "ok"

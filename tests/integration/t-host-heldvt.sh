@@ -12,10 +12,7 @@
 host_test_begin host-heldvt
 mkdir -p "$VSCHED_RUN_DIR"
 
-"$VSCHED" host --cpus 1 --no-ctl >"$TMPD/host.log" 2>&1 &
-HP=$!
-PIDS=$HP
-wait_for '[ -S "$VSCHED_RUN_DIR/host.sock" ]' || fail "the daemon did not start"
+host_daemon_start --cpus 1 --no-ctl
 
 for accel in $(test_accels); do
 	st=$TMPD/$accel.json
@@ -33,6 +30,5 @@ for accel in $(test_accels); do
 	check "$held > 0" || fail "$accel: no held lane taken in $sleeps wake-ups"
 	check "$cpu0 > 0 && $cpu1 > 0" || fail "$accel: a vCPU did not run"
 done
-kill -TERM "$HP"
-wait "$HP" || fail "the daemon exited $? on SIGTERM"
+host_daemon_stop
 echo "ok"

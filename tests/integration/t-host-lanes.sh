@@ -21,11 +21,7 @@ lane_cpus=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status |
 	head -n 2 | tr '\n' ' ')
 [ "$(echo $lane_cpus | wc -w)" = 2 ] || { echo "needs 2 CPUs in the affinity mask"; exit 77; }
 
-"$VSCHED" host --cpus 2 --no-ctl >"$TMPD/host.log" 2>&1 &
-HP=$!
-PIDS=$HP
-for i in $(seq 500); do [ -S "$VSCHED_RUN_DIR/host.sock" ] && break; sleep 0.01; done
-[ -S "$VSCHED_RUN_DIR/host.sock" ] || fail "the daemon did not start"
+host_daemon_start --cpus 2 --no-ctl
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # Idle and all ticks of the lanes' two CPUs (a host with more CPUs idles the others).
@@ -93,6 +89,5 @@ for tid in $(echo "$seen" | tr ' ' '\n' | cut -d: -f1 | sort -u); do
 	[ "$(echo $cpus | wc -w)" = 2 ] && moved=$((moved + 1))
 done
 [ "$moved" = 2 ] || fail "the lanes did not move over their CPUs: $moved of 2 holders seen on both"
-kill -TERM "$HP"
-wait "$HP" || fail "the daemon exited $? on SIGTERM"
+host_daemon_stop
 echo "ok"
