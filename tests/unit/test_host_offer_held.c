@@ -31,12 +31,8 @@ static void held_group(struct host *h, struct ovmm *m, unsigned int index, const
 	CU_ASSERT_EQUAL(host_test_msg(h, m->c, &gm, sizeof(gm)), 0);
 }
 
-/*
- * VM "a" of nr vCPUs, vCPU i in group grp[i]: 0 a itself, 1 a/idle (cpu.idle), 2 a/capped
- * (1 ms per 100 ms). flags: the HELLO's (0: no page, no offers).
- */
-static void held_join(struct host *h, struct ovmm *m, unsigned int nr, const unsigned int *grp,
-		      uint32_t flags)
+/* VM "a" of nr vCPUs says HELLO; flags: the HELLO's (0: no page, no offers, a bare socket). */
+static void ovmm_hello(struct host *h, struct ovmm *m, unsigned int nr, uint32_t flags)
 {
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
@@ -44,7 +40,6 @@ static void held_join(struct host *h, struct ovmm *m, unsigned int nr, const uns
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
 	};
 	char buf[1024];
-	unsigned int i;
 	int sv[2];
 
 	m->o = NULL;
@@ -58,6 +53,18 @@ static void held_join(struct host *h, struct ovmm *m, unsigned int nr, const uns
 				      (ssize_t)sizeof(struct host_welcome));
 		m->fd = sv[0];
 	}
+}
+
+/*
+ * VM "a" of nr vCPUs, vCPU i in group grp[i]: 0 a itself, 1 a/idle (cpu.idle), 2 a/capped
+ * (1 ms per 100 ms). flags: the HELLO's (0: no page, no offers).
+ */
+static void held_join(struct host *h, struct ovmm *m, unsigned int nr, const unsigned int *grp,
+		      uint32_t flags)
+{
+	unsigned int i;
+
+	ovmm_hello(h, m, nr, flags);
 	held_group(h, m, 0, "idle", true, UINT64_MAX);
 	held_group(h, m, 1, "capped", false, 1000);
 	/* VCPU's arg: the group's batch index + 1, 0 the VM group. */
@@ -225,27 +232,10 @@ static void test_held_not_before(void)
 /* The VM "a" of vt_take: vCPU 0 in a/lo (weight 100), vCPU 1 in a/hi (weight 400). */
 static void vt_join(struct host *h, struct ovmm *m, uint32_t flags)
 {
-	struct host_hello hm = {
-		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = 2,
-		.flags = flags, .name = "a",
-		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
-	};
 	static const char *const path[] = { "lo", "hi" };
-	char buf[1024];
 	unsigned int i;
-	int sv[2];
 
-	m->o = NULL;
-	if (flags) {
-		m->fd = host_test_join_hello(h, &hm, &m->c, &m->o);
-	} else {
-		CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-		CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
-		CU_ASSERT_EQUAL_FATAL(host_test_msg(h, m->c, &hm, sizeof(hm)), 0);
-		CU_ASSERT_EQUAL_FATAL(recv(sv[0], buf, sizeof(buf), 0),
-				      (ssize_t)sizeof(struct host_welcome));
-		m->fd = sv[0];
-	}
+	ovmm_hello(h, m, 2, flags);
 	for (i = 0; i < 2; i++) {
 		struct host_group_msg gm = {
 			.type = HOST_MSG_GROUP, .index = i,
