@@ -135,7 +135,7 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 		ret = host_path_valid(m->partition, sizeof(m->partition), true);
 	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 ||
 		     m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD |
-				  HOST_HELLO_KICK | HOST_HELLO_HAND)))
+				  HOST_HELLO_KICK | HOST_HELLO_HAND | HOST_HELLO_PIN)))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
@@ -161,6 +161,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	 */
 	if (page_fd >= 0 && (m->flags & HOST_HELLO_KICK) && host_kick_create(c) == -ENOMEM)
 		ret = -ENOMEM;
+	/* Pinned by the daemon only through the kicks' checked TIDs (host_pin()). */
+	c->pin = c->kick_fd && (m->flags & HOST_HELLO_PIN);
 	host_welcome(h, c, ret, page_fd, offer_fd);
 	if (page_fd >= 0)
 		close(page_fd);

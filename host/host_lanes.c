@@ -82,6 +82,7 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 		 * the VM with the longer waits (the lower weight) starved (docs/host.md).
 		 */
 		sl->last_heard = sched_now(h->s);
+		host_pin(sl->client, sl->vcpu, m.b);	/* before the page's wake-up */
 	}
 	/*
 	 * A RETIME changes the grant the entry holds and is not written there: a vCPU that blocked

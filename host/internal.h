@@ -69,7 +69,10 @@ struct host_client {
 	pid_t peer_pid;
 	int peer_fd;			/* pidfd of the peer process, -1: none */
 	int *kick_fd;			/* per vCPU: pidfd of its thread, -1: the agent kicks */
+	pid_t *kick_tid;		/* per vCPU: that thread's TID */
 	uint64_t nr_kicks;
+	bool pin;			/* HOST_HELLO_PIN: grantees pinned by the daemon */
+	uint64_t nr_pins;
 };
 
 struct host {
@@ -159,6 +162,7 @@ void host_kick_peer(struct host_client *c);
 int host_kick_create(struct host_client *c);
 int host_kick_tid(struct host_client *c, unsigned int vcpu, pid_t tid);
 void host_kick(struct host_client *c, unsigned int vcpu);
+void host_pin(struct host_client *c, unsigned int vcpu, uint64_t cpu);
 void host_kick_destroy(struct host_client *c);
 uint32_t host_page_seq(const struct host_client *c, unsigned int vcpu);
 uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane, uint64_t until,

@@ -52,8 +52,9 @@
  * 3: PIN, CTL.may, offers (TOOK); 4: offers of a held lane (HOST_HELLO_HELD, holder);
  * 5: the daemon kicks holders itself (HOST_HELLO_KICK);
  * 6: a held lane's offer may name the moment it may be taken from (not_before);
- * 7: handoffs: a lane its holder releases goes to the waiter published ahead (HOST_HELLO_HAND) */
-#define HOST_PROTO_VERSION	7
+ * 7: handoffs: a lane its holder releases goes to the waiter published ahead (HOST_HELLO_HAND);
+ * 8: the daemon pins a granted vCPU's thread to its lane's CPU before it wakes it (HOST_HELLO_PIN) */
+#define HOST_PROTO_VERSION	8
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -119,6 +120,10 @@ struct host_settings {
 					   in the page: with a page only; TIDs checked */
 #define HOST_HELLO_HAND		0x10	/* the VMM hands a lane its vCPU releases to the
 					   successor published in its offer page (with offers) */
+#define HOST_HELLO_PIN		0x20	/* the daemon sets a granted vCPU thread's affinity to
+					   its lane's CPU before the grant wakes it (with kicks
+					   only: TIDs checked); the VMM then keeps no copy of
+					   its threads' affinity (host/host_kick.c) */
 
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */

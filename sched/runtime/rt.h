@@ -221,6 +221,8 @@ void rt_hist_halt_wake(struct runtime *rt, struct rt_vcpu *rv, uint64_t now);
 uint64_t rt_halt_woke_est(const struct rt_vcpu *rv, uint64_t cpu, uint64_t now);
 /* After any event: wake the helper if the core's next timer moved earlier. */
 void rt_poke_helper(struct runtime *rt, uint64_t now);
+/* SCHED_FIFO (RT_PRIO_HELPER) for the calling thread when the host lets it (rt_helper.c). */
+void rt_thread_boost(void);
 
 /* Slice timers and kicks (rt_timer.c). */
 int rt_timer_init(void);

@@ -302,9 +302,12 @@ void rt_poke_helper(struct runtime *rt, uint64_t now)
  * The helper runs SCHED_FIFO when the host lets it. As a normal thread, woken while every CPU
  * runs a lane holder (and a lent vCPU that just woke), it waited for the host's scheduler to
  * give it a turn: measured up to 6 ms, the whole busy phase of a halt-duty vCPU running without
- * a lane. It runs microseconds per wake-up; RT throttling still bounds it.
+ * a lane. It runs microseconds per wake-up; RT throttling still bounds it. The host agent too
+ * (rt_remote.c): the runtime's lock is a PI mutex, whose unlock hands it to the waiter, so an
+ * agent woken to take it on a CPU where another VM's holder runs held it there, not running,
+ * while this VM's vCPU just granted the other lane slept on it (up to 4 ms, docs/host.md).
  */
-static void rt_helper_boost(void)
+void rt_thread_boost(void)
 {
 	struct sched_param sp = { .sched_priority = RT_PRIO_HELPER };
 
@@ -318,7 +321,7 @@ static void *rt_helper(void *arg)
 	uint64_t now, next;
 
 	pthread_setname_np(pthread_self(), "vsched-rt");
-	rt_helper_boost();
+	rt_thread_boost();
 	mutex_lock(rt->lock);
 	while (!rt->helper_stop) {
 		now = rt_now();

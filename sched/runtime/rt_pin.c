@@ -81,7 +81,12 @@ void rt_pin_exit(struct runtime *rt)
 	rt->lane_cpu = NULL;
 }
 
-/* Before a vCPU is woken onto lane: on a sleeping thread this only changes its mask. */
+/*
+ * Before a vCPU is woken onto lane: on a sleeping thread this only changes its mask. In host
+ * mode the daemon sets the mask too (HOST_HELLO_PIN: before its grant wakes the thread, also for
+ * a grant this VMM never applies), so rv->cpu is only what this VMM last set, and the mask is
+ * set every time (a call that changes nothing costs a system call, not a migration).
+ */
 void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane)
 {
 	cpu_set_t set;
@@ -91,13 +96,14 @@ void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane)
 		return;
 	rv->lane = (int)lane;
 	cpu = lane_rotate_cpu(&rt->pin_rot, rt->lane_cpu, rt->nr_lanes, lane);
-	if (cpu < 0 || rv->cpu == cpu)
+	if (cpu < 0 || (rv->cpu == cpu && !rt->remote))
 		return;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (!sched_setaffinity(rv->tid, sizeof(set), &set)) {
+		if (rv->cpu != cpu)
+			rt->st.migrations++;
 		rv->cpu = cpu;
-		rt->st.migrations++;
 	}
 }
 

@@ -224,7 +224,7 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	struct host_hello m = { .nr_vcpus = rt->nr_vcpus, .vm = r->vm,
 				.flags = page ? HOST_HELLO_PAGE | HOST_HELLO_OFFER |
 						HOST_HELLO_HELD | HOST_HELLO_KICK |
-						HOST_HELLO_HAND : 0 };
+						HOST_HELLO_HAND | HOST_HELLO_PIN : 0 };
 	struct host_welcome w;
 	int page_fd, offer_fd, ret;
 
@@ -452,6 +452,7 @@ static void *rt_remote_agent(void *arg)
 	int fd, ctl;
 
 	pthread_setname_np(pthread_self(), "vsched-host");
+	rt_thread_boost();	/* as the helper: it takes the lock a granted vCPU waits for */
 	for (;;) {
 		mutex_lock(rt->lock);
 		fd = r->stop ? -2 : r->fd;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <linux/kvm.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -176,9 +177,85 @@ static void test_host_kick_preempt(void)
 	host_destroy(h);
 }
 
+/* The next GRANT the VMM's end reads (its lane's CPU in b); false if none is queued. */
+static bool kgrant(struct kvmm *m, struct host_ev *g)
+{
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		if (n != sizeof(*g))
+			continue;
+		memcpy(g, buf, sizeof(*g));
+		if (g->type == HOST_MSG_GRANT)
+			return true;
+	}
+	return false;
+}
+
+/* tid's mask: exactly cpu? */
+static bool kpinned(pid_t tid, int cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(tid, sizeof(set), &set))
+		return false;
+	return CPU_COUNT(&set) == 1 && CPU_ISSET(cpu, &set);
+}
+
+/*
+ * One vCPU's thread, its mask every CPU of this process, is granted the lane. With
+ * HOST_HELLO_PIN the daemon has put it on the lane's CPU by the time the grant is out, before
+ * any VMM code ran (it woke where it last ran before, behind that CPU's holder); without, the
+ * daemon leaves the mask to the VMM (whose cache of it would go stale otherwise).
+ */
+static void kpin_case(uint8_t flags, bool want)
+{
+	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 8 };
+	struct host *h = NULL;
+	struct host_ev g;
+	cpu_set_t all;
+	struct kthread t;
+	struct kvmm m;
+	pthread_t th;
+
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(all), &all), 0);
+	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
+	kthread_start(&t, &th);
+	CU_ASSERT_EQUAL(sched_setaffinity(t.tid, sizeof(all), &all), 0);
+	kjoin(h, &m, 1, flags);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_TID, 0, 0, (uint64_t)t.tid, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_TRUE_FATAL(kgrant(&m, &g));
+	CU_ASSERT_NOT_EQUAL_FATAL(g.b, HOST_CPU_NONE);
+	CU_ASSERT_EQUAL(kpinned(t.tid, (int)g.b), want);
+	kleave(h, &m);
+	__atomic_store_n(&t.stop, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&t.run.immediate_exit, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	host_destroy(h);
+}
+
+static void test_host_kick_pin(void)
+{
+	cpu_set_t all;
+
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(all), &all), 0);
+	if (CPU_COUNT(&all) < 2) {
+		printf("(needs 2 CPUs: a mask of one cannot show a pin) ");
+		return;
+	}
+	kpin_case(HOST_HELLO_PAGE | HOST_HELLO_KICK | HOST_HELLO_PIN, true);
+	kpin_case(HOST_HELLO_PAGE | HOST_HELLO_KICK, false);
+	/* Pins go only through the kicks' checked TIDs. */
+	kpin_case(HOST_HELLO_PAGE | HOST_HELLO_PIN, false);
+}
+
 static CU_TestInfo host_kick_tests[] = {
 	{ "a TID not of a live thread of the VMM is refused", test_host_kick_tid },
 	{ "a PREEMPT reaches the holder's thread as the kick signal", test_host_kick_preempt },
+	{ "a granted thread is on its lane's CPU before it wakes (HOST_HELLO_PIN)",
+	  test_host_kick_pin },
 	CU_TEST_INFO_NULL,
 };
 

@@ -9,7 +9,10 @@
  * that the sending thread does not hold the VMM's lock, and the BUGs are counted here. The
  * VMM must stay joined and the daemon must have charged its vCPUs: the datagrams got there.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,8 +127,69 @@ static void test_rt_sends_unlocked(enum vm_accel accel)
 
 ACCEL_TWINS(test_rt_sends_unlocked)
 
+/* The scheduling policy of this process's thread named comm, -1 if there is none. */
+static int unl_policy(const char *comm)
+{
+	struct dirent *e;
+	char path[300], name[32];
+	int policy = -1, fd;
+	DIR *d = opendir("/proc/self/task");
+	ssize_t n;
+
+	while (d && policy < 0 && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, name, sizeof(name) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		name[n - (name[n - 1] == '\n')] = '\0';
+		if (!strcmp(name, comm))
+			policy = sched_getscheduler(atoi(e->d_name)) & ~SCHED_RESET_ON_FORK;
+	}
+	if (d)
+		closedir(d);
+	return policy;
+}
+
+/*
+ * The agent runs SCHED_FIFO where the helper does: the VMM's lock is a PI mutex, whose unlock
+ * hands it to the waiter, and an agent woken to take it on a CPU where another VM's lane holder
+ * ran held it, not running, for up to 4 ms while this VM's vCPU just granted the other lane
+ * slept on it (docs/host.md, "Capacity: the lane change, traced").
+ */
+static void test_rt_agent_fifo(void)
+{
+	struct unl_daemon d;
+	struct runvm r;
+	int helper, agent;
+
+	unl_daemon_start(&d);
+	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "fifo", 2, 2, true), 0);
+	r.vm.accel = VM_ACCEL_THREAD;
+	r.host_sock = d.sock;
+	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
+	unl_sleep_ms(50);
+	helper = unl_policy("vsched-rt");
+	agent = unl_policy("vsched-host");
+	runvm_destroy(&r);
+	unl_daemon_stop(&d);
+	CU_ASSERT_NOT_EQUAL(helper, -1);
+	CU_ASSERT_NOT_EQUAL(agent, -1);
+	if (helper != SCHED_FIFO) {
+		test_skip("SCHED_FIFO refused here: the helper and the agent stay normal threads");
+		return;
+	}
+	CU_ASSERT_EQUAL(agent, SCHED_FIFO);
+}
+
 static CU_TestInfo tests[] = {
 	ACCEL_TESTS("host mode: no datagram sent with the VMM's lock held", test_rt_sends_unlocked),
+	{ "host mode: the agent runs SCHED_FIFO where the helper does", test_rt_agent_fifo },
 	CU_TEST_INFO_NULL,
 };
 
