@@ -363,7 +363,7 @@ static int wake_vt_lanes(struct sched *s, unsigned int id, uint64_t *from)
 {
 	struct vcpu_core *vc = &s->core.vcpus[id];
 	struct vt_new o = { 0 };
-	unsigned int l, cand = s->nr_lanes;
+	unsigned int l, cand = s->nr_lanes, owned = 0;
 	int ret = -1;
 
 	if (vc->runnable || gcore(&s->root)->queue.nr || path_capped(&vc->se))
@@ -380,8 +380,10 @@ static int wake_vt_lanes(struct sched *s, unsigned int id, uint64_t *from)
 		/* The cpu.idle rule's case (sched_wake_idle_lane()). */
 		if (er->idle && !ew->idle)
 			return -1;
+		owned += owns_lane(ln->cur);
 	}
-	if (!vt_new_solve(s, id, &o))
+	/* A wake raises no other holder's rate: all but the taken one own their lanes already. */
+	if (owned + 1 < s->nr_lanes || !vt_new_solve(s, id, &o))
 		goto out;
 	/* The one lane whose holder the wake leaves without a whole lane. */
 	for (l = 0; l < s->nr_lanes; l++) {
