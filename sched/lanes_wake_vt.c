@@ -21,8 +21,9 @@
  * is the same at every wake time t and only lane_kept() depends on t: the answer is "from
  * start + min_run on, until the next event". So no latest moment is needed on one lane. On
  * several lanes the other holders' charges (the daemon's wall-time estimates) move V and the
- * other lanes' keys between events, and the water-filling is no longer by weight alone: not
- * covered (docs/host.md, "Held-lane offers: what the rule covers").
+ * other lanes' keys between events, and the water-filling is no longer by weight alone:
+ * covered only where neither changes the answer (wake_vt_lanes(), below; docs/host.md,
+ * "Held-lane offers: what the rule covers").
  *
  * Conservative: any case outside the above (a cap on either path, an entity delayed by another
  * vCPU on the waker's path, whose release would redo every rate; a rate near a threshold; a

@@ -13,9 +13,9 @@
  * wakes, blocks and charged time; in every state where every lane is held and nobody waits,
  * every claim the predicate allows is replayed on a twin core woken from its first moment and
  * at a later one. Before the rule waited for the lanes before the cpu.idle one to pass their
- * holders' min_run, 5 of 245 claims failed here. Claims by virtual time (one lane,
- * sched_wake_vt_lane()) are replayed the same way, and their first moment must be exact (the
- * twin woken 1 ns earlier does not take the lane).
+ * holders' min_run, 5 of 245 claims failed here. Claims by virtual time (sched_wake_vt_lane())
+ * are replayed the same way, and their first moment must be exact (the twin woken 1 ns earlier
+ * does not take the lane).
  */
 #include <stdio.h>
 #include <stdlib.h>

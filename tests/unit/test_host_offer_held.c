@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Offers of a held lane (host/host_offer.c, HOST_HELLO_HELD): with every lane held and nobody
- * waiting, the lane of a cpu.idle holder (or, on one lane, of any holder) is offered to its own
+ * waiting, the lane of a cpu.idle holder (or one taken by virtual time) is offered to its own
  * VM for the vCPUs that would take it at once on waking; the taker preempts the holder itself. A claim ends the core as the
  * RUNNABLE it stands for would (a twin daemon fed it by the socket); a holder the core keeps
  * after all is granted its lane again; a VMM that did not ask is never offered a held lane.
