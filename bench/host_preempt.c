@@ -47,7 +47,7 @@
  * counted (one a round, one more a stray: a claim the daemon did not honour would add one).
  * BENCH_PRE_SET=idle|vt runs one set of rows only. BENCH_PRE_LANES=2 runs the vt rows on two lanes:
  * a second VM ("other", one hog vCPU that holds lane 0 throughout, reporting its wall time every
- * round as a running VMM does) beside the bench's VM, whose vCPU 0 holds lane 1 (H pinned to
+ * millisecond as a running VMM does) beside the bench's VM, whose vCPU 0 holds lane 1 (H pinned to
  * CPU 1); in-process the same tree (/vm/lo, /vm/hi and /other at equal weights, vCPU 2 in
  * /other on lane 0). At equal VM weights the wake leaves "other" its whole lane, and the
  * daemon decides the preemption ahead on two lanes (sched_wake_vt_lane(), several lanes).
@@ -57,6 +57,7 @@
  * then both blocked (0 first: its lane is not handed back). BENCH_PRE_ROUNDS overrides the
  * number of rounds (default 5000); BENCH_PRE_ACCEL=thread|kvm runs one backend only.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -508,15 +509,30 @@ static int recv_welcome(struct pre *p, struct host_welcome *w)
 	return 0;
 }
 
-/* VM "other"'s datagrams (its one GRANT, RETIMEs): read and dropped, as its agent would. */
-static void *other_drain(void *arg)
+/*
+ * VM "other": its datagrams (its one GRANT, RETIMEs) read and dropped, as its agent would, and
+ * its holder's CPU time reported every millisecond, as a running VMM reports it: a holder
+ * silent for long while someone waits is revoked by the daemon's grace.
+ */
+static void *other_vmm(void *arg)
 {
 	struct pre *p = arg;
+	uint64_t last = time_mono_ns(), now;
+	struct pollfd pf = { .fd = p->ofd, .events = POLLIN };
 	char buf[256];
 
-	while (recv(p->ofd, buf, sizeof(buf), 0) > 0)
-		;
-	return NULL;
+	for (;;) {
+		if (poll(&pf, 1, 1) > 0 && recv(p->ofd, buf, sizeof(buf), 0) <= 0)
+			return NULL;
+		now = time_mono_ns();
+		if (now - last >= 1000000) {
+			struct host_ev m = { .type = HOST_MSG_RAN, .a = now - last };
+
+			last = now;
+			if (send(p->ofd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+				return NULL;
+		}
+	}
 }
 
 /* Two lanes: VM "other" joins, its one vCPU runnable: it is granted lane 0 and keeps it. */
@@ -545,18 +561,7 @@ static int other_join(struct pre *p, const char *sock, pthread_t *t)
 	for (i = 0; i < 3; i++)
 		if (send(p->ofd, &ev[i], sizeof(ev[i]), 0) != sizeof(ev[i]))
 			return -1;
-	return pthread_create(t, NULL, other_drain, p);
-}
-
-/* VM "other"'s holder reports its wall time since its last report, as a running VMM does. */
-static void other_report(struct pre *p, uint64_t *last)
-{
-	uint64_t now = time_mono_ns();
-	struct host_ev m = { .type = HOST_MSG_RAN, .a = now - *last };
-
-	*last = now;
-	if (send(p->ofd, &m, sizeof(m), 0) != sizeof(m))
-		perror("bench-host-preempt: other's RAN");
+	return pthread_create(t, NULL, other_vmm, p);
 }
 
 static int run_host(struct pre *p, const char *sock)
@@ -573,7 +578,6 @@ static int run_host(struct pre *p, const char *sock)
 			 .threaded = 1 },
 	};
 	struct host_welcome w;
-	uint64_t olast = time_mono_ns();
 	pthread_t a, od;
 	unsigned int i;
 
@@ -656,8 +660,6 @@ static int run_host(struct pre *p, const char *sock)
 			send_ev_ab(p, HOST_MSG_RAN, 0, 0, time_mono_ns() - g, 0);
 		send_ev(p, HOST_MSG_BLOCKED, 0, 0);
 		send_ev(p, HOST_MSG_BLOCKED, 1, 0);
-		if (p->lane)
-			other_report(p, &olast);
 	}
 	/* A grant after the last round (a claim the daemon did not honour: its holder granted
 	 * again) leaves H inside: out first. */
