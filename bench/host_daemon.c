@@ -12,9 +12,11 @@
 #include "host/host.h"
 #include "host/proto.h"
 
+unsigned int bench_daemon_lanes = 1;
+
 pid_t bench_daemon_start(const char *tag, char *sock, size_t len)
 {
-	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };
+	struct host_opts o = { .nr_lanes = bench_daemon_lanes, .max_vcpus = 4 };
 	struct host *h;
 	pid_t pid;
 

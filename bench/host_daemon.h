@@ -12,6 +12,8 @@
  * socket path (from tag and our pid) into sock; the child's pid, or -1.
  */
 pid_t bench_daemon_start(const char *tag, char *sock, size_t len);
+/* The lanes of the daemons started from then on (1 unless a bench sets it). */
+extern unsigned int bench_daemon_lanes;
 /* Stops it (SIGTERM) and removes its socket. */
 void bench_daemon_stop(pid_t pid, const char *sock);
 

@@ -45,13 +45,19 @@
  * outlast vCPU 0's slice and the daemon hands vCPU 1 the lane before the timed wake: such a
  * round is not sampled, it is counted ("out before the timed wake"), and vCPU 0's grants are
  * counted (one a round, one more a stray: a claim the daemon did not honour would add one).
- * BENCH_PRE_SET=idle|vt runs one set of rows only.
+ * BENCH_PRE_SET=idle|vt runs one set of rows only. BENCH_PRE_LANES=2 runs the vt rows on two lanes:
+ * a second VM ("other", one hog vCPU that holds lane 0 throughout, reporting its wall time every
+ * millisecond as a running VMM does) beside the bench's VM, whose vCPU 0 holds lane 1 (H pinned to
+ * CPU 1); in-process the same tree (/vm/lo, /vm/hi and /other at equal weights, vCPU 2 in
+ * /other on lane 0). At equal VM weights the wake leaves "other" its whole lane, and the
+ * daemon decides the preemption ahead on two lanes (sched_wake_vt_lane(), several lanes).
  * Idle-lane offers do not apply (the lane is held): the path is the same with them.
  * H is pinned to CPU 0, the one lane's CPU, as both runtimes pin a lane's holder.
  * Per round: vCPU 0 granted and inside its vCPU, then vCPU 1 runnable (timed until H is out),
  * then both blocked (0 first: its lane is not handed back). BENCH_PRE_ROUNDS overrides the
  * number of rounds (default 5000); BENCH_PRE_ACCEL=thread|kvm runs one backend only.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -86,6 +92,8 @@ struct pre {
 	bool held;		/* host mode: A takes the held lane's offer */
 	bool dkick;		/* host mode: the daemon kicks H (HOST_HELLO_KICK) */
 	bool vt;		/* the virtual-time round (below) */
+	unsigned int lane;	/* vCPU 0's lane (and H's CPU): 1 with BENCH_PRE_LANES=2 */
+	int ofd;		/* host mode, two lanes: VM "other"'s socket */
 	bool timing;		/* lock: t0 set, H's next exit is this round's sample */
 	unsigned int stray;	/* H out before the timed wake (a vt round's first wake) */
 	unsigned int missed;	/* in-process: the timed wake did not take the lane */
@@ -135,7 +143,7 @@ static void *holder(void *arg)
 
 	/* On the lane's CPU, as both runtimes pin a holder (rt_pin.c; the daemon's lane 0). */
 	CPU_ZERO(&lane);
-	CPU_SET(0, &lane);
+	CPU_SET(p->lane, &lane);
 	sched_setaffinity(0, sizeof(lane), &lane);
 	kick_thread_run(p->v.run);	/* as vcpu_thread(): vcpu_kick_thread() */
 	__atomic_store_n(&p->tid, gettid(), __ATOMIC_RELEASE);
@@ -266,20 +274,38 @@ static uint64_t vt_report(struct sched *s, uint64_t g, uint64_t at, uint64_t *ch
 	return g + at;
 }
 
+/* Two lanes: the VM's groups below /vm, vCPU 2 in /other holding lane 0 throughout. */
+static int vt_groups2(struct vsched *vs)
+{
+	return vsched_mkdir_threaded(vs, "/vm") ||
+	       vsched_write_str(vs, "/vm", "cgroup.subtree_control", "+cpu") ||
+	       vsched_mkdir_threaded(vs, "/vm/lo") || vsched_mkdir_threaded(vs, "/vm/hi") ||
+	       vsched_write_str(vs, "/vm/lo", "cpu.weight", "100") ||
+	       vsched_write_str(vs, "/vm/hi", "cpu.weight", "400") ||
+	       vsched_assign(vs, "0", "/vm/lo") || vsched_assign(vs, "1", "/vm/hi") ||
+	       vsched_mkdir_threaded(vs, "/other") || vsched_assign(vs, "2", "/other");
+}
+
 static int run_inprocess(struct pre *p)
 {
-	struct vsched *vs = vsched_create(1, 2);
+	struct vsched *vs = vsched_create(p->lane + 1, p->lane ? 3 : 2);
 	struct sched *s;
 	unsigned int i;
 
 	if (!vs || vsched_write_str(vs, "/", "cgroup.subtree_control", "+cpu") ||
-	    (p->vt ? vt_groups(vs) :
+	    (p->vt && p->lane ? vt_groups2(vs) : p->vt ? vt_groups(vs) :
 	     vsched_mkdir_threaded(vs, "/idle") || vsched_write_str(vs, "/idle", "cpu.idle", "1") ||
 	     vsched_assign(vs, "0", "/idle"))) {
 		fprintf(stderr, "bench-host-preempt: cannot make the groups\n");
 		return -1;
 	}
 	s = vsched_sched(vs);
+	if (p->lane) {
+		vsched_lock(vs);
+		sched_vcpu_runnable(s, 2, time_mono_ns());
+		drain(p, s);
+		vsched_unlock(vs);
+	}
 	pthread_create(&p->h, NULL, holder, p);
 	for (i = 0; i < p->rounds; i++) {
 		uint64_t g, charged = 0;
@@ -407,7 +433,7 @@ static bool offer_ready(struct pre *p)
 	struct host_offer *o = p->offer;
 	uint64_t w = __atomic_load_n(&o->word, __ATOMIC_ACQUIRE);
 
-	return host_offer_lane(w) == 0 && host_offer_vcpu(w) == HOST_OFFER_FREE &&
+	return host_offer_lane(w) == p->lane && host_offer_vcpu(w) == HOST_OFFER_FREE &&
 	       (__atomic_load_n(&o->eligible[0], __ATOMIC_ACQUIRE) & 2) &&
 	       __atomic_load_n(&o->sent, __ATOMIC_ACQUIRE) == p->sent;
 }
@@ -425,19 +451,19 @@ static bool take_held(struct pre *p)
 
 	pthread_mutex_lock(&p->lock);
 	w = __atomic_load_n(&o->word, __ATOMIC_ACQUIRE);
-	ok = host_offer_lane(w) == 0 && host_offer_vcpu(w) == HOST_OFFER_FREE &&
+	ok = host_offer_lane(w) == p->lane && host_offer_vcpu(w) == HOST_OFFER_FREE &&
 	     (__atomic_load_n(&o->eligible[0], __ATOMIC_ACQUIRE) & 2) &&
 	     __atomic_load_n(&o->sent, __ATOMIC_ACQUIRE) == p->sent &&
 	     __atomic_load_n(&o->holder, __ATOMIC_ACQUIRE) == 0 &&
 	     __atomic_load_n(&o->holder_seq, __ATOMIC_ACQUIRE) == p->grant_seq &&
 	     time_mono_ns() >= __atomic_load_n(&o->not_before, __ATOMIC_ACQUIRE) &&
 	     p->applied == p->grant_seq &&
-	     __atomic_compare_exchange_n(&o->word, &w, host_offer_word(host_offer_gen(w), 0, 1),
+	     __atomic_compare_exchange_n(&o->word, &w, host_offer_word(host_offer_gen(w), p->lane, 1),
 					 false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	if (ok) {
 		p->took_due = true;
 		p->took_gen = host_offer_gen(w);
-		p->took_lane = 0;
+		p->took_lane = p->lane;
 		p->applied = p->grant_seq + 1;	/* preempted here: no seq of the daemon's */
 		pre_kick(p);
 	}
@@ -483,6 +509,61 @@ static int recv_welcome(struct pre *p, struct host_welcome *w)
 	return 0;
 }
 
+/*
+ * VM "other": its datagrams (its one GRANT, RETIMEs) read and dropped, as its agent would, and
+ * its holder's CPU time reported every millisecond, as a running VMM reports it: a holder
+ * silent for long while someone waits is revoked by the daemon's grace.
+ */
+static void *other_vmm(void *arg)
+{
+	struct pre *p = arg;
+	uint64_t last = time_mono_ns(), now;
+	struct pollfd pf = { .fd = p->ofd, .events = POLLIN };
+	char buf[256];
+
+	for (;;) {
+		if (poll(&pf, 1, 1) > 0 && recv(p->ofd, buf, sizeof(buf), 0) <= 0)
+			return NULL;
+		now = time_mono_ns();
+		if (now - last >= 1000000) {
+			struct host_ev m = { .type = HOST_MSG_RAN, .a = now - last };
+
+			last = now;
+			if (send(p->ofd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+				return NULL;
+		}
+	}
+}
+
+/* Two lanes: VM "other" joins, its one vCPU runnable: it is granted lane 0 and keeps it. */
+static int other_join(struct pre *p, const char *sock, pthread_t *t)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
+		.nr_vcpus = 1, .name = "other",
+		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
+	};
+	struct host_ev ev[3] = {
+		{ .type = HOST_MSG_VCPU }, { .type = HOST_MSG_COMMIT },
+		{ .type = HOST_MSG_RUNNABLE },
+	};
+	char buf[1024];
+	unsigned int i;
+
+	strcpy(sa.sun_path, sock);
+	p->ofd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	for (i = 0; i < 200 && connect(p->ofd, (struct sockaddr *)&sa, sizeof(sa)); i++)
+		usleep(10000);
+	if (i == 200 || send(p->ofd, &hm, sizeof(hm), 0) != sizeof(hm) ||
+	    recv(p->ofd, buf, sizeof(buf), 0) != sizeof(struct host_welcome))
+		return -1;
+	for (i = 0; i < 3; i++)
+		if (send(p->ofd, &ev[i], sizeof(ev[i]), 0) != sizeof(ev[i]))
+			return -1;
+	return pthread_create(t, NULL, other_vmm, p);
+}
+
 static int run_host(struct pre *p, const char *sock)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -497,7 +578,7 @@ static int run_host(struct pre *p, const char *sock)
 			 .threaded = 1 },
 	};
 	struct host_welcome w;
-	pthread_t a;
+	pthread_t a, od;
 	unsigned int i;
 
 	struct host_group_msg lo = {
@@ -513,6 +594,10 @@ static int run_host(struct pre *p, const char *sock)
 		hm.flags |= HOST_HELLO_OFFER | HOST_HELLO_HELD;
 	if (p->dkick)
 		hm.flags |= HOST_HELLO_KICK;
+	if (p->lane && other_join(p, sock, &od)) {
+		fprintf(stderr, "bench-host-preempt: VM other cannot join the daemon at %s\n", sock);
+		return -1;
+	}
 	strcpy(sa.sun_path, sock);
 	p->fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	for (i = 0; i < 200 && connect(p->fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
@@ -591,6 +676,11 @@ static int run_host(struct pre *p, const char *sock)
 	shutdown(p->fd, SHUT_RDWR);
 	pthread_join(a, NULL);
 	close(p->fd);
+	if (p->lane) {
+		shutdown(p->ofd, SHUT_RDWR);
+		pthread_join(od, NULL);
+		close(p->ofd);
+	}
 	munmap((void *)p->page, 2 * sizeof(struct host_grant));
 	if (p->offer)
 		munmap(p->offer, sizeof(struct host_offer));
@@ -745,6 +835,7 @@ static int run_accel_vt(bool kvm, unsigned int rounds)
 		ret = 1;
 	} else {
 		in->vt = ho->vt = hd->vt = true;
+		in->lane = ho->lane = hd->lane = bench_daemon_lanes - 1;
 		hd->held = true;
 		if (run_inprocess(in) || run_daemon(ho) || run_daemon(hd))
 			ret = -1;
@@ -793,6 +884,11 @@ int main(void)
 
 	if (!rounds)
 		return 2;
+	/* The vt rows on two lanes (above); the idle rows stay on one. */
+	if (getenv("BENCH_PRE_LANES") && atoi(getenv("BENCH_PRE_LANES")) == 2) {
+		bench_daemon_lanes = 2;
+		set = "vt";
+	}
 	if ((!accel || !strcmp(accel, "thread")) && run_set(false, rounds, set) < 0)
 		return 1;
 	/* No /dev/kvm is no failure: the thread rows stand alone then. */

@@ -30,9 +30,10 @@
  * holder (HOST_HELLO_HELD), for the vCPUs of that VM that would take it from the holder at once
  * if they woke (sched_wake_takes_lane(): the core's cpu.idle rule, a fact of the tree, still
  * true when the offer is taken, from not_before on: the lanes before it past their holders'
- * min_run, which can defer it until then; or, on one lane, virtual time: the waker behind the
- * holder by more than min_run after the wake's new rates, which nothing changes before the
- * next event, from the holder's min_run end on). The taker preempts the holder itself, as the VMM's
+ * min_run, which can defer it until then; or virtual time: the waker behind the holder by more
+ * than min_run after the wake's new rates, from the holder's min_run end on, which nothing
+ * changes before the next event on one lane, and on several only where every other holder
+ * keeps its whole lane and its charges cannot bring the key under the margin). The taker preempts the holder itself, as the VMM's
  * own core would, so a preemption costs the kick alone (docs/host.md, "Latency: preemptions").
  * The claim is honoured as any: the core then preempts the holder (sent as any PREEMPT; the
  * VMM applied it already and skips it) and grants the taker; if it kept the holder after all,
@@ -336,12 +337,11 @@ static void host_offer_held(struct host *h)
 		v = sched_lane_vcpu(h->s, l);
 		c = v >= 0 ? h->slot[v].client : NULL;
 		/*
-		 * After every event: the tree's walk per vCPU only for a holder that may be taken
-		 * (a cpu.idle one, or by virtual time on one lane: sched_wake_vt_lane()).
+		 * After every event, the tree's walk per vCPU: any holder may be taken, by the
+		 * cpu.idle rule or by virtual time (sched_wake_vt_lane(); on several lanes only
+		 * where every other holder keeps its whole lane, checked before its fluid solve).
 		 */
-		if (c && c->offer_held &&
-		    (h->nr_lanes == 1 || sched_vcpu_idle_path(h->s, (unsigned int)v)) &&
-		    host_offer_to(h, c, l, h->slot[v].vcpu))
+		if (c && c->offer_held && host_offer_to(h, c, l, h->slot[v].vcpu))
 			return;
 	}
 }

@@ -13,9 +13,9 @@
  * wakes, blocks and charged time; in every state where every lane is held and nobody waits,
  * every claim the predicate allows is replayed on a twin core woken from its first moment and
  * at a later one. Before the rule waited for the lanes before the cpu.idle one to pass their
- * holders' min_run, 5 of 245 claims failed here. Claims by virtual time (one lane,
- * sched_wake_vt_lane()) are replayed the same way, and their first moment must be exact (the
- * twin woken 1 ns earlier does not take the lane).
+ * holders' min_run, 5 of 245 claims failed here. Claims by virtual time (sched_wake_vt_lane())
+ * are replayed the same way, and their first moment must be exact (the twin woken 1 ns earlier
+ * does not take the lane).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,9 +303,82 @@ static void test_wake_lane_one_lane_exact(void)
 	CU_ASSERT_EQUAL(missed, 0);
 }
 
+/*
+ * Two and three lanes: the same, each blocked vCPU's twin woken at a random moment before the
+ * next event with every holder but the taken lane's charged its wall time up to then, as the
+ * daemon charges them at the honour. The virtual-time rule names a lane there only where the
+ * other holders keep their whole lanes and the key cannot fall below the margin before the next
+ * event (lanes_wake_vt.c): every lane named must be the core's; the preemptions the core makes
+ * that it did not name (another holder's lane, rates it does not model) are counted, and go
+ * through the daemon.
+ */
+static void test_wake_lane_lanes_exact(void)
+{
+	unsigned int seed, k, v, states = 0, taken = 0, named = 0, wrong = 0, missed = 0;
+	unsigned int taken_vt = 0, named_vt = 0;
+	unsigned int seeds = getenv("VSCHED_WAKE_LANE_SEEDS") ?
+			     (unsigned int)atoi(getenv("VSCHED_WAKE_LANE_SEEDS")) : WL_SEEDS1;
+
+	/* seed % 3 is the lane count less one (wl_build()). */
+	for (seed = 1; seed <= 3 * seeds; seed++) {
+		unsigned int lanes = 1 + seed % 3;
+
+		if (lanes == 1)
+			continue;
+		for (k = 1; k <= WL_STEPS; k++) {
+			unsigned int r, q;
+			struct wl w;
+			uint64_t room;
+
+			wl_build(&w, seed, k);
+			if (!wl_offerable(&w, lanes)) {
+				wl_free(&w);
+				continue;
+			}
+			states++;
+			r = w.seed;
+			room = sched_next_timer(w.s) - w.now;
+			for (v = 0; v < WL_VCPUS; v++) {
+				uint64_t dt = (uint64_t)(wl_rand(&r) % 4000) * 1000, from = 0, ifrom;
+				bool idle, says, core = false;
+				int l;
+
+				if (sched_vcpu_is_runnable(w.s, v))
+					continue;
+				if (dt >= room)
+					dt = room - 1;
+				l = sched_wake_takes_lane(w.s, v, &from);
+				idle = sched_wake_idle_lane(w.s, v, &ifrom) >= 0;
+				says = l >= 0 && from <= w.now + dt;
+				for (q = 0; q < lanes && !core; q++)
+					if (wl_twin_takes(seed, k, v, q, dt))
+						core = !says || (int)q == l;
+				taken += core;
+				named += says;
+				taken_vt += core && !idle;
+				named_vt += says && !idle;
+				if (says && !core && !wrong++)
+					fprintf(stderr, "\n%u lanes: seed %u step %u vCPU %u lane %d dt "
+						"%llu: named, the core does not take it\n", lanes, seed,
+						k, v, l, (unsigned long long)dt);
+				missed += core && !says;
+			}
+			wl_free(&w);
+		}
+	}
+	if (getenv("VSCHED_WAKE_LANE_STATS"))
+		fprintf(stderr, "\n2-3 lanes: %u states, %u wakes that preempt (%u not by the "
+			"cpu.idle rule), %u named (%u by virtual time), %u missed, %u wrong\n",
+			states, taken, taken_vt, named, named_vt, missed, wrong);
+	CU_ASSERT_TRUE(states > 100);
+	CU_ASSERT_TRUE(named_vt > 0);
+	CU_ASSERT_EQUAL(wrong, 0);
+}
+
 static CU_TestInfo core_wake_lane_tests[] = {
 	{ "a lane named for a waker is the one the core takes for it", test_wake_lane_conservative },
 	{ "on one lane, named exactly when the core takes it", test_wake_lane_one_lane_exact },
+	{ "on two and three lanes, every lane named is the core's", test_wake_lane_lanes_exact },
 	CU_TEST_INFO_NULL,
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Offers of a held lane (host/host_offer.c, HOST_HELLO_HELD): with every lane held and nobody
- * waiting, the lane of a cpu.idle holder (or, on one lane, of any holder) is offered to its own
+ * waiting, the lane of a cpu.idle holder (or one taken by virtual time) is offered to its own
  * VM for the vCPUs that would take it at once on waking; the taker preempts the holder itself. A claim ends the core as the
  * RUNNABLE it stands for would (a twin daemon fed it by the socket); a holder the core keeps
  * after all is granted its lane again; a VMM that did not ask is never offered a held lane.
@@ -31,16 +31,19 @@ static void held_group(struct host *h, struct ovmm *m, unsigned int index, const
 	CU_ASSERT_EQUAL(host_test_msg(h, m->c, &gm, sizeof(gm)), 0);
 }
 
-/* VM "a" of nr vCPUs says HELLO; flags: the HELLO's (0: no page, no offers, a bare socket). */
-static void ovmm_hello(struct host *h, struct ovmm *m, unsigned int nr, uint32_t flags)
+/* VM name of nr vCPUs says HELLO; flags: the HELLO's (0: no page, no offers, a bare socket). */
+static void ovmm_hello_as(struct host *h, struct ovmm *m, const char *name, unsigned int nr,
+			  uint32_t flags)
 {
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
-		.flags = flags, .name = "a",
+		.flags = flags,
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
 	};
 	char buf[1024];
 	int sv[2];
+
+	snprintf(hm.name, sizeof(hm.name), "%s", name);
 
 	m->o = NULL;
 	if (flags) {
@@ -53,6 +56,11 @@ static void ovmm_hello(struct host *h, struct ovmm *m, unsigned int nr, uint32_t
 				      (ssize_t)sizeof(struct host_welcome));
 		m->fd = sv[0];
 	}
+}
+
+static void ovmm_hello(struct host *h, struct ovmm *m, unsigned int nr, uint32_t flags)
+{
+	ovmm_hello_as(h, m, "a", nr, flags);
 }
 
 /*
@@ -301,6 +309,62 @@ static void test_held_vt(void)
 	host_destroy(t);
 }
 
+/*
+ * Two lanes: VM "b"'s one vCPU holds lane 0, vCPU 0 of "a" (a/lo) lane 1; a's vCPU 1 (a/hi)
+ * wakes, waits 2 ms level (a and b each keep a whole lane at equal weights) and blocks owed
+ * what it waited. Woken again, b keeps its lane and vCPU 1 is behind vCPU 0 by more than
+ * min_run: the core takes lane 1 by virtual time (a twin daemon fed the RUNNABLE does), and,
+ * b's charges before the honour not moving a's key (sched_wake_vt_lane(), several lanes), the
+ * daemon offers lane 1 ahead. Taken, the core ends as the twin's. Before several lanes were
+ * covered no held lane was offered here.
+ */
+static void test_held_vt_lanes(void)
+{
+	struct host *h = offer_host(2), *t = offer_host(2);
+	struct ovmm a, b, ta, tb;
+	struct host_ev g = { 0 };
+	uint64_t w;
+
+	vt_join(h, &a, HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD);
+	vt_join(t, &ta, 0);
+	ovmm_hello_as(h, &b, "b", 1, 0);
+	ovmm_hello_as(t, &tb, "b", 1, 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_COMMIT, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &tb, HOST_MSG_COMMIT, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &tb, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &ta, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_TRUE_FATAL(ovmm_recv(&a, HOST_MSG_GRANT, 0, &g));
+	CU_ASSERT_EQUAL(g.arg, 1);	/* lane 1 */
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &ta, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "waiting");
+	offer_now += 2 * NSEC_PER_MSEC;
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &ta, HOST_MSG_BLOCKED, 1, 0, 0), 0);
+	CU_ASSERT_TRUE_FATAL(offered(&a, 1));
+	CU_ASSERT_EQUAL(a.o->holder, 0);
+	CU_ASSERT_EQUAL(a.o->eligible[0], 2);	/* vCPU 1 */
+	offer_now += NSEC_PER_MSEC / 2;
+	w = offer_word(&a);
+	CU_ASSERT_TRUE(claim(&a, 1));
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 1, host_offer_gen(w), 1), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(t, &ta, HOST_MSG_RUNNABLE, 1, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(core_state(t, 1), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(t, 0), "waiting");
+	CU_ASSERT_STRING_EQUAL(core_state(t, 2), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "running");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "waiting");
+	CU_ASSERT_STRING_EQUAL(core_state(h, 2), "running");
+	ovmm_leave(h, &a);
+	ovmm_leave(h, &b);
+	ovmm_leave(t, &ta);
+	ovmm_leave(t, &tb);
+	host_destroy(h);
+	host_destroy(t);
+}
+
 static CU_TestInfo host_offer_held_tests[] = {
 	{ "a held lane taken from its offer ends the core as a RUNNABLE would", test_held_take },
 	{ "no held lane is offered to a VMM that did not ask", test_held_not_asked },
@@ -308,6 +372,7 @@ static CU_TestInfo host_offer_held_tests[] = {
 	{ "a held lane is offered from the moment the lanes before it cannot defer",
 	  test_held_not_before },
 	{ "a lane taken by virtual time on one lane is offered", test_held_vt },
+	{ "a lane taken by virtual time on two lanes is offered", test_held_vt_lanes },
 	CU_TEST_INFO_NULL,
 };
 
