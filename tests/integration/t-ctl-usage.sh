@@ -66,16 +66,29 @@ for accel in $(test_accels); do
 	fi
 
 	# A write takes effect at once: a 0.2-CPU cap on a (a hog vCPU) throttles within the next
-	# periods, and a gets at most 0.2 CPU (+50 % for the first period and scheduling noise) over 2 s.
+	# periods, and a gets at most 0.2 CPU (+50 % for the first period and scheduling noise). On a
+	# host loaded enough that the vCPU gets less than its quota in every period there is nothing
+	# to throttle, so the window runs until the first throttle (at most 10 s); not throttled by
+	# then is a failure only if a used more than the cap allows.
 	echo "20000 100000" >"$D/a/cpu.max"
 	u0=$(sed -n 's/^usage_usec //p' "$D/a/cpu.stat")
+	w0=$(date +%s%N)
 	sleep 2
+	for _ in $(seq 16); do
+		[ "$(sed -n 's/^nr_throttled //p' "$D/a/cpu.stat")" -gt 0 ] && break
+		sleep 0.5
+	done
 	stat=$(cat "$D/a/cpu.stat")
+	w=$((($(date +%s%N) - w0) / 1000))
 	u1=$(echo "$stat" | sed -n 's/^usage_usec //p')
 	thr=$(echo "$stat" | sed -n 's/^nr_throttled //p')
-	if [ "$thr" -gt 0 ]; then ok "cap in effect: nr_throttled $thr"; else bad "no throttling after cpu.max"; fi
-	if [ $((u1 - u0)) -le 600000 ]; then ok "capped usage over 2 s: $((u1 - u0)) us"; else
-		bad "capped usage over 2 s: $((u1 - u0)) us (cap allows 400000)"; fi
+	cap=$((w / 5))
+	if [ "$thr" -gt 0 ]; then ok "cap in effect: nr_throttled $thr"
+	elif [ $((u1 - u0)) -lt "$cap" ]; then
+		ok "not throttled: the host gave a $((u1 - u0)) us of the $cap the cap allows in $w us"
+	else bad "no throttling after cpu.max ($((u1 - u0)) us used in $w us)"; fi
+	if [ $((u1 - u0)) -le $((cap * 3 / 2)) ]; then ok "capped usage over $w us: $((u1 - u0)) us"; else
+		bad "capped usage over $w us: $((u1 - u0)) us (cap allows $cap)"; fi
 
 	kill -TERM "$VPID"
 	wait "$VPID"
