@@ -160,6 +160,26 @@ static void test_pool_paced_to_the_refill(void)
 		   "vcpu 0 /g3 hog\nvcpu 1 /g3 hog\nvcpu 2 / hog\n", 0.1);
 }
 
+/*
+ * A throttle judged by what the reference drew, not by the rate of the moment over the period.
+ * One lane, three root hogs, /g4 with two, and /g2 capped at 1 ms per 10 ms holding two hogs and
+ * /g2/g3 (one hog, capped at 1.136 ms per 20 ms). /g2 is owed 0.19 CPU and gets its 1 ms a
+ * period; /g2/g3 a third of it, 0.67 ms per 20 ms, under its pool: the reference never throttles
+ * it. On one lane it runs its pool and is throttled, at its rate of the moment while /g2 runs,
+ * 0.064 CPU, which over its 20 ms period would draw 1.28 ms: called throttled by the reference,
+ * it was credited that rate over the rest of the period, although /g2 was out nine tenths of
+ * it, and won /g2's lane at every refill by its short request (seed 1375 of the 10 ms caps kind
+ * reduced: 113.6 ms of 66.7 in 2 s, 2.35 % of capacity). Judged by its rates integrated over the
+ * period, nothing drawn while /g2 is throttled (bw_clock()), it keeps its rate: 0.094 %.
+ */
+static void test_throttle_judged_by_reference_draw(void)
+{
+	run_within("lanes 1\nduration 2s\ngroup /g2 max 1000us 10000us\n"
+		   "group /g2/g3 max 1136us 20000us\ngroup /g4\n"
+		   "vcpu 0 /g2/g3 hog\nvcpu 1 /g2 hog\nvcpu 2 /g2 hog\nvcpu 3 / hog\n"
+		   "vcpu 4 / hog\nvcpu 5 / hog\nvcpu 6 /g4 hog\nvcpu 7 /g4 hog\n", 0.25);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -171,6 +191,7 @@ static CU_TestInfo caps_tests[] = {
 	  test_kept_rate_ends_at_reference_dry_point },
 	{ "a period timer starts when the run began", test_timer_starts_when_the_run_began },
 	{ "a pool is paced to the refill", test_pool_paced_to_the_refill },
+	{ "a throttle is judged by what the reference drew", test_throttle_judged_by_reference_draw },
 	CU_TEST_INFO_NULL,
 };
 
