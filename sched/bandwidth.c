@@ -287,7 +287,8 @@ void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta)
  * Thrown out in the report, the group left with its siblings' service of the same moment, not
  * reported yet, counted as its own run ahead, and the lanes it freed went by virtual times that
  * lacked it: the result hung on the order the lanes reported (seed 175 of the 10 ms caps kind
- * reduced: 0.59 % of capacity in lane order, 0.25 % the other way round; 0.16 % either way now).
+ * static, 2 s, with the draw rule: 0.59 % of capacity in lane order, 0.25 % the other way round;
+ * 0.09 % either way now).
  * Dry at the very moment its period ends: the refill at this same instant settles it
  * (sched_timer() refills first). Throttled first, the group lost its lanes and got them back at
  * once, a vCPU inside its min_run among them.
