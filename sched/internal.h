@@ -333,7 +333,8 @@ struct vcpu_core *fair_pick(struct sched *s);
 struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
 struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 
-/* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
+/* bandwidth.c: pools, throttling, period timers, cpu.stat counters; bandwidth_lanes.c: a lane's
+ * bandwidth and pace ends. */
 void bw_init(struct sched *s);
 void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta);
 void bw_timer(struct sched *s);
