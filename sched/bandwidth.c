@@ -148,8 +148,8 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
  * What the reference would still serve the group before the refill. It has drawn `drawn` of
  * its pool this period (below); if that and its rate r to the refill reach the pool, the
  * reference throttles it too, at its own dry point: both have drawn the pool by the refill, so
- * the period is square, and the group is owed what the lag counts it ahead: min(pool - drawn,
- * r * rest).
+ * the period is square, and the group is owed what the lag counts it ahead, or owes what it
+ * counts it behind: min(pool - drawn, r * rest), of either sign.
  *
  * If they do not, the reference never throttles it: it is served r all period and its
  * siblings get none of its share. So it keeps its rate while throttled (throttle_kept; the
@@ -159,15 +159,25 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
  * share: the debt of each early run was never repaid by time, and the group ran its pool again
  * too soon (random caps, seed 686 reduced, one lane: 215 ms of 200 in 2 s, 0.77 %).
  *
- * What the reference drew is its rates integrated over the period (ref_used, bw_clock()), not
- * r times the period: r is the rate of the moment, and a capped ancestor's throttles, or
- * siblings', move it within the period. Judged by r * period, a group nested in a capped
- * parent that is served a tenth of the time looked throttled by the reference, and its credit
- * (r over the rest of the period) bought it its whole pool every period (random caps, seed
- * 1375 reduced, one lane: 113.6 ms of 66.7 in 2 s, 2.35 %). The credit counts the larger of
- * ref_used and r * ran (ran: the time since the period began): the rates integrated in the
- * core trail the reference's where the core ran a sibling's pool early and kept its share out
- * of the rates sooner (seed 20 of the 10 ms kind: 0.02 -> 1.06 % with ref_used alone).
+ * What the reference drew is its rates integrated over the period (ref_used, bw_clock(); lane
+ * time, so times what a lane delivers), not r times the period: r is the rate of the moment,
+ * and a capped ancestor's throttles, or siblings', move it within the period. Judged by
+ * r * period, a group nested in a capped parent that is served a tenth of the time looked
+ * throttled by the reference, and its credit (r over the rest of the period) bought it its
+ * whole pool every period (random caps, seed 1375 reduced, one lane: 113.6 ms of 66.7 in 2 s,
+ * 2.35 %).
+ *
+ * The credit goes either way: pool - drawn is negative for a group its rates drew past its pool
+ * (it got its lanes late after a refill, and the core throttles it after the reference's dry
+ * point), and it is owed nothing for the overrun: the reference had it dry, and that lag would
+ * come out of its siblings. Credited only (0 at least), and judged by the larger of ref_used
+ * and r * ran, a group's lag took in every late start and never a run ahead at a rate of the
+ * moment above its mean: a capped group that got its three lanes one by one after each refill
+ * came back owed 5 ms period after period, and the cpu.idle sibling it took that from looked
+ * ahead whenever a capped neighbour came back, lost its slices to it, and the neighbour ran its
+ * pool dry early, beside the first one throttled: two lanes idle (test "a kept rate ends at the
+ * reference's dry point", 0.100 % of capacity with every lane charged before a throttle; 0.025 %
+ * now).
  *
  * A kept group leaves the rates when ref_used reaches the pool: the reference's own dry point
  * (bw_ref_dry()). One whose rate draws the pool exactly at the refill (to a nanosecond) is kept:
@@ -179,15 +189,12 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
  */
 static void throttle_credit(struct sched *s, struct group_core *gc)
 {
-	uint64_t start = gc->next_refill - gc->period, now = s->core.now;
-	double r = gc->se.rate, ran = (double)(now > start ? now - start : 0);
-	double drawn = gc->ref_used > r * ran ? gc->ref_used : r * ran;
-	double left = (double)gc->runtime_snap - drawn, rest = r * (double)(gc->next_refill - now);
+	double drawn = gc->ref_used * s->core.deliver;
+	double left = (double)gc->runtime_snap - drawn;
+	double rest = gc->se.rate * (double)(gc->next_refill - s->core.now);
 
 	gc->throttle_kept = rest < (double)gc->runtime_snap - gc->ref_used + 1.0;
 	gc->throttle_credit = gc->throttle_kept ? 0 : left < rest ? left : rest;
-	if (gc->throttle_credit < 0)
-		gc->throttle_credit = 0;
 }
 
 /*

@@ -76,7 +76,7 @@ struct group_core {
 	bool throttled;
 	bool dry;			/* ran dry in a report, not throttled yet (bw_charge()) */
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
-	double throttle_credit;		/* lag owed at the refill (throttle()) */
+	double throttle_credit;		/* lag owed (+) or owing (-) at the refill (throttle()) */
 	bool throttle_kept;		/* throttled where the reference is not: keeps its rate */
 	double ref_used;		/* the rate integrated since the period began (bandwidth.c) */
 
