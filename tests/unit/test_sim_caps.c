@@ -114,7 +114,9 @@ static void test_throttle_keeps_rate_reference_does_not_throttle(void)
  * the reference runs it dry within the period (1.2 CPU, its quota). Kept, it held /g1's share
  * of the lanes /g1/g2 needed to spend its quota, and the idle group ran them (seed 1621 of the
  * 10 ms caps kind reduced: /g1/g2 3156.6 ms of 3765.8 in 2 s, 2.54 % of capacity). It leaves
- * the rates at the reference's dry point now (its rate integrated over the period): 0.058 %.
+ * the rates at the reference's dry point now (its rate integrated over the period): 0.058 %;
+ * 0.025 % with the throttle's credit either way (0.100 % before it, with every lane charged
+ * before a throttle: test below).
  */
 static void test_kept_rate_ends_at_reference_dry_point(void)
 {
