@@ -21,8 +21,6 @@
 #include "internal.h"
 #include "sched/trace.h"
 
-#define BW_SLICE_MIN_NS	50000ULL	/* shortest bandwidth end: about a kick's cost */
-
 static bool timer_less(const struct heap_node *a, const struct heap_node *b)
 {
 	const struct group_core *x = container_of(a, struct group_core, timer_node);
@@ -147,12 +145,13 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
 }
 
 /*
- * What the reference would still serve the group before the refill. If its rate r draws its
- * pool within the period, the reference throttles it too, at its own dry point: both have
- * drawn the pool by the refill, so the period is square, and the group is owed what the lag
- * counts it ahead: min(pool - r * ran, r * rest), ran the time it ran in the period.
+ * What the reference would still serve the group before the refill. It has drawn `drawn` of
+ * its pool this period (below); if that and its rate r to the refill reach the pool, the
+ * reference throttles it too, at its own dry point: both have drawn the pool by the refill, so
+ * the period is square, and the group is owed what the lag counts it ahead, or owes what it
+ * counts it behind: min(pool - drawn, r * rest), of either sign.
  *
- * If r draws less, the reference never throttles it: it is served r all period and its
+ * If they do not, the reference never throttles it: it is served r all period and its
  * siblings get none of its share. So it keeps its rate while throttled (throttle_kept; the
  * rates leave it in, sched/rates.c): time repays the debt of running its pool in one go, and
  * its siblings, running on its lanes, run into the matching debt. Out of the rates (demand 0,
@@ -160,28 +159,64 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
  * share: the debt of each early run was never repaid by time, and the group ran its pool again
  * too soon (random caps, seed 686 reduced, one lane: 215 ms of 200 in 2 s, 0.77 %).
  *
- * r is the rate of the moment; the siblings' throttles and refills move it within the period,
- * so a kept group leaves the rates when its rate integrated over the period (ref_used, what the
- * reference drew) reaches the pool: the reference's own dry point (bw_ref_dry()).
+ * What the reference drew is its rates integrated over the period (ref_used, bw_clock(); lane
+ * time, so times what a lane delivers), not r times the period: r is the rate of the moment,
+ * and a capped ancestor's throttles, or siblings', move it within the period. Judged by
+ * r * period, a group nested in a capped parent that is served a tenth of the time looked
+ * throttled by the reference, and its credit (r over the rest of the period) bought it its
+ * whole pool every period (random caps, seed 1375 reduced, one lane: 113.6 ms of 66.7 in 2 s,
+ * 2.35 %).
+ *
+ * The credit goes either way: pool - drawn is negative for a group its rates drew past its pool
+ * (it got its lanes late after a refill, and the core throttles it after the reference's dry
+ * point), and it is owed nothing for the overrun: the reference had it dry, and that lag would
+ * come out of its siblings. Credited only (0 at least), and judged by the larger of ref_used
+ * and r * ran, a group's lag took in every late start and never a run ahead at a rate of the
+ * moment above its mean: a capped group that got its three lanes one by one after each refill
+ * came back owed 5 ms period after period, and the cpu.idle sibling it took that from looked
+ * ahead whenever a capped neighbour came back, lost its slices to it, and the neighbour ran its
+ * pool dry early, beside the first one throttled: two lanes idle (test "a kept rate ends at the
+ * reference's dry point", 0.100 % of capacity with every lane charged before a throttle; 0.025 %
+ * now).
+ *
+ * A kept group leaves the rates when ref_used reaches the pool: the reference's own dry point
+ * (bw_ref_dry()). One whose rate draws the pool exactly at the refill (to a nanosecond) is kept:
+ * the reference is dry at the very moment its period ends, which is no throttle (bw_charge()).
+ * Judged throttled, a group whose share is exactly its quota (caps.sim's /a/x) was credited the
+ * rest of the period in wall time and came back level; whether it then spent its pool before the
+ * refill hung on the phase of its siblings' slices, and it missed 25 ms in 10 s (0.135 % of
+ * capacity with the refund below exact; 0.005 % kept).
  */
 static void throttle_credit(struct sched *s, struct group_core *gc)
 {
-	uint64_t start = gc->next_refill - gc->period, now = s->core.now;
-	double r = gc->se.rate, ran = (double)(now > start ? now - start : 0);
-	double left = (double)gc->runtime_snap - r * ran, rest = r * (double)(gc->next_refill - now);
+	double drawn = gc->ref_used * s->core.deliver;
+	double left = (double)gc->runtime_snap - drawn;
+	double rest = gc->se.rate * (double)(gc->next_refill - s->core.now);
 
-	gc->throttle_kept = r * (double)gc->period < (double)gc->runtime_snap;
+	gc->throttle_kept = rest < (double)gc->runtime_snap - gc->ref_used + 1.0;
 	gc->throttle_credit = gc->throttle_kept ? 0 : left < rest ? left : rest;
-	if (gc->throttle_credit < 0)
-		gc->throttle_credit = 0;
 }
 
+/*
+ * gc is thrown out. The slices its lanes paid up front (fair_prepay()) and did not run are
+ * refunded first, while it is still in its parent's sum: the prepayment lowered its lag by
+ * P (1 - r / R) (V moved by P / R with it), and refunded after it left, at rate 0, its saved lag
+ * got the whole P back, a bonus of r P / R at every throttle mid-slice (seed 1375 of the 10 ms
+ * caps kind reduced: /g2, thrown out 1 ms into a 3 ms slice, came back with 2 ms of lag where
+ * 1.5 was its).
+ */
 static void throttle(struct sched *s, struct group_core *gc)
 {
 	unsigned int l;
 
 	fair_charge_held(s);
 	throttle_credit(s, gc);
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct vcpu_core *vc = s->core.lanes[l].cur;
+
+		if (vc && se_under(&vc->se, gc))
+			fair_refund(s, vc);
+	}
 	throttle_rates(s, gc, true);
 	gc->throttle_clock = s->core.now;
 	if (heap_queued(&gc->se.node))
@@ -232,13 +267,50 @@ void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta)
 		gc->debt += delta - gc->runtime;
 		gc->runtime = 0;
 	}
-	/*
-	 * Dry at the very moment its period ends: the refill at this same instant settles it.
-	 * Throttled first, the group lost its lanes and got them back at once, a vCPU inside its
-	 * min_run among them.
-	 */
-	if (!gc->runtime && !gc->throttled && gc->next_refill > s->core.now)
-		throttle(s, gc);
+	/* Dry: thrown out at the core's timer of this instant (bw_throttle_dry()). */
+	if (!gc->runtime && !gc->throttled)
+		s->core.bw_dry = gc->dry = true;
+}
+
+/*
+ * Throw out the groups whose pool ran dry in a report, deepest first (the order the charges
+ * came in), at the core's timer of the same instant (bw_next_timer() asks for it) or the next
+ * wake or block. A throttle takes the group's lag, and the lanes it frees go to whoever is
+ * first: both are judged from everyone's virtual time, and lanes report one by one (the
+ * simulator at each step, the runtime's tick in rt_charge_running(), before sched_timer()).
+ * Thrown out in the report, the group left with its siblings' service of the same moment, not
+ * reported yet, counted as its own run ahead, and the lanes it freed went by virtual times that
+ * lacked it: the result hung on the order the lanes reported (seed 175 of the 10 ms caps kind
+ * static, 2 s, with the draw rule: 0.59 % of capacity in lane order, 0.25 % the other way round;
+ * 0.09 % either way now).
+ * Dry at the very moment its period ends: the refill at this same instant settles it
+ * (sched_timer() refills first). Throttled first, the group lost its lanes and got them back at
+ * once, a vCPU inside its min_run among them.
+ */
+void bw_throttle_dry(struct sched *s)
+{
+	unsigned int i;
+
+	if (!s->core.bw_dry)
+		return;
+	s->core.bw_dry = false;
+	for (;;) {
+		struct group_core *gc = NULL;
+
+		for (i = 0; i < s->core.timers.nr; i++) {
+			struct group_core *x = container_of(s->core.timers.a[i], struct group_core,
+							    timer_node);
+
+			if (x->dry && (!gc || x->g->depth > gc->g->depth))
+				gc = x;
+		}
+		if (!gc)
+			return;
+		gc->dry = false;
+		if (gc->bw_enabled && !gc->runtime && !gc->throttled &&
+		    gc->next_refill > s->core.now)
+			throttle(s, gc);
+	}
 }
 
 /* do_sched_cfs_period_timer() for every group whose period ended by now. */
@@ -280,6 +352,18 @@ void bw_timer(struct sched *s)
 			unthrottle(s, gc);
 		gc->idle_period = false;
 	}
+	/* Only a group with its period timer running draws, so runs dry: none without one. */
+	if (n && s->core.bw_dry)
+		bw_throttle_dry(s);
+}
+
+/* A capped ancestor of gc is throttled and out of the rates: the reference serves gc nothing. */
+static bool ancestor_out(const struct group_core *gc)
+{
+	for (gc = gc->se.parent; gc; gc = gc->se.parent)
+		if (gc->throttled && !gc->throttle_kept)
+			return true;
+	return false;
 }
 
 uint64_t bw_next_timer(const struct sched *s)
@@ -288,14 +372,22 @@ uint64_t bw_next_timer(const struct sched *s)
 	uint64_t t = n ? container_of(n, struct group_core, timer_node)->next_refill : SCHED_TIME_NONE;
 	unsigned int i;
 
-	/* A kept group's dry point at its rate of the moment (bw_ref_dry()). */
+	/*
+	 * A pool dry in a report, to throw out now (bw_throttle_dry()); a kept group's dry point
+	 * at its rate of the moment (bw_ref_dry()), none while a capped ancestor is out: it draws
+	 * nothing then (bw_clock()), and a timer at a point that does not come would fire again
+	 * and again.
+	 */
 	for (i = 0; i < s->core.timers.nr; i++) {
 		const struct group_core *gc = container_of(s->core.timers.a[i], struct group_core,
 							   timer_node);
 		double left = (double)gc->runtime_snap - gc->ref_used;
 		uint64_t d;
 
-		if (!gc->throttled || !gc->throttle_kept || gc->se.rate < RATE_MIN)
+		if (gc->dry)
+			return s->core.now;
+		if (!gc->throttled || !gc->throttle_kept || gc->se.rate < RATE_MIN ||
+		    ancestor_out(gc))
 			continue;
 		d = left > 0 ? (uint64_t)ceil(left / gc->se.rate) : 0;
 		if (s->core.now + d < t)
@@ -307,7 +399,9 @@ uint64_t bw_next_timer(const struct sched *s)
 /*
  * Time advances by dt: every capped group with an active period timer adds its rate over dt to
  * ref_used, what the reference drew from its pool this period (the rates are the reference's
- * while the same groups are out of them).
+ * while the same groups are out of them). Not while a capped ancestor is out of the rates: its
+ * children keep their rates inside it (rates.c, retag_group()), but the reference, which
+ * throttles that ancestor too (throttle_credit()), serves them nothing.
  */
 void bw_clock(struct sched *s, uint64_t dt)
 {
@@ -317,7 +411,8 @@ void bw_clock(struct sched *s, uint64_t dt)
 		struct group_core *gc = container_of(s->core.timers.a[i], struct group_core,
 						     timer_node);
 
-		gc->ref_used += gc->se.rate * (double)dt;
+		if (!ancestor_out(gc))
+			gc->ref_used += gc->se.rate * (double)dt;
 	}
 }
 
@@ -350,91 +445,6 @@ void bw_ref_dry(struct sched *s)
 }
 
 /*
- * Pacing: where the reference does not throttle gc this period (its rate of the moment, over
- * the time to the refill, draws less than the reference has left of the pool), a pool that
- * carries fewer than the k >= 2 lanes gc holds to the refill is spent so that it does: k lanes
- * until one can go and k - 1 carry it the rest of the way, R - (k - 1) T from now (R the pool
- * in lane time, T the time to the refill). Returns that, or HUGE_VAL where gc is not paced:
- * the reference throttles it (it burns at its weighted share and is throttled, as the kernel
- * does), or its pool carries the k lanes, or k < 2 (one lane runs dry only at the dry point;
- * withholding a first lane from a pool under min_run only left that unspent, seed 1785 of the
- * 10 ms caps kind on one lane 0.35 -> 0.80 %). Without it a group whose share is just under
- * its quota ran on every lane in slices, drew its pool early and was throttled while its
- * siblings, too few vCPUs for the lanes, left one idle that the reference uses (seed 13 of the
- * 10 ms caps kind).
- */
-double bw_pace(const struct sched *s, const struct group_core *gc, unsigned int k)
-{
-	double t, r;
-
-	if (!gc->bw_enabled || gc->throttled || k < 2 || !timer_active(gc) ||
-	    gc->next_refill <= s->core.now)
-		return HUGE_VAL;
-	t = (double)(gc->next_refill - s->core.now);
-	r = (double)gc->runtime / s->core.deliver;
-	if (r >= k * t || gc->se.rate * t > (double)gc->runtime_snap - gc->ref_used)
-		return HUGE_VAL;
-	return r - (k - 1) * t;
-}
-
-/*
- * The earliest moment a capped ancestor of running vc runs dry, all its lanes running and each
- * delivering what lanes were measured to deliver (sched/rates.c). Expecting full CPUs on a
- * loaded host would end slices early and again and again, a timer (a kick) each, for a pool
- * that is not dry; expecting too little only overruns into debt, paid at the next refill.
- *
- * Never closer than BW_SLICE_MIN_NS: a pool with less than that left is let overrun (debt)
- * rather than chased. Chasing it, each early end left a remainder a fraction of the last one,
- * and a remainder the lanes cannot consume before their timer (a few ns, lanes delivering less
- * than a CPU each) re-timed the lane every nanosecond until the refill (issue 13: deliver 70 %,
- * 28.5 M timer wake-ups in one simulated second).
- */
-uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc)
-{
-	uint64_t until = SCHED_TIME_NONE;
-	const struct group_core *gc;
-
-	for (gc = vc->se.parent; gc; gc = gc->se.parent) {
-		unsigned int k = gc->se.nr_running;
-		uint64_t d;
-
-		if (!gc->bw_enabled || !k)
-			continue;
-		d = (uint64_t)ceil((double)gc->runtime / (k * s->core.deliver));
-		if (d < BW_SLICE_MIN_NS)
-			d = BW_SLICE_MIN_NS;
-		if (s->core.now + d < until)
-			until = s->core.now + d;
-	}
-	return until;
-}
-
-/*
- * When running vc's lane goes back to a waiter (lanes_settle() asks only while someone waits):
- * the earliest pace end of its capped ancestors (bw_pace()), SCHED_TIME_NONE if none is paced.
- * With exact reports the moment stays put as the pool is drawn (k lanes draw it k times as fast
- * as the time to the refill shrinks, k - 1 of them carrying it on), and the lane is handed out
- * again there (lanes_expire()); the paced group takes no lane back while others wait (pick.c).
- */
-uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc)
-{
-	uint64_t until = SCHED_TIME_NONE;
-	const struct group_core *gc;
-
-	for (gc = vc->se.parent; gc; gc = gc->se.parent) {
-		double p = bw_pace(s, gc, gc->se.nr_running);
-		uint64_t t;
-
-		if (p == HUGE_VAL)
-			continue;
-		t = s->core.now + (p > 0 ? (uint64_t)ceil(p) : 0);
-		if (t < until)
-			until = t;
-	}
-	return until;
-}
-
-/*
  * tg_set_cfs_bandwidth()'s side effects, on every successful write: new values, debts
  * forgiven, a refill, the period timer started, and the group unthrottled.
  */
@@ -452,6 +462,7 @@ void bw_configure(struct sched *s, struct group_core *gc)
 	gc->bw_enabled = enable;
 	gc->period = g->period_us * 1000;
 	gc->burst = g->burst_us * 1000;
+	gc->dry = false;
 	if (enable) {
 		gc->quota = g->quota_us * 1000;
 		gc->debt = 0;

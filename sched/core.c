@@ -362,6 +362,8 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
 	clock_update(s, now);
 	if (vc->runnable)
 		return 0;
+	if (s->core.bw_dry)
+		bw_throttle_dry(s);	/* dry in a report at this instant */
 	runnable_change(s, vc->se.parent, 1);
 	vc->runnable = true;
 	if (vc->told_lane < 0)
@@ -386,6 +388,8 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 	clock_update(s, now);
 	if (!vc->runnable)
 		return 0;
+	if (s->core.bw_dry)
+		bw_throttle_dry(s);	/* dry in a report at this instant */
 	runnable_change(s, vc->se.parent, -1);
 	vc->runnable = false;		/* before lanes_put_back(): it must not queue vc again */
 	core_wait_end(vc, s->core.now);
@@ -437,7 +441,7 @@ void sched_timer(struct sched *s, uint64_t now)
 {
 	core_assert_locked(s);
 	clock_update(s, now);
-	bw_timer(s);
+	bw_timer(s);	/* refills, then the pools dry in reports (bw_throttle_dry()) */
 	bw_ref_dry(s);	/* at bw_next_timer()'s dry points */
 	lanes_expire(s);
 	finish(s);

@@ -74,8 +74,9 @@ struct group_core {
 	struct heap_node timer_node;	/* in core.timers while the period timer is active */
 	bool idle_period;		/* cfs_b->idle: nothing drawn since the last refill */
 	bool throttled;
+	bool dry;			/* ran dry in a report, not throttled yet (bw_charge()) */
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
-	double throttle_credit;		/* lag owed at the refill (throttle()) */
+	double throttle_credit;		/* lag owed (+) or owing (-) at the refill (throttle()) */
 	bool throttle_kept;		/* throttled where the reference is not: keeps its rate */
 	double ref_used;		/* the rate integrated since the period began (bandwidth.c) */
 
@@ -123,6 +124,7 @@ struct sched_core {
 	struct vcpu_core *vcpus;
 	struct heap timers;		/* groups with an active period timer, by next_refill */
 	unsigned int nr_bw_groups;	/* groups with a finite quota */
+	bool bw_dry;			/* a pool ran dry in a report: a throttle to make (bandwidth.c) */
 	unsigned int nr_idle_groups;
 	struct sched_decision *dec;
 	size_t nr_dec, cap_dec;
@@ -336,10 +338,12 @@ struct vcpu_core *fair_pick(struct sched *s);
 struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
 struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
 
-/* bandwidth.c: pools, throttling, period timers, cpu.stat counters. */
+/* bandwidth.c: pools, throttling, period timers, cpu.stat counters; bandwidth_lanes.c: a lane's
+ * bandwidth and pace ends. */
 void bw_init(struct sched *s);
 void bw_charge(struct sched *s, struct group_core *gc, uint64_t delta);
 void bw_timer(struct sched *s);
+void bw_throttle_dry(struct sched *s);
 uint64_t bw_next_timer(const struct sched *s);
 void bw_configure(struct sched *s, struct group_core *gc);
 bool bw_path_throttled(const struct vcpu_core *vc);

@@ -28,6 +28,9 @@ static void test_core_throttle_at_exhaustion(void)
 	CU_ASSERT_EQUAL(n, 1);
 	CU_ASSERT_EQUAL(d[0].until, 10 * MS);
 	sched_vcpu_ran(s, 0, 10 * MS, 0, 10 * MS);
+	/* Dry: thrown out at the timer of this instant (sched_next_timer() is now). */
+	CU_ASSERT_EQUAL(sched_next_timer(s), 10 * MS);
+	sched_timer(s, 10 * MS);
 	n = take(s, d, 8);
 	CU_ASSERT_TRUE(has(d, n, SCHED_THROTTLE, -1));
 	CU_ASSERT_TRUE(has(d, n, SCHED_PREEMPT, 0));
@@ -46,6 +49,7 @@ static void test_core_throttle_at_exhaustion(void)
 	CU_ASSERT_EQUAL(st.usage_ns, 10 * MS);
 	/* A cpu.max write unthrottles at once (tg_set_cfs_bandwidth()). */
 	sched_vcpu_ran(s, 0, 10 * MS, 0, 110 * MS);
+	sched_timer(s, 110 * MS);
 	CU_ASSERT_TRUE(group_throttled(a));
 	take(s, d, 8);
 	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 20000, 100000, 0), 0);
@@ -72,6 +76,7 @@ static void test_core_move_into_throttled_group(void)
 	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 1000, 100000, 0), 0);
 	sched_vcpu_runnable(s, 0, 0);
 	sched_vcpu_ran(s, 0, MS, 0, MS);
+	sched_timer(s, MS);
 	CU_ASSERT_TRUE(group_throttled(a));
 	sched_vcpu_runnable(s, 1, MS);
 	take(s, d, 8);
@@ -108,6 +113,7 @@ static void wake_into_throttled_group(void)
 	sched_vcpu_runnable(s, 2, 0);
 	take(s, d, 16);
 	sched_vcpu_ran(s, 0, MS, 0, MS);
+	sched_timer(s, MS);
 	if (!group_throttled(a))
 		exit(2);
 	sched_vcpu_runnable(s, 1, 2 * MS);
@@ -122,6 +128,7 @@ static void wake_into_throttled_group(void)
 			sched_vcpu_ran(s, 0, MS, 0, t + MS);
 		if (sched_vcpu_lane(s, 1) >= 0)
 			sched_vcpu_ran(s, 1, MS, 0, t + MS);
+		sched_timer(s, t + MS);
 		take(s, d, 16);
 	}
 	exit(ran0 && ran1 ? 0 : 3);
@@ -155,6 +162,7 @@ static void test_core_remove_capped_group(void)
 	sched_vcpu_runnable(s, 0, 0);
 	sched_vcpu_runnable(s, 1, 0);
 	sched_vcpu_ran(s, 0, 5 * MS, 0, 5 * MS);
+	sched_timer(s, 5 * MS);
 	CU_ASSERT_TRUE(group_throttled(a));
 	/* Leaving a throttled group gives the vCPU its lane back at once. */
 	CU_ASSERT_EQUAL(sched_vcpu_move(s, 0, sched_root(s)), 0);
@@ -224,6 +232,8 @@ static void test_core_throttled_time_width(void)
 	CU_ASSERT_EQUAL(sched_lane_until(s, 0), 10 * MS);
 	sched_vcpu_ran(s, sched_lane_vcpu(s, 0), 10 * MS, 0, 10 * MS);
 	sched_vcpu_ran(s, sched_lane_vcpu(s, 1), 10 * MS, 0, 10 * MS);
+	CU_ASSERT_FALSE(group_throttled(a));	/* at the timer of this instant */
+	sched_timer(s, 10 * MS);
 	CU_ASSERT_TRUE(group_throttled(a));
 	/* 3 runnable vCPUs on 2 lanes count as 2 "CPUs"; one blocks at 50 ms: then 2. */
 	sched_vcpu_blocked(s, 2, 50 * MS);
