@@ -353,8 +353,8 @@ static void test_group_lag_kept_as_accrued(void)
  * lane by index. Two lanes: /w's duty vCPU (0.9 ms every 1.8 ms) beside /a (weight 35) holding
  * /a/b with a hog and /a/c (nice 19) with a duty vCPU. At each wake /a is owed one lane and /a/c
  * 0.01 of it; /a/c's vCPU, often inside its min_run, kept its lane and the hog gave its own up:
- * the hog lost 360 ms of its 2000 that it can never make up, lanes idling later that GPS keeps
- * busy (3.60 % of capacity; 0.12 % now). `make fuzz-sim` kind 2 seed 1756, whose shape this is:
+ * the hog got 1851 ms of the 1995 owed, a loss it can never make up, lanes idling later that
+ * GPS keeps busy (3.60 % of capacity; 0.12 % now). `make fuzz-sim` kind 2 seed 1756, whose shape this is:
  * 3.82 %.
  */
 static void test_waker_takes_lane_most_over_rate(void)
