@@ -34,10 +34,45 @@ static bool lane_misplaced(const struct sched_entity *ew, const struct sched_ent
 	       (double)er->nr_running >= er->rate + 1.0 - 1e-9;
 }
 
+/*
+ * Of the lanes held below side (where the waiter's path meets theirs), the one GPS takes the
+ * waiter's share from: where two holders' paths part, the child holding the most lanes over its
+ * rate loses it (ties keep l0, the first lane by index with the best key). Which lane of the side
+ * is taken changes nothing at that level, but inside it the first by index was often a hog's,
+ * owed nearly a CPU, beside a sibling holding a whole lane at a rate of a few per cent inside
+ * its min_run: the hog lost what it can never make up, and a lane idled later that GPS keeps
+ * busy (issue 13, `make fuzz-sim` kind 2 seed 1756; test "a waker takes the lane held most
+ * over its rate").
+ */
+static int lane_most_over(struct sched *s, const struct sched_entity *se,
+			  const struct sched_entity *side, int l0)
+{
+	int pref = l0;
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct vcpu_core *cur = lane_of(s, l)->cur;
+		struct sched_entity *ew = (struct sched_entity *)se, *er, *a, *b;
+
+		if ((int)l == pref || &cur->se == se || owns_lane(cur))
+			continue;
+		er = &cur->se;
+		common_level(&ew, &er);
+		if (er != side)
+			continue;
+		a = &cur->se;
+		b = &lane_of(s, (unsigned int)pref)->cur->se;
+		common_level(&a, &b);
+		if ((double)a->nr_running - a->rate > (double)b->nr_running - b->rate + 1e-9)
+			pref = (int)l;
+	}
+	return pref;
+}
+
 void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
 	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
-	struct sched_entity *best_ew = NULL;
+	struct sched_entity *best_ew = NULL, *best_er = NULL;
 	struct vcpu_core *vc;
 	int best = -1, kept = -1;
 	unsigned int l;
@@ -58,6 +93,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		if (er->idle && !ew->idle) {
 			best = (int)l;
 			best_ew = ew;
+			best_er = NULL;	/* the cpu.idle rule: this lane */
 			break;
 		}
 		if (owns_lane(ln->cur))
@@ -78,6 +114,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 			best_key = key;
 			best = (int)l;
 			best_ew = ew;
+			best_er = er;
 		}
 	}
 	/*
@@ -92,6 +129,16 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	}
 	if (best < 0)
 		return;
+	if (best_er) {
+		int over = lane_most_over(s, se, best_er, best);
+
+		/* Inside its min_run, that holder's turn ends when it is over, as above. */
+		if (over != best && lane_kept(s, lane_of(s, (unsigned int)over))) {
+			lanes_defer(s, lane_of(s, (unsigned int)over));
+			return;
+		}
+		best = over;
+	}
 	/*
 	 * The lane goes to the side that is behind, and inside it to whoever is first there:
 	 * not necessarily the waiter that arrived (handing it the lane gave a vCPU moved or woken
