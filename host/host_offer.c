@@ -51,6 +51,8 @@
 #include "util/compiler.h"
 
 #define HOST_OFFER_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+/* HOST_HELLO_PEER: sealed against writes once its VMM mapped it (host_peer.c) */
+#define HOST_OFFER_SEALS_PEER	(F_SEAL_SHRINK | F_SEAL_GROW)
 #define HOST_OFFER_LEN		4096
 #define HOST_OFFER_WORDS	(HOST_MAX_VM_VCPUS / 64)
 
@@ -66,8 +68,12 @@ void host_offer_exit(struct host *h)
 	h->lane_last = NULL;
 }
 
-/* c's offer page; *fd (read-write) goes with the WELCOME, the caller closes it. */
-int host_offer_create(struct host_client *c, int *fd)
+/*
+ * c's offer page; *fd (read-write) goes with the WELCOME, the caller closes it. With peer, the
+ * page is not sealed yet against new writable mappings (its VMM has not mapped it): c keeps a
+ * copy of the fd, for host_peer_seal().
+ */
+int host_offer_create(struct host_client *c, int *fd, bool peer)
 {
 	void *p = MAP_FAILED;
 	int ret = 0;
@@ -78,7 +84,10 @@ int host_offer_create(struct host_client *c, int *fd)
 	*fd = memfd_create("vsched-offer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (*fd < 0)
 		return -errno;
-	if (ftruncate(*fd, HOST_OFFER_LEN) || fcntl(*fd, F_ADD_SEALS, HOST_OFFER_SEALS))
+	if (ftruncate(*fd, HOST_OFFER_LEN) ||
+	    fcntl(*fd, F_ADD_SEALS, peer ? HOST_OFFER_SEALS_PEER : HOST_OFFER_SEALS))
+		ret = -errno;
+	if (!ret && peer && (c->share_fd = fcntl(*fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		ret = -errno;
 	if (!ret)
 		p = mmap(NULL, HOST_OFFER_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
@@ -87,6 +96,9 @@ int host_offer_create(struct host_client *c, int *fd)
 	if (ret) {
 		close(*fd);
 		*fd = -1;
+		if (c->share_fd >= 0)
+			close(c->share_fd);
+		c->share_fd = -1;
 		return ret;
 	}
 	c->offer = p;

@@ -65,6 +65,11 @@ struct host_client {
 	uint64_t nr_read_state;		/* datagrams other than RAN read since the join */
 	uint64_t nr_hands;		/* handoffs honoured as the core's own decision */
 	uint64_t nr_hands_revoked;	/* ... and revoked (the core chose otherwise) */
+	/* host_peer.c: the offer page shared read-only with the other VMs (HOST_HELLO_PEER) */
+	bool share;			/* it asked */
+	bool shared;			/* sealed: its read-only fd went to the others */
+	uint32_t share_id;		/* its id in PEER, unique while the daemon runs */
+	int share_fd;			/* -1; the read-write memfd until sealed, then read-only */
 	/* host_kick.c: the peer by SO_PEERCRED, and a pidfd of each vCPU thread it reported */
 	pid_t peer_pid;
 	int peer_fd;			/* pidfd of the peer process, -1: none */
@@ -102,6 +107,7 @@ struct host {
 	uint32_t offer_gen, offer_lane;	/* offer_lane HOST_OFFER_HAND: a handoff */
 	struct host_client **lane_last;	/* each lane's last holder's VM, NULL: none */
 	struct host_client *offer_rr;	/* the last VM offered a lane: round-robin after it */
+	uint32_t share_next;		/* host_peer.c: the next VM's id */
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
@@ -130,7 +136,7 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
  */
 int host_offer_init(struct host *h);
 void host_offer_exit(struct host *h);
-int host_offer_create(struct host_client *c, int *fd);
+int host_offer_create(struct host_client *c, int *fd, bool peer);
 void host_offer_destroy(struct host *h, struct host_client *c);
 struct host_client *host_offer_settle(struct host *h);
 void host_offer_make(struct host *h);
@@ -143,6 +149,15 @@ void host_offer_took_due(struct host_client *c, uint32_t vcpu, uint32_t gen, uin
 /* host_hand.c: handoffs of a released lane to the waiter published ahead. Lock held. */
 void host_hand_make(struct host *h);
 int host_hand_honour(struct host *h, struct host_client *c, uint64_t w);
+
+/*
+ * host_peer.c: a VM's offer page sealed once its VMM mapped it (its first datagram after the
+ * WELCOME), then sent read-only to the other VMs that asked, theirs to it; gone when it
+ * leaves. send_fd: a datagram with one fd (SCM_RIGHTS; -1: none). Lock held.
+ */
+void host_peer_seal(struct host *h, struct host_client *c);
+void host_peer_leave(struct host *h, struct host_client *c);
+void host_send_fd(struct host_client *c, const void *msg, size_t len, int fd);
 
 /* host_slice.c: the rotation slice planned from lane changes' costs. Lock held. */
 struct sched_decision;

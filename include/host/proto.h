@@ -42,6 +42,11 @@
  * own, vcpu: itself) and grants the successor the lane at once; the claim stands for its
  * BLOCKED, and the TOOK follows as for any offer. The daemon feeds the core that event and revokes what the
  * core would not have done (host/host_hand.c).
+ * With HOST_HELLO_PEER (version 8) the offer page is the first part of handoffs across VMs
+ * (docs/host.md, "Handoffs across VMs"): once the VMM has mapped it (its first datagram after
+ * the WELCOME says so) the daemon seals it against every new writable mapping and write(), and
+ * sends a read-only fd of it (PEER) to every other VMM that asked, theirs to it. Each offer word
+ * keeps one writer besides the daemon, its own VMM; a peer can map it only read-only.
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H
@@ -52,8 +57,9 @@
  * 3: PIN, CTL.may, offers (TOOK); 4: offers of a held lane (HOST_HELLO_HELD, holder);
  * 5: the daemon kicks holders itself (HOST_HELLO_KICK);
  * 6: a held lane's offer may name the moment it may be taken from (not_before);
- * 7: handoffs: a lane its holder releases goes to the waiter published ahead (HOST_HELLO_HAND) */
-#define HOST_PROTO_VERSION	7
+ * 7: handoffs: a lane its holder releases goes to the waiter published ahead (HOST_HELLO_HAND);
+ * 8: offer pages sealed once mapped and shared read-only with the other VMs (HOST_HELLO_PEER) */
+#define HOST_PROTO_VERSION	8
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -96,6 +102,8 @@ enum host_msg_type {
 	HOST_MSG_PIN,		/* daemon -> VMM: the lanes moved over their CPUs (every
 				   LANE_ROTATE_NS): vcpu holds lane arg, now on host CPU b */
 	HOST_MSG_TOOK,		/* VMM -> daemon: vcpu took the offer: a = its gen, b = its lane */
+	HOST_MSG_PEER,		/* daemon -> VMM: a = a peer VM's id; arg 1: its offer page's
+				   read-only fd comes with it (SCM_RIGHTS), 0: it left */
 	HOST_MSG_MAX,
 };
 
@@ -119,6 +127,8 @@ struct host_settings {
 					   in the page: with a page only; TIDs checked */
 #define HOST_HELLO_HAND		0x10	/* the VMM hands a lane its vCPU releases to the
 					   successor published in its offer page (with offers) */
+#define HOST_HELLO_PEER		0x20	/* its offer page sealed once mapped and sent read-only
+					   to the other VMMs that asked, theirs to it (PEER) */
 
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */
