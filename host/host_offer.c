@@ -114,8 +114,10 @@ void host_offer_destroy(struct host *h, struct host_client *c)
 {
 	unsigned int l;
 
-	if (h->offer_to == c)
+	if (h->offer_to == c || h->xsucc_to == c) {
 		h->offer_to = NULL;
+		h->xsucc_to = NULL;
+	}
 	if (h->offer_rr == c)
 		h->offer_rr = NULL;
 	for (l = 0; l < h->nr_lanes && h->lane_last; l++)
@@ -267,6 +269,12 @@ struct host_client *host_offer_settle(struct host *h)
 	if (!c)
 		return NULL;
 	h->offer_to = NULL;
+	if (h->xsucc_to) {
+		struct host_client *b = h->xsucc_to;
+
+		h->xsucc_to = NULL;
+		return host_xhand_settle(h, c, b);
+	}
 	w = host_offer_word(h->offer_gen, h->offer_lane, HOST_OFFER_FREE);
 	if (__atomic_compare_exchange_n(&c->offer->word, &w,
 					host_offer_word(h->offer_gen, HOST_OFFER_NONE,

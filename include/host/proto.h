@@ -213,6 +213,8 @@ struct host_grant {
 #define HOST_OFFER_FREE		0xffffu
 #define HOST_OFFER_HAND		0xfffeu	/* lane of a handoff offer: whichever holder releases */
 #define HOST_HAND_LANES		64	/* lanes a handoff covers (the lanes after: none) */
+#define HOST_OFFER_XSUCC	0xfffdu	/* lane of a successor's offer: a lane another VM releases */
+#define HOST_HAND_XVM		0xffffu	/* hand_succ: the successor is another VM's (HOST_HELLO_PEER) */
 
 /* One lane of a handoff offer: the VM's vCPU that holds it and what the claim is checked by. */
 struct host_hand_lane {
@@ -240,7 +242,29 @@ struct host_offer {
 	uint64_t hand_sent;	/* the VM's datagrams other than RAN the daemon had read */
 	uint64_t hand_slice;	/* the successor's slice (ns) if others wait, 0: none */
 	struct host_hand_lane hand[HOST_HAND_LANES];
+	/*
+	 * HOST_HELLO_PEER: a handoff across VMs, this VM's side as the successor's (lane
+	 * HOST_OFFER_XSUCC in word): when VM x_peer (its PEER id) claims its handoff of the same gen
+	 * in its own word (hand_succ HOST_HAND_XVM there), vCPU x_succ may take the lane claimed with
+	 * a CAS of this word (lane: that lane, vcpu: x_succ). Written before the word.
+	 */
+	uint64_t x_peer;
+	uint64_t x_succ;
+	uint64_t x_succ_seq;	/* the seq of its entry: a VMM that has not applied it, no take */
+	uint64_t x_sent;	/* this VM's datagrams other than RAN the daemon had read */
+	uint64_t x_slice;	/* its slice (ns) if others wait, 0: none */
+	uint64_t x_cpu[HOST_HAND_LANES];	/* each lane's host CPU, HOST_CPU_NONE: it floats */
 };
+
+/* The 32 bits of word that hold lane and vcpu: a claim changes them (a futex word). */
+static inline const uint32_t *host_offer_futex(const struct host_offer *o)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (const uint32_t *)&o->word;
+#else
+	return (const uint32_t *)&o->word + 1;
+#endif
+}
 
 static inline uint64_t host_offer_word(uint32_t gen, uint32_t lane, uint32_t vcpu)
 {

@@ -359,6 +359,14 @@ int rt_peer_add(struct runtime *rt, uint32_t id, int fd);
 const struct host_offer *rt_peer_find(const struct runtime *rt, uint32_t id);
 void rt_peer_clear(struct runtime *rt);
 /*
+ * Handoffs across VMs, the successor's side (rt_xhand.c). Lock held. watch: the other VM's
+ * word rv's parked thread waits on too (false: none); take: true if rv took the lane that VM
+ * released (it holds it now).
+ */
+struct futex_waitv;
+bool rt_xhand_watch(struct runtime *rt, struct rt_vcpu *rv, struct futex_waitv *fw);
+bool rt_xhand_take(struct runtime *rt, struct rt_vcpu *rv);
+/*
  * Handoffs (rt_hand.c). Lock held. id, a lane holder, releases its lane (it blocks or is lent):
  * true if the successor the daemon published took it (the claim stands for id's BLOCKED).
  */
