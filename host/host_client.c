@@ -243,6 +243,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		c->vcpu_group[m->vcpu] = m->arg;
 		return 0;
 	case HOST_MSG_RUNNABLE:
+		h->slot[slot].nr_waits++;
 		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_runnable(h->s, slot, now);
 	case HOST_MSG_BLOCKED:

@@ -104,13 +104,16 @@ void host_xhand_make(struct host *h, unsigned int slot)
 	__atomic_store_n(&oa->word, host_offer_word(h->offer_gen, HOST_OFFER_HAND,
 						    HOST_OFFER_FREE), __ATOMIC_RELEASE);
 	/*
-	 * The successor's thread parked before this was published waits on its entry and its
-	 * VMM's word only: woken (no write: nothing to apply) to wait on a's word too. Once per
-	 * successor and peer: later gens of the same pair find it waiting there already.
+	 * The successor's thread parked before this was published (it parks as it sends its
+	 * RUNNABLE) waits on its entry and its VMM's word only: woken (no write: nothing to apply)
+	 * to wait on a's word too. Once per wait and peer: later gens of the same find it waiting
+	 * there already.
 	 */
-	if (b->x_woke_vcpu != succ || b->x_woke_peer != a->share_id) {
+	if (b->x_woke_vcpu != succ || b->x_woke_peer != a->share_id ||
+	    b->x_woke_wait != h->slot[slot].nr_waits) {
 		b->x_woke_vcpu = succ;
 		b->x_woke_peer = a->share_id;
+		b->x_woke_wait = h->slot[slot].nr_waits;
 		syscall(SYS_futex, &b->page[succ].seq, FUTEX_WAKE, 1, NULL, NULL, 0);
 	}
 }

@@ -28,6 +28,7 @@ struct host_slot {
 	uint64_t charged_at;		/* daemon's time of that report or grant */
 	uint64_t ahead_ns;		/* charged beyond what its VMM reported */
 	uint64_t preempt_at;		/* host_slice.c: PREEMPT sent, not reported since; 0 */
+	uint32_t nr_waits;		/* RUNNABLEs read: a new wait (host_xhand.c) */
 };
 
 struct host_client {
@@ -69,7 +70,8 @@ struct host_client {
 	uint64_t nr_xhands;		/* lanes its vCPU took from another VM's claim, honoured */
 	uint64_t nr_xhands_revoked;	/* ... not the core's decision: told PREEMPT */
 	uint64_t nr_xhands_missed;	/* claims of the lane it was published for, not taken */
-	uint32_t x_woke_vcpu, x_woke_peer;	/* the successor last woken to watch a peer's word */
+	/* the successor last woken to watch a peer's word, for which wait */
+	uint32_t x_woke_vcpu, x_woke_peer, x_woke_wait;
 	/* host_peer.c: the offer page shared read-only with the other VMs (HOST_HELLO_PEER) */
 	bool share;			/* it asked */
 	bool shared;			/* sealed: its read-only fd went to the others */
