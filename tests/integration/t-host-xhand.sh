@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Handoffs across VMs (docs/host.md, "Handoffs across VMs"): a 1-lane `vsched host`, two VMs of
-# one vCPU each that runs 1 ms and sleeps 0.5 ms (duty:1000/500: 1.33 lanes of demand on one),
+# one vCPU each that runs 1 ms and sleeps 0.25 ms (duty:1000/250: 1.6 lanes of demand on one),
 # so that one mostly waits while the other VM's holds the lane. The daemon publishes the waiter
 # as the successor of the other VM's lane; the holder that blocks claims it in its own offer
 # word and the successor's thread, parked on that word (read-only, shared between the VMMs),
@@ -18,7 +18,7 @@ host_daemon_start --cpus 1 --no-ctl
 
 n=0
 for accel in $(test_accels); do
-	payload=duty:1000/500
+	payload=duty:1000/250
 	pids=
 	for vm in a b; do
 		"$VSCHED" run --host --accel "$accel" --name "x$vm$accel" --vcpus 1 \
