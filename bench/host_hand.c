@@ -56,7 +56,7 @@ struct rel {
  * onto the releaser's CPU. Unpinned, each thread's placement beside other work made one row or
  * another 5x slower for a whole run, whichever row it was.
  */
-static void rel_pin(void)
+void bench_pin_lane(void)
 {
 	cpu_set_t set;
 	int cpu;
@@ -100,7 +100,7 @@ static void *rel_waiter(void *arg)
 {
 	struct rel *r = arg;
 
-	rel_pin();
+	bench_pin_lane();
 	pthread_mutex_lock(&r->lock);
 	while (r->n < r->rounds) {
 		while (!r->granted)
@@ -129,7 +129,7 @@ static void *rel_page_waiter(void *arg)
 	const struct host_grant *g = &r->page[1];
 	uint32_t seen = 0;
 
-	rel_pin();
+	bench_pin_lane();
 	while (bench_page_next(g, &seen, rel_all_in, r)) {
 		pthread_mutex_lock(&r->lock);
 		r->samples[r->n++] = time_mono_ns() - r->t0;
@@ -370,6 +370,7 @@ int bench_hand_run(unsigned int rounds, unsigned int gap_us)
 	struct rel *hd = rel_new(rounds, gap_us);
 	pthread_mutex_t vmm = PTHREAD_MUTEX_INITIALIZER;
 	unsigned int i, k, q[3] = { 50, 90, 99 };
+	struct xrel *xv;
 	struct vsched *vs = vsched_create(1, 2);
 	pthread_t ib, pa, pb, ha, hb;
 	int ret;
@@ -378,12 +379,17 @@ int bench_hand_run(unsigned int rounds, unsigned int gap_us)
 
 	if (!vs || sched_getaffinity(0, sizeof(mask), &mask))
 		return -1;
-	rel_pin();
+	bench_pin_lane();
 	pthread_create(&ib, NULL, rel_waiter, in);
 	ret = rel_host_start(pg, false, &pa, &pb) ?: rel_host_start(hd, true, &ha, &hb);
+	xv = ret ? NULL : bench_xhand_start(rounds, gap_us);
+	ret = ret ?: !xv;
 	for (i = 0; i < rounds && !ret; i++) {
-		for (k = 0; k < 3 && !ret; k++) {
-			switch ((i + k) % 3) {
+		for (k = 0; k < 4 && !ret; k++) {
+			switch ((i + k) % 4) {
+			case 3:
+				ret = bench_xhand_round(xv, &vmm);
+				break;
 			case 0:
 				rel_inprocess_round(in, vs);
 				break;
@@ -408,9 +414,11 @@ int bench_hand_run(unsigned int rounds, unsigned int gap_us)
 	rel_report("in-process", in);
 	rel_report("host, page", pg);
 	rel_report("host, hand", hd);
+	bench_xhand_stop(xv);
 	for (k = 0; k < 3; k++)
-		printf("release, host mode / in-process (p%u): hand %.2f, page %.2f%s\n", q[k],
-		       (double)rel_q(hd, q[k]) / rel_q(in, q[k]),
+		printf("release, host mode / in-process (p%u): hand %.2f, xvm %.2f, page %.2f%s\n",
+		       q[k], (double)rel_q(hd, q[k]) / rel_q(in, q[k]),
+		       (double)bench_xhand_q(xv, q[k]) / rel_q(in, q[k]),
 		       (double)rel_q(pg, q[k]) / rel_q(in, q[k]),
 		       k ? "" : " (issue 17's goal: <= 1.10)");
 	rel_free(in);

@@ -209,9 +209,12 @@ static void host_accept(struct host *h)
 static void host_hangup(struct host *h, struct host_client *c, const char *why)
 {
 	if (c->joined && c->offer_hand)
-		fprintf(stderr, "vsched host: %s (pid %d) left: %s (handoffs: %llu, revoked %llu)\n",
+		fprintf(stderr, "vsched host: %s (pid %d) left: %s (handoffs: %llu, revoked %llu; "
+			"from other VMs: %llu, revoked %llu, missed %llu)\n",
 			c->group, (int)c->pid, why, (unsigned long long)c->nr_hands,
-			(unsigned long long)c->nr_hands_revoked);
+			(unsigned long long)c->nr_hands_revoked, (unsigned long long)c->nr_xhands,
+			(unsigned long long)c->nr_xhands_revoked,
+			(unsigned long long)c->nr_xhands_missed);
 	else if (c->joined)
 		fprintf(stderr, "vsched host: %s (pid %d) left: %s\n", c->group, (int)c->pid, why);
 	epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);

@@ -40,6 +40,7 @@ int host_client_add(struct host *h, int fd, struct host_client **out)
 	if (!c)
 		return -ENOMEM;
 	c->fd = fd;
+	c->share_fd = -1;
 	host_kick_peer(c);
 	list_add_tail(&c->node, &h->clients);
 	h->nr_clients++;
@@ -51,6 +52,7 @@ void host_client_remove(struct host *h, struct host_client *c)
 {
 	host_offer_settle(h);
 	host_offer_destroy(h, c);
+	host_peer_leave(h, c);
 	host_fwd_gone(h, c);
 	host_tree_leave(h, c);
 	host_drain(h);
@@ -135,7 +137,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 		ret = host_path_valid(m->partition, sizeof(m->partition), true);
 	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 ||
 		     m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD |
-				  HOST_HELLO_KICK | HOST_HELLO_HAND | HOST_HELLO_PIN)))
+				  HOST_HELLO_KICK | HOST_HELLO_HAND | HOST_HELLO_PIN |
+				  HOST_HELLO_PEER)))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
@@ -149,8 +152,11 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	if (!ret && (m->flags & HOST_HELLO_PAGE) && host_page_create(c, &page_fd))
 		page_fd = -1;
 	/* Offers only beside a page: without one, no offer (the socket carries every RUNNABLE). */
-	if (page_fd >= 0 && (m->flags & HOST_HELLO_OFFER) && host_offer_create(c, &offer_fd))
+	if (page_fd >= 0 && (m->flags & HOST_HELLO_OFFER) &&
+	    host_offer_create(c, &offer_fd, m->flags & HOST_HELLO_PEER))
 		offer_fd = -1;
+	/* Its offer page shared with the other VMs once it mapped it (host_peer.c). */
+	c->share = offer_fd >= 0 && (m->flags & HOST_HELLO_PEER);
 	/* A held lane is offered only to a VMM that preempts its holder when it takes it. */
 	c->offer_held = offer_fd >= 0 && (m->flags & HOST_HELLO_HELD);
 	/* A handoff only to a VMM that hands its released lanes on (host_hand.c). */
@@ -240,6 +246,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		c->vcpu_group[m->vcpu] = m->arg;
 		return 0;
 	case HOST_MSG_RUNNABLE:
+		h->slot[slot].nr_waits++;
 		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_runnable(h->s, slot, now);
 	case HOST_MSG_BLOCKED:
@@ -279,6 +286,9 @@ static int host_client_handle(struct host *h, struct host_client *c, const void 
 		return host_hello(h, c, buf);
 	if (!c->joined)
 		return -EPROTO;
+	/* Anything after the WELCOME: the VMM has mapped its offer page (host_peer.c). */
+	if (c->share && !c->shared)
+		host_peer_seal(h, c);
 	c->nr_read++;	/* what an offer says the daemon has seen of this VM */
 	/* A handoff's count: a report changes no one's state, so one in flight voids none. */
 	if (type != HOST_MSG_RAN)

@@ -12,9 +12,10 @@
  * that blocks (or is lent) claims it with a CAS (its lane, itself), grants the successor the
  * lane and wakes its thread: one wake-up, inside the VMM (sched/runtime/rt_hand.c).
  *
- * Only within one VM: the successor's thread is the releasing VMM's own, so the VMM that writes
- * the claim is the one whose vCPUs it moves; no VMM can hand another VM a lane, take one from
- * it, or make it run (design and the cross-VM variant not built: docs/host.md).
+ * Within one VM the successor's thread is the releasing VMM's own, so the VMM that writes the
+ * claim is the one whose vCPUs it moves. A successor of another VM that holds no lane is
+ * host_xhand.c's: it takes the lane itself, from the releasing VM's claim, with a CAS in its
+ * own offer word the daemon reads.
  *
  * The claim stands for the holder's BLOCKED: settled before anything reaches the core, as every
  * offer, it is fed to the core as that event (the holder not charged on: its exit reported
@@ -47,21 +48,15 @@ static unsigned int host_hand_waiters(struct host *h)
 	return n;
 }
 
-/* Someone waits and no offer stands: a handoff to the VM of the core's next pick, if it holds
- * a lane and asked (HOST_HELLO_HAND). */
-void host_hand_make(struct host *h)
+/*
+ * c's lanes in its offer page: for each lane a vCPU of c holds (not revoked), the holder, the
+ * seq of its grant and the lane's CPU; the number of them.
+ */
+unsigned int host_hand_lanes(struct host *h, struct host_client *c)
 {
-	struct host_client *c;
-	struct host_offer *o;
+	struct host_offer *o = c->offer;
 	unsigned int l, held = 0;
-	int v = sched_next_waiter(h->s);
 
-	if (v < 0 || !h->slot[v].client || h->slot[v].revoked)
-		return;
-	c = h->slot[v].client;
-	o = c->offer;
-	if (!c->offer_hand || !c->joined || c->dead || !o || c->nr_revoked || c->took_due)
-		return;
 	for (l = 0; l < h->nr_lanes && l < HOST_HAND_LANES; l++) {
 		struct host_hand_lane e = { .holder = HOST_OFFER_NONE, .cpu = HOST_CPU_NONE };
 		int hv = sched_lane_vcpu(h->s, l);
@@ -77,8 +72,34 @@ void host_hand_make(struct host *h)
 		__atomic_store_n(&o->hand[l].cpu, e.cpu, __ATOMIC_RELAXED);
 		__atomic_store_n(&o->hand[l].holder, e.holder, __ATOMIC_RELAXED);
 	}
-	if (!held)
+	return held;
+}
+
+/* Whether c may be offered a handoff (as the releasing VM or the successor's) now. */
+bool host_hand_ok(const struct host_client *c)
+{
+	return c->offer_hand && c->joined && !c->dead && c->offer && !c->nr_revoked &&
+	       !c->took_due;
+}
+
+/* Someone waits and no offer stands: a handoff to the VM of the core's next pick, if it holds
+ * a lane and asked (HOST_HELLO_HAND); else, from another VM's lane (host_xhand.c). */
+void host_hand_make(struct host *h)
+{
+	struct host_client *c;
+	struct host_offer *o;
+	int v = sched_next_waiter(h->s);
+
+	if (v < 0 || !h->slot[v].client || h->slot[v].revoked)
 		return;
+	c = h->slot[v].client;
+	o = c->offer;
+	if (!host_hand_ok(c))
+		return;
+	if (!host_hand_lanes(h, c)) {
+		host_xhand_make(h, (unsigned int)v);
+		return;
+	}
 	c->hand_succ = h->slot[v].vcpu;
 	c->hand_alone = host_hand_waiters(h) == 1;
 	__atomic_store_n(&o->hand_succ, c->hand_succ, __ATOMIC_RELAXED);
@@ -93,13 +114,14 @@ void host_hand_make(struct host *h)
 }
 
 /*
- * c's holder in word w released its lane to the successor: its BLOCKED fed to the core, then
- * the core's decisions. -EPROTO: w is not a claim of this offer.
+ * c's holder in word w released its lane, to be succeeded by the vCPU in slot sslot: checked
+ * against the core (unchanged since the offer), then its BLOCKED fed to the core (decisions
+ * left pending). The lane, or -EPROTO: w is not a claim of this offer.
  */
-int host_hand_honour(struct host *h, struct host_client *c, uint64_t w)
+int host_hand_claim(struct host *h, struct host_client *c, uint64_t w, unsigned int sslot)
 {
 	uint32_t lane = host_offer_lane(w), hv = host_offer_vcpu(w);
-	unsigned int hslot, sslot = c->slot[c->hand_succ];
+	unsigned int hslot;
 	uint64_t now;
 
 	if (host_offer_gen(w) != h->offer_gen || lane >= h->nr_lanes || lane >= HOST_HAND_LANES ||
@@ -120,12 +142,27 @@ int host_hand_honour(struct host *h, struct host_client *c, uint64_t w)
 	 */
 	host_charge_holders(h, now, hslot);
 	sched_vcpu_blocked(h->s, hslot, now);
+	return (int)lane;
+}
+
+/*
+ * c's holder in word w released its lane to the successor: its BLOCKED fed to the core, then
+ * the core's decisions. -EPROTO: w is not a claim of this offer.
+ */
+int host_hand_honour(struct host *h, struct host_client *c, uint64_t w)
+{
+	unsigned int sslot = c->slot[c->hand_succ];
+	int lane = host_hand_claim(h, c, w, sslot);
+
+	if (lane < 0)
+		return lane;
 	/* Whether the core did what the VMM did, for --stats and the tests. */
-	if (sched_lane_vcpu(h->s, lane) == (int)sslot)
+	if (sched_lane_vcpu(h->s, (unsigned int)lane) == (int)sslot)
 		c->nr_hands++;
 	else
 		c->nr_hands_revoked++;
-	host_offer_apply(h, c, c->hand_succ, lane, c->hand_alone, true, HOST_OFFER_NONE);
+	host_offer_apply(h, c, c->hand_succ, (unsigned int)lane, c->hand_alone, true,
+			 HOST_OFFER_NONE);
 	return 0;
 }
 

@@ -52,6 +52,8 @@
 #include "util/compiler.h"
 
 #define HOST_OFFER_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+/* HOST_HELLO_PEER: sealed against writes once its VMM mapped it (host_peer.c) */
+#define HOST_OFFER_SEALS_PEER	(F_SEAL_SHRINK | F_SEAL_GROW)
 #define HOST_OFFER_LEN		4096
 #define HOST_OFFER_WORDS	(HOST_MAX_VM_VCPUS / 64)
 
@@ -67,8 +69,12 @@ void host_offer_exit(struct host *h)
 	h->lane_last = NULL;
 }
 
-/* c's offer page; *fd (read-write) goes with the WELCOME, the caller closes it. */
-int host_offer_create(struct host_client *c, int *fd)
+/*
+ * c's offer page; *fd (read-write) goes with the WELCOME, the caller closes it. With peer, the
+ * page is not sealed yet against new writable mappings (its VMM has not mapped it): c keeps a
+ * copy of the fd, for host_peer_seal().
+ */
+int host_offer_create(struct host_client *c, int *fd, bool peer)
 {
 	void *p = MAP_FAILED;
 	int ret = 0;
@@ -79,7 +85,10 @@ int host_offer_create(struct host_client *c, int *fd)
 	*fd = memfd_create("vsched-offer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (*fd < 0)
 		return -errno;
-	if (ftruncate(*fd, HOST_OFFER_LEN) || fcntl(*fd, F_ADD_SEALS, HOST_OFFER_SEALS))
+	if (ftruncate(*fd, HOST_OFFER_LEN) ||
+	    fcntl(*fd, F_ADD_SEALS, peer ? HOST_OFFER_SEALS_PEER : HOST_OFFER_SEALS))
+		ret = -errno;
+	if (!ret && peer && (c->share_fd = fcntl(*fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		ret = -errno;
 	if (!ret)
 		p = mmap(NULL, HOST_OFFER_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
@@ -88,6 +97,9 @@ int host_offer_create(struct host_client *c, int *fd)
 	if (ret) {
 		close(*fd);
 		*fd = -1;
+		if (c->share_fd >= 0)
+			close(c->share_fd);
+		c->share_fd = -1;
 		return ret;
 	}
 	c->offer = p;
@@ -103,8 +115,10 @@ void host_offer_destroy(struct host *h, struct host_client *c)
 {
 	unsigned int l;
 
-	if (h->offer_to == c)
+	if (h->offer_to == c || h->xsucc_to == c) {
 		h->offer_to = NULL;
+		h->xsucc_to = NULL;
+	}
 	if (h->offer_rr == c)
 		h->offer_rr = NULL;
 	for (l = 0; l < h->nr_lanes && h->lane_last; l++)
@@ -257,6 +271,12 @@ struct host_client *host_offer_settle(struct host *h)
 	if (!c)
 		return NULL;
 	h->offer_to = NULL;
+	if (h->xsucc_to) {
+		struct host_client *b = h->xsucc_to;
+
+		h->xsucc_to = NULL;
+		return host_xhand_settle(h, c, b);
+	}
 	w = host_offer_word(h->offer_gen, h->offer_lane, HOST_OFFER_FREE);
 	if (__atomic_compare_exchange_n(&c->offer->word, &w,
 					host_offer_word(h->offer_gen, HOST_OFFER_NONE,

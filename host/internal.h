@@ -28,6 +28,7 @@ struct host_slot {
 	uint64_t charged_at;		/* daemon's time of that report or grant */
 	uint64_t ahead_ns;		/* charged beyond what its VMM reported */
 	uint64_t preempt_at;		/* host_slice.c: PREEMPT sent, not reported since; 0 */
+	uint32_t nr_waits;		/* RUNNABLEs read: a new wait (host_xhand.c) */
 };
 
 struct host_client {
@@ -65,6 +66,17 @@ struct host_client {
 	uint64_t nr_read_state;		/* datagrams other than RAN read since the join */
 	uint64_t nr_hands;		/* handoffs honoured as the core's own decision */
 	uint64_t nr_hands_revoked;	/* ... and revoked (the core chose otherwise) */
+	/* host_xhand.c: as the successor's VM of a handoff across VMs */
+	uint64_t nr_xhands;		/* lanes its vCPU took from another VM's claim, honoured */
+	uint64_t nr_xhands_revoked;	/* ... not the core's decision: told PREEMPT */
+	uint64_t nr_xhands_missed;	/* claims of the lane it was published for, not taken */
+	/* the successor last woken to watch a peer's word, for which wait */
+	uint32_t x_woke_vcpu, x_woke_peer, x_woke_wait;
+	/* host_peer.c: the offer page shared read-only with the other VMs (HOST_HELLO_PEER) */
+	bool share;			/* it asked */
+	bool shared;			/* sealed: its read-only fd went to the others */
+	uint32_t share_id;		/* its id in PEER, unique while the daemon runs */
+	int share_fd;			/* -1; the read-write memfd until sealed, then read-only */
 	/* host_kick.c: the peer by SO_PEERCRED, and a pidfd of each vCPU thread it reported */
 	pid_t peer_pid;
 	int peer_fd;			/* pidfd of the peer process, -1: none */
@@ -103,8 +115,13 @@ struct host {
 	/* host_offer.c: the one outstanding offer of an idle lane */
 	struct host_client *offer_to;	/* NULL: none */
 	uint32_t offer_gen, offer_lane;	/* offer_lane HOST_OFFER_HAND: a handoff */
+	struct host_client *xsucc_to;	/* host_xhand.c: the successor's VM of a handoff across
+					   VMs (offer_to: the releasing VM), NULL: none */
+	uint32_t xsucc;			/* its vCPU (the VM's index) */
+	bool xsucc_alone;		/* it was the only waiter: no slice end */
 	struct host_client **lane_last;	/* each lane's last holder's VM, NULL: none */
 	struct host_client *offer_rr;	/* the last VM offered a lane: round-robin after it */
+	uint32_t share_next;		/* host_peer.c: the next VM's id */
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
@@ -133,7 +150,7 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
  */
 int host_offer_init(struct host *h);
 void host_offer_exit(struct host *h);
-int host_offer_create(struct host_client *c, int *fd);
+int host_offer_create(struct host_client *c, int *fd, bool peer);
 void host_offer_destroy(struct host *h, struct host_client *c);
 struct host_client *host_offer_settle(struct host *h);
 void host_offer_make(struct host *h);
@@ -146,6 +163,26 @@ void host_offer_took_due(struct host_client *c, uint32_t vcpu, uint32_t gen, uin
 /* host_hand.c: handoffs of a released lane to the waiter published ahead. Lock held. */
 void host_hand_make(struct host *h);
 int host_hand_honour(struct host *h, struct host_client *c, uint64_t w);
+unsigned int host_hand_lanes(struct host *h, struct host_client *c);
+bool host_hand_ok(const struct host_client *c);
+int host_hand_claim(struct host *h, struct host_client *c, uint64_t w, unsigned int sslot);
+/*
+ * host_xhand.c: handoffs across VMs (HOST_HELLO_PEER). make: slot, the next waiter, is of a VM
+ * that holds no lane; settle: the offer to a (releasing) and b (successor's) settled, a VM that
+ * wrote garbage returned (marked dead). Lock held.
+ */
+void host_xhand_make(struct host *h, unsigned int slot);
+struct host_client *host_xhand_settle(struct host *h, struct host_client *a,
+				      struct host_client *b);
+
+/*
+ * host_peer.c: a VM's offer page sealed once its VMM mapped it (its first datagram after the
+ * WELCOME), then sent read-only to the other VMs that asked, theirs to it; gone when it
+ * leaves. send_fd: a datagram with one fd (SCM_RIGHTS; -1: none). Lock held.
+ */
+void host_peer_seal(struct host *h, struct host_client *c);
+void host_peer_leave(struct host *h, struct host_client *c);
+void host_send_fd(struct host_client *c, const void *msg, size_t len, int fd);
 
 /* host_slice.c: the rotation slice planned from lane changes' costs. Lock held. */
 struct sched_decision;

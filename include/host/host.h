@@ -63,6 +63,10 @@ void host_client_remove(struct host *h, struct host_client *c);
 const char *host_client_group(const struct host_client *c);
 /* Handoffs of c's (host_hand.c) the core confirmed, or (revoked) decided otherwise. */
 uint64_t host_client_hands(const struct host_client *c, bool revoked);
+/* Lanes c's vCPUs took from another VM's release (host_xhand.c): taken and the core's own
+ * decision, taken and not (PREEMPTed), or released to it and not taken. */
+enum host_xhand_count { HOST_XHAND_TAKEN, HOST_XHAND_REVOKED, HOST_XHAND_MISSED };
+uint64_t host_client_xhands(const struct host_client *c, enum host_xhand_count which);
 
 /*
  * A change in the daemon's directory (its FUSE threads; lock not held): op a HOST_CTL_* of

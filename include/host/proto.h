@@ -42,6 +42,11 @@
  * own, vcpu: itself) and grants the successor the lane at once; the claim stands for its
  * BLOCKED, and the TOOK follows as for any offer. The daemon feeds the core that event and revokes what the
  * core would not have done (host/host_hand.c).
+ * With HOST_HELLO_PEER (version 8) the offer page is the first part of handoffs across VMs
+ * (docs/host.md, "Handoffs across VMs"): once the VMM has mapped it (its first datagram after
+ * the WELCOME says so) the daemon seals it against every new writable mapping and write(), and
+ * sends a read-only fd of it (PEER) to every other VMM that asked, theirs to it. Each offer word
+ * keeps one writer besides the daemon, its own VMM; a peer can map it only read-only.
  */
 #ifndef VSCHED_HOST_PROTO_H
 #define VSCHED_HOST_PROTO_H
@@ -53,8 +58,9 @@
  * 5: the daemon kicks holders itself (HOST_HELLO_KICK);
  * 6: a held lane's offer may name the moment it may be taken from (not_before);
  * 7: handoffs: a lane its holder releases goes to the waiter published ahead (HOST_HELLO_HAND);
- * 8: the daemon pins a granted vCPU's thread to its lane's CPU before it wakes it (HOST_HELLO_PIN) */
-#define HOST_PROTO_VERSION	8
+ * 8: the daemon pins a granted vCPU's thread to its lane's CPU before it wakes it (HOST_HELLO_PIN);
+ * 9: offer pages sealed once mapped and shared read-only with the other VMs (HOST_HELLO_PEER) */
+#define HOST_PROTO_VERSION	9
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -97,6 +103,8 @@ enum host_msg_type {
 	HOST_MSG_PIN,		/* daemon -> VMM: the lanes moved over their CPUs (every
 				   LANE_ROTATE_NS): vcpu holds lane arg, now on host CPU b */
 	HOST_MSG_TOOK,		/* VMM -> daemon: vcpu took the offer: a = its gen, b = its lane */
+	HOST_MSG_PEER,		/* daemon -> VMM: a = a peer VM's id; arg 1: its offer page's
+				   read-only fd comes with it (SCM_RIGHTS), 0: it left */
 	HOST_MSG_MAX,
 };
 
@@ -124,6 +132,8 @@ struct host_settings {
 					   its lane's CPU before the grant wakes it (with kicks
 					   only: TIDs checked); the VMM then keeps no copy of
 					   its threads' affinity (host/host_kick.c) */
+#define HOST_HELLO_PEER		0x40	/* its offer page sealed once mapped and sent read-only
+					   to the other VMMs that asked, theirs to it (PEER) */
 
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */
@@ -208,6 +218,8 @@ struct host_grant {
 #define HOST_OFFER_FREE		0xffffu
 #define HOST_OFFER_HAND		0xfffeu	/* lane of a handoff offer: whichever holder releases */
 #define HOST_HAND_LANES		64	/* lanes a handoff covers (the lanes after: none) */
+#define HOST_OFFER_XSUCC	0xfffdu	/* lane of a successor's offer: a lane another VM releases */
+#define HOST_HAND_XVM		0xffffu	/* hand_succ: the successor is another VM's (HOST_HELLO_PEER) */
 
 /* One lane of a handoff offer: the VM's vCPU that holds it and what the claim is checked by. */
 struct host_hand_lane {
@@ -235,7 +247,29 @@ struct host_offer {
 	uint64_t hand_sent;	/* the VM's datagrams other than RAN the daemon had read */
 	uint64_t hand_slice;	/* the successor's slice (ns) if others wait, 0: none */
 	struct host_hand_lane hand[HOST_HAND_LANES];
+	/*
+	 * HOST_HELLO_PEER: a handoff across VMs, this VM's side as the successor's (lane
+	 * HOST_OFFER_XSUCC in word): when VM x_peer (its PEER id) claims its handoff of the same gen
+	 * in its own word (hand_succ HOST_HAND_XVM there), vCPU x_succ may take the lane claimed with
+	 * a CAS of this word (lane: that lane, vcpu: x_succ). Written before the word.
+	 */
+	uint64_t x_peer;
+	uint64_t x_succ;
+	uint64_t x_succ_seq;	/* the seq of its entry: a VMM that has not applied it, no take */
+	uint64_t x_sent;	/* this VM's datagrams other than RAN the daemon had read */
+	uint64_t x_slice;	/* its slice (ns) if others wait, 0: none */
+	uint64_t x_cpu[HOST_HAND_LANES];	/* each lane's host CPU, HOST_CPU_NONE: it floats */
 };
+
+/* The 32 bits of word that hold lane and vcpu: a claim changes them (a futex word). */
+static inline const uint32_t *host_offer_futex(const struct host_offer *o)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (const uint32_t *)&o->word;
+#else
+	return (const uint32_t *)&o->word + 1;
+#endif
+}
 
 static inline uint64_t host_offer_word(uint32_t gen, uint32_t lane, uint32_t vcpu)
 {

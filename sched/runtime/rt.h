@@ -174,6 +174,8 @@ struct runtime {
 	uint64_t sent_state;	/* ... of them not RAN (a handoff's count) */
 	bool took_due;		/* an offer taken, its TOOK not sent yet (rt_offer.c): */
 	uint32_t took_vcpu, took_gen, took_lane;
+	struct rt_peer *peer;	/* host mode: other VMs' offer pages, read-only (rt_peer.c) */
+	unsigned int nr_peers;
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 
@@ -345,6 +347,27 @@ void rt_offer_map(struct runtime *rt, int fd);
 void rt_offer_unmap(struct runtime *rt);
 bool rt_offer_take(struct runtime *rt, unsigned int id);
 void rt_offer_flush(struct runtime *rt);
+/*
+ * Other VMs' offer pages (rt_peer.c, HOST_HELLO_PEER). Lock held. add: fd taken over (-1:
+ * the peer left); -EPROTO for a page not sealed against writes and resizing (not mapped; the
+ * daemon that sent it is lost). find: the peer's page, NULL: none.
+ */
+struct rt_peer {
+	uint32_t id;
+	const struct host_offer *o;
+};
+#define RT_PEERS_MAX	256
+int rt_peer_add(struct runtime *rt, uint32_t id, int fd);
+const struct host_offer *rt_peer_find(const struct runtime *rt, uint32_t id);
+void rt_peer_clear(struct runtime *rt);
+/*
+ * Handoffs across VMs, the successor's side (rt_xhand.c). Lock held. watch: the other VM's
+ * word rv's parked thread waits on too (false: none); take: true if rv took the lane that VM
+ * released (it holds it now).
+ */
+struct futex_waitv;
+bool rt_xhand_watch(struct runtime *rt, struct rt_vcpu *rv, struct futex_waitv *fw);
+bool rt_xhand_take(struct runtime *rt, struct rt_vcpu *rv);
 /*
  * Handoffs (rt_hand.c). Lock held. id, a lane holder, releases its lane (it blocks or is lent):
  * true if the successor the daemon published took it (the claim stands for id's BLOCKED).

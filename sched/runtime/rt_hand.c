@@ -14,6 +14,11 @@
  * latest entry, and the successor still waits here. Not at a rotation end: the core may keep
  * its holder there (a near tie), which no successor published ahead can tell (docs/host.md).
  */
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "host/proto.h"
 #include "rt.h"
 
@@ -28,6 +33,33 @@ static unsigned int rt_hand_lane(struct runtime *rt, const struct host_offer *o,
 		if (__atomic_load_n(&o->hand[l].holder, __ATOMIC_RELAXED) == id)
 			return l;
 	return HOST_HAND_LANES;
+}
+
+/*
+ * The successor is another VM's (HOST_HELLO_PEER, host/host_xhand.c): the claim alone, and a
+ * wake-up of the word, on which that VM's parked successor waits (a shared futex: the page is
+ * mapped in both). The TOOK goes at once: the daemon hears of the claim before this VMM's next
+ * datagram, which may be long, and a successor that did not take the lane leaves it idle
+ * until then.
+ */
+static bool rt_hand_xvm(struct runtime *rt, struct host_offer *o, uint64_t w, unsigned int id)
+{
+	unsigned int lane = rt_hand_lane(rt, o, id);
+
+	if (lane == HOST_HAND_LANES ||
+	    __atomic_load_n(&o->hand[lane].holder_seq, __ATOMIC_RELAXED) != rt->v[id].seq_applied)
+		return false;
+	if (!__atomic_compare_exchange_n(&o->word, &w, host_offer_word(host_offer_gen(w), lane, id),
+					 false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return false;
+	syscall(SYS_futex, host_offer_futex(o), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	rt->st.xhandoffs_out++;
+	rt->took_due = true;
+	rt->took_vcpu = id;
+	rt->took_gen = host_offer_gen(w);
+	rt->took_lane = lane;
+	rt_offer_flush(rt);
+	return true;
 }
 
 bool rt_hand_off(struct runtime *rt, unsigned int id)
@@ -45,6 +77,8 @@ bool rt_hand_off(struct runtime *rt, unsigned int id)
 	    __atomic_load_n(&o->hand_sent, __ATOMIC_RELAXED) != rt->sent_state)
 		return false;
 	succ = __atomic_load_n(&o->hand_succ, __ATOMIC_RELAXED);
+	if (succ == HOST_HAND_XVM && rt->nr_peers)
+		return rt_hand_xvm(rt, o, w, id);
 	if (succ >= rt->nr_vcpus || succ == id)
 		return false;
 	sv = &rt->v[succ];

@@ -201,11 +201,12 @@ void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv)
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 {
 	const struct host_grant *g = &rt->page[rv->id];
-	struct futex_waitv w[2] = {
+	struct futex_waitv w[3] = {
 		{ .uaddr = (uintptr_t)&g->seq, .flags = FUTEX_32 },
 		{ .uaddr = (uintptr_t)&rv->wake_word, .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG },
 	};
 	struct host_grant e;
+	unsigned int n = 2;
 	uint32_t seq;
 
 	if (rt_page_read(g, &e, &seq)) {
@@ -213,11 +214,18 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 		if (rv->state != RT_WAITING)
 			return;
 	}
+	/* Another VM's release this vCPU succeeds (rt_xhand.c): its word read before the take is
+	 * tried, so a claim after that read ends the wait at once. */
+	if (rt_xhand_watch(rt, rv, &w[2])) {
+		n = 3;
+		if (rt_xhand_take(rt, rv))
+			return;
+	}
 	w[0].val = seq;
 	w[1].val = rv->wake_word;
 	rv->page_waiting = true;
 	rt_unlock(rt);
-	rt_futex_waitv(w, 2);
+	rt_futex_waitv(w, n);
 	mutex_lock(rt->lock);
 	rv->page_waiting = false;
 }

@@ -71,6 +71,7 @@ static void rt_remote_lost(struct runtime *rt, const char *why)
 	rt_fallback(rt);	/* wakes the vCPU threads parked on the page first */
 	rt_page_unmap(rt);
 	rt_offer_unmap(rt);
+	rt_peer_clear(rt);
 }
 
 static const char *rt_remote_why(int err)
@@ -224,7 +225,8 @@ static int rt_remote_join(struct runtime *rt, int fd)
 	struct host_hello m = { .nr_vcpus = rt->nr_vcpus, .vm = r->vm,
 				.flags = page ? HOST_HELLO_PAGE | HOST_HELLO_OFFER |
 						HOST_HELLO_HELD | HOST_HELLO_KICK |
-						HOST_HELLO_HAND | HOST_HELLO_PIN : 0 };
+						HOST_HELLO_HAND | HOST_HELLO_PIN |
+						HOST_HELLO_PEER : 0 };
 	struct host_welcome w;
 	int page_fd, offer_fd, ret;
 
@@ -442,6 +444,65 @@ static bool rt_remote_wait(int fd, uint64_t next)
 	return poll(&pfd, 1, (int)(ms < INT_MAX ? ms : INT_MAX)) != 0;
 }
 
+/*
+ * A datagram and the one fd that may come with it (*fd, -1: none; a datagram with more, or a
+ * truncated one, closes them and is garbage: -EPROTO in *fd's place is -2).
+ */
+static ssize_t rt_remote_recv(int fd, char *buf, size_t len, int *pfd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(fd, &mh, MSG_TRUNC | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	*pfd = -1;
+	cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(pfd, CMSG_DATA(cm), sizeof(int));
+	else if (cm)
+		*pfd = -2;	/* not one fd: the kernel closed what did not fit */
+	if (n >= 0 && (mh.msg_flags & MSG_CTRUNC)) {
+		if (*pfd >= 0)
+			close(*pfd);
+		*pfd = -2;
+	}
+	return n;
+}
+
+/* PEER: a peer VM's offer page (arg 1, with its fd) or its leaving (arg 0, none). */
+static int rt_remote_peer(struct runtime *rt, const void *buf, ssize_t n, int fd)
+{
+	struct host_ev m;
+	int ret;
+
+	if (n != sizeof(m))
+		return -EPROTO;
+	memcpy(&m, buf, sizeof(m));
+	if (m.arg > 1 || (m.arg == 1) != (fd >= 0) || m.a > UINT32_MAX) {
+		if (fd >= 0)
+			close(fd);
+		return -EPROTO;
+	}
+	ret = rt_peer_add(rt, (uint32_t)m.a, fd);
+	return ret == -ENOMEM || ret == -EPROTO ? ret : 0;	/* a map that failed: not used */
+}
+
+static bool rt_remote_is_peer(const void *buf, ssize_t n)
+{
+	uint32_t type;
+
+	if (n < (ssize_t)sizeof(type))
+		return false;
+	memcpy(&type, buf, sizeof(type));
+	return type == HOST_MSG_PEER;
+}
+
 static void *rt_remote_agent(void *arg)
 {
 	struct runtime *rt = arg;
@@ -449,7 +510,7 @@ static void *rt_remote_agent(void *arg)
 	uint64_t next;
 	char buf[1024];
 	ssize_t n;
-	int fd, ctl;
+	int fd, ctl, pfd, bad;
 
 	pthread_setname_np(pthread_self(), "vsched-host");
 	rt_thread_boost();	/* as the helper: it takes the lock a granted vCPU waits for */
@@ -471,15 +532,25 @@ static void *rt_remote_agent(void *arg)
 			rt_unlock(rt);
 			continue;
 		}
-		n = recv(fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
+		n = rt_remote_recv(fd, buf, sizeof(buf), &pfd);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			continue;
 		/* A forwarded change is applied without the lock (rt_remote_ctl.c). */
-		ctl = n >= 4 && n <= (ssize_t)sizeof(buf) ? rt_remote_ctl(rt, r->vs, buf, n) : 0;
+		ctl = n >= 4 && n <= (ssize_t)sizeof(buf) && pfd == -1 ?
+		      rt_remote_ctl(rt, r->vs, buf, n) : 0;
 		mutex_lock(rt->lock);
 		if (n > 0)
 			rt_remote_live_heard(&r->live, rt_now());
-		if (n <= 0 || ctl < 0 || (!ctl && rt_remote_apply(rt, buf, n))) {
+		/* Only a PEER carries an fd (rt_remote_peer() takes it over). */
+		if (n > 0 && rt_remote_is_peer(buf, n))
+			bad = pfd == -2 ? -EPROTO : rt_remote_peer(rt, buf, n, pfd);
+		else if (pfd != -1)
+			bad = -EPROTO;
+		else
+			bad = !ctl && n > 0 ? rt_remote_apply(rt, buf, n) : 0;
+		if (pfd >= 0 && !(n > 0 && rt_remote_is_peer(buf, n)))
+			close(pfd);
+		if (n <= 0 || ctl < 0 || bad) {
 			rt_remote_lost(rt, n < 0 ? strerror(errno) : n ? "it sent garbage" :
 					   "it hung up");
 			rt_outbox_close(&r->ob, fd);	/* not while a send uses it */
@@ -529,6 +600,7 @@ void rt_remote_destroy(struct runtime *rt)
 	rt_outbox_destroy(&r->ob);
 	rt_page_free(rt);
 	rt_offer_unmap(rt);
+	rt_peer_clear(rt);
 	free(r);
 	rt->remote = NULL;
 }

@@ -46,7 +46,7 @@ for accel in $(test_accels); do
 			fail "$accel $payload: the daemon did not log the VM leaving"
 		line=$(grep -a "left: hung up (handoffs" "$TMPD/host.log" | tail -1)
 		echo "daemon: $line"
-		rev=$(echo "$line" | sed -nE 's/.*revoked ([0-9]+)\).*/\1/p')
+		rev=$(echo "$line" | sed -nE 's/.*\(handoffs: [0-9]+, revoked ([0-9]+);.*/\1/p')
 		[ -n "$rev" ] || fail "$accel $payload: no count of revoked handoffs"
 		check "$rev * 5 <= $hands" || fail "$accel $payload: $rev of $hands handoffs revoked"
 	done

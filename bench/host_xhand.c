@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-host-latency's cross-VM release row (docs/host.md, "Handoffs across VMs"): two VMMs of
+ * one vCPU each, joined to one one-lane daemon with their offer pages shared
+ * (HOST_HELLO_PEER). Per round (not timed) VM a's vCPU gets the lane and VM b's waits for it
+ * (both fenced by a PING; then the daemon's two offers are waited for: a's handoff to another
+ * VM, b's successor side); then, timed, a's vCPU releases: the claim's CAS in a's word and its
+ * FUTEX_WAKE, then its TOOK at once, as rt_hand_xvm(); b's thread, parked on its grant-page
+ * entry and a's word (futex_waitv, as rt_page_wait()), sees the claim, takes the lane with a
+ * CAS of b's word (rt_xhand_take()) and runs. A round whose take fails (the daemon revoked
+ * first) still times b's thread running, from the daemon's grant by the page, and is counted.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host_daemon.h"
+#include "host_hand.h"
+#include "host/proto.h"
+#include "util/time.h"
+
+struct xvmm {
+	int fd;
+	const struct host_grant *page;
+	struct host_offer *offer;
+	uint64_t sent_state, took_gen;
+	bool took;
+	pthread_t agent;
+	bool pong;
+};
+
+struct xrel {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct xvmm a, b;
+	bool armed, done, stop;
+	uint32_t gen, seen;	/* the round's gen; b's entry seq when it was armed */
+	uint64_t t0, *samples;
+	unsigned int n, rounds, gap_us, taken;
+	pid_t pid;
+	char sock[64];
+};
+
+static void x_mark(struct xrel *r, bool *flag)
+{
+	pthread_mutex_lock(&r->lock);
+	*flag = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void x_wait(struct xrel *r, bool *flag)
+{
+	pthread_mutex_lock(&r->lock);
+	while (!*flag)
+		pthread_cond_wait(&r->cond, &r->lock);
+	*flag = false;
+	pthread_mutex_unlock(&r->lock);
+}
+
+struct xagent {
+	struct xrel *r;
+	struct xvmm *v;
+};
+
+static void *x_agent(void *arg)
+{
+	struct xagent *x = arg;
+	struct host_ev m;
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(x->v->fd, buf, sizeof(buf), 0)) > 0) {
+		if (n != sizeof(m))
+			continue;
+		memcpy(&m, buf, sizeof(m));
+		if (m.type == HOST_MSG_PONG)
+			x_mark(x->r, &x->v->pong);
+	}
+	free(x);
+	return NULL;
+}
+
+static void x_send(struct xvmm *v, uint32_t type, uint32_t vcpu, uint64_t a, uint64_t b)
+{
+	struct host_ev m = { .type = type, .vcpu = vcpu, .a = a, .b = b };
+
+	if (v->took && type != HOST_MSG_TOOK) {
+		v->took = false;
+		x_send(v, HOST_MSG_TOOK, 0, v->took_gen, 0);
+	}
+	if (send(v->fd, &m, sizeof(m), 0) != sizeof(m))
+		perror("bench-host-latency: send");
+	if (type != HOST_MSG_RAN)
+		v->sent_state++;
+}
+
+static void x_fence(struct xrel *r, struct xvmm *v)
+{
+	x_send(v, HOST_MSG_PING, 0, 0, 0);
+	x_wait(r, &v->pong);
+}
+
+static int x_join(struct xrel *r, struct xvmm *v, const char *name)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct host_hello hm = {
+		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
+		.nr_vcpus = 1,
+		.flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HAND | HOST_HELLO_PEER,
+		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
+	};
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct host_welcome w;
+	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct xagent *x = malloc(sizeof(*x));
+	struct cmsghdr *cm;
+	int fd[2], i;
+	void *p, *o;
+
+	snprintf(hm.name, sizeof(hm.name), "%s", name);
+	strcpy(sa.sun_path, r->sock);
+	v->fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	for (i = 0; i < 200 && connect(v->fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
+		usleep(10000);
+	if (!x || i == 200 || send(v->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
+	    recvmsg(v->fd, &mh, 0) != sizeof(w) || w.err)
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+		return -1;
+	memcpy(fd, CMSG_DATA(cm), sizeof(fd));
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd[0], 0);
+	o = mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
+	close(fd[0]);
+	close(fd[1]);
+	if (p == MAP_FAILED || o == MAP_FAILED)
+		return -1;
+	v->page = p;
+	v->offer = o;
+	/* Mapped: the first datagram lets the daemon seal the page and share it (PEER, which
+	 * this bench does not need: both VMMs are this process, b reads a's mapping). */
+	x_send(v, HOST_MSG_COMMIT, 0, 0, 0);
+	x->r = r;
+	x->v = v;
+	pthread_create(&v->agent, NULL, x_agent, x);
+	return 0;
+}
+
+/* The daemon's two offers of this round, each VM's view current. */
+static bool x_offered(struct xrel *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < 10000; i++) {
+		uint64_t wa = __atomic_load_n(&r->a.offer->word, __ATOMIC_ACQUIRE);
+		uint64_t wb = __atomic_load_n(&r->b.offer->word, __ATOMIC_ACQUIRE);
+
+		if (host_offer_lane(wa) == HOST_OFFER_HAND && host_offer_vcpu(wa) == HOST_OFFER_FREE &&
+		    host_offer_lane(wb) == HOST_OFFER_XSUCC &&
+		    host_offer_gen(wa) == host_offer_gen(wb) &&
+		    __atomic_load_n(&r->a.offer->hand_succ, __ATOMIC_ACQUIRE) == HOST_HAND_XVM &&
+		    __atomic_load_n(&r->a.offer->hand_sent, __ATOMIC_ACQUIRE) == r->a.sent_state &&
+		    __atomic_load_n(&r->b.offer->x_sent, __ATOMIC_ACQUIRE) == r->b.sent_state) {
+			r->gen = host_offer_gen(wa);
+			return true;
+		}
+		usleep(10);
+	}
+	return false;
+}
+
+/* b's thread, as rt_page_wait() and rt_xhand_take(): a's claim taken, or the page's grant. */
+static bool x_take(struct xrel *r)
+{
+	const uint32_t *aw = host_offer_futex(r->a.offer);
+	const struct host_grant *g = &r->b.page[0];
+
+	for (;;) {
+		struct futex_waitv w[2] = {
+			{ .uaddr = (uintptr_t)&g->seq, .flags = FUTEX_32 },
+			{ .uaddr = (uintptr_t)aw, .flags = FUTEX_32 },
+		};
+		uint64_t pw, bw;
+		uint32_t seq;
+
+		w[1].val = __atomic_load_n(aw, __ATOMIC_ACQUIRE);
+		pw = __atomic_load_n(&r->a.offer->word, __ATOMIC_ACQUIRE);
+		bw = host_offer_word(r->gen, HOST_OFFER_XSUCC, HOST_OFFER_FREE);
+		if (host_offer_gen(pw) == r->gen && host_offer_lane(pw) == 0 &&
+		    host_offer_vcpu(pw) == 0 &&
+		    __atomic_compare_exchange_n(&r->b.offer->word, &bw,
+						host_offer_word(r->gen, 0, 0), false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return true;
+		seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
+		if (seq != r->seen && !(seq & 1) &&
+		    __atomic_load_n(&g->lane, __ATOMIC_RELAXED) != HOST_LANE_NONE) {
+			r->seen = seq;
+			return false;
+		}
+		w[0].val = seq;
+		syscall(SYS_futex_waitv, w, 2, 0, NULL, CLOCK_MONOTONIC);
+	}
+}
+
+static void *x_waiter(void *arg)
+{
+	struct xrel *r = arg;
+	bool took;
+
+	bench_pin_lane();
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		while (!r->armed && !r->stop)
+			pthread_cond_wait(&r->cond, &r->lock);
+		r->armed = false;
+		pthread_mutex_unlock(&r->lock);
+		if (r->stop)
+			return NULL;
+		took = x_take(r);
+		pthread_mutex_lock(&r->lock);
+		r->samples[r->n++] = time_mono_ns() - r->t0;
+		if (took) {
+			r->taken++;
+			r->b.took = true;
+			r->b.took_gen = r->gen;
+		}
+		r->done = true;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
+struct xrel *bench_xhand_start(unsigned int rounds, unsigned int gap_us)
+{
+	struct xrel *r = calloc(1, sizeof(*r));
+	pthread_t b;
+
+	if (!r || !(r->samples = calloc(rounds, sizeof(uint64_t))))
+		exit(1);
+	r->rounds = rounds;
+	r->gap_us = gap_us;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	r->pid = bench_daemon_start("xhand", r->sock, sizeof(r->sock));
+	if (r->pid < 0 || x_join(r, &r->a, "xa") || x_join(r, &r->b, "xb")) {
+		fprintf(stderr, "bench-host-latency: cannot join the daemon at %s\n", r->sock);
+		return NULL;
+	}
+	pthread_create(&b, NULL, x_waiter, r);
+	pthread_detach(b);
+	return r;
+}
+
+int bench_xhand_round(struct xrel *r, pthread_mutex_t *vmm)
+{
+	uint64_t w;
+
+	x_send(&r->a, HOST_MSG_RUNNABLE, 0, 0, 0);
+	x_fence(r, &r->a);
+	x_send(&r->b, HOST_MSG_RUNNABLE, 0, 0, 0);
+	x_fence(r, &r->b);
+	if (!x_offered(r))
+		return -1;
+	r->seen = __atomic_load_n(&r->b.page[0].seq, __ATOMIC_ACQUIRE);
+	x_mark(r, &r->armed);
+	if (r->gap_us)
+		usleep(r->gap_us);
+	pthread_mutex_lock(vmm);
+	r->t0 = time_mono_ns();
+	w = host_offer_word(r->gen, HOST_OFFER_HAND, HOST_OFFER_FREE);
+	if (__atomic_compare_exchange_n(&r->a.offer->word, &w, host_offer_word(r->gen, 0, 0),
+					false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		syscall(SYS_futex, host_offer_futex(r->a.offer), FUTEX_WAKE, INT_MAX, NULL, NULL,
+			0);
+		pthread_mutex_unlock(vmm);
+		x_send(&r->a, HOST_MSG_TOOK, 0, r->gen, 0);	/* at once, after the lock */
+	} else {
+		pthread_mutex_unlock(vmm);
+		x_send(&r->a, HOST_MSG_BLOCKED, 0, 0, 0);
+	}
+	x_wait(r, &r->done);
+	x_send(&r->b, HOST_MSG_BLOCKED, 0, 0, 0);
+	x_fence(r, &r->b);
+	return 0;
+}
+
+static int x_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t bench_xhand_q(struct xrel *r, unsigned int pct)
+{
+	return r->samples[(uint64_t)r->n * pct / 100];
+}
+
+void bench_xhand_stop(struct xrel *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->stop = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	shutdown(r->a.fd, SHUT_RDWR);
+	shutdown(r->b.fd, SHUT_RDWR);
+	pthread_join(r->a.agent, NULL);
+	pthread_join(r->b.agent, NULL);
+	bench_daemon_stop(r->pid, r->sock);
+	qsort(r->samples, r->n, sizeof(*r->samples), x_cmp);
+	printf("%-12s release -> waiter runs: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
+	       "  (%u rounds, %u taken from the other VM's claim)\n", "host, xvm",
+	       bench_xhand_q(r, 50) / 1e3, bench_xhand_q(r, 90) / 1e3, bench_xhand_q(r, 99) / 1e3,
+	       r->n, r->taken);
+}

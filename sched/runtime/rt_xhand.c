@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Handoffs across VMs, the successor's side (HOST_HELLO_PEER, host/host_xhand.c): while a vCPU
+ * of this VM waits and is the daemon's next pick, and another VM holds a lane, the daemon
+ * publishes in this VM's offer page that this vCPU succeeds the lane that VM releases
+ * (lane HOST_OFFER_XSUCC, that VM's id). The vCPU's parked thread waits on that VM's offer
+ * word too (its page read-only here: rt_peer.c); when that VM's holder claims its handoff of
+ * the same gen there (and wakes the word), the thread takes the lane claimed with a CAS of this
+ * VM's own word and runs: one host wake-up, where through the daemon the daemon's came first.
+ *
+ * Taken only if the daemon's view is this VMM's (it read every datagram sent but reports, this
+ * vCPU's latest entry applied) and no TOOK is due. What is read in either page is checked like
+ * a message; the daemon reads this VM's word, not the other's, to know a take (host_xhand.c),
+ * and tells the vCPU PREEMPT if its core did not give it that lane.
+ */
+#include <linux/futex.h>
+
+#include "host/proto.h"
+#include "rt.h"
+
+#define RT_XHAND_SLICE_MAX	(1000ULL * 1000 * 1000)	/* a slice read above this: none */
+
+/* The peer page whose claim rv may take now, and this VM's word (*w); NULL: none. */
+static const struct host_offer *rt_xhand_peer(struct runtime *rt, struct rt_vcpu *rv,
+					      uint64_t *w)
+{
+	struct host_offer *o = rt->offer;
+	uint64_t peer;
+
+	if (!o || !rt->nr_peers || rt_hands_off(rt) || rt->took_due || rv->state != RT_WAITING)
+		return NULL;
+	*w = __atomic_load_n(&o->word, __ATOMIC_ACQUIRE);
+	if (host_offer_lane(*w) != HOST_OFFER_XSUCC || host_offer_vcpu(*w) != HOST_OFFER_FREE ||
+	    __atomic_load_n(&o->x_succ, __ATOMIC_RELAXED) != rv->id ||
+	    __atomic_load_n(&o->x_succ_seq, __ATOMIC_RELAXED) != rv->seq_applied ||
+	    __atomic_load_n(&o->x_sent, __ATOMIC_RELAXED) != rt->sent_state)
+		return NULL;
+	peer = __atomic_load_n(&o->x_peer, __ATOMIC_RELAXED);
+	return peer > UINT32_MAX ? NULL : rt_peer_find(rt, (uint32_t)peer);
+}
+
+bool rt_xhand_watch(struct runtime *rt, struct rt_vcpu *rv, struct futex_waitv *fw)
+{
+	const struct host_offer *po;
+	uint64_t w;
+
+	assert_held(rt->lock);
+	po = rt_xhand_peer(rt, rv, &w);
+	if (!po)
+		return false;
+	fw->uaddr = (uintptr_t)host_offer_futex(po);
+	fw->val = __atomic_load_n(host_offer_futex(po), __ATOMIC_ACQUIRE);
+	fw->flags = FUTEX_32;	/* shared: the page is mapped in both VMMs */
+	return true;
+}
+
+bool rt_xhand_take(struct runtime *rt, struct rt_vcpu *rv)
+{
+	struct host_offer *o = rt->offer;
+	const struct host_offer *po;
+	uint64_t w, pw, cpu, len;
+	uint32_t lane;
+
+	assert_held(rt->lock);
+	po = rt_xhand_peer(rt, rv, &w);
+	if (!po)
+		return false;
+	pw = __atomic_load_n(&po->word, __ATOMIC_ACQUIRE);
+	lane = host_offer_lane(pw);
+	/* The peer's claim of this gen: a lane, its holder (the daemon checks which). */
+	if (host_offer_gen(pw) != host_offer_gen(w) || lane >= rt->nr_lanes ||
+	    lane >= HOST_HAND_LANES || host_offer_vcpu(pw) == HOST_OFFER_FREE)
+		return false;
+	cpu = __atomic_load_n(&o->x_cpu[lane], __ATOMIC_RELAXED);
+	len = __atomic_load_n(&o->x_slice, __ATOMIC_RELAXED);
+	if ((cpu != HOST_CPU_NONE && cpu >= CPU_SETSIZE) || len > RT_XHAND_SLICE_MAX)
+		return false;
+	if (!__atomic_compare_exchange_n(&o->word, &w,
+					 host_offer_word(host_offer_gen(w), lane, rv->id), false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return false;	/* revoked meanwhile: the daemon decides */
+	rt_pin_host(rt, lane, cpu == HOST_CPU_NONE ? -1 : (int)cpu);
+	rt_grant(rt, rv->id, lane, len ? rt_now() + len : RT_INF);
+	rt->st.xhandoffs++;
+	rt->took_due = true;
+	rt->took_vcpu = rv->id;
+	rt->took_gen = host_offer_gen(w);
+	rt->took_lane = lane;
+	return true;
+}

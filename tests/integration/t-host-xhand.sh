@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Handoffs across VMs (docs/host.md, "Handoffs across VMs"): a 1-lane `vsched host`, two VMs of
+# one vCPU each that runs 1 ms and sleeps 0.5 ms (duty:1000/500: 1.33 lanes of demand on one),
+# so that one mostly waits while the other VM's holds the lane. The daemon publishes the waiter
+# as the successor of the other VM's lane; the holder that blocks claims it in its own offer
+# word and the successor's thread, parked on that word (read-only, shared between the VMMs),
+# takes it without the daemon's wake-up. Judged on `--stats`: each VM took a lane from the
+# other (runtime.xhandoffs) and released one to it (xhandoffs_out), both VMs exited 0; and on
+# the daemon's counts as each left: at most a fifth of the lanes taken from the other VM
+# revoked by its core. Thread backend, then KVM. Before handoffs across VMs: no
+# runtime.xhandoffs at all.
+#
+# Only "at least one": on a quiet machine (load ~2.5) 21-51 of 830-910 grants crossed on both
+# backends (KVM 37-40 of 828 in make check), under load 11-13 491-544 of 745-836 (thread) and
+# 171-178 of 524-540 (KVM); why so few when quiet is not known yet (docs/host.md, "Handoffs
+# across VMs": open). One cause seen in the code: a take's TOOK is deferred, and sent before
+# that VM's next release it voids the handoff offered for it.
+. "$(dirname "$0")/runtime-lib.sh"
+. "$(dirname "$0")/host-lib.sh"
+host_test_begin host-xhand
+mkdir -p "$VSCHED_RUN_DIR"
+
+host_daemon_start --cpus 1 --no-ctl
+
+n=0
+for accel in $(test_accels); do
+	payload=duty:1000/500
+	pids=
+	for vm in a b; do
+		"$VSCHED" run --host --accel "$accel" --name "x$vm$accel" --vcpus 1 \
+			--payload "$payload" --no-ctl --duration 2s --stats "$TMPD/$accel-$vm.json" \
+			>"$TMPD/$accel-$vm.log" 2>&1 &
+		pids="$pids $!"
+	done
+	for p in $pids; do
+		wait "$p" || fail "$accel: a VM exited $?"
+	done
+	for vm in a b; do
+		st=$TMPD/$accel-$vm.json
+		x=$(sed -nE 's/.*"xhandoffs": ([0-9]+).*/\1/p' "$st")
+		out=$(sed -nE 's/.*"xhandoffs_out": ([0-9]+).*/\1/p' "$st")
+		grants=$(sed -nE 's/.*"grants": ([0-9]+).*/\1/p' "$st")
+		cpu0=$(sed -nE 's/.*"id": 0,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
+		echo "$accel $vm: ${x:-?} lanes taken from the other VM, ${out:-?} released to it, of ${grants:-?} grants; vCPU CPU ${cpu0:-?} ns"
+		[ -n "$x" ] && [ -n "$out" ] && [ -n "$grants" ] ||
+			fail "$accel $vm: no xhandoffs or grants in --stats"
+		check "$grants >= 50" || fail "$accel $vm: only $grants grants"
+		check "$x >= 1" || fail "$accel $vm: none of $grants grants taken from the other VM"
+		check "$out >= 1" || fail "$accel $vm: none of $grants grants released to the other VM"
+		check "$cpu0 > 0" || fail "$accel $vm: its vCPU did not run"
+	done
+	# The daemon's counts as each VM left: taken and revoked by its core.
+	n=$((n + 2))
+	wait_for '[ "$(grep -ac "left: hung up (handoffs" "$TMPD/host.log")" -ge $n ]' ||
+		fail "$accel: the daemon did not log the VMs leaving"
+	grep -a "left: hung up (handoffs" "$TMPD/host.log" | tail -2 | while read -r line; do
+		echo "daemon: $line"
+		t=$(echo "$line" | sed -nE 's/.*from other VMs: ([0-9]+), revoked ([0-9]+),.*/\1/p')
+		r=$(echo "$line" | sed -nE 's/.*from other VMs: ([0-9]+), revoked ([0-9]+),.*/\2/p')
+		[ -n "$t" ] && [ -n "$r" ] || fail "$accel: no count of lanes taken from other VMs"
+		check "$t > 0 && $r * 5 <= $t" || fail "$accel: $r of $t taken from other VMs revoked"
+	done || exit 1
+done
+host_daemon_stop
+echo "ok"
