@@ -237,7 +237,7 @@ static void host_input(struct host *h, struct host_client *c)
 		vsched_lock(h->vs);
 		if (n <= 0) {
 			why = c->garbage ? "wrote garbage in its offer page; hung up on it" :
-			      c->dead ? "not reading its socket" : "hung up";
+			      c->full ? "not reading its socket" : "hung up";
 		} else {
 			ret = (size_t)n > sizeof(buf) ? -EMSGSIZE : host_client_msg(h, c, buf, (size_t)n);
 			if (ret < 0)

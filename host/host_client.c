@@ -111,10 +111,9 @@ static void host_welcome(struct host *h, struct host_client *c, int err, int pag
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(nr_fds * sizeof(int));
 	memcpy(CMSG_DATA(cm), fds, nr_fds * sizeof(int));
-	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(w)) {
-		c->dead = true;
-		shutdown(c->fd, SHUT_RDWR);
-	}
+	errno = 0;
+	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(w))
+		host_send_failed(c);
 }
 
 static int host_hello(struct host *h, struct host_client *c, const struct host_hello *m)

@@ -14,6 +14,7 @@
  * PREEMPT for when it does. The slice end alone cannot be the test: a holder that reports
  * nothing looks owed to the core, which then keeps it on its lane without a slice end.
  */
+#include <errno.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 
@@ -23,15 +24,25 @@
 
 #define HOST_DRAIN_BATCH	16
 
-/* A datagram that does not fit means a VMM that stopped reading: it is hung up on. */
+/*
+ * A send that failed: the VMM is hung up on (host_run() sees the hang-up). A datagram that did
+ * not fit means a VMM that stopped reading; any other error one that closed its end first (a
+ * VM leaving as another's leave is sent to it), which is no fault of its own.
+ */
+void host_send_failed(struct host_client *c)
+{
+	c->dead = true;
+	c->full = errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS;
+	shutdown(c->fd, SHUT_RDWR);
+}
+
 void host_send(struct host_client *c, const void *msg, size_t len)
 {
 	if (c->dead)
 		return;
-	if (send(c->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len) {
-		c->dead = true;
-		shutdown(c->fd, SHUT_RDWR);	/* host_run() sees the hang-up */
-	}
+	errno = 0;
+	if (send(c->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
+		host_send_failed(c);
 }
 
 /* The host CPU lane runs on now (HOST_CPU_NONE: the lanes float). */

@@ -49,10 +49,9 @@ void host_send_fd(struct host_client *c, const void *msg, size_t len, int fd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len) {
-		c->dead = true;		/* as host_send(): it does not read, it is hung up */
-		shutdown(c->fd, SHUT_RDWR);
-	}
+	errno = 0;
+	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
+		host_send_failed(c);
 }
 
 /* The read-only end of memfd fd: a new open file of it (a dup would share the write mode). */

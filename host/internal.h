@@ -37,6 +37,7 @@ struct host_client {
 	pid_t pid;
 	bool joined;
 	bool dead;			/* a send failed: host_run() hangs up */
+	bool full;			/* ... because its socket was full (not reading) */
 	char name[HOST_NAME_LEN];
 	char group[HOST_PATH_LEN];	/* "/machine/vm1" once joined */
 	unsigned int nr_vcpus;
@@ -127,6 +128,7 @@ struct host {
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
 void host_drain(struct host *h);
 void host_send(struct host_client *c, const void *msg, size_t len);
+void host_send_failed(struct host_client *c);
 uint64_t host_lane_cpu(struct host *h, unsigned int lane);
 /* Whether a runnable vCPU of a joined VM waits for a lane (then no lane is offered). */
 bool host_someone_waits(struct host *h);
