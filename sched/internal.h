@@ -384,6 +384,15 @@ static inline bool lane_kept(const struct sched *s, const struct lane *ln)
 	       (ln->cur->told_lane >= 0 && s->core.now < ln->start + s->core.params.min_run_ns);
 }
 
+/*
+ * A kept lane whose turn already ends when its min_run does (lanes_defer()): an earlier waiter
+ * has it promised, and a later one deferring it again gets nothing by that.
+ */
+static inline bool lane_deferred(const struct sched *s, const struct lane *ln)
+{
+	return ln->rot_until <= ln->start + s->core.params.min_run_ns;
+}
+
 static inline unsigned int se_depth(const struct sched_entity *se)
 {
 	unsigned int d = 0;
@@ -416,7 +425,7 @@ void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc);
 void lanes_defer(struct sched *s, struct lane *ln);
 void lanes_put_back(struct sched *s, struct vcpu_core *vc);
 void lanes_repick(struct sched *s, unsigned int l);
-void lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
+bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
 void lanes_settle(struct sched *s);
 void lanes_unpay(struct sched *s);
 void lanes_repay(struct sched *s);
