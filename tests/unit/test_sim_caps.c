@@ -297,7 +297,7 @@ static void test_throttle_pays_prepaid_again(void)
  * others left to rotation ends, /c got them over a slice and ran its quota up to 4 ms late,
  * while /a held them over its rate and shared that by its rates of /c's run, 0.30 to each
  * hog, where GPS, /c done, gives it all to /a/b: /a/b 4487 ms of 4763 in 2 s (2.76 % of
- * capacity; 0.90 % with the throttle's repayment alone, 1.75 % with the claims alone; 0.016 %
+ * capacity; 1.75 % with the throttle's repayment alone, 0.90 % with the claims alone; 0.016 %
  * with both). Seed 1606 of the 10 ms caps kind reduced.
  */
 static void test_refill_claims_every_lane(void)
