@@ -112,6 +112,7 @@ struct lane {
 	uint64_t pace_until;		/* a paced ancestor gives the lane back (bandwidth.c) */
 	bool pace_spent;		/* handed out again at a pace end: no other until put back */
 	uint64_t repay;			/* prepaid slice to pay again (lanes_unpay()) */
+	uint64_t deferred_at;		/* when a waiter last deferred its turn's end (lanes_defer()) */
 	/* What the runtime was last told, to emit only changes. */
 	struct vcpu_core *told_cur;
 	uint64_t told_until;
@@ -385,12 +386,12 @@ static inline bool lane_kept(const struct sched *s, const struct lane *ln)
 }
 
 /*
- * A kept lane whose turn already ends when its min_run does (lanes_defer()): an earlier waiter
- * has it promised, and a later one deferring it again gets nothing by that.
+ * A lane a waiter of this very moment deferred to its min_run (lanes_defer()): promised to it,
+ * so the next waiter of the moment (a refill wakes several at once) claims another.
  */
 static inline bool lane_deferred(const struct sched *s, const struct lane *ln)
 {
-	return ln->rot_until <= ln->start + s->core.params.min_run_ns;
+	return ln->deferred_at == s->core.now;
 }
 
 static inline unsigned int se_depth(const struct sched_entity *se)
