@@ -70,6 +70,7 @@ static int lane_most_over(struct sched *s, const struct sched_entity *se,
 	return pref;
 }
 
+/* se's claim; false if it took no lane and deferred none (a refill's claims stop there). */
 bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
 	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
