@@ -132,12 +132,15 @@ static bool se_under(const struct sched_entity *se, const struct group_core *gc)
  * out while the group was out counted, after the refill, as served while its siblings shared
  * the group's part: everyone else was credited its share of it, and its holder looked owed a
  * second slice in a period whose lanes the group needed to spend its quota (random caps, 10 ms
- * periods). Doing the same at the throttle moved caps.sim's nested caps 0.025 -> 0.14 %.
+ * periods). The throttle is the same change the other way: a slice paid at the rates of the
+ * group's run and served after it moved P (r1 / S1 - r2 / S2) from the siblings whose share
+ * rose most to the others at every throttle: a child group holding several lanes beside
+ * one-lane vCPUs lost some 3 ms a period to them, for good (issue 13, 10 ms caps seed 1606:
+ * /g1/g3/g4 1.01 % of capacity under its share; test "a throttle pays prepaid slices again").
  */
 static void throttle_rates(struct sched *s, struct group_core *gc, bool throttled)
 {
-	if (!throttled)
-		lanes_unpay(s);
+	lanes_unpay(s);
 	gc->throttled = throttled;
 	rates_changed(s);
 	rates_update(s);
@@ -240,8 +243,20 @@ static void unthrottle(struct sched *s, struct group_core *gc)
 	gc->throttle_kept = false;
 	throttle_rates(s, gc, false);
 	if (gc->queue.nr && gc->se.parent) {
+		unsigned int n;
+
+		/*
+		 * Every vCPU below woke at once: each claims its lane by the wake rule, as GPS gives
+		 * the group its whole share at the refill. One claim, the rest left to rotation ends,
+		 * ran its quota up to a slice late while a sibling held its lanes over its rate and
+		 * shared that among its children by the rates of the group's run, where GPS, the
+		 * group done, gives it to the children with room: one-lane vCPUs took part of their
+		 * many-lane sibling's share (issue 13, 10 ms caps seed 1606, /g1/g3/g4 1.01 %).
+		 */
 		fair_enqueue(s, &gc->se);
-		lanes_waiter_arrived(s, &gc->se);
+		for (n = 0; n < s->nr_lanes && heap_queued(&gc->se.node); n++)
+			if (!lanes_waiter_arrived(s, &gc->se))
+				break;
 	}
 	core_emit(s, SCHED_UNTHROTTLE, gc->g);
 	core_trace_group(s, gc, TRACE_UNTHROTTLE, 0);

@@ -112,6 +112,7 @@ struct lane {
 	uint64_t pace_until;		/* a paced ancestor gives the lane back (bandwidth.c) */
 	bool pace_spent;		/* handed out again at a pace end: no other until put back */
 	uint64_t repay;			/* prepaid slice to pay again (lanes_unpay()) */
+	uint64_t deferred_at;		/* when a waiter last deferred its turn's end (lanes_defer()) */
 	/* What the runtime was last told, to emit only changes. */
 	struct vcpu_core *told_cur;
 	uint64_t told_until;
@@ -384,6 +385,15 @@ static inline bool lane_kept(const struct sched *s, const struct lane *ln)
 	       (ln->cur->told_lane >= 0 && s->core.now < ln->start + s->core.params.min_run_ns);
 }
 
+/*
+ * A lane a waiter of this very moment deferred to its min_run (lanes_defer()): promised to it,
+ * so the next waiter of the moment (a refill wakes several at once) claims another.
+ */
+static inline bool lane_deferred(const struct sched *s, const struct lane *ln)
+{
+	return ln->deferred_at == s->core.now;
+}
+
 static inline unsigned int se_depth(const struct sched_entity *se)
 {
 	unsigned int d = 0;
@@ -416,7 +426,7 @@ void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc);
 void lanes_defer(struct sched *s, struct lane *ln);
 void lanes_put_back(struct sched *s, struct vcpu_core *vc);
 void lanes_repick(struct sched *s, unsigned int l);
-void lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
+bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
 void lanes_settle(struct sched *s);
 void lanes_unpay(struct sched *s);
 void lanes_repay(struct sched *s);

@@ -77,6 +77,7 @@ void lanes_defer(struct sched *s, struct lane *ln)
 		return;
 	fair_refund(s, ln->cur);
 	ln->rot_until = end;
+	ln->deferred_at = s->core.now;
 	fair_prepay(s, ln->cur, end - s->core.now);
 }
 
@@ -97,6 +98,7 @@ void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	ln->bw_until = SCHED_TIME_NONE;
 	ln->pace_until = SCHED_TIME_NONE;
 	ln->pace_spent = false;
+	ln->deferred_at = SCHED_TIME_NONE;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
 	if (gcore(&s->root)->queue.nr && !owns_lane(vc))

@@ -54,7 +54,8 @@ static int lane_most_over(struct sched *s, const struct sched_entity *se,
 		struct vcpu_core *cur = lane_of(s, l)->cur;
 		struct sched_entity *ew = (struct sched_entity *)se, *er, *a, *b;
 
-		if ((int)l == pref || &cur->se == se || owns_lane(cur))
+		if ((int)l == pref || &cur->se == se || owns_lane(cur) ||
+		    (lane_kept(s, lane_of(s, l)) && lane_deferred(s, lane_of(s, l))))
 			continue;
 		er = &cur->se;
 		common_level(&ew, &er);
@@ -69,7 +70,8 @@ static int lane_most_over(struct sched *s, const struct sched_entity *se,
 	return pref;
 }
 
-void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
+/* se's claim; false if it took no lane and deferred none (a refill's claims stop there). */
+bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
 	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
 	struct sched_entity *best_ew = NULL, *best_er = NULL;
@@ -78,14 +80,14 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	unsigned int l;
 
 	if (path_throttled(se))
-		return;
+		return false;
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = lane_of(s, l);
 		struct sched_entity *ew = se, *er;
 		double key;
 
 		if (!ln->cur)
-			return;		/* a free lane: lanes_settle() fills it */
+			return false;	/* a free lane: lanes_settle() fills it */
 		er = &ln->cur->se;
 		if (er == se)
 			continue;
@@ -104,6 +106,8 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		 */
 		key = er->vt - ew->vt - (lane_misplaced(ew, er) ? -min_run : min_run);
 		if (lane_kept(s, ln)) {
+			if (lane_deferred(s, ln))
+				continue;	/* promised to an earlier waiter already */
 			/* Its slice paid up front and not run yet is no service it had. */
 			key -= (double)ln->cur->resv / er->rate;
 			if (key > kept_key) {
@@ -125,17 +129,17 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	 */
 	if (kept >= 0 && kept_key > best_key) {
 		lanes_defer(s, lane_of(s, kept));
-		return;
+		return true;
 	}
 	if (best < 0)
-		return;
+		return false;
 	if (best_er) {
 		int over = lane_most_over(s, se, best_er, best);
 
 		/* Inside its min_run, that holder's turn ends when it is over, as above. */
 		if (over != best && lane_kept(s, lane_of(s, (unsigned int)over))) {
 			lanes_defer(s, lane_of(s, (unsigned int)over));
-			return;
+			return true;
 		}
 		best = over;
 	}
@@ -147,6 +151,7 @@ void lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	lanes_put_back(s, lane_of(s, best)->cur);
 	vc = fair_pick_below(s, best_ew);
 	lanes_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
+	return true;
 }
 
 /* Whether id or a group above it is cpu.idle: only such a holder is taken by that rule. */
