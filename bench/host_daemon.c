@@ -55,3 +55,20 @@ bool bench_page_next(const struct host_grant *g, uint32_t *seen, bool (*stop)(vo
 	*seen = seq;
 	return true;
 }
+
+void bench_flag_set(pthread_mutex_t *lock, pthread_cond_t *cond, bool *flag)
+{
+	pthread_mutex_lock(lock);
+	*flag = true;
+	pthread_cond_broadcast(cond);
+	pthread_mutex_unlock(lock);
+}
+
+void bench_flag_wait(pthread_mutex_t *lock, pthread_cond_t *cond, bool *flag)
+{
+	pthread_mutex_lock(lock);
+	while (!*flag)
+		pthread_cond_wait(cond, lock);
+	*flag = false;
+	pthread_mutex_unlock(lock);
+}

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 /*
@@ -23,5 +24,9 @@ struct host_grant;
  * lane; *seen becomes its seq. false when stop() says so on a wake-up.
  */
 bool bench_page_next(const struct host_grant *g, uint32_t *seen, bool (*stop)(void *), void *arg);
+
+/* A flag between the benches' threads: set it and wake the waiters; wait for it and clear it. */
+void bench_flag_set(pthread_mutex_t *lock, pthread_cond_t *cond, bool *flag);
+void bench_flag_wait(pthread_mutex_t *lock, pthread_cond_t *cond, bool *flag);
 
 #endif

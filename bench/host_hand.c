@@ -78,23 +78,6 @@ static void rel_gap(const struct rel *r)
 		usleep(r->gap_us);
 }
 
-static void rel_mark(struct rel *r, bool *flag)
-{
-	pthread_mutex_lock(&r->lock);
-	*flag = true;
-	pthread_cond_broadcast(&r->cond);
-	pthread_mutex_unlock(&r->lock);
-}
-
-static void rel_wait(struct rel *r, bool *flag)
-{
-	pthread_mutex_lock(&r->lock);
-	while (!*flag)
-		pthread_cond_wait(&r->cond, &r->lock);
-	*flag = false;
-	pthread_mutex_unlock(&r->lock);
-}
-
 /* B: each grant signalled (in-process, hand), its latency, then A goes on. */
 static void *rel_waiter(void *arg)
 {
@@ -148,7 +131,7 @@ static void *rel_agent(void *arg)
 
 	while (recv(r->fd, &m, sizeof(m), 0) == sizeof(m))
 		if (m.type == HOST_MSG_PONG)
-			rel_mark(r, &r->pong);
+			bench_flag_set(&r->lock, &r->cond, &r->pong);
 	return NULL;
 }
 
@@ -170,7 +153,7 @@ static void rel_send(struct rel *r, uint32_t type, uint32_t vcpu, uint64_t a, ui
 static void rel_fence(struct rel *r)
 {
 	rel_send(r, HOST_MSG_PING, 0, 0, 0);
-	rel_wait(r, &r->pong);
+	bench_flag_wait(&r->lock, &r->cond, &r->pong);
 }
 
 /* Hand row, not timed: the daemon's handoff offer of vCPU 0's lane to vCPU 1. */
@@ -212,9 +195,10 @@ static void rel_inprocess_round(struct rel *r, struct vsched *vs)
 	while ((n = sched_take_decisions(s, d, 4)))
 		for (k = 0; k < n; k++)
 			if (d[k].type == SCHED_RUN && d[k].vcpu == 1)
-				rel_mark(r, &r->granted);	/* under the lock, as rt_grant() */
+				/* under the lock, as rt_grant() */
+				bench_flag_set(&r->lock, &r->cond, &r->granted);
 	vsched_unlock(vs);
-	rel_wait(r, &r->done);
+	bench_flag_wait(&r->lock, &r->cond, &r->done);
 	vsched_lock(vs);
 	sched_vcpu_blocked(s, 1, time_mono_ns());
 	while (sched_take_decisions(s, d, 4))
@@ -282,7 +266,8 @@ static int rel_host_round(struct rel *r, bool hand, pthread_mutex_t *vmm)
 	} else if (__atomic_compare_exchange_n(&r->offer->word, &w,
 					       host_offer_word(host_offer_gen(w), 0, 0), false,
 					       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-		rel_mark(r, &r->granted);	/* under the VMM's lock, as rt_grant() */
+		/* under the VMM's lock, as rt_grant() */
+		bench_flag_set(&r->lock, &r->cond, &r->granted);
 		r->took_gen = host_offer_gen(w);
 	} else {
 		pthread_mutex_unlock(vmm);
@@ -290,7 +275,7 @@ static int rel_host_round(struct rel *r, bool hand, pthread_mutex_t *vmm)
 		return -1;
 	}
 	pthread_mutex_unlock(vmm);
-	rel_wait(r, &r->done);
+	bench_flag_wait(&r->lock, &r->cond, &r->done);
 	rel_send(r, HOST_MSG_BLOCKED, 1, 0, 0);
 	return 0;
 }

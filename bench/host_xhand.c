@@ -50,23 +50,6 @@ struct xrel {
 	char sock[64];
 };
 
-static void x_mark(struct xrel *r, bool *flag)
-{
-	pthread_mutex_lock(&r->lock);
-	*flag = true;
-	pthread_cond_broadcast(&r->cond);
-	pthread_mutex_unlock(&r->lock);
-}
-
-static void x_wait(struct xrel *r, bool *flag)
-{
-	pthread_mutex_lock(&r->lock);
-	while (!*flag)
-		pthread_cond_wait(&r->cond, &r->lock);
-	*flag = false;
-	pthread_mutex_unlock(&r->lock);
-}
-
 struct xagent {
 	struct xrel *r;
 	struct xvmm *v;
@@ -84,7 +67,7 @@ static void *x_agent(void *arg)
 			continue;
 		memcpy(&m, buf, sizeof(m));
 		if (m.type == HOST_MSG_PONG)
-			x_mark(x->r, &x->v->pong);
+			bench_flag_set(&x->r->lock, &x->r->cond, &x->v->pong);
 	}
 	free(x);
 	return NULL;
@@ -107,7 +90,7 @@ static void x_send(struct xvmm *v, uint32_t type, uint32_t vcpu, uint64_t a, uin
 static void x_fence(struct xrel *r, struct xvmm *v)
 {
 	x_send(v, HOST_MSG_PING, 0, 0, 0);
-	x_wait(r, &v->pong);
+	bench_flag_wait(&r->lock, &r->cond, &v->pong);
 }
 
 static int x_join(struct xrel *r, struct xvmm *v, const char *name)
@@ -275,7 +258,7 @@ int bench_xhand_round(struct xrel *r, pthread_mutex_t *vmm)
 	if (!x_offered(r))
 		return -1;
 	r->seen = __atomic_load_n(&r->b.page[0].seq, __ATOMIC_ACQUIRE);
-	x_mark(r, &r->armed);
+	bench_flag_set(&r->lock, &r->cond, &r->armed);
 	if (r->gap_us)
 		usleep(r->gap_us);
 	pthread_mutex_lock(vmm);
@@ -291,7 +274,7 @@ int bench_xhand_round(struct xrel *r, pthread_mutex_t *vmm)
 		pthread_mutex_unlock(vmm);
 		x_send(&r->a, HOST_MSG_BLOCKED, 0, 0, 0);
 	}
-	x_wait(r, &r->done);
+	bench_flag_wait(&r->lock, &r->cond, &r->done);
 	x_send(&r->b, HOST_MSG_BLOCKED, 0, 0, 0);
 	x_fence(r, &r->b);
 	return 0;

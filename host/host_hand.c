@@ -26,8 +26,9 @@
  *
  * Not at rotation ends: built and measured, the core kept the holder there at a near tie
  * (its sticky pick) in 14 of 78 and up to 128 of 129 such handoffs of two hogs on one lane,
- * which the published successor cannot foresee (docs/host.md, "Latency: handoffs"). The daemon reads only the word: a claim of another gen, of a lane
- * its holder does not hold, or by a vCPU that holds none, is garbage (hung up on).
+ * which the published successor cannot foresee (docs/host.md, "Latency: handoffs"). The daemon
+ * reads only the word: a claim of another gen, of a lane its holder does not hold, or by a vCPU
+ * that holds none, is garbage (hung up on).
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,7 +36,8 @@
 #include "internal.h"
 #include "sched/core.h"
 
-static unsigned int host_hand_waiters(struct host *h)
+/* vCPUs of every VM that wait for a lane. */
+unsigned int host_hand_waiters(struct host *h)
 {
 	struct host_client *c;
 	unsigned int i, n = 0;

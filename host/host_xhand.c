@@ -42,19 +42,6 @@
 #include "internal.h"
 #include "sched/core.h"
 
-static unsigned int host_xhand_waiters(struct host *h)
-{
-	struct host_client *c;
-	unsigned int i, n = 0;
-
-	list_for_each_entry(c, &h->clients, node)
-		for (i = 0; c->joined && i < c->nr_vcpus; i++)
-			if (sched_vcpu_is_runnable(h->s, c->slot[i]) &&
-			    sched_vcpu_lane(h->s, c->slot[i]) < 0)
-				n++;
-	return n;
-}
-
 /* The VM of the first lane held by a vCPU of another VM that may release it to b. */
 static struct host_client *host_xhand_from(struct host *h, struct host_client *b)
 {
@@ -82,7 +69,7 @@ void host_xhand_make(struct host *h, unsigned int slot)
 	oa = a->offer;
 	if (!host_hand_lanes(h, a))
 		return;
-	h->xsucc_alone = host_xhand_waiters(h) == 1;
+	h->xsucc_alone = host_hand_waiters(h) == 1;
 	__atomic_store_n(&oa->hand_succ, HOST_HAND_XVM, __ATOMIC_RELAXED);
 	__atomic_store_n(&oa->hand_sent, a->nr_read_state, __ATOMIC_RELAXED);
 	for (l = 0; l < HOST_HAND_LANES; l++)

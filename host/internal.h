@@ -164,6 +164,7 @@ void host_offer_took_due(struct host_client *c, uint32_t vcpu, uint32_t gen, uin
 
 /* host_hand.c: handoffs of a released lane to the waiter published ahead. Lock held. */
 void host_hand_make(struct host *h);
+unsigned int host_hand_waiters(struct host *h);
 int host_hand_honour(struct host *h, struct host_client *c, uint64_t w);
 unsigned int host_hand_lanes(struct host *h, struct host_client *c);
 bool host_hand_ok(const struct host_client *c);
