@@ -3,6 +3,10 @@
 #include <signal.h>
 #include <linux/futex.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -71,4 +75,39 @@ void bench_flag_wait(pthread_mutex_t *lock, pthread_cond_t *cond, bool *flag)
 		pthread_cond_wait(cond, lock);
 	*flag = false;
 	pthread_mutex_unlock(lock);
+}
+
+int bench_join(const char *sock, const struct host_hello *hm, int *fd,
+	       const struct host_grant **page, struct host_offer **offer)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct host_welcome w;
+	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fds[2], i;
+	void *p, *o;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	*fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	for (i = 0; i < 200 && connect(*fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
+		usleep(10000);
+	if (i == 200 || send(*fd, hm, sizeof(*hm), 0) != sizeof(*hm) ||
+	    recvmsg(*fd, &mh, 0) != sizeof(w) || w.err)
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+		return -1;
+	memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fds[0], 0);
+	o = mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
+	close(fds[0]);
+	close(fds[1]);
+	if (p == MAP_FAILED || o == MAP_FAILED)
+		return -1;
+	*page = p;
+	*offer = o;
+	return 0;
 }

@@ -19,6 +19,14 @@ extern unsigned int bench_daemon_lanes;
 void bench_daemon_stop(pid_t pid, const char *sock);
 
 struct host_grant;
+struct host_hello;
+struct host_offer;
+/*
+ * Joins the daemon at sock with hm as a VMM with a grant page and an offer page: the socket
+ * into *fd, both pages mapped. 0, or -1.
+ */
+int bench_join(const char *sock, const struct host_hello *hm, int *fd,
+	       const struct host_grant **page, struct host_offer **offer);
 /*
  * Waits on a grant-page entry, as a parked vCPU does, for a decision past *seen that gives a
  * lane; *seen becomes its seq. false when stop() says so on a wake-up.

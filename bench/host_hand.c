@@ -208,42 +208,14 @@ static void rel_inprocess_round(struct rel *r, struct vsched *vs)
 
 static int rel_join(struct rel *r, const char *sock, bool hand)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
 		.nr_vcpus = 2, .name = "bench",
 		.flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER | (hand ? HOST_HELLO_HAND : 0),
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
 	};
-	char cbuf[CMSG_SPACE(2 * sizeof(int))];
-	struct host_welcome w;
-	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd[2], i;
-	void *p, *o;
 
-	strcpy(sa.sun_path, sock);
-	r->fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	for (i = 0; i < 200 && connect(r->fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
-		usleep(10000);
-	if (i == 200 || send(r->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
-	    recvmsg(r->fd, &mh, 0) != sizeof(w) || w.err)
-		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
-		return -1;
-	memcpy(fd, CMSG_DATA(cm), sizeof(fd));
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd[0], 0);
-	o = mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
-	close(fd[0]);
-	close(fd[1]);
-	if (p == MAP_FAILED || o == MAP_FAILED)
-		return -1;
-	r->page = p;
-	r->offer = o;
-	return 0;
+	return bench_join(sock, &hm, &r->fd, &r->page, &r->offer);
 }
 
 /* One host round: vCPU 0 holds the lane, 1 waits (fenced); timed, 0 releases. */

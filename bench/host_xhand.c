@@ -95,43 +95,20 @@ static void x_fence(struct xrel *r, struct xvmm *v)
 
 static int x_join(struct xrel *r, struct xvmm *v, const char *name)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
 		.nr_vcpus = 1,
 		.flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HAND | HOST_HELLO_PEER,
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
 	};
-	char cbuf[CMSG_SPACE(2 * sizeof(int))];
-	struct host_welcome w;
-	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct xagent *x = malloc(sizeof(*x));
-	struct cmsghdr *cm;
-	int fd[2], i;
-	void *p, *o;
+	struct xagent *x;
 
 	snprintf(hm.name, sizeof(hm.name), "%s", name);
-	strcpy(sa.sun_path, r->sock);
-	v->fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	for (i = 0; i < 200 && connect(v->fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
-		usleep(10000);
-	if (!x || i == 200 || send(v->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
-	    recvmsg(v->fd, &mh, 0) != sizeof(w) || w.err)
+	if (bench_join(r->sock, &hm, &v->fd, &v->page, &v->offer))
 		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+	x = malloc(sizeof(*x));
+	if (!x)
 		return -1;
-	memcpy(fd, CMSG_DATA(cm), sizeof(fd));
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd[0], 0);
-	o = mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
-	close(fd[0]);
-	close(fd[1]);
-	if (p == MAP_FAILED || o == MAP_FAILED)
-		return -1;
-	v->page = p;
-	v->offer = o;
 	/* Mapped: the first datagram lets the daemon seal the page and share it (PEER, which
 	 * this bench does not need: both VMMs are this process, b reads a's mapping). */
 	x_send(v, HOST_MSG_COMMIT, 0, 0, 0);
