@@ -114,4 +114,24 @@ static inline const char *core_state(struct host *h, unsigned int slot)
 	return s;
 }
 
+/* Drops what the daemon sent VMM m. */
+static inline void ovmm_drain(struct ovmm *m)
+{
+	char buf[1024];
+
+	while (recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/* VMM m's end saw the daemon hang up (shutdown after garbage). */
+static inline bool ovmm_hung_up(struct ovmm *m)
+{
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		;
+	return n == 0;
+}
+
 #endif

@@ -73,24 +73,6 @@ static bool hand_claim(struct ovmm *m, uint32_t lane, uint32_t holder, uint32_t 
 					   false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
-static void drain(struct ovmm *m)
-{
-	char buf[1024];
-
-	while (recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-}
-
-static bool hung_up(struct ovmm *m)
-{
-	char buf[1024];
-	ssize_t n;
-
-	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-		;
-	return n == 0;
-}
-
 /* Both daemons' cores agree on a's vCPUs (slots 0..nr-1), switches and a's cpu.stat. */
 static void twins_agree(struct host *h, struct host *t, unsigned int nr)
 {
@@ -132,8 +114,8 @@ static void hand_setup(struct host *h, struct host *t, struct ovmm *a, struct ov
 	CU_ASSERT_EQUAL(a->o->hand[0].holder, 0);
 	CU_ASSERT_EQUAL(a->o->hand_sent, 3);	/* COMMIT, two RUNNABLEs */
 	CU_ASSERT_EQUAL(a->o->hand_slice, 0);	/* the only waiter */
-	drain(a);
-	drain(b);
+	ovmm_drain(a);
+	ovmm_drain(b);
 }
 
 /* A holder that blocks hands its lane on: the core ends as the twin's that read the BLOCKED. */
@@ -194,7 +176,7 @@ static void test_hand_revoked(void)
 	CU_ASSERT_EQUAL(a.o->hand_succ, 2);
 	CU_ASSERT_EQUAL(a.o->hand[0].holder, 0);
 	CU_ASSERT_EQUAL(a.o->hand[1].holder, 1);
-	drain(&a);
+	ovmm_drain(&a);
 	offer_now += 5 * NSEC_PER_MSEC;
 	CU_ASSERT_TRUE(hand_claim(&a, 0, 0, &gen));
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, gen, 0), 0);
@@ -203,7 +185,7 @@ static void test_hand_revoked(void)
 	CU_ASSERT_EQUAL(host_client_hands(a.c, false), 0);
 	CU_ASSERT_EQUAL(host_client_hands(a.c, true), 1);
 	CU_ASSERT_TRUE(ovmm_recv(&a, HOST_MSG_PREEMPT, 2, &ev));
-	CU_ASSERT_FALSE(hung_up(&a));
+	CU_ASSERT_FALSE(ovmm_hung_up(&a));
 	ovmm_leave(h, &a);
 	host_destroy(h);
 }
@@ -235,7 +217,7 @@ static void test_hand_forged(void)
 				 __ATOMIC_SEQ_CST);
 		/* The next event of any VM settles it: here another VM's. */
 		hand_join(h, &x, "x", 1, true);
-		CU_ASSERT_TRUE(hung_up(&a));
+		CU_ASSERT_TRUE(ovmm_hung_up(&a));
 		/* Hung up on: host_run() removes it at the hang-up; here the test does. */
 		ovmm_leave(h, &a);
 		ovmm_leave(h, &x);
@@ -264,7 +246,7 @@ static void test_hand_fields(void)
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_TOOK, 0, gen, 0), 0);
 	CU_ASSERT_EQUAL(ovmm_ev(t, &b, HOST_MSG_BLOCKED, 0, 0, 0), 0);
 	twins_agree(h, t, 2);
-	CU_ASSERT_FALSE(hung_up(&a));
+	CU_ASSERT_FALSE(ovmm_hung_up(&a));
 	ovmm_leave(h, &a);
 	ovmm_leave(t, &b);
 	host_destroy(h);
@@ -295,7 +277,7 @@ static void test_hand_other_vm(void)
 	CU_ASSERT_EQUAL(ovmm_ev(h, &a, HOST_MSG_RAN, 0, 900000, 0), 0);
 	CU_ASSERT_STRING_EQUAL(core_state(h, 0), "running");
 	CU_ASSERT_STRING_EQUAL(core_state(h, 1), "waiting");
-	CU_ASSERT_FALSE(hung_up(&b));
+	CU_ASSERT_FALSE(ovmm_hung_up(&b));
 	ovmm_leave(h, &a);
 	ovmm_leave(h, &b);
 	/* A VMM that did not ask for handoffs is offered none. */

@@ -36,17 +36,6 @@ static void ovmm_join(struct host *h, struct ovmm *m, const char *name, unsigned
 	CU_ASSERT_EQUAL(ovmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
 }
 
-/* The VM's end saw the daemon hang up (shutdown after garbage). */
-static bool hung_up(struct ovmm *m)
-{
-	char buf[1024];
-	ssize_t n;
-
-	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-		;
-	return n == 0;
-}
-
 /*
  * The offer, taken: the vCPU runs on the offered lane in the daemon's core with nothing sent
  * back, and the core, cpu.stat and waits end as in a twin daemon that read a RUNNABLE.
@@ -169,7 +158,7 @@ static void test_offer_garbage(void)
 		/* b's RUNNABLE: the revocation finds garbage; b gets the lane, a is hung up. */
 		CU_ASSERT_EQUAL(ovmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
 		CU_ASSERT_TRUE(ovmm_recv(&b, HOST_MSG_GRANT, OVMM_ANY_VCPU, &ev));
-		CU_ASSERT_TRUE(hung_up(&a));
+		CU_ASSERT_TRUE(ovmm_hung_up(&a));
 		CU_ASSERT_STRING_EQUAL(core_state(h, 1), "idle");
 		CU_ASSERT_STRING_EQUAL(core_state(h, 2), "idle");
 		ovmm_leave(h, &a);

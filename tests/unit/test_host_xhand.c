@@ -37,24 +37,6 @@ static void twin_join(struct host *t, struct ovmm *m, const char *name)
 	CU_ASSERT_EQUAL(ovmm_ev(t, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
 }
 
-static void flush(struct ovmm *m)
-{
-	char buf[1024];
-
-	while (recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-}
-
-static bool hung_up(struct ovmm *m)
-{
-	char buf[1024];
-	ssize_t n;
-
-	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-		;
-	return n == 0;
-}
-
 /* Both VMs joined (peer: sharing their pages), a's vCPU 0 on the lane, b's vCPU 0 waiting. */
 static void xrig_setup(struct xrig *r, bool peer)
 {
@@ -79,10 +61,10 @@ static void xrig_setup(struct xrig *r, bool peer)
 	CU_ASSERT_STRING_EQUAL(core_state(r->h, 2), "waiting");
 	w = offer_word(&r->a.m);
 	r->gen = host_offer_gen(w);
-	flush(&r->a.m);
-	flush(&r->b.m);
-	flush(&r->ta);
-	flush(&r->tb);
+	ovmm_drain(&r->a.m);
+	ovmm_drain(&r->b.m);
+	ovmm_drain(&r->ta);
+	ovmm_drain(&r->tb);
 	if (!peer)
 		return;
 	/* Published: a's handoff to another VM, b's successor side with the same gen. */
@@ -166,7 +148,7 @@ static void test_xhand_taken(void)
 	CU_ASSERT_EQUAL(ovmm_ev(r.h, &r.b.m, HOST_MSG_RAN, 0, 1500000, 0), 0);
 	CU_ASSERT_EQUAL(ovmm_ev(r.t, &r.tb, HOST_MSG_RAN, 0, 1500000, 0), 0);
 	twins_agree(&r);
-	CU_ASSERT_FALSE(hung_up(&r.a.m) || hung_up(&r.b.m));
+	CU_ASSERT_FALSE(ovmm_hung_up(&r.a.m) || ovmm_hung_up(&r.b.m));
 	xrig_end(&r);
 }
 
@@ -210,7 +192,7 @@ static void test_xhand_no_claim(void)
 	CU_ASSERT_EQUAL(host_client_xhands(r.b.m.c, HOST_XHAND_REVOKED), 1);
 	CU_ASSERT_STRING_EQUAL(core_state(r.h, 0), "running");
 	CU_ASSERT_STRING_EQUAL(core_state(r.h, 2), "waiting");
-	CU_ASSERT_FALSE(hung_up(&r.a.m) || hung_up(&r.b.m));
+	CU_ASSERT_FALSE(ovmm_hung_up(&r.a.m) || ovmm_hung_up(&r.b.m));
 	/* a's claim rewritten after b read it: the same. */
 	CU_ASSERT_TRUE(xclaim(&r.a.m, r.gen + 1, HOST_OFFER_HAND, 0, 0));
 	CU_ASSERT_TRUE(xclaim(&r.b.m, r.gen + 1, HOST_OFFER_XSUCC, 0, 0));
@@ -219,7 +201,7 @@ static void test_xhand_no_claim(void)
 	CU_ASSERT_EQUAL(ovmm_ev(r.h, &r.b.m, HOST_MSG_TOOK, 0, r.gen + 1, 0), 0);
 	CU_ASSERT_TRUE(ovmm_recv(&r.b.m, HOST_MSG_PREEMPT, 0, &ev));
 	CU_ASSERT_STRING_EQUAL(core_state(r.h, 0), "running");
-	CU_ASSERT_FALSE(hung_up(&r.a.m) || hung_up(&r.b.m));
+	CU_ASSERT_FALSE(ovmm_hung_up(&r.a.m) || ovmm_hung_up(&r.b.m));
 	xrig_end(&r);
 }
 
@@ -237,8 +219,8 @@ static void test_xhand_forged(void)
 	offer_now += 100 * NSEC_PER_USEC;
 	CU_ASSERT_NOT_EQUAL(ovmm_ev(r.h, &r.a.m, HOST_MSG_TOOK, 0, r.gen, 0), 0);
 	CU_ASSERT_TRUE(ovmm_recv(&r.b.m, HOST_MSG_PREEMPT, 0, &ev));
-	CU_ASSERT_FALSE(hung_up(&r.b.m));
-	CU_ASSERT_TRUE(hung_up(&r.a.m));
+	CU_ASSERT_FALSE(ovmm_hung_up(&r.b.m));
+	CU_ASSERT_TRUE(ovmm_hung_up(&r.a.m));
 	ovmm_leave(r.h, &r.a.m);	/* as host_run() on the hang-up: the lane, freed, is b's */
 	r.a_left = true;
 	CU_ASSERT_STRING_EQUAL(core_state(r.h, 2), "running");
@@ -251,8 +233,8 @@ static void test_xhand_forged(void)
 	offer_now += 100 * NSEC_PER_USEC;
 	CU_ASSERT_EQUAL(ovmm_ev(r.h, &r.a.m, HOST_MSG_TOOK, 0, r.gen, 0), 0);
 	CU_ASSERT_STRING_EQUAL(core_state(r.h, 0), "idle");
-	CU_ASSERT_FALSE(hung_up(&r.a.m));
-	CU_ASSERT_TRUE(hung_up(&r.b.m));
+	CU_ASSERT_FALSE(ovmm_hung_up(&r.a.m));
+	CU_ASSERT_TRUE(ovmm_hung_up(&r.b.m));
 	xrig_end(&r);
 }
 
