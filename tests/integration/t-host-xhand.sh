@@ -10,11 +10,13 @@
 # revoked by its core. Thread backend, then KVM. Before handoffs across VMs: no
 # runtime.xhandoffs at all.
 #
-# Only "at least one": on a quiet machine (load ~2.5) 21-51 of 830-910 grants crossed on both
-# backends (KVM 37-40 of 828 in make check), under load 11-13 491-544 of 745-836 (thread) and
-# 171-178 of 524-540 (KVM); why so few when quiet is not known yet (docs/host.md, "Handoffs
-# across VMs": open). One cause seen in the code: a take's TOOK is deferred, and sent before
-# that VM's next release it voids the handoff offered for it.
+# At least a tenth of each VM's grants crossed both ways. Before the fix (main 5c6880d) a quiet
+# machine (load ~2.5) crossed only 21-51 of 830-910 grants on both backends: the report of the
+# holder's exit before its sleep woke the daemon, whose settle revoked the standing offer just
+# as the holder went to claim it, and every lane taken so had its TOOK deferred to the exit
+# before its own release (docs/host.md, "Handoffs across VMs"). A loaded machine delays the
+# daemon past the claim: main crossed 491-544 of 745-836 (thread) at load 11-13, so this test
+# tells the two apart only on a quiet machine.
 . "$(dirname "$0")/runtime-lib.sh"
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-xhand
@@ -45,8 +47,10 @@ for accel in $(test_accels); do
 		[ -n "$x" ] && [ -n "$out" ] && [ -n "$grants" ] ||
 			fail "$accel $vm: no xhandoffs or grants in --stats"
 		check "$grants >= 50" || fail "$accel $vm: only $grants grants"
-		check "$x >= 1" || fail "$accel $vm: none of $grants grants taken from the other VM"
-		check "$out >= 1" || fail "$accel $vm: none of $grants grants released to the other VM"
+		check "$x * 10 >= $grants" ||
+			fail "$accel $vm: only $x of $grants grants taken from the other VM"
+		check "$out * 10 >= $grants" ||
+			fail "$accel $vm: only $out of $grants grants released to the other VM"
 		check "$cpu0 > 0" || fail "$accel $vm: its vCPU did not run"
 	done
 	# The daemon's counts as each VM left: taken and revoked by its core.
