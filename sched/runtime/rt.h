@@ -252,6 +252,7 @@ int rt_pin_init(struct runtime *rt);
 void rt_pin_exit(struct runtime *rt);
 void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane);
 void rt_pin_release(struct runtime *rt);
+void rt_pin_float(struct runtime *rt, struct rt_vcpu *rv);
 int rt_pin_host(struct runtime *rt, unsigned int lane, int cpu);
 int rt_pin_moved(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane, int cpu);
 void rt_pin_rotate(struct runtime *rt, uint64_t now);

@@ -217,6 +217,7 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	mutex_lock(rt->lock);
 	now = rt_now();
 	rt_leave_runnable(rt, rv, RT_BLOCKED, now);
+	rt_pin_float(rt, rv);	/* its wake-up not behind the lane's next holder */
 	rt_slice_fine(rt, now);
 	rv->until = RT_INF;
 	rt_timer_arm(rv, RT_INF);
