@@ -17,18 +17,25 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 
+#include <errno.h>
+
 #include "internal.h"
 #include "sched/core.h"
 #include "util/time.h"
 
 #define HOST_DRAIN_BATCH	16
 
-/* A datagram that does not fit means a VMM that stopped reading: it is hung up on. */
+/*
+ * A datagram that does not fit means a VMM that stopped reading: it is hung up on. One whose
+ * VMM closed the socket already (two VMs ending together: the daemon grants the one left the
+ * lane the other freed) is a hang-up host_run() reads next, not a VMM that stopped reading.
+ */
 void host_send(struct host_client *c, const void *msg, size_t len)
 {
 	if (c->dead)
 		return;
-	if (send(c->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len) {
+	if (send(c->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len &&
+	    errno != EPIPE && errno != ECONNRESET) {
 		c->dead = true;
 		shutdown(c->fd, SHUT_RDWR);	/* host_run() sees the hang-up */
 	}
