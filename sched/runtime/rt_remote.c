@@ -93,10 +93,8 @@ static void rt_remote_send(struct runtime *rt, const void *msg, size_t len)
 		rt_remote_lost(rt, rt_remote_why(err));
 	else
 		rt->sent++;	/* queued is as good as in flight for an offer (rt_offer.c) */
-	if (!err && *(const uint32_t *)msg != HOST_MSG_RAN) {
+	if (!err && *(const uint32_t *)msg != HOST_MSG_RAN)
 		rt->sent_state++;	/* a report voids no handoff (rt_hand.c) */
-		rt->state_queued = true;
-	}
 }
 
 void rt_remote_flush(struct runtime *rt)
@@ -115,27 +113,9 @@ void rt_remote_flush(struct runtime *rt)
 
 void rt_unlock(struct runtime *rt)
 {
-	rt->state_queued = false;	/* sent below, or by the thread sending now */
 	mutex_unlock(rt->lock);
 	if (rt->remote)
 		rt_remote_flush(rt);
-}
-
-/*
- * Every datagram wakes the daemon, and the daemon settles (revokes, then makes again) the offer
- * standing at each, whatever it is. The report of the exit before a sleep left microseconds
- * before the holder's claim of its handoff: on a quiet host the daemon's settle came between
- * the two, and the release found no offer (docs/host.md, "Handoffs across VMs": 90 % of the
- * releases in t-host-xhand). A report changes no VM's state: held to the thread's next unlock,
- * it leaves with the claim's TOOK or the BLOCKED (after the claim is made), or at the entry.
- */
-void rt_unlock_exit(struct runtime *rt)
-{
-	if (!rt->remote || rt->state_queued) {
-		rt_unlock(rt);
-		return;
-	}
-	mutex_unlock(rt->lock);
 }
 
 bool rt_unlock_send(struct runtime *rt)

@@ -87,10 +87,10 @@ bool rt_xhand_take(struct runtime *rt, struct rt_vcpu *rv)
 	rt->took_gen = host_offer_gen(w);
 	rt->took_lane = lane;
 	/*
-	 * The TOOK goes now, with the entry's unlock, not with this VMM's next datagram: that is
-	 * the exit before this vCPU's own release, and the daemon (which offers this VM nothing
-	 * while a TOOK is due) read it only after the release looked for its handoff, so every
-	 * lane taken so voided the next release's (docs/host.md, "Handoffs across VMs").
+	 * The TOOK goes now, with the entry's unlock. Deferred, it went with this VMM's next
+	 * datagram, the report of the exit before this vCPU's own release, and the daemon (which
+	 * offers a VM nothing while its TOOK is due) could publish that release's handoff only
+	 * after reading it: the release, microseconds later, mostly found none.
 	 */
 	rt_offer_flush(rt);
 	return true;
