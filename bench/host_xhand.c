@@ -7,8 +7,9 @@
  * VM, b's successor side); then, timed, a's vCPU releases: the claim's CAS in a's word and its
  * FUTEX_WAKE, then its TOOK at once, as rt_hand_xvm(); b's thread, parked on its grant-page
  * entry and a's word (futex_waitv, as rt_page_wait()), sees the claim, takes the lane with a
- * CAS of b's word (rt_xhand_take()) and runs. A round whose take fails (the daemon revoked
- * first) still times b's thread running, from the daemon's grant by the page, and is counted.
+ * CAS of b's word (rt_xhand_take()), sends its TOOK at once and runs. A round whose take fails
+ * (the daemon revoked first) still times b's thread running, from the daemon's grant by the
+ * page, and is counted.
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -32,8 +33,7 @@ struct xvmm {
 	int fd;
 	const struct host_grant *page;
 	struct host_offer *offer;
-	uint64_t sent_state, took_gen;
-	bool took;
+	uint64_t sent_state;
 	pthread_t agent;
 	bool pong;
 };
@@ -77,10 +77,6 @@ static void x_send(struct xvmm *v, uint32_t type, uint32_t vcpu, uint64_t a, uin
 {
 	struct host_ev m = { .type = type, .vcpu = vcpu, .a = a, .b = b };
 
-	if (v->took && type != HOST_MSG_TOOK) {
-		v->took = false;
-		x_send(v, HOST_MSG_TOOK, 0, v->took_gen, 0);
-	}
 	if (send(v->fd, &m, sizeof(m), 0) != sizeof(m))
 		perror("bench-host-latency: send");
 	if (type != HOST_MSG_RAN)
@@ -190,13 +186,13 @@ static void *x_waiter(void *arg)
 		if (r->stop)
 			return NULL;
 		took = x_take(r);
+		/* Its TOOK at once, on the way into the guest, as rt_xhand_take() (timed). */
+		if (took)
+			x_send(&r->b, HOST_MSG_TOOK, 0, r->gen, 0);
 		pthread_mutex_lock(&r->lock);
 		r->samples[r->n++] = time_mono_ns() - r->t0;
-		if (took) {
+		if (took)
 			r->taken++;
-			r->b.took = true;
-			r->b.took_gen = r->gen;
-		}
 		r->done = true;
 		pthread_cond_broadcast(&r->cond);
 		pthread_mutex_unlock(&r->lock);

@@ -26,8 +26,9 @@
 
 /*
  * A send that failed: the VMM is hung up on (host_run() sees the hang-up). A datagram that did
- * not fit means a VMM that stopped reading; any other error one that closed its end first (a
- * VM leaving as another's leave is sent to it), which is no fault of its own.
+ * not fit means a VMM that stopped reading; any other error one that closed its end first (two
+ * VMs ending together: a grant of the lane one freed, or its PEER leave, sent to the other),
+ * which is no fault of its own.
  */
 void host_send_failed(struct host_client *c)
 {

@@ -15,7 +15,8 @@
  * b's successor thread, parked on a's word (read-only: host_peer.c), sees the claim of its gen
  * and takes the lane with a CAS of b's own word (lane, itself) and runs: one host wake-up.
  * a's VMM sends its TOOK at once (an untaken release must not idle the lane until a's next
- * datagram); b's TOOK is deferred as any offer's.
+ * datagram), and b's too (deferred, it went with the exit before b's own release, after the
+ * daemon had offered b nothing while it was due: that release's handoff was lost).
  *
  * The daemon settles b's word first, then a's (before anything reaches its core): so it knows
  * whether b took, from b's own word, whatever a writes. a's valid claim is fed to the core as

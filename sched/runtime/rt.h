@@ -172,6 +172,7 @@ struct runtime {
 	bool offer_hand;	/* host mode: a released lane goes to the successor (rt_hand.c) */
 	uint64_t sent;		/* host mode: datagrams sent since the join */
 	uint64_t sent_state;	/* ... of them not RAN (a handoff's count) */
+	bool state_queued;	/* a datagram not RAN queued since the lock was last dropped */
 	bool took_due;		/* an offer taken, its TOOK not sent yet (rt_offer.c): */
 	uint32_t took_vcpu, took_gen, took_lane;
 	struct rt_peer *peer;	/* host mode: other VMs' offer pages, read-only (rt_peer.c) */
@@ -197,6 +198,13 @@ static inline bool rt_hands_off(const struct runtime *rt)
  * (runtime_bind()), so nothing queued waits for another thread's unlock.
  */
 void rt_unlock(struct runtime *rt);
+/*
+ * At a vCPU's exit: as rt_unlock(), but reports (RAN) alone are left queued for the thread's
+ * next unlock, microseconds later (its entry, or its sleep with the BLOCKED or a handoff's
+ * TOOK), so that the exit before a release does not wake the daemon ahead of the claim
+ * (rt_remote.c).
+ */
+void rt_unlock_exit(struct runtime *rt);
 /*
  * Before a condition wait, which drops the lock without sending: sends what is queued (lock
  * dropped meanwhile). true if it did: the caller looks at its condition again.
@@ -244,6 +252,7 @@ int rt_pin_init(struct runtime *rt);
 void rt_pin_exit(struct runtime *rt);
 void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane);
 void rt_pin_release(struct runtime *rt);
+void rt_pin_float(struct runtime *rt, struct rt_vcpu *rv);
 int rt_pin_host(struct runtime *rt, unsigned int lane, int cpu);
 int rt_pin_moved(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane, int cpu);
 void rt_pin_rotate(struct runtime *rt, uint64_t now);

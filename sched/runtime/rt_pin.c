@@ -122,6 +122,22 @@ void rt_pin_rotate(struct runtime *rt, uint64_t now)
 	}
 }
 
+/*
+ * Host mode: a vCPU that goes to sleep (it released its lane) floats over the process's CPUs
+ * until its next grant pins it again (the daemon's, rt_pin_lane()). Left on its lane's CPU, its
+ * wake-up queued behind that CPU's next holder, often another VM's vCPU in the guest, which the
+ * host kernel did not preempt for it: the RUNNABLE that would have made it that holder's
+ * successor left only once the holder released the lane, and the lane idled until the daemon
+ * granted it (docs/host.md, "Handoffs across VMs"). Lock held.
+ */
+void rt_pin_float(struct runtime *rt, struct rt_vcpu *rv)
+{
+	if (!rt->remote || !rt->lane_cpu || rv->tid <= 0 || rv->cpu < 0)
+		return;
+	if (!sched_setaffinity(rv->tid, sizeof(rt->host_cpus), &rt->host_cpus))
+		rv->cpu = -1;
+}
+
 /* Host scheduling again (the watchdog's fallback): every vCPU may run anywhere it could before. */
 void rt_pin_release(struct runtime *rt)
 {

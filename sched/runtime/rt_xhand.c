@@ -86,5 +86,12 @@ bool rt_xhand_take(struct runtime *rt, struct rt_vcpu *rv)
 	rt->took_vcpu = rv->id;
 	rt->took_gen = host_offer_gen(w);
 	rt->took_lane = lane;
+	/*
+	 * The TOOK goes now, with the entry's unlock. Deferred, it went with this VMM's next
+	 * datagram, the report of the exit before this vCPU's own release, and the daemon (which
+	 * offers a VM nothing while its TOOK is due) could publish that release's handoff only
+	 * after reading it: the release, microseconds later, mostly found none.
+	 */
+	rt_offer_flush(rt);
 	return true;
 }

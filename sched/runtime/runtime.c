@@ -204,7 +204,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 		rt_reclaim(rt, rv, rt_halt_woke_est(rv, time_thread_ns(), now), now);
 	}
 	rt_poke_helper(rt, now);
-	rt_unlock(rt);
+	rt_unlock_exit(rt);	/* the exit's report: with the next datagram (rt_remote.c) */
 }
 
 static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
@@ -217,6 +217,7 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	mutex_lock(rt->lock);
 	now = rt_now();
 	rt_leave_runnable(rt, rv, RT_BLOCKED, now);
+	rt_pin_float(rt, rv);	/* its wake-up not behind the lane's next holder */
 	rt_slice_fine(rt, now);
 	rv->until = RT_INF;
 	rt_timer_arm(rv, RT_INF);

@@ -10,11 +10,11 @@
 # revoked by its core. Thread backend, then KVM. Before handoffs across VMs: no
 # runtime.xhandoffs at all.
 #
-# Only "at least one": on a quiet machine (load ~2.5) 21-51 of 830-910 grants crossed on both
-# backends (KVM 37-40 of 828 in make check), under load 11-13 491-544 of 745-836 (thread) and
-# 171-178 of 524-540 (KVM); why so few when quiet is not known yet (docs/host.md, "Handoffs
-# across VMs": open). One cause seen in the code: a take's TOOK is deferred, and sent before
-# that VM's next release it voids the handoff offered for it.
+# Only "at least one" each way: a tenth of the lane's changes (tried) failed main in every quiet
+# run (13-96 of ~1680 KVM grants) but failed the fix too in 1 of 5 quiet runs (KVM 75 of 1683;
+# otherwise 868-1351 of 1679-1849). The fix (a sleeping vCPU floats off its lane's CPU, the
+# exit's report waits for the claim, the successor's TOOK goes at once) needs an idle CPU for
+# the sleeper's wake-up: docs/host.md, "Handoffs across VMs".
 . "$(dirname "$0")/runtime-lib.sh"
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-xhand
