@@ -71,10 +71,12 @@ static inline int host_test_join(struct host *h, const char *name, unsigned int 
 
 /*
  * As host_test_join(), with the grant page and idle-lane offers asked for, as rt_remote_join()
- * does: the WELCOME is read and *o maps the offer word (the page's fd is closed).
+ * does: the WELCOME is read and *o maps the offer word (the page's fd is closed; the offer
+ * page's too unless offer_fd keeps it).
  */
-static inline int host_test_join_hello(struct host *h, const struct host_hello *hm,
-				       struct host_client **c, struct host_offer **o)
+static inline int host_test_join_hello_fd(struct host *h, const struct host_hello *hm,
+					  struct host_client **c, struct host_offer **o,
+					  int *offer_fd)
 {
 	char buf[1024], cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
@@ -93,8 +95,17 @@ static inline int host_test_join_hello(struct host *h, const struct host_hello *
 	*o = mmap(NULL, sizeof(**o), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
 	CU_ASSERT_FATAL(*o != MAP_FAILED);
 	close(fd[0]);
-	close(fd[1]);
+	if (offer_fd)
+		*offer_fd = fd[1];
+	else
+		close(fd[1]);
 	return sv[0];
+}
+
+static inline int host_test_join_hello(struct host *h, const struct host_hello *hm,
+				       struct host_client **c, struct host_offer **o)
+{
+	return host_test_join_hello_fd(h, hm, c, o, NULL);
 }
 
 static inline int host_test_join_offers(struct host *h, const char *name, unsigned int nr,
