@@ -370,6 +370,13 @@ int rt_peer_add(struct runtime *rt, uint32_t id, int fd);
 const struct host_offer *rt_peer_find(const struct runtime *rt, uint32_t id);
 void rt_peer_clear(struct runtime *rt);
 /*
+ * The agent's receive: a datagram and the one fd that may come with it (*fd, -1: none, -2: a
+ * datagram with more or a truncated one, garbage); a PEER (is_msg) takes its fd over (msg).
+ */
+ssize_t rt_peer_recv(int fd, char *buf, size_t len, int *pfd);
+bool rt_peer_is_msg(const void *buf, ssize_t n);
+int rt_peer_msg(struct runtime *rt, const void *buf, ssize_t n, int fd);
+/*
  * Handoffs across VMs, the successor's side (rt_xhand.c). Lock held. watch: the other VM's
  * word rv's parked thread waits on too (false: none); take: true if rv took the lane that VM
  * released (it holds it now).

@@ -9,10 +9,13 @@
  * write() and against shrinking and growing: a peer page that could shrink would fault this
  * VMM's reads (SIGBUS), and one this VMM could write would give a page two writers. A page
  * that is not so sealed is refused (the daemon sends none such: the one that did is lost).
+ * The agent's receive is here too: the PEER is the one datagram that carries an fd.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -87,4 +90,63 @@ void rt_peer_clear(struct runtime *rt)
 		rt_peer_unmap(&rt->peer[--rt->nr_peers]);
 	free(rt->peer);
 	rt->peer = NULL;
+}
+
+/*
+ * A datagram and the one fd that may come with it (*fd, -1: none; a datagram with more, or a
+ * truncated one, closes them and is garbage: -EPROTO in *fd's place is -2).
+ */
+ssize_t rt_peer_recv(int fd, char *buf, size_t len, int *pfd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(fd, &mh, MSG_TRUNC | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	*pfd = -1;
+	cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(pfd, CMSG_DATA(cm), sizeof(int));
+	else if (cm)
+		*pfd = -2;	/* not one fd: the kernel closed what did not fit */
+	if (n >= 0 && (mh.msg_flags & MSG_CTRUNC)) {
+		if (*pfd >= 0)
+			close(*pfd);
+		*pfd = -2;
+	}
+	return n;
+}
+
+/* PEER: a peer VM's offer page (arg 1, with its fd) or its leaving (arg 0, none). */
+int rt_peer_msg(struct runtime *rt, const void *buf, ssize_t n, int fd)
+{
+	struct host_ev m;
+	int ret;
+
+	if (n != sizeof(m))
+		return -EPROTO;
+	memcpy(&m, buf, sizeof(m));
+	if (m.arg > 1 || (m.arg == 1) != (fd >= 0) || m.a > UINT32_MAX) {
+		if (fd >= 0)
+			close(fd);
+		return -EPROTO;
+	}
+	ret = rt_peer_add(rt, (uint32_t)m.a, fd);
+	return ret == -ENOMEM || ret == -EPROTO ? ret : 0;	/* a map that failed: not used */
+}
+
+bool rt_peer_is_msg(const void *buf, ssize_t n)
+{
+	uint32_t type;
+
+	if (n < (ssize_t)sizeof(type))
+		return false;
+	memcpy(&type, buf, sizeof(type));
+	return type == HOST_MSG_PEER;
 }

@@ -465,65 +465,6 @@ static bool rt_remote_wait(int fd, uint64_t next)
 	return poll(&pfd, 1, (int)(ms < INT_MAX ? ms : INT_MAX)) != 0;
 }
 
-/*
- * A datagram and the one fd that may come with it (*fd, -1: none; a datagram with more, or a
- * truncated one, closes them and is garbage: -EPROTO in *fd's place is -2).
- */
-static ssize_t rt_remote_recv(int fd, char *buf, size_t len, int *pfd)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-	ssize_t n = recvmsg(fd, &mh, MSG_TRUNC | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-
-	*pfd = -1;
-	cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(pfd, CMSG_DATA(cm), sizeof(int));
-	else if (cm)
-		*pfd = -2;	/* not one fd: the kernel closed what did not fit */
-	if (n >= 0 && (mh.msg_flags & MSG_CTRUNC)) {
-		if (*pfd >= 0)
-			close(*pfd);
-		*pfd = -2;
-	}
-	return n;
-}
-
-/* PEER: a peer VM's offer page (arg 1, with its fd) or its leaving (arg 0, none). */
-static int rt_remote_peer(struct runtime *rt, const void *buf, ssize_t n, int fd)
-{
-	struct host_ev m;
-	int ret;
-
-	if (n != sizeof(m))
-		return -EPROTO;
-	memcpy(&m, buf, sizeof(m));
-	if (m.arg > 1 || (m.arg == 1) != (fd >= 0) || m.a > UINT32_MAX) {
-		if (fd >= 0)
-			close(fd);
-		return -EPROTO;
-	}
-	ret = rt_peer_add(rt, (uint32_t)m.a, fd);
-	return ret == -ENOMEM || ret == -EPROTO ? ret : 0;	/* a map that failed: not used */
-}
-
-static bool rt_remote_is_peer(const void *buf, ssize_t n)
-{
-	uint32_t type;
-
-	if (n < (ssize_t)sizeof(type))
-		return false;
-	memcpy(&type, buf, sizeof(type));
-	return type == HOST_MSG_PEER;
-}
-
 static void *rt_remote_agent(void *arg)
 {
 	struct runtime *rt = arg;
@@ -553,7 +494,7 @@ static void *rt_remote_agent(void *arg)
 			rt_unlock(rt);
 			continue;
 		}
-		n = rt_remote_recv(fd, buf, sizeof(buf), &pfd);
+		n = rt_peer_recv(fd, buf, sizeof(buf), &pfd);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			continue;
 		/* A forwarded change is applied without the lock (rt_remote_ctl.c). */
@@ -562,14 +503,14 @@ static void *rt_remote_agent(void *arg)
 		mutex_lock(rt->lock);
 		if (n > 0)
 			rt_remote_live_heard(&r->live, rt_now());
-		/* Only a PEER carries an fd (rt_remote_peer() takes it over). */
-		if (n > 0 && rt_remote_is_peer(buf, n))
-			bad = pfd == -2 ? -EPROTO : rt_remote_peer(rt, buf, n, pfd);
+		/* Only a PEER carries an fd (rt_peer_msg() takes it over). */
+		if (n > 0 && rt_peer_is_msg(buf, n))
+			bad = pfd == -2 ? -EPROTO : rt_peer_msg(rt, buf, n, pfd);
 		else if (pfd != -1)
 			bad = -EPROTO;
 		else
 			bad = !ctl && n > 0 ? rt_remote_apply(rt, buf, n) : 0;
-		if (pfd >= 0 && !(n > 0 && rt_remote_is_peer(buf, n)))
+		if (pfd >= 0 && !(n > 0 && rt_peer_is_msg(buf, n)))
 			close(pfd);
 		if (n <= 0 || ctl < 0 || bad) {
 			rt_remote_lost(rt, n < 0 ? strerror(errno) : n ? "it sent garbage" :
