@@ -227,6 +227,7 @@ void host_offer_apply(struct host *h, struct host_client *c, unsigned int taker,
 	/* The VMM preempted the holder when it took the lane: a holder the core kept is told so. */
 	if (vslot != UINT_MAX && !victim_told && sched_vcpu_lane(h->s, vslot) >= 0)
 		host_offer_regrant(h, c, victim, (unsigned int)sched_vcpu_lane(h->s, vslot));
+	host_flush(h);
 	host_arm(h);	/* the new holder's slice end, as after host_drain() */
 }
 
