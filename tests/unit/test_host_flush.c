@@ -7,6 +7,7 @@
  * so one event re-timed a holder two or three times: each a datagram and most a wake-up of the
  * VMM's agent (docs/host.md, "Capacity: the daemon's datagrams"). Time is driven.
  */
+#include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -123,8 +124,9 @@ static void test_host_flush_retime(void)
 				events += 2;
 			}
 	}
-	printf(" [%u events, %u decisions sent, most RETIMEs of one vCPU in one event %u]",
-	       events, dgrams, worst);
+	if (worst != 1)
+		fprintf(stderr, "\n  %u events, %u decisions sent, most RETIMEs of one vCPU in "
+			"one event %u\n", events, dgrams, worst);
 	CU_ASSERT_TRUE(events > 500);
 	CU_ASSERT_EQUAL(worst, 1);
 
