@@ -121,9 +121,11 @@ static void host_queue(struct host_client *c, const struct host_ev *m)
 
 /*
  * A decision, into the VM's grant page (a grant wakes the parked vCPU thread) and then as a
- * datagram to its agent, which kicks, re-pins or re-times a vCPU inside KVM_RUN. (Grants by the
- * page alone, without the datagram, left lanes idle: 7 % of 2 CPUs beside a throttling
- * partition against 3 % with it, docs/host.md.)
+ * datagram to its agent, which kicks, re-pins or re-times a vCPU inside KVM_RUN. A grant to a
+ * vCPU whose thread waits on its entry (the VMM's parked bit) goes by the page alone: the agent
+ * would wake only to drop it. (Grants by the page alone to every vCPU that held no lane, some
+ * still inside KVM_RUN, left lanes idle: 7 % of 2 CPUs beside a throttling partition against
+ * 3 % with the datagram, docs/host.md.)
  */
 void host_decide(struct host *h, const struct sched_decision *d)
 {
@@ -172,6 +174,9 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 					m.b);
 	if (d->type == SCHED_PREEMPT && kick)
 		host_kick(sl->client, sl->vcpu);	/* the holder out now; the datagram follows */
+	/* Its thread waits on the entry just written: woken, it takes the grant itself. */
+	if (d->type == SCHED_RUN && host_offer_parked(sl->client, sl->vcpu))
+		return;
 	host_queue(sl->client, &m);	/* sent at the event's end: host_flush() */
 }
 

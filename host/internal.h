@@ -169,6 +169,7 @@ int host_offer_took(struct host_client *c, const struct host_ev *m);
 void host_offer_apply(struct host *h, struct host_client *c, unsigned int taker,
 		      unsigned int lane, bool taker_inf, bool retime, uint32_t victim);
 void host_offer_took_due(struct host_client *c, uint32_t vcpu, uint32_t gen, uint32_t lane);
+bool host_offer_parked(const struct host_client *c, unsigned int vcpu);
 
 /* host_hand.c: handoffs of a released lane to the waiter published ahead. Lock held. */
 void host_hand_make(struct host *h);
