@@ -13,8 +13,10 @@
  * vCPUs are kicked by the agent as before.
  *
  * The agent still receives every decision on the socket (it kicks and re-times vCPUs inside
- * KVM_RUN); each carries the entry's seq after it, and whichever of the two paths comes second
- * skips a decision the other applied, or one the page has already moved past. What is read
+ * KVM_RUN) but a grant to a vCPU parked on its entry (its bit in the offer page: the daemon
+ * sends that one by the page alone); each carries the entry's seq after it, and whichever of
+ * the two paths comes second skips a decision the other applied, or one the page has already
+ * moved past. What is read
  * from the page is checked like a message (lane, CPU) and otherwise ignored.
  */
 #include <errno.h>
