@@ -15,6 +15,7 @@
  * nothing looks owed to the core, which then keeps it on its lane without a slice end.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 
@@ -39,6 +40,7 @@ void host_send_failed(struct host_client *c)
 
 void host_send(struct host_client *c, const void *msg, size_t len)
 {
+	host_flush_client(c);		/* after the decisions queued before it */
 	if (c->dead)
 		return;
 	errno = 0;
@@ -57,10 +59,73 @@ uint64_t host_lane_cpu(struct host *h, unsigned int lane)
 }
 
 /*
+ * The decisions queued for c, in one sendmmsg(). Queued while the daemon decides, they wake
+ * the VMM's agent (SCHED_FIFO) once per event and after the daemon's pins, page writes and
+ * kicks; sent one at a time, each woke the agent, which preempted the daemon on its CPU
+ * mid-decision (347 times a second beside a capped partition, docs/host.md).
+ */
+void host_flush_client(struct host_client *c)
+{
+	struct mmsghdr mm[HOST_OUTBOX];
+	struct iovec iov[HOST_OUTBOX];
+	unsigned int i, n = c->nr_out;
+	int r;
+
+	c->nr_out = 0;
+	if (c->dead || !n)
+		return;
+	for (i = 0; i < n; i++) {
+		iov[i] = (struct iovec){ .iov_base = &c->out[i], .iov_len = sizeof(c->out[i]) };
+		mm[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
+	for (i = 0; i < n; i += (unsigned int)r) {
+		errno = 0;
+		r = sendmmsg(c->fd, &mm[i], n - i, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r <= 0) {
+			host_send_failed(c);
+			return;
+		}
+	}
+}
+
+void host_flush(struct host *h)
+{
+	struct host_client *c;
+
+	list_for_each_entry(c, &h->clients, node)
+		host_flush_client(c);
+}
+
+/*
+ * m queued for c. A RETIME still queued for the same vCPU is dropped: this decision replaces
+ * it whole (a RETIME's slice end, a PREEMPT's lane). The core re-times a capped partition's
+ * holders at each charge, first to the slice end, then to the throttle instant: two RETIMEs
+ * per holder per event, of which the VMM needs the last.
+ */
+static void host_queue(struct host_client *c, const struct host_ev *m)
+{
+	unsigned int i = c->nr_out;
+
+	if (m->type == HOST_MSG_RETIME || m->type == HOST_MSG_PREEMPT) {
+		while (i > 0 && c->out[i - 1].vcpu != m->vcpu)
+			i--;
+		if (i > 0 && c->out[i - 1].type == HOST_MSG_RETIME) {
+			memmove(&c->out[i - 1], &c->out[i], (c->nr_out - i) * sizeof(*m));
+			c->nr_out--;
+		}
+	}
+	if (c->nr_out == HOST_OUTBOX)
+		host_flush_client(c);
+	c->out[c->nr_out++] = *m;
+}
+
+/*
  * A decision, into the VM's grant page (a grant wakes the parked vCPU thread) and then as a
- * datagram to its agent, which kicks, re-pins or re-times a vCPU inside KVM_RUN. (Grants by the
- * page alone, without the datagram, left lanes idle: 7 % of 2 CPUs beside a throttling
- * partition against 3 % with it, docs/host.md.)
+ * datagram to its agent, which kicks, re-pins or re-times a vCPU inside KVM_RUN. A grant to a
+ * vCPU whose thread waits on its entry (the VMM's parked bit) goes by the page alone: the agent
+ * would wake only to drop it. (Grants by the page alone to every vCPU that held no lane, some
+ * still inside KVM_RUN, left lanes idle: 7 % of 2 CPUs beside a throttling partition against
+ * 3 % with the datagram, docs/host.md.)
  */
 void host_decide(struct host *h, const struct sched_decision *d)
 {
@@ -109,7 +174,10 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 					m.b);
 	if (d->type == SCHED_PREEMPT && kick)
 		host_kick(sl->client, sl->vcpu);	/* the holder out now; the datagram follows */
-	host_send(sl->client, &m, sizeof(m));
+	/* Its thread waits on the entry just written: woken, it takes the grant itself. */
+	if (d->type == SCHED_RUN && host_offer_parked(sl->client, sl->vcpu))
+		return;
+	host_queue(sl->client, &m);	/* sent at the event's end: host_flush() */
 }
 
 void host_drain(struct host *h)
@@ -120,6 +188,7 @@ void host_drain(struct host *h)
 	while (sched_pending_decisions(h->s) && (n = sched_take_decisions(h->s, d, HOST_DRAIN_BATCH)))
 		for (i = 0; i < n; i++)
 			host_decide(h, &d[i]);
+	host_flush(h);
 	host_arm(h);
 }
 

@@ -131,6 +131,25 @@ void host_offer_destroy(struct host *h, struct host_client *c)
 	c->offer_ok = NULL;
 }
 
+/*
+ * Whether vcpu's thread waits on its grant page entry, by the VMM's bit (rt_page_wait()): a
+ * grant just written there has then woken it, and its GRANT datagram would only wake the agent
+ * to drop it. The bit is read after the entry was written, and the VMM sets it before it reads
+ * the entry and clears it before it reads it again: either the thread sees the grant or the
+ * daemon sees the bit clear and sends the datagram. A VMM that sets it falsely only keeps its
+ * own vCPU off the lane it was granted, which the lane's revocation covers as any silence.
+ */
+bool host_offer_parked(const struct host_client *c, unsigned int vcpu)
+{
+	uint64_t w;
+
+	if (!c->offer || !c->page || vcpu >= c->nr_vcpus || vcpu >= HOST_MAX_VM_VCPUS)
+		return false;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* the entry's write before the bit's read */
+	w = __atomic_load_n(&c->offer->parked[vcpu / 64], __ATOMIC_RELAXED);
+	return w >> (vcpu % 64) & 1;
+}
+
 static bool host_offer_ok(const struct host_client *c, unsigned int i)
 {
 	return c->offer_ok[i / 64] >> (i % 64) & 1;
@@ -227,6 +246,7 @@ void host_offer_apply(struct host *h, struct host_client *c, unsigned int taker,
 	/* The VMM preempted the holder when it took the lane: a holder the core kept is told so. */
 	if (vslot != UINT_MAX && !victim_told && sched_vcpu_lane(h->s, vslot) >= 0)
 		host_offer_regrant(h, c, victim, (unsigned int)sched_vcpu_lane(h->s, vslot));
+	host_flush(h);
 	host_arm(h);	/* the new holder's slice end, as after host_drain() */
 }
 

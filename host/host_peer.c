@@ -40,6 +40,7 @@ void host_send_fd(struct host_client *c, const void *msg, size_t len, int fd)
 		host_send(c, msg, len);
 		return;
 	}
+	host_flush_client(c);		/* after the decisions queued before it */
 	if (c->dead)
 		return;
 	mh.msg_control = u.buf;

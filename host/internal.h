@@ -31,6 +31,8 @@ struct host_slot {
 	uint32_t nr_waits;		/* RUNNABLEs read: a new wait (host_xhand.c) */
 };
 
+#define HOST_OUTBOX	32	/* decisions queued for one VMM during one event */
+
 struct host_client {
 	struct list_head node;
 	int fd;
@@ -40,6 +42,9 @@ struct host_client {
 	bool full;			/* ... because its socket was full (not reading) */
 	char name[HOST_NAME_LEN];
 	char group[HOST_PATH_LEN];	/* "/machine/vm1" once joined */
+	/* host_lanes.c: the decisions of the event being handled, sent once it is decided */
+	struct host_ev out[HOST_OUTBOX];
+	unsigned int nr_out;
 	unsigned int nr_vcpus;
 	unsigned int *slot;		/* vCPU index -> slot */
 	unsigned int nr_revoked;
@@ -129,6 +134,9 @@ struct host {
 void host_drain(struct host *h);
 void host_send(struct host_client *c, const void *msg, size_t len);
 void host_send_failed(struct host_client *c);
+/* The decisions queued (host_decide_kick()) sent: c's, every VMM's. */
+void host_flush_client(struct host_client *c);
+void host_flush(struct host *h);
 uint64_t host_lane_cpu(struct host *h, unsigned int lane);
 /* Whether a runnable vCPU of a joined VM waits for a lane (then no lane is offered). */
 bool host_someone_waits(struct host *h);
@@ -161,6 +169,7 @@ int host_offer_took(struct host_client *c, const struct host_ev *m);
 void host_offer_apply(struct host *h, struct host_client *c, unsigned int taker,
 		      unsigned int lane, bool taker_inf, bool retime, uint32_t victim);
 void host_offer_took_due(struct host_client *c, uint32_t vcpu, uint32_t gen, uint32_t lane);
+bool host_offer_parked(const struct host_client *c, unsigned int vcpu);
 
 /* host_hand.c: handoffs of a released lane to the waiter published ahead. Lock held. */
 void host_hand_make(struct host *h);

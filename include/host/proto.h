@@ -59,8 +59,9 @@
  * 6: a held lane's offer may name the moment it may be taken from (not_before);
  * 7: handoffs: a lane its holder releases goes to the waiter published ahead (HOST_HELLO_HAND);
  * 8: the daemon pins a granted vCPU's thread to its lane's CPU before it wakes it (HOST_HELLO_PIN);
- * 9: offer pages sealed once mapped and shared read-only with the other VMs (HOST_HELLO_PEER) */
-#define HOST_PROTO_VERSION	9
+ * 9: offer pages sealed once mapped and shared read-only with the other VMs (HOST_HELLO_PEER);
+ * 10: the VMM's parked bits in its offer page: a grant to a parked vCPU by the page alone */
+#define HOST_PROTO_VERSION	10
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -259,6 +260,12 @@ struct host_offer {
 	uint64_t x_sent;	/* this VM's datagrams other than RAN the daemon had read */
 	uint64_t x_slice;	/* its slice (ns) if others wait, 0: none */
 	uint64_t x_cpu[HOST_HAND_LANES];	/* each lane's host CPU, HOST_CPU_NONE: it floats */
+	/*
+	 * The VMM's: vCPUs whose threads wait on their grant page entry's futex (rt_page_wait()).
+	 * A grant to one goes by the page alone, without the GRANT datagram whose only reader
+	 * would be the agent woken to drop it (host_offer_parked()).
+	 */
+	uint64_t parked[HOST_MAX_VM_VCPUS / 64];
 };
 
 /* The 32 bits of word that hold lane and vcpu: a claim changes them (a futex word). */

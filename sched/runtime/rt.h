@@ -128,6 +128,8 @@ struct rt_vcpu {
 	uint32_t seq_applied;	/* the last decision applied (page entry seq) */
 	uint32_t wake_word;	/* private futex: the VMM's own wake-ups of a page wait */
 	bool page_waiting;	/* parked in rt_page_wait() */
+	uint32_t retime_seq;	/* a RETIME of a grant not taken yet from the page: its seq, 0 */
+	uint64_t retime_until;
 };
 
 struct runtime {
@@ -346,6 +348,7 @@ bool rt_page_usable(void);
 int rt_page_map(struct runtime *rt, int fd);
 void rt_page_unmap(struct runtime *rt);
 bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq);
+void rt_page_retime(struct rt_vcpu *rv, uint32_t seq, uint64_t until);
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_watch(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv);

@@ -13,8 +13,10 @@
  * vCPUs are kicked by the agent as before.
  *
  * The agent still receives every decision on the socket (it kicks and re-times vCPUs inside
- * KVM_RUN); each carries the entry's seq after it, and whichever of the two paths comes second
- * skips a decision the other applied, or one the page has already moved past. What is read
+ * KVM_RUN) but a grant to a vCPU parked on its entry (its bit in the offer page: the daemon
+ * sends that one by the page alone); each carries the entry's seq after it, and whichever of
+ * the two paths comes second skips a decision the other applied, or one the page has already
+ * moved past. What is read
  * from the page is checked like a message (lane, CPU) and otherwise ignored.
  */
 #include <errno.h>
@@ -62,7 +64,7 @@ int rt_page_map(struct runtime *rt, int fd)
 
 	rt_page_unmap(rt);
 	for (i = 0; i < rt->nr_vcpus; i++)
-		rt->v[i].seq_applied = 0;
+		rt->v[i].seq_applied = rt->v[i].retime_seq = 0;
 	if (fd < 0)
 		return 0;
 	p = fstat(fd, &st) || (size_t)st.st_size < len ? MAP_FAILED :
@@ -145,12 +147,18 @@ static bool rt_page_read(const struct host_grant *g, struct host_grant *e, uint3
  */
 static void rt_page_take(struct runtime *rt, struct rt_vcpu *rv, const struct host_grant *e)
 {
+	uint64_t until = e->until == HOST_TIME_INF ? RT_INF : e->until;
+
 	if (!rt_page_newer(rv, e->seq))
 		return;
 	if (e->lane != HOST_LANE_NONE &&
 	    (e->lane >= rt->nr_lanes || (e->cpu != HOST_CPU_NONE && e->cpu >= CPU_SETSIZE)))
 		return;		/* garbage: the socket's copy of it loses the daemon */
 	rv->seq_applied = e->seq;
+	/* A RETIME of this grant that reached the agent before the grant reached the thread. */
+	if (rv->retime_seq && rv->retime_seq == e->seq)
+		until = rv->retime_until;
+	rv->retime_seq = 0;
 	if (e->lane == HOST_LANE_NONE) {
 		if (rv->state == RT_RUNNING && !rv->in_guest) {
 			rt->st.page_exits++;
@@ -160,7 +168,55 @@ static void rt_page_take(struct runtime *rt, struct rt_vcpu *rv, const struct ho
 	}
 	if (rt_pin_host(rt, e->lane, e->cpu == HOST_CPU_NONE ? -1 : (int)e->cpu))
 		return;
-	rt_grant(rt, rv->id, e->lane, e->until == HOST_TIME_INF ? RT_INF : e->until);
+	rt_grant(rt, rv->id, e->lane, until);
+}
+
+/*
+ * A RETIME of a grant not applied yet (seq newer than the last applied): it went by the page
+ * alone and the thread has not taken it. Kept for when it does (rt_page_take()). Lock held.
+ */
+void rt_page_retime(struct rt_vcpu *rv, uint32_t seq, uint64_t until)
+{
+	if (rt_page_newer(rv, seq)) {
+		rv->retime_seq = seq;
+		rv->retime_until = until;
+	}
+}
+
+/*
+ * rv's thread waits on its entry (on) or no longer (off), in the VMM's bit of the offer page
+ * the daemon reads after it writes the entry (host_offer_parked()): while it is set, a grant
+ * comes by the page alone. The full fences order the bit against the entry's reads that
+ * follow, as the daemon's orders its write against the bit's read. Lock held.
+ */
+static void rt_page_parked(struct runtime *rt, struct rt_vcpu *rv, bool on)
+{
+	uint64_t *w, bit = 1ULL << (rv->id % 64);
+
+	if (!rt->offer || rv->id >= HOST_MAX_VM_VCPUS)
+		return;
+	w = &rt->offer->parked[rv->id / 64];
+	if (on)
+		__atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * rv's thread stops waiting on its entry: the bit goes, then the entry is read again, since
+ * a grant written while the bit was set came by the page alone (no datagram will follow),
+ * whatever woke the thread. An entry being written is the daemon's after the bit's read: its
+ * datagram follows. Lock held.
+ */
+static void rt_page_unpark(struct runtime *rt, struct rt_vcpu *rv)
+{
+	struct host_grant e;
+	uint32_t seq;
+
+	rt_page_parked(rt, rv, false);
+	if (rt->page && !rt_hands_off(rt) && rt_page_read(&rt->page[rv->id], &e, &seq))
+		rt_page_take(rt, rv, &e);
 }
 
 /*
@@ -196,7 +252,8 @@ void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv)
 
 /*
  * A vCPU waiting for a lane: takes a grant from the page, else sleeps (lock dropped) until the
- * daemon writes its entry or the VMM wakes it (rt_vcpu_wake()). The caller looks again.
+ * daemon writes its entry or the VMM wakes it (rt_vcpu_wake()). Parked meanwhile (its bit
+ * set): the daemon's grant comes by the page alone. The caller looks again.
  */
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 {
@@ -209,17 +266,19 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 	unsigned int n = 2;
 	uint32_t seq;
 
-	if (rt_page_read(g, &e, &seq)) {
-		rt_page_take(rt, rv, &e);
-		if (rv->state != RT_WAITING)
-			return;
+	rt_page_parked(rt, rv, true);
+	if (rt_page_read(g, &e, &seq) && rt_page_newer(rv, e.seq)) {
+		rt_page_unpark(rt, rv);	/* takes it, or a newer one: the caller looks again */
+		return;
 	}
 	/* Another VM's release this vCPU succeeds (rt_xhand.c): its word read before the take is
 	 * tried, so a claim after that read ends the wait at once. */
 	if (rt_xhand_watch(rt, rv, &w[2])) {
 		n = 3;
-		if (rt_xhand_take(rt, rv))
+		if (rt_xhand_take(rt, rv)) {
+			rt_page_unpark(rt, rv);
 			return;
+		}
 	}
 	w[0].val = seq;
 	w[1].val = rv->wake_word;
@@ -228,6 +287,7 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 	rt_futex_waitv(w, n);
 	mutex_lock(rt->lock);
 	rv->page_waiting = false;
+	rt_page_unpark(rt, rv);
 }
 
 /* Wakes rv's thread from a wait on its condition variable or in rt_page_wait(). Lock held. */

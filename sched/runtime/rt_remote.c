@@ -334,15 +334,19 @@ int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 		return rt_pin_moved(rt, rv, m.arg, cpu) == -ENOMEM ? -ENOMEM : 0;
 	if (m.type < HOST_MSG_GRANT || m.type > HOST_MSG_RETIME)
 		return -EPROTO;
+	until = m.a == HOST_TIME_INF ? RT_INF : m.a;
 	/*
 	 * The vCPU thread took it from the grant page already, or the page moved past it. A RETIME
-	 * is not in the page: it changes the grant of its seq, only while that one is applied.
+	 * is not in the page: it changes the grant of its seq, only while that one is applied; a
+	 * grant that went by the page alone and is not taken yet takes it when it is.
 	 */
-	if (rt->page && (m.type == HOST_MSG_RETIME ? m.seq != rv->seq_applied :
-			 !rt_page_newer(rv, m.seq)))
+	if (rt->page && m.type == HOST_MSG_RETIME && m.seq != rv->seq_applied) {
+		rt_page_retime(rv, m.seq, until);
+		return 0;
+	}
+	if (rt->page && m.type != HOST_MSG_RETIME && !rt_page_newer(rv, m.seq))
 		return 0;
 	rv->seq_applied = m.seq;
-	until = m.a == HOST_TIME_INF ? RT_INF : m.a;
 	switch (m.type) {
 	case HOST_MSG_GRANT:
 		/* b: the lane's host CPU, pinned as embedded lanes are (rt_pin.c). */

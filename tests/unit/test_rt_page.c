@@ -7,9 +7,13 @@
  * left to the socket's copy, and a lost daemon's page is taken away without a fault for a
  * thread still reading it.
  */
+#include <linux/futex.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "../../sched/runtime/rt.h"
 #include "../../vmm/accel/thread.h"
@@ -144,7 +148,108 @@ static void test_rt_page_lost(void)
 	mutex_unlock(&g.lock);
 }
 
+/* vCPU 0's bit in the offer page: set while its thread waits on its entry (rt_page_wait()). */
+static bool rig_parked(struct page_rig *g)
+{
+	return __atomic_load_n(&g->rt.offer->parked[0], __ATOMIC_SEQ_CST) & 1;
+}
+
+static void *rig_waiter(void *arg)
+{
+	struct page_rig *g = arg;
+
+	mutex_lock(&g->lock);
+	while (g->v.state == RT_WAITING)
+		rt_page_wait(&g->rt, &g->v);
+	mutex_unlock(&g->lock);
+	return NULL;
+}
+
+static void rig_offer(struct page_rig *g)
+{
+	g->rt.offer = mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(g->rt.offer != MAP_FAILED);
+	rt_set_state(&g->v, RT_BLOCKED, rt_now());
+	rt_set_state(&g->v, RT_WAITING, rt_now());
+}
+
+static void rig_done(struct page_rig *g)
+{
+	mutex_unlock(&g->lock);
+	munmap(g->rt.offer, sizeof(struct host_offer));
+	munmap(g->page, 4096);
+	free(g->rt.lane_cpu);
+}
+
+/*
+ * A thread waiting on its entry says so in its bit of the offer page, so that the daemon sends
+ * its grant by the page alone; the grant written there (no datagram) is taken, the bit cleared.
+ */
+static void test_rt_page_parked(void)
+{
+	struct page_rig g;
+	pthread_t t;
+	int i;
+
+	if (!rt_page_usable())
+		return;		/* no futex_waitv: the VMM joins without a page */
+	rig_init(&g);
+	rig_offer(&g);
+	mutex_unlock(&g.lock);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, rig_waiter, &g), 0);
+	for (i = 0; i < 2000 && !rig_parked(&g); i++)
+		usleep(1000);
+	CU_ASSERT_TRUE(rig_parked(&g));
+	/* The daemon's grant: the entry and its futex wake, nothing on the socket. */
+	rig_write(&g, 0);
+	syscall(SYS_futex, &g.page[0].seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+	pthread_join(t, NULL);
+	mutex_lock(&g.lock);
+	CU_ASSERT_EQUAL(g.v.state, RT_RUNNING);
+	CU_ASSERT_EQUAL(g.v.seq_applied, g.page[0].seq);
+	CU_ASSERT_FALSE(rig_parked(&g));	/* running: its next grant comes with a datagram */
+	/* A grant in the entry before the wait: taken at once, never parked past it. */
+	rt_set_state(&g.v, RT_WAITING, rt_now());
+	rig_write(&g, 0);
+	rt_page_wait(&g.rt, &g.v);
+	CU_ASSERT_EQUAL(g.v.state, RT_RUNNING);
+	CU_ASSERT_FALSE(rig_parked(&g));
+	rig_done(&g);
+}
+
+/*
+ * A RETIME that reaches the agent before the thread took the grant it changes (which went by
+ * the page alone) is applied when the thread takes it; one of another grant is not.
+ */
+static void test_rt_page_retime(void)
+{
+	struct page_rig g;
+
+	rig_init(&g);
+	rig_offer(&g);
+	rig_write(&g, 0);
+	rt_page_retime(&g.v, g.page[0].seq, 12345);
+	rt_page_retime(&g.v, g.v.seq_applied, 999);	/* the grant applied: not kept */
+	rt_page_wait(&g.rt, &g.v);
+	CU_ASSERT_EQUAL(g.v.state, RT_RUNNING);
+	CU_ASSERT_EQUAL(g.v.until, 12345);
+	/* Preempted, granted again: the old RETIME's seq is not this grant's. */
+	rt_set_state(&g.v, RT_WAITING, rt_now());
+	rt_page_retime(&g.v, g.page[0].seq + 2, 777);
+	rig_write(&g, HOST_LANE_NONE);
+	rig_write(&g, 0);
+	rt_page_wait(&g.rt, &g.v);
+	CU_ASSERT_EQUAL(g.v.state, RT_RUNNING);
+	CU_ASSERT_EQUAL(g.v.until, RT_INF);
+	rig_done(&g);
+}
+
 static CU_TestInfo rt_page_tests[] = {
+	{ "a thread waiting on its entry is parked in the offer page, and takes a page-only grant",
+	  test_rt_page_parked },
+	{ "a RETIME ahead of its page-only grant is applied when the grant is taken",
+	  test_rt_page_retime },
 	{ "a holder leaves for a PREEMPT in its page entry and applies it, unkicked",
 	  test_rt_page_preempt },
 	{ "garbage, a write in progress and the fallback are not applied", test_rt_page_garbage },
