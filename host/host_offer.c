@@ -271,6 +271,8 @@ struct host_client *host_offer_settle(struct host *h)
 	if (!c)
 		return NULL;
 	h->offer_to = NULL;
+	h->cause = HOST_PRE_OFFER;
+	h->cause_c = c;
 	if (h->xsucc_to) {
 		struct host_client *b = h->xsucc_to;
 
