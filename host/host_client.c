@@ -213,6 +213,8 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	uint64_t now = h->clock();
 	unsigned int slot;
 
+	h->cause = HOST_PRE_TREE;	/* a COMMIT's moves; the events below say their own */
+	h->cause_c = c;
 	if (m->type == HOST_MSG_COMMIT) {
 		int ret = host_tree_commit(h, c);
 
@@ -221,8 +223,6 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		/* A batch the core refuses in part is the VMM's tree, not garbage: it stays. */
 		return ret == -ENOENT || ret == -EINVAL ? -EPROTO : 0;
 	}
-	h->cause = HOST_PRE_TREE;	/* a COMMIT's moves; the events below say their own */
-	h->cause_c = c;
 	if (m->type == HOST_MSG_TICK) {
 		h->cause = HOST_PRE_TICK;
 		host_slice_tick(h, c, now);

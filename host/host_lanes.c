@@ -109,7 +109,7 @@ static void host_pre_count(struct host *h, struct host_client *c, unsigned int s
 	if (sched_vcpu_throttled(h->s, slot))
 		k = HOST_PRE_THROTTLE;
 	else if ((k == HOST_PRE_WAKE || k == HOST_PRE_TICK) && h->cause_c && h->cause_c != c)
-		k++;	/* the _XVM of each */
+		k = k == HOST_PRE_WAKE ? HOST_PRE_WAKE_XVM : HOST_PRE_TICK_XVM;
 	c->nr_pre[k]++;
 	if ((k == HOST_PRE_WAKE || k == HOST_PRE_WAKE_XVM) && h->pre_stats) {
 		c->nr_pre[HOST_PRE_WAITED] += h->cause_waited;
