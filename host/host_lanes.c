@@ -79,6 +79,8 @@ void host_pre_wake(struct host *h, unsigned int slot, uint64_t now)
 
 	h->cause_waited = host_someone_waits(h);
 	h->cause_named = sched_wake_takes_lane(h->s, slot, &from) >= 0 && from <= now;
+	h->cause_offered = h->held_untaken && h->held_untaken == h->slot[slot].client;
+	h->cause_took_due = h->slot[slot].client && h->slot[slot].client->took_due;
 }
 
 void host_pre_log(const struct host_client *c)
@@ -86,10 +88,13 @@ void host_pre_log(const struct host_client *c)
 	const uint64_t *n = c->nr_pre;
 
 	fprintf(stderr, "vsched host: %s preempted: wake %llu (other VMs %llu; a vCPU waiting %llu, "
-		"named %llu), slice end %llu (other VMs %llu), report %llu, block %llu, timer %llu, "
-		"tree %llu, offer %llu, throttled %llu\n", c->group,
+		"named %llu: offered %llu, TOOK due %llu), slice end %llu (other VMs %llu), "
+		"report %llu, block %llu, timer %llu, tree %llu, offer %llu, throttled %llu\n",
+		c->group,
 		(unsigned long long)n[HOST_PRE_WAKE], (unsigned long long)n[HOST_PRE_WAKE_XVM],
 		(unsigned long long)n[HOST_PRE_WAITED], (unsigned long long)n[HOST_PRE_NAMED],
+		(unsigned long long)n[HOST_PRE_NAMED_OFFERED],
+		(unsigned long long)n[HOST_PRE_NAMED_TOOK_DUE],
 		(unsigned long long)n[HOST_PRE_TICK], (unsigned long long)n[HOST_PRE_TICK_XVM],
 		(unsigned long long)n[HOST_PRE_RAN], (unsigned long long)n[HOST_PRE_BLOCKED],
 		(unsigned long long)n[HOST_PRE_TIMER], (unsigned long long)n[HOST_PRE_TREE],
@@ -114,6 +119,8 @@ static void host_pre_count(struct host *h, struct host_client *c, unsigned int s
 	if ((k == HOST_PRE_WAKE || k == HOST_PRE_WAKE_XVM) && h->pre_stats) {
 		c->nr_pre[HOST_PRE_WAITED] += h->cause_waited;
 		c->nr_pre[HOST_PRE_NAMED] += h->cause_named;
+		c->nr_pre[HOST_PRE_NAMED_OFFERED] += h->cause_named && h->cause_offered;
+		c->nr_pre[HOST_PRE_NAMED_TOOK_DUE] += h->cause_named && h->cause_took_due;
 	}
 }
 

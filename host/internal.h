@@ -130,7 +130,10 @@ struct host {
 	struct host_client *cause_c;
 	bool cause_waited;		/* a wake while another vCPU already waited */
 	bool cause_named;		/* ... that sched_wake_takes_lane() named a lane for */
-	bool pre_stats;			/* the two above counted, all logged as a VM leaves */
+	bool cause_offered, cause_took_due;	/* ... its VM had an offer untaken / a TOOK due */
+	bool pre_stats;			/* the four above counted, all logged as a VM leaves */
+	struct host_client *held_untaken;	/* pre_stats: the VM whose held-lane offer the
+						   last settle revoked untaken, NULL: none */
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */

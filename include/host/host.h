@@ -74,12 +74,14 @@ uint64_t host_client_xhands(const struct host_client *c, enum host_xhand_count w
  * in the directory, a VM's batch), an offer's claim honoured; any of them with the holder's own
  * path throttled: THROTTLE. With pre_stats (VSCHED_HOST_PRE_STATS set), also the wakes (of
  * either kind) made while another vCPU already waited (WAITED), and those the held-lane rule
- * (sched_wake_takes_lane()) named a lane for at that moment (NAMED), and the counts are logged.
+ * (sched_wake_takes_lane()) named a lane for at that moment (NAMED), of those the ones whose
+ * VM had a held-lane offer standing that it did not take (NAMED_OFFERED) or was due a TOOK, so
+ * that no offer could stand (NAMED_TOOK_DUE), and the counts are logged.
  */
 enum host_pre_cause {
 	HOST_PRE_WAKE, HOST_PRE_WAKE_XVM, HOST_PRE_TICK, HOST_PRE_TICK_XVM, HOST_PRE_RAN,
 	HOST_PRE_BLOCKED, HOST_PRE_TIMER, HOST_PRE_TREE, HOST_PRE_OFFER, HOST_PRE_THROTTLE,
-	HOST_PRE_WAITED, HOST_PRE_NAMED, HOST_PRE_MAX
+	HOST_PRE_WAITED, HOST_PRE_NAMED, HOST_PRE_NAMED_OFFERED, HOST_PRE_NAMED_TOOK_DUE, HOST_PRE_MAX
 };
 
 uint64_t host_client_preempts(const struct host_client *c, enum host_pre_cause k);
