@@ -42,6 +42,8 @@ static void host_changed(struct vsched *vs, enum vsched_event ev, const char *pa
 	/* A VM group's own setting: its VMM keeps it for a re-join. */
 	if (ev == VSCHED_EV_WRITE)
 		host_fwd_vmset(h, path, file);
+	h->cause = HOST_PRE_TREE;
+	h->cause_c = NULL;
 	now = h->clock();
 	sched_advance(h->s, now);
 	host_charge_holders(h, now, UINT_MAX);
@@ -102,6 +104,7 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->nr_slots = h->nr_free = n;
 	h->grace_ns = o->grace_ns ? o->grace_ns : HOST_GRACE_NS;
 	h->clock = time_mono_ns;
+	h->pre_stats = getenv("VSCHED_HOST_PRE_STATS") != NULL;
 	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
 	h->timer_at = HOST_TIME_INF;
 	list_init(&h->clients);
@@ -217,6 +220,8 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 			(unsigned long long)c->nr_xhands_missed);
 	else if (c->joined)
 		fprintf(stderr, "vsched host: %s (pid %d) left: %s\n", c->group, (int)c->pid, why);
+	if (c->joined && h->pre_stats)
+		host_pre_log(c);
 	epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
 	host_client_remove(h, c);
 }
@@ -268,6 +273,8 @@ static void host_tick(struct host *h)
 	host_offer_settle(h);
 	now = h->clock();
 	h->timer_at = HOST_TIME_INF;
+	h->cause = HOST_PRE_TIMER;
+	h->cause_c = NULL;
 	host_rotate_due(h, now);
 	/*
 	 * A move of the lanes alone decides nothing: it charges no holder (one halted in KVM_RUN,

@@ -213,6 +213,8 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	uint64_t now = h->clock();
 	unsigned int slot;
 
+	h->cause = HOST_PRE_TREE;	/* a COMMIT's moves; the events below say their own */
+	h->cause_c = c;
 	if (m->type == HOST_MSG_COMMIT) {
 		int ret = host_tree_commit(h, c);
 
@@ -222,6 +224,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		return ret == -ENOENT || ret == -EINVAL ? -EPROTO : 0;
 	}
 	if (m->type == HOST_MSG_TICK) {
+		h->cause = HOST_PRE_TICK;
 		host_slice_tick(h, c, now);
 		host_charge_holders(h, now, UINT_MAX);
 		sched_timer(h->s, now);
@@ -245,16 +248,21 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		c->vcpu_group[m->vcpu] = m->arg;
 		return 0;
 	case HOST_MSG_RUNNABLE:
+		h->cause = HOST_PRE_WAKE;
+		if (h->pre_stats)
+			host_pre_wake(h, slot, now);
 		h->slot[slot].nr_waits++;
 		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_runnable(h->s, slot, now);
 	case HOST_MSG_BLOCKED:
+		h->cause = HOST_PRE_BLOCKED;
 		host_slice_reported(h, slot, now);
 		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_blocked(h->s, slot, now);
 	case HOST_MSG_RAN:
 		if (m->a > HOST_RAN_MAX_NS || m->b > HOST_RAN_MAX_NS)
 			return -ERANGE;
+		h->cause = HOST_PRE_RAN;
 		host_slice_reported(h, slot, now);
 		host_charge_holders(h, now, slot);
 		return host_charge_report(h, slot, m->a, m->b, now);

@@ -15,6 +15,7 @@
  * nothing looks owed to the core, which then keeps it on its lane without a slice end.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -132,6 +133,62 @@ void host_decide(struct host *h, const struct sched_decision *d)
 	host_decide_kick(h, d, true);
 }
 
+/*
+ * A wake about to reach the core (pre_stats only): whether a vCPU waits already (no held-lane
+ * offer is made then), and whether the held-lane rule names a lane for the waker now (read
+ * only: the state of the last event, valid from *from until the next).
+ */
+void host_pre_wake(struct host *h, unsigned int slot, uint64_t now)
+{
+	uint64_t from;
+
+	h->cause_waited = host_someone_waits(h);
+	h->cause_named = sched_wake_takes_lane(h->s, slot, &from) >= 0 && from <= now;
+	h->cause_offered = h->held_untaken && h->held_untaken == h->slot[slot].client;
+	h->cause_took_due = h->slot[slot].client && h->slot[slot].client->took_due;
+}
+
+void host_pre_log(const struct host_client *c)
+{
+	const uint64_t *n = c->nr_pre;
+
+	fprintf(stderr, "vsched host: %s preempted: wake %llu (other VMs %llu; a vCPU waiting %llu, "
+		"named %llu: offered %llu, TOOK due %llu), slice end %llu (other VMs %llu), "
+		"report %llu, block %llu, timer %llu, tree %llu, offer %llu, throttled %llu\n",
+		c->group,
+		(unsigned long long)n[HOST_PRE_WAKE], (unsigned long long)n[HOST_PRE_WAKE_XVM],
+		(unsigned long long)n[HOST_PRE_WAITED], (unsigned long long)n[HOST_PRE_NAMED],
+		(unsigned long long)n[HOST_PRE_NAMED_OFFERED],
+		(unsigned long long)n[HOST_PRE_NAMED_TOOK_DUE],
+		(unsigned long long)n[HOST_PRE_TICK], (unsigned long long)n[HOST_PRE_TICK_XVM],
+		(unsigned long long)n[HOST_PRE_RAN], (unsigned long long)n[HOST_PRE_BLOCKED],
+		(unsigned long long)n[HOST_PRE_TIMER], (unsigned long long)n[HOST_PRE_TREE],
+		(unsigned long long)n[HOST_PRE_OFFER], (unsigned long long)n[HOST_PRE_THROTTLE]);
+}
+
+uint64_t host_client_preempts(const struct host_client *c, enum host_pre_cause k)
+{
+	return k < HOST_PRE_MAX ? c->nr_pre[k] : 0;
+}
+
+/* A preemption the daemon's core made, by cause, in the preempted holder's VM. */
+static void host_pre_count(struct host *h, struct host_client *c, unsigned int slot)
+{
+	enum host_pre_cause k = h->cause;
+
+	if (sched_vcpu_throttled(h->s, slot))
+		k = HOST_PRE_THROTTLE;
+	else if ((k == HOST_PRE_WAKE || k == HOST_PRE_TICK) && h->cause_c && h->cause_c != c)
+		k = k == HOST_PRE_WAKE ? HOST_PRE_WAKE_XVM : HOST_PRE_TICK_XVM;
+	c->nr_pre[k]++;
+	if ((k == HOST_PRE_WAKE || k == HOST_PRE_WAKE_XVM) && h->pre_stats) {
+		c->nr_pre[HOST_PRE_WAITED] += h->cause_waited;
+		c->nr_pre[HOST_PRE_NAMED] += h->cause_named;
+		c->nr_pre[HOST_PRE_NAMED_OFFERED] += h->cause_named && h->cause_offered;
+		c->nr_pre[HOST_PRE_NAMED_TOOK_DUE] += h->cause_named && h->cause_took_due;
+	}
+}
+
 /* kick false: a holder its VMM let go of itself (an offer's victim) is not signalled again. */
 void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 {
@@ -172,6 +229,8 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 		m.seq = host_page_write(sl->client, sl->vcpu,
 					d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane, m.a,
 					m.b);
+	if (d->type == SCHED_PREEMPT)
+		host_pre_count(h, sl->client, d->vcpu);
 	if (d->type == SCHED_PREEMPT && kick)
 		host_kick(sl->client, sl->vcpu);	/* the holder out now; the datagram follows */
 	/* Its thread waits on the entry just written: woken, it takes the grant itself. */

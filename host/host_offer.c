@@ -291,6 +291,9 @@ struct host_client *host_offer_settle(struct host *h)
 	if (!c)
 		return NULL;
 	h->offer_to = NULL;
+	h->held_untaken = NULL;
+	h->cause = HOST_PRE_OFFER;
+	h->cause_c = c;
 	if (h->xsucc_to) {
 		struct host_client *b = h->xsucc_to;
 
@@ -301,8 +304,11 @@ struct host_client *host_offer_settle(struct host *h)
 	if (__atomic_compare_exchange_n(&c->offer->word, &w,
 					host_offer_word(h->offer_gen, HOST_OFFER_NONE,
 							HOST_OFFER_FREE),
-					false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		return NULL;	/* revoked: nobody took it */
+					false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		/* revoked: nobody took it */
+		h->held_untaken = c->offer_holder != HOST_OFFER_NONE ? c : NULL;
+		return NULL;
+	}
 	if (!(h->offer_lane == HOST_OFFER_HAND ? host_hand_honour(h, c, w) :
 	      host_offer_honour(h, c, w)))
 		return NULL;

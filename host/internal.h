@@ -91,6 +91,8 @@ struct host_client {
 	uint64_t nr_kicks;
 	bool pin;			/* HOST_HELLO_PIN: grantees pinned by the daemon */
 	uint64_t nr_pins;
+	/* its holders preempted by the daemon, by the event that made the core decide */
+	uint64_t nr_pre[HOST_PRE_MAX];
 };
 
 struct host {
@@ -128,6 +130,15 @@ struct host {
 	struct host_client **lane_last;	/* each lane's last holder's VM, NULL: none */
 	struct host_client *offer_rr;	/* the last VM offered a lane: round-robin after it */
 	uint32_t share_next;		/* host_peer.c: the next VM's id */
+	/* the event the core is fed now, and its VM (NULL: the daemon's own) */
+	enum host_pre_cause cause;
+	struct host_client *cause_c;
+	bool cause_waited;		/* a wake while another vCPU already waited */
+	bool cause_named;		/* ... that sched_wake_takes_lane() named a lane for */
+	bool cause_offered, cause_took_due;	/* ... its VM had an offer untaken / a TOOK due */
+	bool pre_stats;			/* the four above counted, all logged as a VM leaves */
+	struct host_client *held_untaken;	/* pre_stats: the VM whose held-lane offer the
+						   last settle revoked untaken, NULL: none */
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
@@ -151,6 +162,8 @@ int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_
 		       uint64_t now);
 
 void host_decide(struct host *h, const struct sched_decision *d);
+void host_pre_wake(struct host *h, unsigned int slot, uint64_t now);
+void host_pre_log(const struct host_client *c);
 void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick);
 
 /*

@@ -67,6 +67,24 @@ uint64_t host_client_hands(const struct host_client *c, bool revoked);
  * decision, taken and not (PREEMPTed), or released to it and not taken. */
 enum host_xhand_count { HOST_XHAND_TAKEN, HOST_XHAND_REVOKED, HOST_XHAND_MISSED };
 uint64_t host_client_xhands(const struct host_client *c, enum host_xhand_count which);
+/*
+ * What made the core preempt a holder (counted per preempted VM, logged as it leaves): a
+ * wake of a vCPU of its own VM or another's, a slice end (TICK) of its own VM or another's, a
+ * report, a block, the daemon's timer (group timers, the grace), a change of the tree (a write
+ * in the directory, a VM's batch), an offer's claim honoured; any of them with the holder's own
+ * path throttled: THROTTLE. With pre_stats (VSCHED_HOST_PRE_STATS set), also the wakes (of
+ * either kind) made while another vCPU already waited (WAITED), and those the held-lane rule
+ * (sched_wake_takes_lane()) named a lane for at that moment (NAMED), of those the ones whose
+ * VM had a held-lane offer standing that it did not take (NAMED_OFFERED) or was due a TOOK, so
+ * that no offer could stand (NAMED_TOOK_DUE), and the counts are logged.
+ */
+enum host_pre_cause {
+	HOST_PRE_WAKE, HOST_PRE_WAKE_XVM, HOST_PRE_TICK, HOST_PRE_TICK_XVM, HOST_PRE_RAN,
+	HOST_PRE_BLOCKED, HOST_PRE_TIMER, HOST_PRE_TREE, HOST_PRE_OFFER, HOST_PRE_THROTTLE,
+	HOST_PRE_WAITED, HOST_PRE_NAMED, HOST_PRE_NAMED_OFFERED, HOST_PRE_NAMED_TOOK_DUE, HOST_PRE_MAX
+};
+
+uint64_t host_client_preempts(const struct host_client *c, enum host_pre_cause k);
 
 /*
  * A change in the daemon's directory (its FUSE threads; lock not held): op a HOST_CTL_* of

@@ -207,7 +207,20 @@ static void test_runtime_weight_change_acts(enum vm_accel accel)
 	a1 = vs_usage_usec(r.vs, "a");
 	b1 = vs_usage_usec(r.vs, "b");
 	runvm_stop(&r);
-	CU_ASSERT_TRUE(b1 - b0 > 3 * (a1 - a0));
+	/*
+	 * A host whose other work starves this process (load ~15: 5.6 ms in all, 1473 us against
+	 * 4176; a bench in a cgroup of cpu.shares 262144 beside it: 0 us) measures the host, not
+	 * the weights: said, not judged. Idle, the two get ~430 ms.
+	 */
+	if ((b1 - b0) + (a1 - a0) < 700000 / 8) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "weight change: the host ran the VM %llu us of 700000",
+			 (unsigned long long)((b1 - b0) + (a1 - a0)));
+		test_skip(why);
+	} else {
+		CU_ASSERT_TRUE(b1 - b0 > 3 * (a1 - a0));
+	}
 	runvm_destroy(&r);
 }
 
