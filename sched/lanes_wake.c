@@ -70,6 +70,20 @@ static int lane_most_over(struct sched *s, const struct sched_entity *se,
 	return pref;
 }
 
+/*
+ * The cpu.idle rule (non-idle beats idle at once, as check_preempt_wakeup_fair() does on a CPU)
+ * where the idle side (er) holds more lanes than its rate, the rates counting the waker. A side
+ * at its rate keeps its lanes in GPS: its parent is owed enough for both, and the lane comes
+ * from elsewhere. Taking it anyway gave a duty vCPU, at each wake, the lane of a hog owed a
+ * whole CPU under a cpu.idle sibling group, while a light top-level group held a lane more than
+ * its rate (`make fuzz-sim` kind 2 seed 1332, 2.96 %; test "a waker leaves an idle sibling at
+ * its rate alone").
+ */
+static bool idle_over(const struct sched_entity *ew, const struct sched_entity *er)
+{
+	return er->idle && !ew->idle && (double)er->nr_running > er->rate + 1e-9;
+}
+
 /* se's claim; false if it took no lane and deferred none (a refill's claims stop there). */
 bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
@@ -92,7 +106,7 @@ bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		if (er == se)
 			continue;
 		common_level(&ew, &er);
-		if (er->idle && !ew->idle) {
+		if (idle_over(ew, er)) {
 			best = (int)l;
 			best_ew = ew;
 			best_er = NULL;	/* the cpu.idle rule: this lane */
@@ -170,15 +184,16 @@ bool sched_vcpu_idle_path(const struct sched *s, unsigned int id)
 /*
  * The lane vCPU id would take at once if it became runnable at any moment from *from until the
  * core's next event, by the cpu.idle rule of lanes_waiter_arrived() (a holder idle at the level
- * where the two meet, against a waker that is not). Read only, for host mode's offers of a held
- * lane, which must be conservative: every lane held, none by id itself, the first such lane,
- * and every lane before it one that cannot defer the preemption. Such a lane can only defer it
- * while kept (lane_kept()), and whether its holder owns its lane is known only after the wake's
- * new rates (a holder at rate 1 may drop below it as the waker takes its share, then, kept
- * inside its min_run and far enough ahead, it deferred the preemption:
- * tests/unit/test_core_wake_lane.c). So the rule holds from the moment every lane before it is
- * past its holder's min_run: kept by time no lane becomes again without an event, and owned or
- * not, the core then skips it or only weighs it, and the cpu.idle lane comes first. -1: none.
+ * where the two meet, against a waker that is not, over its rate: idle_over()). Read only, for
+ * host mode's offers of a held lane, which must be conservative: every lane held, none by id
+ * itself, the first such lane, and every lane before it one that cannot defer the preemption.
+ * Such a lane can only defer it while kept (lane_kept()), and whether its holder owns its lane
+ * is known only after the wake's new rates (a holder at rate 1 may drop below it as the waker
+ * takes its share, then, kept inside its min_run and far enough ahead, it deferred the
+ * preemption: tests/unit/test_core_wake_lane.c). So the rule holds from the moment every lane
+ * before it is past its holder's min_run: kept by time no lane becomes again without an event,
+ * and owned or not, the core then skips it or only weighs it, and the cpu.idle lane comes
+ * first. -1: none.
  */
 int sched_wake_idle_lane(const struct sched *s, unsigned int id, uint64_t *from)
 {
@@ -199,7 +214,15 @@ int sched_wake_idle_lane(const struct sched *s, unsigned int id, uint64_t *from)
 			return -1;
 		er = &ln->cur->se;
 		common_level(&ew, &er);
+		/*
+		 * idle_over() at the rates the wake makes: a wake adds demand only outside er, so
+		 * er's rate can only fall, and over now is over then. On one lane it is always so:
+		 * the waker's side, a CPU of demand and more weight, leaves er less than its lane.
+		 * Not over now, it may be then, and the core may take this lane: unknown.
+		 */
 		if (er->idle && !ew->idle) {
+			if (s->nr_lanes > 1 && (double)er->nr_running <= er->rate + 1e-9)
+				return -1;
 			*from = t;
 			return (int)l;
 		}
