@@ -4,6 +4,7 @@
  * lanes): GPS takes a waker's share from the sides whose rates fall, never from one at its rate.
  * docs/scheduler.md §3 "Wakes".
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -56,6 +57,37 @@ static void test_waker_leaves_idle_sibling_at_rate(void)
 	CU_ASSERT_TRUE(e >= 0 && e <= 1.0);
 }
 
+/*
+ * Four lanes: a cpu.idle group's vCPU (17.7 ms of work every 27.5 ms) beside a weight-1 group of
+ * three hogs and a duty vCPU waking every 372 us. The idle group's rate is 0.9 of a lane while
+ * it runs (weight 3 against 10), so GPS serves its whole demand; the cpu.idle rule took its lane
+ * at every wake of the duty vCPU (it held one lane, more than 0.9): it got 754 ms of 1284 and
+ * the hogs its part (8.5 % of capacity). Seed 284 of the 1-16 lane duty kind (2.51 %).
+ */
+static void test_waker_leaves_idle_group_rounded_share(void)
+{
+	struct sim_gen_opts o = {
+		.kind = SIM_GEN_DUTY, .max_lanes = 16, .max_vcpus = 256, .max_groups = 16,
+		.max_depth = 10, .duration_ns = 10000000000ULL,
+	};
+	struct sim_result *r = run("lanes 4\nduration 2s\ngroup /a weight 1\ngroup /i idle 1\n"
+				   "group /w\nvcpu 0 /w duty 231us 372us phase 298us\n"
+				   "vcpu 1 /i duty 17709us 27496us phase 9538us\n"
+				   "vcpu 2 /a hog\nvcpu 3 /a hog\nvcpu 4 /a hog\n");
+	double u = 0, ideal = 0, e;
+
+	if (r) {
+		CU_ASSERT_EQUAL(sim_group_usage(r, "/i", &u, &ideal), 0);
+		if (fabs(u - ideal) > 0.001 * sim_capacity_ns(r) || sim_max_group_error(r) > 0.5)
+			sim_report(r, stdout);
+		CU_ASSERT_TRUE(fabs(u - ideal) <= 0.001 * sim_capacity_ns(r));
+		CU_ASSERT_TRUE(sim_max_group_error(r) <= 0.5);
+		sim_result_free(r);
+	}
+	e = wake_gen_error(284, &o);
+	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
+}
+
 /* One lane: the cpu.idle rule still takes an idle sibling's lane at once (the kernel's). */
 static void test_waker_takes_idle_lane_on_one_lane(void)
 {
@@ -73,6 +105,8 @@ static void test_waker_takes_idle_lane_on_one_lane(void)
 
 static CU_TestInfo wake_tests[] = {
 	{ "a waker leaves an idle sibling at its rate alone", test_waker_leaves_idle_sibling_at_rate },
+	{ "a waker leaves an idle group its rounded share",
+	  test_waker_leaves_idle_group_rounded_share },
 	{ "a waker takes an idle lane on one lane", test_waker_takes_idle_lane_on_one_lane },
 	CU_TEST_INFO_NULL,
 };
