@@ -104,6 +104,17 @@ static bool near(double x, double edge)
 	return x > edge - RATE_MARGIN && x < edge + RATE_MARGIN;
 }
 
+/* lane_misplaced() at the new rates r_ew, r_er; near one of its edges, no (the smaller key). */
+static bool vt_misplaced(const struct sched_entity *ew, const struct sched_entity *er,
+			 double r_ew, double r_er)
+{
+	double a = (double)ew->nr_running + 1.0, b = (double)er->nr_running;
+
+	if (near(a, r_ew + 0.5) || near(b, r_er + 0.5))
+		return false;
+	return a <= r_ew + 0.5 && b > r_er + 0.5;
+}
+
 static int wake_vt_lanes(struct sched *s, unsigned int id, uint64_t *from);
 
 int sched_wake_vt_lane(const struct sched *cs, unsigned int id, uint64_t *from)
@@ -165,11 +176,14 @@ int sched_wake_vt_lane(const struct sched *cs, unsigned int id, uint64_t *from)
 		er_vt = V - er->rate * (V - er->vt) / r_er;
 		er_vt -= owed * (er->rate - r_er) / r_ew / r_er;
 	}
-	/* owns_lane() and lane_misplaced() at the new rates, away from their edges. */
-	if (near(rh, 1.0) || rh >= 1.0 ||
-	    near((double)ew->nr_running + 1.0, r_ew) || near((double)er->nr_running, r_er + 1.0))
+	/*
+	 * owns_lane() away from its edge; lane_misplaced() at the new rates, taken as not near
+	 * its edges (equal sides on one lane sit on them): the smaller key, a claim the core
+	 * makes either way.
+	 */
+	if (near(rh, 1.0) || rh >= 1.0)
 		return -1;
-	misplaced = (double)ew->nr_running + 1.0 <= r_ew && (double)er->nr_running >= r_er + 1.0;
+	misplaced = vt_misplaced(ew, er, r_ew, r_er);
 	key = er_vt - ew_vt - (misplaced ? -min_run : min_run);
 	if (!(key > VT_MARGIN))
 		return -1;
@@ -352,10 +366,9 @@ static bool vt_lane_try(struct sched *s, struct vcpu_core *vc, unsigned int l, s
 		for (k = 0; k < 2; k++)
 			w[k] = vt_gap(s, P, ew, er, r_ew, r_er, &lv, w[k]);
 	}
-	if (near(rh, 1.0) || rh >= 1.0 ||
-	    near((double)ew->nr_running + 1.0, r_ew) || near((double)er->nr_running, r_er + 1.0))
+	if (near(rh, 1.0) || rh >= 1.0)
 		return false;
-	misplaced = (double)ew->nr_running + 1.0 <= r_ew && (double)er->nr_running >= r_er + 1.0;
+	misplaced = vt_misplaced(ew, er, r_ew, r_er);
 	key = (w[0] < w[1] ? w[0] : w[1]) - (misplaced ? -min_run : min_run);
 	return key > VT_MARGIN;
 }
