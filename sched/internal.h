@@ -263,15 +263,6 @@ static inline double fair_vclock(const struct group_core *gc)
 	return gc->sum_r > 0 ? gc->sum_rvt / gc->sum_r : gc->vbase;
 }
 
-/* se is below a cpu.idle group (or is one). */
-static inline bool se_below_idle(const struct sched_entity *se)
-{
-	for (; se->parent; se = &se->parent->se)
-		if (se->idle)
-			return true;
-	return false;
-}
-
 /*
  * EEVDF's request: the service se asks for next, which with its rate sets its deadline. A
  * vCPU asks for what it ran, on average, from waking to blocking (a slice if it never blocks),
@@ -292,20 +283,19 @@ static inline double fair_request(const struct sched *s, struct sched_entity *se
 		if (n)
 			req = container_of(n, struct sched_entity, node)->breq;
 		*base = req;
+		/*
+		 * A cpu.idle group takes min_run turns beside non-idle siblings (lanes.c,
+		 * idle_turn()), so that is what it asks at its level; above, its parent passes up
+		 * its children's requests as before. Asking a slice at its few per mille set its
+		 * deadline slice / rate ahead: owed a few ms, it lost every lane to a capped
+		 * sibling, which ran its pool on them ahead of the reference, dried early and left
+		 * lanes idle the reference fills (docs/scheduler.md §4, "An idle sibling's turns").
+		 */
+		if (se->idle && req > (double)p->min_run_ns)
+			req = (double)p->min_run_ns;
 		if (gc->bw_enabled && (double)gc->runtime < req)
 			req = (double)gc->runtime;
 		return req;
-	}
-	/*
-	 * Below a cpu.idle group a vCPU takes min_run turns beside non-idle siblings (lanes.c,
-	 * idle_turn()), so that is what it asks. Asking a slice at an idle group's few per mille
-	 * set its deadline slice / rate ahead: owed a few ms, it lost every lane to a capped
-	 * sibling, which ran its pool on them ahead of the reference, dried early and left lanes
-	 * idle the reference fills (docs/scheduler.md §4, "An idle sibling's turns").
-	 */
-	if (s->core.nr_idle_groups && se_below_idle(se)) {
-		*base = (double)p->min_run_ns;
-		return *base;
 	}
 	if (se_vcpu(se)->burst > 0 && se_vcpu(se)->burst < req) {
 		req = se_vcpu(se)->burst;
