@@ -311,7 +311,7 @@ static void test_refill_claims_every_lane(void)
 }
 
 /*
- * A cpu.idle sibling's turns come by the request it makes, min_run. The groups of "a kept rate
+ * A cpu.idle sibling holding no lane asks min_run, the turn it gets. The groups of "a kept rate
  * ends at the reference's dry point" at the root on four lanes: /g2 (three hogs, 18.829 ms per
  * 10 ms) is throttled 3.7 ms a period, and /g3 (weight 6, five hogs, 60.081 ms per 50 ms) runs
  * its pool on the lanes beside it, where the reference gives the idle /g6 (two hogs) 0.05 to
