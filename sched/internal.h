@@ -283,6 +283,19 @@ static inline double fair_request(const struct sched *s, struct sched_entity *se
 		if (n)
 			req = container_of(n, struct sched_entity, node)->breq;
 		*base = req;
+		/*
+		 * A cpu.idle group that holds no lane gets its next one for a min_run turn beside
+		 * non-idle siblings (lanes.c, idle_turn()), so that is what it asks at its level;
+		 * above, its parent passes up its children's requests as before. Asking a slice
+		 * at its few per mille set its deadline slice / rate ahead: owed a few ms, it lost
+		 * every lane to a capped sibling, which ran its pool on them ahead of the
+		 * reference, dried early and left lanes idle the reference fills. Holding lanes,
+		 * it asks as before: a capped idle group asking min_run for each further lane took
+		 * them from hogs ahead by less than a slice and ran its pool early the same way
+		 * (docs/scheduler.md §4, "An idle sibling's turns").
+		 */
+		if (se->idle && !se->nr_running && req > (double)p->min_run_ns)
+			req = (double)p->min_run_ns;
 		if (gc->bw_enabled && (double)gc->runtime < req)
 			req = (double)gc->runtime;
 		return req;

@@ -310,6 +310,28 @@ static void test_refill_claims_every_lane(void)
 		   "vcpu 12 /c hog\n", 0.1);
 }
 
+/*
+ * A cpu.idle sibling holding no lane asks min_run, the turn it gets. The groups of "a kept rate
+ * ends at the reference's dry point" at the root on four lanes: /g2 (three hogs, 18.829 ms per
+ * 10 ms) is throttled 3.7 ms a period, and /g3 (weight 6, five hogs, 60.081 ms per 50 ms) runs
+ * its pool on the lanes beside it, where the reference gives the idle /g6 (two hogs) 0.05 to
+ * 0.19 CPU of them. /g6 asked a slice, so its deadline stood slice / rate (16 ms at 0.19) after
+ * its vt: owed 2.4 ms, it lost every lane handed out to /g3, which drew its pool ahead of the
+ * reference and was throttled 0.46 ms early each time; /g6, two hogs, cannot use the four lanes
+ * then, and the 2 lanes idle while /g2 was throttled too were its loss: 1188 ms of 1225.6 in
+ * 2 s (0.469 % of capacity; 0.011 % before the throttle's credit went either way, 0.227 % with
+ * it, 0.469 with the refill's claims). Asking min_run, the turn it takes beside non-idle
+ * siblings (lanes.c), it gets its turns while /g3 runs: 0.093 %.
+ */
+static void test_idle_sibling_asks_min_run(void)
+{
+	run_within("lanes 4\nduration 2s\ngroup /g2 max 18829us 10000us\n"
+		   "group /g3 weight 6 max 60081us 50000us\ngroup /g6 idle 1\n"
+		   "vcpu 0 /g2 hog\nvcpu 1 /g2 hog\nvcpu 2 /g2 hog\nvcpu 3 /g3 hog\n"
+		   "vcpu 4 /g3 hog\nvcpu 5 /g3 hog\nvcpu 6 /g3 hog\nvcpu 7 /g3 hog\n"
+		   "vcpu 8 /g6 hog\nvcpu 9 /g6 hog\n", 0.1);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -328,6 +350,7 @@ static CU_TestInfo caps_tests[] = {
 	{ "a throttle refunds before its group leaves", test_throttle_refunds_before_leaving },
 	{ "a throttle pays prepaid slices again", test_throttle_pays_prepaid_again },
 	{ "a refill claims every lane its vCPUs would", test_refill_claims_every_lane },
+	{ "a cpu.idle sibling asks min_run", test_idle_sibling_asks_min_run },
 	CU_TEST_INFO_NULL,
 };
 
