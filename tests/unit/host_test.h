@@ -49,16 +49,13 @@ static inline int host_test_ev(struct host *h, struct host_client *c, uint32_t t
 	return host_test_msg(h, c, &ev, sizeof(ev));
 }
 
-/*
- * Joins VM name with nr vCPUs and cpu.max quota_us per 100 ms (UINT64_MAX: max), no page:
- * *c is the daemon's client, the VMM's end of the socket is returned.
- */
-static inline int host_test_join(struct host *h, const char *name, unsigned int nr,
-				 uint64_t quota_us, struct host_client **c)
+/* Joins VM name with nr vCPUs and VM group settings vm, no page: as host_test_join(). */
+static inline int host_test_join_vm(struct host *h, const char *name, unsigned int nr,
+				    struct host_settings vm, struct host_client **c)
 {
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
-		.vm = { .quota_us = quota_us, .period_us = 100000 },
+		.vm = vm,
 	};
 	int sv[2];
 
@@ -67,6 +64,17 @@ static inline int host_test_join(struct host *h, const char *name, unsigned int 
 	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], c), 0);
 	CU_ASSERT_EQUAL(host_test_msg(h, *c, &hm, sizeof(hm)), 0);
 	return sv[0];
+}
+
+/*
+ * Joins VM name with nr vCPUs and cpu.max quota_us per 100 ms (UINT64_MAX: max), no page:
+ * *c is the daemon's client, the VMM's end of the socket is returned.
+ */
+static inline int host_test_join(struct host *h, const char *name, unsigned int nr,
+				 uint64_t quota_us, struct host_client **c)
+{
+	return host_test_join_vm(h, name, nr, (struct host_settings){ .quota_us = quota_us,
+				 .period_us = 100000 }, c);
 }
 
 /*

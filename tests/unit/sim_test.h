@@ -4,6 +4,7 @@
 #define VSCHED_TESTS_SIM_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "test.h"
 #include "sched/sim.h"
@@ -42,6 +43,33 @@ static inline void run_within(const char *text, double bound)
 		sim_report(r, stdout);
 	CU_ASSERT_TRUE(sim_max_group_error(r) <= bound);
 	sim_result_free(r);
+}
+
+#define SIM_TEST_TEXT_LEN	(64 * 1024)
+
+/*
+ * Runs generated scenario `seed` of `o`, asserting it runs without min-run violations; its max
+ * group error (% of capacity, printed over 0.5), or -1.
+ */
+static inline double gen_error(uint64_t seed, const struct sim_gen_opts *o)
+{
+	char *text = malloc(SIM_TEST_TEXT_LEN);
+	unsigned long violations = 0;
+	struct diag d;
+	double e = -1;
+	int ret;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	diag_init(&d, NULL);
+	ret = sim_gen_run(seed, o, &e, &violations, text, SIM_TEST_TEXT_LEN, &d);
+	CU_ASSERT_EQUAL(ret, 0);
+	if (ret)
+		printf("\n  seed %llu: %s\n", (unsigned long long)seed, d.msg);
+	CU_ASSERT_EQUAL(violations, 0);
+	if (!ret && e > 0.5)
+		printf("\n  seed %llu: %.4f %% of capacity\n", (unsigned long long)seed, e);
+	free(text);
+	return ret ? -1 : e;
 }
 
 #endif

@@ -27,17 +27,8 @@ static uint64_t pre_clock(void)
 static int pre_join(struct host *h, const char *name, unsigned int nr, bool idle,
 		    uint64_t quota_us, struct host_client **c)
 {
-	struct host_hello hm = {
-		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = nr,
-		.vm = { .shares = 1024, .quota_us = quota_us, .period_us = 100000, .idle = idle },
-	};
-	int sv[2];
-
-	snprintf(hm.name, sizeof(hm.name), "%s", name);
-	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], c), 0);
-	CU_ASSERT_EQUAL(host_test_msg(h, *c, &hm, sizeof(hm)), 0);
-	return sv[0];
+	return host_test_join_vm(h, name, nr, (struct host_settings){ .shares = 1024,
+				 .quota_us = quota_us, .period_us = 100000, .idle = idle }, c);
 }
 
 static struct host *pre_host(unsigned int lanes)

@@ -13,28 +13,6 @@
 #include "sched/core.h"
 #include "sched/group.h"
 
-#define TEXT_LEN	(64 * 1024)
-
-/* Runs generated scenario `seed` of `o`, asserting it runs; its max group error, or -1. */
-static double gen_error(uint64_t seed, const struct sim_gen_opts *o)
-{
-	char *text = malloc(TEXT_LEN);
-	unsigned long violations = 0;
-	struct diag d;
-	double e = -1;
-	int ret;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	diag_init(&d, NULL);
-	ret = sim_gen_run(seed, o, &e, &violations, text, TEXT_LEN, &d);
-	CU_ASSERT_EQUAL(ret, 0);
-	if (ret)
-		printf("\n  seed %llu: %s\n", (unsigned long long)seed, d.msg);
-	CU_ASSERT_EQUAL(violations, 0);
-	free(text);
-	return ret ? -1 : e;
-}
-
 /*
  * Hog-only trees `make fuzz-sim` found over 0.1 % of capacity (seed: error before).
  * 4117 (6.6 %): two vCPUs owed a whole CPU each held credit from the start that they could never

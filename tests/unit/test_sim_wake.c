@@ -11,30 +11,6 @@
 #include "test.h"
 #include "sim_test.h"
 
-#define TEXT_LEN	(64 * 1024)
-
-/* Generated scenario `seed` of `o`, asserted to run without min-run violations: its error. */
-static double wake_gen_error(uint64_t seed, const struct sim_gen_opts *o)
-{
-	char *text = malloc(TEXT_LEN);
-	unsigned long violations = 0;
-	struct diag d;
-	double e = -1;
-	int ret;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	diag_init(&d, NULL);
-	ret = sim_gen_run(seed, o, &e, &violations, text, TEXT_LEN, &d);
-	CU_ASSERT_EQUAL(ret, 0);
-	if (ret)
-		printf("\n  seed %llu: %s\n", (unsigned long long)seed, d.msg);
-	CU_ASSERT_EQUAL(violations, 0);
-	if (e > 0.5)
-		printf("\n  seed %llu: %.4f %% of capacity\n", (unsigned long long)seed, e);
-	free(text);
-	return ret ? -1 : e;
-}
-
 /*
  * Three lanes: /a (weight 100) holds a duty vCPU and a cpu.idle group with a hog; /z (weight 3)
  * two hogs. /a is owed both its vCPUs' whole demand, /z holds a lane more than its rate whenever
@@ -53,7 +29,7 @@ static void test_waker_leaves_idle_sibling_at_rate(void)
 	run_within("lanes 3\nduration 1s\ngroup /a\ngroup /z weight 3\ngroup /a/i idle 1\n"
 		   "vcpu 0 /a duty 441us 1117us phase 817us\nvcpu 1 /a/i hog\n"
 		   "vcpu 2 /z hog\nvcpu 3 /z hog\n", 0.05);
-	e = wake_gen_error(1332, &o);
+	e = gen_error(1332, &o);
 	CU_ASSERT_TRUE(e >= 0 && e <= 1.0);
 }
 
@@ -84,7 +60,7 @@ static void test_waker_leaves_idle_group_rounded_share(void)
 		CU_ASSERT_TRUE(sim_max_group_error(r) <= 0.5);
 		sim_result_free(r);
 	}
-	e = wake_gen_error(284, &o);
+	e = gen_error(284, &o);
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 
