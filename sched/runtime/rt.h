@@ -185,6 +185,7 @@ struct runtime {
 	uint32_t xw_word;	/* private futex: its wake-ups (kicks, its timer's signal) */
 	timer_t xw_timer;	/* signals it at the earliest sleep end */
 	uint64_t xw_at;		/* the time its timer is armed for, RT_INF: none */
+	uint32_t xw_gen, xw_watches;	/* its waits on a peer's word for this gen of this VM's */
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 

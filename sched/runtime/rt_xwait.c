@@ -45,6 +45,13 @@
  * of the successor's run (traced), and its sleep's end reached the waker only then.
  */
 #define RT_XWAIT_SIGNAL	(SIGRTMIN + 3)
+/*
+ * Wake-ups of the waker while it watches another VM's word for one gen of this VM's: that VM
+ * writes its word at will, and a word changed between each read and each wait would keep a
+ * SCHED_FIFO thread of this VMM looping. Past this the waker leaves that word alone until the
+ * daemon publishes again (the claim, if one comes, is settled by the daemon: two wake-ups).
+ */
+#define RT_XWAIT_WATCH_MAX	256
 
 static __thread uint32_t *rt_xwait_self;
 
@@ -142,6 +149,18 @@ static bool rt_xwait_succ(struct runtime *rt, struct futex_waitv *fw)
 	return !rt_xhand_take(rt, rv);
 }
 
+/* Whether the peer's word may be watched again for this VM's current gen. Lock held. */
+static bool rt_xwait_watch_ok(struct runtime *rt)
+{
+	uint32_t gen = host_offer_gen(__atomic_load_n(&rt->offer->word, __ATOMIC_ACQUIRE));
+
+	if (gen != rt->xw_gen) {
+		rt->xw_gen = gen;
+		rt->xw_watches = 0;
+	}
+	return ++rt->xw_watches <= RT_XWAIT_WATCH_MAX;
+}
+
 static void rt_xwait_loop(struct runtime *rt)
 {
 	while (!rt->xw_stop) {
@@ -160,7 +179,7 @@ static void rt_xwait_loop(struct runtime *rt)
 			w[1].flags = FUTEX_32;	/* shared: the daemon maps it too */
 			n = 2;
 			next = rt_xwait_due(rt, rt_now());
-			if (rt_xwait_succ(rt, &w[2]))
+			if (rt_xwait_succ(rt, &w[2]) && rt_xwait_watch_ok(rt))
 				n = 3;
 		}
 		rt_xwait_set(rt, next);
