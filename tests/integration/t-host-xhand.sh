@@ -4,17 +4,16 @@
 # so that one mostly waits while the other VM's holds the lane. The daemon publishes the waiter
 # as the successor of the other VM's lane; the holder that blocks claims it in its own offer
 # word and the successor's thread, parked on that word (read-only, shared between the VMMs),
-# takes it without the daemon's wake-up. Judged on `--stats`: each VM took a lane from the
-# other (runtime.xhandoffs) and released one to it (xhandoffs_out), both VMs exited 0; and on
-# the daemon's counts as each left: at most a fifth of the lanes taken from the other VM
-# revoked by its core. Thread backend, then KVM. Before handoffs across VMs: no
-# runtime.xhandoffs at all.
+# takes it without the daemon's wake-up. Judged on `--stats`: each VM took at least a third of
+# its grants from the other VM's release (runtime.xhandoffs) and released to it (xhandoffs_out)
+# at least as often, both VMs exited 0; and on the daemon's counts as each left: at most a
+# fifth of the lanes taken from the other VM revoked by its core. Thread backend, then KVM.
 #
-# Only "at least one" each way: a tenth of the lane's changes (tried) failed main in every quiet
-# run (13-96 of ~1680 KVM grants) but failed the fix too in 1 of 5 quiet runs (KVM 75 of 1683;
-# otherwise 868-1351 of 1679-1849). The fix (a sleeping vCPU floats off its lane's CPU, the
-# exit's report waits for the claim, the successor's TOOK goes at once) needs an idle CPU for
-# the sleeper's wake-up: docs/host.md, "Handoffs across VMs".
+# A third: with the waker (sched/runtime/rt_xwait.c: a sleeper runnable at its sleep's end, the
+# lane taken for the successor by a SCHED_FIFO thread), in 10 runs at load 8-11 and 10 beside
+# two busy loops (load 11-14), each VM crossed 43-100 % of its grants (median 94 %; below 75 %
+# in 3 of 80: 43, 53, 63 %; docs/host.md, "Handoffs across VMs"). Before the waker, 4-24 % per
+# VM at load 8-12 and 1-6 % on a quiet machine: a regression that loses most crossings fails.
 . "$(dirname "$0")/runtime-lib.sh"
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-xhand
@@ -45,8 +44,10 @@ for accel in $(test_accels); do
 		[ -n "$x" ] && [ -n "$out" ] && [ -n "$grants" ] ||
 			fail "$accel $vm: no xhandoffs or grants in --stats"
 		check "$grants >= 50" || fail "$accel $vm: only $grants grants"
-		check "$x >= 1" || fail "$accel $vm: none of $grants grants taken from the other VM"
-		check "$out >= 1" || fail "$accel $vm: none of $grants grants released to the other VM"
+		check "$x * 3 >= $grants" ||
+			fail "$accel $vm: only $x of $grants grants taken from the other VM"
+		check "$out * 3 >= $grants" ||
+			fail "$accel $vm: only $out of $grants grants released to the other VM"
 		check "$cpu0 > 0" || fail "$accel $vm: its vCPU did not run"
 	done
 	# The daemon's counts as each VM left: taken and revoked by its core.
