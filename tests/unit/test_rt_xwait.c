@@ -126,6 +126,11 @@ static void *xw_scenario(void *arg)
 		r->state = NULL;
 		if (!xw_until_asleep(r))
 			break;
+		/*
+		 * b's thread done with its BLOCKED: a thread taken off its CPU mid-send keeps the
+		 * VMM's queue (rt_outbox.c), and the waker's RUNNABLE would wait for it too.
+		 */
+		usleep(3000);
 		CU_ASSERT_EQUAL_FATAL(pthread_create(&spin, NULL, xw_spinner, r), 0);
 		pthread_join(spin, NULL);
 		if (r->asleep)
