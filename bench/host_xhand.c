@@ -5,15 +5,17 @@
  * (HOST_HELLO_PEER). Per round (not timed) VM a's vCPU gets the lane and VM b's waits for it
  * (both fenced by a PING; then the daemon's two offers are waited for: a's handoff to another
  * VM, b's successor side); then, timed, a's vCPU releases: the claim's CAS in a's word and its
- * FUTEX_WAKE, then its TOOK at once, as rt_hand_xvm(); b's thread, parked on its grant-page
- * entry and a's word (futex_waitv, as rt_page_wait()), sees the claim, takes the lane with a
- * CAS of b's word (rt_xhand_take()), sends its TOOK at once and runs. A round whose take fails
- * (the daemon revoked first) still times b's thread running, from the daemon's grant by the
- * page, and is counted.
+ * FUTEX_WAKE, then its TOOK at once, as rt_hand_xvm(); b's waker (SCHED_FIFO where allowed,
+ * as rt_xwait.c), parked on a's word and b's grant-page entry (futex_waitv), sees the claim,
+ * takes the lane with a CAS of b's word (rt_xhand_take()), wakes b's vCPU thread (parked on a
+ * private word, as rt_page_wait() on its wake word) and sends b's TOOK; timed to b's vCPU
+ * thread running. A round whose take fails (the daemon revoked first) still times b's thread
+ * running, from the daemon's grant by the page, and is counted.
  */
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,8 @@ struct xrel {
 	pthread_cond_t cond;
 	struct xvmm a, b;
 	bool armed, done, stop;
+	uint32_t vwake;		/* b's vCPU thread's wake word (rt_vcpu_wake()) */
+	bool vdone, wdone;	/* the round's vCPU thread ran; its waker sent its TOOK */
 	uint32_t gen, seen;	/* the round's gen; b's entry seq when it was armed */
 	uint64_t t0, *samples;
 	unsigned int n, rounds, gap_us, taken;
@@ -137,7 +141,7 @@ static bool x_offered(struct xrel *r)
 	return false;
 }
 
-/* b's thread, as rt_page_wait() and rt_xhand_take(): a's claim taken, or the page's grant. */
+/* b's waker, as rt_xwait.c and rt_xhand_take(): a's claim taken, or the page's grant. */
 static bool x_take(struct xrel *r)
 {
 	const uint32_t *aw = host_offer_futex(r->a.offer);
@@ -171,29 +175,64 @@ static bool x_take(struct xrel *r)
 	}
 }
 
+/* b's vCPU thread, on the lane's CPU: runs when the waker wakes it (timed to here). */
+static void *x_vcpu(void *arg)
+{
+	struct xrel *r = arg;
+	uint32_t seen = 0;
+
+	bench_pin_lane();
+	for (;;) {
+		while (__atomic_load_n(&r->vwake, __ATOMIC_ACQUIRE) == seen)
+			syscall(SYS_futex, &r->vwake, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+		seen = __atomic_load_n(&r->vwake, __ATOMIC_ACQUIRE);
+		pthread_mutex_lock(&r->lock);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		r->samples[r->n++] = time_mono_ns() - r->t0;
+		r->vdone = true;
+		r->done = r->wdone;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
+static void x_vcpu_wake(struct xrel *r)
+{
+	__atomic_add_fetch(&r->vwake, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &r->vwake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* b's waker: floats, SCHED_FIFO where the host lets it (rt_thread_boost()). */
 static void *x_waiter(void *arg)
 {
+	struct sched_param sp = { .sched_priority = 2 };
 	struct xrel *r = arg;
 	bool took;
 
-	bench_pin_lane();
+	sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp);
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
 		while (!r->armed && !r->stop)
 			pthread_cond_wait(&r->cond, &r->lock);
 		r->armed = false;
 		pthread_mutex_unlock(&r->lock);
-		if (r->stop)
+		if (r->stop) {
+			x_vcpu_wake(r);
 			return NULL;
+		}
 		took = x_take(r);
-		/* Its TOOK at once, on the way into the guest, as rt_xhand_take() (timed). */
+		x_vcpu_wake(r);	/* the grant's wake-up (rt_grant()), then the TOOK at the unlock */
 		if (took)
 			x_send(&r->b, HOST_MSG_TOOK, 0, r->gen, 0);
+		/* The round's next datagram of b's only after its TOOK. */
 		pthread_mutex_lock(&r->lock);
-		r->samples[r->n++] = time_mono_ns() - r->t0;
 		if (took)
 			r->taken++;
-		r->done = true;
+		r->wdone = true;
+		r->done = r->vdone;
 		pthread_cond_broadcast(&r->cond);
 		pthread_mutex_unlock(&r->lock);
 	}
@@ -217,6 +256,8 @@ struct xrel *bench_xhand_start(unsigned int rounds, unsigned int gap_us)
 	}
 	pthread_create(&b, NULL, x_waiter, r);
 	pthread_detach(b);
+	pthread_create(&b, NULL, x_vcpu, r);
+	pthread_detach(b);
 	return r;
 }
 
@@ -231,6 +272,9 @@ int bench_xhand_round(struct xrel *r, pthread_mutex_t *vmm)
 	if (!x_offered(r))
 		return -1;
 	r->seen = __atomic_load_n(&r->b.page[0].seq, __ATOMIC_ACQUIRE);
+	pthread_mutex_lock(&r->lock);
+	r->vdone = r->wdone = false;
+	pthread_mutex_unlock(&r->lock);
 	bench_flag_set(&r->lock, &r->cond, &r->armed);
 	if (r->gap_us)
 		usleep(r->gap_us);

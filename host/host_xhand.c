@@ -8,12 +8,13 @@
  * holds a lane (both asked, both shared their offer pages: host_peer.c), the daemon offers
  * both, with one gen: a a handoff as host_hand.c's (its lanes, holders, seqs) whose successor
  * is "another VM's" (hand_succ HOST_HAND_XVM), b the successor's side (lane HOST_OFFER_XSUCC:
- * a's id, the successor and its entry's seq, the lanes' CPUs). It wakes the successor's thread
- * once (a FUTEX_WAKE on its entry, no write) so that it waits on a's word too.
+ * a's id, the successor and its entry's seq, the lanes' CPUs). It wakes b's word once (a
+ * FUTEX_WAKE of its gen half, no write) so that b's waker thread waits on a's word too.
  *
  * a's holder that blocks claims its lane in a's word (as inside one VM) and FUTEX_WAKEs it;
- * b's successor thread, parked on a's word (read-only: host_peer.c), sees the claim of its gen
- * and takes the lane with a CAS of b's own word (lane, itself) and runs: one host wake-up.
+ * b's waker thread (SCHED_FIFO), parked on a's word (read-only: host_peer.c), sees the claim of
+ * its gen, takes the lane for the successor with a CAS of b's own word (lane, successor) and
+ * wakes the successor's thread, pinned to the lane: no wake-up of the daemon on the path.
  * a's VMM sends its TOOK at once (an untaken release must not idle the lane until a's next
  * datagram), and b's too (deferred, it went with the exit before b's own release, after the
  * daemon had offered b nothing while it was due: that release's handoff was lost).
@@ -92,17 +93,19 @@ void host_xhand_make(struct host *h, unsigned int slot)
 	__atomic_store_n(&oa->word, host_offer_word(h->offer_gen, HOST_OFFER_HAND,
 						    HOST_OFFER_FREE), __ATOMIC_RELEASE);
 	/*
-	 * The successor's thread parked before this was published (it parks as it sends its
-	 * RUNNABLE) waits on its entry and its VMM's word only: woken (no write: nothing to apply)
-	 * to wait on a's word too. Once per wait and peer: later gens of the same find it waiting
-	 * there already.
+	 * b's waker thread (protocol 10, sched/runtime/rt_xwait.c) takes the lane for the
+	 * successor: it waits on the gen half of b's word, and is woken (no write to read back) to
+	 * wait on a's word too. Once per wait and peer: later gens of the same find it waiting
+	 * there already. Not the successor's own thread: parked on its entry, it was the one woken
+	 * here, and a vCPU thread woken behind a busy CPU's holder was still not back on a's word
+	 * when a claimed (docs/host.md, "Handoffs across VMs").
 	 */
 	if (b->x_woke_vcpu != succ || b->x_woke_peer != a->share_id ||
 	    b->x_woke_wait != h->slot[slot].nr_waits) {
 		b->x_woke_vcpu = succ;
 		b->x_woke_peer = a->share_id;
 		b->x_woke_wait = h->slot[slot].nr_waits;
-		syscall(SYS_futex, &b->page[succ].seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+		syscall(SYS_futex, host_offer_gen_futex(ob), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	}
 }
 

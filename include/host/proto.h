@@ -60,8 +60,10 @@
  * 7: handoffs: a lane its holder releases goes to the waiter published ahead (HOST_HELLO_HAND);
  * 8: the daemon pins a granted vCPU's thread to its lane's CPU before it wakes it (HOST_HELLO_PIN);
  * 9: offer pages sealed once mapped and shared read-only with the other VMs (HOST_HELLO_PEER);
- * 10: the VMM's parked bits in its offer page: a grant to a parked vCPU by the page alone */
-#define HOST_PROTO_VERSION	10
+ * 10: the VMM's parked bits in its offer page: a grant to a parked vCPU by the page alone;
+ * 11: a successor's side published wakes that VM's offer word (its gen), not the successor's
+ * grant-page entry: the VMM's waker thread waits there and takes the lane (rt_xwait.c) */
+#define HOST_PROTO_VERSION	11
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -275,6 +277,20 @@ static inline const uint32_t *host_offer_futex(const struct host_offer *o)
 	return (const uint32_t *)&o->word;
 #else
 	return (const uint32_t *)&o->word + 1;
+#endif
+}
+
+/*
+ * The 32 bits of word that hold gen: every offer the daemon publishes changes them (a futex
+ * word: with HOST_HELLO_PEER the daemon wakes it when it publishes a successor's side, on which
+ * the VMM's waker thread waits, sched/runtime/rt_xwait.c).
+ */
+static inline const uint32_t *host_offer_gen_futex(const struct host_offer *o)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (const uint32_t *)&o->word + 1;
+#else
+	return (const uint32_t *)&o->word;
 #endif
 }
 

@@ -106,6 +106,7 @@ struct rt_vcpu {
 	uint64_t last_lend;	/* when it last lent its lane: it is watched for halts a while */
 	uint64_t wait_since;	/* when it last became WAITING */
 	uint64_t wake_deadline;	/* end of the last paravirtual sleep, 0: none pending */
+	uint64_t sleep_end;	/* host mode: the waker makes it runnable then (rt_xwait.c), 0: not */
 	uint64_t granted_at;	/* when a waiting vCPU got its lane, 0: not pending */
 	uint64_t halt_woke_at;	/* when a lent vCPU woke, until it has a lane; 0: none */
 
@@ -179,6 +180,14 @@ struct runtime {
 	uint32_t took_vcpu, took_gen, took_lane;
 	struct rt_peer *peer;	/* host mode: other VMs' offer pages, read-only (rt_peer.c) */
 	unsigned int nr_peers;
+	/* Host mode: the waker thread (rt_xwait.c). */
+	pthread_t xw;
+	bool xw_thread;		/* created (rt_xwait_stop() joins it) */
+	bool xw_started, xw_stop;	/* its timer made, its loop runs; told to end */
+	uint32_t xw_word;	/* private futex: its wake-ups (kicks, its timer's signal) */
+	timer_t xw_timer;	/* signals it at the earliest sleep end */
+	uint64_t xw_at;		/* the time its timer is armed for, RT_INF: none */
+	uint32_t xw_gen, xw_watches;	/* its waits on a peer's word for this gen of this VM's */
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 
@@ -349,6 +358,8 @@ int rt_page_map(struct runtime *rt, int fd);
 void rt_page_unmap(struct runtime *rt);
 bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq);
 void rt_page_retime(struct rt_vcpu *rv, uint32_t seq, uint64_t until);
+/* rv's entry applied if newer (a grant, a PREEMPT); false if unread (*seq: the seq last seen). */
+bool rt_page_apply(struct runtime *rt, struct rt_vcpu *rv, uint32_t *seq);
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_watch(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv);
@@ -385,8 +396,20 @@ int rt_peer_msg(struct runtime *rt, const void *buf, ssize_t n, int fd);
  * released (it holds it now).
  */
 struct futex_waitv;
-bool rt_xhand_watch(struct runtime *rt, struct rt_vcpu *rv, struct futex_waitv *fw);
+struct rt_vcpu *rt_xhand_succ(struct runtime *rt);
+bool rt_xhand_watch(struct runtime *rt, struct futex_waitv *fw);
 bool rt_xhand_take(struct runtime *rt, struct rt_vcpu *rv);
+/*
+ * The waker (rt_xwait.c): a SCHED_FIFO thread that makes a sleeping vCPU runnable at its sleep's
+ * end and takes another VM's released lane for the published successor, where the vCPU's own
+ * thread may wait behind a busy CPU's lane holder. arm: rv is about to sleep until end (lock
+ * held), before it releases its lane.
+ */
+int rt_xwait_start(struct runtime *rt);
+void rt_xwait_stop(struct runtime *rt);
+void rt_xwait_arm(struct runtime *rt, struct rt_vcpu *rv, uint64_t end);
+/* The pages or the peers changed: the waker looks again. Lock held. */
+void rt_xwait_changed(struct runtime *rt);
 /*
  * Handoffs (rt_hand.c). Lock held. id, a lane holder, releases its lane (it blocks or is lent):
  * true if the successor the daemon published took it (the claim stands for id's BLOCKED).

@@ -250,6 +250,16 @@ void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv)
 		rt_page_take(rt, rv, &e);
 }
 
+bool rt_page_apply(struct runtime *rt, struct rt_vcpu *rv, uint32_t *seq)
+{
+	struct host_grant e;
+
+	if (!rt->page || !rt_page_read(&rt->page[rv->id], &e, seq))
+		return false;
+	rt_page_take(rt, rv, &e);
+	return true;
+}
+
 /*
  * A vCPU waiting for a lane: takes a grant from the page, else sleeps (lock dropped) until the
  * daemon writes its entry or the VMM wakes it (rt_vcpu_wake()). Parked meanwhile (its bit
@@ -258,12 +268,11 @@ void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv)
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 {
 	const struct host_grant *g = &rt->page[rv->id];
-	struct futex_waitv w[3] = {
+	struct futex_waitv w[2] = {
 		{ .uaddr = (uintptr_t)&g->seq, .flags = FUTEX_32 },
 		{ .uaddr = (uintptr_t)&rv->wake_word, .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG },
 	};
 	struct host_grant e;
-	unsigned int n = 2;
 	uint32_t seq;
 
 	rt_page_parked(rt, rv, true);
@@ -271,20 +280,17 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 		rt_page_unpark(rt, rv);	/* takes it, or a newer one: the caller looks again */
 		return;
 	}
-	/* Another VM's release this vCPU succeeds (rt_xhand.c): its word read before the take is
-	 * tried, so a claim after that read ends the wait at once. */
-	if (rt_xhand_watch(rt, rv, &w[2])) {
-		n = 3;
-		if (rt_xhand_take(rt, rv)) {
-			rt_page_unpark(rt, rv);
-			return;
-		}
+	/* Another VM's release this vCPU succeeds, claimed already (rt_xhand.c); the claims after
+	 * this are the waker's (rt_xwait.c), which wakes this thread through the grant. */
+	if (rt_xhand_take(rt, rv)) {
+		rt_page_unpark(rt, rv);
+		return;
 	}
 	w[0].val = seq;
 	w[1].val = rv->wake_word;
 	rv->page_waiting = true;
 	rt_unlock(rt);
-	rt_futex_waitv(w, n);
+	rt_futex_waitv(w, 2);
 	mutex_lock(rt->lock);
 	rv->page_waiting = false;
 	rt_page_unpark(rt, rv);

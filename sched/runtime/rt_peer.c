@@ -70,6 +70,7 @@ int rt_peer_add(struct runtime *rt, uint32_t id, int fd)
 	else if (!(ret = rt_peer_map(fd, &o)))
 		rt->peer[rt->nr_peers++] = (struct rt_peer){ .id = id, .o = o };
 	close(fd);
+	rt_xwait_changed(rt);	/* the first peer: it waits on this VM's word now */
 	return ret;
 }
 

@@ -49,6 +49,7 @@ void rt_remote_lost(struct runtime *rt, const char *why)
 	rt_page_unmap(rt);
 	rt_offer_unmap(rt);
 	rt_peer_clear(rt);
+	rt_xwait_changed(rt);	/* not on the pages unmapped */
 }
 
 static const char *rt_remote_why(int err)
@@ -252,6 +253,7 @@ int rt_remote_join(struct runtime *rt, int fd)
 	rt_outbox_open(&r->ob, fd);
 	r->joined = true;
 	rt_remote_live_heard(&r->live, rt_now());
+	rt_xwait_changed(rt);	/* on the new pages */
 	return 0;
 }
 

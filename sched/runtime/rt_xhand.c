@@ -3,10 +3,12 @@
  * Handoffs across VMs, the successor's side (HOST_HELLO_PEER, host/host_xhand.c): while a vCPU
  * of this VM waits and is the daemon's next pick, and another VM holds a lane, the daemon
  * publishes in this VM's offer page that this vCPU succeeds the lane that VM releases
- * (lane HOST_OFFER_XSUCC, that VM's id). The vCPU's parked thread waits on that VM's offer
- * word too (its page read-only here: rt_peer.c); when that VM's holder claims its handoff of
- * the same gen there (and wakes the word), the thread takes the lane claimed with a CAS of this
- * VM's own word and runs: one host wake-up, where through the daemon the daemon's came first.
+ * (lane HOST_OFFER_XSUCC, that VM's id). The VMM's waker thread (rt_xwait.c) waits on that
+ * VM's offer word (its page read-only here: rt_peer.c); when that VM's holder claims its
+ * handoff of the same gen there (and wakes the word), it takes the lane claimed for the vCPU
+ * with a CAS of this VM's own word and wakes the vCPU's thread, pinned to the lane: the
+ * daemon's wake-up is off the path. The vCPU's own thread takes it too if it finds the claim
+ * before it parks.
  *
  * Taken only if the daemon's view is this VMM's (it read every datagram sent but reports, this
  * vCPU's latest entry applied) and no TOOK is due. What is read in either page is checked like
@@ -20,32 +22,65 @@
 
 #define RT_XHAND_SLICE_MAX	(1000ULL * 1000 * 1000)	/* a slice read above this: none */
 
+/*
+ * The successor's side standing in this VM's word (*w): its waiting vCPU (*prv) and the peer
+ * page that releases to it; NULL: none.
+ */
+static const struct host_offer *rt_xhand_side(struct runtime *rt, uint64_t *w,
+					      struct rt_vcpu **prv)
+{
+	struct host_offer *o = rt->offer;
+	uint64_t peer, succ;
+
+	if (!o || !rt->nr_peers || rt_hands_off(rt))
+		return NULL;
+	*w = __atomic_load_n(&o->word, __ATOMIC_ACQUIRE);
+	succ = __atomic_load_n(&o->x_succ, __ATOMIC_RELAXED);
+	peer = __atomic_load_n(&o->x_peer, __ATOMIC_RELAXED);
+	if (host_offer_lane(*w) != HOST_OFFER_XSUCC || host_offer_vcpu(*w) != HOST_OFFER_FREE ||
+	    succ >= rt->nr_vcpus || rt->v[succ].state != RT_WAITING || peer > UINT32_MAX)
+		return NULL;
+	*prv = &rt->v[succ];
+	return rt_peer_find(rt, (uint32_t)peer);
+}
+
 /* The peer page whose claim rv may take now, and this VM's word (*w); NULL: none. */
 static const struct host_offer *rt_xhand_peer(struct runtime *rt, struct rt_vcpu *rv,
 					      uint64_t *w)
 {
 	struct host_offer *o = rt->offer;
-	uint64_t peer;
+	const struct host_offer *po;
+	struct rt_vcpu *sv;
 
-	if (!o || !rt->nr_peers || rt_hands_off(rt) || rt->took_due || rv->state != RT_WAITING)
-		return NULL;
-	*w = __atomic_load_n(&o->word, __ATOMIC_ACQUIRE);
-	if (host_offer_lane(*w) != HOST_OFFER_XSUCC || host_offer_vcpu(*w) != HOST_OFFER_FREE ||
-	    __atomic_load_n(&o->x_succ, __ATOMIC_RELAXED) != rv->id ||
+	po = rt_xhand_side(rt, w, &sv);
+	if (!po || sv != rv || rt->took_due ||
 	    __atomic_load_n(&o->x_succ_seq, __ATOMIC_RELAXED) != rv->seq_applied ||
 	    __atomic_load_n(&o->x_sent, __ATOMIC_RELAXED) != rt->sent_state)
 		return NULL;
-	peer = __atomic_load_n(&o->x_peer, __ATOMIC_RELAXED);
-	return peer > UINT32_MAX ? NULL : rt_peer_find(rt, (uint32_t)peer);
+	return po;
 }
 
-bool rt_xhand_watch(struct runtime *rt, struct rt_vcpu *rv, struct futex_waitv *fw)
+struct rt_vcpu *rt_xhand_succ(struct runtime *rt)
 {
-	const struct host_offer *po;
+	struct rt_vcpu *rv = NULL;
 	uint64_t w;
 
 	assert_held(rt->lock);
-	po = rt_xhand_peer(rt, rv, &w);
+	return rt_xhand_side(rt, &w, &rv) ? rv : NULL;
+}
+
+/*
+ * Whenever a side stands, not only when rv may take it now: the waker is not woken again for a
+ * later gen of the same successor and peer (host_xhand.c), by which the view may have caught up.
+ */
+bool rt_xhand_watch(struct runtime *rt, struct futex_waitv *fw)
+{
+	const struct host_offer *po;
+	struct rt_vcpu *rv;
+	uint64_t w;
+
+	assert_held(rt->lock);
+	po = rt_xhand_side(rt, &w, &rv);
 	if (!po)
 		return false;
 	fw->uaddr = (uintptr_t)host_offer_futex(po);

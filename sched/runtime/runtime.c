@@ -216,20 +216,29 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 
 	mutex_lock(rt->lock);
 	now = rt_now();
+	end = now + ns;
+	/* Host mode: the waker makes it runnable at end if this thread is late (rt_xwait.c). */
+	rt_xwait_arm(rt, rv, end);
+	/*
+	 * Off the lane's CPU before it releases the lane: its wake-up not behind the lane's next
+	 * holder, and the rest of this path not either. Floated after the claim, a releaser that
+	 * the successor it woke preempted there (on the lane's CPU, pinned) waited out the
+	 * successor's run with the lane's CPU shared between them (traced, t-host-xhand).
+	 */
+	rt_pin_float(rt, rv);
 	rt_leave_runnable(rt, rv, RT_BLOCKED, now);
-	rt_pin_float(rt, rv);	/* its wake-up not behind the lane's next holder */
 	rt_slice_fine(rt, now);
 	rv->until = RT_INF;
 	rt_timer_arm(rv, RT_INF);
 	rt_poke_helper(rt, now);
-	end = now + ns;
 	ts = time_ns_to_ts(end);
-	while (!rt_must_leave(rt)) {
+	while (!rt_must_leave(rt) && rv->state == RT_BLOCKED) {
 		if (rt_unlock_send(rt))	/* its BLOCKED out first */
 			continue;
 		if (mutex_cond_timedwait(&rv->cond, rt->lock, &ts) == ETIMEDOUT)
 			break;
 	}
+	rv->sleep_end = 0;
 	rv->wake_deadline = rt_must_leave(rt) ? 0 : end;
 	rt_unlock(rt);
 }
@@ -378,6 +387,8 @@ int runtime_start(struct runtime *rt)
 	err = rt_helper_start(rt);
 	if (!err && rt->remote)
 		err = rt_remote_start(rt);
+	if (!err && rt->remote)
+		err = rt_xwait_start(rt);
 	return err;
 }
 
@@ -387,6 +398,7 @@ void runtime_destroy(struct runtime *rt)
 
 	if (!rt)
 		return;
+	rt_xwait_stop(rt);
 	rt_remote_stop(rt);
 	rt_helper_stop(rt);
 	mutex_lock(rt->lock);

@@ -8,8 +8,12 @@
  * moves nothing the core did not decide and hangs up only the VM whose own word is garbage.
  * Time is driven (host_set_clock()).
  */
+#include <linux/futex.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host_peer_test.h"
@@ -37,11 +41,9 @@ static void twin_join(struct host *t, struct ovmm *m, const char *name)
 	CU_ASSERT_EQUAL(ovmm_ev(t, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
 }
 
-/* Both VMs joined (peer: sharing their pages), a's vCPU 0 on the lane, b's vCPU 0 waiting. */
-static void xrig_setup(struct xrig *r, bool peer)
+/* Both VMs joined (peer: sharing their pages), a's vCPU 0 on the lane. */
+static void xrig_begin(struct xrig *r, bool peer)
 {
-	uint64_t w;
-
 	r->a_left = r->b_left = false;
 	r->h = offer_host(1);
 	r->t = offer_host(1);
@@ -54,6 +56,13 @@ static void xrig_setup(struct xrig *r, bool peer)
 	offer_now += NSEC_PER_MSEC;
 	CU_ASSERT_EQUAL(ovmm_ev(r->h, &r->a.m, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL(ovmm_ev(r->t, &r->ta, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+}
+
+/* ... and b's vCPU 0 waiting: the handoff published. */
+static void xrig_finish(struct xrig *r, bool peer)
+{
+	uint64_t w;
+
 	offer_now += NSEC_PER_MSEC;
 	CU_ASSERT_EQUAL(ovmm_ev(r->h, &r->b.m, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
 	CU_ASSERT_EQUAL(ovmm_ev(r->t, &r->tb, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
@@ -75,6 +84,12 @@ static void xrig_setup(struct xrig *r, bool peer)
 			host_offer_word(r->gen, HOST_OFFER_XSUCC, HOST_OFFER_FREE));
 	CU_ASSERT_EQUAL(r->b.m.o->x_succ, 0);
 	CU_ASSERT_EQUAL(r->b.m.o->x_slice, 0);	/* the only waiter */
+}
+
+static void xrig_setup(struct xrig *r, bool peer)
+{
+	xrig_begin(r, peer);
+	xrig_finish(r, peer);
 }
 
 static void xrig_end(struct xrig *r)
@@ -238,6 +253,44 @@ static void test_xhand_forged(void)
 	xrig_end(&r);
 }
 
+struct xwaiter {
+	const uint32_t *word;
+	uint32_t val;
+	long ret;
+};
+
+static void *xwaiter(void *arg)
+{
+	struct xwaiter *x = arg;
+	struct timespec ts = { 2, 0 };
+
+	x->ret = syscall(SYS_futex, x->word, FUTEX_WAIT, x->val, &ts, NULL, 0);
+	return NULL;
+}
+
+/*
+ * Protocol 10: publishing b's side wakes b's word (its gen half), on which b's waker thread
+ * waits (sched/runtime/rt_xwait.c) to wait on a's word too. It woke b's successor's grant-page
+ * entry before (its own thread took), and the waker slept on until a timer or a poke.
+ */
+static void test_xhand_wakes_word(void)
+{
+	struct xwaiter x;
+	struct xrig r;
+	pthread_t t;
+
+	xrig_begin(&r, true);
+	x.word = host_offer_gen_futex(r.b.m.o);
+	x.val = __atomic_load_n(x.word, __ATOMIC_ACQUIRE);
+	x.ret = -2;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, xwaiter, &x), 0);
+	usleep(50000);	/* asleep on the word: a change before it would not show a wake-up */
+	xrig_finish(&r, true);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(x.ret, 0);	/* woken, not timed out (-1, ETIMEDOUT) */
+	xrig_end(&r);
+}
+
 /* Without HOST_HELLO_PEER nothing crosses: b's vCPU is granted by the page (no offer to a). */
 static void test_xhand_not_asked(void)
 {
@@ -256,6 +309,7 @@ static CU_TestInfo host_xhand_tests[] = {
 	  test_xhand_no_claim },
 	{ "a forged word hangs up only the VM that wrote it", test_xhand_forged },
 	{ "no handoff across VMs without HOST_HELLO_PEER", test_xhand_not_asked },
+	{ "publishing the successor's side wakes that VM's word", test_xhand_wakes_word },
 	CU_TEST_INFO_NULL,
 };
 
