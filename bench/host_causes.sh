@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Which preemptions still cost the daemon's round trip, by cause (docs/host.md, "Latency: which
 # preemptions go through the daemon"): a `vsched host` with VSCHED_HOST_PRE_STATS=1, the VMs of
-# one scenario for SECONDS, then the daemon's count per VM as each leaves (host_pre_log()).
+# one scenario for SECONDS, then the daemon's count per VM as each leaves (host_pre_log()), and
+# each VMM's offers standing that it did not take, by why (runtime offer_refused in --stats).
 #   bench/host_causes.sh [vsched] [thread|kvm] [SCENARIO] [SECONDS]
 # Scenarios (2 lanes unless said):
 #   weights  two VMs of four hogs, weights 200:100 (bench-host's first scenario)
@@ -29,7 +30,9 @@ for i in $(seq 500); do
 done
 P=""
 run() {
-	"$V" run --host --accel "$ACCEL" --no-ctl --duration "${S}s" "$@" >"$T/vm.$RANDOM.log" 2>&1 &
+	local n=$RANDOM
+	"$V" run --host --accel "$ACCEL" --no-ctl --duration "${S}s" --stats "$T/vm.$n.json" "$@" \
+		>"$T/vm.$n.log" 2>&1 &
 	P="$P $!"
 }
 case $SC in
@@ -65,3 +68,9 @@ P=""
 kill -TERM $HP
 wait $HP
 grep -a "preempted:" "$T/host.log" | sed "s/^vsched host: /$ACCEL $SC /"
+# The VMMs' side: offers standing that a waking vCPU did not take, by why (rt_offer.c).
+for j in "$T"/vm.*.json; do
+	[ -e "$j" ] || continue
+	sed -nE 's/.*("held_offers": [0-9]+), ("offer_refused": \{[^}]*\}).*/\1 \2/p' "$j" |
+		sed "s/^/$ACCEL $SC VMM: /"
+done

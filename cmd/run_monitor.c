@@ -158,6 +158,27 @@ static void mon_json_group(struct json *j, struct vsched *vs, const char *path)
 	strv_free(&kids);
 }
 
+/* Offers standing that a waking vCPU did not take, by the condition that refused (rt_offer.c). */
+static void mon_json_refused(struct json *j, const struct runtime_stats *st)
+{
+	static const char *const name[RT_OFFER_R_NR] = {
+		[RT_OFFER_R_ABSENT] = "absent",		[RT_OFFER_R_OTHER] = "other",
+		[RT_OFFER_R_HANDS_OFF] = "hands_off",	[RT_OFFER_R_TOOK_DUE] = "took_due",
+		[RT_OFFER_R_SENT] = "sent",		[RT_OFFER_R_INELIGIBLE] = "ineligible",
+		[RT_OFFER_R_BAD] = "bad",		[RT_OFFER_R_NO_HELD] = "no_held",
+		[RT_OFFER_R_HOLDER_STATE] = "holder_state",
+		[RT_OFFER_R_HOLDER_SEQ] = "holder_seq",	[RT_OFFER_R_NOT_BEFORE] = "not_before",
+		[RT_OFFER_R_CAS] = "cas",
+	};
+	unsigned int i;
+
+	json_key(j, "offer_refused");
+	json_object_begin(j, JSON_INLINE);
+	for (i = 0; i < RT_OFFER_R_NR; i++)
+		json_kv_u64(j, name[i], st->offer_refused[i]);
+	json_object_end(j);
+}
+
 void run_monitor_json(struct json *j, void *arg)
 {
 	struct run_monitor_ctx *ctx = arg;
@@ -175,6 +196,7 @@ void run_monitor_json(struct json *j, void *arg)
 	json_kv_u64(j, "grants", st.grants);
 	json_kv_u64(j, "offers", st.offers);
 	json_kv_u64(j, "held_offers", st.held_offers);
+	mon_json_refused(j, &st);
 	json_kv_u64(j, "handoffs", st.handoffs);
 	json_kv_u64(j, "xhandoffs_out", st.xhandoffs_out);
 	json_kv_u64(j, "xhandoffs", st.xhandoffs);

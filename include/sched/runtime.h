@@ -39,6 +39,27 @@ struct vcpu_sched_ops;
 #define RT_IDLE_RARE_NS		1000000000ULL	/* "a long while" */
 #define RT_WAKE_BUCKETS		64		/* log2-spaced wake-to-run histogram, 4 per octave */
 
+/*
+ * Host mode: why a vCPU that became runnable did not take an offer (rt_offer_take(), the first
+ * condition that refused). The first two are not refusals: no lane offered at the read (none
+ * made, or revoked by the daemon's event), or the word another kind's (claimed, a handoff's).
+ */
+enum rt_offer_refusal {
+	RT_OFFER_R_ABSENT,	/* no lane in the word */
+	RT_OFFER_R_OTHER,	/* claimed already, or a handoff's or a successor's word */
+	RT_OFFER_R_HANDS_OFF,	/* the host kernel schedules (fallback) */
+	RT_OFFER_R_TOOK_DUE,	/* this VMM's last claim not confirmed yet */
+	RT_OFFER_R_SENT,	/* a datagram of this VMM's still unread by the daemon */
+	RT_OFFER_R_INELIGIBLE,	/* the vCPU is not one the core would give the lane to */
+	RT_OFFER_R_BAD,		/* a lane, CPU or holder out of range, or the taker itself */
+	RT_OFFER_R_NO_HELD,	/* a held lane, and this VMM takes no held-lane offers */
+	RT_OFFER_R_HOLDER_STATE,	/* the holder is not running here */
+	RT_OFFER_R_HOLDER_SEQ,	/* the holder's grant not applied here yet */
+	RT_OFFER_R_NOT_BEFORE,	/* before the offer's not_before */
+	RT_OFFER_R_CAS,		/* revoked (or claimed) between the reads and the CAS */
+	RT_OFFER_R_NR
+};
+
 struct runtime_stats {
 	uint64_t kicks;			/* preemptions that needed a kick */
 	uint64_t page_exits;		/* host mode: preemptions a running vCPU read in the grant
@@ -50,6 +71,7 @@ struct runtime_stats {
 	uint64_t grants;		/* lanes handed out */
 	uint64_t offers;		/* host mode: of those, idle lanes taken from an offer */
 	uint64_t held_offers;		/* host mode: lanes taken from their holder by an offer */
+	uint64_t offer_refused[RT_OFFER_R_NR];	/* host mode: offers standing, not taken, by why */
 	uint64_t handoffs;		/* host mode: lanes handed on by their holder (rt_hand.c) */
 	uint64_t xhandoffs_out;		/* ... released to another VM's successor (rt_hand.c) */
 	uint64_t xhandoffs;		/* ... taken from another VM's holder (rt_xhand.c) */

@@ -5,9 +5,9 @@
  * lanes this VM holds. A holder that releases its lane (it blocks or is lent) claims the handoff
  * with a CAS and grants the successor the lane at once, as an embedded core would: the
  * successor's thread wakes once, from here, where through the daemon the daemon's wake-up came
- * first. The claim stands for the holder's BLOCKED; its TOOK is deferred as an offer's
- * (rt_offer.c) and the daemon, which hears the claim at its next event, revokes a handoff its
- * core would not have made (a PREEMPT of the successor).
+ * first. The claim stands for the holder's BLOCKED; its TOOK goes with the releaser's unlock
+ * (not deferred as an offer's, rt_offer.c) and the daemon, which hears the claim then, revokes
+ * a handoff its core would not have made (a PREEMPT of the successor).
  *
  * Taken only if the daemon's view is this VMM's: it had read every datagram sent but reports
  * (a report changes nobody's state), this VMM applied the holder's grant and the successor's
@@ -103,5 +103,14 @@ bool rt_hand_off(struct runtime *rt, unsigned int id)
 	rt->took_vcpu = id;
 	rt->took_gen = host_offer_gen(w);
 	rt->took_lane = lane;
+	/*
+	 * The TOOK goes now, from the releaser's unlock (after the successor was signalled): a
+	 * releaser that sleeps sends nothing else, and until the daemon reads the claim it makes
+	 * this VM no held-lane offer, so the releaser's own next wake went through the daemon
+	 * (held2: 38-82 of 81-122 such preemptions, docs/host.md "which preemptions still go
+	 * through the daemon"). The successor here is granted by this thread, not by the
+	 * daemon's settling, so an early TOOK takes nothing from it (unlike rt_unlock_exit()'s).
+	 */
+	rt_offer_flush(rt);
 	return true;
 }

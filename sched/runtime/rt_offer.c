@@ -51,8 +51,8 @@ void rt_offer_unmap(struct runtime *rt)
 /*
  * A held lane's offer names its holder, a vCPU of this VM that the taker preempts as the VMM's
  * own core would (a kick), only if this VMM has applied the holder's grant (the daemon's view
- * of it is this VMM's) and it still holds a lane here. -1: not this; HOST_OFFER_NONE: the lane
- * is idle.
+ * of it is this VMM's) and it still holds a lane here. -1 - RT_OFFER_R_*: not this, and why;
+ * HOST_OFFER_NONE: the lane is idle.
  */
 static long rt_offer_holder(struct runtime *rt, const struct host_offer *o, unsigned int id)
 {
@@ -61,14 +61,26 @@ static long rt_offer_holder(struct runtime *rt, const struct host_offer *o, unsi
 
 	if (hv == HOST_OFFER_NONE)
 		return HOST_OFFER_NONE;
-	if (!rt->offer_held || hv >= rt->nr_vcpus || hv == id ||
-	    rt->v[hv].state != RT_RUNNING || rt->v[hv].seq_applied != seq)
-		return -1;
+	if (!rt->offer_held)
+		return -1 - RT_OFFER_R_NO_HELD;
+	if (hv >= rt->nr_vcpus || hv == id)
+		return -1 - RT_OFFER_R_BAD;
+	if (rt->v[hv].state != RT_RUNNING)
+		return -1 - RT_OFFER_R_HOLDER_STATE;
+	if (rt->v[hv].seq_applied != seq)
+		return -1 - RT_OFFER_R_HOLDER_SEQ;
 	/* Before it the core may still defer the preemption (a lane before it, or a holder
 	 * taken by virtual time, inside its min_run). */
 	if (rt_now() < __atomic_load_n(&o->not_before, __ATOMIC_ACQUIRE))
-		return -1;
+		return -1 - RT_OFFER_R_NOT_BEFORE;
 	return (long)hv;
+}
+
+/* No offer taken: counted by why (runtime_stats.offer_refused). */
+static bool rt_offer_refuse(struct runtime *rt, enum rt_offer_refusal why)
+{
+	rt->st.offer_refused[why]++;
+	return false;
 }
 
 bool rt_offer_take(struct runtime *rt, unsigned int id)
@@ -79,24 +91,36 @@ bool rt_offer_take(struct runtime *rt, unsigned int id)
 	long holder;
 
 	assert_held(rt->lock);
-	if (!o || rt_hands_off(rt) || rt->took_due || id >= HOST_MAX_VM_VCPUS)
+	if (!o)
 		return false;
 	w = __atomic_load_n(&o->word, __ATOMIC_ACQUIRE);
 	lane = host_offer_lane(w);
-	if (lane == HOST_OFFER_NONE || host_offer_vcpu(w) != HOST_OFFER_FREE || lane >= rt->nr_lanes)
-		return false;
+	if (lane == HOST_OFFER_NONE)
+		return rt_offer_refuse(rt, RT_OFFER_R_ABSENT);
+	/* Taken already, or a handoff's (rt_hand.c) or a successor's (rt_xhand.c). */
+	if (host_offer_vcpu(w) != HOST_OFFER_FREE || lane >= rt->nr_lanes)
+		return rt_offer_refuse(rt, RT_OFFER_R_OTHER);
+	if (rt_hands_off(rt))
+		return rt_offer_refuse(rt, RT_OFFER_R_HANDS_OFF);
+	if (rt->took_due)
+		return rt_offer_refuse(rt, RT_OFFER_R_TOOK_DUE);
+	if (id >= HOST_MAX_VM_VCPUS)
+		return rt_offer_refuse(rt, RT_OFFER_R_BAD);
 	ok = __atomic_load_n(&o->eligible[id / 64], __ATOMIC_ACQUIRE);
 	cpu = __atomic_load_n(&o->cpu, __ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&o->sent, __ATOMIC_ACQUIRE) != rt->sent || !(ok >> (id % 64) & 1) ||
-	    (cpu != HOST_CPU_NONE && cpu >= CPU_SETSIZE))
-		return false;
+	if (__atomic_load_n(&o->sent, __ATOMIC_ACQUIRE) != rt->sent)
+		return rt_offer_refuse(rt, RT_OFFER_R_SENT);
+	if (!(ok >> (id % 64) & 1))
+		return rt_offer_refuse(rt, RT_OFFER_R_INELIGIBLE);
+	if (cpu != HOST_CPU_NONE && cpu >= CPU_SETSIZE)
+		return rt_offer_refuse(rt, RT_OFFER_R_BAD);
 	holder = rt_offer_holder(rt, o, id);
 	if (holder < 0)
-		return false;
+		return rt_offer_refuse(rt, (enum rt_offer_refusal)(-1 - holder));
 	if (!__atomic_compare_exchange_n(&o->word, &w,
 					 host_offer_word(host_offer_gen(w), lane, id), false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		return false;	/* revoked meanwhile: the daemon decides */
+		return rt_offer_refuse(rt, RT_OFFER_R_CAS);	/* revoked meanwhile */
 	/* The holder out first, as rt_core_drain() applies an embedded core's decisions. */
 	if (holder != HOST_OFFER_NONE) {
 		rt_preempt(rt, (unsigned int)holder);
