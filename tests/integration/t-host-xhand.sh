@@ -54,9 +54,9 @@ for accel in $(test_accels); do
 		gs=$((gs + grants))
 		check "$cpu0 > 0" || fail "$accel $vm: its vCPU did not run"
 	done
-	# On the thread backend the pairs crossed 4-100 % per run on a quiet machine (12 runs of
-	# main and 12 with the offer5 merge, 2026-12-05 13:55, load 1.3-2: a third of them under a
-	# third, not traced; docs/host.md "Limits"): there the bound stays one each way (above).
+	# On the thread backend the pairs crossed 4-100 % per run on a quiet machine (29 runs,
+	# 2026-12-05 13:55, load 1.3-2: 7 under a third, not traced; docs/host.md "Limits"):
+	# there the bound stays one each way (above).
 	if [ "$accel" = kvm ]; then
 		check "$xs * 3 >= $gs" || fail "$accel: only $xs of both VMs' $gs grants crossed"
 	fi
