@@ -129,6 +129,7 @@ int cmd_host(int argc, char **argv)
 		fprintf(stderr, "vsched host: %s\n", strerror(-ret));
 		return 1;
 	}
+	host_pin_daemon(h);
 	ret = host_listen(h, sock);
 	if (ret == -EADDRINUSE)
 		fprintf(stderr, "vsched host: another host scheduler is running at %s\n", sock);

@@ -38,6 +38,8 @@ struct host_opts {
 };
 
 int host_create(const struct host_opts *o, struct host **out);
+/* The calling thread off the lanes' CPUs where its mask has others (vsched host's daemon). */
+void host_pin_daemon(struct host *h);
 void host_destroy(struct host *h);	/* closes every client; NULL is a no-op */
 /* The tree (for the control directory: ctl_mount(host_vsched(h), ...)). */
 struct vsched *host_vsched(struct host *h);
