@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "fuzz_kinds.h"
 #include "sched/sim.h"
 #include "util/time.h"
 
@@ -21,21 +22,19 @@ struct kind {
 	double bound;
 };
 
-#define TREES .max_vcpus = 256, .max_groups = 16, .max_depth = 10, .duration_ns = 10000000000ULL
-
 static const struct kind kinds[] = {
 	{ "hog-only uncapped trees, 1-16 lanes",
-	  { .kind = SIM_GEN_HOGS, .max_lanes = 16, TREES }, 0.1 },
+	  { .kind = SIM_GEN_HOGS, .max_lanes = 16, FUZZ_TREES }, 0.1 },
 	{ "duty and bursty beside hogs, 1 lane",
-	  { .kind = SIM_GEN_DUTY, .max_lanes = 1, TREES }, 0.5 },
+	  { .kind = SIM_GEN_DUTY, .max_lanes = 1, FUZZ_TREES }, 0.5 },
 	{ "duty and bursty beside hogs, 1-16 lanes",
-	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, TREES }, 0.5 },
+	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, FUZZ_TREES }, 0.5 },
 	{ "the same, work every 10 ms and more",
-	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, .coarse_duty = true, TREES }, 0.5 },
+	  { .kind = SIM_GEN_DUTY, .max_lanes = 16, .coarse_duty = true, FUZZ_TREES }, 0.5 },
 	{ "caps of 100 ms periods and more, 1-16 lanes",
-	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, .coarse_caps = true, TREES }, 0.5 },
+	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, .coarse_caps = true, FUZZ_TREES }, 0.5 },
 	{ "caps of 10 ms periods and more, 1-16 lanes",
-	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, TREES }, 0.5 },
+	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, FUZZ_TREES }, 0.5 },
 };
 
 static double now_s(void)

@@ -9,6 +9,7 @@
 
 #include "test.h"
 #include "sim_test.h"
+#include "../sim/fuzz_kinds.h"
 
 /*
  * A group of weight 3347 with three hogs capped at 14.56 ms per 10 ms beside three hogs of weight
@@ -70,11 +71,7 @@ static void test_throttle_keeps_debt_beyond_share(void)
  */
 static void test_dry_at_refill_is_no_throttle(void)
 {
-	struct sim_gen_opts o = {
-		.kind = SIM_GEN_CAPS, .max_lanes = 16, .max_vcpus = 256, .max_groups = 16,
-		.max_depth = 10, .duration_ns = 10000000000ULL,
-	};
-	double e = gen_error(1317, &o);
+	double e = gen_error(1317, &fuzz_caps);
 
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }

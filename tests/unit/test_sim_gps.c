@@ -10,6 +10,7 @@
 
 #include "test.h"
 #include "sim_test.h"
+#include "../sim/fuzz_kinds.h"
 #include "sched/core.h"
 #include "sched/group.h"
 
@@ -25,14 +26,10 @@
 static void test_random_hog_seeds_that_failed(void)
 {
 	static const uint64_t seeds[] = { 1169, 1208, 2072, 4117, 12994 };
-	struct sim_gen_opts o = {
-		.kind = SIM_GEN_HOGS, .max_lanes = 16, .max_vcpus = 256, .max_groups = 16,
-		.max_depth = 10, .duration_ns = 10000000000ULL,
-	};
 	unsigned int i;
 
 	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-		double e = gen_error(seeds[i], &o);
+		double e = gen_error(seeds[i], &fuzz_hogs);
 
 		if (e > 0.1)
 			printf("\n  seed %llu: %.4f %% of capacity\n", (unsigned long long)seeds[i], e);
@@ -87,11 +84,7 @@ static void test_sleeper_reserves_only_its_debt(void)
  */
 static void test_throttled_subtree_leaves_v(void)
 {
-	struct sim_gen_opts o = {
-		.kind = SIM_GEN_CAPS, .max_lanes = 16, .max_vcpus = 256, .max_groups = 16,
-		.max_depth = 10, .duration_ns = 10000000000ULL,
-	};
-	double e = gen_error(175, &o);
+	double e = gen_error(175, &fuzz_caps);
 
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
@@ -279,16 +272,12 @@ static void test_level_waker_takes_misplaced_lane(void)
  */
 static void test_eligible_against_the_others(void)
 {
-	struct sim_gen_opts o = {
-		.kind = SIM_GEN_CAPS, .max_lanes = 16, .max_vcpus = 256, .max_groups = 16,
-		.max_depth = 10, .duration_ns = 10000000000ULL,
-	};
 	double e;
 
 	run_within("lanes 4\nduration 5s\ngroup /a weight 200\ngroup /a/y weight 300\n"
 		   "group /a/y/z idle 1\ngroup /c nice 5\nvcpu 0 /a/y hog\nvcpu 1 /a/y hog\n"
 		   "vcpu 2 /a/y/z hog\nvcpu 3 /c duty 2ms 5ms\nvcpu 4 / duty 3ms 30ms\n", 0.5);
-	e = gen_error(747, &o);
+	e = gen_error(747, &fuzz_caps);
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 
@@ -304,10 +293,6 @@ static void test_eligible_against_the_others(void)
  */
 static void test_group_lag_kept_as_accrued(void)
 {
-	struct sim_gen_opts o = {
-		.kind = SIM_GEN_DUTY, .max_lanes = 16, .coarse_duty = true, .max_vcpus = 256,
-		.max_groups = 16, .max_depth = 10, .duration_ns = 10000000000ULL,
-	};
 	double e;
 
 	run_within("lanes 2\nduration 5s\ngroup /g1\ngroup /g1/g2 weight 31\ngroup /g1/g2/g4\n"
@@ -319,9 +304,7 @@ static void test_group_lag_kept_as_accrued(void)
 		   "vcpu 1 /g1/g2/g6 bursty 14268us 29316us seed 19073\n"
 		   "vcpu 2 /g1/g2/g6/g7 duty 3116us 30106us phase 19775us\nvcpu 3 /g1 hog\n"
 		   "vcpu 4 / bursty 18799us 78796us seed 11659\nvcpu 5 /g1/g2/g3/g4 hog\n", 0.1);
-	e = gen_error(827, &o);
-	if (e > 0.5)
-		printf("\n  seed 827: %.4f %% of capacity\n", e);
+	e = gen_error(827, &fuzz_coarse_duty);
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 
@@ -337,18 +320,12 @@ static void test_group_lag_kept_as_accrued(void)
  */
 static void test_waker_takes_lane_most_over_rate(void)
 {
-	struct sim_gen_opts o = {
-		.kind = SIM_GEN_DUTY, .max_lanes = 16, .max_vcpus = 256, .max_groups = 16,
-		.max_depth = 10, .duration_ns = 10000000000ULL,
-	};
 	double e;
 
 	run_within("lanes 2\nduration 2s\ngroup /a weight 35\ngroup /a/b\ngroup /a/c nice 19\n"
 		   "group /w\nvcpu 0 /w duty 903us 1769us\nvcpu 1 /a/b hog\n"
 		   "vcpu 2 /a/c duty 1773us 12150us\n", 0.2);
-	e = gen_error(1756, &o);
-	if (e > 0.5)
-		printf("\n  seed 1756: %.4f %% of capacity\n", e);
+	e = gen_error(1756, &fuzz_duty);
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 
@@ -362,18 +339,12 @@ static void test_waker_takes_lane_most_over_rate(void)
  */
 static void test_wake_takes_lane_of_side_over_rate(void)
 {
-	struct sim_gen_opts o = {
-		.kind = SIM_GEN_DUTY, .max_lanes = 16, .coarse_duty = true, .max_vcpus = 256,
-		.max_groups = 16, .max_depth = 10, .duration_ns = 10000000000ULL,
-	};
 	double e;
 
 	run_within("lanes 2\nduration 5s\ngroup /g1 weight 5\ngroup /g1/g2 weight 1\n"
 		   "group /g1/g2/g3\nvcpu 0 / duty 2557us 20650us phase 5160us\n"
 		   "vcpu 1 /g1 hog\nvcpu 2 /g1/g2 hog\nvcpu 3 /g1/g2/g3 hog\n", 0.1);
-	e = gen_error(627, &o);
-	if (e > 0.5)
-		printf("\n  seed 627: %.4f %% of capacity\n", e);
+	e = gen_error(627, &fuzz_coarse_duty);
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 

@@ -11,14 +11,10 @@
 #include <string.h>
 
 #include "sim_test.h"
+#include "../sim/fuzz_kinds.h"
 
 #define TEXT_LEN	(64 * 1024)
 #define SHUFFLE_NR	16
-
-static const struct sim_gen_opts caps_opts = {
-	.kind = SIM_GEN_CAPS, .max_lanes = 16, .max_vcpus = 256, .max_groups = 16,
-	.max_depth = 10, .duration_ns = 10000000000ULL,
-};
 
 /* The report of scenario text, in a buffer the caller frees; NULL if it failed (asserted). */
 static char *report_of(const char *text)
@@ -60,14 +56,14 @@ static void test_repro_history(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(other);
-	ret = sim_gen(1987, &caps_opts, text, TEXT_LEN);
+	ret = sim_gen(1987, &fuzz_caps, text, TEXT_LEN);
 	CU_ASSERT_FATAL(ret > 0);
 	first = report_of(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(first);
 	for (seed = 1976; seed < 1987; seed++) {
 		char *r;
 
-		CU_ASSERT_FATAL(sim_gen(seed, &caps_opts, other, TEXT_LEN) > 0);
+		CU_ASSERT_FATAL(sim_gen(seed, &fuzz_caps, other, TEXT_LEN) > 0);
 		r = report_of(other);
 		free(r);
 	}

@@ -10,6 +10,7 @@
 
 #include "test.h"
 #include "sim_test.h"
+#include "../sim/fuzz_kinds.h"
 
 /*
  * Three lanes: /a (weight 100) holds a duty vCPU and a cpu.idle group with a hog; /z (weight 3)
@@ -20,16 +21,12 @@
  */
 static void test_waker_leaves_idle_sibling_at_rate(void)
 {
-	struct sim_gen_opts o = {
-		.kind = SIM_GEN_DUTY, .max_lanes = 16, .max_vcpus = 256, .max_groups = 16,
-		.max_depth = 10, .duration_ns = 10000000000ULL,
-	};
 	double e;
 
 	run_within("lanes 3\nduration 1s\ngroup /a\ngroup /z weight 3\ngroup /a/i idle 1\n"
 		   "vcpu 0 /a duty 441us 1117us phase 817us\nvcpu 1 /a/i hog\n"
 		   "vcpu 2 /z hog\nvcpu 3 /z hog\n", 0.05);
-	e = gen_error(1332, &o);
+	e = gen_error(1332, &fuzz_duty);
 	CU_ASSERT_TRUE(e >= 0 && e <= 1.0);
 }
 
@@ -42,10 +39,6 @@ static void test_waker_leaves_idle_sibling_at_rate(void)
  */
 static void test_waker_leaves_idle_group_rounded_share(void)
 {
-	struct sim_gen_opts o = {
-		.kind = SIM_GEN_DUTY, .max_lanes = 16, .max_vcpus = 256, .max_groups = 16,
-		.max_depth = 10, .duration_ns = 10000000000ULL,
-	};
 	struct sim_result *r = run("lanes 4\nduration 2s\ngroup /a weight 1\ngroup /i idle 1\n"
 				   "group /w\nvcpu 0 /w duty 231us 372us phase 298us\n"
 				   "vcpu 1 /i duty 17709us 27496us phase 9538us\n"
@@ -60,7 +53,7 @@ static void test_waker_leaves_idle_group_rounded_share(void)
 		CU_ASSERT_TRUE(sim_max_group_error(r) <= 0.5);
 		sim_result_free(r);
 	}
-	e = gen_error(284, &o);
+	e = gen_error(284, &fuzz_duty);
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 
