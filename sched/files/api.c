@@ -2,32 +2,19 @@
 /*
  * The public API (vsched.h): a locked façade over the group tree and the cftype table. Every
  * front end ends here, so locking, path rules, time for cpu.stat and change notification live
- * in one place.
+ * in one place. This half: the instance, its lock, clock and callbacks, and path lookup;
+ * api_files.c: groups and interface files by path.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include "vsched.h"
-#include "sched/cftype.h"
 #include "sched/core.h"
 #include "sched/files.h"
-#include "sched/group.h"
 #include "util/debug.h"
 #include "util/time.h"
-
-struct vsched {
-	pthread_mutex_t lock;
-	struct sched *s;
-	vsched_notify_fn notify;
-	void *notify_arg;
-	vsched_clock_fn clock;
-	void *clock_arg;
-	vsched_unlocked_fn unlocked;
-	void *unlocked_arg;
-};
+#include "api.h"
 
 static uint64_t api_monotonic_ns(void *arg __unused)
 {
@@ -130,8 +117,7 @@ void vsched_set_unlocked(struct vsched *vs, vsched_unlocked_fn fn, void *arg)
 	vsched_unlock(vs);
 }
 
-static void api_notify(struct vsched *vs, enum vsched_event ev, const char *path,
-		       const char *file)
+void api_notify(struct vsched *vs, enum vsched_event ev, const char *path, const char *file)
 {
 	vsched_notify_fn fn;
 	void *arg;
@@ -173,13 +159,13 @@ int vsched_set_vcpu_tid(struct vsched *vs, unsigned int vcpu, pid_t tid)
  * Under the lock, before a change: the core applies configuration at the latest time it has
  * seen, so bring it to now first (sched/core.h), or a new quota would start in the past.
  */
-static void api_advance(struct vsched *vs)
+void api_advance(struct vsched *vs)
 {
 	sched_advance(vs->s, vs->clock(vs->clock_arg));
 }
 
 /* "/a/b/" -> "a/b" in buf; -ENAMETOOLONG if it does not fit. */
-static int api_norm(const char *path, char *buf)
+int api_norm(const char *path, char *buf)
 {
 	size_t len;
 
@@ -198,308 +184,11 @@ static int api_norm(const char *path, char *buf)
 }
 
 /* The group at path, under the lock; NULL if there is none. */
-static struct group *api_group(struct vsched *vs, const char *path)
+struct group *api_group(struct vsched *vs, const char *path)
 {
 	char norm[GROUP_PATH_MAX];
 
 	if (api_norm(path, norm))
 		return NULL;
 	return group_lookup(vs->s, norm);
-}
-
-int vsched_mkdir(struct vsched *vs, const char *path)
-{
-	char norm[GROUP_PATH_MAX], *name;
-	struct group *parent;
-	int ret;
-
-	ret = api_norm(path, norm);
-	if (ret)
-		return ret;
-	if (!norm[0])
-		return -EEXIST;	/* the root */
-	name = strrchr(norm, '/');
-	vsched_lock(vs);
-	if (name) {
-		*name++ = '\0';
-		parent = group_lookup(vs->s, norm);
-	} else {
-		name = norm;
-		parent = sched_root(vs->s);
-	}
-	if (parent)
-		api_advance(vs);
-	ret = parent ? group_create(vs->s, parent, name, NULL) : -ENOENT;
-	vsched_unlock(vs);
-	if (!ret)
-		api_notify(vs, VSCHED_EV_MKDIR, path, NULL);
-	return ret;
-}
-
-int vsched_rmdir(struct vsched *vs, const char *path)
-{
-	struct group *g;
-	int ret;
-
-	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (!g) {
-		ret = -ENOENT;
-	} else if (group_is_root(g)) {
-		ret = -EBUSY;
-	} else {
-		api_advance(vs);
-		ret = group_remove(vs->s, g);
-	}
-	vsched_unlock(vs);
-	if (!ret)
-		api_notify(vs, VSCHED_EV_RMDIR, path, NULL);
-	return ret;
-}
-
-int vsched_mkdir_threaded(struct vsched *vs, const char *path)
-{
-	int ret;
-
-	ret = vsched_mkdir(vs, path);
-	if (ret)
-		return ret;
-	ret = vsched_write_str(vs, path, "cgroup.type", "threaded");
-	if (ret)
-		vsched_rmdir(vs, path);
-	return ret;
-}
-
-/* Looks up group and file under the lock. */
-static int api_file(struct vsched *vs, const char *path, const char *file, struct group **g,
-		    const struct cftype **cft)
-{
-	*g = api_group(vs, path);
-	if (!*g)
-		return -ENOENT;
-	*cft = file ? cftype_lookup(*g, file) : NULL;
-	return *cft ? 0 : -ENOENT;
-}
-
-ssize_t vsched_read(struct vsched *vs, const char *path, const char *file, char *buf, size_t len)
-{
-	const struct cftype *cft;
-	struct group *g;
-	ssize_t ret;
-
-	vsched_lock(vs);
-	ret = api_file(vs, path, file, &g, &cft);
-	if (!ret)
-		ret = cftype_show(vs->s, g, cft, vs->clock(vs->clock_arg), buf, len);
-	vsched_unlock(vs);
-	return ret;
-}
-
-ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file, char **out)
-{
-	size_t size = 4096;
-	char *buf = NULL, *nbuf;
-	ssize_t ret;
-
-	for (;;) {
-		nbuf = realloc(buf, size);
-		if (!nbuf) {
-			free(buf);
-			return -ENOMEM;
-		}
-		buf = nbuf;
-		ret = vsched_read(vs, path, file, buf, size);
-		if (ret != -ENOSPC)
-			break;
-		size *= 2;
-	}
-	if (ret < 0) {
-		free(buf);
-		return ret;
-	}
-	*out = buf;
-	return ret;
-}
-
-/* Under the lock: check each vCPU the write would move, or 0 if the file refuses it anyway. */
-static int api_check_moves(struct vsched *vs, struct group *g, const struct cftype *cft,
-			   const char *buf, size_t len, vsched_move_check_fn check, void *arg)
-{
-	char copy[CFTYPE_WRITE_MAX + 1];
-	struct cpuset set;
-
-	if (!check || !cft->parse_moves || !len || len > CFTYPE_WRITE_MAX)
-		return 0;
-	memcpy(copy, buf, len);
-	copy[len] = '\0';
-	if (cft->parse_moves(vs->s, copy, &set))
-		return 0;
-	return cgroup_check_moves(vs->s, &set, g, check, arg);
-}
-
-ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file, const char *buf,
-			  size_t len, vsched_move_check_fn check, void *arg)
-{
-	const struct cftype *cft;
-	struct group *g;
-	ssize_t ret;
-
-	vsched_lock(vs);
-	ret = api_file(vs, path, file, &g, &cft);
-	if (!ret) {
-		if (len && cftype_writable(cft))
-			api_advance(vs);
-		/* In the same lock section as the write: the tree cannot change in between. */
-		ret = api_check_moves(vs, g, cft, buf, len, check, arg);
-		if (!ret)
-			ret = cftype_write(vs->s, g, cft, buf, len);
-	}
-	vsched_unlock(vs);
-	if (ret > 0)
-		api_notify(vs, VSCHED_EV_WRITE, path, file);
-	return ret;
-}
-
-int vsched_move_check_perm(unsigned int depth, void *arg)
-{
-	const struct vsched_move_perm *p = arg;
-
-	return depth < p->nr && p->may[depth] ? 0 : -EACCES;
-}
-
-bool vsched_file_moves_vcpus(const char *file)
-{
-	const struct cftype *cft = file ? cftype_find(file) : NULL;
-
-	return cft && cft->parse_moves;
-}
-
-bool vsched_file_is_cpu(const char *file)
-{
-	const struct cftype *cft = file ? cftype_find(file) : NULL;
-
-	return cft && (cft->flags & CFTYPE_CPU);
-}
-
-ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, const char *buf,
-		     size_t len)
-{
-	return vsched_write_move(vs, path, file, buf, len, NULL, NULL);
-}
-
-int vsched_write_str(struct vsched *vs, const char *path, const char *file, const char *value)
-{
-	ssize_t ret = vsched_write(vs, path, file, value, strlen(value));
-
-	return ret < 0 ? (int)ret : 0;
-}
-
-int vsched_assign(struct vsched *vs, const char *cpuset, const char *path)
-{
-	struct cpuset set;
-	struct group *g;
-	int ret;
-
-	vsched_lock(vs);
-	g = api_group(vs, path);
-	ret = g ? cpuset_parse(cpuset, sched_nr_vcpus(vs->s), &set) : -ENOENT;
-	if (!ret) {
-		api_advance(vs);
-		ret = cgroup_move_vcpus(vs->s, &set, g, true);
-	}
-	vsched_unlock(vs);
-	if (!ret)
-		api_notify(vs, VSCHED_EV_ASSIGN, path, NULL);
-	return ret;
-}
-
-int vsched_list_children(struct vsched *vs, const char *path, vsched_name_fn fn, void *arg)
-{
-	struct group *g, *c;
-	int ret = 0;
-
-	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (!g)
-		ret = -ENOENT;
-	else
-		list_for_each_entry(c, &g->children, sibling) {
-			ret = fn(c->name, S_IFDIR | 0755, arg);
-			if (ret)
-				break;
-		}
-	vsched_unlock(vs);
-	return ret;
-}
-
-int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, void *arg)
-{
-	const struct cftype *cft;
-	struct group *g;
-	int ret = 0;
-
-	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (!g)
-		ret = -ENOENT;
-	else
-		for (cft = cgroup_files; cft->name; cft++) {
-			if (!cftype_visible(cft, g))
-				continue;
-			ret = fn(cft->name, S_IFREG | cftype_mode(cft), arg);
-			if (ret)
-				break;
-		}
-	vsched_unlock(vs);
-	return ret;
-}
-
-int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *mode)
-{
-	const struct cftype *cft;
-	struct group *g;
-	int ret = 0;
-
-	vsched_lock(vs);
-	if (!file) {
-		g = api_group(vs, path);
-		if (g)
-			*mode = S_IFDIR | 0755;
-		else
-			ret = -ENOENT;
-	} else {
-		ret = api_file(vs, path, file, &g, &cft);
-		if (!ret)
-			*mode = S_IFREG | cftype_mode(cft);
-	}
-	vsched_unlock(vs);
-	return ret;
-}
-
-int vsched_chown(struct vsched *vs, const char *path, uid_t uid, gid_t gid)
-{
-	struct group *g;
-
-	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (g) {
-		g->uid = uid;
-		g->gid = gid;
-	}
-	vsched_unlock(vs);
-	return g ? 0 : -ENOENT;
-}
-
-int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid)
-{
-	struct group *g;
-
-	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (g) {
-		*uid = g->uid;
-		*gid = g->gid;
-	}
-	vsched_unlock(vs);
-	return g ? 0 : -ENOENT;
 }
