@@ -124,6 +124,8 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->nr_slots = h->nr_free = n;
 	h->grace_ns = o->grace_ns ? o->grace_ns : HOST_GRACE_NS;
 	h->clock = time_mono_ns;
+	h->nr_host_cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
+			  (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	h->pre_stats = getenv("VSCHED_HOST_PRE_STATS") != NULL;
 	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
 	h->timer_at = HOST_TIME_INF;
