@@ -5,7 +5,7 @@
 # the daemon logs what it charged as the VM leaves. A VM of two hogs on a 2-lane daemon: what
 # was charged is at least half of what those threads used over the middle 2 s of its run
 # (/proc/PID/task/*/schedstat, every thread not named vcpu*), at most all they used plus 20 ms,
-# and nothing was refused. Before: no such charge (main logged none). Thread backend, then KVM.
+# and nothing was refused. Before: no such charge (main logged none). Each backend.
 . "$(dirname "$0")/runtime-lib.sh"
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-other
