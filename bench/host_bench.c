@@ -11,8 +11,9 @@
  *             beside an uncapped VM of two in a partition of half its weight: the cap binds
  *             (the capped side's weight alone would give it 1.33 CPU); goal, quota used within
  *             +-1 % of what was allowed, the uncapped VM takes the rest. The quota is
- *             counted on the partition's vCPU threads (what the cap governs), and also on
- *             its VMMs' whole processes.
+ *             counted on the partition's VMMs' whole processes (what the cap governs, as a
+ *             kernel cgroup's: the daemon charges each VMM's threads other than its vCPUs'
+ *             to its VM group, host/host_other.c), and also on their vCPU threads alone.
  * Each VM's CPU is its process's CPU clock over one window after a warm-up; errors are in % of
  * capacity (lanes x window): err against the whole capacity, nerr against what the side's VMs
  * got together (the machine is shared; as bench-fair's nerr). The vsched side runs
@@ -248,9 +249,9 @@ static double grp_in_vm(const struct hb_scn *s, const struct side *sd, unsigned 
 }
 
 /*
- * The capped partition's quota used, in % of what was allowed: by its vCPU threads (what the
- * cap governs: the CPU time vsched schedules and charges), or by its VMs' whole processes (the
- * VMMs' agents and helpers too, which no scheduler charges to the partition).
+ * The capped partition's quota used, in % of what was allowed: by its VMs' whole processes
+ * (what the cap governs: the kernel charges a cgroup every thread, the daemon its vCPUs and its
+ * VMMs' other threads, agents and helpers), or by its vCPU threads alone.
  */
 static void quota_used(const struct hb_scn *s, const struct side *sides, unsigned int nr,
 		       bool vcpus)
@@ -269,7 +270,7 @@ static void quota_used(const struct hb_scn *s, const struct side *sides, unsigne
 		if (sides[k].ok)
 			printf(" %s %.2f %%", sides[k].name, 100 * used / allowed);
 	}
-	printf("%s\n", vcpus ? "; goal 100 +- 1 %" : "");
+	printf("%s\n", vcpus ? "" : "; goal 100 +- 1 %");
 }
 
 static void report(const struct hb_scn *s, const struct hb_opts *o, const struct side *sides,
@@ -318,8 +319,8 @@ static void report(const struct hb_scn *s, const struct hb_opts *o, const struct
 	printf("\n");
 	if (s->capped < 0)
 		return;
-	quota_used(s, sides, nr, true);
 	quota_used(s, sides, nr, false);
+	quota_used(s, sides, nr, true);
 }
 
 static bool kvm_here(void)

@@ -124,6 +124,8 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->nr_slots = h->nr_free = n;
 	h->grace_ns = o->grace_ns ? o->grace_ns : HOST_GRACE_NS;
 	h->clock = time_mono_ns;
+	h->nr_host_cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
+			  (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	h->pre_stats = getenv("VSCHED_HOST_PRE_STATS") != NULL;
 	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
 	h->timer_at = HOST_TIME_INF;
@@ -240,6 +242,12 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 			(unsigned long long)c->nr_xhands_missed);
 	else if (c->joined)
 		fprintf(stderr, "vsched host: %s (pid %d) left: %s\n", c->group, (int)c->pid, why);
+	if (c->joined)
+		fprintf(stderr, "vsched host: %s: its threads other than vCPUs charged %llu us "
+			"(%llu us refused); PREEMPTs left to the kick %llu\n", c->group,
+			(unsigned long long)c->other_ns / 1000,
+			(unsigned long long)c->other_refused_ns / 1000,
+			(unsigned long long)c->nr_preempts_quiet);
 	if (c->joined && h->pre_stats)
 		host_pre_log(c);
 	epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);

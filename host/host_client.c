@@ -31,6 +31,7 @@ static const size_t host_msg_size[HOST_MSG_MAX] = {
 	[HOST_MSG_PING] = sizeof(struct host_ev),
 	[HOST_MSG_CTL_DONE] = sizeof(struct host_ev),
 	[HOST_MSG_TOOK] = sizeof(struct host_ev),
+	[HOST_MSG_OTHER] = sizeof(struct host_ev),
 };
 
 int host_client_add(struct host *h, int fd, struct host_client **out)
@@ -137,7 +138,7 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 ||
 		     m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD |
 				  HOST_HELLO_KICK | HOST_HELLO_HAND | HOST_HELLO_PIN |
-				  HOST_HELLO_PEER)))
+				  HOST_HELLO_PEER | HOST_HELLO_GUEST)))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
@@ -168,6 +169,9 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 		ret = -ENOMEM;
 	/* Pinned by the daemon only through the kicks' checked TIDs (host_pin()). */
 	c->pin = c->kick_fd && (m->flags & HOST_HELLO_PIN);
+	/* Its in-guest bits are in the offer page, and read only beside the daemon's own kicks. */
+	c->guest = c->kick_fd && offer_fd >= 0 && (m->flags & HOST_HELLO_GUEST);
+	c->other_at = h->clock();	/* its other threads' CPU is charged from the join on */
 	host_welcome(h, c, ret, page_fd, offer_fd);
 	if (page_fd >= 0)
 		close(page_fd);
@@ -232,6 +236,8 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	}
 	if (m->type == HOST_MSG_CTL_DONE)
 		return host_fwd_done(h, c, m);
+	if (m->type == HOST_MSG_OTHER)
+		return host_charge_other(h, c, m->a, m->b, now);
 	if (m->type == HOST_MSG_PING) {
 		host_send(c, &(struct host_ev){ .type = HOST_MSG_PONG, .a = m->a },
 			  sizeof(struct host_ev));
@@ -298,13 +304,13 @@ static int host_client_handle(struct host *h, struct host_client *c, const void 
 		host_peer_seal(h, c);
 	c->nr_read++;	/* what an offer says the daemon has seen of this VM */
 	/* A handoff's count: a report changes no one's state, so one in flight voids none. */
-	if (type != HOST_MSG_RAN)
+	if (!host_msg_is_report(type))
 		c->nr_read_state++;
 	/*
 	 * A VMM that took an offer sends its TOOK before anything else; a report may come first,
 	 * sent before a handoff's claim (its count leaves them out).
 	 */
-	if (c->took_due && type != HOST_MSG_TOOK && type != HOST_MSG_RAN)
+	if (c->took_due && type != HOST_MSG_TOOK && !host_msg_is_report(type))
 		return -EPROTO;
 	/* It speaks again: what was revoked while it was silent competes again. */
 	if (c->nr_revoked)

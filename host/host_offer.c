@@ -150,6 +150,23 @@ bool host_offer_parked(const struct host_client *c, unsigned int vcpu)
 	return w >> (vcpu % 64) & 1;
 }
 
+/*
+ * HOST_HELLO_GUEST: whether vcpu's thread is inside the guest (or on its way in) by its VMM's
+ * bit, read after its entry was written (full fences on both sides, as the parked bit). Set,
+ * the thread reads the entry after it clears the bit on the way out. A VMM that sets it falsely
+ * loses only its own vCPUs' PREEMPT datagrams. Lock held.
+ */
+bool host_offer_in_guest(const struct host_client *c, unsigned int vcpu)
+{
+	uint64_t w;
+
+	if (!c->guest || !c->offer || vcpu >= c->nr_vcpus || vcpu >= HOST_MAX_VM_VCPUS)
+		return false;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* the entry's write before the bit's read */
+	w = __atomic_load_n(&c->offer->guest[vcpu / 64], __ATOMIC_RELAXED);
+	return w >> (vcpu % 64) & 1;
+}
+
 static bool host_offer_ok(const struct host_client *c, unsigned int i)
 {
 	return c->offer_ok[i / 64] >> (i % 64) & 1;

@@ -91,6 +91,14 @@ struct host_client {
 	uint64_t nr_kicks;
 	bool pin;			/* HOST_HELLO_PIN: grantees pinned by the daemon */
 	uint64_t nr_pins;
+	/* host_charge.c: its threads other than the vCPUs' (OTHER), charged to its VM group */
+	uint64_t other_at;		/* its allowance counted up to here (daemon's time) */
+	uint64_t other_allow;		/* ns it may still charge: elapsed time x host CPUs */
+	uint64_t other_ns;		/* charged since the join */
+	uint64_t other_refused_ns;	/* reported beyond the allowance, not charged */
+	/* HOST_HELLO_GUEST: its in-guest bits read; PREEMPTs left to the page and the kick */
+	bool guest;
+	uint64_t nr_preempts_quiet;
 	/* its holders preempted by the daemon, by the event that made the core decide */
 	uint64_t nr_pre[HOST_PRE_MAX];
 };
@@ -107,6 +115,7 @@ struct host {
 	unsigned int nr_clients;
 	uint64_t grace_ns;
 	uint64_t (*clock)(void);	/* time_mono_ns(); tests drive their own */
+	unsigned int nr_host_cpus;	/* online: the most CPU a VMM's threads can use */
 	int listen_fd, epoll_fd, timer_fd;
 	uint64_t timer_at;		/* what timer_fd is armed for, HOST_TIME_INF: nothing */
 	struct slice_plan slice;	/* host_slice.c: lane changes' costs, the slice's plan */
@@ -158,6 +167,9 @@ void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
 /* host_charge.c: holders charged up to a decision; reports reconciled. Lock held. */
 void host_charge_holders(struct host *h, uint64_t now, unsigned int skip);
 void host_charge_granted(struct host *h, unsigned int slot, uint64_t now);
+/* host_other.c: the CPU of a VMM's other threads, charged to its VM group. Lock held. */
+int host_charge_other(struct host *h, struct host_client *c, uint64_t user, uint64_t sys,
+		      uint64_t now);
 int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
 		       uint64_t now);
 
@@ -183,6 +195,7 @@ void host_offer_apply(struct host *h, struct host_client *c, unsigned int taker,
 		      unsigned int lane, bool taker_inf, bool retime, uint32_t victim);
 void host_offer_took_due(struct host_client *c, uint32_t vcpu, uint32_t gen, uint32_t lane);
 bool host_offer_parked(const struct host_client *c, unsigned int vcpu);
+bool host_offer_in_guest(const struct host_client *c, unsigned int vcpu);
 
 /* host_hand.c: handoffs of a released lane to the waiter published ahead. Lock held. */
 void host_hand_make(struct host *h);

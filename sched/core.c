@@ -438,6 +438,43 @@ int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t 
 	return 0;
 }
 
+/*
+ * CPU that g's own threads used, no vCPU's: a VMM's other threads (agent, helper, devices) in
+ * host mode, charged to its VM group as the kernel charges every thread of a cgroup. It counts
+ * as a vCPU's report counts above its vCPU: cpu.stat usage of g and its ancestors, the pools of
+ * their cpu.max (dry here: thrown out at this instant's timer, as a report's), and the virtual
+ * time of g and every entity above it, so a group that burns CPU outside its vCPUs gets that
+ * much less on the lanes. Not lane delivery (rates_delivered()): it ran on no lane.
+ */
+int sched_group_charge(struct sched *s, struct group *g, uint64_t user_ns, uint64_t system_ns,
+		       uint64_t now)
+{
+	uint64_t delta = user_ns + system_ns;
+	struct group *a;
+
+	core_assert_locked(s);
+	if (!g || delta < user_ns)
+		return -EINVAL;
+	for (a = g; a->parent; a = a->parent)
+		;
+	if (a != &s->root)
+		return -EINVAL;
+	clock_update(s, now);
+	if (!delta)
+		return 0;
+	for (a = g; a; a = a->parent) {
+		a->stat.usage_ns += delta;
+		a->stat.user_ns += user_ns;
+		a->stat.system_ns += system_ns;
+	}
+	fair_charge_group(s, gcore(g), delta);
+	for (a = g; a; a = a->parent)
+		if (gcore(a)->bw_enabled)
+			bw_charge(s, gcore(a), delta);
+	finish(s);
+	return 0;
+}
+
 void sched_timer(struct sched *s, uint64_t now)
 {
 	core_assert_locked(s);

@@ -321,12 +321,12 @@ static void bound_saturated(struct sched_entity *se, double slice)
 	se->vt = lo;
 }
 
-static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
+/* Service d at every level from se up (a vCPU's, or a group's own: fair_charge_group()). */
+static void charge_from(struct sched *s, struct sched_entity *se, double d)
 {
 	double slice = (double)s->core.params.slice_ns;
-	struct sched_entity *se;
 
-	for (se = &vc->se; se->parent; se = &se->parent->se) {
+	for (; se->parent; se = &se->parent->se) {
 		if (se->rate <= 0) {
 			/* Reported after it stopped being runnable: its saved lag pays. */
 			se->lag -= d;
@@ -340,6 +340,17 @@ static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
 		else if (d > 0)
 			bound_saturated(se, slice);
 	}
+}
+
+static void charge_path(struct sched *s, struct vcpu_core *vc, double d)
+{
+	charge_from(s, &vc->se, d);
+}
+
+/* CPU the group's own threads used (sched_group_charge()): its entity and every one above. */
+void fair_charge_group(struct sched *s, struct group_core *gc, uint64_t delta)
+{
+	charge_from(s, &gc->se, (double)delta);
 }
 
 /*

@@ -340,6 +340,7 @@ void fair_sum_leave(struct sched_entity *se);
 void fair_undelay_all(struct sched *s, struct vcpu_core *vc);
 void fair_release(struct sched *s);
 void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
+void fair_charge_group(struct sched *s, struct group_core *gc, uint64_t delta);
 void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
 void fair_refund(struct sched *s, struct vcpu_core *vc);
 void fair_charge_held(struct sched *s);

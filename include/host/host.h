@@ -87,6 +87,11 @@ enum host_pre_cause {
 };
 
 uint64_t host_client_preempts(const struct host_client *c, enum host_pre_cause k);
+/* CPU of the VMM's threads other than its vCPUs' charged to its VM group (OTHER), ns; *refused:
+ * what it reported beyond what its process could have used (not charged). Lock held. */
+uint64_t host_client_other_ns(const struct host_client *c, uint64_t *refused);
+/* PREEMPTs not sent: the daemon kicked the holder inside the guest (HOST_HELLO_GUEST). */
+uint64_t host_client_quiet_preempts(const struct host_client *c);
 
 /*
  * A change in the daemon's directory (its FUSE threads; lock not held): op a HOST_CTL_* of

@@ -62,8 +62,11 @@
  * 9: offer pages sealed once mapped and shared read-only with the other VMs (HOST_HELLO_PEER);
  * 10: the VMM's parked bits in its offer page: a grant to a parked vCPU by the page alone;
  * 11: a successor's side published wakes that VM's offer word (its gen), not the successor's
- * grant-page entry: the VMM's waker thread waits there and takes the lane (rt_xwait.c) */
-#define HOST_PROTO_VERSION	11
+ * grant-page entry: the VMM's waker thread waits there and takes the lane (rt_xwait.c);
+ * 12: OTHER, the CPU of the VMM's threads other than its vCPUs', charged to its VM group; the
+ * VMM's in-guest bits (HOST_HELLO_GUEST): no PREEMPT datagram after the daemon's kick to a
+ * vCPU inside the guest */
+#define HOST_PROTO_VERSION	12
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -108,8 +111,17 @@ enum host_msg_type {
 	HOST_MSG_TOOK,		/* VMM -> daemon: vcpu took the offer: a = its gen, b = its lane */
 	HOST_MSG_PEER,		/* daemon -> VMM: a = a peer VM's id; arg 1: its offer page's
 				   read-only fd comes with it (SCM_RIGHTS), 0: it left */
+	HOST_MSG_OTHER,		/* VMM -> daemon: a = user ns, b = system ns its threads other than
+				   the vCPUs' used since its last OTHER (or its join): charged
+				   to its VM group (host_charge_other()) */
 	HOST_MSG_MAX,
 };
+
+/* A report of CPU time: changes no one's state (voids no handoff, may precede a TOOK). */
+static inline int host_msg_is_report(uint32_t type)
+{
+	return type == HOST_MSG_RAN || type == HOST_MSG_OTHER;
+}
 
 /* The settings of one group (the VM group itself in HELLO, a subgroup in GROUP). */
 struct host_settings {
@@ -137,6 +149,11 @@ struct host_settings {
 					   its threads' affinity (host/host_kick.c) */
 #define HOST_HELLO_PEER		0x40	/* its offer page sealed once mapped and sent read-only
 					   to the other VMMs that asked, theirs to it (PEER) */
+#define HOST_HELLO_GUEST	0x80	/* the VMM sets a vCPU's bit in guest[] of its offer page
+					   while its thread is inside the guest (with kicks and
+					   offers only): the daemon sends no PREEMPT to a holder
+					   it kicked there, which applies it from its grant page
+					   entry on the way out */
 
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */
@@ -145,8 +162,8 @@ struct host_hello {
 	uint32_t nr_vcpus;	/* 0: a probe */
 	char name[HOST_NAME_LEN];
 	char partition[HOST_PATH_LEN];	/* absolute, "" or "/": /machine */
-	uint8_t flags;			/* HOST_HELLO_* */
-	uint8_t pad[6];
+	uint16_t flags;			/* HOST_HELLO_* */
+	uint8_t pad[5];
 	struct host_settings vm;	/* the VM group's cpu.weight, cpu.max */
 };
 
@@ -268,6 +285,12 @@ struct host_offer {
 	 * would be the agent woken to drop it (host_offer_parked()).
 	 */
 	uint64_t parked[HOST_MAX_VM_VCPUS / 64];
+	/*
+	 * The VMM's (HOST_HELLO_GUEST): vCPUs whose threads are inside the guest or on their way
+	 * in, set before the entry and cleared on the way out before the thread reads its grant
+	 * page entry. A PREEMPT to one the daemon kicked goes by the page and the kick alone.
+	 */
+	uint64_t guest[HOST_MAX_VM_VCPUS / 64];
 };
 
 /* The 32 bits of word that hold lane and vcpu: a claim changes them (a futex word). */

@@ -72,6 +72,13 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now);
 int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now);
 int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t system_ns,
 		   uint64_t now);
+/*
+ * CPU time of g's own threads, not a vCPU's (host mode: a VMM's agent, helper and devices,
+ * charged to its VM group): cpu.stat of g and its ancestors, their cpu.max pools and virtual
+ * time, as a report of a vCPU in g would but on no lane. -EINVAL if g is not in s's tree.
+ */
+int sched_group_charge(struct sched *s, struct group *g, uint64_t user_ns, uint64_t system_ns,
+		       uint64_t now);
 void sched_timer(struct sched *s, uint64_t now);	/* a slice end or a period refill */
 void sched_advance(struct sched *s, uint64_t now);	/* move the clock, nothing else */
 

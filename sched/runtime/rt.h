@@ -34,6 +34,7 @@
 #define RT_STEAL_RECHECK_NS	1000000000ULL	/* a guest without steal time is asked again */
 #define RT_IDLE_SETTLE_NS	500000ULL	/* asleep this long, clock still: halted (fallback) */
 #define RT_REPORT_NS		HOST_REPORT_NS	/* host mode: running vCPUs' CPU time reported */
+#define RT_OTHER_NS		100000000ULL	/* host mode: other threads' CPU time reported */
 
 struct vm;
 struct vcpu;
@@ -166,6 +167,11 @@ struct runtime {
 	void *core;		/* rt_core.c's state */
 	struct rt_remote *remote;	/* host mode (rt_remote.c), NULL: the core is s */
 	uint64_t report_at;	/* host mode: next report of running vCPUs' CPU time */
+	/* Host mode: the CPU of the threads other than the vCPUs' (rt_other.c) */
+	uint64_t other_at;	/* next OTHER due with a report */
+	uint64_t other_sent;	/* their CPU, ns, up to the last OTHER (or the join) */
+	uint64_t other_user, other_sys;	/* getrusage()'s view of them at that OTHER */
+	double other_frac;	/* the user part of their last change */
 	const struct host_grant *page;	/* host mode: the grant page, NULL: none (rt_page.c) */
 	size_t page_len;
 	void *page_old;		/* the last page unmapped, zeros now (rt_page_unmap()) */
@@ -363,6 +369,10 @@ bool rt_page_apply(struct runtime *rt, struct rt_vcpu *rv, uint32_t *seq);
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_watch(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv);
+void rt_page_guest(struct runtime *rt, struct rt_vcpu *rv, bool on);
+/* Host mode: the CPU of the VMM's other threads, reported (rt_other.c). Lock held. */
+void rt_other_join(struct runtime *rt, uint64_t now);
+void rt_other_report(struct runtime *rt, uint64_t now);
 void rt_page_free(struct runtime *rt);
 void rt_vcpu_wake(struct rt_vcpu *rv);
 /* Idle-lane offers (rt_offer.c). Lock held. take: true if vCPU id took one and holds a lane. */

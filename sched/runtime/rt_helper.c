@@ -278,6 +278,7 @@ static void rt_report(struct runtime *rt, uint64_t now)
 			rt->report_at = now + RT_REPORT_NS;
 	if (rt->report_at != RT_INF)
 		rt_charge_running(rt, now);
+	rt_other_report(rt, now);	/* every RT_OTHER_NS, with these */
 	rt_offer_flush(rt);	/* an offer taken, nothing sent since */
 }
 

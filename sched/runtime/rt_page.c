@@ -204,6 +204,27 @@ static void rt_page_parked(struct runtime *rt, struct rt_vcpu *rv, bool on)
 }
 
 /*
+ * rv's thread goes into the guest (on) or has come out (off), in the VMM's in-guest bit of the
+ * offer page (HOST_HELLO_GUEST) the daemon reads after it writes the entry: while it is set, a
+ * PREEMPT the daemon kicked comes by the page alone. Set before the entry; cleared on the way
+ * out before the entry is read (rt_page_exit()), with full fences, so a PREEMPT written
+ * while the bit was seen set is read then. Lock held.
+ */
+void rt_page_guest(struct runtime *rt, struct rt_vcpu *rv, bool on)
+{
+	uint64_t *w, bit = 1ULL << (rv->id % 64);
+
+	if (!rt->offer || rv->id >= HOST_MAX_VM_VCPUS)
+		return;
+	w = &rt->offer->guest[rv->id / 64];
+	if (on)
+		__atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
  * rv's thread stops waiting on its entry: the bit goes, then the entry is read again, since
  * a grant written while the bit was set came by the page alone (no datagram will follow),
  * whatever woke the thread. An entry being written is the daemon's after the bit's read: its

@@ -71,7 +71,7 @@ static void rt_remote_send(struct runtime *rt, const void *msg, size_t len)
 		rt_remote_lost(rt, rt_remote_why(err));
 	else
 		rt->sent++;	/* queued is as good as in flight for an offer (rt_offer.c) */
-	if (!err && *(const uint32_t *)msg != HOST_MSG_RAN) {
+	if (!err && !host_msg_is_report(*(const uint32_t *)msg)) {
 		rt->sent_state++;	/* a report voids no handoff (rt_hand.c) */
 		rt->state_queued = true;
 	}
@@ -225,7 +225,7 @@ int rt_remote_join(struct runtime *rt, int fd)
 				.flags = page ? HOST_HELLO_PAGE | HOST_HELLO_OFFER |
 						HOST_HELLO_HELD | HOST_HELLO_KICK |
 						HOST_HELLO_HAND | HOST_HELLO_PIN |
-						HOST_HELLO_PEER : 0 };
+						HOST_HELLO_PEER | HOST_HELLO_GUEST : 0 };
 	struct host_welcome w;
 	int page_fd, offer_fd, ret;
 
@@ -252,6 +252,7 @@ int rt_remote_join(struct runtime *rt, int fd)
 	r->fd = fd;
 	rt_outbox_open(&r->ob, fd);
 	r->joined = true;
+	rt_other_join(rt, rt_now());
 	rt_remote_live_heard(&r->live, rt_now());
 	rt_xwait_changed(rt);	/* on the new pages */
 	return 0;

@@ -167,6 +167,7 @@ static int rt_enter(struct vcpu *vcpu)
 			rt_watch_holder(rv, now);
 		}
 		rt_page_watch(rt, rv);
+		rt_page_guest(rt, rv, true);
 		rv->in_guest = true;
 		if (rt->remote && rt->report_at == RT_INF) {
 			rt->report_at = now + RT_REPORT_NS;
@@ -193,6 +194,7 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 	now = rt_now();
 	rv->in_guest = false;
 	rt_watch_set(rv, WATCH_NONE);
+	rt_page_guest(rt, rv, false);	/* before the entry's read: a PREEMPT kicked is there */
 	rt_page_exit(rt, rv);
 	if (!rt_hands_off(rt)) {
 		rt_slice_exit(rt, rv, now);
@@ -266,6 +268,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
 	rt_leave_runnable(rt, rv, RT_OFF, now);
 	rv->in_guest = false;
+	rt_page_guest(rt, rv, false);
 	rt_timer_delete(rv);
 	if (rv->stat_fd >= 0)
 		close(rv->stat_fd);

@@ -81,8 +81,10 @@ split() {
 	da=$((a1 - a0)) db=$((b1 - b0)) wa=$((ta1 - ta0)) wb=$((tb1 - tb0))
 	echo "${ACCEL:-thread}: weights 200:100: $1=$da us over $wa us, $2=$db us over $wb us" \
 	     "(reads took $ra, $rb us)"
-	# The core charges no more than its 2 lanes' wall time, but for the reports' lag (tens of
-	# ms: docs/host.md, "Charged usage above the lanes"); judged however busy the host is.
+	# The core charges no more than its 2 lanes' wall time and the VMMs' other threads (a few
+	# ms a second: docs/host.md, "A VMM's other threads are charged to its VM group"), but for
+	# the reports' lag (tens of ms: "Charged usage above the lanes"); judged however busy the
+	# host is.
 	check "$da / $wa + $db / $wb <= 2.1" ||
 		fail "the VMs were charged $(awk "BEGIN{print $da / $wa + $db / $wb}") CPUs on 2 lanes"
 	if check "$da / $wa + $db / $wb < 0.5 * 2"; then

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A VMM's threads other than its vCPUs (agent, helper, waker, main) are charged to its VM group
+# (host/host_other.c, sched_group_charge()): the VMM measures them (its process's CPU clock
+# less its vCPU threads', sched/runtime/rt_other.c) and reports them with its helper's reports;
+# the daemon logs what it charged as the VM leaves. A VM of two hogs on a 2-lane daemon: what
+# was charged is at least half of what those threads used over the middle 2 s of its run
+# (/proc/PID/task/*/schedstat, every thread not named vcpu*), at most all they used plus 20 ms,
+# and nothing was refused. Before: no such charge (main logged none). Each backend.
+. "$(dirname "$0")/runtime-lib.sh"
+. "$(dirname "$0")/host-lib.sh"
+host_test_begin host-other
+mkdir -p "$VSCHED_RUN_DIR"
+
+# other_ns PID: CPU (ns) of PID's threads other than its vCPU threads so far.
+other_ns() {
+	local t c r sum=0
+	for t in /proc/"$1"/task/*; do
+		c=$(<"$t/comm") || continue
+		case $c in vcpu*) continue ;; esac
+		read -r r _ <"$t/schedstat" || continue
+		sum=$((sum + r))
+	done
+	echo "$sum"
+}
+
+host_daemon_start --cpus 2 --no-ctl
+for accel in $(test_accels); do
+	vm=other$accel
+	"$VSCHED" run --host --accel "$accel" --name "$vm" --vcpus 2 --payload hog --no-ctl \
+		--duration 3s >"$TMPD/$accel.log" 2>&1 &
+	pid=$!
+	sleep 0.5
+	p0=$(other_ns "$pid")
+	sleep 2
+	p1=$(other_ns "$pid")
+	wait "$pid" || fail "$accel: the VM exited $?"
+	wait_for "grep -q '/machine/$vm: its threads other' '$TMPD/host.log'" ||
+		fail "$accel: the daemon logged no charge of $vm's other threads"
+	line=$(grep "/machine/$vm: its threads other" "$TMPD/host.log")
+	n=$(sed -nE 's/.*charged ([0-9]+) us \(([0-9]+) us refused\).*/\1/p' <<<"$line")
+	refused=$(sed -nE 's/.*charged ([0-9]+) us \(([0-9]+) us refused\).*/\2/p' <<<"$line")
+	echo "$accel: other threads used $(((p1 - p0) / 1000)) us over 2 s ($((p1 / 1000)) us in all); charged $n us, refused $refused us"
+	[ -n "$n" ] && [ -n "$refused" ] || fail "$accel: no figures in: $line"
+	check "$n > 0 && $n * 1000 >= ($p1 - $p0) * 0.5" ||
+		fail "$accel: charged $n us of $(((p1 - p0) / 1000)) us its other threads used"
+	check "$n * 1000 <= $p1 + 20000000" ||
+		fail "$accel: charged $n us, more than its other threads used ($((p1 / 1000)) us)"
+	[ "$refused" = 0 ] || fail "$accel: $refused us refused"
+done
+host_daemon_stop
+echo "ok"
