@@ -322,14 +322,14 @@ static void test_idle_sibling_asks_min_run(void)
 /*
  * A pool the reference throttles is paced to the reference's dry point (bandwidth_lanes.c,
  * bw_pace()): the reference burns it at the group's weighted share, as the kernel does, so a
- * group holding more lanes than its rate rounded to whole lanes drew it early. Seed 171 of the
- * 100 ms caps kind reduced: five lanes, /g1 with three hogs beside /g1/g2 (four hogs, nice -7,
- * 14.551 ms per 100 ms) and the cpu.idle /g1/g3 (four hogs in capped children). After a refill
- * /g1/g2 took a fourth lane from a hog ahead by less than a slice and was throttled 0.8 ms
- * sooner than paced (the period at 500 ms); /g1/g3 then held four lanes at a rate of two and
- * ran dry 1.9 ms sooner; with both out, /g1's three hogs leave two lanes idle that the
- * reference fills while the pools last: the root 6282 ms of 6317 in 2 s, each hog 11 ms under
- * (0.345 % of capacity); the root 6309 ms now, the worst /g1/g3/g5/g10 inside /g1/g3 (0.139 %).
+ * group holding more lanes than its rate drew it early. Seed 171 of the 100 ms caps kind
+ * reduced: five lanes, /g1 with three hogs beside /g1/g2 (four hogs, nice -7, 14.551 ms per
+ * 100 ms) and the cpu.idle /g1/g3 (four hogs in capped children, a rate of about two while
+ * /g1/g2 is throttled). In the period at 500 ms /g1/g3 took all four lanes /g1/g2's throttle
+ * freed (505.54 ms) and ran dry at 506.64; with both out, /g1's three hogs leave two lanes idle
+ * that the reference fills while the pools last: the root 6282 ms of 6317 in 2 s, each hog
+ * 11 ms under (0.345 % of capacity). Paced, /g1/g3 holds three lanes, gives one back at its
+ * min_run end and runs dry at 507.18 ms: the root 6298 ms (0.191 %).
  */
 static void test_throttled_pool_paced_to_ref_dry(void)
 {
