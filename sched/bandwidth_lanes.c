@@ -35,7 +35,19 @@
  * left lanes idle the same way (seed 171 of the 100 ms caps kind, 0.43 -> 0.27 %; 1246 of the
  * 10 ms kind, 2.29 -> 0.61 %).
  */
-double bw_pace(const struct sched *s, const struct group_core *gc, unsigned int k)
+static __noinline double pace_to_ref_dry(const struct group_core *gc, unsigned int k, double r,
+					 double left)
+{
+	double t;
+
+	if (k <= gc->se.rate + 1)
+		return HUGE_VAL;
+	t = gc->se.rate >= RATE_MIN && left > 0 ? left / gc->se.rate : 0;
+	return r >= k * t ? HUGE_VAL : r - (k - 1) * t;
+}
+
+/* Inline in bw_lane_pace(), its every call: a pool that carries its lanes to the refill is out. */
+static inline double pace(const struct sched *s, const struct group_core *gc, unsigned int k)
 {
 	double t, r, left;
 
@@ -43,16 +55,18 @@ double bw_pace(const struct sched *s, const struct group_core *gc, unsigned int 
 	    gc->next_refill <= s->core.now)
 		return HUGE_VAL;
 	t = (double)(gc->next_refill - s->core.now);
-	left = (double)gc->runtime_snap - gc->ref_used;
-	if (gc->se.rate * t > left) {
-		if (k <= gc->se.rate + 1)
-			return HUGE_VAL;
-		t = gc->se.rate >= RATE_MIN && left > 0 ? left / gc->se.rate : 0;
-	}
 	r = (double)gc->runtime / s->core.deliver;
 	if (r >= k * t)
 		return HUGE_VAL;
+	left = (double)gc->runtime_snap - gc->ref_used;
+	if (gc->se.rate * t > left)
+		return pace_to_ref_dry(gc, k, r, left);
 	return r - (k - 1) * t;
+}
+
+double bw_pace(const struct sched *s, const struct group_core *gc, unsigned int k)
+{
+	return pace(s, gc, k);
 }
 
 /*
@@ -100,7 +114,7 @@ uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc)
 	const struct group_core *gc;
 
 	for (gc = vc->se.parent; gc; gc = gc->se.parent) {
-		double p = bw_pace(s, gc, gc->se.nr_running);
+		double p = pace(s, gc, gc->se.nr_running);
 		uint64_t t;
 
 		if (p == HUGE_VAL)
