@@ -319,6 +319,33 @@ static void test_idle_sibling_asks_min_run(void)
 		   "vcpu 8 /g6 hog\nvcpu 9 /g6 hog\n", 0.1);
 }
 
+/*
+ * A pool the reference throttles is paced to the reference's dry point (bandwidth_lanes.c,
+ * bw_pace()): the reference burns it at the group's weighted share, as the kernel does, so a
+ * group holding more lanes than its rate drew it early. Seed 171 of the 100 ms caps kind
+ * reduced: five lanes, /g1 with three hogs beside /g1/g2 (four hogs, nice -7, 14.551 ms per
+ * 100 ms) and the cpu.idle /g1/g3 (four hogs in capped children, a rate of about two while
+ * /g1/g2 is throttled). In the period at 500 ms /g1/g3 took all four lanes /g1/g2's throttle
+ * freed (505.54 ms) and ran dry at 506.64; with both out, /g1's three hogs leave two lanes idle
+ * that the reference fills while the pools last: the root 6282 ms of 6317 in 2 s, each hog
+ * 11 ms under (0.345 % of capacity). Paced, /g1/g3 holds three lanes, gives one back at its
+ * min_run end and runs dry at 507.18 ms: the root 6298 ms (0.191 %).
+ */
+static void test_throttled_pool_paced_to_ref_dry(void)
+{
+	run_within("lanes 5\nduration 2s\ngroup /g1 nice -9\n"
+		   "group /g1/g2 nice -7 max 14551us 100000us\n"
+		   "group /g1/g3 idle 1 max 6373us 100000us burst 3295us\n"
+		   "group /g1/g3/g5 weight 31 max 20314us 250000us burst 18220us\n"
+		   "group /g1/g2/g6 nice 3\ngroup /g1/g2/g8\n"
+		   "group /g1/g3/g5/g10 weight 2161 max 37461us 100000us burst 21847us\n"
+		   "group /g1/g3/g5/g13 nice -6 max 19139us 250000us burst 2956us\n"
+		   "vcpu 0 /g1 hog\nvcpu 1 /g1/g2/g6 hog\nvcpu 2 /g1/g2 hog\n"
+		   "vcpu 3 /g1/g3/g5/g13 hog\nvcpu 4 /g1/g3/g5/g13 hog\nvcpu 5 /g1/g2 hog\n"
+		   "vcpu 6 /g1/g3/g5/g10 hog\nvcpu 7 /g1/g3/g5 hog\nvcpu 8 /g1 hog\n"
+		   "vcpu 9 /g1 hog\nvcpu 10 /g1/g2/g8 hog\n", 0.25);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -338,6 +365,8 @@ static CU_TestInfo caps_tests[] = {
 	{ "a throttle pays prepaid slices again", test_throttle_pays_prepaid_again },
 	{ "a refill claims every lane its vCPUs would", test_refill_claims_every_lane },
 	{ "a cpu.idle sibling asks min_run", test_idle_sibling_asks_min_run },
+	{ "a throttled pool is paced to the reference's dry point",
+	  test_throttled_pool_paced_to_ref_dry },
 	CU_TEST_INFO_NULL,
 };
 
