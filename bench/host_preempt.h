@@ -14,6 +14,16 @@
 
 #include "spin_vcpu.h"
 
+/*
+ * The vt round's plan (bench/host_preempt.c): vCPU 1 wakes 50 us after vCPU 0's grant, waits
+ * VT_WAIT_US, then is asleep VT_GAP_US. Its wait ends well inside vCPU 0's turn, which the core
+ * ends min_run (1 ms) after the grant while vCPU 1 waits; its timed wake comes after that.
+ */
+#define VT_WAIT_US	300
+#define VT_GAP_US	900
+#define VT_BLOCK_NS	(50000ULL + VT_WAIT_US * 1000ULL)
+#define VT_WAKE_NS	(VT_BLOCK_NS + VT_GAP_US * 1000ULL)
+
 struct host_offer;
 struct host_grant;
 

@@ -277,9 +277,9 @@ static int run_host(struct pre *p, const char *sock)
 		wait_inside(p);	/* granted, H in its vCPU */
 		if (p->vt) {
 			send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
-			usleep(2000);
+			usleep(VT_WAIT_US);
 			send_ev(p, HOST_MSG_BLOCKED, 1, 0);
-			usleep(200);
+			usleep(VT_GAP_US);
 			wait_inside(p);	/* granted again if it was out (stray) */
 			/* The daemon's offer after the BLOCKED, given up to 1 ms more under load
 			 * (untimed; without it the round asks by the socket, counted). */

@@ -43,8 +43,8 @@ static int vt_groups(struct vsched *vs)
 
 /*
  * vCPU 0's run time from its grant at g to g + at, reported as its VMM's reports would (vt
- * round). The in-process core is given the round's times as planned (g + 50 us, g + 2.05 ms,
- * g + 2.25 ms), not as the sleeps came out under load: its decisions are the same every round
+ * round). The in-process core is given the round's times as planned (g + 50 us, g + 350 us,
+ * g + 1.25 ms: host_preempt.h), not as the sleeps came out under load: its decisions are the same every round
  * (a late first wake, past vCPU 0's min_run, would take the lane there at once), and the
  * daemon's are those of the same plan.
  */
@@ -102,12 +102,12 @@ int run_inprocess(struct pre *p)
 			sched_vcpu_runnable(s, 1, vt_report(s, g, 50000, &charged));
 			drain(p, s);
 			vsched_unlock(vs);
-			usleep(2000);
+			usleep(VT_WAIT_US);
 			vsched_lock(vs);
-			sched_vcpu_blocked(s, 1, vt_report(s, g, 2050000, &charged));
+			sched_vcpu_blocked(s, 1, vt_report(s, g, VT_BLOCK_NS, &charged));
 			drain(p, s);
 			vsched_unlock(vs);
-			usleep(200);
+			usleep(VT_GAP_US);
 			wait_inside(p);
 		}
 		vsched_lock(vs);
@@ -115,7 +115,7 @@ int run_inprocess(struct pre *p)
 		p->timing = true;
 		p->t0 = time_mono_ns();
 		pthread_mutex_unlock(&p->lock);
-		sched_vcpu_runnable(s, 1, p->vt ? vt_report(s, g, 2250000, &charged) : p->t0);
+		sched_vcpu_runnable(s, 1, p->vt ? vt_report(s, g, VT_WAKE_NS, &charged) : p->t0);
 		if (!drain(p, s)) {
 			/* Not taken at the wake (a vt round whose first wake came late, under
 			 * load): no timer here to end it; H out, not sampled. */
