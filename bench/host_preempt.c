@@ -48,7 +48,8 @@
  * Until 2026-12-05 vCPU 1 waited 2 ms and slept 200 us: past vCPU 0's turn, which the core ends
  * min_run after the grant while vCPU 1 waits. Neither path ended it then (no VMM here sends the
  * TICK of a slice end); the daemon now ends a turn on its own timer, as a real VMM's TICK would.
- * BENCH_PRE_SET=idle|vt runs one set of rows only. BENCH_PRE_LANES=2 runs the vt rows on two lanes:
+ * The daemon pins its thread off the lanes' CPUs as `vsched host` does (unpinned until
+ * 2026-12-05; BENCH_PRE_PIN=0). BENCH_PRE_SET=idle|vt|slice runs one set of rows only. BENCH_PRE_LANES=2 runs the vt rows on two lanes:
  * a second VM ("other", one hog vCPU that holds lane 0 throughout, reporting its wall time every
  * millisecond as a running VMM does) beside the bench's VM, whose vCPU 0 holds lane 1 (H pinned to
  * CPU 1); in-process the same tree (/vm/lo, /vm/hi and /other at equal weights, vCPU 2 in
@@ -60,6 +61,7 @@
  * then both blocked (0 first: its lane is not handed back). BENCH_PRE_ROUNDS overrides the
  * number of rounds (default 5000); BENCH_PRE_ACCEL=thread|kvm runs one backend only.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +163,47 @@ static int run_accel_vt(bool kvm, unsigned int rounds)
 	return ret;
 }
 
+/*
+ * The slice rows on one backend: a slice end with a vCPU waiting (both vCPUs in one group),
+ * timed from the end itself. In-process the runtime's helper wakes and decides; in host mode
+ * the VMM's helper wakes, reports and sends TICK, and the daemon decides (since 2026-12-05 on
+ * its own timer at the end, not on the TICK), writes the entry (a thread-backend holder
+ * watches it) and kicks the holder itself (HOST_HELLO_KICK), as the runtime asks where it may.
+ * The helper (this thread) runs SCHED_FIFO, as rt_thread_boost() makes the runtime's.
+ */
+static int run_accel_slice(bool kvm, unsigned int rounds)
+{
+	const char *name = kvm ? "kvm" : "thread";
+	struct pre *in = pre_new(rounds, kvm), *ho = pre_new(rounds, kvm);
+	struct sched_param fifo = { .sched_priority = 2 }, other = { 0 };
+	int ret = 0;
+
+	if (!in || !ho) {
+		printf("%-6s skipped: the backend cannot run here\n", name);
+		ret = 1;
+	} else {
+		in->slice = ho->slice = true;
+		ho->dkick = true;
+		ho->watch = !kvm;
+		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo);
+		if (run_inprocess(in) || run_daemon(ho))
+			ret = -1;
+		sched_setscheduler(0, SCHED_OTHER, &other);
+	}
+	if (!ret) {
+		report(name, "in-process, slice", in);
+		report(name, "host, slice", ho);
+		ratio(name, "host, slice", ho, in);
+		printf("%-6s slice rounds not timed (vCPU 1 took the lane at its wake, or no end): "
+		       "in-process %u, host %u\n", name, in->missed, ho->missed);
+	}
+	if (in)
+		pre_free(in);
+	if (ho)
+		pre_free(ho);
+	return ret;
+}
+
 static int run_set(bool kvm, unsigned int rounds, const char *set)
 {
 	int ret = 0, r;
@@ -169,6 +212,10 @@ static int run_set(bool kvm, unsigned int rounds, const char *set)
 		ret = run_accel(kvm, rounds);
 	if (ret >= 0 && (!set || !strcmp(set, "vt"))) {
 		r = run_accel_vt(kvm, rounds);
+		ret = r < 0 ? r : ret;
+	}
+	if (ret >= 0 && (!set || !strcmp(set, "slice"))) {
+		r = run_accel_slice(kvm, rounds);
 		ret = r < 0 ? r : ret;
 	}
 	return ret;
@@ -182,6 +229,8 @@ int main(void)
 
 	if (!rounds)
 		return 2;
+	/* The daemon's thread off the lanes' CPUs, as `vsched host` runs (BENCH_PRE_PIN=0: not). */
+	bench_daemon_pin = !getenv("BENCH_PRE_PIN") || atoi(getenv("BENCH_PRE_PIN"));
 	/* The vt rows on two lanes (above); the idle rows stay on one. */
 	if (getenv("BENCH_PRE_LANES") && atoi(getenv("BENCH_PRE_LANES")) == 2) {
 		bench_daemon_lanes = 2;

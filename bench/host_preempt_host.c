@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bench-host-preempt: the runs against a daemon (host/ in a child process: host_daemon.c). */
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host_daemon.h"
@@ -31,6 +33,8 @@ static void *agent(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			signal_flag(p, &p->granted);
 		}
+		if (m.type == HOST_MSG_RETIME && m.vcpu == 0 && m.a != HOST_TIME_INF)
+			__atomic_store_n(&p->until, m.a, __ATOMIC_RELEASE);
 		if (m.type == HOST_MSG_PREEMPT && m.vcpu == 0) {
 			/* As rt_remote.c: applied under the lock unless the vCPU applied it. */
 			pthread_mutex_lock(&p->lock);
@@ -115,6 +119,51 @@ static bool take_held(struct pre *p)
 	}
 	pthread_mutex_unlock(&p->lock);
 	return ok;
+}
+
+/*
+ * The slice round's event: vCPU 1 wakes and waits; the VMM's helper (this thread) sleeps to
+ * vCPU 0's slice end (its RETIME's), reports its CPU time and sends TICK, as rt_core_tick().
+ * The event is the slice end itself. Whether it was timed (not: vCPU 1 took the lane at its
+ * wake, or no end came within 10 ms; unsampled).
+ */
+static bool slice_tick(struct pre *p, uint64_t g)
+{
+	struct timespec ts;
+	uint64_t until = 0, now;
+	unsigned int k;
+
+	__atomic_store_n(&p->until, 0, __ATOMIC_RELEASE);
+	send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
+	for (k = 0; k < 400 && !(until = __atomic_load_n(&p->until, __ATOMIC_ACQUIRE)); k++)
+		usleep(25);
+	pthread_mutex_lock(&p->lock);
+	if (until && p->in_guest) {
+		p->timing = true;
+		p->t0 = until;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (!until)
+		return false;
+	ts = time_ns_to_ts(until);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	now = time_mono_ns();
+	send_ev_ab(p, HOST_MSG_RAN, 0, 0, now - g, 0);
+	send_ev(p, HOST_MSG_TICK, 0, 0);
+	return p->timing;
+}
+
+/* H out of a round that was not timed: kicked as the runtime's vCPU loop would be. */
+static void kick_out(struct pre *p)
+{
+	while (__atomic_load_n(&p->inside, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&p->lock);
+		p->applied++;
+		pre_kick(p);
+		pthread_mutex_unlock(&p->lock);
+		usleep(100);
+	}
 }
 
 /* The WELCOME and its grant page, mapped read-only as rt_page_map() maps it. */
@@ -250,14 +299,14 @@ static int run_host(struct pre *p, const char *sock)
 		usleep(10000);
 	if (i == 200 || send(p->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
 	    recv_welcome(p, &w) || w.err || (p->held && !p->offer) ||
-	    (!p->vt && send(p->fd, &gm, sizeof(gm), 0) != sizeof(gm)) ||
+	    (!p->vt && !p->slice && send(p->fd, &gm, sizeof(gm), 0) != sizeof(gm)) ||
 	    (p->vt && (send(p->fd, &lo, sizeof(lo), 0) != sizeof(lo) ||
 		       send(p->fd, &hi, sizeof(hi), 0) != sizeof(hi)))) {
 		fprintf(stderr, "bench-host-preempt: cannot join the daemon at %s\n", sock);
 		return -1;
 	}
-	p->sent = p->vt ? 2 : 1;	/* the GROUPs */
-	send_ev(p, HOST_MSG_VCPU, 0, 1);
+	p->sent = p->vt ? 2 : !p->slice;	/* the GROUPs */
+	send_ev(p, HOST_MSG_VCPU, 0, !p->slice);
 	send_ev(p, HOST_MSG_VCPU, 1, p->vt ? 2 : 0);
 	send_ev(p, HOST_MSG_COMMIT, 0, 0);
 	pthread_create(&a, NULL, agent, p);
@@ -286,15 +335,25 @@ static int run_host(struct pre *p, const char *sock)
 			for (k = 0; p->held && k < 20 && !offer_ready(p); k++)
 				usleep(50);
 		}
-		pthread_mutex_lock(&p->lock);
-		p->timing = true;
-		p->t0 = time_mono_ns();
-		pthread_mutex_unlock(&p->lock);
-		if (!p->held || !take_held(p)) {
-			p->by_socket += p->held;
-			send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
+		if (p->slice) {
+			if (slice_tick(p, g)) {
+				wait_flag(p, &p->done);
+			} else {
+				p->missed++;
+				usleep(1000);
+				kick_out(p);
+			}
+		} else {
+			pthread_mutex_lock(&p->lock);
+			p->timing = true;
+			p->t0 = time_mono_ns();
+			pthread_mutex_unlock(&p->lock);
+			if (!p->held || !take_held(p)) {
+				p->by_socket += p->held;
+				send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
+			}
+			wait_flag(p, &p->done);
 		}
-		wait_flag(p, &p->done);
 		/*
 		 * vt: vCPU 0's CPU time, as its VMM reports it when it leaves the guest. It pays
 		 * back what the daemon charged it ahead (its wall time); without it that stood
@@ -310,13 +369,7 @@ static int run_host(struct pre *p, const char *sock)
 	/* A grant after the last round (a claim the daemon did not honour: its holder granted
 	 * again) leaves H inside: out first. */
 	usleep(1000);
-	while (__atomic_load_n(&p->inside, __ATOMIC_ACQUIRE)) {
-		pthread_mutex_lock(&p->lock);
-		p->applied++;
-		pre_kick(p);
-		pthread_mutex_unlock(&p->lock);
-		usleep(100);
-	}
+	kick_out(p);
 	signal_flag(p, &p->stop);
 	pthread_join(p->h, NULL);
 	shutdown(p->fd, SHUT_RDWR);

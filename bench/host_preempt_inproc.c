@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bench-host-preempt: the in-process runs, the embedded core fed and drained by thread A. */
+#include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host_preempt.h"
@@ -67,6 +69,36 @@ static int vt_groups2(struct vsched *vs)
 	       vsched_mkdir_threaded(vs, "/other") || vsched_assign(vs, "2", "/other");
 }
 
+/*
+ * The slice round's event, lock held: vCPU 1 wakes level with the holder and waits; at the
+ * lane's slice end the runtime's helper (this thread) wakes, charges the holder as
+ * rt_charge_running() and runs the core's timer as rt_core_tick(). The event is the slice end
+ * itself. Whether vCPU 0 was preempted there (not: taken at the wake, or no end; unsampled).
+ */
+static bool slice_tick(struct pre *p, struct vsched *vs, struct sched *s, uint64_t g)
+{
+	struct timespec ts;
+	uint64_t until, now;
+
+	sched_vcpu_runnable(s, 1, time_mono_ns());
+	until = sched_lane_until(s, p->lane);
+	if (drain(p, s) || until == SCHED_TIME_NONE)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	p->timing = true;
+	p->t0 = until;
+	pthread_mutex_unlock(&p->lock);
+	vsched_unlock(vs);
+	ts = time_ns_to_ts(until);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	vsched_lock(vs);
+	now = time_mono_ns();
+	sched_vcpu_ran(s, 0, now - g, 0, now);
+	sched_timer(s, now);
+	return drain(p, s);
+}
+
 int run_inprocess(struct pre *p)
 {
 	struct vsched *vs = vsched_create(p->lane + 1, p->lane ? 3 : 2);
@@ -74,7 +106,7 @@ int run_inprocess(struct pre *p)
 	unsigned int i;
 
 	if (!vs || vsched_write_str(vs, "/", "cgroup.subtree_control", "+cpu") ||
-	    (p->vt && p->lane ? vt_groups2(vs) : p->vt ? vt_groups(vs) :
+	    (p->slice ? 0 : p->vt && p->lane ? vt_groups2(vs) : p->vt ? vt_groups(vs) :
 	     vsched_mkdir_threaded(vs, "/idle") || vsched_write_str(vs, "/idle", "cpu.idle", "1") ||
 	     vsched_assign(vs, "0", "/idle"))) {
 		fprintf(stderr, "bench-host-preempt: cannot make the groups\n");
@@ -90,6 +122,7 @@ int run_inprocess(struct pre *p)
 	pthread_create(&p->h, NULL, holder, p);
 	for (i = 0; i < p->rounds; i++) {
 		uint64_t g, charged = 0;
+		bool pre;
 
 		vsched_lock(vs);
 		g = time_mono_ns();
@@ -111,14 +144,21 @@ int run_inprocess(struct pre *p)
 			wait_inside(p);
 		}
 		vsched_lock(vs);
-		pthread_mutex_lock(&p->lock);
-		p->timing = true;
-		p->t0 = time_mono_ns();
-		pthread_mutex_unlock(&p->lock);
-		sched_vcpu_runnable(s, 1, p->vt ? vt_report(s, g, VT_WAKE_NS, &charged) : p->t0);
-		if (!drain(p, s)) {
+		if (p->slice) {
+			pre = slice_tick(p, vs, s, g);
+		} else {
+			pthread_mutex_lock(&p->lock);
+			p->timing = true;
+			p->t0 = time_mono_ns();
+			pthread_mutex_unlock(&p->lock);
+			sched_vcpu_runnable(s, 1, p->vt ? vt_report(s, g, VT_WAKE_NS, &charged) :
+						 p->t0);
+			pre = drain(p, s);
+		}
+		if (!pre) {
 			/* Not taken at the wake (a vt round whose first wake came late, under
-			 * load): no timer here to end it; H out, not sampled. */
+			 * load; a slice round's vCPU 1 taking it at the wake): H out, not
+			 * sampled. */
 			pthread_mutex_lock(&p->lock);
 			p->timing = false;
 			p->missed++;
