@@ -283,10 +283,13 @@ static void host_input(struct host *h, struct host_client *c)
 	}
 }
 
-void host_timer(struct host *h)
+static void host_tick(struct host *h)
 {
-	uint64_t now;
+	uint64_t exp, now;
 
+	if (read(h->timer_fd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		return;
+	vsched_lock(h->vs);
 	host_offer_settle(h);
 	now = h->clock();
 	h->timer_at = HOST_TIME_INF;
@@ -298,24 +301,12 @@ void host_timer(struct host *h)
 	 * reporting no CPU time, would be charged its wall time every move).
 	 */
 	if (host_decision_due(h, now)) {
-		if (host_slice_tick(h, NULL, now))
-			h->cause = HOST_PRE_TICK;	/* a slice end, on the daemon's timer */
 		host_charge_holders(h, now, UINT_MAX);
 		host_revoke_due(h, now);
 		sched_timer(h->s, now);
 	}
 	host_drain(h);
 	host_offer_make(h);
-}
-
-static void host_tick(struct host *h)
-{
-	uint64_t exp;
-
-	if (read(h->timer_fd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
-		return;
-	vsched_lock(h->vs);
-	host_timer(h);
 	vsched_unlock(h->vs);
 }
 

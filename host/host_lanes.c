@@ -265,14 +265,7 @@ bool host_someone_waits(struct host *h)
 	return false;
 }
 
-/*
- * The core's group timers; each lane's slice end (rotation, bandwidth, pace) itself; while
- * someone waits, each holder's silence limit. A slice end is decided on the daemon's own timer
- * at that time, as an embedded runtime's helper decides it: waiting for the VMM's TICK put its
- * send and the daemon's wake-up by the socket after the VMM helper's own wake-up (two wake-ups
- * where in-process there is one; docs/host.md, "Latency: slice ends"). The TICK still comes and
- * finds the lane decided.
- */
+/* The core's group timers; each slice end and, while someone waits, holder's silence limit. */
 static uint64_t host_next_due(struct host *h)
 {
 	uint64_t t = sched_next_group_timer(h->s), u;
@@ -285,8 +278,8 @@ static uint64_t host_next_due(struct host *h)
 		if (v < 0)
 			continue;
 		u = sched_lane_until(h->s, l);
-		if (u != SCHED_TIME_NONE && u < t)
-			t = u;
+		if (u != SCHED_TIME_NONE && u + h->grace_ns < t)
+			t = u + h->grace_ns;
 		if (waits && h->slot[v].client && h->slot[v].last_heard + h->grace_ns < t)
 			t = h->slot[v].last_heard + h->grace_ns;
 	}

@@ -49,16 +49,12 @@ void host_slice_reported(struct host *h, unsigned int slot, uint64_t now)
 }
 
 /*
- * c's TICK (c NULL: the daemon's own timer, every VM's holders): each of its holders whose
- * slice had ended took now - its end to be decided; then the slice is re-planned (at most
- * every 100 ms), before the core decides. Since the daemon ends slices on its own timer, that
- * timer's lateness is the exit half; a TICK that comes first still measures its own.
- * Whether a holder's slice had ended.
+ * c's TICK: each of its holders whose slice had ended took now - its end to say so; then the
+ * slice is re-planned (at most every 100 ms), before the core decides.
  */
-bool host_slice_tick(struct host *h, struct host_client *c, uint64_t now)
+void host_slice_tick(struct host *h, struct host_client *c, uint64_t now)
 {
 	struct sched_params p;
-	bool ended = false;
 	unsigned int l;
 	uint64_t slice;
 
@@ -66,21 +62,17 @@ bool host_slice_tick(struct host *h, struct host_client *c, uint64_t now)
 		int v = sched_lane_vcpu(h->s, l);
 		uint64_t until = sched_lane_until(h->s, l);
 
-		if (v >= 0 && (!c || h->slot[v].client == c) && until != SCHED_TIME_NONE &&
-		    until <= now) {
+		if (v >= 0 && h->slot[v].client == c && until != SCHED_TIME_NONE && until <= now)
 			slice_plan_cost(&h->slice.exit_cost, now - until);
-			ended = true;
-		}
 	}
 	slice = slice_plan_due(&h->slice, now, h->slice_ns);
 	if (!slice)
-		return ended;
+		return;
 	sched_get_params(h->s, &p);
 	p.slice_ns = slice;
 	p.lag_ns = 2 * slice;	/* as an embedded runtime's rt_core_set_slice() */
 	if (!sched_set_params(h->s, &p))
 		h->slice_ns = slice;
-	return ended;
 }
 
 uint64_t host_slice(const struct host *h)

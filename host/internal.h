@@ -214,7 +214,7 @@ struct sched_decision;
 void host_slice_init(struct host *h);
 void host_slice_decided(struct host *h, const struct sched_decision *d, uint64_t now);
 void host_slice_reported(struct host *h, unsigned int slot, uint64_t now);
-bool host_slice_tick(struct host *h, struct host_client *c, uint64_t now);
+void host_slice_tick(struct host *h, struct host_client *c, uint64_t now);
 
 /* host_page.c: the grant page of a VM. Lock held. */
 int host_page_create(struct host_client *c, int *ro_fd);

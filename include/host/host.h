@@ -112,8 +112,6 @@ uint64_t host_slice(const struct host *h);
 
 /* A revocation pass at now, decisions sent (host_run() does it on its timer). Lock held. */
 void host_revoke_due(struct host *h, uint64_t now);
-/* The daemon's timer at its clock: what is due decided and sent (host_run()). Lock held. */
-void host_timer(struct host *h);
 /* The lanes' move over their CPUs if due at now, each holder told (PIN; host_run()'s timer). */
 void host_rotate_due(struct host *h, uint64_t now);
 

@@ -60,17 +60,6 @@ static uint64_t svmm_granted_until(struct svmm *m)
 	return until;
 }
 
-/* Whether a datagram of type is among those waiting on fd (read up to it). */
-static bool vmm_recv_type(int fd, uint32_t type)
-{
-	struct host_ev ev;
-
-	while (recv(fd, &ev, sizeof(ev), MSG_DONTWAIT) == sizeof(ev))
-		if (ev.type == type)
-			return true;
-	return false;
-}
-
 /* Decisions sent at now: a GRANT to b sets *slice (ns); RETIMEs only move the holders' ends. */
 static void decided(struct svmm *a, struct svmm *b, uint64_t now, uint64_t *slice)
 {
@@ -150,65 +139,9 @@ static void test_host_slice_planned(void)
 	host_destroy(h);
 }
 
-/*
- * A slice end is decided on the daemon's own timer at the slice end (host_timer()), as an
- * embedded runtime's helper decides it, not after the VMM's TICK (before: the grace after it,
- * 100 ms, as a backstop only). Counted as a slice end; the TICK that follows finds it decided.
- */
-static void test_host_slice_timer(void)
-{
-	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };
-	struct host *h = NULL;
-	struct svmm vm[2] = { { 0 } };
-	struct host_ev ev;
-	uint64_t until;
-
-	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
-	slice_now = time_mono_ns() + NSEC_PER_SEC;
-	host_set_clock(h, slice_clock);
-	svmm_join(h, &vm[0], "a");
-	svmm_join(h, &vm[1], "b");
-	svmm_ev(h, &vm[0], HOST_MSG_RUNNABLE, 0);
-	CU_ASSERT_NOT_EQUAL(svmm_granted_until(&vm[0]), 0);
-	vm[0].since = slice_now;
-	svmm_ev(h, &vm[1], HOST_MSG_RUNNABLE, 0);	/* waits: a's slice gets an end */
-	svmm_granted_until(&vm[0]);
-	until = vm[0].until;
-	CU_ASSERT_FATAL(until > slice_now && until != HOST_TIME_INF);
-	/* Just before its end nothing is decided. */
-	slice_now = until - 1;
-	vsched_lock(host_vsched(h));
-	host_timer(h);
-	vsched_unlock(host_vsched(h));
-	CU_ASSERT_EQUAL(recv(vm[0].fd, &ev, sizeof(ev), MSG_DONTWAIT), -1);
-	/* At its end, with no word from a's VMM: a preempted, b granted. */
-	slice_now = until + 20 * NSEC_PER_USEC;
-	vsched_lock(host_vsched(h));
-	host_timer(h);
-	vsched_unlock(host_vsched(h));
-	CU_ASSERT_TRUE(vmm_recv_type(vm[0].fd, HOST_MSG_PREEMPT));
-	CU_ASSERT_NOT_EQUAL(svmm_granted_until(&vm[1]), 0);
-	CU_ASSERT_EQUAL(host_client_preempts(vm[0].c, HOST_PRE_TICK), 1);
-	CU_ASSERT_EQUAL(host_client_preempts(vm[0].c, HOST_PRE_TIMER), 0);
-	/* a's TICK (its helper's, for the same end) changes nothing. */
-	svmm_ev(h, &vm[0], HOST_MSG_RAN, slice_now - vm[0].since);
-	svmm_ev(h, &vm[0], HOST_MSG_TICK, 0);
-	CU_ASSERT_EQUAL(recv(vm[0].fd, &ev, sizeof(ev), MSG_DONTWAIT), -1);
-	CU_ASSERT_EQUAL(recv(vm[1].fd, &ev, sizeof(ev), MSG_DONTWAIT), -1);
-	vsched_lock(host_vsched(h));
-	host_client_remove(h, vm[0].c);
-	host_client_remove(h, vm[1].c);
-	vsched_unlock(host_vsched(h));
-	close(vm[0].fd);
-	close(vm[1].fd);
-	host_destroy(h);
-}
-
 static CU_TestInfo host_slice_tests[] = {
 	{ "the slice follows what lane changes cost, up to 8 ms",
 	  test_host_slice_planned },
-	{ "a slice end is decided on the daemon's timer at the end, not after the TICK",
-	  test_host_slice_timer },
 	CU_TEST_INFO_NULL,
 };
 
