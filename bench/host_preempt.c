@@ -35,8 +35,8 @@
  * "kick issued" columns still show that part.
  * The "vt" rows are the same paths for a preemption by virtual time, not by cpu.idle: vCPU 0 in
  * group lo (weight 100), vCPU 1 in group hi (weight 400), no cpu.idle group. Per round vCPU 0 is
- * granted; vCPU 1 wakes, is level with it and waits; 300 us later it blocks again without having
- * run (owed what it waited); 900 us later it wakes (timed), behind vCPU 0 by more than min_run,
+ * granted; vCPU 1 wakes, is level with it and waits; 2 ms later it blocks again without having
+ * run (owed what it waited); 200 us later it wakes (timed), behind vCPU 0 by more than min_run,
  * and takes the lane. In-process, vCPU 0's run time is reported before each of vCPU 1's events,
  * as the daemon charges a holder its wall time at each event (the core given the round's
  * planned times: vt_report()); in host mode vCPU 0's CPU time is reported (RAN) once it is out,
@@ -45,9 +45,6 @@
  * outlast vCPU 0's slice and the daemon hands vCPU 1 the lane before the timed wake: such a
  * round is not sampled, it is counted ("out before the timed wake"), and vCPU 0's grants are
  * counted (one a round, one more a stray: a claim the daemon did not honour would add one).
- * Until 2026-12-05 vCPU 1 waited 2 ms and slept 200 us: past vCPU 0's turn, which the core ends
- * min_run after the grant while vCPU 1 waits. Neither path ended it then (no VMM here sends the
- * TICK of a slice end); the daemon now ends a turn on its own timer, as a real VMM's TICK would.
  * The daemon pins its thread off the lanes' CPUs as `vsched host` does (unpinned until
  * 2026-12-05; BENCH_PRE_PIN=0). BENCH_PRE_SET=idle|vt|slice runs one set of rows only. BENCH_PRE_LANES=2 runs the vt rows on two lanes:
  * a second VM ("other", one hog vCPU that holds lane 0 throughout, reporting its wall time every

@@ -16,11 +16,12 @@
 
 /*
  * The vt round's plan (bench/host_preempt.c): vCPU 1 wakes 50 us after vCPU 0's grant, waits
- * VT_WAIT_US, then is asleep VT_GAP_US. Its wait ends well inside vCPU 0's turn, which the core
- * ends min_run (1 ms) after the grant while vCPU 1 waits; its timed wake comes after that.
+ * VT_WAIT_US, then is asleep VT_GAP_US. Its wait outlasts vCPU 0's turn, which the core ends
+ * min_run (1 ms) after the grant while vCPU 1 waits: nothing here ends it (no VMM of the bench
+ * sends the TICK of a slice end, and the daemon waits for one up to its grace, 100 ms).
  */
-#define VT_WAIT_US	300
-#define VT_GAP_US	900
+#define VT_WAIT_US	2000
+#define VT_GAP_US	200
 #define VT_BLOCK_NS	(50000ULL + VT_WAIT_US * 1000ULL)
 #define VT_WAKE_NS	(VT_BLOCK_NS + VT_GAP_US * 1000ULL)
 
