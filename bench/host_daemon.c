@@ -17,6 +17,7 @@
 #include "host/proto.h"
 
 unsigned int bench_daemon_lanes = 1;
+bool bench_daemon_pin;
 
 pid_t bench_daemon_start(const char *tag, char *sock, size_t len)
 {
@@ -30,6 +31,8 @@ pid_t bench_daemon_start(const char *tag, char *sock, size_t len)
 		return pid;
 	if (host_create(&o, &h) || host_listen(h, sock))
 		_exit(1);
+	if (bench_daemon_pin)
+		host_pin_daemon(h);	/* as cmd_host.c */
 	host_run(h, eventfd(0, 0));	/* until SIGTERM */
 	_exit(0);
 }

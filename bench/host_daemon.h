@@ -15,6 +15,8 @@
 pid_t bench_daemon_start(const char *tag, char *sock, size_t len);
 /* The lanes of the daemons started from then on (1 unless a bench sets it). */
 extern unsigned int bench_daemon_lanes;
+/* Whether those daemons pin their thread off the lanes' CPUs, as `vsched host` does (false). */
+extern bool bench_daemon_pin;
 /* Stops it (SIGTERM) and removes its socket. */
 void bench_daemon_stop(pid_t pid, const char *sock);
 

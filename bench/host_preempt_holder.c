@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bench-host-preempt: the holder H, the round's flags, the statistics (host_preempt.h). */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "host_preempt.h"
+#include "host/proto.h"
+#include "vmm/kick.h"
+#include "util/time.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t quant_of(struct pre *p, const uint64_t *x, unsigned int permille)
+{
+	return x[(size_t)p->n * permille / 1000];
+}
+
+static uint64_t quant(struct pre *p, unsigned int permille)
+{
+	return quant_of(p, p->samples, permille);
+}
+
+/* The deciding thread (A in-process, the agent in host mode): as rt_kick(). */
+void pre_kick(struct pre *p)
+{
+	p->tk = time_mono_ns();
+	spin_vcpu_kick(&p->v, p->h);
+}
+
+/* H: waits for its grant, runs its vCPU until kicked out, records the latency. */
+void *holder(void *arg)
+{
+	struct pre *p = arg;
+	cpu_set_t lane;
+	uint64_t t;
+
+	/* On the lane's CPU, as both runtimes pin a holder (rt_pin.c; the daemon's lane 0). */
+	CPU_ZERO(&lane);
+	CPU_SET(p->lane, &lane);
+	sched_setaffinity(0, sizeof(lane), &lane);
+	kick_thread_run(p->v.run);	/* as vcpu_thread(): vcpu_kick_thread() */
+	__atomic_store_n(&p->tid, gettid(), __ATOMIC_RELEASE);
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->granted && !p->stop)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (p->stop)
+			break;
+		p->granted = false;
+		p->applied = p->grant_seq;
+		if (p->watch) {		/* rt_page_watch() */
+			p->v.exit_val = p->grant_seq;
+			p->v.exit_word = &p->page[0].seq;
+		}
+		p->in_guest = true;
+		pthread_mutex_unlock(&p->lock);
+		__atomic_store_n(&p->inside, true, __ATOMIC_RELEASE);
+		for (;;) {
+			if (spin_vcpu_run(&p->v))
+				abort();
+			t = time_mono_ns();
+			pthread_mutex_lock(&p->lock);
+			if ((p->watch || p->dkick) && p->page[0].seq != p->applied) {
+				/* rt_page_exit() */
+				p->applied = p->page[0].seq;
+				p->tk = t;	/* no kick: left by itself */
+				break;
+			}
+			if (p->applied != p->grant_seq)	/* the agent applied a PREEMPT */
+				break;
+			/*
+			 * A kick left over from the last round: the agent applied its PREEMPT
+			 * after the holder had left by the page and before it took the lock. The
+			 * runtime's vCPU loop goes back in on such an exit; so does the bench
+			 * (counted as a round, it hung the next one: main waited for `inside`).
+			 */
+			pthread_mutex_unlock(&p->lock);
+		}
+		__atomic_store_n(&p->inside, false, __ATOMIC_RELEASE);
+		p->in_guest = false;
+		/* Out before the timed wake (the daemon gave the lane to a vt round's first wake,
+		 * under load): no sample; the round goes on when H is granted again. */
+		if (!p->timing || p->n >= p->rounds) {
+			p->stray++;
+			continue;
+		}
+		p->timing = false;
+		p->kicks[p->n] = p->tk - p->t0;
+		p->agents[p->n] = p->ta > p->t0 ? p->ta - p->t0 : 0;
+		p->samples[p->n++] = t - p->t0;
+		p->done = true;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+void signal_flag(struct pre *p, bool *flag)
+{
+	pthread_mutex_lock(&p->lock);
+	*flag = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void wait_flag(struct pre *p, bool *flag)
+{
+	pthread_mutex_lock(&p->lock);
+	while (!*flag)
+		pthread_cond_wait(&p->cond, &p->lock);
+	*flag = false;
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The holder granted and inside its vCPU for a while, as a vCPU in KVM_RUN is when preempted. */
+void wait_inside(struct pre *p)
+{
+	while (!__atomic_load_n(&p->inside, __ATOMIC_ACQUIRE))
+		usleep(10);
+	usleep(50);
+}
+
+struct pre *pre_new(unsigned int rounds, bool kvm)
+{
+	struct pre *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->samples = calloc(rounds, sizeof(uint64_t))) ||
+	    !(p->kicks = calloc(rounds, sizeof(uint64_t))) ||
+	    !(p->agents = calloc(rounds, sizeof(uint64_t))))
+		exit(1);
+	if (spin_vcpu_init(&p->v, kvm)) {
+		spin_vcpu_exit(&p->v);
+		free(p->samples);
+		free(p->kicks);
+		free(p->agents);
+		free(p);
+		return NULL;
+	}
+	p->rounds = rounds;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	return p;
+}
+
+void pre_free(struct pre *p)
+{
+	spin_vcpu_exit(&p->v);
+	free(p->samples);
+	free(p->kicks);
+	free(p->agents);
+	free(p);
+}
+
+void report(const char *accel, const char *what, struct pre *p)
+{
+	qsort(p->samples, p->n, sizeof(*p->samples), cmp_u64);
+	uint64_t *in = malloc(p->n * sizeof(uint64_t)), *out = malloc(p->n * sizeof(uint64_t));
+	unsigned int i, k = 0;
+
+	/*
+	 * Per hop, over the rounds the agent had the PREEMPT before the vCPU was out: event -> the
+	 * agent has it (the daemon's wake-up and decision, the agent's wake-up), then -> vCPU out
+	 * (the lock, the kick's signal, the exit).
+	 */
+	for (i = 0; in && out && i < p->n; i++)
+		if (p->agents[i] && p->agents[i] < p->samples[i]) {
+			in[k] = p->agents[i];
+			out[k++] = p->samples[i] - p->agents[i];
+		}
+	if (k) {
+		qsort(in, k, sizeof(*in), cmp_u64);
+		qsort(out, k, sizeof(*out), cmp_u64);
+		printf("%-6s %-10s per hop: event -> agent has the PREEMPT median %5.1f us;"
+		       " agent -> vCPU out median %5.1f us (%u rounds)\n", accel, what,
+		       in[k / 2] / 1e3, out[k / 2] / 1e3, k);
+	}
+	free(in);
+	free(out);
+	qsort(p->kicks, p->n, sizeof(*p->kicks), cmp_u64);
+	printf("%-6s %-10s event -> vCPU out: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
+	       "  (kick issued: median %5.1f  p99 %5.1f us; %u rounds)\n", accel, what,
+	       quant(p, 500) / 1e3, quant(p, 900) / 1e3, quant(p, 990) / 1e3,
+	       quant_of(p, p->kicks, 500) / 1e3, quant_of(p, p->kicks, 990) / 1e3, p->n);
+}
+
+void ratio(const char *accel, const char *what, struct pre *ho, struct pre *in)
+{
+	printf("%-6s %s / in-process, vCPU out (median): %.2f; (p90): %.2f; (p99): %.2f;"
+	       " kick issued (median): %.1f\n", accel, what,
+	       (double)quant(ho, 500) / quant(in, 500), (double)quant(ho, 900) / quant(in, 900),
+	       (double)quant(ho, 990) / quant(in, 990),
+	       (double)quant_of(ho, ho->kicks, 500) / quant_of(in, in->kicks, 500));
+}
