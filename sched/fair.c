@@ -195,18 +195,25 @@ static void sum_leave_owed(struct sched_entity *se)
  * as it woke, so it would have done its work and be asleep, demanding nothing. While it waited
  * it counted as a CPU of demand in its ancestors' rates, which credited them a share they had
  * no work for (docs/scheduler.md §10). The time its lag stands for, at most the time it
- * actually waited since it woke; rates_update() forgives its ancestors' part (rates.c).
+ * actually waited since it woke; rates_update() forgives its ancestors' part (rates.c). Its
+ * lag is that of the entities that leave with it, the most of theirs: a vCPU alone in its group
+ * is always level with its group's V, and its wait shows in its group's lag at the parent only
+ * (measured at its own level, such a vCPU's ancestors kept every wait's credit: §10, "split").
  */
-static double wait_owed(const struct vcpu_core *vc)
+static double wait_owed(struct vcpu_core *vc)
 {
-	const struct sched_entity *se = &vc->se;
-	double t;
+	struct sched_entity *se;
+	double t = 0, d;
 
-	if (!vc->waited || !(se->rate > 0))
+	if (!vc->waited)
 		return 0;
-	t = fair_vclock(se->parent) - se->vt;
-	if (!(t > 0))
-		return 0;
+	for (se = &vc->se; se->parent; se = &se->parent->se) {
+		if ((se->is_group && se_group(se)->nr_runnable) || !(se->rate > 0))
+			break;
+		d = fair_vclock(se->parent) - se->vt;
+		if (d > t)
+			t = d;
+	}
 	return t < (double)vc->waited ? t : (double)vc->waited;
 }
 
