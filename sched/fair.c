@@ -198,7 +198,8 @@ static void sum_leave_owed(struct sched_entity *se)
  * actually waited since it woke; rates_update() forgives its ancestors' part (rates.c). Its
  * lag is that of the entities that leave with it, the most of theirs: a vCPU alone in its group
  * is always level with its group's V, and its wait shows in its group's lag at the parent only
- * (measured at its own level, such a vCPU's ancestors kept every wait's credit: §10, "split").
+ * (measured at its own level, such a vCPU's ancestors kept every wait's credit; docs/scheduler.md
+ * §10, "A lone vCPU's wait").
  */
 static double wait_owed(struct vcpu_core *vc)
 {
