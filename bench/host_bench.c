@@ -13,7 +13,9 @@
  *             +-1 % of what was allowed, the uncapped VM takes the rest. The quota is
  *             counted on the partition's VMMs' whole processes (what the cap governs, as a
  *             kernel cgroup's: the daemon charges each VMM's threads other than its vCPUs'
- *             to its VM group, host/host_other.c), and also on their vCPU threads alone.
+ *             to its VM group, host/host_other.c), and also on their vCPU threads alone;
+ *             and as the daemon charged it (the partition's cpu.stat), which also holds the
+ *             daemon's own CPU for its VMs (host/host_dcpu.c).
  * Each VM's CPU is its process's CPU clock over one window after a warm-up; errors are in % of
  * capacity (lanes x window): err against the whole capacity, nerr against what the side's VMs
  * got together (the machine is shared; as bench-fair's nerr). The vsched side runs
