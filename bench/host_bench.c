@@ -13,7 +13,9 @@
  *             +-1 % of what was allowed, the uncapped VM takes the rest. The quota is
  *             counted on the partition's VMMs' whole processes (what the cap governs, as a
  *             kernel cgroup's: the daemon charges each VMM's threads other than its vCPUs'
- *             to its VM group, host/host_other.c), and also on their vCPU threads alone.
+ *             to its VM group, host/host_other.c), and also on their vCPU threads alone;
+ *             and as the daemon charged it (the partition's cpu.stat), which also holds the
+ *             daemon's own CPU for its VMs (host/host_dcpu.c).
  * Each VM's CPU is its process's CPU clock over one window after a warm-up; errors are in % of
  * capacity (lanes x window): err against the whole capacity, nerr against what the side's VMs
  * got together (the machine is shared; as bench-fair's nerr). The vsched side runs
@@ -136,6 +138,17 @@ static int vcpu_snap(const struct hb_scn *s, const pid_t *pids, struct hb_tids *
 	return 0;
 }
 
+/* usage_usec in a cpu.stat, s; -1: none. */
+static double stat_usage_s(const char *path)
+{
+	char buf[1024], *p;
+
+	if (!path[0] || file_read(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "usage_usec ");
+	return p ? atof(p + strlen("usage_usec ")) / 1e6 : -1;
+}
+
 static uint64_t clock_of(clockid_t clk, bool ok)
 {
 	return ok ? time_now_on(clk) : 0;
@@ -148,6 +161,7 @@ int hb_measure(const struct hb_scn *s, const struct hb_opts *o, const pid_t *pid
 	double g0[HB_MAX_VMS][HB_MAX_GROUPS], v0[HB_MAX_VMS];
 	clockid_t clk[HB_MAX_VMS], dclk = 0;
 	uint64_t c0[HB_MAX_VMS], d0, t0, t1;
+	double u0;
 	bool dok = daemon > 0 && !clock_getcpuclockid(daemon, &dclk);
 	unsigned int i, j;
 
@@ -160,12 +174,14 @@ int hb_measure(const struct hb_scn *s, const struct hb_opts *o, const pid_t *pid
 	for (i = 0; i < s->nr_vms; i++)
 		c0[i] = time_now_on(clk[i]);
 	d0 = clock_of(dclk, dok);
+	u0 = stat_usage_s(r->capped_stat);
 	if (vcpu_snap(s, pids, &tids, v0, g0))
 		return -ESRCH;
 	sleep_ns((uint64_t)(o->window_s * 1e9));
 	for (i = 0; i < s->nr_vms; i++)
 		r->cpu_s[i] = (double)(time_now_on(clk[i]) - c0[i]) / 1e9;
 	r->daemon_s = (double)(clock_of(dclk, dok) - d0) / 1e9;
+	r->capped_s = u0 < 0 ? -1 : stat_usage_s(r->capped_stat) - u0;
 	if (vcpu_snap(s, pids, &tids, r->vcpu_s, r->grp_s))
 		return -ESRCH;
 	t1 = time_mono_ns();
@@ -273,6 +289,25 @@ static void quota_used(const struct hb_scn *s, const struct side *sides, unsigne
 	printf("%s\n", vcpus ? "" : "; goal 100 +- 1 %");
 }
 
+/*
+ * The same as the daemon charged it (the partition's cpu.stat): its vCPUs, its VMMs' other
+ * threads and the daemon's own CPU for its VMs (host/host_dcpu.c), which the processes' clocks
+ * do not show; as a kernel cgroup's usage counts the scheduling done in its tasks.
+ */
+static void quota_charged(const struct hb_scn *s, const struct side *sides, unsigned int nr)
+{
+	const struct hb_part *p = &s->parts[s->capped];
+	unsigned int k;
+
+	printf("  cpu.max of /%s: quota used, %% of what was allowed, charged by the daemon:",
+	       p->name);
+	for (k = 0; k < nr; k++)
+		if (sides[k].ok && sides[k].r.capped_s >= 0)
+			printf(" %s %.2f %%", sides[k].name, 100 * sides[k].r.capped_s /
+			       (sides[k].r.seconds * p->quota_us / p->period_us));
+	printf("\n");
+}
+
 static void report(const struct hb_scn *s, const struct hb_opts *o, const struct side *sides,
 		   unsigned int nr)
 {
@@ -321,6 +356,7 @@ static void report(const struct hb_scn *s, const struct hb_opts *o, const struct
 		return;
 	quota_used(s, sides, nr, false);
 	quota_used(s, sides, nr, true);
+	quota_charged(s, sides, nr);
 }
 
 static bool kvm_here(void)

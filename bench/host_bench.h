@@ -57,6 +57,10 @@ struct hb_result {
 	double vcpu_s[HB_MAX_VMS];	/* its vCPU threads' CPU (the rest: agent, helper, main) */
 	double grp_s[HB_MAX_VMS][HB_MAX_GROUPS];	/* its vCPU threads' CPU */
 	double daemon_s;		/* vsched host's CPU (the vsched side) */
+	/* the capped partition's cpu.stat in the daemon's directory (vsched side; "": none) and
+	   its usage over the window: what the daemon charged it */
+	char capped_stat[320];
+	double capped_s;
 };
 
 struct hb_opts {

@@ -260,6 +260,9 @@ int hb_vsched_run(const char *vsched, const char *accel, const struct hb_scn *s,
 			err = -ETIMEDOUT;
 		}
 	}
+	if (s->capped >= 0)
+		snprintf(r->capped_stat, sizeof(r->capped_stat), "%s/host/%s/cpu.stat", h.dir,
+			 s->parts[s->capped].name);
 	if (!err && (err = hb_measure(s, o, h.vms, h.daemon, r)))
 		say(why, len, "measuring: %s (a VMM or its vCPU threads, named vcpuN, not found)",
 		    strerror(-err));

@@ -124,6 +124,7 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->nr_slots = h->nr_free = n;
 	h->grace_ns = o->grace_ns ? o->grace_ns : HOST_GRACE_NS;
 	h->clock = time_mono_ns;
+	h->cpu_clock = time_thread_ns;
 	h->nr_host_cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
 			  (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	h->pre_stats = getenv("VSCHED_HOST_PRE_STATS") != NULL;
@@ -229,6 +230,7 @@ static void host_accept(struct host *h)
 			close(fd);
 	}
 	vsched_unlock(h->vs);
+	host_dcpu_end(h, NULL);		/* no VM's yet */
 }
 
 static void host_hangup(struct host *h, struct host_client *c, const char *why)
@@ -248,14 +250,25 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 			(unsigned long long)c->other_ns / 1000,
 			(unsigned long long)c->other_refused_ns / 1000,
 			(unsigned long long)c->nr_preempts_quiet);
+	if (c->joined) {
+		uint64_t reads, charges, none = host_dcpu_uncharged(h, &reads, &charges);
+
+		fprintf(stderr, "vsched host: %s: the daemon's CPU charged to it %llu us; no VM's so "
+			"far %llu us (its clock read %llu times, %llu group charges)\n", c->group,
+			(unsigned long long)c->dcpu_ns / 1000, (unsigned long long)none / 1000,
+			(unsigned long long)reads, (unsigned long long)charges);
+	}
 	if (c->joined && h->pre_stats)
 		host_pre_log(c);
 	epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
 	host_client_remove(h, c);
 }
 
-/* Every datagram waiting on c's socket; then a hang-up if it ended or sent garbage. */
-static void host_input(struct host *h, struct host_client *c)
+/*
+ * Every datagram waiting on c's socket; then a hang-up if it ended or sent garbage. The
+ * daemon's CPU for the batch is c's (host_dcpu.c); a hang-up's, no VM's.
+ */
+void host_client_input(struct host *h, struct host_client *c)
 {
 	char buf[HOST_MSG_MAX_LEN];
 	const char *why = NULL;
@@ -285,25 +298,31 @@ static void host_input(struct host *h, struct host_client *c)
 		if (why) {
 			host_hangup(h, c, why);
 			vsched_unlock(h->vs);
+			host_dcpu_end(h, NULL);
 			return;
 		}
 		vsched_unlock(h->vs);
 	}
+	host_dcpu_end(h, c);
 }
 
-static void host_tick(struct host *h)
+/*
+ * The daemon's timer. The daemon's CPU each VM is owed is charged first (a pool it dries is
+ * thrown out at this instant, below); the tick's own goes to the VMs its decisions are for.
+ */
+void host_timer(struct host *h)
 {
-	uint64_t exp, now;
+	uint64_t now;
 
-	if (read(h->timer_fd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
-		return;
 	vsched_lock(h->vs);
+	host_dcpu_begin(h);
 	host_offer_settle(h);
 	now = h->clock();
 	h->timer_at = HOST_TIME_INF;
 	h->cause = HOST_PRE_TIMER;
 	h->cause_c = NULL;
 	host_rotate_due(h, now);
+	host_dcpu_charge(h, now);
 	/*
 	 * A move of the lanes alone decides nothing: it charges no holder (one halted in KVM_RUN,
 	 * reporting no CPU time, would be charged its wall time every move).
@@ -315,7 +334,17 @@ static void host_tick(struct host *h)
 	}
 	host_drain(h);
 	host_offer_make(h);
+	host_dcpu_end(h, NULL);
 	vsched_unlock(h->vs);
+}
+
+static void host_tick(struct host *h)
+{
+	uint64_t exp;
+
+	if (read(h->timer_fd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		return;
+	host_timer(h);
 }
 
 int host_run(struct host *h, int stop_fd)
@@ -335,6 +364,7 @@ int host_run(struct host *h, int stop_fd)
 	vsched_lock(h->vs);
 	host_arm(h);
 	vsched_unlock(h->vs);
+	h->dcpu_last = h->cpu_clock();	/* this thread's: units are measured from here */
 	for (;;) {
 		n = epoll_wait(h->epoll_fd, ev, ARRAY_SIZE(ev), -1);
 		if (n < 0 && errno != EINTR)
@@ -349,7 +379,7 @@ int host_run(struct host *h, int stop_fd)
 			else if (tag == HOST_TAG_TIMER)
 				host_tick(h);
 			else
-				host_input(h, tag);
+				host_client_input(h, tag);
 		}
 	}
 }

@@ -56,6 +56,7 @@ void host_client_remove(struct host *h, struct host_client *c)
 	host_peer_leave(h, c);
 	host_fwd_gone(h, c);
 	host_tree_leave(h, c);
+	host_dcpu_leave(h, c);
 	host_drain(h);
 	list_del(&c->node);
 	h->nr_clients--;

@@ -210,6 +210,7 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 	sl = &h->slot[d->vcpu];
 	if (!sl->client)
 		return;
+	host_dcpu_mark(h, sl->client);	/* the daemon's timer worked for it */
 	m.vcpu = sl->vcpu;
 	m.arg = d->lane;
 	m.a = d->until == SCHED_TIME_NONE ? HOST_TIME_INF : d->until;
@@ -365,6 +366,7 @@ void host_revoke_due(struct host *h, uint64_t now)
 		sched_vcpu_blocked(h->s, (unsigned int)v, now);
 		sl->revoked = true;
 		sl->client->nr_revoked++;
+		host_dcpu_mark(h, sl->client);
 		m.vcpu = sl->vcpu;
 		m.seq = host_page_write(sl->client, sl->vcpu, HOST_LANE_NONE, HOST_TIME_INF,
 					HOST_CPU_NONE);
@@ -410,6 +412,7 @@ void host_rotate_due(struct host *h, uint64_t now)
 		if (v < 0 || !h->slot[v].client)
 			continue;
 		m.vcpu = h->slot[v].vcpu;
+		host_dcpu_mark(h, h->slot[v].client);
 		host_send(h->slot[v].client, &m, sizeof(m));
 	}
 }

@@ -101,6 +101,10 @@ struct host_client {
 	uint64_t nr_preempts_quiet;
 	/* its holders preempted by the daemon, by the event that made the core decide */
 	uint64_t nr_pre[HOST_PRE_MAX];
+	/* host_dcpu.c: the daemon's own CPU for it (host_run()'s thread, or lock held) */
+	uint32_t dcpu_marks;		/* the timer's decisions for it in this tick */
+	uint64_t dcpu_owed;		/* measured, charged at the daemon's next timer */
+	uint64_t dcpu_ns;		/* charged to its VM group since the join */
 };
 
 struct host {
@@ -148,6 +152,12 @@ struct host {
 	bool pre_stats;			/* the four above counted, all logged as a VM leaves */
 	struct host_client *held_untaken;	/* pre_stats: the VM whose held-lane offer the
 						   last settle revoked untaken, NULL: none */
+	/* host_dcpu.c: the daemon thread's CPU, measured per unit of work */
+	uint64_t (*cpu_clock)(void);	/* time_thread_ns(); tests drive their own */
+	uint64_t dcpu_last;		/* its last reading */
+	bool dcpu_marking;		/* in the timer's unit: decisions mark their VMs */
+	uint64_t dcpu_uncharged;	/* no VM's (accepts, hang-ups, idle ticks, leavers) */
+	uint64_t nr_dcpu_reads, nr_dcpu_charges;
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
@@ -172,6 +182,18 @@ int host_charge_other(struct host *h, struct host_client *c, uint64_t user, uint
 		      uint64_t now);
 int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
 		       uint64_t now);
+
+/*
+ * host_dcpu.c: the daemon's own CPU charged to the VMs its work was for. end: a unit of work
+ * ended (c's datagrams; c NULL: the timer's since begin(), split by its decisions' VMs, marked
+ * by mark(), or no VM's); charge: what each VM is owed into its VM group (lock held, the
+ * caller drains); leave: c's owed CPU left uncharged.
+ */
+void host_dcpu_begin(struct host *h);
+void host_dcpu_mark(struct host *h, struct host_client *c);
+void host_dcpu_end(struct host *h, struct host_client *c);
+void host_dcpu_charge(struct host *h, uint64_t now);
+void host_dcpu_leave(struct host *h, struct host_client *c);
 
 void host_decide(struct host *h, const struct sched_decision *d);
 void host_pre_wake(struct host *h, unsigned int slot, uint64_t now);

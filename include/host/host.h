@@ -108,6 +108,21 @@ int host_forward(struct host *h, unsigned int op, const char *group, const char 
 
 /* The daemon's clock (default time_mono_ns()), for tests that drive time. */
 void host_set_clock(struct host *h, uint64_t (*clock)(void));
+/* Its thread's CPU clock (default time_thread_ns(), read by host_run()), for tests. */
+void host_set_cpu_clock(struct host *h, uint64_t (*clock)(void));
+/*
+ * host_run()'s units of work, for the tests: every datagram waiting on c's socket (c may be
+ * hung up on and freed), and the daemon's timer (the core's group timers, revocations, the
+ * lanes' moves). Each ends with the daemon's CPU it used given to the VMs it was for.
+ */
+void host_client_input(struct host *h, struct host_client *c);
+void host_timer(struct host *h);
+/*
+ * The daemon's own CPU charged to c's VM group, ns (*owed: measured, charged at the next
+ * timer); and what was no VM's (*reads: its CPU clock's reads, *charges: group charges made).
+ */
+uint64_t host_client_dcpu_ns(const struct host_client *c, uint64_t *owed);
+uint64_t host_dcpu_uncharged(const struct host *h, uint64_t *reads, uint64_t *charges);
 
 /* Counters, lock held. */
 unsigned int host_nr_clients(const struct host *h);
