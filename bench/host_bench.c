@@ -286,13 +286,15 @@ static void quota_used(const struct hb_scn *s, const struct side *sides, unsigne
 		if (sides[k].ok)
 			printf(" %s %.2f %%", sides[k].name, 100 * used / allowed);
 	}
-	printf("%s\n", vcpus ? "" : "; goal 100 +- 1 %");
+	printf("%s\n", vcpus ? "" : "; goal 100 +- 1 % (the kernel: its cgroup's usage)");
 }
 
 /*
  * The same as the daemon charged it (the partition's cpu.stat): its vCPUs, its VMMs' other
  * threads and the daemon's own CPU for its VMs (host/host_dcpu.c), which the processes' clocks
- * do not show; as a kernel cgroup's usage counts the scheduling done in its tasks.
+ * do not show; as a kernel cgroup's usage counts the scheduling done in its tasks. The goal is
+ * on this line for vsched, as cpu.max is on cpu.stat's usage everywhere; the processes' line
+ * above reads under it by the daemon's work for them (docs/host.md "Limits").
  */
 static void quota_charged(const struct hb_scn *s, const struct side *sides, unsigned int nr)
 {
@@ -305,7 +307,7 @@ static void quota_charged(const struct hb_scn *s, const struct side *sides, unsi
 		if (sides[k].ok && sides[k].r.capped_s >= 0)
 			printf(" %s %.2f %%", sides[k].name, 100 * sides[k].r.capped_s /
 			       (sides[k].r.seconds * p->quota_us / p->period_us));
-	printf("\n");
+	printf("; goal 100 +- 1 %%\n");
 }
 
 static void report(const struct hb_scn *s, const struct hb_opts *o, const struct side *sides,
