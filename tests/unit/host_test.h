@@ -3,6 +3,9 @@
 #ifndef VSCHED_TESTS_HOST_TEST_H
 #define VSCHED_TESTS_HOST_TEST_H
 
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,8 @@
 #include "host/host.h"
 #include "host/proto.h"
 #include "test.h"
+#include "util/time.h"
+#include "vmm/kick.h"
 #include "vsched.h"
 
 /* usage_usec of group in the daemon's cpu.stat, or -1. */
@@ -128,6 +133,40 @@ static inline int host_test_join_offers(struct host *h, const char *name, unsign
 
 	snprintf(hm.name, sizeof(hm.name), "%s", name);
 	return host_test_join_hello(h, &hm, c, o);
+}
+
+/* A vCPU thread stand-in for the daemon's kick: reports its TID, then waits (up to 2 s after
+ * stop) until its immediate_exit is set. */
+struct host_test_vcpu {
+	struct kvm_run run;
+	pid_t tid;
+	bool stop;
+	bool kicked;
+};
+
+static inline void *host_test_vcpu_fn(void *arg)
+{
+	struct host_test_vcpu *t = arg;
+	uint64_t end;
+
+	kick_thread_run(&t->run);	/* as vcpu_thread() */
+	__atomic_store_n(&t->tid, gettid(), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE))
+		usleep(100);
+	end = time_mono_ns() + 2000000000ULL;
+	while (!__atomic_load_n(&t->run.immediate_exit, __ATOMIC_ACQUIRE) && time_mono_ns() < end)
+		usleep(100);
+	t->kicked = __atomic_load_n(&t->run.immediate_exit, __ATOMIC_ACQUIRE);
+	return NULL;
+}
+
+/* Starts t and waits for its TID. */
+static inline void host_test_vcpu_start(struct host_test_vcpu *t, pthread_t *th)
+{
+	memset(t, 0, sizeof(*t));
+	CU_ASSERT_EQUAL_FATAL(pthread_create(th, NULL, host_test_vcpu_fn, t), 0);
+	while (!__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE))
+		usleep(100);
 }
 
 #endif

@@ -65,50 +65,18 @@ static void kleave(struct host *h, struct kvmm *m)
 	close(m->fd);
 }
 
-/* A vCPU thread stand-in: reports its TID, then waits until its immediate_exit is set. */
-struct kthread {
-	struct kvm_run run;
-	pid_t tid;
-	bool stop;
-	bool kicked;
-};
-
-static void *kthread_fn(void *arg)
-{
-	struct kthread *t = arg;
-	uint64_t end;
-
-	kick_thread_run(&t->run);	/* as vcpu_thread() */
-	__atomic_store_n(&t->tid, gettid(), __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE))
-		usleep(100);
-	end = time_mono_ns() + 2000000000ULL;
-	while (!__atomic_load_n(&t->run.immediate_exit, __ATOMIC_ACQUIRE) && time_mono_ns() < end)
-		usleep(100);
-	t->kicked = __atomic_load_n(&t->run.immediate_exit, __ATOMIC_ACQUIRE);
-	return NULL;
-}
-
-static void kthread_start(struct kthread *t, pthread_t *th)
-{
-	memset(t, 0, sizeof(*t));
-	CU_ASSERT_EQUAL_FATAL(pthread_create(th, NULL, kthread_fn, t), 0);
-	while (!__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE))
-		usleep(100);
-}
-
 static void test_host_kick_tid(void)
 {
 	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 8 };
 	const uint8_t kick = HOST_HELLO_PAGE | HOST_HELLO_KICK;
 	struct host *h = NULL;
-	struct kthread t;
+	struct host_test_vcpu t;
 	struct kvmm m;
 	pthread_t th;
 	pid_t child;
 
 	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
-	kthread_start(&t, &th);
+	host_test_vcpu_start(&t, &th);
 	child = fork();
 	if (!child) {
 		pause();
@@ -153,13 +121,13 @@ static void test_host_kick_preempt(void)
 			 .threaded = 1 },
 	};
 	struct host *h = NULL;
-	struct kthread t;
+	struct host_test_vcpu t;
 	struct kvmm m;
 	pthread_t th;
 
 	CU_ASSERT_EQUAL_FATAL(kick_init(), 0);
 	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
-	kthread_start(&t, &th);
+	host_test_vcpu_start(&t, &th);
 	kjoin(h, &m, 2, HOST_HELLO_PAGE | HOST_HELLO_KICK);
 	CU_ASSERT_EQUAL(host_test_msg(h, m.c, &gm, sizeof(gm)), 0);
 	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_VCPU, 0, 1, 0, 0), 0);
@@ -215,13 +183,13 @@ static void kpin_case(uint8_t flags, bool want)
 	struct host *h = NULL;
 	struct host_ev g;
 	cpu_set_t all;
-	struct kthread t;
+	struct host_test_vcpu t;
 	struct kvmm m;
 	pthread_t th;
 
 	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(all), &all), 0);
 	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
-	kthread_start(&t, &th);
+	host_test_vcpu_start(&t, &th);
 	CU_ASSERT_EQUAL(sched_setaffinity(t.tid, sizeof(all), &all), 0);
 	kjoin(h, &m, 1, flags);
 	CU_ASSERT_EQUAL(host_test_ev(h, m.c, HOST_MSG_TID, 0, 0, (uint64_t)t.tid, 0), 0);

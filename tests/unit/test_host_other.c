@@ -201,30 +201,6 @@ static void test_host_other_partition(void)
 	host_destroy(h);
 }
 
-/* A vCPU thread stand-in: reports its TID, then waits until its immediate_exit is set. */
-struct ot_thread {
-	struct kvm_run run;
-	pid_t tid;
-	bool stop;
-	bool kicked;
-};
-
-static void *ot_thread_fn(void *arg)
-{
-	struct ot_thread *t = arg;
-	uint64_t end;
-
-	kick_thread_run(&t->run);
-	__atomic_store_n(&t->tid, gettid(), __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE))
-		usleep(100);
-	end = time_mono_ns() + 2000000000ULL;
-	while (!__atomic_load_n(&t->run.immediate_exit, __ATOMIC_ACQUIRE) && time_mono_ns() < end)
-		usleep(100);
-	t->kicked = __atomic_load_n(&t->run.immediate_exit, __ATOMIC_ACQUIRE);
-	return NULL;
-}
-
 /*
  * vCPU 0 holds the lane from a cpu.idle group, vCPU 1 wakes: the daemon kicks 0's thread. With
  * 0's in-guest bit set, no PREEMPT datagram follows (its thread reads the entry on the way
@@ -244,16 +220,14 @@ static void ot_quiet(bool in_guest)
 			 .threaded = 1 },
 	};
 	struct host *h = ot_host(1);
-	struct ot_thread t = { 0 };
+	struct host_test_vcpu t;
 	struct host_client *c;
 	struct host_offer *o;
 	pthread_t th;
 	int fd;
 
 	CU_ASSERT_EQUAL_FATAL(kick_init(), 0);
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, ot_thread_fn, &t), 0);
-	while (!__atomic_load_n(&t.tid, __ATOMIC_ACQUIRE))
-		usleep(100);
+	host_test_vcpu_start(&t, &th);
 	fd = host_test_join_hello(h, &hm, &c, &o);
 	CU_ASSERT_EQUAL(host_test_msg(h, c, &gm, sizeof(gm)), 0);
 	CU_ASSERT_EQUAL(host_test_ev(h, c, HOST_MSG_VCPU, 0, 1, 0, 0), 0);
