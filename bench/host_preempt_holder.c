@@ -35,6 +35,22 @@ void pre_kick(struct pre *p)
 	spin_vcpu_kick(&p->v, p->h);
 }
 
+/*
+ * H's in-guest bit in the offer page (HOST_HELLO_GUEST, rows where the daemon kicks), as
+ * rt_page_guest(): set before going in, cleared on the way out before the entry is read, so a
+ * PREEMPT the daemon kicked comes by the page alone and wakes no agent.
+ */
+static void pre_guest(struct pre *p, bool on)
+{
+	if (!p->dkick || !p->offer)
+		return;
+	if (on)
+		__atomic_fetch_or(&p->offer->guest[0], 1ULL, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&p->offer->guest[0], ~1ULL, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 /* H: waits for its grant, runs its vCPU until kicked out, records the latency. */
 void *holder(void *arg)
 {
@@ -61,12 +77,14 @@ void *holder(void *arg)
 			p->v.exit_word = &p->page[0].seq;
 		}
 		p->in_guest = true;
+		pre_guest(p, true);
 		pthread_mutex_unlock(&p->lock);
 		__atomic_store_n(&p->inside, true, __ATOMIC_RELEASE);
 		for (;;) {
 			if (spin_vcpu_run(&p->v))
 				abort();
 			t = time_mono_ns();
+			pre_guest(p, false);
 			pthread_mutex_lock(&p->lock);
 			if ((p->watch || p->dkick) && p->page[0].seq != p->applied) {
 				/* rt_page_exit() */
@@ -82,6 +100,7 @@ void *holder(void *arg)
 			 * runtime's vCPU loop goes back in on such an exit; so does the bench
 			 * (counted as a round, it hung the next one: main waited for `inside`).
 			 */
+			pre_guest(p, true);
 			pthread_mutex_unlock(&p->lock);
 		}
 		__atomic_store_n(&p->inside, false, __ATOMIC_RELEASE);

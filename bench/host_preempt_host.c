@@ -287,8 +287,9 @@ static int run_host(struct pre *p, const char *sock)
 	strcpy(hi.path, "hi");
 	if (p->held)
 		hm.flags |= HOST_HELLO_OFFER | HOST_HELLO_HELD;
+	/* As rt_remote_join(): with the daemon's kicks, the in-guest bits (in the offer page). */
 	if (p->dkick)
-		hm.flags |= HOST_HELLO_KICK;
+		hm.flags |= HOST_HELLO_KICK | HOST_HELLO_OFFER | HOST_HELLO_GUEST;
 	if (p->lane && other_join(p, sock, &od)) {
 		fprintf(stderr, "bench-host-preempt: VM other cannot join the daemon at %s\n", sock);
 		return -1;
