@@ -132,6 +132,18 @@ void host_offer_destroy(struct host *h, struct host_client *c)
 }
 
 /*
+ * vcpu's bit in one of the VMM's per-vCPU bitmaps of its offer page, read after a full fence
+ * (the entry's write before the bit's read).
+ */
+static bool host_offer_bit(const struct host_client *c, const uint64_t *words, unsigned int vcpu)
+{
+	if (vcpu >= c->nr_vcpus || vcpu >= HOST_MAX_VM_VCPUS)
+		return false;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&words[vcpu / 64], __ATOMIC_RELAXED) >> (vcpu % 64) & 1;
+}
+
+/*
  * Whether vcpu's thread waits on its grant page entry, by the VMM's bit (rt_page_wait()): a
  * grant just written there has then woken it, and its GRANT datagram would only wake the agent
  * to drop it. The bit is read after the entry was written, and the VMM sets it before it reads
@@ -141,13 +153,7 @@ void host_offer_destroy(struct host *h, struct host_client *c)
  */
 bool host_offer_parked(const struct host_client *c, unsigned int vcpu)
 {
-	uint64_t w;
-
-	if (!c->offer || !c->page || vcpu >= c->nr_vcpus || vcpu >= HOST_MAX_VM_VCPUS)
-		return false;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* the entry's write before the bit's read */
-	w = __atomic_load_n(&c->offer->parked[vcpu / 64], __ATOMIC_RELAXED);
-	return w >> (vcpu % 64) & 1;
+	return c->offer && c->page && host_offer_bit(c, c->offer->parked, vcpu);
 }
 
 /*
@@ -158,13 +164,7 @@ bool host_offer_parked(const struct host_client *c, unsigned int vcpu)
  */
 bool host_offer_in_guest(const struct host_client *c, unsigned int vcpu)
 {
-	uint64_t w;
-
-	if (!c->guest || !c->offer || vcpu >= c->nr_vcpus || vcpu >= HOST_MAX_VM_VCPUS)
-		return false;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* the entry's write before the bit's read */
-	w = __atomic_load_n(&c->offer->guest[vcpu / 64], __ATOMIC_RELAXED);
-	return w >> (vcpu % 64) & 1;
+	return c->guest && c->offer && host_offer_bit(c, c->offer->guest, vcpu);
 }
 
 static bool host_offer_ok(const struct host_client *c, unsigned int i)

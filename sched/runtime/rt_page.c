@@ -183,6 +183,20 @@ void rt_page_retime(struct rt_vcpu *rv, uint32_t seq, uint64_t until)
 	}
 }
 
+/* rv's bit in one of the offer page's per-vCPU bitmaps, set (on) or cleared, then a full fence. */
+static void rt_page_bit(uint64_t *words, const struct rt_vcpu *rv, bool on)
+{
+	uint64_t bit = 1ULL << (rv->id % 64);
+
+	if (rv->id >= HOST_MAX_VM_VCPUS)
+		return;
+	if (on)
+		__atomic_fetch_or(&words[rv->id / 64], bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&words[rv->id / 64], ~bit, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 /*
  * rv's thread waits on its entry (on) or no longer (off), in the VMM's bit of the offer page
  * the daemon reads after it writes the entry (host_offer_parked()): while it is set, a grant
@@ -191,16 +205,8 @@ void rt_page_retime(struct rt_vcpu *rv, uint32_t seq, uint64_t until)
  */
 static void rt_page_parked(struct runtime *rt, struct rt_vcpu *rv, bool on)
 {
-	uint64_t *w, bit = 1ULL << (rv->id % 64);
-
-	if (!rt->offer || rv->id >= HOST_MAX_VM_VCPUS)
-		return;
-	w = &rt->offer->parked[rv->id / 64];
-	if (on)
-		__atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
-	else
-		__atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (rt->offer)
+		rt_page_bit(rt->offer->parked, rv, on);
 }
 
 /*
@@ -212,16 +218,8 @@ static void rt_page_parked(struct runtime *rt, struct rt_vcpu *rv, bool on)
  */
 void rt_page_guest(struct runtime *rt, struct rt_vcpu *rv, bool on)
 {
-	uint64_t *w, bit = 1ULL << (rv->id % 64);
-
-	if (!rt->offer || rv->id >= HOST_MAX_VM_VCPUS)
-		return;
-	w = &rt->offer->guest[rv->id / 64];
-	if (on)
-		__atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
-	else
-		__atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (rt->offer)
+		rt_page_bit(rt->offer->guest, rv, on);
 }
 
 /*
