@@ -135,6 +135,15 @@ static inline int host_test_join_offers(struct host *h, const char *name, unsign
 	return host_test_join_hello(h, &hm, c, o);
 }
 
+/* VMM c (its socket fd) leaves the daemon, under its lock as a hang-up does. */
+static inline void host_test_leave(struct host *h, struct host_client *c, int fd)
+{
+	vsched_lock(host_vsched(h));
+	host_client_remove(h, c);
+	vsched_unlock(host_vsched(h));
+	close(fd);
+}
+
 /* A vCPU thread stand-in for the daemon's kick: reports its TID, then waits (up to 2 s after
  * stop) until its immediate_exit is set. */
 struct host_test_vcpu {

@@ -83,14 +83,6 @@ static void dc_join(struct host *h, const char *quota, struct host_client **p, i
 	*ffd = host_test_join(h, "f", 1, UINT64_MAX, f);
 }
 
-static void dc_leave(struct host *h, struct host_client *c, int fd)
-{
-	vsched_lock(host_vsched(h));
-	host_client_remove(h, c);
-	vsched_unlock(host_vsched(h));
-	close(fd);
-}
-
 /*
  * The uncapped VM beside a capped partition gets what the daemon spends on the partition's
  * VM: one lane, p in /capped at 50 ms per 100 ms and f uncapped, one hog each; each of p's
@@ -144,8 +136,8 @@ static void test_host_dcpu_partition(void)
 	    charged < 85000 || charged > 105000)
 		fprintf(stderr, "\n  /capped %lld us, f %lld us, the daemon's for p %lld us\n",
 			capped, free_vm, charged);
-	dc_leave(h, p, pfd);
-	dc_leave(h, f, ffd);
+	host_test_leave(h, p, pfd);
+	host_test_leave(h, f, ffd);
 	host_destroy(h);
 }
 
@@ -212,7 +204,7 @@ static void test_host_dcpu_timer(void)
 	CU_ASSERT_EQUAL(host_dcpu_uncharged(h, NULL, NULL) - none0, 70 * DC_US);
 	CU_ASSERT_EQUAL(host_nr_clients(h), 1);
 	vsched_unlock(host_vsched(h));
-	dc_leave(h, f, ffd);
+	host_test_leave(h, f, ffd);
 	host_destroy(h);
 }
 

@@ -59,10 +59,7 @@ static void kjoin(struct host *h, struct kvmm *m, unsigned int nr, uint8_t flags
 
 static void kleave(struct host *h, struct kvmm *m)
 {
-	vsched_lock(host_vsched(h));
-	host_client_remove(h, m->c);
-	vsched_unlock(host_vsched(h));
-	close(m->fd);
+	host_test_leave(h, m->c, m->fd);
 }
 
 static void test_host_kick_tid(void)

@@ -37,14 +37,6 @@ static struct host *load_host(unsigned int lanes)
 	return h;
 }
 
-static void load_leave(struct host *h, struct host_client *c, int fd)
-{
-	vsched_lock(host_vsched(h));
-	host_client_remove(h, c);
-	vsched_unlock(host_vsched(h));
-	close(fd);
-}
-
 /*
  * b's vCPU waits 50 ms (five graces) behind a's holder, which reports all along; then it is
  * granted the lane. Waiting, it had nothing to say: its silence on the lane starts at the
@@ -83,8 +75,8 @@ static void test_host_load_grant_not_revoked(void)
 	host_revoke_due(h, load_now + 10 * NSEC_PER_MSEC);
 	CU_ASSERT_NOT_EQUAL(sched_lane_vcpu(s, 0), 2);
 	vsched_unlock(host_vsched(h));
-	load_leave(h, a, fa);
-	load_leave(h, b, fb);
+	host_test_leave(h, a, fa);
+	host_test_leave(h, b, fb);
 	host_destroy(h);
 }
 
@@ -116,8 +108,8 @@ static void test_host_load_silent_holder_charge(void)
 	load_now += HOST_REPORT_NS;
 	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RAN, 0, 0, HOST_REPORT_NS, 0), 0);
 	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 2000 + (long long)(HOST_REPORT_NS / 1000));
-	load_leave(h, a, fa);
-	load_leave(h, b, fb);
+	host_test_leave(h, a, fa);
+	host_test_leave(h, b, fb);
 	host_destroy(h);
 }
 

@@ -52,14 +52,6 @@ static struct host *ot_host(unsigned int lanes)
 	return h;
 }
 
-static void ot_leave(struct host *h, struct host_client *c, int fd)
-{
-	vsched_lock(host_vsched(h));
-	host_client_remove(h, c);
-	vsched_unlock(host_vsched(h));
-	close(fd);
-}
-
 /* The daemon's timer at ot_now (a TICK feeds the core's timer, as host_run()'s does). */
 static void ot_tick(struct host *h, struct host_client *c)
 {
@@ -102,7 +94,7 @@ static void test_host_other_charged(void)
 	ot_recv(fd, 0);
 	CU_ASSERT_EQUAL(host_test_ev(h, c, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
 	CU_ASSERT_FALSE(ot_recv(fd, HOST_MSG_GRANT));
-	ot_leave(h, c, fd);
+	host_test_leave(h, c, fd);
 	host_destroy(h);
 }
 
@@ -129,7 +121,7 @@ static void test_host_other_bounded(void)
 	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), (long long)(got / 1000));
 	CU_ASSERT_EQUAL(host_test_ev(h, c, HOST_MSG_OTHER, 0, 0, HOST_RAN_MAX_NS + 1, 0),
 			-ERANGE);
-	ot_leave(h, c, fd);
+	host_test_leave(h, c, fd);
 	host_destroy(h);
 }
 
@@ -196,8 +188,8 @@ static void test_host_other_partition(void)
 	CU_ASSERT_TRUE(free_vm >= 1180000 && free_vm <= 1220000);
 	if (capped < 990000 || capped > 1010000 || free_vm < 1180000)
 		fprintf(stderr, "\n  /capped %lld us, f %lld us\n", capped, free_vm);
-	ot_leave(h, p, pfd);
-	ot_leave(h, f, ffd);
+	host_test_leave(h, p, pfd);
+	host_test_leave(h, f, ffd);
 	host_destroy(h);
 }
 
@@ -247,7 +239,7 @@ static void ot_quiet(bool in_guest)
 	vsched_lock(host_vsched(h));
 	CU_ASSERT_EQUAL(host_client_quiet_preempts(c), in_guest ? 1 : 0);
 	vsched_unlock(host_vsched(h));
-	ot_leave(h, c, fd);
+	host_test_leave(h, c, fd);
 	munmap(o, sizeof(*o));
 	host_destroy(h);
 }

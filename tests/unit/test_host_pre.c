@@ -42,14 +42,6 @@ static struct host *pre_host(unsigned int lanes)
 	return h;
 }
 
-static void pre_leave(struct host *h, struct host_client *c, int fd)
-{
-	vsched_lock(host_vsched(h));
-	host_client_remove(h, c);
-	vsched_unlock(host_vsched(h));
-	close(fd);
-}
-
 /* Every count of c but those in want[] (HOST_PRE_MAX ends it) is 0; those are n each. */
 static bool pre_only(const struct host_client *c, const enum host_pre_cause *want,
 		     const uint64_t *n)
@@ -112,8 +104,8 @@ static void test_host_pre_causes(void)
 	CU_ASSERT_TRUE(pre_only(a, (enum host_pre_cause[]){ HOST_PRE_WAKE_XVM, HOST_PRE_TICK,
 							     HOST_PRE_TICK_XVM, HOST_PRE_MAX },
 				(uint64_t[]){ 1, 1, 1 }));
-	pre_leave(h, a, fa);
-	pre_leave(h, b, fb);
+	host_test_leave(h, a, fa);
+	host_test_leave(h, b, fb);
 	host_destroy(h);
 }
 
@@ -132,8 +124,8 @@ static void test_host_pre_throttle(void)
 	CU_ASSERT_TRUE(pre_only(c, (enum host_pre_cause[]){ HOST_PRE_THROTTLE, HOST_PRE_MAX },
 				(uint64_t[]){ 1 }));
 	CU_ASSERT_TRUE(pre_only(f, (enum host_pre_cause[]){ HOST_PRE_MAX }, NULL));
-	pre_leave(h, c, fc);
-	pre_leave(h, f, ff);
+	host_test_leave(h, c, fc);
+	host_test_leave(h, f, ff);
 	host_destroy(h);
 }
 
