@@ -243,7 +243,8 @@ static void unthrottle(struct sched *s, struct group_core *gc)
 	gc->throttle_kept = false;
 	throttle_rates(s, gc, false);
 	if (gc->queue.nr && gc->se.parent) {
-		unsigned int n;
+		struct vcpu_core *vc;
+		unsigned int n, l;
 
 		/*
 		 * Every vCPU below woke at once: each claims its lane by the wake rule, as GPS gives
@@ -252,8 +253,16 @@ static void unthrottle(struct sched *s, struct group_core *gc)
 		 * shared that among its children by the rates of the group's run, where GPS, the
 		 * group done, gives it to the children with room: one-lane vCPUs took part of their
 		 * many-lane sibling's share (issue 13, 10 ms caps seed 1606, /g1/g3/g4 1.01 %).
+		 * Free lanes first, by fair_pick() as lanes_settle() would: a claim that finds one
+		 * takes none, and the claims stopped there, so a group refilled beside a lane left
+		 * idle got that one lane and ran on fewer than its weighted share for up to a slice,
+		 * spending its pool late (10 ms caps seed 213 0.877 %, 743 2.998 %: docs/scheduler.md
+		 * §4 "A refill claims past a free lane").
 		 */
 		fair_enqueue(s, &gc->se);
+		for (l = 0; l < s->nr_lanes; l++)
+			if (!s->core.lanes[l].cur && (vc = fair_pick(s)))
+				lanes_give(s, l, vc);
 		for (n = 0; n < s->nr_lanes && heap_queued(&gc->se.node); n++)
 			if (!lanes_waiter_arrived(s, &gc->se))
 				break;

@@ -3,8 +3,9 @@
 # and more, 5: of 10 ms and more) over the 0.5 % bound, classed by what its report shows
 # (docs/scheduler.md §10), one line each, then the counts per kind and class. BUILD is the
 # build folder holding fuzz-sim and vsched (default: build). Classes, first match:
-#   ref-idles   the root is over the reference by 0.5 % of capacity or more: the reference
-#               idles lanes a slice scheduler uses (a quota below min_run at a weighted share)
+#   ref-idles   the root is over the reference by 0.5 % of capacity or more: the core spent a
+#               pool later and on fewer lanes than the weighted share (the reference, idle
+#               only where a pool is dry, is work-conserving at every instant: §8)
 #   lanes-idle  the root is under the reference by 0.5 % or more: lanes idle that it uses
 #   idle-child  the worst group is a cpu.idle group (or below one) that got more than owed:
 #               a group holding more lanes than its rate took another for it
