@@ -9,7 +9,11 @@
  *  host, page:  A sends RUNNABLE to a daemon (host/ in a child process, on a SEQPACKET
  *              socket); the daemon's core decides, writes the grant page and wakes B's futex
  *              on it; B (parked on that futex, as rt_page.c) runs. The agent thread still
- *              receives the GRANT datagram, as rt_remote.c's does, and drops it.
+ *              receives the GRANT datagram (a VMM without the parked bits) and drops it.
+ *  host, parked: the same with B's parked bit set in the offer page while it waits, as
+ *              rt_page_wait() does (protocol 10): the daemon sends no GRANT, the agent stays
+ *              asleep. The offer page comes with HOST_HELLO_OFFER, so the daemon offers the
+ *              idle lane between rounds; A does not take it (RUNNABLE settles it).
  *  host, agent: the same without the page (before it, or a daemon that cannot make one): the
  *              agent thread receives the GRANT and signals B under the lock.
  *  host, offer: the daemon offered the idle lane to the VM (host/host_offer.c); A takes it with
@@ -58,6 +62,8 @@ struct lat {
 	/* host mode */
 	int fd;
 	const struct host_grant *page;	/* NULL: the agent signals B */
+	bool parked;			/* B sets its parked bit while it waits (MODE_PARKED) */
+	unsigned int grant_msgs;	/* GRANT datagrams the agent received */
 	struct host_offer *offer;	/* offer mode: A takes the lane itself */
 	uint64_t sent;			/* datagrams sent since the HELLO */
 	unsigned int missed;		/* offer mode: rounds with no offer in time (not counted) */
@@ -159,14 +165,32 @@ static bool lat_all_in(void *arg)
 	return x->n >= x->rounds;
 }
 
+/* B's parked bit (vCPU 0) in the offer page, with rt_page_bit()'s full fences. */
+static void lat_parked(struct lat *l, bool on)
+{
+	if (!l->parked)
+		return;
+	if (on)
+		__atomic_fetch_or(&l->offer->parked[0], 1, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&l->offer->parked[0], ~1ULL, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 /* B on the grant page: each new grant in vCPU 0's entry, from the daemon's futex wake. */
 static void *page_waiter(void *arg)
 {
 	struct lat *l = arg;
 	const struct host_grant *g = &l->page[0];
 	uint32_t seen = 0;
+	bool more;
 
-	while (bench_page_next(g, &seen, lat_all_in, l)) {
+	for (;;) {
+		lat_parked(l, true);
+		more = bench_page_next(g, &seen, lat_all_in, l);
+		lat_parked(l, false);
+		if (!more)
+			break;
 		pthread_mutex_lock(&l->lock);
 		l->samples[l->n++] = time_mono_ns() - l->t0;
 		l->done = true;
@@ -183,6 +207,8 @@ static void *agent(void *arg)
 	struct host_ev m;
 
 	while (recv(l->fd, &m, sizeof(m), 0) == sizeof(m)) {
+		if (m.type == HOST_MSG_GRANT)
+			__atomic_fetch_add(&l->grant_msgs, 1, __ATOMIC_RELAXED);
 		if (m.type != HOST_MSG_GRANT || l->page)
 			continue;
 		pthread_mutex_lock(&l->lock);
@@ -285,7 +311,7 @@ static int recv_welcome(struct lat *l, struct host_welcome *w, bool use_page)
 	return 0;
 }
 
-enum mode { MODE_AGENT, MODE_PAGE, MODE_OFFER };
+enum mode { MODE_AGENT, MODE_PAGE, MODE_OFFER, MODE_PARKED };
 
 static int run_host(struct lat *l, const char *sock, enum mode mode)
 {
@@ -293,7 +319,8 @@ static int run_host(struct lat *l, const char *sock, enum mode mode)
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
 		.nr_vcpus = 1, .name = "bench",
-		.flags = mode == MODE_OFFER ? HOST_HELLO_PAGE | HOST_HELLO_OFFER :
+		.flags = mode == MODE_OFFER || mode == MODE_PARKED ?
+			 HOST_HELLO_PAGE | HOST_HELLO_OFFER :
 			 mode == MODE_PAGE ? HOST_HELLO_PAGE : 0,
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
 	};
@@ -308,10 +335,12 @@ static int run_host(struct lat *l, const char *sock, enum mode mode)
 	for (i = 0; i < 200 && connect(l->fd, (struct sockaddr *)&sa, sizeof(sa)); i++)
 		usleep(10000);
 	if (i == 200 || send(l->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
-	    recv_welcome(l, &w, use_page) || (mode == MODE_OFFER && !l->offer)) {
+	    recv_welcome(l, &w, use_page) ||
+	    ((mode == MODE_OFFER || mode == MODE_PARKED) && !l->offer)) {
 		fprintf(stderr, "bench-host-latency: cannot join the daemon at %s\n", sock);
 		return -1;
 	}
+	l->parked = mode == MODE_PARKED;
 	send_ev(l, HOST_MSG_COMMIT);
 	pthread_create(&a, NULL, agent, l);
 	pthread_create(&b, NULL, l->page && mode != MODE_OFFER ? page_waiter : waiter, l);
@@ -373,7 +402,7 @@ int main(void)
 	const char *env = getenv("BENCH_LAT_ROUNDS"), *genv = getenv("BENCH_LAT_GAP_US");
 	const char *hand = getenv("BENCH_LAT_HAND");
 	unsigned int rounds = env ? (unsigned int)atoi(env) : 20000;
-	struct lat *in, *ag, *pg, *of;
+	struct lat *in, *ag, *pg, *of, *pk;
 
 	if (!rounds)
 		return 2;
@@ -384,6 +413,7 @@ int main(void)
 	in = lat_new(rounds);
 	ag = lat_new(rounds);
 	pg = lat_new(rounds);
+	pk = lat_new(rounds);
 	of = lat_new(rounds);
 	in->vs = vsched_create(1, 1);
 	if (!in->vs)
@@ -393,23 +423,30 @@ int main(void)
 	vsched_unlock(in->vs);
 	run_inprocess(in);
 	report("in-process", in);
-	if (run_daemon(pg, MODE_PAGE) || run_daemon(ag, MODE_AGENT) || run_daemon(of, MODE_OFFER))
+	if (run_daemon(pg, MODE_PAGE) || run_daemon(pk, MODE_PARKED) || run_daemon(ag, MODE_AGENT) ||
+	    run_daemon(of, MODE_OFFER))
 		return 1;
 	report("host, page", pg);
+	report("host, parked", pk);
+	printf("GRANT datagrams to the agent: page %u, parked %u (of %u rounds each)\n",
+	       pg->grant_msgs, pk->grant_msgs, rounds);
 	report("host, agent", ag);
 	report("host, offer", of);
 	printf("offer rounds redone (no offer in time or CAS lost): %u\n", of->missed);
-	printf("host mode / in-process (median): offer %.2f, page %.2f, agent %.2f "
+	printf("host mode / in-process (median): offer %.2f, parked %.2f, page %.2f, agent %.2f "
 	       "(issue 17's goal: <= 1.10)\n",
 	       (double)of->samples[of->n / 2] / in->samples[in->n / 2],
+	       (double)pk->samples[pk->n / 2] / in->samples[in->n / 2],
 	       (double)pg->samples[pg->n / 2] / in->samples[in->n / 2],
 	       (double)ag->samples[ag->n / 2] / in->samples[in->n / 2]);
-	printf("host mode / in-process (p90): offer %.2f, page %.2f, agent %.2f\n",
+	printf("host mode / in-process (p90): offer %.2f, parked %.2f, page %.2f, agent %.2f\n",
 	       (double)of->samples[of->n * 9 / 10] / in->samples[in->n * 9 / 10],
+	       (double)pk->samples[pk->n * 9 / 10] / in->samples[in->n * 9 / 10],
 	       (double)pg->samples[pg->n * 9 / 10] / in->samples[in->n * 9 / 10],
 	       (double)ag->samples[ag->n * 9 / 10] / in->samples[in->n * 9 / 10]);
-	printf("host mode / in-process (p99): offer %.2f, page %.2f, agent %.2f\n",
+	printf("host mode / in-process (p99): offer %.2f, parked %.2f, page %.2f, agent %.2f\n",
 	       (double)of->samples[of->n * 99 / 100] / in->samples[in->n * 99 / 100],
+	       (double)pk->samples[pk->n * 99 / 100] / in->samples[in->n * 99 / 100],
 	       (double)pg->samples[pg->n * 99 / 100] / in->samples[in->n * 99 / 100],
 	       (double)ag->samples[ag->n * 99 / 100] / in->samples[in->n * 99 / 100]);
 	vsched_destroy(in->vs);
@@ -418,10 +455,12 @@ int main(void)
 	free(in->samples);
 	free(ag->samples);
 	free(pg->samples);
+	free(pk->samples);
 	free(of->samples);
 	free(of);
 	free(in);
 	free(ag);
 	free(pg);
+	free(pk);
 	return 0;
 }

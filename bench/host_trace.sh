@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The scheduler events of bench/host_part.sh's partition scenario: sched_switch, sched_waking,
-# sched_wakeup and sched_migrate_task for WINDOW seconds (default 0.5), 3 s into a 4 s run,
+# sched_wakeup and sched_migrate_task for WINDOW seconds (default 0.5), 2 s after its four VMMs
+# are up (a fixed 3 s from the start traced none on a loaded machine) in a 4 s run,
 # from a tracefs instance of its own (other users of tracefs are left alone). Writes OUT.trace
 # (the events), OUT.tids (pid, tid, thread name, VM name: the daemon's threads have none) and
 # OUT.part (host_part.sh's table). Needs root and tracefs (mounted here if it is not).
 # usage: bench/host_trace.sh [path/to/vsched] [thread|kvm] OUT [WINDOW]
+# bench/host_gaps.sh OUT: the lanes' stretches without a vCPU and the vCPUs' wake-ups from it.
 set -u
 V=$(readlink -f "${1:-build/vsched}")
 accel=${2:-thread}
@@ -22,7 +24,8 @@ for e in $EV; do echo 1 >$I/events/sched/$e/enable; done
 echo >$I/trace
 bash "$(dirname "$0")/host_part.sh" "$V" "$accel" 4 >"$out.part" 2>&1 &
 bp=$!
-sleep 3
+for i in $(seq 200); do [ "$(pgrep -fc "^$V run")" -ge 4 ] && break; sleep 0.05; done
+sleep 2
 for p in $(pgrep -f "^$V (host|run)"); do
 	for t in /proc/$p/task/*; do
 		echo "$p ${t##*/} $(cat "$t/comm") $(tr '\0' ' ' </proc/$p/cmdline | grep -o 'name [^ ]*')"
