@@ -315,19 +315,44 @@ void fair_release(struct sched *s)
 }
 
 /*
- * An entity running everything it has (lanes held, nobody waiting below) cannot use more than
- * it gets: credit it builds up (its rate holds a delayed sleeper's share, or its demand is below
- * its share) means nothing while it stays so, and left in V it would make its siblings look
- * ahead and ineligible. Keep it within a slice of V.
+ * What a group's running children are owed inside it: the lag of those behind its V. Nothing
+ * waits below a saturated group, so they hold their lanes at a whole CPU each, and what they are
+ * owed is what they gave up to a sibling's burst that is now delayed (GPS serves it still).
+ */
+static double owed_inside(struct group_core *gc)
+{
+	double V = fair_vclock(gc), owed = 0;
+	struct sched_entity *c;
+
+	list_for_each_entry(c, &gc->running, run_node)
+		if (c->rate > 0 && c->vt < V)
+			owed += c->rate * (V - c->vt);
+	return owed;
+}
+
+/*
+ * An entity running everything it has (lanes held, nobody waiting below) with fewer lanes than
+ * its rate (its rate holds a delayed sleeper's share) cannot use what it is owed while it stays
+ * so. Left in V, credit beyond a slice made its siblings look ahead and ineligible: keep it
+ * within a slice of V, or, for a group, within what its running children are owed inside it.
+ * GPS gives that much back to them at the group's next waiter; thrown away, it stayed with
+ * the group's sibling (issue 13, `make fuzz-sim` kind 2 seed 843: a hog owed 0.26 of a lane
+ * beside a group whose duty vCPU was delayed got 0.53 CPU; docs/scheduler.md §2 "Saturated
+ * entities").
  */
 static void bound_saturated(struct sched_entity *se, double slice)
 {
 	struct group_core *p = se->parent;
-	double lo = fair_vclock(p) - slice / se->rate;
+	double lo = fair_vclock(p) - slice / se->rate, owed;
 
 	if (heap_queued(&se->node) || !se->nr_running || se->nr_running >= se->rate ||
 	    se->vt >= lo)
 		return;
+	if (se->is_group && (owed = owed_inside(se_group(se))) > slice) {
+		lo = fair_vclock(p) - owed / se->rate;
+		if (se->vt >= lo)
+			return;
+	}
 	p->sum_rvt += se->rate * (lo - se->vt);
 	se->vt = lo;
 }
