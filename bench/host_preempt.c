@@ -184,7 +184,7 @@ static int run_accel_slice(bool kvm, unsigned int rounds)
 	} else {
 		in->slice = ho->slice = true;
 		ho->dkick = true;
-		ho->watch = !kvm;
+		ho->watch = !kvm && !getenv("BENCH_PRE_NOWATCH");
 		ho->ahead = !getenv("BENCH_PRE_AHEAD") || strcmp(getenv("BENCH_PRE_AHEAD"), "0");
 		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo);
 		if (run_inprocess(in) || run_daemon(ho))
