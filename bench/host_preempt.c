@@ -166,6 +166,9 @@ static int run_accel_vt(bool kvm, unsigned int rounds)
  * the VMM's helper wakes, reports and sends TICK, and the daemon decides (since 2026-12-05 on
  * its own timer at the end, not on the TICK), writes the entry (a thread-backend holder
  * watches it) and kicks the holder itself (HOST_HELLO_KICK), as the runtime asks where it may.
+ * Since protocol 13 the row asks for slice ends decided ahead (HOST_HELLO_AHEAD, as the
+ * runtime does; BENCH_PRE_AHEAD=0: not): the daemon publishes "PREEMPT at until" 100 us before
+ * the end, and the helper applies it at the end (kick, RAN, no TICK), as rt_ahead_tick().
  * The helper (this thread) runs SCHED_FIFO, as rt_thread_boost() makes the runtime's.
  */
 static int run_accel_slice(bool kvm, unsigned int rounds)
@@ -181,7 +184,8 @@ static int run_accel_slice(bool kvm, unsigned int rounds)
 	} else {
 		in->slice = ho->slice = true;
 		ho->dkick = true;
-		ho->watch = !kvm;
+		ho->watch = !kvm && !getenv("BENCH_PRE_NOWATCH");
+		ho->ahead = !getenv("BENCH_PRE_AHEAD") || strcmp(getenv("BENCH_PRE_AHEAD"), "0");
 		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo);
 		if (run_inprocess(in) || run_daemon(ho))
 			ret = -1;

@@ -44,6 +44,8 @@ struct pre {
 	bool dkick;		/* host mode: the daemon kicks H (HOST_HELLO_KICK) */
 	bool vt;		/* the virtual-time round (below) */
 	bool slice;		/* the slice-end round (host_preempt.c) */
+	bool ahead;		/* host mode: slice ends decided ahead (HOST_HELLO_AHEAD) */
+	uint64_t ran_due;	/* ... the RAN of an end applied, sent once H is out */
 	uint64_t until;		/* host mode, slice round: vCPU 0's slice end (its RETIME's) */
 	unsigned int lane;	/* vCPU 0's lane (and H's CPU): 1 with BENCH_PRE_LANES=2 */
 	int ofd;		/* host mode, two lanes: VM "other"'s socket */

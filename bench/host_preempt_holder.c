@@ -51,6 +51,27 @@ static void pre_guest(struct pre *p, bool on)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/*
+ * H left for its entry, which holds a PREEMPT at a slice end to come (HOST_HELLO_AHEAD): as
+ * rt_ahead_defer(), it goes back in, watching for anything newer; the helper applies it at the
+ * end (slice_ahead()). Lock held.
+ */
+static bool pre_ahead_seen(struct pre *p)
+{
+	const struct host_grant *e = &p->page[0];
+	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	uint64_t at = __atomic_load_n(&e->at, __ATOMIC_RELAXED);
+
+	if ((seq & 1) || seq == p->applied || at <= time_mono_ns() ||
+	    __atomic_load_n(&e->lane, __ATOMIC_RELAXED) != HOST_LANE_NONE)
+		return false;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq)
+		return false;
+	p->v.exit_val = seq;
+	return true;
+}
+
 /* H: waits for its grant, runs its vCPU until kicked out, records the latency. */
 void *holder(void *arg)
 {
@@ -86,6 +107,11 @@ void *holder(void *arg)
 			t = time_mono_ns();
 			pre_guest(p, false);
 			pthread_mutex_lock(&p->lock);
+			if (p->ahead && p->watch && pre_ahead_seen(p)) {
+				pre_guest(p, true);
+				pthread_mutex_unlock(&p->lock);
+				continue;
+			}
 			if ((p->watch || p->dkick) && p->page[0].seq != p->applied) {
 				/* rt_page_exit() */
 				p->applied = p->page[0].seq;

@@ -35,6 +35,10 @@ static void *agent(void *arg)
 		}
 		if (m.type == HOST_MSG_RETIME && m.vcpu == 0 && m.a != HOST_TIME_INF)
 			__atomic_store_n(&p->until, m.a, __ATOMIC_RELEASE);
+		/* A PREEMPT at a slice end to come (HOST_HELLO_AHEAD): the helper applies it
+		 * there, as rt_ahead_tick() (slice_tick()); the agent only records it. */
+		if (m.type == HOST_MSG_PREEMPT && m.a != HOST_TIME_INF && m.a > time_mono_ns())
+			continue;
 		if (m.type == HOST_MSG_PREEMPT && m.vcpu == 0) {
 			/* As rt_remote.c: applied under the lock unless the vCPU applied it. */
 			pthread_mutex_lock(&p->lock);
@@ -122,6 +126,35 @@ static bool take_held(struct pre *p)
 }
 
 /*
+ * At the slice end: vCPU 0's entry holds a PREEMPT the daemon published for it (ahead, a
+ * moment now past): applied and H kicked, as the runtime's slice timer takes its holder out and
+ * rt_ahead_tick() preempts it. False: none (the daemon is asked, TICK).
+ */
+static bool slice_ahead(struct pre *p, uint64_t now)
+{
+	const struct host_grant *e = &p->page[0];
+	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	bool ok;
+
+	if (!p->ahead || (seq & 1))
+		return false;
+	ok = __atomic_load_n(&e->lane, __ATOMIC_RELAXED) == HOST_LANE_NONE &&
+	     __atomic_load_n(&e->at, __ATOMIC_RELAXED) &&
+	     __atomic_load_n(&e->at, __ATOMIC_RELAXED) <= now;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (!ok || __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	if ((int32_t)(seq - p->applied) > 0) {
+		p->applied = seq;
+		if (p->in_guest)
+			pre_kick(p);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return true;
+}
+
+/*
  * The slice round's event: vCPU 1 wakes and waits; the VMM's helper (this thread) sleeps to
  * vCPU 0's slice end (its RETIME's), reports its CPU time and sends TICK, as rt_core_tick().
  * The event is the slice end itself. Whether it was timed (not: vCPU 1 took the lane at its
@@ -149,6 +182,16 @@ static bool slice_tick(struct pre *p, uint64_t g)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 	now = time_mono_ns();
+	/*
+	 * The end published ahead (HOST_HELLO_AHEAD): applied here, as rt_ahead_tick(); its RAN
+	 * is sent once H is out (run_host()), as the runtime's holder sends it after it left (its
+	 * thread's unlock): sent here first, the send (a wake-up of the daemon's CPU) held H off
+	 * its CPU in the runs where this thread woke there, 40 us a round.
+	 */
+	if (slice_ahead(p, now)) {
+		p->ran_due = now - g;
+		return p->timing;
+	}
 	send_ev_ab(p, HOST_MSG_RAN, 0, 0, now - g, 0);
 	send_ev(p, HOST_MSG_TICK, 0, 0);
 	return p->timing;
@@ -290,6 +333,9 @@ static int run_host(struct pre *p, const char *sock)
 	/* As rt_remote_join(): with the daemon's kicks, the in-guest bits (in the offer page). */
 	if (p->dkick)
 		hm.flags |= HOST_HELLO_KICK | HOST_HELLO_OFFER | HOST_HELLO_GUEST;
+	/* Slice ends decided ahead, as the runtime asks (the slice row; BENCH_PRE_AHEAD=0: not). */
+	if (p->ahead)
+		hm.flags |= HOST_HELLO_AHEAD;
 	if (p->lane && other_join(p, sock, &od)) {
 		fprintf(stderr, "bench-host-preempt: VM other cannot join the daemon at %s\n", sock);
 		return -1;
@@ -337,9 +383,14 @@ static int run_host(struct pre *p, const char *sock)
 				usleep(50);
 		}
 		if (p->slice) {
+			p->ran_due = 0;
 			if (slice_tick(p, g)) {
 				wait_flag(p, &p->done);
+				if (p->ran_due)
+					send_ev_ab(p, HOST_MSG_RAN, 0, 0, p->ran_due, 0);
 			} else {
+				if (p->ran_due)
+					send_ev_ab(p, HOST_MSG_RAN, 0, 0, p->ran_due, 0);
 				p->missed++;
 				usleep(1000);
 				kick_out(p);

@@ -202,6 +202,7 @@ void run_monitor_json(struct json *j, void *arg)
 	json_kv_u64(j, "xhandoffs", st.xhandoffs);
 	json_kv_u64(j, "xw_wakes", st.xw_wakes);
 	json_kv_u64(j, "page_exits", st.page_exits);
+	json_kv_u64(j, "ahead_preempts", st.ahead_preempts);
 	json_kv_u64(j, "kicks", st.kicks);
 	json_kv_u64(j, "timer_arms", st.timer_arms);
 	json_kv_u64(j, "retimes", st.retimes);

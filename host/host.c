@@ -246,10 +246,12 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 		fprintf(stderr, "vsched host: %s (pid %d) left: %s\n", c->group, (int)c->pid, why);
 	if (c->joined)
 		fprintf(stderr, "vsched host: %s: its threads other than vCPUs charged %llu us "
-			"(%llu us refused); PREEMPTs left to the kick %llu\n", c->group,
+			"(%llu us refused); PREEMPTs left to the kick %llu; published ahead %llu "
+			"(enforced at the grace %llu)\n", c->group,
 			(unsigned long long)c->other_ns / 1000,
 			(unsigned long long)c->other_refused_ns / 1000,
-			(unsigned long long)c->nr_preempts_quiet);
+			(unsigned long long)c->nr_preempts_quiet,
+			(unsigned long long)c->nr_ahead_pre, (unsigned long long)c->nr_ahead_late);
 	if (c->joined) {
 		uint64_t reads, charges, none = host_dcpu_uncharged(h, &reads, &charges);
 
@@ -330,7 +332,10 @@ void host_timer(struct host *h)
 	if (host_decision_due(h, now)) {
 		host_charge_holders(h, now, UINT_MAX);
 		host_revoke_due(h, now);
-		sched_timer(h->s, now);
+		host_ahead_enforce(h, now);
+		/* A slice end due within HOST_AHEAD_NS: decided at it, published ahead. */
+		if (!host_ahead_run(h, now))
+			sched_timer(h->s, now);
 	}
 	host_drain(h);
 	host_offer_make(h);

@@ -139,7 +139,7 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	if (!ret && (m->nr_vcpus > HOST_MAX_VM_VCPUS || m->pid <= 0 ||
 		     m->flags & ~(HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD |
 				  HOST_HELLO_KICK | HOST_HELLO_HAND | HOST_HELLO_PIN |
-				  HOST_HELLO_PEER | HOST_HELLO_GUEST)))
+				  HOST_HELLO_PEER | HOST_HELLO_GUEST | HOST_HELLO_AHEAD)))
 		ret = -EINVAL;
 	if (!ret) {
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
@@ -172,6 +172,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	c->pin = c->kick_fd && (m->flags & HOST_HELLO_PIN);
 	/* Its in-guest bits are in the offer page, and read only beside the daemon's own kicks. */
 	c->guest = c->kick_fd && offer_fd >= 0 && (m->flags & HOST_HELLO_GUEST);
+	/* Decisions ahead of a slice end need the page (the `at`) and the parked bits (offers). */
+	c->ahead = offer_fd >= 0 && (m->flags & HOST_HELLO_AHEAD);
 	c->other_at = h->clock();	/* its other threads' CPU is charged from the join on */
 	host_welcome(h, c, ret, page_fd, offer_fd);
 	if (page_fd >= 0)
@@ -248,6 +250,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		return -ERANGE;
 	slot = c->slot[m->vcpu];
 	h->slot[slot].last_heard = now;
+	host_ahead_heard(h, slot, now);
 	switch (m->type) {
 	case HOST_MSG_VCPU:
 		if (m->arg > c->nr_batch)

@@ -203,6 +203,7 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 {
 	struct host_ev m = { .vcpu = 0 };
 	struct host_slot *sl;
+	uint64_t at;
 
 	host_slice_decided(h, d, sched_now(h->s));
 	if (d->type != SCHED_RUN && d->type != SCHED_PREEMPT && d->type != SCHED_RETIME)
@@ -211,6 +212,8 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 	if (!sl->client)
 		return;
 	host_dcpu_mark(h, sl->client);	/* the daemon's timer worked for it */
+	at = host_ahead_at(h, sl->client);	/* made ahead of a slice end: holds from then */
+	sl->ahead_at = 0;			/* a published end replaced */
 	m.vcpu = sl->vcpu;
 	m.arg = d->lane;
 	m.a = d->until == SCHED_TIME_NONE ? HOST_TIME_INF : d->until;
@@ -236,11 +239,25 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 	if (d->type == SCHED_RETIME)
 		m.seq = host_page_seq(sl->client, sl->vcpu);
 	else
-		m.seq = host_page_write(sl->client, sl->vcpu,
-					d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane, m.a,
-					m.b);
+		m.seq = host_page_write_at(sl->client, sl->vcpu,
+					   d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane,
+					   m.a, m.b, at);
 	if (d->type == SCHED_PREEMPT)
 		host_pre_count(h, sl->client, d->vcpu);
+	/*
+	 * A PREEMPT at a slice end to come: no kick (the holder's own slice timer ends it there),
+	 * its datagram carries the moment (a KVM holder's VMM learns it there), and the daemon
+	 * stands behind it at the grace (host_ahead_enforce()).
+	 */
+	if (d->type == SCHED_PREEMPT) {
+		m.a = at ? at : HOST_TIME_INF;
+		if (at) {
+			sl->ahead_at = at;
+			sl->client->nr_ahead_pre++;
+			host_queue(sl->client, &m);
+			return;
+		}
+	}
 	if (d->type == SCHED_PREEMPT && kick) {
 		uint64_t kicks = sl->client->nr_kicks;
 
@@ -297,6 +314,9 @@ static uint64_t host_next_due(struct host *h)
 	unsigned int l;
 	int v;
 
+	u = host_ahead_next(h);	/* a slice end decided ahead, an end published not applied */
+	if (u < t)
+		t = u;
 	for (l = 0; l < h->nr_lanes; l++) {
 		v = sched_lane_vcpu(h->s, l);
 		if (v < 0)

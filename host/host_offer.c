@@ -416,7 +416,8 @@ void host_offer_make(struct host *h)
 	struct list_head *p;
 	int v;
 
-	if (h->offer_to)
+	/* The core ahead of the clock (host_ahead.c): a lane it sees idle may still be held. */
+	if (h->offer_to || host_ahead_holds_offers(h))
 		return;
 	for (l = 0; l < h->nr_lanes; l++) {
 		v = sched_lane_vcpu(h->s, l);

@@ -97,6 +97,13 @@ uint32_t host_page_seq(const struct host_client *c, unsigned int vcpu)
 uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane, uint64_t until,
 			 uint64_t cpu)
 {
+	return host_page_write_at(c, vcpu, lane, until, cpu, 0);
+}
+
+/* A decision made ahead (host_ahead.c) holds from at; 0: at once. */
+uint32_t host_page_write_at(struct host_client *c, unsigned int vcpu, uint32_t lane,
+			    uint64_t until, uint64_t cpu, uint64_t at)
+{
 	struct host_grant *g;
 	uint32_t seq;
 
@@ -111,6 +118,7 @@ uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane
 	__atomic_store_n(&g->lane, lane, __ATOMIC_RELAXED);
 	__atomic_store_n(&g->until, until, __ATOMIC_RELAXED);
 	__atomic_store_n(&g->cpu, cpu, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->at, at, __ATOMIC_RELAXED);
 	__atomic_store_n(&g->seq, seq, __ATOMIC_RELEASE);
 	if (lane != HOST_LANE_NONE)
 		syscall(SYS_futex, &g->seq, FUTEX_WAKE, 1, NULL, NULL, 0);

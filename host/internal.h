@@ -29,6 +29,8 @@ struct host_slot {
 	uint64_t ahead_ns;		/* charged beyond what its VMM reported */
 	uint64_t preempt_at;		/* host_slice.c: PREEMPT sent, not reported since; 0 */
 	uint32_t nr_waits;		/* RUNNABLEs read: a new wait (host_xhand.c) */
+	uint64_t ahead_at;		/* host_ahead.c: a PREEMPT published for then, not
+					   followed by a message about this vCPU since; 0 */
 };
 
 #define HOST_OUTBOX	32	/* decisions queued for one VMM during one event */
@@ -99,6 +101,10 @@ struct host_client {
 	/* HOST_HELLO_GUEST: its in-guest bits read; PREEMPTs left to the page and the kick */
 	bool guest;
 	uint64_t nr_preempts_quiet;
+	/* HOST_HELLO_AHEAD: decisions made ahead of a slice end (host_ahead.c) */
+	bool ahead;
+	uint64_t nr_ahead_pre;		/* PREEMPTs published for a slice end to come */
+	uint64_t nr_ahead_late;		/* ... preempted by the daemon at the grace after it */
 	/* its holders preempted by the daemon, by the event that made the core decide */
 	uint64_t nr_pre[HOST_PRE_MAX];
 	/* host_dcpu.c: the daemon's own CPU for it (host_run()'s thread, or lock held) */
@@ -158,6 +164,7 @@ struct host {
 	bool dcpu_marking;		/* in the timer's unit: decisions mark their VMs */
 	uint64_t dcpu_uncharged;	/* no VM's (accepts, hang-ups, idle ticks, leavers) */
 	uint64_t nr_dcpu_reads, nr_dcpu_charges;
+	uint64_t nr_ahead;		/* host_ahead.c: the core's timer run ahead of a slice end */
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
@@ -251,6 +258,20 @@ void host_slice_decided(struct host *h, const struct sched_decision *d, uint64_t
 void host_slice_reported(struct host *h, unsigned int slot, uint64_t now);
 void host_slice_tick(struct host *h, struct host_client *c, uint64_t now);
 
+/*
+ * host_ahead.c: slice ends decided HOST_AHEAD_NS ahead (HOST_HELLO_AHEAD). next: when the timer
+ * is due for it; run: the core's timer run at the slice end (the caller drains); at: the moment
+ * a decision about c's vCPU made now holds from (0: at once); heard: a message about slot;
+ * enforce: published ends not applied by the grace. Lock held.
+ */
+#define HOST_AHEAD_NS	100000ULL
+uint64_t host_ahead_next(struct host *h);
+bool host_ahead_run(struct host *h, uint64_t now);
+uint64_t host_ahead_at(struct host *h, const struct host_client *c);
+bool host_ahead_holds_offers(struct host *h);
+void host_ahead_heard(struct host *h, unsigned int slot, uint64_t now);
+void host_ahead_enforce(struct host *h, uint64_t now);
+
 /* host_page.c: the grant page of a VM. Lock held. */
 int host_page_create(struct host_client *c, int *ro_fd);
 void host_page_destroy(struct host_client *c);
@@ -264,6 +285,9 @@ void host_kick_destroy(struct host_client *c);
 uint32_t host_page_seq(const struct host_client *c, unsigned int vcpu);
 uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane, uint64_t until,
 			 uint64_t cpu);
+/* The same, holding from at (0: now; HOST_HELLO_AHEAD). */
+uint32_t host_page_write_at(struct host_client *c, unsigned int vcpu, uint32_t lane,
+			    uint64_t until, uint64_t cpu, uint64_t at);
 /* host_fwd.c: CTL_DONE from c (-EPROTO if malformed); c leaves; VM group settings changed. */
 int host_fwd_done(struct host *h, struct host_client *c, const struct host_ev *m);
 void host_fwd_gone(struct host *h, struct host_client *c);

@@ -92,6 +92,10 @@ uint64_t host_client_preempts(const struct host_client *c, enum host_pre_cause k
 uint64_t host_client_other_ns(const struct host_client *c, uint64_t *refused);
 /* PREEMPTs not sent: the daemon kicked the holder inside the guest (HOST_HELLO_GUEST). */
 uint64_t host_client_quiet_preempts(const struct host_client *c);
+/* Slice ends decided ahead (HOST_HELLO_AHEAD): the core's timer runs ahead of one; c's holders
+ * whose published end the daemon enforced at the grace (host/host_ahead.c). */
+uint64_t host_nr_ahead(const struct host *h);
+uint64_t host_client_ahead_late(const struct host_client *c);
 
 /*
  * A change in the daemon's directory (its FUSE threads; lock not held): op a HOST_CTL_* of

@@ -65,8 +65,11 @@
  * grant-page entry: the VMM's waker thread waits there and takes the lane (rt_xwait.c);
  * 12: OTHER, the CPU of the VMM's threads other than its vCPUs', charged to its VM group; the
  * VMM's in-guest bits (HOST_HELLO_GUEST): no PREEMPT datagram after the daemon's kick to a
- * vCPU inside the guest */
-#define HOST_PROTO_VERSION	12
+ * vCPU inside the guest;
+ * 13: decisions made ahead of a slice end (HOST_HELLO_AHEAD): a grant-page entry's `at` (a
+ * PREEMPT that holds from `at`, a GRANT from `at`), a PREEMPT datagram's a (its `at`,
+ * HOST_TIME_INF: at once) */
+#define HOST_PROTO_VERSION	13
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -96,7 +99,8 @@ enum host_msg_type {
 	/* daemon -> VMM */
 	HOST_MSG_WELCOME,
 	HOST_MSG_GRANT,		/* lane, a = until (HOST_TIME_INF: none), b = the lane's host CPU */
-	HOST_MSG_PREEMPT,
+	HOST_MSG_PREEMPT,	/* a = the moment it holds from (HOST_HELLO_AHEAD), HOST_TIME_INF:
+				   at once */
 	HOST_MSG_RETIME,	/* a = until; not in the grant page: seq is the grant's it changes */
 	/* liveness (sched/runtime/rt_remote_live.h): the daemon answers a PING at once */
 	HOST_MSG_PING,		/* VMM -> daemon: a = the VMM's time, echoed */
@@ -154,6 +158,9 @@ struct host_settings {
 					   offers only): the daemon sends no PREEMPT to a holder
 					   it kicked there, which applies it from its grant page
 					   entry on the way out */
+#define HOST_HELLO_AHEAD	0x100	/* the VMM applies decisions made ahead of a slice end
+					   from their entry's `at` (with a page and offers only:
+					   host/host_ahead.c, sched/runtime/rt_ahead.c) */
 
 struct host_hello {
 	uint32_t type;		/* HOST_MSG_HELLO */
@@ -225,7 +232,8 @@ struct host_grant {
 	uint32_t lane;		/* the lane it holds, HOST_LANE_NONE: none */
 	uint64_t until;		/* its slice end, HOST_TIME_INF: none */
 	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats */
-	uint64_t pad;
+	uint64_t at;		/* 0: holds now; else (HOST_HELLO_AHEAD) the CLOCK_MONOTONIC ns it
+				   holds from: a PREEMPT at a holder's slice end, a GRANT from it */
 };
 
 /*

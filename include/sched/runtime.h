@@ -64,6 +64,9 @@ struct runtime_stats {
 	uint64_t kicks;			/* preemptions that needed a kick */
 	uint64_t page_exits;		/* host mode: preemptions a running vCPU read in the grant
 					 * page itself (thread backend: no kick, no agent) */
+	uint64_t ahead_preempts;	/* host mode: ends the daemon published ahead for a
+					 * holder, applied at its own slice end or once read
+					 * after it (rt_ahead.c) */
 	uint64_t timer_arms;		/* slice timers armed */
 	uint64_t retimes;		/* slice ends the core moved (RETIME): timer_settime() */
 	uint64_t retimes_peak;		/* the most in one second: a storm would show */

@@ -132,6 +132,10 @@ struct rt_vcpu {
 	bool page_waiting;	/* parked in rt_page_wait() */
 	uint32_t retime_seq;	/* a RETIME of a grant not taken yet from the page: its seq, 0 */
 	uint64_t retime_until;
+	/* rt_ahead.c: a PREEMPT the daemon published for a slice end to come: its seq (0: none),
+	 * applied by this vCPU's slice end at ahead_at */
+	uint32_t ahead_seq;
+	uint64_t ahead_at;
 };
 
 struct runtime {
@@ -370,6 +374,19 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_watch(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_guest(struct runtime *rt, struct rt_vcpu *rv, bool on);
+/* A consistent copy of rv's entry; false: no page, or the daemon is mid-write. */
+bool rt_page_entry(struct runtime *rt, const struct rt_vcpu *rv, struct host_grant *e);
+/*
+ * Decisions made ahead of a slice end (rt_ahead.c, HOST_HELLO_AHEAD). defer: a newer decision
+ * to apply later (true) or now; grant_msg: a GRANT datagram left to the thread's page wait;
+ * tick: the published ends due at a slice end applied (false: ask the daemon); wait: until
+ * when a parked thread waits for its entry's grant (0: take it now). Lock held.
+ */
+bool rt_ahead_defer(struct runtime *rt, struct rt_vcpu *rv, uint32_t seq, uint32_t lane,
+		    uint64_t at);
+bool rt_ahead_grant_msg(struct runtime *rt, struct rt_vcpu *rv, uint32_t seq);
+bool rt_ahead_tick(struct runtime *rt, uint64_t now);
+uint64_t rt_ahead_wait(struct runtime *rt, struct rt_vcpu *rv, const struct host_grant *e);
 /* Host mode: the CPU of the VMM's other threads, reported (rt_other.c). Lock held. */
 void rt_other_join(struct runtime *rt, uint64_t now);
 void rt_other_report(struct runtime *rt, uint64_t now);

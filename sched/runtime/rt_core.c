@@ -144,7 +144,9 @@ void rt_core_tick(struct runtime *rt, uint64_t now)
 {
 	rt_charge_running(rt, now);
 	if (rt->remote) {
-		rt_remote_tick(rt, now);
+		/* Ends the daemon published ahead are applied here; any other asks it (TICK). */
+		if (!rt_ahead_tick(rt, now))
+			rt_remote_tick(rt, now);
 		return;
 	}
 	sched_timer(rt->s, now);

@@ -37,6 +37,16 @@ static long rt_futex_waitv(struct futex_waitv *w, unsigned int n)
 	return syscall(SYS_futex_waitv, w, n, 0, NULL, CLOCK_MONOTONIC);
 }
 
+/* The same, until the absolute CLOCK_MONOTONIC ns deadline (0: none). */
+static long rt_futex_waitv_until(struct futex_waitv *w, unsigned int n, uint64_t deadline)
+{
+	struct timespec ts = time_ns_to_ts(deadline);
+
+	if (!deadline)
+		return rt_futex_waitv(w, n);
+	return syscall(SYS_futex_waitv, w, n, 0, &ts, CLOCK_MONOTONIC);
+}
+
 /* Whether this kernel has futex_waitv (5.16): a join asks for a page only then. */
 bool rt_page_usable(void)
 {
@@ -132,6 +142,7 @@ static bool rt_page_read(const struct host_grant *g, struct host_grant *e, uint3
 		e->lane = __atomic_load_n(&g->lane, __ATOMIC_RELAXED);
 		e->until = __atomic_load_n(&g->until, __ATOMIC_RELAXED);
 		e->cpu = __atomic_load_n(&g->cpu, __ATOMIC_RELAXED);
+		e->at = __atomic_load_n(&g->at, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&g->seq, __ATOMIC_RELAXED) == *seq) {
 			e->seq = *seq;
@@ -154,6 +165,8 @@ static void rt_page_take(struct runtime *rt, struct rt_vcpu *rv, const struct ho
 	if (e->lane != HOST_LANE_NONE &&
 	    (e->lane >= rt->nr_lanes || (e->cpu != HOST_CPU_NONE && e->cpu >= CPU_SETSIZE)))
 		return;		/* garbage: the socket's copy of it loses the daemon */
+	if (rt_ahead_defer(rt, rv, e->seq, e->lane, e->at))
+		return;		/* made ahead of a slice end: holds from e->at (rt_ahead.c) */
 	rv->seq_applied = e->seq;
 	/* A RETIME of this grant that reached the agent before the grant reached the thread. */
 	if (rv->retime_seq && rv->retime_seq == e->seq)
@@ -269,6 +282,13 @@ void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv)
 		rt_page_take(rt, rv, &e);
 }
 
+bool rt_page_entry(struct runtime *rt, const struct rt_vcpu *rv, struct host_grant *e)
+{
+	uint32_t seq;
+
+	return rt->page && rt_page_read(&rt->page[rv->id], e, &seq);
+}
+
 bool rt_page_apply(struct runtime *rt, struct rt_vcpu *rv, uint32_t *seq)
 {
 	struct host_grant e;
@@ -292,16 +312,19 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 		{ .uaddr = (uintptr_t)&rv->wake_word, .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG },
 	};
 	struct host_grant e;
+	uint64_t until = 0;
 	uint32_t seq;
 
 	rt_page_parked(rt, rv, true);
-	if (rt_page_read(g, &e, &seq) && rt_page_newer(rv, e.seq)) {
+	/* A grant from a slice end to come (rt_ahead.c) is waited for here until then. */
+	if (rt_page_read(g, &e, &seq) && rt_page_newer(rv, e.seq) &&
+	    !(until = rt_ahead_wait(rt, rv, &e))) {
 		rt_page_unpark(rt, rv);	/* takes it, or a newer one: the caller looks again */
 		return;
 	}
 	/* Another VM's release this vCPU succeeds, claimed already (rt_xhand.c); the claims after
 	 * this are the waker's (rt_xwait.c), which wakes this thread through the grant. */
-	if (rt_xhand_take(rt, rv)) {
+	if (!until && rt_xhand_take(rt, rv)) {
 		rt_page_unpark(rt, rv);
 		return;
 	}
@@ -309,7 +332,7 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 	w[1].val = rv->wake_word;
 	rv->page_waiting = true;
 	rt_unlock(rt);
-	rt_futex_waitv(w, 2);
+	rt_futex_waitv_until(w, 2, until);
 	mutex_lock(rt->lock);
 	rv->page_waiting = false;
 	rt_page_unpark(rt, rv);

@@ -225,7 +225,8 @@ int rt_remote_join(struct runtime *rt, int fd)
 				.flags = page ? HOST_HELLO_PAGE | HOST_HELLO_OFFER |
 						HOST_HELLO_HELD | HOST_HELLO_KICK |
 						HOST_HELLO_HAND | HOST_HELLO_PIN |
-						HOST_HELLO_PEER | HOST_HELLO_GUEST : 0 };
+						HOST_HELLO_PEER | HOST_HELLO_GUEST |
+						HOST_HELLO_AHEAD : 0 };
 	struct host_welcome w;
 	int page_fd, offer_fd, ret;
 
@@ -348,6 +349,11 @@ int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 		return 0;
 	}
 	if (rt->page && m.type != HOST_MSG_RETIME && !rt_page_newer(rv, m.seq))
+		return 0;
+	/* Made ahead of a slice end: a PREEMPT at its a, a GRANT from its entry's at. */
+	if (rt->page && (m.type == HOST_MSG_PREEMPT ?
+			 rt_ahead_defer(rt, rv, m.seq, HOST_LANE_NONE, m.a) :
+			 m.type == HOST_MSG_GRANT && rt_ahead_grant_msg(rt, rv, m.seq)))
 		return 0;
 	rv->seq_applied = m.seq;
 	switch (m.type) {

@@ -87,9 +87,21 @@ static inline int host_test_join(struct host *h, const char *name, unsigned int 
  * does: the WELCOME is read and *o maps the offer word (the page's fd is closed; the offer
  * page's too unless offer_fd keeps it).
  */
+static inline int host_test_join_pages(struct host *h, const struct host_hello *hm,
+				       struct host_client **c, struct host_offer **o,
+				       int *offer_fd, const struct host_grant **page);
+
 static inline int host_test_join_hello_fd(struct host *h, const struct host_hello *hm,
 					  struct host_client **c, struct host_offer **o,
 					  int *offer_fd)
+{
+	return host_test_join_pages(h, hm, c, o, offer_fd, NULL);
+}
+
+/* The same, the grant page mapped read-only at *page (NULL: not kept), as rt_page_map(). */
+static inline int host_test_join_pages(struct host *h, const struct host_hello *hm,
+				       struct host_client **c, struct host_offer **o,
+				       int *offer_fd, const struct host_grant **page)
 {
 	char buf[1024], cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
@@ -107,6 +119,10 @@ static inline int host_test_join_hello_fd(struct host *h, const struct host_hell
 	memcpy(fd, CMSG_DATA(cm), sizeof(fd));
 	*o = mmap(NULL, sizeof(**o), PROT_READ | PROT_WRITE, MAP_SHARED, fd[1], 0);
 	CU_ASSERT_FATAL(*o != MAP_FAILED);
+	if (page) {
+		*page = mmap(NULL, hm->nr_vcpus * sizeof(**page), PROT_READ, MAP_SHARED, fd[0], 0);
+		CU_ASSERT_FATAL(*page != MAP_FAILED);
+	}
 	close(fd[0]);
 	if (offer_fd)
 		*offer_fd = fd[1];

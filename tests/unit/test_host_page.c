@@ -166,7 +166,7 @@ static void test_host_page_flags(void)
 	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
 	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
 	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &c), 0);
-	hm.flags = 0x100;	/* none yet */
+	hm.flags = 0x200;	/* none yet */
 	CU_ASSERT_EQUAL(page_msg(h, c, &hm, sizeof(hm)), 1);
 	CU_ASSERT_TRUE(page_recv(sv[0], HOST_MSG_WELCOME, &w, sizeof(w), &fd));
 	CU_ASSERT_EQUAL(w.err, -EINVAL);
