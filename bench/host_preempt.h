@@ -51,6 +51,7 @@ struct pre {
 	int ofd;		/* host mode, two lanes: VM "other"'s socket */
 	bool timing;		/* lock: t0 set, H's next exit is this round's sample */
 	unsigned int stray;	/* H out before the timed wake (a vt round's first wake) */
+	unsigned int early;	/* slice round: H out before the slice end it was timed from */
 	unsigned int missed;	/* in-process: the timed wake did not take the lane */
 	unsigned int grants;	/* host mode: GRANTs of vCPU 0 (one a round, one more a stray) */
 	pid_t tid;		/* H's */

@@ -138,9 +138,15 @@ void *holder(void *arg)
 			continue;
 		}
 		p->timing = false;
-		p->kicks[p->n] = p->tk - p->t0;
-		p->agents[p->n] = p->ta > p->t0 ? p->ta - p->t0 : 0;
-		p->samples[p->n++] = t - p->t0;
+		/* A slice round's H out before the end it is timed from (t0 is the end read
+		 * ahead, not a moment passed): counted, not a sample (it wrapped to 2^64 ns). */
+		if (t < p->t0) {
+			p->early++;
+		} else {
+			p->kicks[p->n] = p->tk > p->t0 ? p->tk - p->t0 : 0;
+			p->agents[p->n] = p->ta > p->t0 ? p->ta - p->t0 : 0;
+			p->samples[p->n++] = t - p->t0;
+		}
 		p->done = true;
 		pthread_cond_broadcast(&p->cond);
 	}
@@ -234,6 +240,9 @@ void report(const char *accel, const char *what, struct pre *p)
 	       "  (kick issued: median %5.1f  p99 %5.1f us; %u rounds)\n", accel, what,
 	       quant(p, 500) / 1e3, quant(p, 900) / 1e3, quant(p, 990) / 1e3,
 	       quant_of(p, p->kicks, 500) / 1e3, quant_of(p, p->kicks, 990) / 1e3, p->n);
+	if (p->early)
+		printf("%-6s %-10s out before the slice end it was timed from: %u rounds (not sampled)\n",
+		       accel, what, p->early);
 }
 
 void ratio(const char *accel, const char *what, struct pre *ho, struct pre *in)
