@@ -15,50 +15,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../sched/runtime/rt.h"
-#include "../../vmm/accel/thread.h"
-#include "host/proto.h"
-#include "test.h"
-#include "vmm/vm.h"
+#include "rt_page_rig.h"
 
-struct page_rig {
-	pthread_mutex_t lock;
-	struct runtime rt;
-	struct rt_vcpu v;
-	struct vcpu vcpu;
-	struct thread_vcpu t;
-	struct host_grant *page;	/* the daemon's view: writable here */
-};
-
-static void rig_init(struct page_rig *g)
-{
-	memset(g, 0, sizeof(*g));
-	pthread_mutex_init(&g->lock, NULL);
-	g->page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CU_ASSERT_FATAL(g->page != MAP_FAILED);
-	g->rt.lock = &g->lock;
-	g->rt.v = &g->v;
-	g->rt.nr_vcpus = 1;
-	g->rt.nr_lanes = 1;
-	g->rt.page = g->page;
-	g->rt.page_len = 4096;
-	g->v.rt = &g->rt;
-	g->v.vcpu = &g->vcpu;
-	g->t.vcpu = &g->vcpu;
-	g->vcpu.run = &g->t.run;
-	mutex_lock(&g->lock);
-}
-
-/* host_page_write() as the daemon does it: seq odd, the fields, seq even. */
+/* host_page_write() as the daemon does it. */
 static void rig_write(struct page_rig *g, uint32_t lane)
 {
-	struct host_grant *e = &g->page[0];
-
-	e->seq++;
-	e->lane = lane;
-	e->until = HOST_TIME_INF;
-	e->cpu = HOST_CPU_NONE;
-	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
+	rig_write_at(g, lane, 0);
 }
 
 /* vCPU 0 holds lane 0 from the page's latest grant and is in the guest. */
@@ -172,14 +134,6 @@ static void rig_offer(struct page_rig *g)
 	CU_ASSERT_FATAL(g->rt.offer != MAP_FAILED);
 	rt_set_state(&g->v, RT_BLOCKED, rt_now());
 	rt_set_state(&g->v, RT_WAITING, rt_now());
-}
-
-static void rig_done(struct page_rig *g)
-{
-	mutex_unlock(&g->lock);
-	munmap(g->rt.offer, sizeof(struct host_offer));
-	munmap(g->page, 4096);
-	free(g->rt.lane_cpu);
 }
 
 /*
