@@ -31,6 +31,18 @@ static void arig_holding(struct page_rig *g)
 	CU_ASSERT_EQUAL_FATAL(g->v.state, RT_RUNNING);
 }
 
+/* vCPU 0 holding, with a PREEMPT published for 50 ms from now read on its way out: that moment. */
+static uint64_t arig_pending(struct page_rig *g)
+{
+	uint64_t at = rt_now() + 50 * NSEC_PER_MSEC;
+
+	arig_init(g);
+	arig_holding(g);
+	rig_write_at(g, HOST_LANE_NONE, at);
+	rt_page_exit(&g->rt, &g->v);
+	return at;
+}
+
 /*
  * A PREEMPT published for a moment to come (the thread backend's watch took the holder out for
  * it): it runs on with its slice end there, and its slice end applies it with no TICK. Before
@@ -39,13 +51,8 @@ static void arig_holding(struct page_rig *g)
 static void test_rt_ahead_preempt(void)
 {
 	struct page_rig g;
-	uint64_t at;
+	uint64_t at = arig_pending(&g);
 
-	arig_init(&g);
-	arig_holding(&g);
-	at = rt_now() + 50 * NSEC_PER_MSEC;
-	rig_write_at(&g, HOST_LANE_NONE, at);
-	rt_page_exit(&g.rt, &g.v);
 	CU_ASSERT_EQUAL(g.v.state, RT_RUNNING);
 	CU_ASSERT_EQUAL(g.v.until, at);		/* its own slice end is there */
 	CU_ASSERT_FALSE(rt_page_newer(&g.v, g.page[0].seq));	/* the watch and agent skip it */
@@ -71,13 +78,8 @@ static void test_rt_ahead_preempt(void)
 static void test_rt_ahead_withdrawn(void)
 {
 	struct page_rig g;
-	uint64_t at;
+	uint64_t at = arig_pending(&g);
 
-	arig_init(&g);
-	arig_holding(&g);
-	at = rt_now() + 50 * NSEC_PER_MSEC;
-	rig_write_at(&g, HOST_LANE_NONE, at);
-	rt_page_exit(&g.rt, &g.v);
 	CU_ASSERT_EQUAL(g.v.ahead_seq, g.page[0].seq);
 	rig_write_at(&g, 0, at);
 	rt_page_exit(&g.rt, &g.v);

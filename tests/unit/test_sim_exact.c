@@ -20,25 +20,31 @@ static double group_error(const struct sim_result *r, const char *path)
 	return fabs(u - ideal) * 100.0 / sim_capacity_ns(r);
 }
 
+/* The scenario's groups, and path's own, within bound % of capacity of the ideal. */
+static void run_group_within(const char *text, const char *path, double bound)
+{
+	struct sim_result *r = run(text);
+
+	if (!r)
+		return;
+	if (sim_max_group_error(r) > bound)
+		sim_report(r, stdout);
+	CU_ASSERT_TRUE(group_error(r, path) <= bound);
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= bound);
+	sim_result_free(r);
+}
+
 /*
  * A group whose rate (0.71 of the lane) is below the lane it holds, beside root hogs and an idle
  * group: bound_saturated() took every running entity's credit, so /g1 got 3240 ms of 3571.
  */
 static void test_heavy_holder_keeps_credit(void)
 {
-	struct sim_result *r = run("lanes 1\nduration 5s\ngroup /g0 idle 1\n"
-				   "group /g1 weight 1000\n"
-				   "vcpu 0 / hog\nvcpu 1 /g0 hog\nvcpu 2 /g0 hog\nvcpu 3 / hog\n"
-				   "vcpu 4 /g0 hog\nvcpu 5 /g1 hog\nvcpu 6 / hog\nvcpu 7 /g0 hog\n"
-				   "vcpu 8 /g0 hog\nvcpu 9 / hog\n");
-
-	if (!r)
-		return;
-	if (sim_max_group_error(r) > 0.1)
-		sim_report(r, stdout);
-	CU_ASSERT_TRUE(group_error(r, "/g1") <= 0.1);
-	CU_ASSERT_TRUE(sim_max_group_error(r) <= 0.1);
-	sim_result_free(r);
+	run_group_within("lanes 1\nduration 5s\ngroup /g0 idle 1\n"
+			 "group /g1 weight 1000\n"
+			 "vcpu 0 / hog\nvcpu 1 /g0 hog\nvcpu 2 /g0 hog\nvcpu 3 / hog\n"
+			 "vcpu 4 /g0 hog\nvcpu 5 /g1 hog\nvcpu 6 / hog\nvcpu 7 /g0 hog\n"
+			 "vcpu 8 /g0 hog\nvcpu 9 / hog\n", "/g1", 0.1);
 	/* Weight 5000 with 2 hogs beside 8 root hogs on 2 lanes: 1.72 CPU (it got 1.43). */
 	run_within("lanes 2\nduration 10s\ngroup /g weight 5000\nvcpu 0 /g hog\nvcpu 1 /g hog\n"
 		   "vcpu 2 / hog\nvcpu 3 / hog\nvcpu 4 / hog\nvcpu 5 / hog\nvcpu 6 / hog\n"
@@ -56,7 +62,7 @@ static void test_heavy_holder_keeps_credit(void)
  */
 static void test_saturated_group_keeps_credit(void)
 {
-	struct sim_result *r = run(
+	run_group_within(
 		"lanes 15\nduration 3s\ngroup /g1\ngroup /g2 weight 7\ngroup /g1/g4\n"
 		"group /g1/g4/g5 weight 3393\ngroup /g1/g4/g5/g6\ngroup /g1/g4/g5/g6/g7 weight 415\n"
 		"group /g1/g4/g5/g6/g7/g8\ngroup /g1/g4/g5/g6/g7/g8/g9\ngroup /g1/g4/g5/g10\n"
@@ -66,15 +72,8 @@ static void test_saturated_group_keeps_credit(void)
 		"vcpu 6 /g1 hog\nvcpu 7 /g1 hog\nvcpu 8 /g1/g4/g5/g6 duty 1324us 2278us phase 84us\n"
 		"vcpu 9 /g2/g13 hog\nvcpu 10 /g1/g4/g5/g10 hog\nvcpu 11 /g2 hog\nvcpu 12 /g1/g4 hog\n"
 		"vcpu 13 /g1/g4/g5/g6/g16 hog\nvcpu 14 /g1/g4/g5/g6/g7/g8/g9 hog\n"
-		"vcpu 15 /g1/g4/g5/g6/g7/g8/g9 hog\nvcpu 16 /g1/g4/g5 hog\nvcpu 17 /g1/g4/g5 hog\n");
-
-	if (!r)
-		return;
-	if (sim_max_group_error(r) > 0.4)
-		sim_report(r, stdout);
-	CU_ASSERT_TRUE(group_error(r, "/g1/g4/g5") <= 0.4);
-	CU_ASSERT_TRUE(sim_max_group_error(r) <= 0.4);
-	sim_result_free(r);
+		"vcpu 15 /g1/g4/g5/g6/g7/g8/g9 hog\nvcpu 16 /g1/g4/g5 hog\nvcpu 17 /g1/g4/g5 hog\n",
+		"/g1/g4/g5", 0.4);
 }
 
 /*
