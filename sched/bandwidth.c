@@ -257,14 +257,15 @@ static void unthrottle(struct sched *s, struct group_core *gc)
 		 * takes none, and the claims stopped there, so a group refilled beside a lane left
 		 * idle got that one lane and ran on fewer than its weighted share for up to a slice,
 		 * spending its pool late (10 ms caps seed 213 0.877 %, 743 2.998 %: docs/scheduler.md
-		 * §4 "A refill claims past a free lane").
+		 * §4 "A refill claims past a free lane"). The claims are a waker's, judged by what
+		 * the group had and within its pace (lanes_refill_claim()).
 		 */
 		fair_enqueue(s, &gc->se);
 		for (l = 0; l < s->nr_lanes; l++)
 			if (!s->core.lanes[l].cur && (vc = fair_pick(s)))
 				lanes_give(s, l, vc);
 		for (n = 0; n < s->nr_lanes && heap_queued(&gc->se.node); n++)
-			if (!lanes_waiter_arrived(s, &gc->se))
+			if (!lanes_refill_claim(s, gc))
 				break;
 	}
 	core_emit(s, SCHED_UNTHROTTLE, gc->g);

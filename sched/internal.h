@@ -441,6 +441,7 @@ void lanes_defer(struct sched *s, struct lane *ln);
 void lanes_put_back(struct sched *s, struct vcpu_core *vc);
 void lanes_repick(struct sched *s, unsigned int l);
 bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
+bool lanes_refill_claim(struct sched *s, struct group_core *gc);
 void lanes_settle(struct sched *s);
 void lanes_unpay(struct sched *s);
 void lanes_repay(struct sched *s);

@@ -370,6 +370,26 @@ static void test_refill_claims_past_free_lane(void)
 		   "vcpu 7 / hog\n", 0.2);
 }
 
+/*
+ * A refill's claims are a waker's, judged by what the group had (lanes_wake.c,
+ * lanes_refill_claim()). Seed 1885 of the 10 ms caps kind reduced: four lanes, a root hog, /g1
+ * (weight 165) with a hog and /g1/g2 (weight 546, four hogs, 2.442 ms per 10 ms). /g1 is owed
+ * three lanes; while /g1/g2 runs it is owed 2.54 of them and /g1's hog 0.46, so the reference
+ * bursts /g1/g2 at 2.54 lanes for 0.96 ms a period. At each refill it took the two free lanes,
+ * each paid a slice up front, and its claim on the hog's lane (misplaced: 2 held, 2.54 owed)
+ * counted those two unrun slices as service, 2.37 ms of its virtual time: it looked owed less
+ * than the hog and took nothing, ran its pool on two lanes and left the hog its whole lane:
+ * 2000 ms of 1896.8 in 2 s (1.29 % of capacity). Now it takes the third lane: 0.74 %, the rest
+ * being the reference's 0.52 ms share of that lane a period, under min_run.
+ */
+static void test_refill_claims_as_a_waker(void)
+{
+	run_within("lanes 4\nduration 2s\ngroup /g1 weight 165\n"
+		   "group /g1/g2 weight 546 max 2442us 10000us\n"
+		   "vcpu 0 / hog\nvcpu 1 /g1 hog\nvcpu 2 /g1/g2 hog\nvcpu 3 /g1/g2 hog\n"
+		   "vcpu 4 /g1/g2 hog\nvcpu 5 /g1/g2 hog\n", 0.8);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -392,6 +412,7 @@ static CU_TestInfo caps_tests[] = {
 	{ "a throttled pool is paced to the reference's dry point",
 	  test_throttled_pool_paced_to_ref_dry },
 	{ "a refill claims past a free lane", test_refill_claims_past_free_lane },
+	{ "a refill claims as a waker", test_refill_claims_as_a_waker },
 	CU_TEST_INFO_NULL,
 };
 
