@@ -5,12 +5,13 @@
  * (HOST_HELLO_PEER). Per round (not timed) VM a's vCPU gets the lane and VM b's waits for it
  * (both fenced by a PING; then the daemon's two offers are waited for: a's handoff to another
  * VM, b's successor side); then, timed, a's vCPU releases: the claim's CAS in a's word and its
- * FUTEX_WAKE, then its TOOK at once, as rt_hand_xvm(); b's waker (SCHED_FIFO where allowed,
- * as rt_xwait.c), parked on a's word and b's grant-page entry (futex_waitv), sees the claim,
- * takes the lane with a CAS of b's word (rt_xhand_take()), wakes b's vCPU thread (parked on a
- * private word, as rt_page_wait() on its wake word) and sends b's TOOK; timed to b's vCPU
- * thread running. A round whose take fails (the daemon revoked first) still times b's thread
- * running, from the daemon's grant by the page, and is counted.
+ * FUTEX_WAKE, then its TOOK at once, as rt_hand_xvm(); b's vCPU thread, parked on b's grant-page
+ * entry and a's word (futex_waitv, as rt_page_wait() with rt_xhand_park()), is woken by the claim,
+ * takes the lane with a CAS of b's word and sends b's TOOK (rt_xhand_take()); timed to it running.
+ * BENCH_XVM_WAKER=1 times the path before (protocol 11 to this change): b's waker (SCHED_FIFO
+ * where allowed, as rt_xwait.c) parked on a's word takes and wakes b's vCPU thread parked on a
+ * private word: two wake-ups. A round whose take fails (the daemon revoked first) still times
+ * b's thread running, from the daemon's grant by the page, and is counted.
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -52,6 +53,8 @@ struct xrel {
 	unsigned int n, rounds, gap_us, taken;
 	pid_t pid;
 	char sock[64];
+	bool waker;		/* BENCH_XVM_WAKER=1: the waker takes (the path before) */
+	int varm;		/* the round's claim may be taken by b's vCPU thread */
 };
 
 struct xagent {
@@ -175,23 +178,81 @@ static bool x_take(struct xrel *r)
 	}
 }
 
-/* b's vCPU thread, on the lane's CPU: runs when the waker wakes it (timed to here). */
+/*
+ * b's vCPU thread, on the lane's CPU, parked on its entry and a's word (rt_page_wait() with
+ * rt_xhand_park()): a's claim wakes it, it takes with the CAS of b's word and sends b's TOOK
+ * (rt_xhand_take()); or the daemon's grant by the page. BENCH_XVM_WAKER=1: parked on a private
+ * word, woken by the waker that took (the path before). Timed to here.
+ */
 static void *x_vcpu(void *arg)
 {
 	struct xrel *r = arg;
+	const uint32_t *aw = host_offer_futex(r->a.offer);
+	const struct host_grant *g = &r->b.page[0];
 	uint32_t seen = 0;
+	bool took;
 
 	bench_pin_lane();
 	for (;;) {
-		while (__atomic_load_n(&r->vwake, __ATOMIC_ACQUIRE) == seen)
-			syscall(SYS_futex, &r->vwake, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
-		seen = __atomic_load_n(&r->vwake, __ATOMIC_ACQUIRE);
+		took = false;
+		if (!r->waker) {
+			for (;;) {
+				struct futex_waitv w[3] = {
+					{ .uaddr = (uintptr_t)&g->seq, .flags = FUTEX_32 },
+					{ .uaddr = (uintptr_t)aw, .flags = FUTEX_32 },
+					{ .uaddr = (uintptr_t)&r->vwake,
+					  .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG },
+				};
+				uint64_t pw, bw;
+				uint32_t seq, gen;
+
+				w[2].val = __atomic_load_n(&r->vwake, __ATOMIC_ACQUIRE);
+				if (w[2].val != seen) {
+					seen = w[2].val;
+					if (r->stop)
+						return NULL;
+				}
+				w[1].val = __atomic_load_n(aw, __ATOMIC_ACQUIRE);
+				if (__atomic_load_n(&r->varm, __ATOMIC_ACQUIRE)) {
+					gen = r->gen;
+					pw = __atomic_load_n(&r->a.offer->word, __ATOMIC_ACQUIRE);
+					bw = host_offer_word(gen, HOST_OFFER_XSUCC, HOST_OFFER_FREE);
+					if (host_offer_gen(pw) == gen && host_offer_lane(pw) == 0 &&
+					    host_offer_vcpu(pw) == 0 &&
+					    __atomic_compare_exchange_n(&r->b.offer->word, &bw,
+									host_offer_word(gen, 0, 0), false,
+									__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+						took = true;
+						break;
+					}
+					seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
+					if (seq != r->seen && !(seq & 1) &&
+					    __atomic_load_n(&g->lane, __ATOMIC_RELAXED) != HOST_LANE_NONE) {
+						r->seen = seq;
+						break;
+					}
+				} else {
+					seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
+				}
+				w[0].val = seq;
+				syscall(SYS_futex_waitv, w, 3, 0, NULL, CLOCK_MONOTONIC);
+			}
+			__atomic_store_n(&r->varm, 0, __ATOMIC_RELEASE);
+			if (took)	/* at once, at the take's unlock (rt_xhand_take()) */
+				x_send(&r->b, HOST_MSG_TOOK, 0, r->gen, 0);
+		} else {
+			while (__atomic_load_n(&r->vwake, __ATOMIC_ACQUIRE) == seen)
+				syscall(SYS_futex, &r->vwake, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+			seen = __atomic_load_n(&r->vwake, __ATOMIC_ACQUIRE);
+		}
 		pthread_mutex_lock(&r->lock);
 		if (r->stop) {
 			pthread_mutex_unlock(&r->lock);
 			return NULL;
 		}
 		r->samples[r->n++] = time_mono_ns() - r->t0;
+		if (took)
+			r->taken++;
 		r->vdone = true;
 		r->done = r->wdone;
 		pthread_cond_broadcast(&r->cond);
@@ -247,6 +308,7 @@ struct xrel *bench_xhand_start(unsigned int rounds, unsigned int gap_us)
 		exit(1);
 	r->rounds = rounds;
 	r->gap_us = gap_us;
+	r->waker = getenv("BENCH_XVM_WAKER") && atoi(getenv("BENCH_XVM_WAKER"));
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->pid = bench_daemon_start("xhand", r->sock, sizeof(r->sock));
@@ -274,8 +336,12 @@ int bench_xhand_round(struct xrel *r, pthread_mutex_t *vmm)
 	r->seen = __atomic_load_n(&r->b.page[0].seq, __ATOMIC_ACQUIRE);
 	pthread_mutex_lock(&r->lock);
 	r->vdone = r->wdone = false;
+	r->wdone = !r->waker;	/* no waker in the round */
 	pthread_mutex_unlock(&r->lock);
-	bench_flag_set(&r->lock, &r->cond, &r->armed);
+	if (!r->waker)
+		__atomic_store_n(&r->varm, 1, __ATOMIC_RELEASE);
+	else
+		bench_flag_set(&r->lock, &r->cond, &r->armed);
 	if (r->gap_us)
 		usleep(r->gap_us);
 	pthread_mutex_lock(vmm);
@@ -315,6 +381,8 @@ void bench_xhand_stop(struct xrel *r)
 	r->stop = true;
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
+	__atomic_add_fetch(&r->vwake, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &r->vwake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	shutdown(r->a.fd, SHUT_RDWR);
 	shutdown(r->b.fd, SHUT_RDWR);
 	pthread_join(r->a.agent, NULL);

@@ -200,6 +200,7 @@ void run_monitor_json(struct json *j, void *arg)
 	json_kv_u64(j, "handoffs", st.handoffs);
 	json_kv_u64(j, "xhandoffs_out", st.xhandoffs_out);
 	json_kv_u64(j, "xhandoffs", st.xhandoffs);
+	json_kv_u64(j, "xhandoffs_parked", st.xhandoffs_parked);
 	json_kv_u64(j, "xw_wakes", st.xw_wakes);
 	json_kv_u64(j, "page_exits", st.page_exits);
 	json_kv_u64(j, "ahead_preempts", st.ahead_preempts);

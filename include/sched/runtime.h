@@ -78,6 +78,8 @@ struct runtime_stats {
 	uint64_t handoffs;		/* host mode: lanes handed on by their holder (rt_hand.c) */
 	uint64_t xhandoffs_out;		/* ... released to another VM's successor (rt_hand.c) */
 	uint64_t xhandoffs;		/* ... taken from another VM's holder (rt_xhand.c) */
+	uint64_t xhandoffs_parked;	/* ... of them by the successor's own thread, woken
+					   from its park by the claim (rt_xhand_park()) */
 	uint64_t xw_wakes;		/* sleepers made runnable by the waker (rt_xwait.c) */
 	uint64_t migrations;		/* vCPU threads re-pinned to another lane's host CPU */
 	uint64_t throttles;		/* groups throttled (quota ran out) */

@@ -130,6 +130,7 @@ struct rt_vcpu {
 	uint32_t seq_applied;	/* the last decision applied (page entry seq) */
 	uint32_t wake_word;	/* private futex: the VMM's own wake-ups of a page wait */
 	bool page_waiting;	/* parked in rt_page_wait() */
+	bool xwatch;		/* ... on a peer's offer word too (rt_xhand_park()) */
 	uint32_t retime_seq;	/* a RETIME of a grant not taken yet from the page: its seq, 0 */
 	uint64_t retime_until;
 	/* rt_ahead.c: a PREEMPT the daemon published for a slice end to come: its seq (0: none),
@@ -197,7 +198,9 @@ struct runtime {
 	uint32_t xw_word;	/* private futex: its wake-ups (kicks, its timer's signal) */
 	timer_t xw_timer;	/* signals it at the earliest sleep end */
 	uint64_t xw_at;		/* the time its timer is armed for, RT_INF: none */
-	uint32_t xw_gen, xw_watches;	/* its waits on a peer's word for this gen of this VM's */
+	uint32_t xw_gen, xw_watches;	/* waits on a peer's word for this gen of this VM's (the
+					   waker's and the vCPU threads' together) */
+	bool xw_peer;		/* the waker waits on a peer's word */
 	struct trace *trace;	/* recording (rt_trace.c), or NULL */
 };
 
@@ -427,6 +430,15 @@ struct rt_vcpu *rt_xhand_succ(struct runtime *rt);
 bool rt_xhand_watch(struct runtime *rt, struct futex_waitv *fw);
 bool rt_xhand_take(struct runtime *rt, struct rt_vcpu *rv);
 /*
+ * rv's thread parks on its grant page entry (rt_page_wait()): the futex it also waits on, put
+ * in fw (at most RT_XHAND_PARK_MAX), how many: the releasing VM's word while rv is the
+ * published successor, whose claim's FUTEX_WAKE then reaches the thread itself. unpark: back
+ * from that wait, a claim that woke it taken.
+ */
+#define RT_XHAND_PARK_MAX	1
+unsigned int rt_xhand_park(struct runtime *rt, struct rt_vcpu *rv, struct futex_waitv *fw);
+void rt_xhand_unpark(struct runtime *rt, struct rt_vcpu *rv);
+/*
  * The waker (rt_xwait.c): a SCHED_FIFO thread that makes a sleeping vCPU runnable at its sleep's
  * end and takes another VM's released lane for the published successor, where the vCPU's own
  * thread may wait behind a busy CPU's lane holder. arm: rv is about to sleep until end (lock
@@ -437,6 +449,16 @@ void rt_xwait_stop(struct runtime *rt);
 void rt_xwait_arm(struct runtime *rt, struct rt_vcpu *rv, uint64_t end);
 /* The pages or the peers changed: the waker looks again. Lock held. */
 void rt_xwait_changed(struct runtime *rt);
+/*
+ * Waits on another VM's word for one gen of this VM's (the waker's and the vCPU threads'): that
+ * VM writes its word at will, and a word changed between each read and each wait would keep a
+ * SCHED_FIFO waker (or a parked vCPU thread) of this VMM looping. Past this they leave that word
+ * alone until the daemon publishes again (a claim then is settled by the daemon: two wake-ups).
+ */
+#define RT_XWAIT_WATCH_MAX	256
+/* One more wait on a peer's word for this VM's gen (waker and vCPU threads): false past the
+ * bound. Lock held. */
+bool rt_xwait_watch_ok(struct runtime *rt);
 /*
  * Handoffs (rt_hand.c). Lock held. id, a lane holder, releases its lane (it blocks or is lent):
  * true if the successor the daemon published took it (the claim stands for id's BLOCKED).

@@ -307,11 +307,12 @@ bool rt_page_apply(struct runtime *rt, struct rt_vcpu *rv, uint32_t *seq)
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 {
 	const struct host_grant *g = &rt->page[rv->id];
-	struct futex_waitv w[2] = {
+	struct futex_waitv w[2 + RT_XHAND_PARK_MAX] = {
 		{ .uaddr = (uintptr_t)&g->seq, .flags = FUTEX_32 },
 		{ .uaddr = (uintptr_t)&rv->wake_word, .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG },
 	};
 	struct host_grant e;
+	unsigned int n = 2;
 	uint64_t until = 0;
 	uint32_t seq;
 
@@ -322,9 +323,12 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 		rt_page_unpark(rt, rv);	/* takes it, or a newer one: the caller looks again */
 		return;
 	}
-	/* Another VM's release this vCPU succeeds, claimed already (rt_xhand.c); the claims after
-	 * this are the waker's (rt_xwait.c), which wakes this thread through the grant. */
+	/* Another VM's release this vCPU succeeds (rt_xhand.c): its word read first, then a claim
+	 * made already taken; a claim after that read wakes this thread, which takes it. */
+	if (!until)
+		n += rt_xhand_park(rt, rv, &w[2]);
 	if (!until && rt_xhand_take(rt, rv)) {
+		rv->xwatch = false;
 		rt_page_unpark(rt, rv);
 		return;
 	}
@@ -332,9 +336,10 @@ void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv)
 	w[1].val = rv->wake_word;
 	rv->page_waiting = true;
 	rt_unlock(rt);
-	rt_futex_waitv_until(w, 2, until);
+	rt_futex_waitv_until(w, n, until);
 	mutex_lock(rt->lock);
 	rv->page_waiting = false;
+	rt_xhand_unpark(rt, rv);
 	rt_page_unpark(rt, rv);
 }
 

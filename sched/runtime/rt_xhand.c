@@ -8,7 +8,10 @@
  * handoff of the same gen there (and wakes the word), it takes the lane claimed for the vCPU
  * with a CAS of this VM's own word and wakes the vCPU's thread, pinned to the lane: the
  * daemon's wake-up is off the path. The vCPU's own thread takes it too if it finds the claim
- * before it parks.
+ * before it parks; parked on its grant page entry it waits on that VM's word too
+ * (rt_xhand_park()), so the claim's FUTEX_WAKE reaches it directly and it takes at one wake-up,
+ * where the waker's take and its wake of the thread made two (the waker then leaves the word
+ * to it, and wakes it to park on the word if a side is published after it parked: rt_xwait.c).
  *
  * Taken only if the daemon's view is this VMM's (it read every datagram sent but reports, this
  * vCPU's latest entry applied) and no TOOK is due. What is read in either page is checked like
@@ -87,6 +90,41 @@ bool rt_xhand_watch(struct runtime *rt, struct futex_waitv *fw)
 	fw->val = __atomic_load_n(host_offer_futex(po), __ATOMIC_ACQUIRE);
 	fw->flags = FUTEX_32;	/* shared: the page is mapped in both VMMs */
 	return true;
+}
+
+/*
+ * The peer's word read here (rt_xhand_watch()): a claim made after this read ends the wait. A
+ * side published after the thread parked reaches it through the waker, which the daemon's
+ * publish wakes (rt_xwait.c): it wakes the parked successor to park again here. Not every
+ * parked thread on the daemon's wake: a VM of many waiting vCPUs would wake them all at each
+ * new successor. The waker, if it waits on the word, is kicked to let go of it (it watches only
+ * for a successor not parked). Bounded with the waker's waits per gen: a peer that rewrites and
+ * wakes its word at will wakes this normal thread at most that often.
+ */
+unsigned int rt_xhand_park(struct runtime *rt, struct rt_vcpu *rv, struct futex_waitv *fw)
+{
+	struct rt_vcpu *sv;
+	uint64_t w;
+
+	assert_held(rt->lock);
+	rv->xwatch = false;
+	if (!rt_xhand_side(rt, &w, &sv) || sv != rv || !rt_xwait_watch_ok(rt) ||
+	    !rt_xhand_watch(rt, fw))
+		return 0;
+	rv->xwatch = true;
+	if (rt->xw_peer)
+		rt_xwait_changed(rt);
+	return 1;
+}
+
+void rt_xhand_unpark(struct runtime *rt, struct rt_vcpu *rv)
+{
+	assert_held(rt->lock);
+	if (!rv->xwatch)
+		return;
+	rv->xwatch = false;
+	if (rv->state == RT_WAITING && rt_xhand_take(rt, rv))
+		rt->st.xhandoffs_parked++;
 }
 
 bool rt_xhand_take(struct runtime *rt, struct rt_vcpu *rv)

@@ -21,7 +21,9 @@
  *    the successor (rt_xhand_take(): the CAS of this VM's word, the grant, which pins the
  *    successor's thread to the lane's CPU and wakes it, and the TOOK at once).
  * The vCPU's own thread still does both when it comes first (under the lock, whoever finds the
- * vCPU still asleep, or the claim still free, acts once). What the waker reads in the pages is
+ * vCPU still asleep, or the claim still free, acts once); a successor whose thread is parked on
+ * its grant page entry waits on the releasing VM's word itself (rt_xhand_park()) and takes the
+ * claim at one wake-up: the waker then leaves that word to it. What the waker reads in the pages is
  * checked as the vCPU thread checks it (rt_xhand.c, rt_page.c).
  */
 #include <errno.h>
@@ -45,13 +47,6 @@
  * of the successor's run (traced), and its sleep's end reached the waker only then.
  */
 #define RT_XWAIT_SIGNAL	(SIGRTMIN + 3)
-/*
- * Wake-ups of the waker while it watches another VM's word for one gen of this VM's: that VM
- * writes its word at will, and a word changed between each read and each wait would keep a
- * SCHED_FIFO thread of this VMM looping. Past this the waker leaves that word alone until the
- * daemon publishes again (the claim, if one comes, is settled by the daemon: two wake-ups).
- */
-#define RT_XWAIT_WATCH_MAX	256
 
 static __thread uint32_t *rt_xwait_self;
 
@@ -143,14 +138,27 @@ static bool rt_xwait_succ(struct runtime *rt, struct futex_waitv *fw)
 	if (!rv)
 		return false;
 	rt_page_apply(rt, rv, &seq);
+	if (rv->state != RT_WAITING)
+		return false;
+	/*
+	 * Its thread parked on its entry waits on the peer's word itself (rt_xhand_park(); parked
+	 * before this side was published, it is woken here to park again on it): the claim's
+	 * wake-up reaches it directly, one wake-up where the waker's take and its wake of the
+	 * thread made two. The waker takes only a claim made already, and watches only for a
+	 * successor that is not parked (in the guest, behind a CPU, between two waits).
+	 */
+	if (rv->page_waiting) {
+		if (!rt_xhand_take(rt, rv) && !rv->xwatch)
+			rt_vcpu_wake(rv);
+		return false;
+	}
 	/* Its word read before the take is tried: a claim after that read ends the wait. */
-	if (rv->state != RT_WAITING || !rt_xhand_watch(rt, fw))
+	if (!rt_xhand_watch(rt, fw))
 		return false;
 	return !rt_xhand_take(rt, rv);
 }
 
-/* Whether the peer's word may be watched again for this VM's current gen. Lock held. */
-static bool rt_xwait_watch_ok(struct runtime *rt)
+bool rt_xwait_watch_ok(struct runtime *rt)
 {
 	uint32_t gen = host_offer_gen(__atomic_load_n(&rt->offer->word, __ATOMIC_ACQUIRE));
 
@@ -183,10 +191,12 @@ static void rt_xwait_loop(struct runtime *rt)
 				n = 3;
 		}
 		rt_xwait_set(rt, next);
+		rt->xw_peer = n == 3;
 		rt_unlock(rt);	/* a RUNNABLE or TOOK queued above leaves here */
 		/* A page unmapped meanwhile (the daemon lost) fails at once: looked at again. */
 		syscall(SYS_futex_waitv, w, n, 0, NULL, CLOCK_MONOTONIC);
 		mutex_lock(rt->lock);
+		rt->xw_peer = false;
 	}
 }
 

@@ -46,8 +46,9 @@ for accel in $(test_accels); do
 		x=$(sed -nE 's/.*"xhandoffs": ([0-9]+).*/\1/p' "$st")
 		out=$(sed -nE 's/.*"xhandoffs_out": ([0-9]+).*/\1/p' "$st")
 		grants=$(sed -nE 's/.*"grants": ([0-9]+).*/\1/p' "$st")
+		parked=$(sed -nE 's/.*"xhandoffs_parked": ([0-9]+).*/\1/p' "$st")
 		cpu0=$(sed -nE 's/.*"id": 0,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-		echo "$accel $vm: ${x:-?} lanes taken from the other VM, ${out:-?} released to it, of ${grants:-?} grants; vCPU CPU ${cpu0:-?} ns"
+		echo "$accel $vm: ${x:-?} lanes taken from the other VM (${parked:-?} by its parked thread), ${out:-?} released to it, of ${grants:-?} grants; vCPU CPU ${cpu0:-?} ns"
 		[ -n "$x" ] && [ -n "$out" ] && [ -n "$grants" ] ||
 			fail "$accel $vm: no xhandoffs or grants in --stats"
 		check "$grants >= 50" || fail "$accel $vm: only $grants grants"
