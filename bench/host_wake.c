@@ -15,7 +15,8 @@
  *                    wakes the agent, which drops it.
  *
  * Timed: from the RUNNABLE (the wake, in-process) to B holding the grant; then B blocks (not
- * timed). The agent counts the GRANT datagrams it received.
+ * timed). The agent counts the GRANT datagrams it received. BENCH_LAT_SPIN_US: B polls its
+ * entry that long before it sleeps on the futex (default 0, as the runtime: a trial).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -126,7 +127,7 @@ static void wake_send(struct wake *w, uint32_t type)
 }
 
 static int wake_host(struct wake *w, bool early, unsigned int rounds, unsigned int gap_us,
-		     unsigned int park_us)
+		     unsigned int park_us, unsigned int spin_us)
 {
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
@@ -166,6 +167,8 @@ static int wake_host(struct wake *w, bool early, unsigned int rounds, unsigned i
 			if (seq != seen && !(seq & 1) &&
 			    __atomic_load_n(&g->lane, __ATOMIC_RELAXED) != HOST_LANE_NONE)
 				break;
+			if (spin_us && time_mono_ns() - t0 < (park_us + spin_us) * 1000ULL)
+				continue;
 			syscall(SYS_futex, &g->seq, FUTEX_WAIT, seq, NULL, NULL, 0);
 		}
 		wake_parked(w, false);
@@ -200,16 +203,19 @@ static void wake_free(struct wake *w)
 int bench_wake_run(unsigned int rounds, unsigned int gap_us)
 {
 	const char *env = getenv("BENCH_LAT_PARK_US");
+	const char *senv = getenv("BENCH_LAT_SPIN_US");
 	unsigned int park_us = env ? (unsigned int)atoi(env) : 0;
+	unsigned int spin_us = senv ? (unsigned int)atoi(senv) : 0;
 	struct wake *in = wake_new(rounds), *early = wake_new(rounds), *late = wake_new(rounds);
 	int ret = 0;
 
 	wake_inprocess(in, rounds, gap_us);
-	if (wake_host(early, true, rounds, gap_us, park_us) ||
-	    wake_host(late, false, rounds, gap_us, park_us))
+	if (wake_host(early, true, rounds, gap_us, park_us, spin_us) ||
+	    wake_host(late, false, rounds, gap_us, park_us, spin_us))
 		ret = -1;
 	if (!ret && in->n) {
-		printf("wake rows: the waking thread asks itself, its steal-time park %u us\n", park_us);
+		printf("wake rows: the waking thread asks itself, its steal-time park %u us, then it "
+		       "polls %u us\n", park_us, spin_us);
 		wake_report("in-process", in);
 		wake_report("host, wake", early);
 		wake_report("host, wake late", late);
