@@ -23,7 +23,9 @@
  * One vCPU, one lane; per round: runnable -> granted (B runs) -> blocked. Median, p90, p99.
  * Then the release rows (bench/host_hand.c): a lane freed while a second vCPU waits, in-process,
  * through the daemon's page, and handed on by its holder (HOST_HELLO_HAND); BENCH_LAT_HAND=0
- * leaves them out, BENCH_LAT_HAND=only runs them alone.
+ * leaves them out, BENCH_LAT_HAND=only runs them alone. Then the wake rows (bench/host_wake.c):
+ * the waking thread asks for the lane itself, its parked bit set before or after its RUNNABLE;
+ * BENCH_LAT_WAKE=0 leaves them out, BENCH_LAT_WAKE=only runs them alone.
  * BENCH_LAT_ROUNDS overrides the number of rounds (default 20000). Every path's A sleeps
  * BENCH_LAT_GAP_US (default 50) before each round, not timed: the offer path waits for the next
  * offer there, and a thread just back from a sleep (or a CPU kept out of deep idle states by
@@ -44,6 +46,7 @@
 
 #include "host_daemon.h"
 #include "host_hand.h"
+#include "host_wake.h"
 #include "host/host.h"
 #include "host/proto.h"
 #include "sched/core.h"
@@ -400,7 +403,7 @@ static struct lat *lat_new(unsigned int rounds)
 int main(void)
 {
 	const char *env = getenv("BENCH_LAT_ROUNDS"), *genv = getenv("BENCH_LAT_GAP_US");
-	const char *hand = getenv("BENCH_LAT_HAND");
+	const char *hand = getenv("BENCH_LAT_HAND"), *wake = getenv("BENCH_LAT_WAKE");
 	unsigned int rounds = env ? (unsigned int)atoi(env) : 20000;
 	struct lat *in, *ag, *pg, *of, *pk;
 
@@ -410,6 +413,8 @@ int main(void)
 		gap_us = (unsigned int)atoi(genv);
 	if (hand && !strcmp(hand, "only"))
 		return bench_hand_run(rounds, gap_us) ? 1 : 0;
+	if (wake && !strcmp(wake, "only"))
+		return bench_wake_run(rounds, gap_us) ? 1 : 0;
 	in = lat_new(rounds);
 	ag = lat_new(rounds);
 	pg = lat_new(rounds);
@@ -451,6 +456,8 @@ int main(void)
 	       (double)ag->samples[ag->n * 99 / 100] / in->samples[in->n * 99 / 100]);
 	vsched_destroy(in->vs);
 	if (!(hand && !strcmp(hand, "0")) && bench_hand_run(rounds, gap_us))
+		return 1;
+	if (!(wake && !strcmp(wake, "0")) && bench_wake_run(rounds, gap_us))
 		return 1;
 	free(in->samples);
 	free(ag->samples);

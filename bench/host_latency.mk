@@ -2,7 +2,9 @@
 BENCH_BINS += $(BUILD)/bench-host-latency
 
 $(BUILD)/bench-host-latency: bench/host_latency.c bench/host_hand.c bench/host_xhand.c bench/host_hand.h \
+		bench/host_wake.c bench/host_wake.h \
 		bench/host_daemon.c bench/host_daemon.h $(BUILD)/libvsched.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ bench/host_latency.c bench/host_hand.c bench/host_xhand.c bench/host_daemon.c \
+	$(CC) $(ALL_CFLAGS) -o $@ bench/host_latency.c bench/host_hand.c bench/host_xhand.c bench/host_wake.c \
+		bench/host_daemon.c \
 		$(BUILD)/libvsched.a $(LDLIBS)

@@ -203,6 +203,7 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 {
 	struct host_ev m = { .vcpu = 0 };
 	struct host_slot *sl;
+	bool parked = false;
 	uint64_t at;
 
 	host_slice_decided(h, d, sched_now(h->s));
@@ -238,10 +239,10 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 	 */
 	if (d->type == SCHED_RETIME)
 		m.seq = host_page_seq(sl->client, sl->vcpu);
+	else if (d->type == SCHED_RUN)
+		m.seq = host_page_grant(sl->client, sl->vcpu, d->lane, m.a, m.b, at, &parked);
 	else
-		m.seq = host_page_write_at(sl->client, sl->vcpu,
-					   d->type == SCHED_PREEMPT ? HOST_LANE_NONE : d->lane,
-					   m.a, m.b, at);
+		m.seq = host_page_write_at(sl->client, sl->vcpu, HOST_LANE_NONE, m.a, m.b, at);
 	if (d->type == SCHED_PREEMPT)
 		host_pre_count(h, sl->client, d->vcpu);
 	/*
@@ -275,7 +276,7 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 		}
 	}
 	/* Its thread waits on the entry just written: woken, it takes the grant itself. */
-	if (d->type == SCHED_RUN && host_offer_parked(sl->client, sl->vcpu))
+	if (d->type == SCHED_RUN && parked)
 		return;
 	host_queue(sl->client, &m);	/* sent at the event's end: host_flush() */
 }

@@ -296,6 +296,9 @@ uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane
 /* The same, holding from at (0: now; HOST_HELLO_AHEAD). */
 uint32_t host_page_write_at(struct host_client *c, unsigned int vcpu, uint32_t lane,
 			    uint64_t until, uint64_t cpu, uint64_t at);
+/* A grant (lane) so written; *parked: its thread waits on the entry (read before the wake-up). */
+uint32_t host_page_grant(struct host_client *c, unsigned int vcpu, uint32_t lane, uint64_t until,
+			 uint64_t cpu, uint64_t at, bool *parked);
 /* host_fwd.c: CTL_DONE from c (-EPROTO if malformed); c leaves; VM group settings changed. */
 int host_fwd_done(struct host *h, struct host_client *c, const struct host_ev *m);
 void host_fwd_gone(struct host *h, struct host_client *c);

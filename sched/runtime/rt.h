@@ -131,6 +131,7 @@ struct rt_vcpu {
 	uint32_t wake_word;	/* private futex: the VMM's own wake-ups of a page wait */
 	bool page_waiting;	/* parked in rt_page_wait() */
 	bool xwatch;		/* ... on a peer's offer word too (rt_xhand_park()) */
+	bool page_parked;	/* its parked bit set (rt_page_park()) */
 	uint32_t retime_seq;	/* a RETIME of a grant not taken yet from the page: its seq, 0 */
 	uint64_t retime_until;
 	/* rt_ahead.c: a PREEMPT the daemon published for a slice end to come: its seq (0: none),
@@ -373,6 +374,8 @@ bool rt_page_newer(const struct rt_vcpu *rv, uint32_t seq);
 void rt_page_retime(struct rt_vcpu *rv, uint32_t seq, uint64_t until);
 /* rv's entry applied if newer (a grant, a PREEMPT); false if unread (*seq: the seq last seen). */
 bool rt_page_apply(struct runtime *rt, struct rt_vcpu *rv, uint32_t *seq);
+void rt_page_park(struct runtime *rt, struct rt_vcpu *rv);
+void rt_page_park_end(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_wait(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_watch(struct runtime *rt, struct rt_vcpu *rv);
 void rt_page_exit(struct runtime *rt, struct rt_vcpu *rv);

@@ -218,6 +218,7 @@ static void rt_page_bit(uint64_t *words, const struct rt_vcpu *rv, bool on)
  */
 static void rt_page_parked(struct runtime *rt, struct rt_vcpu *rv, bool on)
 {
+	rv->page_parked = on;
 	if (rt->offer)
 		rt_page_bit(rt->offer->parked, rv, on);
 }
@@ -249,6 +250,28 @@ static void rt_page_unpark(struct runtime *rt, struct rt_vcpu *rv)
 	rt_page_parked(rt, rv, false);
 	if (rt->page && !rt_hands_off(rt) && rt_page_read(&rt->page[rv->id], &e, &seq))
 		rt_page_take(rt, rv, &e);
+}
+
+/*
+ * rv's thread is about to ask for a lane and wait for it (rt_enter()): parked before its
+ * RUNNABLE is queued, which another thread's send may take at once, and through the steal-time
+ * park made with the lock dropped after it. Parked only at rt_page_wait(), a grant the daemon
+ * decided in between went as a datagram too and woke the agent for nothing. The bit promises
+ * only that the entry is read again after it is cleared, which rt_page_wait() or
+ * rt_page_park_end() does. Lock held.
+ */
+void rt_page_park(struct runtime *rt, struct rt_vcpu *rv)
+{
+	if (rt->page && !rt_hands_off(rt))
+		rt_page_parked(rt, rv, true);
+}
+
+/* rt_enter()'s wait is over: still parked (no wait ran: an offer taken, a fallback), unparked
+ * and the entry read again. Lock held. */
+void rt_page_park_end(struct runtime *rt, struct rt_vcpu *rv)
+{
+	if (rv->page_parked)
+		rt_page_unpark(rt, rv);
 }
 
 /*

@@ -109,6 +109,10 @@ static int rt_enter(struct vcpu *vcpu)
 		now = rt_now();
 	}
 	if (!rt_hands_off(rt)) {
+		/* Host mode: parked before its RUNNABLE leaves, so that a grant decided while it
+		 * parks its steal time (unlocked, below) comes by the page alone (rt_page.c). */
+		if (rv->state != RT_RUNNING)
+			rt_page_park(rt, rv);
 		switch (rv->state) {
 		case RT_OFF:
 		case RT_BLOCKED:
@@ -143,6 +147,7 @@ static int rt_enter(struct vcpu *vcpu)
 			else if (!rt_unlock_send(rt))	/* its RUNNABLE out first */
 				mutex_cond_wait(&rv->cond, rt->lock);
 		}
+		rt_page_park_end(rt, rv);
 	}
 	now = rt_now();
 	/* The wait ended when the lane was granted; what follows is the handoff. */
