@@ -94,8 +94,15 @@ static bool idle_over(const struct sched_entity *ew, const struct sched_entity *
 	return er->idle && !ew->idle && (double)er->nr_running > er->rate + 0.5;
 }
 
-/* se's claim; false if it took no lane and deferred none (a refill's claims stop there). */
-bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
+/*
+ * se's claim; false if it took no lane and deferred none (a refill's claims stop there). woke: se
+ * is a vCPU that has just become runnable, with new work: from a holder that has run, on
+ * several lanes, it needs min_run of service at its side's rate (wake_gran()). A vCPU moved
+ * while runnable or a refilled group had its work all along, a holder given its lane at this
+ * instant loses nothing it ran, and on one lane a holder served less catches up once the waker
+ * is done (no lane idles): those claims are by time (min_run), as before.
+ */
+static bool waiter_arrived(struct sched *s, struct sched_entity *se, bool woke)
 {
 	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
 	struct sched_entity *best_ew = NULL, *best_er = NULL;
@@ -125,10 +132,13 @@ bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 		if (owns_lane(ln->cur))
 			continue;
 		/*
-		 * How far behind the waiter is, in time, past what is worth a kick: min_run (a near
-		 * tie is not), or, for a misplaced lane, the holder's side being owed min_run.
+		 * How far behind the waiter is, in time, past what is worth a kick (a near tie is
+		 * not): for a wake, min_run of service at its side's rate (wake_gran()), otherwise
+		 * min_run; for a misplaced lane, the holder's side being owed min_run.
 		 */
-		key = er->vt - ew->vt - (lane_misplaced(ew, er) ? -min_run : min_run);
+		key = er->vt - ew->vt - (lane_misplaced(ew, er) ? -min_run :
+					 woke && s->nr_lanes > 1 && ln->start < s->core.now ?
+						 wake_gran(min_run, ew->rate) : min_run);
 		if (lane_kept(s, ln)) {
 			if (lane_deferred(s, ln))
 				continue;	/* promised to an earlier waiter already */
@@ -176,6 +186,16 @@ bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 	vc = fair_pick_below(s, best_ew);
 	lanes_give(s, (unsigned int)best, vc ? vc : fair_pick(s));
 	return true;
+}
+
+bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
+{
+	return waiter_arrived(s, se, false);
+}
+
+bool lanes_waker_arrived(struct sched *s, struct vcpu_core *vc)
+{
+	return waiter_arrived(s, &vc->se, true);
 }
 
 /*
