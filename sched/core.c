@@ -373,7 +373,7 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
 	fair_wake(s, vc);
 	lanes_repay(s);
 	fair_enqueue(s, &vc->se);
-	lanes_waiter_arrived(s, &vc->se);
+	lanes_waker_arrived(s, vc);
 	finish(s);
 	return 0;
 }

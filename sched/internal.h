@@ -400,6 +400,21 @@ static inline bool lane_kept(const struct sched *s, const struct lane *ln)
 }
 
 /*
+ * How far behind a holder that has run (vt, at the level where their paths part) a waking vCPU's
+ * side must be, on several lanes, for the wake to take the lane: min_run of service at the
+ * side's rate, min_run of time for a side owed a whole lane or more. A vt gap is a time lag: a
+ * side at rate r behind by d is owed only r d, and the lane it takes serves it at least min_run
+ * (a slice, mostly) at a whole lane. A low-rate side (a nice-19 group beside a hog owed 0.99 of
+ * its lane) took a lane for a slice on 72 us of lag, its work was done long before GPS does it,
+ * and a lane idled later where GPS keeps it busy, while the hog lost what it can never make up
+ * (`make fuzz-sim` kind 3 seed 1756, 0.83 % of capacity; docs/scheduler.md §3 "Wakes").
+ */
+static inline double wake_gran(double min_run, double rate)
+{
+	return rate > 0 && rate < 1.0 ? min_run / rate : min_run;
+}
+
+/*
  * A lane a waiter of this very moment deferred to its min_run (lanes_defer()): promised to it,
  * so the next waiter of the moment (a refill wakes several at once) claims another.
  */
@@ -441,6 +456,7 @@ void lanes_defer(struct sched *s, struct lane *ln);
 void lanes_put_back(struct sched *s, struct vcpu_core *vc);
 void lanes_repick(struct sched *s, unsigned int l);
 bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
+bool lanes_waker_arrived(struct sched *s, struct vcpu_core *vc);
 bool lanes_refill_claim(struct sched *s, struct group_core *gc);
 void lanes_settle(struct sched *s);
 void lanes_unpay(struct sched *s);

@@ -119,13 +119,21 @@ static double paid_now_below(const struct sched *s, const struct sched_entity *s
 	return paid;
 }
 
+/* Who claims: a vCPU moved while runnable, a vCPU with new work, a refilled group. */
+enum claim_by { CLAIM_MOVE, CLAIM_WAKE, CLAIM_REFILL };
+
 /*
- * se's claim; false if it took no lane and deferred none (a refill's claims stop there). A
- * refill's claim (refill) judges a misplaced lane by the service the group had: the misplaced
- * test already counts the lanes the refill just gave it, so the slices those lanes were paid up
- * front at this instant are not counted again in its virtual time.
+ * se's claim; false if it took no lane and deferred none (a refill's claims stop there).
+ * CLAIM_WAKE: se has just become runnable, with new work: from a holder that has run, on
+ * several lanes, it needs min_run of service at its side's rate (wake_gran()). A vCPU moved
+ * while runnable or a refilled group had its work all along, a holder given its lane at this
+ * instant loses nothing it ran, and on one lane a holder served less catches up once the waker
+ * is done (no lane idles): those claims are by time (min_run), as before. CLAIM_REFILL judges a
+ * misplaced lane by the service the group had: the misplaced test already counts the lanes the
+ * refill just gave it, so the slices those lanes were paid up front at this instant are not
+ * counted again in its virtual time.
  */
-static bool claim(struct sched *s, struct sched_entity *se, bool refill)
+static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 {
 	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
 	struct sched_entity *best_ew = NULL, *best_er = NULL;
@@ -155,11 +163,14 @@ static bool claim(struct sched *s, struct sched_entity *se, bool refill)
 		if (owns_lane(ln->cur))
 			continue;
 		/*
-		 * How far behind the waiter is, in time, past what is worth a kick: min_run (a near
-		 * tie is not), or, for a misplaced lane, the holder's side being owed min_run.
+		 * How far behind the waiter is, in time, past what is worth a kick (a near tie is
+		 * not): for a wake, min_run of service at its side's rate (wake_gran()), otherwise
+		 * min_run; for a misplaced lane, the holder's side being owed min_run.
 		 */
-		key = er->vt - ew->vt - (lane_misplaced(ew, er) ? -min_run : min_run);
-		if (refill && lane_misplaced(ew, er))
+		key = er->vt - ew->vt - (lane_misplaced(ew, er) ? -min_run :
+					 by == CLAIM_WAKE && s->nr_lanes > 1 && ln->start < s->core.now ?
+						 wake_gran(min_run, ew->rate) : min_run);
+		if (by == CLAIM_REFILL && lane_misplaced(ew, er))
 			key += paid_now_below(s, ew) / ew->rate;
 		if (lane_kept(s, ln)) {
 			if (lane_deferred(s, ln))
@@ -212,7 +223,12 @@ static bool claim(struct sched *s, struct sched_entity *se, bool refill)
 
 bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se)
 {
-	return claim(s, se, false);
+	return claim(s, se, CLAIM_MOVE);
+}
+
+bool lanes_waker_arrived(struct sched *s, struct vcpu_core *vc)
+{
+	return claim(s, &vc->se, CLAIM_WAKE);
 }
 
 /*
@@ -229,7 +245,7 @@ bool lanes_refill_claim(struct sched *s, struct group_core *gc)
 {
 	if (bw_pace(s, gc, gc->se.nr_running + 1) < (double)s->core.params.min_run_ns)
 		return false;
-	return claim(s, &gc->se, true);
+	return claim(s, &gc->se, CLAIM_REFILL);
 }
 
 /*

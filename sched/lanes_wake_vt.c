@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A virtual-time preemption decided ahead of the wake, for host mode's held-lane offers
- * (host/host_offer.c): the lane a blocked vCPU would take from its holder by lanes_waiter_arrived()'s
- * virtual-time rule (behind the holder by more than min_run at the level where the two meet,
- * once the holder has run min_run), computed read-only from the state between two events.
+ * (host/host_offer.c): the lane a blocked vCPU would take from its holder by lanes_waker_arrived()'s
+ * virtual-time rule (behind the holder at the level where the two meet by more than min_run,
+ * on several lanes min_run of service at its side's rate, wake_gran(), once the holder has run
+ * min_run), computed read-only from the state between two events.
  *
  * What a wake does there, in rates_update() and set_rate() (sched/rates.c), is replayed in
  * closed form, on one lane only. There, with nobody waiting, the holder h is the only runnable
@@ -184,7 +185,7 @@ int sched_wake_vt_lane(const struct sched *cs, unsigned int id, uint64_t *from)
 	if (near(rh, 1.0) || rh >= 1.0)
 		return -1;
 	misplaced = vt_misplaced(ew, er, r_ew, r_er);
-	key = er_vt - ew_vt - (misplaced ? -min_run : min_run);
+	key = er_vt - ew_vt - (misplaced ? -min_run : min_run);	/* one lane: by time */
 	if (!(key > VT_MARGIN))
 		return -1;
 	/* lane_kept() by time: taken once the holder has run min_run. */
@@ -369,7 +370,7 @@ static bool vt_lane_try(struct sched *s, struct vcpu_core *vc, unsigned int l, s
 	if (near(rh, 1.0) || rh >= 1.0)
 		return false;
 	misplaced = vt_misplaced(ew, er, r_ew, r_er);
-	key = (w[0] < w[1] ? w[0] : w[1]) - (misplaced ? -min_run : min_run);
+	key = (w[0] < w[1] ? w[0] : w[1]) - (misplaced ? -min_run : wake_gran(min_run, r_ew));
 	return key > VT_MARGIN;
 }
 

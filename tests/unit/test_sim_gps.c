@@ -380,6 +380,32 @@ static void test_wake_takes_lane_of_side_over_rate(void)
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 
+/*
+ * `make fuzz-sim` coarse duty seed 1756, reduced: two lanes, /g1 and /g7 at the root; in /g1,
+ * /g1/g2/g6 holds a hog and a bursty vCPU, /g1/g4 (nice 19) a bursty and a duty vCPU; /g7 a
+ * bursty vCPU. While /g1 holds both lanes for the hog and its sibling (each owed 0.99 of one),
+ * /g1/g4's vCPU woke owed 72 us of service, 2.5 ms behind in virtual time at its rate of 0.029:
+ * more than min_run of time, so it took the hog's lane for a slice, its work was done long
+ * before GPS does it, and a lane idled later that GPS keeps busy, the hog short by what it can
+ * never make up (0.64 % of capacity, the seed 0.83 %, seed 1670 0.65 %). A wake now takes a lane
+ * only on min_run of service at its side's rate (wake_gran()): 0.20 %, 0.28 %, 0.09 %.
+ */
+static void test_low_rate_waker_owed_little_waits(void)
+{
+	double e;
+
+	run_within("lanes 2\nduration 7500ms\ngroup /g1\ngroup /g1/g2\ngroup /g1/g4 nice 19\n"
+		   "group /g1/g2/g6\ngroup /g7\ngroup /g1/g4/g10\ngroup /g1/g4/g11\n"
+		   "vcpu 0 /g1/g4/g10 bursty 4135us 30012us seed 29783\n"
+		   "vcpu 1 /g1/g2/g6 bursty 17100us 53242us seed 13144\n"
+		   "vcpu 2 /g1/g4/g11 duty 3631us 35963us phase 1718us\n"
+		   "vcpu 3 /g1/g2/g6 hog\nvcpu 4 /g7 bursty 2667us 13896us seed 10595\n", 0.3);
+	e = gen_error(1756, &fuzz_coarse_duty);
+	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
+	e = gen_error(1670, &fuzz_coarse_duty);
+	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
+}
+
 static CU_TestInfo gps_tests[] = {
 	{ "random hog-only seeds that failed", test_random_hog_seeds_that_failed },
 	{ "the ideal is GPS over the arrivals", test_ideal_is_gps },
@@ -398,6 +424,7 @@ static CU_TestInfo gps_tests[] = {
 	{ "a waker takes the lane held most over its rate", test_waker_takes_lane_most_over_rate },
 	{ "a wake takes the lane of the side's child over its rate (seed 627)",
 	  test_wake_takes_lane_of_side_over_rate },
+	{ "a low-rate waker owed little waits (seed 1756)", test_low_rate_waker_owed_little_waits },
 	CU_TEST_INFO_NULL,
 };
 

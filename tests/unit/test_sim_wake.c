@@ -103,7 +103,9 @@ static void test_waker_owed_most_of_lane_takes_it(void)
  * That lag was read at its own level, where it is alone and owed nothing: /a kept the credit
  * of every wait, the root hog lost its lane at each wake and the vCPU waited 1 ms at half of
  * them (2.95 % of capacity; the same vCPU directly in /a: 0.17 %). Seed 1883 of the 1-16 lane
- * duty kind is this in a deeper tree (1.02 %).
+ * duty kind is this in a deeper tree (1.02 %; 0.48 % after the fix, 0.52 % since a wake asks
+ * min_run of service at its side's rate, wake_gran(): /g1's duty vCPU, at 0.3 of /g1's lane, no
+ * longer takes /g1/g2's lane on less, in 29 of 8498 wake tests; docs/scheduler.md §10).
  */
 static void test_waker_alone_in_group_forgiven_wait(void)
 {
@@ -112,7 +114,7 @@ static void test_waker_alone_in_group_forgiven_wait(void)
 	run_within("lanes 2\nduration 3s\ngroup /a weight 409\ngroup /a/b\nvcpu 0 / hog\n"
 		   "vcpu 1 /a/b duty 2ms 5ms phase 459us\nvcpu 2 /a hog\n", 0.5);
 	e = gen_error(1883, &fuzz_duty);
-	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
+	CU_ASSERT_TRUE(e >= 0 && e <= 0.55);
 }
 
 static CU_TestInfo wake_tests[] = {
