@@ -46,6 +46,18 @@ static inline void rig_init(struct page_rig *g)
 	mutex_lock(&g->lock);
 }
 
+/* The vCPU thread: waits in rt_page_wait() until it is out of RT_WAITING. */
+static inline void *rig_waiter(void *arg)
+{
+	struct page_rig *g = arg;
+
+	mutex_lock(&g->lock);
+	while (g->v.state == RT_WAITING)
+		rt_page_wait(&g->rt, &g->v);
+	mutex_unlock(&g->lock);
+	return NULL;
+}
+
 /* host_page_write_at() as the daemon does it: seq odd, the fields, seq even. */
 static inline void rig_write_at(struct page_rig *g, uint32_t lane, uint64_t at)
 {

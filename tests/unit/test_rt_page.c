@@ -120,17 +120,6 @@ static bool rig_parked(struct page_rig *g)
 	return __atomic_load_n(&g->rt.offer->parked[0], __ATOMIC_SEQ_CST) & 1;
 }
 
-static void *rig_waiter(void *arg)
-{
-	struct page_rig *g = arg;
-
-	mutex_lock(&g->lock);
-	while (g->v.state == RT_WAITING)
-		rt_page_wait(&g->rt, &g->v);
-	mutex_unlock(&g->lock);
-	return NULL;
-}
-
 static void rig_offer(struct page_rig *g)
 {
 	g->rt.offer = mmap(NULL, sizeof(struct host_offer), PROT_READ | PROT_WRITE,

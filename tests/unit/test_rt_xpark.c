@@ -68,17 +68,6 @@ static void xp_done(struct xp_rig *x)
 	rig_done(&x->g);
 }
 
-static void *xp_waiter(void *arg)
-{
-	struct page_rig *g = arg;
-
-	mutex_lock(&g->lock);
-	while (g->v.state == RT_WAITING)
-		rt_page_wait(&g->rt, &g->v);
-	mutex_unlock(&g->lock);
-	return NULL;
-}
-
 /* The thread parked in rt_page_wait(), lock dropped; false after 2 s. */
 static bool xp_until_parked(struct page_rig *g)
 {
@@ -133,7 +122,7 @@ static void test_rt_xpark_take(void)
 		return;		/* no futex_waitv: the VMM joins without a page */
 	xp_init(&x);
 	mutex_unlock(&x.g.lock);
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, xp_waiter, &x.g), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, rig_waiter, &x.g), 0);
 	CU_ASSERT_TRUE(xp_until_parked(&x.g));
 	xp_claim(&x, XP_GEN + 1);
 	usleep(20000);
