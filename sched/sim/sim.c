@@ -292,6 +292,15 @@ static int sim_loop(struct sim *sim)
 		run_lanes(sim, t);
 		if (sim->now >= sc->duration)
 			break;
+		/*
+		 * The core's clock at t before anything happens at t, as the runtime brings it up
+		 * before a change (rt_core_config(), api_advance()): a move or a setting acts at the
+		 * core's latest time, which nothing else moved when no lane ran (a throttled tree),
+		 * so a vCPU moved out at 2829.841 ms had its lane stamped 2823.7435 ms and the
+		 * 2830 ms refill took it as past min_run (issue 13, kind 5 seed 1075). Events at t
+		 * still go before the timers due at t.
+		 */
+		sched_advance(sim->s, t);
 		stuck = t == last ? stuck + 1 : 0;
 		last = t;
 		if (stuck > 100000) {
