@@ -285,18 +285,22 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 }
 
 /*
- * Every datagram waiting on c's socket; then a hang-up if it ended or sent garbage. The
- * daemon's CPU for the batch is c's (host_dcpu.c); a hang-up's, no VM's.
+ * The datagrams waiting on c's socket, HOST_INPUT_BATCH at most: the socket is watched
+ * level-triggered, so the rest is read at the next wake-up, after the timer and the other VMMs
+ * ready then. Read to the end, a VMM that kept its socket full kept the daemon (SCHED_FIFO)
+ * from every other VM. Then a hang-up if it ended or sent garbage. The daemon's CPU for the
+ * batch is c's (host_dcpu.c); a hang-up's, no VM's.
  */
 void host_client_input(struct host *h, struct host_client *c)
 {
 	char buf[HOST_MSG_MAX_LEN];
 	const char *why = NULL;
 	bool joined = c->joined;
+	unsigned int nr;
 	ssize_t n;
 	int ret;
 
-	for (;;) {
+	for (nr = 0; nr < HOST_INPUT_BATCH; nr++) {
 		n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;

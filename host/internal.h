@@ -34,6 +34,7 @@ struct host_slot {
 };
 
 #define HOST_OUTBOX	32	/* decisions queued for one VMM during one event */
+#define HOST_INPUT_BATCH 64	/* datagrams read from one VMM per wake-up (host_client_input()) */
 
 struct host_client {
 	struct list_head node;
