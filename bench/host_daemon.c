@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/eventfd.h>
@@ -29,6 +30,7 @@ pid_t bench_daemon_start(const char *tag, char *sock, size_t len)
 	pid = fork();
 	if (pid)
 		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGTERM);	/* a bench that exits early takes its daemon along */
 	if (host_create(&o, &h) || host_listen(h, sock))
 		_exit(1);
 	if (bench_daemon_pin) {		/* as cmd_host.c */

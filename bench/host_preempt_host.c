@@ -50,6 +50,14 @@ static void *agent(void *arg)
 			pthread_mutex_unlock(&p->lock);
 		}
 	}
+	/* Hung up before the teardown: no one would kick H out of its guest, and the bench hung
+	 * with H spinning. Out at once (the daemon, our child, gets its death signal). */
+	pthread_mutex_lock(&p->lock);
+	if (!p->stop) {
+		fprintf(stderr, "bench-host-preempt: the daemon hung up mid-run (see its log)\n");
+		_exit(1);
+	}
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
