@@ -273,6 +273,9 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
 	rt_leave_runnable(rt, rv, RT_OFF, now);
 	rv->in_guest = false;
+	/* Gone: a rejoin must not send its TID (the daemon refuses a dead thread's and hangs
+	 * up, every 200 ms again), nor a lane's pin reach a thread that reuses the number. */
+	rv->tid = 0;
 	rt_page_guest(rt, rv, false);
 	rt_timer_delete(rv);
 	if (rv->stat_fd >= 0)

@@ -14,6 +14,7 @@
 #include "cmd/run.h"
 #include "sched/runtime.h"
 #include "../fixture/runvm.h"
+#include "../../sched/runtime/rt.h"
 #include "test.h"
 #include "vs_test.h"
 #include "util/time.h"
@@ -349,12 +350,38 @@ static void test_runtime_parked_flagged_first(enum vm_accel accel)
 	runvm_destroy(&r);
 }
 
+/*
+ * An ended vCPU thread's TID is forgotten: a VMM joining the host scheduler again sent the TID
+ * of every vCPU that ever started, the daemon refused a dead thread's (hung up) and the VMM
+ * dialled again every 200 ms, never joined; a lane's pin could reach a thread that reuses it.
+ */
+static void test_runtime_exit_forgets_tid(enum vm_accel accel)
+{
+	struct runvm r;
+	unsigned int i, started = 0;
+
+	if (!vm_new(&r, "t-tid", 2, 2, accel))
+		return;
+	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
+	msleep(100);
+	mutex_lock(r.rt->lock);
+	for (i = 0; i < 2; i++)
+		started += r.rt->v[i].tid > 0;
+	mutex_unlock(r.rt->lock);
+	runvm_stop(&r);
+	CU_ASSERT_EQUAL(started, 2);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(r.rt->v[i].tid, 0);
+	runvm_destroy(&r);
+}
+
 ACCEL_TWINS(test_runtime_parked_flagged_first)
 ACCEL_TWINS(test_runtime_lanes_on_host_cpus)
 ACCEL_TWINS(test_runtime_weight_change_acts)
 ACCEL_TWINS(test_runtime_no_kicks_without_waiters)
 ACCEL_TWINS(test_runtime_move_charges_new_group)
 ACCEL_TWINS(test_runtime_halt_lends_lane)
+ACCEL_TWINS(test_runtime_exit_forgets_tid)
 
 static CU_TestInfo runtime_tests[] = {
 	ACCEL_TESTS("lane holders run on their lane's host CPU", test_runtime_lanes_on_host_cpus),
@@ -364,6 +391,7 @@ static CU_TestInfo runtime_tests[] = {
 	ACCEL_TESTS("a vCPU moved mid-run is charged to its new group",
 		    test_runtime_move_charges_new_group),
 	ACCEL_TESTS("a halted lane holder lends its lane", test_runtime_halt_lends_lane),
+	ACCEL_TESTS("an ended vCPU thread's TID is forgotten", test_runtime_exit_forgets_tid),
 	ACCEL_TESTS("a vCPU losing its lane is flagged preempted before the next holder runs",
 		    test_runtime_parked_flagged_first),
 	CU_TEST_INFO_NULL,
