@@ -138,8 +138,14 @@ done
 kill -9 "$HP"
 wait_for "grep -q 'host scheduler lost' $TMPD/b.log" || fail "b did not notice the daemon's death"
 sleep 0.5
+ts=${EPOCHREALTIME/./}
 start_host 2
 wait_for "[ -d $H/machine/b/g ]" || fail "b did not join the new daemon"
+# What b ran in the fallback is not the new daemon's to charge: b's usage there is at most
+# its 2 lanes since the daemon started (+0.2 s for the reports' lag and b's other threads).
+usage_at b
+echo "b's usage in the new daemon: $U us, $((T - ts)) us after its start"
+[ "$U" -le $((2 * (T - ts) + 200000)) ] || fail "b's fallback time was charged in the new daemon"
 grep -q "joined the host scheduler again as /machine/b" "$TMPD/b.log" || fail "no re-join message"
 [ "$(grep -c 'host scheduler lost' "$TMPD/b.log")" = 1 ] || fail "the loss was not said once"
 [ "$(cat "$H/machine/b/g/cpu.weight")" = 300 ] || fail "b's group weight was not kept"
