@@ -33,10 +33,8 @@ pid_t bench_daemon_start(const char *tag, char *sock, size_t len)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);	/* a bench that exits early takes its daemon along */
 	if (host_create(&o, &h) || host_listen(h, sock))
 		_exit(1);
-	if (bench_daemon_pin) {		/* as cmd_host.c */
-		host_pin_daemon(h);
-		host_boost_daemon();
-	}
+	if (bench_daemon_pin)
+		host_pin_daemon(h);	/* as cmd_host.c */
 	host_run(h, eventfd(0, 0));	/* until SIGTERM */
 	_exit(0);
 }

@@ -45,9 +45,8 @@
  * outlast vCPU 0's slice and the daemon hands vCPU 1 the lane before the timed wake: such a
  * round is not sampled, it is counted ("out before the timed wake"), and vCPU 0's grants are
  * counted (one a round, one more a stray: a claim the daemon did not honour would add one).
- * The daemon pins its thread off the lanes' CPUs and runs it SCHED_FIFO as `vsched host` does
- * (unpinned until 2026-12-05, normal until branch ahead2; BENCH_PRE_PIN=0: neither).
- * BENCH_PRE_SET=idle|vt|slice runs one set of rows only. BENCH_PRE_LANES=2 runs the vt rows on two lanes:
+ * The daemon pins its thread off the lanes' CPUs as `vsched host` does (unpinned until
+ * 2026-12-05; BENCH_PRE_PIN=0). BENCH_PRE_SET=idle|vt|slice runs one set of rows only. BENCH_PRE_LANES=2 runs the vt rows on two lanes:
  * a second VM ("other", one hog vCPU that holds lane 0 throughout, reporting its wall time every
  * millisecond as a running VMM does) beside the bench's VM, whose vCPU 0 holds lane 1 (H pinned to
  * CPU 1); in-process the same tree (/vm/lo, /vm/hi and /other at equal weights, vCPU 2 in
@@ -231,8 +230,7 @@ int main(void)
 
 	if (!rounds)
 		return 2;
-	/* The daemon's thread off the lanes' CPUs and FIFO, as `vsched host` runs (BENCH_PRE_PIN=0:
-	 * neither). */
+	/* The daemon's thread off the lanes' CPUs, as `vsched host` runs (BENCH_PRE_PIN=0: not). */
 	bench_daemon_pin = !getenv("BENCH_PRE_PIN") || atoi(getenv("BENCH_PRE_PIN"));
 	/* The vt rows on two lanes (above); the idle rows stay on one. */
 	if (getenv("BENCH_PRE_LANES") && atoi(getenv("BENCH_PRE_LANES")) == 2) {

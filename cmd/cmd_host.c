@@ -96,7 +96,6 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	fprintf(stderr, "vsched host: %u lanes, listening on %s%s%s\n",
 		lanes, sock, ctl ? ", control directory " : "", ctl ? ctl_dir(ctl) : "");
-	host_boost_daemon();	/* this thread only: the control directory's are made */
 	ret = sfd < 0 ? -errno : host_run(h, sfd);
 	if (sfd >= 0)
 		close(sfd);

@@ -98,22 +98,6 @@ void host_pin_daemon(struct host *h)
 		sched_setaffinity(0, sizeof(set), &set);
 }
 
-/*
- * As a normal thread, woken on a CPU where another process's thread ran, the daemon waited over
- * 1 ms to run in over a quarter of its wake-ups on a loaded host (half of those 3.7-4.1 ms, the
- * next tick: the kernel let the running thread finish its slice), past the slice ends it was to
- * decide ahead; as SCHED_FIFO, 1 % (docs/host.md, "Slice ends decided ahead, traced").
- * Tried before the daemon was pinned off the lanes (it then preempted the holders it served):
- * not kept then ("Latency: the grant page").
- */
-void host_boost_daemon(void)
-{
-	struct sched_param sp = { .sched_priority = HOST_PRIO_DAEMON };
-
-	/* Without permission it stays a normal thread: its lead grows to cover the wait. */
-	sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp);
-}
-
 int host_create(const struct host_opts *o, struct host **out)
 {
 	unsigned int n = o->max_vcpus ? o->max_vcpus : HOST_MAX_VCPUS_DFL;
@@ -139,14 +123,13 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->lock = vsched_mutex(h->vs);
 	h->nr_slots = h->nr_free = n;
 	h->grace_ns = o->grace_ns ? o->grace_ns : HOST_GRACE_NS;
-	h->ahead_lead = HOST_AHEAD_NS;
 	h->clock = time_mono_ns;
 	h->cpu_clock = time_thread_ns;
 	h->nr_host_cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
 			  (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	h->pre_stats = getenv("VSCHED_HOST_PRE_STATS") != NULL;
 	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
-	h->timer_at = h->ahead_wake = HOST_TIME_INF;
+	h->timer_at = HOST_TIME_INF;
 	list_init(&h->clients);
 	pthread_mutex_init(&h->fwd_serial, NULL);
 	pthread_mutex_init(&h->fwd_lock, NULL);
@@ -264,12 +247,11 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 	if (c->joined)
 		fprintf(stderr, "vsched host: %s: its threads other than vCPUs charged %llu us "
 			"(%llu us refused); PREEMPTs left to the kick %llu; published ahead %llu "
-			"(enforced at the grace %llu; the lead now %llu us)\n", c->group,
+			"(enforced at the grace %llu)\n", c->group,
 			(unsigned long long)c->other_ns / 1000,
 			(unsigned long long)c->other_refused_ns / 1000,
 			(unsigned long long)c->nr_preempts_quiet,
-			(unsigned long long)c->nr_ahead_pre, (unsigned long long)c->nr_ahead_late,
-			(unsigned long long)h->ahead_lead / 1000);
+			(unsigned long long)c->nr_ahead_pre, (unsigned long long)c->nr_ahead_late);
 	if (c->joined) {
 		uint64_t reads, charges, none = host_dcpu_uncharged(h, &reads, &charges);
 
@@ -336,13 +318,12 @@ void host_client_input(struct host *h, struct host_client *c)
  */
 void host_timer(struct host *h)
 {
-	uint64_t now, woke;
+	uint64_t now;
 
 	vsched_lock(h->vs);
 	host_dcpu_begin(h);
 	host_offer_settle(h);
 	now = h->clock();
-	woke = host_ahead_woke(h, now);	/* due to decide a slice end ahead since */
 	h->timer_at = HOST_TIME_INF;
 	h->cause = HOST_PRE_TIMER;
 	h->cause_c = NULL;
@@ -356,11 +337,10 @@ void host_timer(struct host *h)
 		host_charge_holders(h, now, UINT_MAX);
 		host_revoke_due(h, now);
 		host_ahead_enforce(h, now);
-		/* A slice end due within the lead: decided at it, published ahead. */
+		/* A slice end due within HOST_AHEAD_NS: decided at it, published ahead. */
 		if (!host_ahead_run(h, now))
 			sched_timer(h->s, now);
 	}
-	host_ahead_learn(h, woke, h->clock());	/* how late (its entries are written next) */
 	host_drain(h);
 	host_offer_make(h);
 	host_dcpu_end(h, NULL);

@@ -5,7 +5,7 @@
  * own timer ended the slice, its VMM sent RAN and TICK, and only then did the daemon wake,
  * decide and write the entries (2.15-2.40x the in-process figure on the thread backend).
  *
- * So while someone waits, the daemon wakes shortly before the earliest slice end and runs
+ * So while someone waits, the daemon wakes HOST_AHEAD_NS before the earliest slice end and runs
  * its core's timer *at* that end: every holder charged up to it, the core's clock moved there.
  * Each decision it makes is written in the grant page with that moment (`at`): "PREEMPT at
  * until" in the holder's entry (no kick: its VMM's own slice timer fires there already and
@@ -22,15 +22,6 @@
  * (the entry rewritten as a PREEMPT at once, its thread kicked, the datagram sent), unless a
  * message about that vCPU came at or after `at` (its VMM applied it and reported). Decisions are
  * made ahead only while every joined VM asked for it.
- *
- * How shortly before: the lead is learnt (host_ahead_learn()). A wake-up of the daemon's timer
- * decides tens of microseconds after its moment on a nested host (the timer's interrupt, the
- * thread's wake-up, the work before the decision: 56-97 us at the median here, 119-182 us at
- * worst), so a fixed 100 us lead left the decision past the end, made at once as before, in
- * whole runs at a time (3 of 105 ends published ahead; docs/host.md, "Slice ends decided ahead,
- * traced"). Each wake-up for an end measures its own lateness; the lead is twice the average
- * plus four mean deviations (EWMAs, as TCP's RTO), HOST_AHEAD_NS to HOST_AHEAD_MAX_NS: the
- * longer it is, the longer events count from the end and no lane is offered before it.
  */
 #include <limits.h>
 
@@ -75,57 +66,22 @@ uint64_t host_ahead_next(struct host *h)
 	unsigned int i;
 
 	if (t != HOST_TIME_INF)
-		t = t > h->ahead_lead ? t - h->ahead_lead : 0;
-	/* Its lateness counts from here (an end already within the lead: from now). */
-	h->ahead_wake = t == HOST_TIME_INF || t >= h->clock() ? t : h->clock();
+		t = t > HOST_AHEAD_NS ? t - HOST_AHEAD_NS : 0;
 	for (i = 0; i < h->nr_slots; i++)
 		if (h->slot[i].ahead_at && h->slot[i].ahead_at + h->grace_ns < t)
 			t = h->slot[i].ahead_at + h->grace_ns;
 	return t;
 }
 
-/* The daemon's timer at now: the moment it was to wake for a slice end's decision if that is
- * due, HOST_TIME_INF if not (as last armed: before anything moves it). */
-uint64_t host_ahead_woke(struct host *h, uint64_t now)
-{
-	return h->ahead_wake <= now ? h->ahead_wake : HOST_TIME_INF;
-}
-
 /*
- * The wake-up for a slice end due at woke (host_ahead_woke()) decided, or found the end passed,
- * at now: the lead follows its lateness. Clipped at HOST_AHEAD_MAX_NS: a daemon held off its
- * CPU for milliseconds (a busy CPU's tick) is not a lead to keep.
- */
-void host_ahead_learn(struct host *h, uint64_t woke, uint64_t now)
-{
-	uint64_t s = now > woke ? now - woke : 0, d, lead;
-
-	if (woke == HOST_TIME_INF)
-		return;
-	if (s > HOST_AHEAD_MAX_NS)
-		s = HOST_AHEAD_MAX_NS;
-	if (!h->ahead_late_avg && !h->ahead_late_dev) {
-		h->ahead_late_avg = s;
-		h->ahead_late_dev = s / 2;
-	} else {
-		d = s > h->ahead_late_avg ? s - h->ahead_late_avg : h->ahead_late_avg - s;
-		h->ahead_late_dev = h->ahead_late_dev - h->ahead_late_dev / 4 + d / 4;
-		h->ahead_late_avg = h->ahead_late_avg - h->ahead_late_avg / 8 + s / 8;
-	}
-	lead = 2 * h->ahead_late_avg + 4 * h->ahead_late_dev;
-	h->ahead_lead = lead < HOST_AHEAD_NS ? HOST_AHEAD_NS :
-			lead > HOST_AHEAD_MAX_NS ? HOST_AHEAD_MAX_NS : lead;
-}
-
-/*
- * The daemon's timer at now: if a slice end is due within the lead, the core's timer runs at
- * that end (holders charged up to it) and true is returned; the caller drains. Lock held.
+ * The daemon's timer at now: if a slice end is due within HOST_AHEAD_NS, the core's timer runs
+ * at that end (holders charged up to it) and true is returned; the caller drains. Lock held.
  */
 bool host_ahead_run(struct host *h, uint64_t now)
 {
 	uint64_t t = host_ahead_end(h);
 
-	if (t == HOST_TIME_INF || t > now + h->ahead_lead)
+	if (t == HOST_TIME_INF || t > now + HOST_AHEAD_NS)
 		return false;
 	h->nr_ahead++;
 	host_charge_holders(h, t, UINT_MAX);
@@ -188,9 +144,4 @@ uint64_t host_client_ahead_late(const struct host_client *c)
 uint64_t host_nr_ahead(const struct host *h)
 {
 	return h->nr_ahead;
-}
-
-uint64_t host_ahead_lead(const struct host *h)
-{
-	return h->ahead_lead;
 }

@@ -354,9 +354,9 @@ void host_arm(struct host *h)
 	struct itimerspec its = { 0 };
 	uint64_t t, m;
 
-	t = host_next_due(h);	/* also when the timer is due for a slice end ahead (tests too) */
 	if (h->timer_fd < 0)
 		return;
+	t = host_next_due(h);
 	m = host_next_move(h);
 	if (m < t)
 		t = m;

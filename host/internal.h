@@ -166,11 +166,6 @@ struct host {
 	uint64_t dcpu_uncharged;	/* no VM's (accepts, hang-ups, idle ticks, leavers) */
 	uint64_t nr_dcpu_reads, nr_dcpu_charges;
 	uint64_t nr_ahead;		/* host_ahead.c: the core's timer run ahead of a slice end */
-	uint64_t ahead_wake;		/* ... the timer's moment for the next end, as last armed,
-					   HOST_TIME_INF: none */
-	uint64_t ahead_late_avg;	/* ... how late those wake-ups decide: average (EWMA) */
-	uint64_t ahead_late_dev;	/* ... and mean deviation (EWMA), 0 and 0: no sample yet */
-	uint64_t ahead_lead;		/* ... how long before an end the timer wakes for it */
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
@@ -265,17 +260,14 @@ void host_slice_reported(struct host *h, unsigned int slot, uint64_t now);
 void host_slice_tick(struct host *h, struct host_client *c, uint64_t now);
 
 /*
- * host_ahead.c: slice ends decided ahead (HOST_HELLO_AHEAD), by a lead learnt from how late the
- * daemon's wake-ups for them decide, HOST_AHEAD_NS to HOST_AHEAD_MAX_NS. next: when the timer
- * is due for it; woke: when the timer was to fire for it, if due by now; run: the core's timer
- * run at the slice end (the caller drains); learn: the lateness of a wake-up for it (at the
- * decision); at: the moment a decision about c's vCPU made now holds from (0: at once); heard:
- * a message about slot; enforce: published ends not applied by the grace. Lock held.
+ * host_ahead.c: slice ends decided HOST_AHEAD_NS ahead (HOST_HELLO_AHEAD). next: when the timer
+ * is due for it; run: the core's timer run at the slice end (the caller drains); at: the moment
+ * a decision about c's vCPU made now holds from (0: at once); heard: a message about slot;
+ * enforce: published ends not applied by the grace. Lock held.
  */
+#define HOST_AHEAD_NS	100000ULL
 uint64_t host_ahead_next(struct host *h);
-uint64_t host_ahead_woke(struct host *h, uint64_t now);
 bool host_ahead_run(struct host *h, uint64_t now);
-void host_ahead_learn(struct host *h, uint64_t woke, uint64_t now);
 uint64_t host_ahead_at(struct host *h, const struct host_client *c);
 bool host_ahead_holds_offers(struct host *h);
 void host_ahead_heard(struct host *h, unsigned int slot, uint64_t now);

@@ -40,14 +40,6 @@ struct host_opts {
 int host_create(const struct host_opts *o, struct host **out);
 /* The calling thread off the lanes' CPUs where its mask has others (vsched host's daemon). */
 void host_pin_daemon(struct host *h);
-/*
- * The calling thread SCHED_FIFO at HOST_PRIO_DAEMON, below the VMMs' helpers and agents, when
- * the host lets it (vsched host's loop, after its control directory's threads are made: they
- * stay normal threads). Its wake-ups for slice ends decided ahead must not wait for a busy CPU's
- * tick (host/host_ahead.c).
- */
-#define HOST_PRIO_DAEMON	1
-void host_boost_daemon(void);
 void host_destroy(struct host *h);	/* closes every client; NULL is a no-op */
 /* The tree (for the control directory: ctl_mount(host_vsched(h), ...)). */
 struct vsched *host_vsched(struct host *h);
@@ -101,12 +93,8 @@ uint64_t host_client_other_ns(const struct host_client *c, uint64_t *refused);
 /* PREEMPTs not sent: the daemon kicked the holder inside the guest (HOST_HELLO_GUEST). */
 uint64_t host_client_quiet_preempts(const struct host_client *c);
 /* Slice ends decided ahead (HOST_HELLO_AHEAD): the core's timer runs ahead of one; c's holders
- * whose published end the daemon enforced at the grace; how long before an end the daemon
- * wakes for it now, learnt (host/host_ahead.c). */
-#define HOST_AHEAD_NS		100000ULL	/* the lead's least, and where it starts */
-#define HOST_AHEAD_MAX_NS	1000000ULL	/* ... its most */
+ * whose published end the daemon enforced at the grace (host/host_ahead.c). */
 uint64_t host_nr_ahead(const struct host *h);
-uint64_t host_ahead_lead(const struct host *h);
 uint64_t host_client_ahead_late(const struct host_client *c);
 
 /*
