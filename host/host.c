@@ -269,7 +269,7 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 /*
  * The datagrams waiting on c's socket, HOST_INPUT_BATCH at most: the socket is watched
  * level-triggered, so the rest is read at the next wake-up, after the timer and the other VMMs
- * ready then. Read to the end, a VMM that kept its socket full kept the daemon (SCHED_FIFO)
+ * ready then. Read to the end, a VMM that kept its socket full kept the daemon
  * from every other VM. Then a hang-up if it ended or sent garbage. The daemon's CPU for the
  * batch is c's (host_dcpu.c); a hang-up's, no VM's.
  */
