@@ -146,7 +146,8 @@ static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = lane_of(s, l);
 		struct sched_entity *ew = se, *er;
-		double key;
+		double key, gran;
+		bool misplaced;
 
 		if (!ln->cur)
 			return false;	/* a free lane: lanes_settle() fills it */
@@ -167,10 +168,15 @@ static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 		 * not): for a wake, min_run of service at its side's rate (wake_gran()), otherwise
 		 * min_run; for a misplaced lane, the holder's side being owed min_run.
 		 */
-		key = er->vt - ew->vt - (lane_misplaced(ew, er) ? -min_run :
-					 by == CLAIM_WAKE && s->nr_lanes > 1 && ln->start < s->core.now ?
-						 wake_gran(min_run, ew->rate) : min_run);
-		if (by == CLAIM_REFILL && lane_misplaced(ew, er))
+		misplaced = lane_misplaced(ew, er);
+		if (misplaced)
+			gran = -min_run;
+		else if (by == CLAIM_WAKE && s->nr_lanes > 1 && ln->start < s->core.now)
+			gran = wake_gran(min_run, ew->rate);
+		else
+			gran = min_run;
+		key = er->vt - ew->vt - gran;
+		if (by == CLAIM_REFILL && misplaced)
 			key += paid_now_below(s, ew) / ew->rate;
 		if (lane_kept(s, ln)) {
 			if (lane_deferred(s, ln))
