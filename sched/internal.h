@@ -32,7 +32,7 @@ struct sched_entity {
 	double vt;
 	double dl;			/* virtual deadline vt + req / rate: the queue's key */
 	double req;			/* its request when the key was set (fair_request()) */
-	double breq;			/* the same before its pool's limit: what it passes up */
+	double breq;			/* the same but a cpu.idle group's min_run: what it passes up */
 	double rate;
 	double new_rate;		/* scratch of rates_update() */
 	double lag;			/* owed (+) or ahead (-) service, kept while not runnable */
@@ -269,7 +269,8 @@ static inline double fair_vclock(const struct group_core *gc)
  * within [min_run, slice]: one that runs short bursts has an early deadline, as the kernel gives
  * a task with a short custom slice. A group asks for what the child at the head of its queue
  * asks (the kernel propagates its children's shortest slice up the hierarchy), and a capped
- * group for no more than its pool holds.
+ * group for no more than its pool holds, which it passes up too: it cannot run more before its
+ * refill, so neither can its parent run more for it.
  */
 static inline double fair_request(const struct sched *s, struct sched_entity *se, double *base)
 {
@@ -282,6 +283,17 @@ static inline double fair_request(const struct sched *s, struct sched_entity *se
 
 		if (n)
 			req = container_of(n, struct sched_entity, node)->breq;
+		/*
+		 * What its pool holds is what the group can run before its refill, and what its
+		 * parent asks for it. Passed up as a slice, a capped child at a low rate in a
+		 * parent that runs a few ms a period (a capped parent, one lane) had its parent's
+		 * deadline a slice / rate on: its turn came after its siblings' slices, the period
+		 * ended first, and its own cap kept it from making the lag up in the next one
+		 * (10 ms caps seed 755, one lane: 0.81 % of capacity; docs/scheduler.md §4 "A
+		 * pool's request is passed up").
+		 */
+		if (gc->bw_enabled && (double)gc->runtime < req)
+			req = (double)gc->runtime;
 		*base = req;
 		/*
 		 * A cpu.idle group that holds no lane gets its next one for a min_run turn beside
@@ -296,8 +308,6 @@ static inline double fair_request(const struct sched *s, struct sched_entity *se
 		 */
 		if (se->idle && !se->nr_running && req > (double)p->min_run_ns)
 			req = (double)p->min_run_ns;
-		if (gc->bw_enabled && (double)gc->runtime < req)
-			req = (double)gc->runtime;
 		return req;
 	}
 	if (se_vcpu(se)->burst > 0 && se_vcpu(se)->burst < req) {

@@ -390,6 +390,24 @@ static void test_refill_claims_as_a_waker(void)
 		   "vcpu 4 /g1/g2 hog\nvcpu 5 /g1/g2 hog\n", 0.8);
 }
 
+/*
+ * A capped group's request is what its pool holds, and so is what its parent asks for it. One
+ * lane, /g1 capped at 6.105 ms per 50 ms holding /g1/g2 (nice 6) and /g1/g13 (nice 8, capped) with
+ * a hog each, and /g1/g5 (weight 11) whose child /g1/g5/g14 (one hog, 1 ms per 10 ms) is owed 0.2
+ * of /g1's runs, 1 ms a period. /g1/g5 passed up a slice, so its deadline at /g1's level stood
+ * 3 ms / 0.2 after its vt: owed 1.5 ms at each refill of /g1, it still came after its siblings'
+ * slices and got 0.1 ms before /g1 ran dry, and in the next period its own pool held it to 1 ms:
+ * 21.9 ms of 40 in 2 s, /g1/g13 100.3 of 79.1 (10 ms caps seed 755 reduced, 1.06 % of capacity).
+ * Asking what its pool holds (0.9 ms), it runs first: 35.5 ms (0.22 %).
+ */
+static void test_pool_request_passed_up(void)
+{
+	run_within("lanes 1\nduration 2s\ngroup /g1 max 6105us 50000us\ngroup /g1/g2 nice 6\n"
+		   "group /g1/g5 weight 11\ngroup /g1/g13 nice 8 max 5016us 100000us burst 4887us\n"
+		   "group /g1/g5/g14 max 1000us 10000us\n"
+		   "vcpu 0 /g1/g5/g14 hog\nvcpu 1 /g1/g2 hog\nvcpu 2 /g1/g13 hog\n", 0.3);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -413,6 +431,7 @@ static CU_TestInfo caps_tests[] = {
 	  test_throttled_pool_paced_to_ref_dry },
 	{ "a refill claims past a free lane", test_refill_claims_past_free_lane },
 	{ "a refill claims as a waker", test_refill_claims_as_a_waker },
+	{ "a pool's request is passed up", test_pool_request_passed_up },
 	CU_TEST_INFO_NULL,
 };
 
