@@ -166,6 +166,7 @@ struct host {
 	uint64_t dcpu_uncharged;	/* no VM's (accepts, hang-ups, idle ticks, leavers) */
 	uint64_t nr_dcpu_reads, nr_dcpu_charges;
 	uint64_t nr_ahead;		/* host_ahead.c: the core's timer run ahead of a slice end */
+	uint64_t nr_arms;		/* host_arm(): the timer set to a new moment */
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */

@@ -95,6 +95,7 @@ uint64_t host_client_quiet_preempts(const struct host_client *c);
 /* Slice ends decided ahead (HOST_HELLO_AHEAD): the core's timer runs ahead of one; c's holders
  * whose published end the daemon enforced at the grace (host/host_ahead.c). */
 uint64_t host_nr_ahead(const struct host *h);
+uint64_t host_nr_arms(const struct host *h);
 uint64_t host_client_ahead_late(const struct host_client *c);
 
 /*
