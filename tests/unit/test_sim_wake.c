@@ -117,6 +117,22 @@ static void test_waker_alone_in_group_forgiven_wait(void)
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.55);
 }
 
+/*
+ * Two lanes: /g1 (weight 11) with a hog beside /g2 holding a duty vCPU (549 us every 2492 us)
+ * and a cpu.idle /g2/g5 with a hog (seed 1116 of the 1-16 lane duty kind, reduced). While the
+ * duty vCPU has work GPS gives /g2 1.8 lanes (the duty vCPU 1, /g5 0.8) and /g1 0.2: a wake
+ * takes /g1's lane four times in five and /g5's once. /g5 held its lane, at 0.8 rounded to one,
+ * and /g1's lane, misplaced, went to the wake until /g1 was owed more than min_run; then
+ * neither was taken, the duty vCPU waited for a rotation end while both hogs ran, and /g1
+ * kept its lane at one wake in eleven (1.11 % of capacity). Kept to the lanes it holds, /g2
+ * owes /g5 a few per mille of them: over its rate at all, /g5's lane goes to the wake.
+ */
+static void test_waker_kept_to_its_lanes_takes_idle(void)
+{
+	run_within("lanes 2\nduration 3s\ngroup /g1 weight 11\ngroup /g2\ngroup /g2/g5 idle 1\n"
+		   "vcpu 0 /g1 hog\nvcpu 1 /g2 duty 549us 2492us\nvcpu 2 /g2/g5 hog\n", 0.9);
+}
+
 static CU_TestInfo wake_tests[] = {
 	{ "a waker leaves an idle sibling at its rate alone", test_waker_leaves_idle_sibling_at_rate },
 	{ "a waker leaves an idle group its rounded share",
@@ -125,6 +141,8 @@ static CU_TestInfo wake_tests[] = {
 	{ "a waker owed most of a lane takes it", test_waker_owed_most_of_lane_takes_it },
 	{ "a waker alone in its group is forgiven its wait",
 	  test_waker_alone_in_group_forgiven_wait },
+	{ "a waker kept to its side's lanes takes the idle one",
+	  test_waker_kept_to_its_lanes_takes_idle },
 	CU_TEST_INFO_NULL,
 };
 
