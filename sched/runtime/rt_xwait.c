@@ -117,6 +117,9 @@ static uint64_t rt_xwait_due(struct runtime *rt, uint64_t now)
 			continue;
 		rv->sleep_end = 0;
 		rt->st.xw_wakes++;
+		/* Parked for its thread, which waits on its entry next (rt_enter()): a grant
+		 * before that thread is back comes by the page alone, no agent woken. */
+		rt_page_park(rt, rv);
 		rt_set_state(rv, RT_WAITING, now);
 		rt_core_runnable(rt, rv->id, now);
 		woke = true;
