@@ -7,13 +7,13 @@
  * VM, b's successor side); then, timed, a's vCPU releases: the claim's CAS in a's word and its
  * FUTEX_WAKE, then its TOOK at once, as rt_hand_xvm(); b's vCPU thread, parked on b's grant-page
  * entry and a's word (futex_waitv, as rt_page_wait() with rt_xhand_park()), is woken by the claim,
- * takes the lane with a CAS of b's word and sends b's TOOK (rt_xhand_take()); timed to it running.
+ * takes the lane with a CAS of b's word (rt_xhand_take(); no TOOK of b's since protocol 14: the
+ * daemon settles b's word at a's TOOK); timed to it running.
  * BENCH_XVM_WAKER=1 times the path before (protocol 11 to this change): b's waker (SCHED_FIFO
  * where allowed, as rt_xwait.c) parked on a's word takes and wakes b's vCPU thread parked on a
  * private word: two wake-ups. A round whose take fails (the daemon revoked first) still times
  * b's thread running, from the daemon's grant by the page, and is counted. BENCH_XVM_STAMPS=1
- * prints where each taken round's time went (steps after a's claim); BENCH_XVM_TOOK_LATE=1 sends
- * b's TOOK after b's thread counts as running (a trial: the path without that send).
+ * prints where each taken round's time went (steps after a's claim).
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -44,12 +44,12 @@ enum {
 	XS_AWAIT,	/* a about to sleep on the round's end (its CPU free for b) */
 	XS_BWOKE,	/* b's thread back from the futex_waitv that ended in its take */
 	XS_BTAKE,	/* b's CAS of its word done */
-	XS_BSENT,	/* b's TOOK sent: the sample's end */
+	XS_BSENT,	/* b counts as running: the sample's end */
 	XS_NR
 };
 static const char *const xs_name[XS_NR] = {
 	"a's futex wake returned", "a's TOOK sent", "a waits (its CPU free)",
-	"b's thread woke", "b's CAS done", "b's TOOK sent",
+	"b's thread woke", "b's CAS done", "b runs",
 };
 
 struct xvmm {
@@ -79,9 +79,8 @@ struct xrel {
 	uint64_t st[XS_NR];	/* this round's stamps (absolute) */
 	uint64_t *stv[XS_NR];	/* the taken rounds' steps after t0 */
 	unsigned int nst, bcpu_lane, acpu_lane;	/* stamped rounds; b's and a's on CPU 0 */
-	unsigned int a_inside;	/* ... of them a's TOOK sent between b's CAS and b's TOOK */
+	unsigned int a_inside;	/* ... of them a's TOOK sent between b's CAS and b running */
 	bool btook;		/* the round's take was b's */
-	bool took_late;		/* BENCH_XVM_TOOK_LATE=1: b's TOOK after it counts as running */
 	int bcpu;
 };
 
@@ -268,8 +267,7 @@ static void *x_vcpu(void *arg)
 			}
 			r->st[XS_BTAKE] = time_mono_ns();
 			__atomic_store_n(&r->varm, 0, __ATOMIC_RELEASE);
-			if (took && !r->took_late)	/* at once, at the take's unlock */
-				x_send(&r->b, HOST_MSG_TOOK, 0, r->gen, 0);
+			/* No TOOK of b's (protocol 14): the daemon settles b's word at a's. */
 		} else {
 			while (__atomic_load_n(&r->vwake, __ATOMIC_ACQUIRE) == seen)
 				syscall(SYS_futex, &r->vwake, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
@@ -284,8 +282,6 @@ static void *x_vcpu(void *arg)
 		r->samples[r->n++] = r->st[XS_BSENT] - r->t0;
 		if (took)
 			r->taken++;
-		if (took && r->took_late)	/* after b runs, before its next datagram */
-			x_send(&r->b, HOST_MSG_TOOK, 0, r->gen, 0);
 		r->btook = took;
 		r->bcpu = sched_getcpu();
 		r->vdone = true;
@@ -320,10 +316,7 @@ static void *x_waiter(void *arg)
 			return NULL;
 		}
 		took = x_take(r);
-		x_vcpu_wake(r);	/* the grant's wake-up (rt_grant()), then the TOOK at the unlock */
-		if (took)
-			x_send(&r->b, HOST_MSG_TOOK, 0, r->gen, 0);
-		/* The round's next datagram of b's only after its TOOK. */
+		x_vcpu_wake(r);	/* the grant's wake-up (rt_grant()); no TOOK (protocol 14) */
 		pthread_mutex_lock(&r->lock);
 		if (took)
 			r->taken++;
@@ -344,7 +337,6 @@ struct xrel *bench_xhand_start(unsigned int rounds, unsigned int gap_us)
 	r->rounds = rounds;
 	r->gap_us = gap_us;
 	r->waker = getenv("BENCH_XVM_WAKER") && atoi(getenv("BENCH_XVM_WAKER"));
-	r->took_late = getenv("BENCH_XVM_TOOK_LATE") && atoi(getenv("BENCH_XVM_TOOK_LATE"));
 	r->stamps = !r->waker && getenv("BENCH_XVM_STAMPS") && atoi(getenv("BENCH_XVM_STAMPS"));
 	for (unsigned int k = 0; r->stamps && k < XS_NR; k++)
 		if (!(r->stv[k] = calloc(rounds, sizeof(uint64_t))))
