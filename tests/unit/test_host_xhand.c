@@ -162,6 +162,8 @@ static void test_xhand_taken(void)
 	CU_ASSERT_EQUAL(ovmm_ev(r.h, &r.b.m, HOST_MSG_RAN, 0, 1500000, 0), 0);
 	CU_ASSERT_EQUAL(ovmm_ev(r.t, &r.tb, HOST_MSG_RAN, 0, 1500000, 0), 0);
 	twins_agree(&r);
+	/* ... and one that is not a report (before protocol 14: refused, b's TOOK was due). */
+	CU_ASSERT_EQUAL(ovmm_ev(r.h, &r.b.m, HOST_MSG_PING, 0, 0, 0), 0);
 	CU_ASSERT_FALSE(ovmm_hung_up(&r.a.m) || ovmm_hung_up(&r.b.m));
 	xrig_end(&r);
 }
