@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The daemon the host-mode latency benches talk to (bench/host_daemon.h). */
+#include <sched.h>
 #include <signal.h>
 #include <linux/futex.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 
 unsigned int bench_daemon_lanes = 1;
 bool bench_daemon_pin;
+cpu_set_t bench_daemon_mask;
+bool bench_daemon_has_mask;
 
 pid_t bench_daemon_start(const char *tag, char *sock, size_t len)
 {
@@ -31,6 +34,9 @@ pid_t bench_daemon_start(const char *tag, char *sock, size_t len)
 	if (pid)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGTERM);	/* a bench that exits early takes its daemon along */
+	/* The bench's mask before it pinned itself to the lane: the daemon's, as `vsched host`'s. */
+	if (bench_daemon_pin && bench_daemon_has_mask)
+		sched_setaffinity(0, sizeof(bench_daemon_mask), &bench_daemon_mask);
 	if (host_create(&o, &h) || host_listen(h, sock))
 		_exit(1);
 	if (bench_daemon_pin)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/types.h>
 
 /*
@@ -17,6 +18,10 @@ pid_t bench_daemon_start(const char *tag, char *sock, size_t len);
 extern unsigned int bench_daemon_lanes;
 /* Whether those daemons pin their thread off the lanes' CPUs, as `vsched host` does (false). */
 extern bool bench_daemon_pin;
+/* With bench_daemon_pin, the mask such a daemon starts from (the bench's before it pinned
+ * itself to the lane's CPU), when bench_daemon_has_mask. */
+extern cpu_set_t bench_daemon_mask;
+extern bool bench_daemon_has_mask;
 /* Stops it (SIGTERM) and removes its socket. */
 void bench_daemon_stop(pid_t pid, const char *sock);
 

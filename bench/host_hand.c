@@ -336,6 +336,11 @@ int bench_hand_run(unsigned int rounds, unsigned int gap_us)
 
 	if (!vs || sched_getaffinity(0, sizeof(mask), &mask))
 		return -1;
+	/* BENCH_LAT_DAEMON_PIN=1: each daemon off the lane's CPU, as `vsched host` runs where a CPU
+	 * has no lane (else it inherits the lane's CPU from this thread). */
+	bench_daemon_pin = getenv("BENCH_LAT_DAEMON_PIN") && atoi(getenv("BENCH_LAT_DAEMON_PIN"));
+	bench_daemon_mask = mask;
+	bench_daemon_has_mask = true;
 	bench_pin_lane();
 	pthread_create(&ib, NULL, rel_waiter, in);
 	ret = rel_host_start(pg, false, &pa, &pb) ?: rel_host_start(hd, true, &ha, &hb);

@@ -7,11 +7,13 @@
  * VM, b's successor side); then, timed, a's vCPU releases: the claim's CAS in a's word and its
  * FUTEX_WAKE, then its TOOK at once, as rt_hand_xvm(); b's vCPU thread, parked on b's grant-page
  * entry and a's word (futex_waitv, as rt_page_wait() with rt_xhand_park()), is woken by the claim,
- * takes the lane with a CAS of b's word and sends b's TOOK (rt_xhand_take()); timed to it running.
+ * takes the lane with a CAS of b's word (rt_xhand_take(); no TOOK of b's since protocol 14: the
+ * daemon settles b's word at a's TOOK); timed to it running.
  * BENCH_XVM_WAKER=1 times the path before (protocol 11 to this change): b's waker (SCHED_FIFO
  * where allowed, as rt_xwait.c) parked on a's word takes and wakes b's vCPU thread parked on a
  * private word: two wake-ups. A round whose take fails (the daemon revoked first) still times
- * b's thread running, from the daemon's grant by the page, and is counted.
+ * b's thread running, from the daemon's grant by the page, and is counted. BENCH_XVM_STAMPS=1
+ * prints where each taken round's time went (steps after a's claim).
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -31,6 +33,24 @@
 #include "host_hand.h"
 #include "host/proto.h"
 #include "util/time.h"
+
+/*
+ * BENCH_XVM_STAMPS=1: each taken round's steps, in ns after the claim (t0), printed as medians
+ * and p90s: where the row's time goes.
+ */
+enum {
+	XS_AWAKE,	/* a's FUTEX_WAKE of its word returned */
+	XS_ASENT,	/* a's TOOK sent (send() returned) */
+	XS_AWAIT,	/* a about to sleep on the round's end (its CPU free for b) */
+	XS_BWOKE,	/* b's thread back from the futex_waitv that ended in its take */
+	XS_BTAKE,	/* b's CAS of its word done */
+	XS_BSENT,	/* b counts as running: the sample's end */
+	XS_NR
+};
+static const char *const xs_name[XS_NR] = {
+	"a's futex wake returned", "a's TOOK sent", "a waits (its CPU free)",
+	"b's thread woke", "b's CAS done", "b runs",
+};
 
 struct xvmm {
 	int fd;
@@ -55,6 +75,13 @@ struct xrel {
 	char sock[64];
 	bool waker;		/* BENCH_XVM_WAKER=1: the waker takes (the path before) */
 	int varm;		/* the round's claim may be taken by b's vCPU thread */
+	bool stamps;		/* BENCH_XVM_STAMPS=1 */
+	uint64_t st[XS_NR];	/* this round's stamps (absolute) */
+	uint64_t *stv[XS_NR];	/* the taken rounds' steps after t0 */
+	unsigned int nst, bcpu_lane, acpu_lane;	/* stamped rounds; b's and a's on CPU 0 */
+	unsigned int a_inside;	/* ... of them a's TOOK sent between b's CAS and b running */
+	bool btook;		/* the round's take was b's */
+	int bcpu;
 };
 
 struct xagent {
@@ -236,10 +263,11 @@ static void *x_vcpu(void *arg)
 				}
 				w[0].val = seq;
 				syscall(SYS_futex_waitv, w, 3, 0, NULL, CLOCK_MONOTONIC);
+				r->st[XS_BWOKE] = time_mono_ns();
 			}
+			r->st[XS_BTAKE] = time_mono_ns();
 			__atomic_store_n(&r->varm, 0, __ATOMIC_RELEASE);
-			if (took)	/* at once, at the take's unlock (rt_xhand_take()) */
-				x_send(&r->b, HOST_MSG_TOOK, 0, r->gen, 0);
+			/* No TOOK of b's (protocol 14): the daemon settles b's word at a's. */
 		} else {
 			while (__atomic_load_n(&r->vwake, __ATOMIC_ACQUIRE) == seen)
 				syscall(SYS_futex, &r->vwake, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
@@ -250,9 +278,12 @@ static void *x_vcpu(void *arg)
 			pthread_mutex_unlock(&r->lock);
 			return NULL;
 		}
-		r->samples[r->n++] = time_mono_ns() - r->t0;
+		r->st[XS_BSENT] = time_mono_ns();
+		r->samples[r->n++] = r->st[XS_BSENT] - r->t0;
 		if (took)
 			r->taken++;
+		r->btook = took;
+		r->bcpu = sched_getcpu();
 		r->vdone = true;
 		r->done = r->wdone;
 		pthread_cond_broadcast(&r->cond);
@@ -285,10 +316,7 @@ static void *x_waiter(void *arg)
 			return NULL;
 		}
 		took = x_take(r);
-		x_vcpu_wake(r);	/* the grant's wake-up (rt_grant()), then the TOOK at the unlock */
-		if (took)
-			x_send(&r->b, HOST_MSG_TOOK, 0, r->gen, 0);
-		/* The round's next datagram of b's only after its TOOK. */
+		x_vcpu_wake(r);	/* the grant's wake-up (rt_grant()); no TOOK (protocol 14) */
 		pthread_mutex_lock(&r->lock);
 		if (took)
 			r->taken++;
@@ -309,6 +337,10 @@ struct xrel *bench_xhand_start(unsigned int rounds, unsigned int gap_us)
 	r->rounds = rounds;
 	r->gap_us = gap_us;
 	r->waker = getenv("BENCH_XVM_WAKER") && atoi(getenv("BENCH_XVM_WAKER"));
+	r->stamps = !r->waker && getenv("BENCH_XVM_STAMPS") && atoi(getenv("BENCH_XVM_STAMPS"));
+	for (unsigned int k = 0; r->stamps && k < XS_NR; k++)
+		if (!(r->stv[k] = calloc(rounds, sizeof(uint64_t))))
+			exit(1);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->pid = bench_daemon_start("xhand", r->sock, sizeof(r->sock));
@@ -351,13 +383,26 @@ int bench_xhand_round(struct xrel *r, pthread_mutex_t *vmm)
 					false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		syscall(SYS_futex, host_offer_futex(r->a.offer), FUTEX_WAKE, INT_MAX, NULL, NULL,
 			0);
+		r->st[XS_AWAKE] = time_mono_ns();
 		pthread_mutex_unlock(vmm);
 		x_send(&r->a, HOST_MSG_TOOK, 0, r->gen, 0);	/* at once, after the lock */
+		r->st[XS_ASENT] = time_mono_ns();
+		r->acpu_lane += sched_getcpu() == 0;
 	} else {
 		pthread_mutex_unlock(vmm);
 		x_send(&r->a, HOST_MSG_BLOCKED, 0, 0, 0);
 	}
+	r->st[XS_AWAIT] = time_mono_ns();
 	bench_flag_wait(&r->lock, &r->cond, &r->done);
+	if (r->btook && r->stamps && r->nst < r->rounds) {
+		unsigned int k;
+
+		for (k = 0; k < XS_NR; k++)
+			r->stv[k][r->nst] = r->st[k] > r->t0 ? r->st[k] - r->t0 : 0;
+		r->nst++;
+		r->bcpu_lane += r->bcpu == 0;
+		r->a_inside += r->st[XS_ASENT] > r->st[XS_BTAKE] && r->st[XS_ASENT] < r->st[XS_BSENT];
+	}
 	x_send(&r->b, HOST_MSG_BLOCKED, 0, 0, 0);
 	x_fence(r, &r->b);
 	return 0;
@@ -393,4 +438,14 @@ void bench_xhand_stop(struct xrel *r)
 	       "  (%u rounds, %u taken from the other VM's claim)\n", "host, xvm",
 	       bench_xhand_q(r, 50) / 1e3, bench_xhand_q(r, 90) / 1e3, bench_xhand_q(r, 99) / 1e3,
 	       r->n, r->taken);
+	for (unsigned int k = 0; r->stamps && r->nst && k < XS_NR; k++) {
+		qsort(r->stv[k], r->nst, sizeof(uint64_t), x_cmp);
+		printf("  xvm step %-26s median %6.1f us  p90 %6.1f us  (%u taken rounds)\n",
+		       xs_name[k], r->stv[k][r->nst / 2] / 1e3, r->stv[k][r->nst * 9 / 10] / 1e3,
+		       r->nst);
+	}
+	if (r->stamps)
+		printf("  xvm: b's thread ran on CPU 0 (the lane's) in %u of %u, a in %u; a's TOOK"
+		       " sent inside b's send in %u\n", r->bcpu_lane, r->nst, r->acpu_lane,
+		       r->a_inside);
 }

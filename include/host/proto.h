@@ -68,8 +68,9 @@
  * vCPU inside the guest;
  * 13: decisions made ahead of a slice end (HOST_HELLO_AHEAD): a grant-page entry's `at` (a
  * PREEMPT that holds from `at`, a GRANT from `at`), a PREEMPT datagram's a (its `at`,
- * HOST_TIME_INF: at once) */
-#define HOST_PROTO_VERSION	13
+ * HOST_TIME_INF: at once);
+ * 14: a successor's take of a handoff across VMs sends no TOOK (settled from its word) */
+#define HOST_PROTO_VERSION	14
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */

@@ -72,6 +72,8 @@ struct runtime_stats {
 	uint64_t retimes_peak;		/* the most in one second: a storm would show */
 	uint64_t retime_sec, retime_in_sec;	/* the second being counted, and its count */
 	uint64_t grants;		/* lanes handed out */
+	uint64_t grant_msgs;		/* host mode: GRANT datagrams the agent received (a
+					 * grant to a parked vCPU goes by the page alone) */
 	uint64_t offers;		/* host mode: of those, idle lanes taken from an offer */
 	uint64_t held_offers;		/* host mode: lanes taken from their holder by an offer */
 	uint64_t offer_refused[RT_OFFER_R_NR];	/* host mode: offers standing, not taken, by why */

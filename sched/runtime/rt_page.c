@@ -256,9 +256,12 @@ static void rt_page_unpark(struct runtime *rt, struct rt_vcpu *rv)
  * rv's thread is about to ask for a lane and wait for it (rt_enter()): parked before its
  * RUNNABLE is queued, which another thread's send may take at once, and through the steal-time
  * park made with the lock dropped after it. Parked only at rt_page_wait(), a grant the daemon
- * decided in between went as a datagram too and woke the agent for nothing. The bit promises
- * only that the entry is read again after it is cleared, which rt_page_wait() or
- * rt_page_park_end() does. Lock held.
+ * decided in between went as a datagram too and woke the agent for nothing. The same where the
+ * RUNNABLE is queued before the thread's entry: a lent vCPU's at its exit (rt_charge()), a
+ * sleeper's by the waker (rt_xwait.c). The bit promises only that the entry is read again after
+ * it is cleared, which rt_page_wait() or rt_page_park_end() does: at the entry, and before a
+ * sleep or the thread's end (while it is still waiting: a grant it took goes back with the
+ * BLOCKED as the lane's release). Lock held.
  */
 void rt_page_park(struct runtime *rt, struct rt_vcpu *rv)
 {
@@ -266,8 +269,8 @@ void rt_page_park(struct runtime *rt, struct rt_vcpu *rv)
 		rt_page_parked(rt, rv, true);
 }
 
-/* rt_enter()'s wait is over: still parked (no wait ran: an offer taken, a fallback), unparked
- * and the entry read again. Lock held. */
+/* rt_enter()'s wait is over, or the thread sleeps or ends without one: still parked (no wait
+ * ran: an offer taken, a fallback), unparked and the entry read again. Lock held. */
 void rt_page_park_end(struct runtime *rt, struct rt_vcpu *rv)
 {
 	if (rv->page_parked)

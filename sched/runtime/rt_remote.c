@@ -339,6 +339,8 @@ int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	if (m.type < HOST_MSG_GRANT || m.type > HOST_MSG_RETIME)
 		return -EPROTO;
 	until = m.a == HOST_TIME_INF ? RT_INF : m.a;
+	if (m.type == HOST_MSG_GRANT)
+		rt->st.grant_msgs++;	/* the agent woke for it, whoever applies it */
 	/*
 	 * The vCPU thread took it from the grant page already, or the page moved past it. A RETIME
 	 * is not in the page: it changes the grant of its seq, only while that one is applied; a

@@ -19,7 +19,8 @@
  *  - the waker waits on this VM's offer word (the daemon wakes its gen half when it publishes a
  *    successor's side here, protocol 10) and on the releasing VM's word, and takes the lane for
  *    the successor (rt_xhand_take(): the CAS of this VM's word, the grant, which pins the
- *    successor's thread to the lane's CPU and wakes it, and the TOOK at once).
+ *    successor's thread to the lane's CPU and wakes it; no TOOK: the daemon settles the
+ *    take from this VM's word at the releaser's TOOK, protocol 14).
  * The vCPU's own thread still does both when it comes first (under the lock, whoever finds the
  * vCPU still asleep, or the claim still free, acts once); a successor whose thread is parked on
  * its grant page entry waits on the releasing VM's word itself (rt_xhand_park()) and takes the
@@ -117,6 +118,9 @@ static uint64_t rt_xwait_due(struct runtime *rt, uint64_t now)
 			continue;
 		rv->sleep_end = 0;
 		rt->st.xw_wakes++;
+		/* Parked for its thread, which waits on its entry next (rt_enter()): a grant
+		 * before that thread is back comes by the page alone, no agent woken. */
+		rt_page_park(rt, rv);
 		rt_set_state(rv, RT_WAITING, now);
 		rt_core_runnable(rt, rv->id, now);
 		woke = true;
@@ -192,7 +196,7 @@ static void rt_xwait_loop(struct runtime *rt)
 		}
 		rt_xwait_set(rt, next);
 		rt->xw_peer = n == 3;
-		rt_unlock(rt);	/* a RUNNABLE or TOOK queued above leaves here */
+		rt_unlock(rt);	/* a RUNNABLE queued above leaves here */
 		/* A page unmapped meanwhile (the daemon lost) fails at once: looked at again. */
 		syscall(SYS_futex_waitv, w, n, 0, NULL, CLOCK_MONOTONIC);
 		mutex_lock(rt->lock);

@@ -147,8 +147,8 @@ static int rt_enter(struct vcpu *vcpu)
 			else if (!rt_unlock_send(rt))	/* its RUNNABLE out first */
 				mutex_cond_wait(&rv->cond, rt->lock);
 		}
-		rt_page_park_end(rt, rv);
 	}
+	rt_page_park_end(rt, rv);	/* also when the daemon was lost since its exit parked it */
 	now = rt_now();
 	/* The wait ended when the lane was granted; what follows is the handoff. */
 	rt_steal_unpark(rv, rv->granted_at && rv->granted_at < now ? rv->granted_at : now);
@@ -207,7 +207,12 @@ static void rt_charge(struct vcpu *vcpu, uint64_t cpu_ns __attribute__((unused))
 	}
 	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
 	if (rv->state == RT_LENT && !rt_hands_off(rt)) {
-		/* A lent vCPU left KVM_RUN by itself: it runs again and needs a lane. */
+		/*
+		 * A lent vCPU left KVM_RUN by itself: it runs again and needs a lane. Parked before
+		 * its RUNNABLE is queued, as at an entry: a grant decided while this thread handles
+		 * the exit comes by the page alone (taken at the entry, or before a sleep).
+		 */
+		rt_page_park(rt, rv);
 		rt_reclaim(rt, rv, rt_halt_woke_est(rv, time_thread_ns(), now), now);
 	}
 	rt_poke_helper(rt, now);
@@ -224,6 +229,9 @@ static void rt_sleep(struct vcpu *vcpu, uint64_t ns)
 	mutex_lock(rt->lock);
 	now = rt_now();
 	end = now + ns;
+	/* Parked since its exit (a lent vCPU's reclaim): a grant by the page alone is taken
+	 * before the sleep, so the lane it held goes back with the BLOCKED. */
+	rt_page_park_end(rt, rv);
 	/* Host mode: the waker makes it runnable at end if this thread is late (rt_xwait.c). */
 	rt_xwait_arm(rt, rv, end);
 	/*
@@ -271,6 +279,7 @@ static void rt_thread_exit(struct vcpu *vcpu)
 	now = rt_now();
 	/* What ran after the last charge (exit handling, the last wait) belongs to the vCPU too. */
 	rt_charge_upto(rt, rv, time_thread_ns(), true, now);
+	rt_page_park_end(rt, rv);	/* parked since its exit: see rt_sleep() */
 	rt_leave_runnable(rt, rv, RT_OFF, now);
 	rv->in_guest = false;
 	/* Gone: a rejoin must not send its TID (the daemon refuses a dead thread's and hangs

@@ -8,6 +8,7 @@
  * thread still reading it.
  */
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,11 +346,124 @@ static void test_rt_page_wake_parked(void)
 	wake_done(w);
 }
 
+/*
+ * The daemon answering a RUNNABLE that left outside rt_enter() (a lent vCPU's exit, the waker):
+ * its datagrams read until the RUNNABLE (2 s at most), then the grant as wake_daemon() makes it.
+ */
+static bool wake_answer(struct wake_rig *w)
+{
+	struct pollfd p = { .fd = w->fd[1], .events = POLLIN };
+	struct host_ev m;
+
+	while (poll(&p, 1, 2000) == 1 && recv(w->fd[1], &m, sizeof(m), 0) == (ssize_t)sizeof(m)) {
+		if (m.type != HOST_MSG_RUNNABLE)
+			continue;	/* the exit's RAN, a slice */
+		w->runnables++;
+		rig_write(&w->g, 0);
+		syscall(SYS_futex, &w->g.page[0].seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!rig_parked(&w->g))
+			w->grant_msgs++;
+		return true;
+	}
+	return false;
+}
+
+/* vCPU 0 lent its lane (halted inside KVM_RUN) and has just left KVM_RUN: its exit's charge. */
+static void lent_exit(struct wake_rig *w)
+{
+	mutex_lock(&w->g.lock);
+	rt_set_state(&w->g.v, RT_WAITING, rt_now());
+	rt_set_state(&w->g.v, RT_RUNNING, rt_now());
+	rt_set_state(&w->g.v, RT_LENT, rt_now());
+	w->g.v.in_guest = true;
+	w->g.v.clock_charged = UINT64_MAX;	/* no CPU report: this rig has no VM core */
+	mutex_unlock(&w->g.lock);
+	runtime_vcpu_ops.charge(&w->g.vcpu, 0);
+}
+
+/*
+ * A lent vCPU that leaves KVM_RUN by itself asks for its lane at its exit (rt_reclaim() from
+ * the charge), before its thread handles the exit and enters again. A grant decided in between
+ * must find its bit set (else a GRANT datagram wakes the agent for nothing) and be taken at
+ * the entry. If the exit was a sleep instead, the grant that went by the page alone is taken
+ * before the thread blocks, so the daemon's view (the lane held, then released) is the
+ * VMM's, and no bit stays set.
+ */
+static void test_rt_page_lent_parked(void)
+{
+	struct wake_rig *w;
+
+	if (!rt_page_usable())
+		return;
+	w = wake_init();
+	lent_exit(w);
+	CU_ASSERT_TRUE(wake_answer(w));
+	CU_ASSERT_EQUAL(w->grant_msgs, 0);
+	wake_run(w);
+	CU_ASSERT_EQUAL(w->g.v.state, RT_RUNNING);
+	CU_ASSERT_EQUAL(w->g.v.seq_applied, w->g.page[0].seq);
+	CU_ASSERT_FALSE(rig_parked(&w->g));
+	wake_done(w);
+
+	w = wake_init();
+	lent_exit(w);
+	CU_ASSERT_TRUE(wake_answer(w));
+	runtime_vcpu_ops.sleep(&w->g.vcpu, 1000);
+	mutex_lock(&w->g.lock);
+	CU_ASSERT_EQUAL(w->g.v.state, RT_BLOCKED);
+	CU_ASSERT_EQUAL(w->g.v.seq_applied, w->g.page[0].seq);
+	CU_ASSERT_FALSE(rig_parked(&w->g));
+	CU_ASSERT_FALSE(w->g.v.page_parked);
+	wake_done(w);
+}
+
+/*
+ * A sleeper made runnable by the VMM's waker at its sleep's end (rt_xwait.c), its own thread
+ * not back yet (late behind a busy CPU): a grant decided before that thread enters must find
+ * its bit set, and be taken at the entry.
+ */
+static void test_rt_page_xwait_parked(void)
+{
+	struct wake_rig *w;
+	int i;
+
+	if (!rt_page_usable())
+		return;
+	w = wake_init();
+	w->g.rt.nr_peers = 1;	/* another VM shares the page: the waker acts (no side here) */
+	CU_ASSERT_EQUAL_FATAL(rt_xwait_start(&w->g.rt), 0);
+	mutex_lock(&w->g.lock);
+	for (i = 0; i < 2000 && !w->g.rt.xw_started; i++) {
+		mutex_unlock(&w->g.lock);
+		usleep(1000);
+		mutex_lock(&w->g.lock);
+	}
+	CU_ASSERT_TRUE(w->g.rt.xw_started);
+	rt_xwait_arm(&w->g.rt, &w->g.v, rt_now() + 1000000);
+	mutex_unlock(&w->g.lock);
+	CU_ASSERT_TRUE(wake_answer(w));
+	CU_ASSERT_EQUAL(w->grant_msgs, 0);
+	wake_run(w);
+	CU_ASSERT_EQUAL(w->g.rt.st.xw_wakes, 1);
+	CU_ASSERT_EQUAL(w->g.v.state, RT_RUNNING);
+	CU_ASSERT_EQUAL(w->g.v.seq_applied, w->g.page[0].seq);
+	CU_ASSERT_FALSE(rig_parked(&w->g));
+	mutex_unlock(&w->g.lock);
+	rt_xwait_stop(&w->g.rt);
+	mutex_lock(&w->g.lock);
+	wake_done(w);
+}
+
 static CU_TestInfo rt_page_tests[] = {
 	{ "a thread waiting on its entry is parked in the offer page, and takes a page-only grant",
 	  test_rt_page_parked },
 	{ "a waking vCPU is parked before its RUNNABLE leaves: the grant by the page alone",
 	  test_rt_page_wake_parked },
+	{ "a lent vCPU is parked at its exit's RUNNABLE; a sleep after it takes the grant first",
+	  test_rt_page_lent_parked },
+	{ "a sleeper the waker makes runnable is parked before its RUNNABLE leaves",
+	  test_rt_page_xwait_parked },
 	{ "a RETIME ahead of its page-only grant is applied when the grant is taken",
 	  test_rt_page_retime },
 	{ "a holder leaves for a PREEMPT in its page entry and applies it, unkicked",
