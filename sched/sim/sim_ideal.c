@@ -216,8 +216,12 @@ static bool work_step(struct sim_ideal *id, double dt)
 	return changed;
 }
 
-/* Pools draw what their groups ran over dt; true if one ran dry or was unthrottled. */
-static bool pools_step(struct sim_ideal *id, double dt)
+/*
+ * Pools draw what their groups ran over dt; true if one ran dry or was unthrottled. Refills due
+ * at end wait for the next call: a scenario event at end goes first, as in the core (sim_loop()),
+ * so a cpu.max written on a grid point sets the period the refill there steps by.
+ */
+static bool pools_step(struct sim_ideal *id, double dt, double end)
 {
 	bool changed = false;
 	unsigned int i;
@@ -239,7 +243,7 @@ static bool pools_step(struct sim_ideal *id, double dt)
 	for (i = 1; i < id->ng; i++) {
 		struct ideal_pool *p = &id->pool[i];
 
-		while (p->timer && p->next_refill <= id->now)
+		while (p->timer && p->next_refill <= id->now && id->now < end)
 			changed |= pool_refill(p);
 	}
 	return changed;
@@ -273,7 +277,7 @@ int sim_ideal_advance(struct sim_ideal *id, uint64_t to)
 			id->r->vcpus[i].ideal += dt * id->rate[i];
 		id->now = next;
 		changed = work_step(id, dt);
-		changed |= pools_step(id, dt);
+		changed |= pools_step(id, dt, end);
 		if (changed && (ret = solve(id)))
 			return ret;
 	}

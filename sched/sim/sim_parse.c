@@ -160,6 +160,7 @@ static int parse_settings(struct parser *p, char **tok, int n, struct sim_settin
 			if (i < n && (tok[i][0] >= '0' && tok[i][0] <= '9')) {
 				if (us_of(p, tok[i], &set->period_us))
 					return -EINVAL;
+				set->has_period = true;	/* 0 too: the tree refuses it */
 				i++;
 			}
 		} else if (!strcmp(key, "burst")) {

@@ -21,7 +21,7 @@ int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settin
 		return ret;
 	if (set->has_max || set->has_burst) {
 		uint64_t quota = set->has_max ? set->quota_us : g->quota_us;
-		uint64_t period = set->has_max && set->period_us ? set->period_us : g->period_us;
+		uint64_t period = set->has_max && set->has_period ? set->period_us : g->period_us;
 		uint64_t burst = set->has_burst ? set->burst_us : g->burst_us;
 
 		ret = group_set_bandwidth(s, g, quota, period, burst);

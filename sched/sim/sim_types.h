@@ -10,10 +10,10 @@
 enum sim_pattern { SIM_IDLE, SIM_HOG, SIM_DUTY, SIM_BURSTY, SIM_SLEEP };
 
 struct sim_settings {
-	bool has_weight, has_nice, has_max, has_burst, has_idle;
+	bool has_weight, has_nice, has_max, has_period, has_burst, has_idle;
 	unsigned long weight;
 	int nice;
-	uint64_t quota_us, period_us;	/* period 0: keep the current one */
+	uint64_t quota_us, period_us;	/* without has_period: keep the current period */
 	uint64_t burst_us;
 	bool idle;
 };

@@ -398,6 +398,27 @@ static void test_sim_sleeper_repays_while_asleep(void)
 	}
 }
 
+/*
+ * A cpu.max write on a point of the period grid: the core applies the event before the refill
+ * due then (docs/scheduler.md §8), so the refill steps by the new period. The ideal refilled
+ * first, stepped by the old 1 s period and gave /c 53 ms where the core rightly gave 503
+ * (5.6 % of capacity).
+ */
+static void test_sim_cap_written_on_the_grid(void)
+{
+	struct sim_result *r = run("lanes 2\nduration 4s\ngroup /c max 1ms 1s\ngroup /b\n"
+				   "vcpu 0 /c hog\nvcpu 1 /b hog\nat 3s max /c 50ms 100ms\n");
+	double used, ideal;
+
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_group_usage(r, "/c", &used, &ideal), 0);
+	CU_ASSERT_DOUBLE_EQUAL(used, 503e6, 1e6);
+	CU_ASSERT_DOUBLE_EQUAL(ideal, 503e6, 1e6);
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= HOG_BOUND);
+	sim_result_free(r);
+}
+
 static void test_sim_usage_split(void)
 {
 	struct sim_result *r = run("lanes 1\nduration 1s\ngroup /a\nvcpu 0 /a hog sys 25\n");
@@ -440,6 +461,12 @@ static void test_sim_scenario_errors(void)
 	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(d.msg, "line 1: settings of /a: Invalid argument");
 	sim_scenario_free(sc);
+	/* A period of 0 is the kernel's "1000 0", EINVAL; it was taken as "period unchanged". */
+	diag_init(&d, NULL);
+	CU_ASSERT_EQUAL(sim_parse("vcpu 0 / hog\ngroup /a\nat 1ms max /a 10ms 0\n", &sc, &d), 0);
+	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(d.msg, "line 3: event on /a: Invalid argument");
+	sim_scenario_free(sc);
 	/* cpu.weight of an idle group is EINVAL (sched_group_set_shares()). */
 	diag_init(&d, NULL);
 	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nvcpu 0 / hog\nat 1ms weight /a 5\n", &sc, &d),
@@ -470,6 +497,7 @@ static CU_TestInfo sim_tests[] = {
 	{ "a cap on a host that delivers less", test_sim_cap_on_a_loaded_host },
 	{ "wake-to-lane delays", test_sim_wake_to_lane },
 	{ "a sleeper repays its debt while asleep", test_sim_sleeper_repays_while_asleep },
+	{ "a cap written on a point of the period grid", test_sim_cap_written_on_the_grid },
 	{ "usage, user and system", test_sim_usage_split },
 	{ "scenario errors", test_sim_scenario_errors },
 	CU_TEST_INFO_NULL,

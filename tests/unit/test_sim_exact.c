@@ -115,6 +115,33 @@ static void test_no_timer_storm_on_a_loaded_host(void)
 	sim_result_free(r);
 }
 
+/*
+ * The same host with nested caps and a bursty vCPU: the core, dry or owed within a nanosecond,
+ * asked for the next decision at now + 1 ns, again and again, and the simulator charged each
+ * step's 0.7 ns of CPU as 0, so 10 ms of lane time at a time delivered nothing: /a got 4948 ms
+ * of its 5000 in 2 s, 7079 of 7500 in 3 s (3.5 % of capacity), taking minutes to simulate.
+ * Charged as the difference of the lanes' totals, no step loses CPU.
+ */
+static void test_no_cpu_lost_in_small_steps(void)
+{
+	struct sim_result *r = run("lanes 4\nduration 2s\ndeliver 70%\n"
+				   "group /a max 250ms 100ms burst 50ms\n"
+				   "group /a/x max 100ms 50ms burst 20ms weight 1\n"
+				   "group /a/y weight 10000\ngroup /a/y/z max 30ms 10ms\n"
+				   "group /b weight 1\ngroup /c max 1ms 1s\n"
+				   "vcpu 0 /a/x hog\nvcpu 1 /a/x hog\nvcpu 2 /a/y hog\n"
+				   "vcpu 3 /a/y/z hog\nvcpu 4 /a/y/z hog\nvcpu 5 /b hog\n"
+				   "vcpu 6 /c hog\nvcpu 7 /a/x bursty 3ms 30ms\n");
+	double used, ideal;
+
+	if (!r)
+		return;
+	CU_ASSERT_EQUAL(sim_group_usage(r, "/a", &used, &ideal), 0);
+	CU_ASSERT_DOUBLE_EQUAL(used, 5000e6, 1e6);
+	CU_ASSERT_TRUE(sim_max_group_error(r) <= 0.1);
+	sim_result_free(r);
+}
+
 /* A chain of single-child groups `depth` deep (1..256) with vCPUs at its end, one moved in. */
 static struct sim_result *run_chain(unsigned int depth)
 {
@@ -172,6 +199,7 @@ static CU_TestInfo exact_tests[] = {
 	{ "a heavy holder keeps its credit", test_heavy_holder_keeps_credit },
 	{ "a saturated group keeps its credit", test_saturated_group_keeps_credit },
 	{ "no timer storm when lanes deliver less", test_no_timer_storm_on_a_loaded_host },
+	{ "no CPU lost in small steps when lanes deliver less", test_no_cpu_lost_in_small_steps },
 	{ "a deep chain schedules as a shallow one", test_deep_chain_schedules_as_shallow },
 	CU_TEST_INFO_NULL,
 };
