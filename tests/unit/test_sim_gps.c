@@ -341,6 +341,23 @@ static void test_group_lag_kept_as_accrued(void)
 }
 
 /*
+ * The due clock holds at a throttle's or refill's full retag too (rates.c, snap_due_clocks()).
+ * Two lanes, a root duty vCPU on /g1's period grid, /g1 capped at one CPU holding a hog and
+ * /g1/g3 (weight 10000) with a hog and a nice-19 group with a hog. /g1 runs 2 ms of each period
+ * at rate 1 (the nice-19 hog owed 0.014) and 4 at rate 2 (owed 0.98): 3.94 ms a period by hand,
+ * as the reference. Its rate rose through refill_group() against the due clock of /g1/g3, owed
+ * 0.9 ms after the /g1 hog's first slice, and fell back through the refill's retag against V:
+ * the nice-19 group lost 0.8 ms a period, and the /g1 hog, owed 0.1 ms, took 0.86 (audit gg107
+ * reduced: 319 ms of 395, 3.8 % of capacity; gg107 itself 4.22 -> 0.68 %).
+ */
+static void test_due_clock_kept_at_retag(void)
+{
+	run_within("lanes 2\ngroup /g1 max 10ms 10ms\ngroup /g1/g3 weight 10000\n"
+		   "group /g1/g3/g4 nice 19\nvcpu 0 /g1 hog\nvcpu 1 /g1/g3 hog\n"
+		   "vcpu 2 /g1/g3/g4 hog\nvcpu 3 / duty 2ms 10ms\n", 0.3);
+}
+
+/*
  * A waker whose lane comes from a side holding several takes it, inside that side, from the
  * child holding the most over its rate, waiting for its min_run if need be, not from the first
  * lane by index. Two lanes: /w's duty vCPU (0.9 ms every 1.8 ms) beside /a (weight 35) holding
@@ -421,6 +438,7 @@ static CU_TestInfo gps_tests[] = {
 	{ "a level waker takes a misplaced lane", test_level_waker_takes_misplaced_lane },
 	{ "eligible against the others", test_eligible_against_the_others },
 	{ "a group's lag is kept as it accrued", test_group_lag_kept_as_accrued },
+	{ "the due clock holds at a retag", test_due_clock_kept_at_retag },
 	{ "a waker takes the lane held most over its rate", test_waker_takes_lane_most_over_rate },
 	{ "a wake takes the lane of the side's child over its rate (seed 627)",
 	  test_wake_takes_lane_of_side_over_rate },
