@@ -123,6 +123,14 @@ static int us_of(struct parser *p, const char *tok, uint64_t *us)
 	return 0;
 }
 
+/* A setting given twice on one line: only one of the two would take. */
+static bool setting_twice(const struct sim_settings *set, const char *key)
+{
+	return (!strcmp(key, "weight") && set->has_weight) || (!strcmp(key, "nice") && set->has_nice) ||
+	       (!strcmp(key, "max") && set->has_max) || (!strcmp(key, "burst") && set->has_burst) ||
+	       (!strcmp(key, "idle") && set->has_idle);
+}
+
 /* Settings: weight W | nice N | max QUOTA PERIOD | max max [PERIOD] | burst B | idle 0|1 */
 static int parse_settings(struct parser *p, char **tok, int n, struct sim_settings *set)
 {
@@ -135,6 +143,8 @@ static int parse_settings(struct parser *p, char **tok, int n, struct sim_settin
 
 		if (i + 1 >= n)
 			return perr(p, "'%s' needs a value", key);
+		if (setting_twice(set, key))
+			return perr(p, "'%s' given twice", key);
 		if (!strcmp(key, "weight")) {
 			if (parse_ulong(tok[i + 1], &v) || v < CGROUP_WEIGHT_MIN ||
 			    v > CGROUP_WEIGHT_MAX)
@@ -178,6 +188,14 @@ static int parse_settings(struct parser *p, char **tok, int n, struct sim_settin
 			return perr(p, "unknown setting '%s'", key);
 		}
 	}
+	/*
+	 * Both set the one weight; and beside idle 1 neither would take: the kernel refuses
+	 * cpu.weight and cpu.weight.nice while cpu.idle is 1 and resets the weight at idle 0.
+	 */
+	if (set->has_weight && set->has_nice)
+		return perr(p, "weight and nice set the same weight: give one");
+	if (set->has_idle && set->idle && (set->has_weight || set->has_nice))
+		return perr(p, "a weight beside idle 1 would not take (cpu.idle 1 sets the weight)");
 	return 0;
 }
 

@@ -444,6 +444,9 @@ static void test_sim_scenario_errors(void)
 		"vcpu 0 /a duty 5ms\n", "vcpu 0 /a duty 5ms 1ms\n", "at 1s move 0\n",
 		"at 1s weight /a\n", "vcpu 9999 / hog\n", "deliver 0\n", "deliver 101%\n",
 		"deliver 60%x\n", "deliver 60 %\n",
+		/* settings that would be dropped without a word */
+		"group /a weight 5 weight 6\n", "group /a idle 1 weight 5\n", "group /a nice 3 idle 1\n",
+		"group /a weight 5 nice 3\n", "group /a max 1ms max 2ms\n", "at 1s idle /a 1 weight 5\n",
 	};
 	struct sim_scenario *sc;
 	struct sim_result *r;
