@@ -16,9 +16,10 @@
  *   vcpu 0 /a hog                 always runnable
  *   vcpu 1 /a/b duty 3ms 10ms     BUSY of work arrives every PERIOD [phase T]
  *   vcpu 2 / bursty 5ms 20ms      work of 0.5-1.5 x BURST arrives every 0.5-1.5 x GAP [seed N]
- *   vcpu 3 / idle                 never runnable; add "sys PCT" to charge PCT % as system time
+ *   vcpu 3 / idle                 never runnable
  *   vcpu 4 / sleep 3ms 7ms        BUSY of work, then sleeps SLEEP from when it is done [phase T]
  *                                 (bench-fair's duty guests; ideal: its mean demand, 30 % here)
+ *   vcpu 5 / hog sys 30           any vcpu line: "sys PCT" charges PCT % of its time as system time
  *   at 5s move 1 /c               timed events: move, weight, nice, max, burst, idle
  *   at 2s max /a/b 20ms 100ms
  *
