@@ -26,8 +26,8 @@
  * Times are plain decimals (no sign, exponent, inf or nan). Groups are defined after their
  * parent; vCPU ids run from 0 without gaps, each once; every path names "/" or a defined group;
  * events happen before the end; a line gives each setting once, weight or nice, neither beside
- * idle 1 (the kernel refuses cpu.weight while idle). A file is text of at most 1 MiB with at least one vcpu line:
- * anything else is refused, at its line.
+ * idle 1 (the kernel refuses cpu.weight while idle), in at most 32 words. A file is text of at
+ * most 1 MiB with at least one vcpu line: anything else is refused, at its line.
  */
 #ifndef VSCHED_SCHED_SIM_H
 #define VSCHED_SCHED_SIM_H
