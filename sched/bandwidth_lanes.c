@@ -47,9 +47,9 @@ static __noinline double pace_to_ref_dry(const struct group_core *gc, unsigned i
  * left lanes idle the same way (seed 171 of the 100 ms caps kind, 0.43 -> 0.27 %; 1246 of the
  * 10 ms kind, 2.29 -> 0.61 %).
  *
- * Inline in bw_lane_pace(), its every call; the rare part, a pool the reference throttles, out
- * of line (inside, bw_pace() was no longer inlined: +3.7 % instructions per decision on
- * sim/scenarios/caps.sim).
+ * Inline in bw_lane_pace() and bw_pool_paced(), its every call; the rare part, a pool the
+ * reference throttles, out of line (inside, pace() was no longer inlined: +3.7 % instructions
+ * per decision on sim/scenarios/caps.sim).
  */
 static inline double pace(const struct sched *s, const struct group_core *gc, unsigned int k)
 {
@@ -68,9 +68,14 @@ static inline double pace(const struct sched *s, const struct group_core *gc, un
 	return r - (k - 1) * t;
 }
 
-double bw_pace(const struct sched *s, const struct group_core *gc, unsigned int k)
+/*
+ * Whether capped gc, paced by its pool, would not carry one more lane than its nr_running for
+ * min_run: the pick gives it none while anyone else waits (pick.c, paced()), and a refill claims
+ * none for it (lanes_refill_claim()).
+ */
+bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned int nr_running)
 {
-	return pace(s, gc, k);
+	return pace(s, gc, nr_running + 1) < (double)s->core.params.min_run_ns;
 }
 
 /*
@@ -107,7 +112,7 @@ uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc)
 
 /*
  * When running vc's lane goes back to a waiter (lanes_settle() asks only while someone waits):
- * the earliest pace end of its capped ancestors (bw_pace()), SCHED_TIME_NONE if none is paced.
+ * the earliest pace end of its capped ancestors (pace()), SCHED_TIME_NONE if none is paced.
  * With exact reports the moment stays put as the pool is drawn (k lanes draw it k times as fast
  * as the time to the refill shrinks, k - 1 of them carrying it on), and the lane is handed out
  * again there (lanes_expire()); the paced group takes no lane back while others wait (pick.c).

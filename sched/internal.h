@@ -373,7 +373,7 @@ uint64_t bw_next_timer(const struct sched *s);
 void bw_configure(struct sched *s, struct group_core *gc);
 bool bw_path_throttled(const struct vcpu_core *vc);
 uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc);
-double bw_pace(const struct sched *s, const struct group_core *gc, unsigned int k);
+bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned int nr_running);
 uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc);
 void bw_runnable_changing(struct sched *s, struct group_core *gc);
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);

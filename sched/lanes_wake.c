@@ -274,7 +274,7 @@ bool lanes_waker_arrived(struct sched *s, struct vcpu_core *vc)
  */
 bool lanes_refill_claim(struct sched *s, struct group_core *gc)
 {
-	if (bw_pace(s, gc, gc->se.nr_running + 1) < (double)s->core.params.min_run_ns)
+	if (bw_pool_paced(s, gc, gc->se.nr_running))
 		return false;
 	return claim(s, &gc->se, CLAIM_REFILL);
 }

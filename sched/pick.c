@@ -85,21 +85,15 @@ static __noinline double level_vc_others(struct level *lv, const struct sched_en
  * owed lanes (say, while a sibling in debt is delayed) would take the group's whole share.
  */
 /*
- * A capped group paced by its pool (bandwidth.c, bw_pace()) whose pool would not carry one more
- * lane for min_run: it takes none while anyone else waits, eligible or not (its vCPUs would
+ * A capped group paced by its pool whose pool would not carry one more lane for min_run
+ * (bw_pool_paced()): it takes none while anyone else waits, eligible or not (its vCPUs would
  * draw the pool early and leave a lane idle at the throttle that the reference uses).
  */
-static __noinline bool pool_paced(const struct sched *s, const struct group_core *gc,
-				   unsigned int nr_running)
-{
-	return bw_pace(s, gc, nr_running + 1) < (double)s->core.params.min_run_ns;
-}
-
 static bool paced(const struct sched *s, const struct sched_entity *e)
 {
 	const struct group_core *gc = container_of(e, struct group_core, se);
 
-	return e->is_group && gc->bw_enabled && pool_paced(s, gc, e->nr_running);
+	return e->is_group && gc->bw_enabled && bw_pool_paced(s, gc, e->nr_running);
 }
 
 /*
