@@ -433,10 +433,11 @@ static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl
 	 */
 	for (i = 0; i < n; i++) {
 		const struct sched_entity *e = claim_entity(s, &cl[i]);
-		bool in = (e->runnable || e->delayed) && e->new_rate >= RATE_MIN;
 
-		if (in != (e->rate > 0) && (e->runnable || e->delayed))
+		if ((e->runnable || e->delayed) && (e->new_rate >= RATE_MIN) != (e->rate > 0)) {
 			gc->wclock = V;
+			break;
+		}
 	}
 	gc->sum_rvt = 0;
 	gc->sum_r = 0;
