@@ -123,12 +123,13 @@ static int us_of(struct parser *p, const char *tok, uint64_t *us)
 	return 0;
 }
 
-/* A setting given twice on one line: only one of the two would take. */
-static bool setting_twice(const struct sim_settings *set, const char *key)
+/* A setting marked given, refused if it was already: only one of the two would take. */
+static int setting_once(struct parser *p, bool *has, const char *key)
 {
-	return (!strcmp(key, "weight") && set->has_weight) || (!strcmp(key, "nice") && set->has_nice) ||
-	       (!strcmp(key, "max") && set->has_max) || (!strcmp(key, "burst") && set->has_burst) ||
-	       (!strcmp(key, "idle") && set->has_idle);
+	if (*has)
+		return perr(p, "'%s' given twice", key);
+	*has = true;
+	return 0;
 }
 
 /* Settings: weight W | nice N | max QUOTA PERIOD | max max [PERIOD] | burst B | idle 0|1 */
@@ -143,25 +144,26 @@ static int parse_settings(struct parser *p, char **tok, int n, struct sim_settin
 
 		if (i + 1 >= n)
 			return perr(p, "'%s' needs a value", key);
-		if (setting_twice(set, key))
-			return perr(p, "'%s' given twice", key);
 		if (!strcmp(key, "weight")) {
+			if (setting_once(p, &set->has_weight, key))
+				return -EINVAL;
 			if (parse_ulong(tok[i + 1], &v) || v < CGROUP_WEIGHT_MIN ||
 			    v > CGROUP_WEIGHT_MAX)
 				return perr(p, "weight must be in [1, 10000]");
-			set->has_weight = true;
 			set->weight = v;
 			i += 2;
 		} else if (!strcmp(key, "nice")) {
 			long nv;
 
+			if (setting_once(p, &set->has_nice, key))
+				return -EINVAL;
 			if (parse_long(tok[i + 1], &nv) || nv < MIN_NICE || nv > MAX_NICE)
 				return perr(p, "nice must be an integer in [-20, 19]");
-			set->has_nice = true;
 			set->nice = (int)nv;
 			i += 2;
 		} else if (!strcmp(key, "max")) {
-			set->has_max = true;
+			if (setting_once(p, &set->has_max, key))
+				return -EINVAL;
 			if (!strcmp(tok[i + 1], "max"))
 				set->quota_us = RUNTIME_INF;
 			else if (us_of(p, tok[i + 1], &set->quota_us))
@@ -174,14 +176,15 @@ static int parse_settings(struct parser *p, char **tok, int n, struct sim_settin
 				i++;
 			}
 		} else if (!strcmp(key, "burst")) {
-			if (us_of(p, tok[i + 1], &set->burst_us))
+			if (setting_once(p, &set->has_burst, key) ||
+			    us_of(p, tok[i + 1], &set->burst_us))
 				return -EINVAL;
-			set->has_burst = true;
 			i += 2;
 		} else if (!strcmp(key, "idle")) {
+			if (setting_once(p, &set->has_idle, key))
+				return -EINVAL;
 			if (strcmp(tok[i + 1], "0") && strcmp(tok[i + 1], "1"))
 				return perr(p, "idle is 0 or 1");
-			set->has_idle = true;
 			set->idle = tok[i + 1][0] == '1';
 			i += 2;
 		} else {
