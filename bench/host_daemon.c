@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <linux/futex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -121,4 +122,25 @@ int bench_join(const char *sock, const struct host_hello *hm, int *fd,
 	*page = p;
 	*offer = o;
 	return 0;
+}
+
+void bench_parked(struct host_offer *offer, bool on)
+{
+	if (on)
+		__atomic_fetch_or(&offer->parked[0], 1, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&offer->parked[0], ~1ULL, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void bench_sort_u64(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
 }

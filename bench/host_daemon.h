@@ -40,6 +40,12 @@ int bench_join(const char *sock, const struct host_hello *hm, int *fd,
  */
 bool bench_page_next(const struct host_grant *g, uint32_t *seen, bool (*stop)(void *), void *arg);
 
+/* B's parked bit (vCPU 0) in the offer page, with rt_page_bit()'s full fences. */
+void bench_parked(struct host_offer *offer, bool on);
+
+/* Samples in increasing order, for their quantiles. */
+void bench_sort_u64(uint64_t *v, size_t n);
+
 /* A flag between the benches' threads: set it and wake the waiters; wait for it and clear it. */
 void bench_flag_set(pthread_mutex_t *lock, pthread_cond_t *cond, bool *flag);
 void bench_flag_wait(pthread_mutex_t *lock, pthread_cond_t *cond, bool *flag);

@@ -290,13 +290,6 @@ static struct rel *rel_new(unsigned int rounds, unsigned int gap_us)
 	return r;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static uint64_t rel_q(struct rel *r, unsigned int pct)
 {
 	return r->samples[(uint64_t)r->n * pct / 100];
@@ -304,7 +297,7 @@ static uint64_t rel_q(struct rel *r, unsigned int pct)
 
 static void rel_report(const char *what, struct rel *r)
 {
-	qsort(r->samples, r->n, sizeof(*r->samples), cmp_u64);
+	bench_sort_u64(r->samples, r->n);
 	printf("%-12s release -> waiter runs: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
 	       "  (%u rounds)\n", what, rel_q(r, 50) / 1e3, rel_q(r, 90) / 1e3, rel_q(r, 99) / 1e3,
 	       r->n);

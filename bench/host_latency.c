@@ -82,16 +82,9 @@ static void gap(void)
 		usleep(gap_us);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void report(const char *what, struct lat *l)
 {
-	qsort(l->samples, l->n, sizeof(*l->samples), cmp_u64);
+	bench_sort_u64(l->samples, l->n);
 	printf("%-12s grant -> thread runs: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
 	       "  (%u rounds)\n",
 	       what, l->samples[l->n / 2] / 1e3, l->samples[l->n * 9 / 10] / 1e3,
@@ -173,11 +166,7 @@ static void lat_parked(struct lat *l, bool on)
 {
 	if (!l->parked)
 		return;
-	if (on)
-		__atomic_fetch_or(&l->offer->parked[0], 1, __ATOMIC_SEQ_CST);
-	else
-		__atomic_fetch_and(&l->offer->parked[0], ~1ULL, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	bench_parked(l->offer, on);
 }
 
 /* B on the grant page: each new grant in vCPU 0's entry, from the daemon's futex wake. */

@@ -6,17 +6,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "host_daemon.h"
 #include "host_preempt.h"
 #include "host/proto.h"
 #include "vmm/kick.h"
 #include "util/time.h"
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static uint64_t quant_of(struct pre *p, const uint64_t *x, unsigned int permille)
 {
@@ -212,7 +206,7 @@ void pre_free(struct pre *p)
 
 void report(const char *accel, const char *what, struct pre *p)
 {
-	qsort(p->samples, p->n, sizeof(*p->samples), cmp_u64);
+	bench_sort_u64(p->samples, p->n);
 	uint64_t *in = malloc(p->n * sizeof(uint64_t)), *out = malloc(p->n * sizeof(uint64_t));
 	unsigned int i, k = 0;
 
@@ -227,15 +221,15 @@ void report(const char *accel, const char *what, struct pre *p)
 			out[k++] = p->samples[i] - p->agents[i];
 		}
 	if (k) {
-		qsort(in, k, sizeof(*in), cmp_u64);
-		qsort(out, k, sizeof(*out), cmp_u64);
+		bench_sort_u64(in, k);
+		bench_sort_u64(out, k);
 		printf("%-6s %-10s per hop: event -> agent has the PREEMPT median %5.1f us;"
 		       " agent -> vCPU out median %5.1f us (%u rounds)\n", accel, what,
 		       in[k / 2] / 1e3, out[k / 2] / 1e3, k);
 	}
 	free(in);
 	free(out);
-	qsort(p->kicks, p->n, sizeof(*p->kicks), cmp_u64);
+	bench_sort_u64(p->kicks, p->n);
 	printf("%-6s %-10s event -> vCPU out: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
 	       "  (kick issued: median %5.1f  p99 %5.1f us; %u rounds)\n", accel, what,
 	       quant(p, 500) / 1e3, quant(p, 900) / 1e3, quant(p, 990) / 1e3,

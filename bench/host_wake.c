@@ -44,13 +44,6 @@ struct wake {
 	unsigned int n;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static uint64_t wake_q(struct wake *w, unsigned int pct)
 {
 	return w->samples[(size_t)w->n * pct / 100];
@@ -58,7 +51,7 @@ static uint64_t wake_q(struct wake *w, unsigned int pct)
 
 static void wake_report(const char *what, struct wake *w)
 {
-	qsort(w->samples, w->n, sizeof(*w->samples), cmp_u64);
+	bench_sort_u64(w->samples, w->n);
 	printf("%-16s wake -> granted: median %6.1f us  p90 %6.1f us  p99 %6.1f us  (%u rounds)\n",
 	       what, wake_q(w, 50) / 1e3, wake_q(w, 90) / 1e3, wake_q(w, 99) / 1e3, w->n);
 }
@@ -95,16 +88,6 @@ static void wake_inprocess(struct wake *w, unsigned int rounds, unsigned int gap
 		vsched_unlock(vs);
 	}
 	vsched_destroy(vs);
-}
-
-/* B's parked bit (vCPU 0) in the offer page, with rt_page_bit()'s full fences. */
-static void wake_parked(struct wake *w, bool on)
-{
-	if (on)
-		__atomic_fetch_or(&w->offer->parked[0], 1, __ATOMIC_SEQ_CST);
-	else
-		__atomic_fetch_and(&w->offer->parked[0], ~1ULL, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 static void *wake_agent(void *arg)
@@ -156,12 +139,12 @@ static int wake_host(struct wake *w, bool early, unsigned int rounds, unsigned i
 		usleep(gap_us);
 		t0 = time_mono_ns();
 		if (early)
-			wake_parked(w, true);
+			bench_parked(w->offer, true);
 		wake_send(w, HOST_MSG_RUNNABLE);
 		while (park_us && time_mono_ns() - t0 < park_us * 1000ULL)
 			;
 		if (!early)
-			wake_parked(w, true);
+			bench_parked(w->offer, true);
 		for (;;) {
 			seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
 			if (seq != seen && !(seq & 1) &&
@@ -171,7 +154,7 @@ static int wake_host(struct wake *w, bool early, unsigned int rounds, unsigned i
 				continue;
 			syscall(SYS_futex, &g->seq, FUTEX_WAIT, seq, NULL, NULL, 0);
 		}
-		wake_parked(w, false);
+		bench_parked(w->offer, false);
 		w->samples[w->n++] = time_mono_ns() - t0;
 		seen = seq;
 		wake_send(w, HOST_MSG_BLOCKED);
