@@ -10,16 +10,43 @@
 
 #define BW_SLICE_MIN_NS	50000ULL	/* shortest bandwidth end: about a kick's cost */
 
-/* The pace where the reference throttles gc at its dry point, left / r from now (below). */
-static __noinline double pace_to_ref_dry(const struct group_core *gc, unsigned int k, double r,
-					 double left)
+/*
+ * The vCPUs beside gc, at the first level up that has any (runnable, below a throttled group or
+ * not), are no more than that level's share: once gc is throttled they cannot use more lanes
+ * than they are owed, so a lane they are owed during gc's burst and do not get is never repaid.
+ */
+static bool siblings_unrepaid(const struct sched *s, const struct group_core *gc)
 {
-	double t;
+	const struct group_core *c, *p;
 
-	if (k <= gc->se.rate + 1)
+	for (c = gc, p = gc->se.parent; p; c = p, p = p->se.parent) {
+		unsigned int beside = p->nr_runnable - c->nr_runnable;
+
+		if (beside)
+			return beside <= (p->se.parent ? p->se.rate : (double)s->nr_lanes);
+	}
+	return false;
+}
+
+/*
+ * The pace where the reference throttles gc at its dry point, left / r from now (below). Within
+ * a lane of its rate (r < k <= r + 1) only where its siblings cannot be repaid, and a k-th lane
+ * is then refused (take) only once its pace end has passed: before it, gc is owed part of it.
+ */
+static __noinline double pace_to_ref_dry(const struct sched *s, const struct group_core *gc,
+					 unsigned int k, double r, double left, bool take)
+{
+	double t, p;
+
+	if (k <= gc->se.rate)
 		return HUGE_VAL;
 	t = gc->se.rate >= RATE_MIN && left > 0 ? left / gc->se.rate : 0;
-	return r >= k * t ? HUGE_VAL : r - (k - 1) * t;
+	if (r >= k * t)
+		return HUGE_VAL;
+	p = r - (k - 1) * t;
+	if (k <= gc->se.rate + 1 && ((take && p > 0) || !siblings_unrepaid(s, gc)))
+		return HUGE_VAL;
+	return p;
 }
 
 /*
@@ -32,14 +59,20 @@ static __noinline double pace_to_ref_dry(const struct group_core *gc, unsigned i
  * HUGE_VAL where gc is not paced: its pool carries the k lanes, or k < 2 (one lane runs dry
  * only at the dry point; withholding a first lane from a pool under min_run only left that
  * unspent, seed 1785 of the 10 ms caps kind on one lane 0.35 -> 0.80 %), or the reference
- * throttles gc and its k - 1 other lanes do not exceed r (k <= r + 1). So a group the
- * reference throttles takes no lane while it holds more than its rate (pick.c asks for k + 1)
- * and gives one back only while the rest still exceed it. Paced from k > r + 0.5 on (its rate
- * rounded to whole lanes), it also gave up lanes its rate nearly fills, and the siblings that
- * took them ran where the reference idles lanes: 10 ms caps 26 -> 27 seeds over 0.5 %
- * (new 623, 642; 541 1.39 -> 1.80 %); from k > r on, a group of rate 0.6 gave its second lane
- * to an idle sibling whose parent kept it (test "a throttle refunds before its group leaves",
- * 0.76 %, bound 0.25).
+ * throttles gc and its k - 1 other lanes do not exceed r (k <= r + 1), unless its siblings
+ * cannot be repaid (siblings_unrepaid()). So a group the reference throttles takes no lane
+ * while it holds more than its rate (pick.c asks for k + 1) and gives one back only while the
+ * rest still exceed it. Paced from k > r + 0.5 on (its rate rounded to whole lanes), it also
+ * gave up lanes its rate nearly fills, and the siblings that took them ran where the reference
+ * idles lanes: 10 ms caps 26 -> 27 seeds over 0.5 % (new 623, 642; 541 1.39 -> 1.80 %); from
+ * k > r on, a group of rate 0.6 gave its second lane to an idle sibling whose parent kept it
+ * (test "a throttle refunds before its group leaves", 0.76 %, bound 0.25), and a pool short of
+ * min_run on its k-th lane was refused it (test "a refill claims as a waker", 1.29 %).
+ * Within a lane of r, where the vCPUs beside gc cannot use more than they hold once it is
+ * throttled, its k-th lane is given back at the pace end: held to the throttle, a sibling hog
+ * owed a third of a lane during the burst got none of it and could not use a second lane
+ * after (test "a pool is paced in its last lane", 1.65 -> 0.00 %). Where they can be repaid
+ * they were: paced there too, 10 ms caps seeds 171 0.83 -> 0.97 % and 1176 0.20 -> 0.83 %.
  * Without it a group whose share is just under its quota ran on every lane in slices, drew its
  * pool early and was throttled while its siblings, too few vCPUs for the lanes, left one idle
  * that the reference uses (seed 13 of the 10 ms caps kind); one the reference throttles took
@@ -51,7 +84,8 @@ static __noinline double pace_to_ref_dry(const struct group_core *gc, unsigned i
  * reference throttles, out of line (inside, pace() was no longer inlined: +3.7 % instructions
  * per decision on sim/scenarios/caps.sim).
  */
-static inline double pace(const struct sched *s, const struct group_core *gc, unsigned int k)
+static inline double pace(const struct sched *s, const struct group_core *gc, unsigned int k,
+			  bool take)
 {
 	double t, r, left;
 
@@ -64,7 +98,7 @@ static inline double pace(const struct sched *s, const struct group_core *gc, un
 		return HUGE_VAL;
 	left = (double)gc->runtime_snap - gc->ref_used;
 	if (gc->se.rate * t > left)
-		return pace_to_ref_dry(gc, k, r, left);
+		return pace_to_ref_dry(s, gc, k, r, left, take);
 	return r - (k - 1) * t;
 }
 
@@ -75,7 +109,7 @@ static inline double pace(const struct sched *s, const struct group_core *gc, un
  */
 bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned int nr_running)
 {
-	return pace(s, gc, nr_running + 1) < (double)s->core.params.min_run_ns;
+	return pace(s, gc, nr_running + 1, true) < (double)s->core.params.min_run_ns;
 }
 
 /*
@@ -123,7 +157,7 @@ uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc)
 	const struct group_core *gc;
 
 	for (gc = vc->se.parent; gc; gc = gc->se.parent) {
-		double p = pace(s, gc, gc->se.nr_running);
+		double p = pace(s, gc, gc->se.nr_running, false);
 		uint64_t t;
 
 		if (p == HUGE_VAL)
