@@ -394,10 +394,13 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 	runnable_change(s, vc->se.parent, -1);
 	vc->runnable = false;		/* before lanes_put_back(): it must not queue vc again */
 	core_wait_end(vc, s->core.now);
-	if (vc->lane >= 0)
+	if (vc->lane >= 0) {
+		s->core.left = vc;
+		s->core.left_lane = (unsigned int)vc->lane;
 		lanes_put_back(s, vc);
-	else if (fair_waiting(vc))
+	} else if (fair_waiting(vc)) {
 		fair_dequeue(s, &vc->se);
+	}
 	lanes_unpay(s);
 	fair_block(s, vc, true);
 	lanes_repay(s);

@@ -125,6 +125,8 @@ struct sched_core {
 	struct vcpu_core *vcpus;
 	struct heap timers;		/* groups with an active period timer, by next_refill */
 	unsigned int nr_bw_groups;	/* groups with a finite quota */
+	struct vcpu_core *left;		/* blocked on lane left_lane in this event (fair_pick_kept()) */
+	unsigned int left_lane;
 	bool bw_dry;			/* a pool ran dry in a report: a throttle to make (bandwidth.c) */
 	unsigned int nr_idle_groups;
 	struct sched_decision *dec;
@@ -362,6 +364,7 @@ bool fair_waiting(const struct vcpu_core *vc);
 struct vcpu_core *fair_pick(struct sched *s);
 struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
 struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
+struct vcpu_core *fair_pick_kept(struct sched *s, struct vcpu_core *r);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters; bandwidth_lanes.c: a lane's
  * bandwidth and pace ends. */

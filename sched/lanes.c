@@ -261,11 +261,12 @@ void lanes_settle(struct sched *s)
 	for (l = 0; l < nr; l++) {
 		if (lanes[l].cur)
 			continue;
-		vc = fair_pick(s);
+		vc = c->left && l == c->left_lane ? fair_pick_kept(s, c->left) : fair_pick(s);
 		if (!vc)
 			break;
 		lanes_give(s, l, vc);
 	}
+	c->left = NULL;
 	waiters = gcore(&s->root)->queue.nr > 0;
 	for (l = 0; l < nr; l++) {
 		struct lane *ln = &lanes[l];

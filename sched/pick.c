@@ -250,12 +250,54 @@ struct vcpu_core *fair_pick(struct sched *s)
 }
 
 /*
+ * A side holding fewer lanes than the whole lanes its rate gives it (a group owed 1.24 CPUs
+ * holding none): GPS serves it at least that many lanes at every instant.
+ */
+static bool owed_whole_lane(const struct sched_entity *p)
+{
+	return p->is_group && p->nr_running + 1 <= p->rate + HELD_EPS;
+}
+
+/*
+ * What v is owed in all, from the level where top competes down: top's lag there, then at every
+ * level below the lag against its group's V moved by the group's own lag (what the children's
+ * lags add up to), as rates.c's due clock. A group ahead of its siblings may hold a vCPU owed
+ * service: the group's surplus lies with another child. Negative for a v not below top.
+ */
+static double owed_from(const struct sched_entity *top, const struct vcpu_core *v)
+{
+	const struct sched_entity *path[SE_PATH_MAX], *e;
+	double W = fair_vclock(top->parent), lag = 0;
+	unsigned int n = 0;
+
+	for (e = &v->se; e != top; e = &e->parent->se) {
+		if (!e->parent)
+			return -1;	/* not below top: the pick went elsewhere */
+		path[n++] = e;
+	}
+	path[n++] = top;
+	while (n) {
+		const struct group_core *gc;
+
+		e = path[--n];
+		lag = e->rate * (W - e->vt);
+		if (!e->is_group)
+			break;
+		gc = container_of(e, struct group_core, se);
+		W = fair_vclock(gc) + (gc->sum_r > RATE_MIN ? lag / gc->sum_r : 0);
+	}
+	return lag;
+}
+
+/*
  * fair_pick() for a lane whose vCPU r was just put back: at every level where r's path is still
  * queued, r's side keeps the lane unless the first entity is ahead of it by more than gran
  * (time). A near tie is not worth a switch (a kick), and a lane kept inside a group is still
- * handed out by vt further down.
+ * handed out by vt further down. With whole, a side owed a whole lane it would lose keeps it
+ * too (*top: the first such side the rule above would not have kept).
  */
-struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
+static struct vcpu_core *pick_sticky(struct sched *s, struct vcpu_core *r, double gran,
+				     bool whole, struct sched_entity **top)
 {
 	struct sched_entity *path[SE_PATH_MAX], *e;
 	struct group_core *gc = gcore(&s->root);
@@ -274,13 +316,61 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double 
 			return NULL;
 		level_init(&lv, s, gc);
 		first = container_of(hn, struct sched_entity, node);
-		if (p->parent != gc || !heap_queued(&p->node) || !eligible(s, &lv, p) ||
-		    (p != first && p->vt - first->vt > gran))
+		if (p->parent != gc || !heap_queued(&p->node))
 			break;
+		if (!eligible(s, &lv, p) || (p != first && p->vt - first->vt > gran)) {
+			if (!whole || !owed_whole_lane(p))
+				break;
+			if (!*top)
+				*top = p;
+		}
 		if (!p->is_group)
 			return se_vcpu(p);
 		gc = se_group(p);
 	}
 	vc = pick_level(s, &lv);
 	return vc ? vc : fair_pick(s);
+}
+
+/*
+ * A side owed a whole lane keeps it at a rotation end when the vCPU it goes to below is owed
+ * service in all: taken for the side's surplus, it went to a vCPU that could never catch up
+ * (one vCPU runs on one lane at most), and the side's catch-up went to the sibling whose
+ * surplus it was (`make fuzz-sim` kind 2 seed 1390: docs/scheduler.md §10).
+ */
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
+{
+	struct sched_entity *top = NULL;
+	struct vcpu_core *vc = pick_sticky(s, r, gran, true, &top);
+
+	if (top && (!vc || owed_from(top, vc) < 0))
+		vc = pick_sticky(s, r, gran, false, &top);
+	return vc;
+}
+
+/*
+ * fair_pick() for a lane r just left by blocking: from the root down r's path, a side with a
+ * waiter owed a whole lane it no longer holds keeps the lane, for a vCPU below owed service in
+ * all (fair_pick_sticky()).
+ */
+struct vcpu_core *fair_pick_kept(struct sched *s, struct vcpu_core *r)
+{
+	struct sched_entity *path[SE_PATH_MAX], *e, *p = NULL, *top = NULL;
+	struct vcpu_core *vc;
+	unsigned int n = 0;
+
+	for (e = &r->se; e->parent; e = &e->parent->se)
+		path[n++] = e;
+	while (n) {
+		e = path[--n];
+		if (!heap_queued(&e->node) || !owed_whole_lane(e))
+			break;
+		if (!top)
+			top = e;
+		p = e;
+	}
+	if (!p)
+		return fair_pick(s);
+	vc = fair_pick_below(s, p);
+	return vc && owed_from(top, vc) >= 0 ? vc : fair_pick(s);
 }

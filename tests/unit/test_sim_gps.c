@@ -423,6 +423,29 @@ static void test_low_rate_waker_owed_little_waits(void)
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 
+/*
+ * `make fuzz-sim` kind 2 seed 1390, reduced: six lanes, a root hog, /g1 (owed 3.76 lanes) with
+ * seven vCPUs, /g4 (weight 33, owed 1.24) with a hog beside /g4/g5 (nice -20) holding a hog and
+ * a rare duty vCPU. GPS serves /g4/g5's hog a whole lane (0.61 while the duty vCPU has
+ * work) and /g4's hog the 0.24 left. /g4 ahead of /g1 lost its last lane (the /g4/g5 hog's, at a
+ * rotation end or a block), its catch-up came as a second lane, which only /g4's hog could use:
+ * /g4's total right, /g4/g5's hog 133 ms short in 2.5 s (0.89 %). A side owed a whole lane now
+ * keeps it for a vCPU below owed service in all (fair_pick_sticky(), fair_pick_kept()): 0.21 %.
+ */
+static void test_side_keeps_whole_lane(void)
+{
+	double e;
+
+	run_within("lanes 6\nduration 2500ms\ngroup /g1\ngroup /g1/g3\ngroup /g4 weight 33\n"
+		   "group /g4/g5 nice -20\ngroup /g1/g6 nice -18\nvcpu 0 / hog\nvcpu 1 /g4 hog\n"
+		   "vcpu 2 /g1 hog\nvcpu 3 /g1/g3 hog\nvcpu 4 /g1/g3 hog\n"
+		   "vcpu 5 /g1 duty 2207us 6495us phase 5214us\nvcpu 6 /g4/g5 hog\n"
+		   "vcpu 7 /g1/g6 hog\nvcpu 8 /g4/g5 duty 1746us 25599us phase 23208us\n"
+		   "vcpu 9 /g1 duty 1273us 2429us phase 64us\nvcpu 10 /g1/g3 hog\n", 0.4);
+	e = gen_error(1390, &fuzz_duty);
+	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
+}
+
 static CU_TestInfo gps_tests[] = {
 	{ "random hog-only seeds that failed", test_random_hog_seeds_that_failed },
 	{ "the ideal is GPS over the arrivals", test_ideal_is_gps },
@@ -443,6 +466,7 @@ static CU_TestInfo gps_tests[] = {
 	{ "a wake takes the lane of the side's child over its rate (seed 627)",
 	  test_wake_takes_lane_of_side_over_rate },
 	{ "a low-rate waker owed little waits (seed 1756)", test_low_rate_waker_owed_little_waits },
+	{ "a side owed a whole lane keeps it (seed 1390)", test_side_keeps_whole_lane },
 	CU_TEST_INFO_NULL,
 };
 
