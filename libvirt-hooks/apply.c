@@ -84,6 +84,8 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 	int ret;
 
 	ret = apply_host_plan(def, flags, &host, d);
+	if (!ret && !qemu)
+		ret = plan_warn_vsched(def, d);
 	if (ret)
 		return ret;
 	ret = dir_target_open(&t, dir, def->name, pid, dry_run, out);

@@ -142,6 +142,8 @@ static int cputune_vcpupin(struct cputune_ctx *c, xmlNode *n, const char *raw __
 	}
 	c->t->vcpus[id].pinned = true;
 	c->t->vcpus[id].pin = set;
+	if (!c->t->vcpupin_line)
+		c->t->vcpupin_line = xml_line(n);
 	return 0;
 }
 
@@ -150,6 +152,7 @@ static int cputune_emulatorpin(struct cputune_ctx *c, xmlNode *n, const char *ra
 	if (c->t->emulatorpin_set)
 		return xerr(c->d, n, "emulatorpin", NULL, "only one emulatorpin is supported");
 	c->t->emulatorpin_set = true;
+	c->t->emulatorpin_line = xml_line(n);
 	return cputune_cpuset(c, n, "emulatorpin", &c->t->emulatorpin);
 }
 

@@ -76,7 +76,9 @@ int domain_launch_load(const char *path, bool host, struct domain_launch *l)
 	 * Embedded, a vsched VM's root is cgroupfs-like: no cpu.max there, so a global cap nests.
 	 * On the host scheduler the VM's group takes it, and <shares>.
 	 */
-	ret = plan_build(&l->def, l->host.join ? PLAN_HOST_VM : PLAN_NEST_GLOBAL, &plan);
+	ret = plan_warn_vsched(&l->def, &l->diag);
+	if (!ret)
+		ret = plan_build(&l->def, l->host.join ? PLAN_HOST_VM : PLAN_NEST_GLOBAL, &plan);
 	if (!ret) {
 		ret = fsops_render(&plan, FS_V2, &l->ops, &l->diag);
 		plan_free(&plan);

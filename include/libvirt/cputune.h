@@ -57,6 +57,7 @@ struct cputune {
 	struct cputune_bw iothread;
 	bool emulatorpin_set;
 	struct cpuset emulatorpin;
+	int vcpupin_line, emulatorpin_line;	/* the first kept, for plan_warn_vsched() */
 	struct vcpu_tune *vcpus;	/* [max_vcpus] */
 };
 

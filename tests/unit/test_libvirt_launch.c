@@ -47,6 +47,7 @@ static void test_launch_apply_api(void)
 		"<cmdline>console=ttyS0</cmdline></os>\n"
 		"<cputune><shares>300</shares><global_quota>150000</global_quota>\n"
 		"<period>100000</period><quota>60000</quota><vcpupin vcpu='1' cpuset='0-1'/>"
+		"<emulatorpin cpuset='0'/>"
 		"<vcpusched vcpus='2' scheduler='idle'/></cputune>\n"
 		"<metadata><v:groups xmlns:v='" NS "'>\n"
 		"<v:group name='latency' weight='400' burst='5000' quota='50000'/>\n"
@@ -66,13 +67,19 @@ static void test_launch_apply_api(void)
 	CU_ASSERT_STRING_EQUAL(l.def.initrd, "/boot/initrd");
 	CU_ASSERT_STRING_EQUAL(l.def.cmdline, "console=ttyS0");
 	CU_ASSERT_TRUE(l.def.tune.vcpus[1].pinned);
+	/* A vsched VM pins nothing but its lanes: each pin is reported, with its line. */
+	CU_ASSERT_EQUAL(l.diag.nr_warn, 2);
+	CU_ASSERT_TRUE(l.diag.nr_warn > 0 && strstr(l.diag.warn[0], ":5: <vcpupin>: ") &&
+		       strstr(l.diag.warn[0], "not applied"));
+	CU_ASSERT_TRUE(l.diag.nr_warn > 1 && strstr(l.diag.warn[1], ":5: <emulatorpin>: "));
 
 	vs = vsched_create(2, 4);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
 	CU_ASSERT_EQUAL(domain_launch_apply(&l, vs), 0);
 	/* The root (the VM) takes no cpu.weight: <shares> is reported, not applied. */
-	CU_ASSERT_EQUAL(l.diag.nr_warn, 1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.warn[0], "no cpu.weight here; '300' not applied"));
+	CU_ASSERT_EQUAL(l.diag.nr_warn, 3);
+	CU_ASSERT_TRUE(l.diag.nr_warn > 2 &&
+		       strstr(l.diag.warn[2], "no cpu.weight here; '300' not applied"));
 	/* The global cap sits on "libvirt", which holds everything else. */
 	expect_file(vs, "libvirt", "cpu.max", "150000 100000\n");
 	expect_file(vs, "libvirt/latency", "cpu.weight", "400\n");
