@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libvirt/apply.h"
 #include "libvirt/domain_launch.h"
 #include "libvirt_util.h"
 #include "test.h"
@@ -254,7 +255,37 @@ static void test_launch_host(void)
 	unlink(path);
 }
 
+/*
+ * Applying an edited domain to a joined VM gives the state it describes: without <shares> or a
+ * global cap the VM group's weight and cap go back to their defaults, as a group's knobs do.
+ */
+static void test_apply_host_defaults(void)
+{
+	const char *xml = "<domain><name>h2</name><memory>1024</memory>\n"
+			  "<resource><partition>/machine</partition></resource></domain>";
+	struct domain_def def;
+	struct apply_host ah;
+	struct diag d;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+	CU_ASSERT_EQUAL(apply_host_plan(&def, APPLY_NOT_RUNNING, &ah, &d), 0);
+	CU_ASSERT_TRUE(ah.join);
+	out = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(apply_host_write(&ah, true, out, &d), 0);
+	fclose(out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "/host/machine/h2/cpu.weight 100\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "/host/machine/h2/cpu.max max 100000\n"));
+	free(buf);
+	domain_free(&def);
+	diag_free(&d);
+}
+
 static CU_TestInfo tests[] = {
+	{ "apply resets a joined VM group's unset knobs", test_apply_host_defaults },
 	{ "joining the host scheduler", test_launch_host },
 	{ "plan applied through the C API", test_launch_apply_api },
 	{ "a bad domain is refused before anything starts", test_launch_refuses_before_start },
