@@ -205,6 +205,20 @@ int registry_register(const char *name, const char *ctl_dir, char *stale, size_t
 	return record_write(path, &old);
 }
 
+int registry_check_free(const char *name)
+{
+	char path[PATH_MAX];
+	struct vm_record r;
+	int ret;
+
+	if (registry_name_valid(name))
+		return -EINVAL;
+	ret = record_path(name, path, sizeof(path));
+	if (ret)
+		return ret;
+	return !record_read(path, &r) && record_alive(&r) && r.pid != getpid() ? -EEXIST : 0;
+}
+
 int registry_set_host(const char *name, const char *group)
 {
 	char path[PATH_MAX];
