@@ -212,6 +212,7 @@ static int domain_name(xmlNode *root, struct domain_def *def, struct diag *d)
 	def->name = xml_text(n);
 	if (!def->name)
 		return -ENOMEM;
+	def->name_line = xml_line(n);
 	if (!*def->name)
 		return xerr(d, n, "name", "", "missing domain name information");
 	if (strchr(def->name, '/'))

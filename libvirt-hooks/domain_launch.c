@@ -7,6 +7,7 @@
 #include "libvirt/api_backend.h"
 #include "libvirt/domain_launch.h"
 #include "libvirt/plan.h"
+#include "util/registry.h"
 
 bool domain_joins_host(const struct domain_def *def)
 {
@@ -67,7 +68,13 @@ int domain_launch_load(const char *path, bool host, struct domain_launch *l)
 	ret = domain_parse_file(path, &l->def, &l->diag);
 	if (ret)
 		return ret;
-	ret = domain_launch_host(l, host);
+	/* The name becomes the VM's record and directory: stricter than libvirt's rules. */
+	if (registry_name_valid(l->def.name))
+		ret = diag_at(&l->diag, -EINVAL, l->def.name_line, "name", l->def.name,
+			      "a vsched VM's name has 1 to 128 printable characters and does not "
+			      "start with '.' (it names %s/NAME)", registry_run_dir());
+	if (!ret)
+		ret = domain_launch_host(l, host);
 	if (ret) {
 		domain_free(&l->def);
 		return ret;

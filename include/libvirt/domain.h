@@ -17,6 +17,7 @@
 
 struct domain_def {
 	char *name;
+	int name_line;
 	char type[8];			/* <domain type=...>: "kvm", "qemu", or "" if absent */
 	char uuid[37];			/* canonical text form, "" if the XML has none */
 	unsigned int max_vcpus;		/* <vcpu>N</vcpu> */

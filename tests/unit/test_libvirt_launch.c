@@ -117,6 +117,12 @@ static void test_launch_refuses_before_start(void)
 						  "range [1, 10000]"));
 	CU_ASSERT_PTR_NULL(l.def.name);
 	domain_launch_free(&l);
+	/* libvirt takes a name vsched cannot register: refused here, not once the guest runs. */
+	path = write_tmp("<domain><name>.hidden</name><memory>1024</memory></domain>");
+	CU_ASSERT_EQUAL(domain_launch_load(path, false, &l), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":1: <name> '.hidden': a vsched VM's name"));
+	CU_ASSERT_PTR_NULL(l.def.name);
+	domain_launch_free(&l);
 	CU_ASSERT_EQUAL(domain_launch_load("/nonexistent/d.xml", false, &l), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, "/nonexistent/d.xml: No such file"));
 	domain_launch_free(&l);
