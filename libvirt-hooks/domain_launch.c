@@ -34,13 +34,18 @@ int domain_host_settings(const struct domain_def *def, struct domain_host *h, st
 	}
 	if (t->shares_set)
 		snprintf(h->weight, sizeof(h->weight), "%llu", (unsigned long long)t->shares);
-	/* As plan_max(): quota 0 (unset) or negative is "max", period 0 the default. */
-	if (t->global.quota > 0)
+	/*
+	 * As plan_max() rendered for v2: quota 0 (unset), negative or libvirt's largest is "max",
+	 * period 0 the default.
+	 */
+	if (t->global.quota > 0 && t->global.quota != CPUTUNE_QUOTA_MAX)
 		snprintf(h->max, sizeof(h->max), "%lld %llu", (long long)t->global.quota,
 			 (unsigned long long)(t->global.period ? t->global.period :
 								 PLAN_PERIOD_DFL));
-	else if (t->global.period)
-		snprintf(h->max, sizeof(h->max), "max %llu", (unsigned long long)t->global.period);
+	else if (t->global.period || t->global.quota)
+		snprintf(h->max, sizeof(h->max), "max %llu",
+			 (unsigned long long)(t->global.period ? t->global.period :
+								 PLAN_PERIOD_DFL));
 	return 0;
 }
 
