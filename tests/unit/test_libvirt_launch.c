@@ -81,6 +81,7 @@ static void test_launch_apply_api(void)
 	CU_ASSERT_EQUAL(l.diag.nr_warn, 3);
 	CU_ASSERT_TRUE(l.diag.nr_warn > 2 &&
 		       strstr(l.diag.warn[2], "no cpu.weight here; '300' not applied"));
+	CU_ASSERT_TRUE(l.diag.nr_warn > 2 && strstr(l.diag.warn[2], ":4: <cputune/shares>: "));
 	/* The global cap sits on "libvirt", which holds everything else. */
 	expect_file(vs, "libvirt", "cpu.max", "150000 100000\n");
 	expect_file(vs, "libvirt/latency", "cpu.weight", "400\n");
