@@ -239,6 +239,28 @@ static int domain_type(xmlNode *root, struct domain_def *def, struct diag *d)
 	return ret;
 }
 
+/*
+ * The elements read here are read once, the first of each (libvirt's XPath "name[1]"); a second
+ * one is ignored, and said so, so that a setting in it is not dropped without a word.
+ */
+static int domain_warn_repeats(xmlNode *root, struct diag *d)
+{
+	static const char *const once[] = { "name", "uuid", "vcpu", "iothreads", "memory", "os",
+					    "resource", "cputune", "metadata" };
+	xmlNode *n, *first;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(once) && !ret; i++) {
+		first = xml_child(root, once[i]);
+		for (n = first ? first->next : NULL; n && !ret; n = n->next)
+			if (xml_is(n, once[i]))
+				ret = xwarn(d, n, once[i], "only the first <%s> is read (line %d); "
+					    "this one is ignored", once[i], xml_line(first));
+	}
+	return ret;
+}
+
 static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 {
 	xmlNode *root = xmlDocGetRootElement(doc);
@@ -248,7 +270,9 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 		return xerr(d, root, root ? (const char *)root->name : "?", NULL,
 			    "unexpected root element <%s>, expecting <domain>",
 			    root ? (const char *)root->name : "");
-	ret = domain_name(root, def, d);
+	ret = domain_warn_repeats(root, d);
+	if (!ret)
+		ret = domain_name(root, def, d);
 	if (!ret)
 		ret = domain_type(root, def, d);
 	if (!ret)

@@ -157,6 +157,26 @@ static void test_top_level(void)
 	diag_free(&d);
 }
 
+/* A second <cputune> or <metadata> is not read: said, not dropped without a word. */
+static void test_repeated_elements(void)
+{
+	struct domain_def def;
+	struct diag d;
+	const char *xml = "<domain><name>r</name><memory>1024</memory><vcpu>2</vcpu>\n"
+			  "<cputune><period>100000</period></cputune>\n"
+			  "<cputune><quota>50000</quota></cputune>\n"
+			  "<metadata/>\n<metadata><v:groups xmlns:v='https://vsched.dev/xmlns/"
+			  "groups/1.0'><v:group name='g'/></v:groups></metadata></domain>";
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+	CU_ASSERT_EQUAL(def.tune.vcpu.quota, 0);
+	CU_ASSERT_EQUAL(d.nr_warn, 2);
+	CU_ASSERT_TRUE(has_warning(&d, "t.xml:3: <cputune>: only the first <cputune> is read"));
+	CU_ASSERT_TRUE(has_warning(&d, "t.xml:5: <metadata>: only the first <metadata> is read"));
+	domain_free(&def);
+	diag_free(&d);
+}
+
 static void test_memory_units(void)
 {
 	uint64_t b;
@@ -476,6 +496,7 @@ static void test_domain_type(void)
 }
 
 static CU_TestInfo tests[] = {
+	{ "repeated top-level elements are warned about", test_repeated_elements },
 	{ "domain type: kvm, qemu or none", test_domain_type },
 	{ "libvirt testdata: cputune.xml parses", test_testdata_cputune },
 	{ "libvirt testdata: odd child order parses", test_testdata_odd_order },
