@@ -94,6 +94,7 @@ static int domain_vcpu(xmlNode *root, struct domain_def *def, struct diag *d)
 		def->max_vcpus = def->vcpus = 1;
 		return 0;
 	}
+	def->vcpu_line = xml_line(n);
 	v = xml_text(n);
 	if (parse_ull(v, &max) || max == 0)
 		ret = xerr(d, n, "vcpu", v, "maximum vcpus count must be an integer");

@@ -22,6 +22,7 @@ struct domain_def {
 	char uuid[37];			/* canonical text form, "" if the XML has none */
 	unsigned int max_vcpus;		/* <vcpu>N</vcpu> */
 	unsigned int vcpus;		/* current='M' (online at start), default N */
+	int vcpu_line;
 	unsigned int nr_iothreads;
 	uint64_t memory;		/* bytes, from <memory unit=...> */
 	char *kernel;			/* <os><kernel>, NULL if absent */
