@@ -11,16 +11,43 @@
 
 #include "libvirt/cputune.h"
 
+/* An <iothreadpin>'s id and line: duplicates are found by sorting, as ids may be large. */
+struct cputune_pin {
+	unsigned int id;
+	int line;
+};
+
 struct cputune_ctx {
 	struct cputune *t;
 	struct diag *d;
 	unsigned int max_vcpus;
-	unsigned int nr_iothreads;
+	const struct iothread_ids *io;
 	unsigned int seen;		/* bit per table entry: scalars seen, warnings given */
 	struct cpuset sched_vcpus;	/* union of <vcpusched vcpus>, for the overlap check */
 	struct cpuset sched_iothreads;
-	struct cpuset pinned_iothreads;
+	struct cputune_pin *pins;	/* <iothreadpin>s so far */
+	size_t nr_pins, cap_pins;
 };
+
+bool iothread_ids_has(const struct iothread_ids *io, unsigned long long id)
+{
+	unsigned int lo = 0, hi = io->nr_given, mid;
+
+	if (id == 0 || id > UINT32_MAX)
+		return false;
+	/* lo = given ids below id (the array is sorted); found if one equals it. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (io->given[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < io->nr_given && io->given[lo] == id)
+		return true;
+	/* A filled-in id: the (id - lo)-th free one, filled while the count lasts. */
+	return id - lo <= (unsigned long long)io->count - io->nr_given;
+}
 
 int cputune_check_period(struct diag *d, xmlNode *n, const char *elem, const char *in,
 			 const char *what, const char *raw, uint64_t *out)
@@ -165,7 +192,7 @@ static int cputune_iothread_id(struct cputune_ctx *c, xmlNode *n, const char *el
 	snprintf(buf, sizeof(buf), "%llu", id);
 	if (id == 0)
 		return xerr(c->d, n, elem, buf, "zero is an invalid iothread id value");
-	if (id > c->nr_iothreads)
+	if (!iothread_ids_has(c->io, id))
 		return xerr(c->d, n, elem, buf, "Cannot find 'iothread' : %llu", id);
 	return 0;
 }
@@ -191,11 +218,40 @@ static int cputune_iothreadpin(struct cputune_ctx *c, xmlNode *n, const char *ra
 		ret = cputune_cpuset(c, n, "iothreadpin", &set);
 	if (ret)
 		return ret;
-	if (cpuset_test(&c->pinned_iothreads, (unsigned int)id))
-		return xerr(c->d, n, "iothreadpin", NULL,
-			    "duplicate iothreadpin for same iothread '%llu'", id);
-	cpuset_set(&c->pinned_iothreads, (unsigned int)id);
+	if (c->nr_pins == c->cap_pins) {
+		size_t cap = c->cap_pins ? 2 * c->cap_pins : 16;
+		struct cputune_pin *p = realloc(c->pins, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		c->pins = p;
+		c->cap_pins = cap;
+	}
+	c->pins[c->nr_pins++] = (struct cputune_pin){ (unsigned int)id, xml_line(n) };
 	return 0;
+}
+
+static int cmp_pin(const void *a, const void *b)
+{
+	const struct cputune_pin *x = a, *y = b;
+
+	return x->id != y->id ? (x->id < y->id ? -1 : 1) : (x->line > y->line) - (x->line < y->line);
+}
+
+/* "duplicate iothreadpin", at the first line that repeats an id. */
+static int cputune_pin_dups(struct cputune_ctx *c)
+{
+	const struct cputune_pin *dup = NULL;
+	size_t i;
+
+	qsort(c->pins, c->nr_pins, sizeof(*c->pins), cmp_pin);
+	for (i = 1; i < c->nr_pins; i++)
+		if (c->pins[i].id == c->pins[i - 1].id && (!dup || c->pins[i].line < dup->line))
+			dup = &c->pins[i];
+	if (!dup)
+		return 0;
+	return diag_at(c->d, -EINVAL, dup->line, "iothreadpin", NULL,
+		       "duplicate iothreadpin for same iothread '%u'", dup->id);
 }
 
 /* schedparam: scheduler batch|idle, or fifo|rr with a priority (any int, 0 included). */
@@ -406,13 +462,12 @@ static int cputune_child(struct cputune_ctx *c, xmlNode *n)
 	return ret;
 }
 
-int cputune_parse(xmlNode *node, unsigned int max_vcpus, unsigned int nr_iothreads,
+int cputune_parse(xmlNode *node, unsigned int max_vcpus, const struct iothread_ids *io,
 		  struct cputune *t, struct diag *d)
 {
-	struct cputune_ctx c = { .t = t, .d = d, .max_vcpus = max_vcpus,
-				 .nr_iothreads = nr_iothreads };
+	struct cputune_ctx c = { .t = t, .d = d, .max_vcpus = max_vcpus, .io = io };
 	xmlNode *n;
-	int ret;
+	int ret = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->vcpus = calloc(max_vcpus ? max_vcpus : 1, sizeof(*t->vcpus));
@@ -420,14 +475,13 @@ int cputune_parse(xmlNode *node, unsigned int max_vcpus, unsigned int nr_iothrea
 		return -ENOMEM;
 	if (!node)
 		return 0;
-	for (n = node->children; n; n = n->next) {
-		if (n->type != XML_ELEMENT_NODE)
-			continue;
-		ret = cputune_child(&c, n);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	for (n = node->children; n && !ret; n = n->next)
+		if (n->type == XML_ELEMENT_NODE)
+			ret = cputune_child(&c, n);
+	if (!ret)
+		ret = cputune_pin_dups(&c);
+	free(c.pins);
+	return ret;
 }
 
 void cputune_free(struct cputune *t)

@@ -23,7 +23,7 @@ struct domain_def {
 	unsigned int max_vcpus;		/* <vcpu>N</vcpu> */
 	unsigned int vcpus;		/* current='M' (online at start), default N */
 	int vcpu_line;
-	unsigned int nr_iothreads;
+	struct iothread_ids iothreads;
 	uint64_t memory;		/* bytes, from <memory unit=...> */
 	char *kernel;			/* <os><kernel>, NULL if absent */
 	char *initrd;

@@ -51,7 +51,7 @@ static void test_testdata_cputune(void)
 	CU_ASSERT_EQUAL(def.max_vcpus, 4);
 	CU_ASSERT_EQUAL(def.vcpus, 4);
 	CU_ASSERT_EQUAL(def.memory, 219136ULL * 1024);
-	CU_ASSERT_EQUAL(def.nr_iothreads, 4);
+	CU_ASSERT_EQUAL(def.iothreads.count, 4);
 	CU_ASSERT_TRUE(def.tune.shares_set);
 	CU_ASSERT_EQUAL(def.tune.shares, 2048);
 	CU_ASSERT_EQUAL(def.tune.vcpu.period, 1000000);
@@ -318,6 +318,43 @@ static void test_cputune_lists(void)
 }
 
 /*
+ * iothread ids as libvirt numbers them: the <iothreadids> given, then the lowest free ids up to
+ * the <iothreads> count (libvirt's iothreads-ids-partial.xml: 4 iothreads, ids 5 and 6 given,
+ * so 1, 2, 5, 6). Any id may be large: a pin of iothread 3999999 crashed the parser.
+ */
+static void test_iothread_ids(void)
+{
+	struct domain_def def;
+	struct diag d;
+	const char *head = "<domain><name>i</name><memory>1024</memory>\n<iothreads>4</iothreads>"
+			   "<iothreadids><iothread id='5'/><iothread id='6'/></iothreadids>\n";
+	char xml[512];
+
+	snprintf(xml, sizeof(xml), "%s<cputune><iothreadpin iothread='6' cpuset='0'/>"
+		 "<iothreadpin iothread='2' cpuset='0'/><iothreadsched iothreads='1,5' "
+		 "scheduler='batch'/></cputune></domain>", head);
+	CU_ASSERT_EQUAL(parse_str(xml, &def, &d), 0);
+	domain_free(&def);
+	diag_free(&d);
+	snprintf(xml, sizeof(xml), "%s<cputune>\n<iothreadpin iothread='3' cpuset='0'/></cputune>"
+		 "</domain>", head);
+	expect_parse_error(xml, "t.xml:4: <iothreadpin> '3'", "Cannot find 'iothread' : 3");
+	expect_parse_error("<domain><name>i</name><memory>1024</memory><iothreads>1</iothreads>\n"
+			   "<iothreadids><iothread id='7'/><iothread id='7'/></iothreadids></domain>",
+			   "t.xml:2: <iothread> '7'", "Duplicate iothread id '7' found");
+	expect_parse_error("<domain><name>i</name><memory>1024</memory><iothreadids>\n"
+			   "<iothread id='0'/></iothreadids></domain>", "t.xml:2: <iothread> '0'",
+			   "invalid iothread 'id' value '0'");
+	expect_parse_error("<domain><name>i</name><memory>1024</memory>\n"
+			   "<iothreads>4000000</iothreads><cputune>\n"
+			   "<iothreadpin iothread='3999999' cpuset='0'/>\n"
+			   "<iothreadpin iothread='2999999' cpuset='0'/>\n"
+			   "<iothreadpin iothread='3999999' cpuset='1'/></cputune></domain>",
+			   "t.xml:5: <iothreadpin>", "duplicate iothreadpin for same iothread "
+			   "'3999999'");
+}
+
+/*
  * Numbers as libvirt 9.0 reads them, each case seen with `virsh define` on libvirtd 9.0.0:
  * strtoull/strtoll in base 10 with nothing left over, so leading blanks and '+' pass, trailing
  * blanks do not; unsigned values refuse '-'; an empty <cputune> scalar or <iothreads> is
@@ -392,7 +429,7 @@ static void test_numbers_as_libvirt(void)
 					"<vcpusched vcpus='0' scheduler='fifo' priority='-5'/>"
 					"</cputune></domain>", &def, &d), 0);
 	CU_ASSERT_EQUAL(def.max_vcpus, 2);
-	CU_ASSERT_EQUAL(def.nr_iothreads, 0);
+	CU_ASSERT_EQUAL(def.iothreads.count, 0);
 	CU_ASSERT_EQUAL(def.tune.vcpu.quota, -5);
 	CU_ASSERT_EQUAL(def.tune.vcpu.period, 2000);
 	CU_ASSERT_TRUE(def.tune.vcpus[1].pinned);
@@ -496,6 +533,7 @@ static void test_domain_type(void)
 }
 
 static CU_TestInfo tests[] = {
+	{ "iothread ids as libvirt numbers them", test_iothread_ids },
 	{ "repeated top-level elements are warned about", test_repeated_elements },
 	{ "domain type: kvm, qemu or none", test_domain_type },
 	{ "libvirt testdata: cputune.xml parses", test_testdata_cputune },
