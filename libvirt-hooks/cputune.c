@@ -244,7 +244,8 @@ static int cputune_pin_dups(struct cputune_ctx *c)
 	const struct cputune_pin *dup = NULL;
 	size_t i;
 
-	qsort(c->pins, c->nr_pins, sizeof(*c->pins), cmp_pin);
+	if (c->nr_pins > 1)
+		qsort(c->pins, c->nr_pins, sizeof(*c->pins), cmp_pin);
 	for (i = 1; i < c->nr_pins; i++)
 		if (c->pins[i].id == c->pins[i - 1].id && (!dup || c->pins[i].line < dup->line))
 			dup = &c->pins[i];

@@ -183,7 +183,8 @@ static int domain_iothreadids(xmlNode *root, struct domain_def *def, struct diag
 	}
 	if (ret)
 		return ret;
-	qsort(io->given, io->nr_given, sizeof(*io->given), cmp_uint);
+	if (io->nr_given > 1)
+		qsort(io->given, io->nr_given, sizeof(*io->given), cmp_uint);
 	for (i = 1; i < io->nr_given; i++)
 		if (io->given[i] == io->given[i - 1])
 			break;
