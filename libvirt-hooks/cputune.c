@@ -17,6 +17,14 @@ struct cputune_pin {
 	int line;
 };
 
+/* A <cachetune>/<memorytune>: its vCPUs below the domain's count, checked after the loop. */
+struct cputune_rc {
+	struct cpuset set;
+	bool mem;			/* <memorytune> */
+	int line;
+	char *raw;
+};
+
 struct cputune_ctx {
 	struct cputune *t;
 	struct diag *d;
@@ -27,6 +35,8 @@ struct cputune_ctx {
 	struct cpuset sched_iothreads;
 	struct cputune_pin *pins;	/* <iothreadpin>s so far */
 	size_t nr_pins, cap_pins;
+	struct cputune_rc *rc;		/* <cachetune>s and <memorytune>s so far */
+	size_t nr_rc, cap_rc;
 };
 
 bool iothread_ids_has(const struct iothread_ids *io, unsigned long long id)
@@ -385,15 +395,72 @@ static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __
 	const char *elem = (const char *)n->name;
 	struct cpuset set;
 	char *s = xml_prop_list(n, "vcpus");
-	int ret = 0;
+	unsigned int i;
+	int ret;
 
 	if (!s)
 		return xerr(c->d, n, elem, NULL, "Missing attribute 'vcpus' in element '%s'",
 			    elem);
-	if (cpuset_parse(s, CPUSET_MAX, &set) || !cpuset_count(&set))
+	if (cpuset_parse(s, CPUSET_MAX, &set) || !cpuset_count(&set)) {
 		ret = xerr(c->d, n, elem, s, "Invalid value of 'vcpus': %s", s);
-	free(s);
-	return ret;
+		free(s);
+		return ret;
+	}
+	if (c->nr_rc == c->cap_rc) {
+		size_t cap = c->cap_rc ? 2 * c->cap_rc : 8;
+		struct cputune_rc *r = realloc(c->rc, cap * sizeof(*r));
+
+		if (!r) {
+			free(s);
+			return -ENOMEM;
+		}
+		c->rc = r;
+		c->cap_rc = cap;
+	}
+	/* libvirt keeps only the domain's vCPUs of the list (cachetune-extra-tunes.xml). */
+	for (i = c->max_vcpus; i < CPUSET_MAX; i++)
+		cpuset_unset(&set, i);
+	c->rc[c->nr_rc++] = (struct cputune_rc){ set, !strcmp(elem, "memorytune"), xml_line(n),
+						 s };
+	return 0;
+}
+
+/*
+ * libvirt's virDomainResctrlVcpuMatch(), with every <cachetune> read before the first
+ * <memorytune>: a list that shares vCPUs with an earlier one must equal it, and only a
+ * memorytune may equal one (it joins that allocation).
+ */
+static int cputune_resctrl_check(struct cputune_ctx *c)
+{
+	int owner[CPUSET_MAX];		/* index in c->rc of the first list holding each vCPU */
+	unsigned int i, pass;
+	size_t k;
+
+	for (i = 0; i < CPUSET_MAX; i++)
+		owner[i] = -1;
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < c->nr_rc; k++) {
+			const struct cputune_rc *r = &c->rc[k];
+			const char *elem = r->mem ? "memorytune" : "cachetune";
+			int o = -1;
+
+			if (r->mem != (pass == 1))
+				continue;
+			for (i = 0; i < CPUSET_MAX && o < 0; i++)
+				if (cpuset_test(&r->set, i))
+					o = owner[i];
+			if (o >= 0 && !memcmp(&c->rc[o].set, &r->set, sizeof(r->set)) && r->mem)
+				continue;
+			if (o >= 0)
+				return diag_at(c->d, -EINVAL, r->line, elem, r->raw, "%s",
+					       memcmp(&c->rc[o].set, &r->set, sizeof(r->set)) ?
+					       "Overlapping vcpus in resctrls" :
+					       "Identical vcpus in cachetunes found");
+			for (i = 0; i < CPUSET_MAX; i++)
+				if (cpuset_test(&r->set, i))
+					owner[i] = (int)k;
+		}
+	return 0;
 }
 
 #define CT_SCALAR	(1U << 0)	/* first one counts, like XPath name[1] */
@@ -481,7 +548,12 @@ int cputune_parse(xmlNode *node, unsigned int max_vcpus, const struct iothread_i
 			ret = cputune_child(&c, n);
 	if (!ret)
 		ret = cputune_pin_dups(&c);
+	if (!ret)
+		ret = cputune_resctrl_check(&c);
 	free(c.pins);
+	while (c.nr_rc)
+		free(c.rc[--c.nr_rc].raw);
+	free(c.rc);
 	return ret;
 }
 

@@ -297,6 +297,24 @@ static void test_cputune_lists(void)
 			  "unit='MiB'/></cachetune>"),
 		     "<cachetune>", "Missing attribute 'vcpus' in element 'cachetune'");
 
+	/*
+	 * resctrl groups as libvirt's virDomainResctrlVcpuMatch(): cachetunes (all read before the
+	 * memorytunes) neither overlap nor repeat one another; a memorytune may equal one, not
+	 * overlap it (libvirt's cachetune-colliding-tunes and memorytune-colliding-cachetune).
+	 * vCPUs beyond the domain's do not count (cachetune-extra-tunes).
+	 */
+	expect_parse_error(TUNE("<cachetune vcpus='0'/>\n<cachetune vcpus='0'/>"),
+			   "t.xml:7: <cachetune> '0'", "Identical vcpus in cachetunes found");
+	expect_parse_error(TUNE("<memorytune vcpus='0'/>\n<cachetune vcpus='0-1'/>"),
+			   "t.xml:6: <memorytune> '0'", "Overlapping vcpus in resctrls");
+	expect_parse_error(TUNE("<cachetune vcpus='0-1'/>\n<cachetune vcpus='1-2'/>"),
+			   "t.xml:7: <cachetune> '1-2'", "Overlapping vcpus in resctrls");
+	CU_ASSERT_EQUAL(parse_str(TUNE("<cachetune vcpus='0-1'/><memorytune vcpus='0-1'/>"
+				       "<cachetune vcpus='2,100'/><cachetune vcpus='3,100'/>"),
+				  &def, &d), 0);
+	domain_free(&def);
+	diag_free(&d);
+
 	/* vcpupin beyond the vCPUs: libvirt only warns. vcpusched idle maps to cpu.idle. */
 	CU_ASSERT_EQUAL_FATAL(parse_str(TUNE("<vcpupin vcpu='9' cpuset='0'/>"
 					     "<vcpusched vcpus='1-2' scheduler='idle'/>"
