@@ -59,6 +59,20 @@ bool iothread_ids_has(const struct iothread_ids *io, unsigned long long id)
 	return id - lo <= (unsigned long long)io->count - io->nr_given;
 }
 
+/* arr with room for one more element (nr of *cap used), maybe moved; NULL: no memory. */
+static void *cputune_grow(void *arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t n = *cap ? 2 * *cap : 16;
+	void *p;
+
+	if (nr < *cap)
+		return arr;
+	p = realloc(arr, n * size);
+	if (p)
+		*cap = n;
+	return p;
+}
+
 int cputune_check_period(struct diag *d, xmlNode *n, const char *elem, const char *in,
 			 const char *what, const char *raw, uint64_t *out)
 {
@@ -210,6 +224,7 @@ static int cputune_iothread_id(struct cputune_ctx *c, xmlNode *n, const char *el
 static int cputune_iothreadpin(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
 {
 	unsigned long long id;
+	struct cputune_pin *pins;
 	struct cpuset set;
 	char *s = xml_prop(n, "iothread");
 	int ret;
@@ -228,15 +243,10 @@ static int cputune_iothreadpin(struct cputune_ctx *c, xmlNode *n, const char *ra
 		ret = cputune_cpuset(c, n, "iothreadpin", &set);
 	if (ret)
 		return ret;
-	if (c->nr_pins == c->cap_pins) {
-		size_t cap = c->cap_pins ? 2 * c->cap_pins : 16;
-		struct cputune_pin *p = realloc(c->pins, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->pins = p;
-		c->cap_pins = cap;
-	}
+	pins = cputune_grow(c->pins, &c->cap_pins, c->nr_pins, sizeof(*pins));
+	if (!pins)
+		return -ENOMEM;
+	c->pins = pins;
 	c->pins[c->nr_pins++] = (struct cputune_pin){ (unsigned int)id, xml_line(n) };
 	return 0;
 }
@@ -393,6 +403,7 @@ static int cputune_emulatorsched(struct cputune_ctx *c, xmlNode *n, const char *
 static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
 {
 	const char *elem = (const char *)n->name;
+	struct cputune_rc *rc;
 	struct cpuset set;
 	char *s = xml_prop_list(n, "vcpus");
 	unsigned int i;
@@ -406,17 +417,12 @@ static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __
 		free(s);
 		return ret;
 	}
-	if (c->nr_rc == c->cap_rc) {
-		size_t cap = c->cap_rc ? 2 * c->cap_rc : 8;
-		struct cputune_rc *r = realloc(c->rc, cap * sizeof(*r));
-
-		if (!r) {
-			free(s);
-			return -ENOMEM;
-		}
-		c->rc = r;
-		c->cap_rc = cap;
+	rc = cputune_grow(c->rc, &c->cap_rc, c->nr_rc, sizeof(*rc));
+	if (!rc) {
+		free(s);
+		return -ENOMEM;
 	}
+	c->rc = rc;
 	/* libvirt keeps only the domain's vCPUs of the list (cachetune-extra-tunes.xml). */
 	for (i = c->max_vcpus; i < CPUSET_MAX; i++)
 		cpuset_unset(&set, i);
