@@ -77,6 +77,7 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 {
 	char dir[4096];
 	struct ctl *ctl = NULL;
+	bool mounted;
 	sigset_t set;
 	int sfd, ret;
 
@@ -99,7 +100,11 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 	ret = sfd < 0 ? -errno : host_run(h, sfd);
 	if (sfd >= 0)
 		close(sfd);
+	mounted = ctl;
 	ctl_unmount(ctl);
+	/* <run dir>/host is the daemon's own, also when a daemon killed before made it. */
+	if (mounted)
+		rmdir(dir);
 	return ret;
 }
 

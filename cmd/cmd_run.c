@@ -149,7 +149,8 @@ int cmd_run(int argc, char **argv)
 	ret = run_accel_check(&areq);
 	if (ret)
 		return -ret;
-	if (run_check_files(&cfg) || (cfg.host && run_host_check(&cfg)))
+	if (run_check_files(&cfg) || run_ctl_check_name(&cfg) ||
+	    (cfg.host && run_host_check(&cfg)))
 		return RUN_EXIT_FAILURE;
 	ret = run_accel_choose(&areq, &vm.accel);
 	if (ret)

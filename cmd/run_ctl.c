@@ -11,6 +11,7 @@
 
 #include "cmd/run.h"
 #include "ctl/ctl.h"
+#include "util/registry.h"
 #include "vmm/vm.h"
 #include "vsched.h"
 
@@ -69,6 +70,15 @@ static int run_ctl_claim(const struct run_cfg *cfg, struct vm *vm, struct vsched
 		return ret;
 	rc->started = true;
 	return 0;
+}
+
+int run_ctl_check_name(const struct run_cfg *cfg)
+{
+	if (!cfg->name_given || registry_check_free(cfg->name) != -EEXIST)
+		return 0;
+	fprintf(stderr, "vsched run: a VM named '%s' is already running (vsched list)\n",
+		cfg->name);
+	return -EEXIST;
 }
 
 int run_ctl_start(const struct run_cfg *cfg, struct vm *vm, struct vsched *vs,

@@ -71,6 +71,25 @@ static bool apply_shares_up(const struct dir_target *t, unsigned int flags)
 	       !strcmp(base + 1, PLAN_GLOBAL_GROUP);
 }
 
+/*
+ * A running vsched VM keeps the vCPUs it started with: a domain that starts more would fail at
+ * the first move of a missing one, half way; refused before anything is written.
+ */
+static int apply_check_vcpus(const struct domain_def *def, const struct dir_target *t,
+			     struct diag *d)
+{
+	unsigned int nr;
+	char v[16];
+
+	if (!t->is_vsched || t->missing || dir_target_nr_vcpus(t, &nr) || !nr ||
+	    def->vcpus <= nr)
+		return 0;
+	snprintf(v, sizeof(v), "%u", def->vcpus);
+	return diag_at(d, -EINVAL, def->vcpu_line, "vcpu", v, "VM '%s' runs %u vCPUs and vsched "
+		       "has no vCPU hot-plug: apply a domain of current='%u' or fewer",
+		       def->name, nr, nr);
+}
+
 int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
 		 FILE *out, struct diag *d)
 {
@@ -84,6 +103,8 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 	int ret;
 
 	ret = apply_host_plan(def, flags, &host, d);
+	if (!ret && !qemu)
+		ret = plan_warn_vsched(def, d);
 	if (ret)
 		return ret;
 	ret = dir_target_open(&t, dir, def->name, pid, dry_run, out);
@@ -93,6 +114,9 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 	}
 	if (qemu && !t.pid)
 		t.pid = apply_emulator_pid(dir);
+	ret = apply_check_vcpus(def, &t, d);
+	if (ret)
+		return ret;
 	/* Joined, the VM's group in the daemon's tree takes <shares> and the global cap. */
 	if (host.join)
 		pflags |= PLAN_HOST_VM;

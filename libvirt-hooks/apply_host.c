@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "libvirt/apply.h"
+#include "libvirt/plan.h"
 #include "util/file.h"
 #include "util/registry.h"
 
@@ -104,19 +105,25 @@ int apply_host_plan(const struct domain_def *def, unsigned int flags, struct app
 
 int apply_host_write(const struct apply_host *ah, bool dry_run, FILE *out, struct diag *d)
 {
-	const char *const files[][2] = { { "cpu.weight", ah->set.weight },
-					  { "cpu.max", ah->set.max } };
+	/*
+	 * A knob the domain leaves unset is written as its default, as plan.c writes every
+	 * group's: applying an edited domain gives the state it describes, not the old one.
+	 */
+	char dflt_max[32];
+	const char *const files[][2] = {
+		{ "cpu.weight", ah->set.weight[0] ? ah->set.weight : "100" },
+		{ "cpu.max", ah->set.max[0] ? ah->set.max : dflt_max },
+	};
 	char path[PATH_MAX + 16];
 	unsigned int i;
 	int ret;
 
 	if (!ah->join)
 		return 0;
+	snprintf(dflt_max, sizeof(dflt_max), "max %llu", PLAN_PERIOD_DFL);
 	if (dry_run)
 		fprintf(out, "# the VM's group on the host scheduler (its directory)\n");
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		if (!files[i][1][0])
-			continue;
 		snprintf(path, sizeof(path), "%s/%s", ah->dir, files[i][0]);
 		if (dry_run) {
 			fprintf(out, "write %s %s\n", path, files[i][1]);

@@ -11,16 +11,67 @@
 
 #include "libvirt/cputune.h"
 
+/* An <iothreadpin>'s id and line: duplicates are found by sorting, as ids may be large. */
+struct cputune_pin {
+	unsigned int id;
+	int line;
+};
+
+/* A <cachetune>/<memorytune>: its vCPUs below the domain's count, checked after the loop. */
+struct cputune_rc {
+	struct cpuset set;
+	bool mem;			/* <memorytune> */
+	int line;
+	char *raw;
+};
+
 struct cputune_ctx {
 	struct cputune *t;
 	struct diag *d;
 	unsigned int max_vcpus;
-	unsigned int nr_iothreads;
+	const struct iothread_ids *io;
 	unsigned int seen;		/* bit per table entry: scalars seen, warnings given */
 	struct cpuset sched_vcpus;	/* union of <vcpusched vcpus>, for the overlap check */
 	struct cpuset sched_iothreads;
-	struct cpuset pinned_iothreads;
+	struct cputune_pin *pins;	/* <iothreadpin>s so far */
+	size_t nr_pins, cap_pins;
+	struct cputune_rc *rc;		/* <cachetune>s and <memorytune>s so far */
+	size_t nr_rc, cap_rc;
 };
+
+bool iothread_ids_has(const struct iothread_ids *io, unsigned long long id)
+{
+	unsigned int lo = 0, hi = io->nr_given, mid;
+
+	if (id == 0 || id > UINT32_MAX)
+		return false;
+	/* lo = given ids below id (the array is sorted); found if one equals it. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (io->given[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < io->nr_given && io->given[lo] == id)
+		return true;
+	/* A filled-in id: the (id - lo)-th free one, filled while the count lasts. */
+	return id - lo <= (unsigned long long)io->count - io->nr_given;
+}
+
+/* arr with room for one more element (nr of *cap used), maybe moved; NULL: no memory. */
+static void *cputune_grow(void *arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t n = *cap ? 2 * *cap : 16;
+	void *p;
+
+	if (nr < *cap)
+		return arr;
+	p = realloc(arr, n * size);
+	if (p)
+		*cap = n;
+	return p;
+}
 
 int cputune_check_period(struct diag *d, xmlNode *n, const char *elem, const char *in,
 			 const char *what, const char *raw, uint64_t *out)
@@ -142,6 +193,8 @@ static int cputune_vcpupin(struct cputune_ctx *c, xmlNode *n, const char *raw __
 	}
 	c->t->vcpus[id].pinned = true;
 	c->t->vcpus[id].pin = set;
+	if (!c->t->vcpupin_line)
+		c->t->vcpupin_line = xml_line(n);
 	return 0;
 }
 
@@ -150,6 +203,7 @@ static int cputune_emulatorpin(struct cputune_ctx *c, xmlNode *n, const char *ra
 	if (c->t->emulatorpin_set)
 		return xerr(c->d, n, "emulatorpin", NULL, "only one emulatorpin is supported");
 	c->t->emulatorpin_set = true;
+	c->t->emulatorpin_line = xml_line(n);
 	return cputune_cpuset(c, n, "emulatorpin", &c->t->emulatorpin);
 }
 
@@ -162,7 +216,7 @@ static int cputune_iothread_id(struct cputune_ctx *c, xmlNode *n, const char *el
 	snprintf(buf, sizeof(buf), "%llu", id);
 	if (id == 0)
 		return xerr(c->d, n, elem, buf, "zero is an invalid iothread id value");
-	if (id > c->nr_iothreads)
+	if (!iothread_ids_has(c->io, id))
 		return xerr(c->d, n, elem, buf, "Cannot find 'iothread' : %llu", id);
 	return 0;
 }
@@ -170,6 +224,7 @@ static int cputune_iothread_id(struct cputune_ctx *c, xmlNode *n, const char *el
 static int cputune_iothreadpin(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
 {
 	unsigned long long id;
+	struct cputune_pin *pins;
 	struct cpuset set;
 	char *s = xml_prop(n, "iothread");
 	int ret;
@@ -188,11 +243,36 @@ static int cputune_iothreadpin(struct cputune_ctx *c, xmlNode *n, const char *ra
 		ret = cputune_cpuset(c, n, "iothreadpin", &set);
 	if (ret)
 		return ret;
-	if (cpuset_test(&c->pinned_iothreads, (unsigned int)id))
-		return xerr(c->d, n, "iothreadpin", NULL,
-			    "duplicate iothreadpin for same iothread '%llu'", id);
-	cpuset_set(&c->pinned_iothreads, (unsigned int)id);
+	pins = cputune_grow(c->pins, &c->cap_pins, c->nr_pins, sizeof(*pins));
+	if (!pins)
+		return -ENOMEM;
+	c->pins = pins;
+	c->pins[c->nr_pins++] = (struct cputune_pin){ (unsigned int)id, xml_line(n) };
 	return 0;
+}
+
+static int cmp_pin(const void *a, const void *b)
+{
+	const struct cputune_pin *x = a, *y = b;
+
+	return x->id != y->id ? (x->id < y->id ? -1 : 1) : (x->line > y->line) - (x->line < y->line);
+}
+
+/* "duplicate iothreadpin", at the first line that repeats an id. */
+static int cputune_pin_dups(struct cputune_ctx *c)
+{
+	const struct cputune_pin *dup = NULL;
+	size_t i;
+
+	if (c->nr_pins > 1)
+		qsort(c->pins, c->nr_pins, sizeof(*c->pins), cmp_pin);
+	for (i = 1; i < c->nr_pins; i++)
+		if (c->pins[i].id == c->pins[i - 1].id && (!dup || c->pins[i].line < dup->line))
+			dup = &c->pins[i];
+	if (!dup)
+		return 0;
+	return diag_at(c->d, -EINVAL, dup->line, "iothreadpin", NULL,
+		       "duplicate iothreadpin for same iothread '%u'", dup->id);
 }
 
 /* schedparam: scheduler batch|idle, or fifo|rr with a priority (any int, 0 included). */
@@ -323,17 +403,70 @@ static int cputune_emulatorsched(struct cputune_ctx *c, xmlNode *n, const char *
 static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
 {
 	const char *elem = (const char *)n->name;
+	struct cputune_rc *rc;
 	struct cpuset set;
 	char *s = xml_prop_list(n, "vcpus");
-	int ret = 0;
+	unsigned int i;
+	int ret;
 
 	if (!s)
 		return xerr(c->d, n, elem, NULL, "Missing attribute 'vcpus' in element '%s'",
 			    elem);
-	if (cpuset_parse(s, CPUSET_MAX, &set) || !cpuset_count(&set))
+	if (cpuset_parse(s, CPUSET_MAX, &set) || !cpuset_count(&set)) {
 		ret = xerr(c->d, n, elem, s, "Invalid value of 'vcpus': %s", s);
-	free(s);
-	return ret;
+		free(s);
+		return ret;
+	}
+	rc = cputune_grow(c->rc, &c->cap_rc, c->nr_rc, sizeof(*rc));
+	if (!rc) {
+		free(s);
+		return -ENOMEM;
+	}
+	c->rc = rc;
+	/* libvirt keeps only the domain's vCPUs of the list (cachetune-extra-tunes.xml). */
+	for (i = c->max_vcpus; i < CPUSET_MAX; i++)
+		cpuset_unset(&set, i);
+	c->rc[c->nr_rc++] = (struct cputune_rc){ set, !strcmp(elem, "memorytune"), xml_line(n),
+						 s };
+	return 0;
+}
+
+/*
+ * libvirt's virDomainResctrlVcpuMatch(), with every <cachetune> read before the first
+ * <memorytune>: a list that shares vCPUs with an earlier one must equal it, and only a
+ * memorytune may equal one (it joins that allocation).
+ */
+static int cputune_resctrl_check(struct cputune_ctx *c)
+{
+	int owner[CPUSET_MAX];		/* index in c->rc of the first list holding each vCPU */
+	unsigned int i, pass;
+	size_t k;
+
+	for (i = 0; i < CPUSET_MAX; i++)
+		owner[i] = -1;
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < c->nr_rc; k++) {
+			const struct cputune_rc *r = &c->rc[k];
+			const char *elem = r->mem ? "memorytune" : "cachetune";
+			int o = -1;
+
+			if (r->mem != (pass == 1))
+				continue;
+			for (i = 0; i < CPUSET_MAX && o < 0; i++)
+				if (cpuset_test(&r->set, i))
+					o = owner[i];
+			if (o >= 0 && !memcmp(&c->rc[o].set, &r->set, sizeof(r->set)) && r->mem)
+				continue;
+			if (o >= 0)
+				return diag_at(c->d, -EINVAL, r->line, elem, r->raw, "%s",
+					       memcmp(&c->rc[o].set, &r->set, sizeof(r->set)) ?
+					       "Overlapping vcpus in resctrls" :
+					       "Identical vcpus in cachetunes found");
+			for (i = 0; i < CPUSET_MAX; i++)
+				if (cpuset_test(&r->set, i))
+					owner[i] = (int)k;
+		}
+	return 0;
 }
 
 #define CT_SCALAR	(1U << 0)	/* first one counts, like XPath name[1] */
@@ -403,13 +536,12 @@ static int cputune_child(struct cputune_ctx *c, xmlNode *n)
 	return ret;
 }
 
-int cputune_parse(xmlNode *node, unsigned int max_vcpus, unsigned int nr_iothreads,
+int cputune_parse(xmlNode *node, unsigned int max_vcpus, const struct iothread_ids *io,
 		  struct cputune *t, struct diag *d)
 {
-	struct cputune_ctx c = { .t = t, .d = d, .max_vcpus = max_vcpus,
-				 .nr_iothreads = nr_iothreads };
+	struct cputune_ctx c = { .t = t, .d = d, .max_vcpus = max_vcpus, .io = io };
 	xmlNode *n;
-	int ret;
+	int ret = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->vcpus = calloc(max_vcpus ? max_vcpus : 1, sizeof(*t->vcpus));
@@ -417,14 +549,18 @@ int cputune_parse(xmlNode *node, unsigned int max_vcpus, unsigned int nr_iothrea
 		return -ENOMEM;
 	if (!node)
 		return 0;
-	for (n = node->children; n; n = n->next) {
-		if (n->type != XML_ELEMENT_NODE)
-			continue;
-		ret = cputune_child(&c, n);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	for (n = node->children; n && !ret; n = n->next)
+		if (n->type == XML_ELEMENT_NODE)
+			ret = cputune_child(&c, n);
+	if (!ret)
+		ret = cputune_pin_dups(&c);
+	if (!ret)
+		ret = cputune_resctrl_check(&c);
+	free(c.pins);
+	while (c.nr_rc)
+		free(c.rc[--c.nr_rc].raw);
+	free(c.rc);
+	return ret;
 }
 
 void cputune_free(struct cputune *t)

@@ -94,6 +94,7 @@ static int domain_vcpu(xmlNode *root, struct domain_def *def, struct diag *d)
 		def->max_vcpus = def->vcpus = 1;
 		return 0;
 	}
+	def->vcpu_line = xml_line(n);
 	v = xml_text(n);
 	if (parse_ull(v, &max) || max == 0)
 		ret = xerr(d, n, "vcpu", v, "maximum vcpus count must be an integer");
@@ -134,9 +135,78 @@ static int domain_iothreads(xmlNode *root, struct domain_def *def, struct diag *
 	if (s[0] && (parse_ull(s, &v) || v > UINT32_MAX))
 		ret = xerr(d, n, "iothreads", s, "invalid iothreads count '%s'", s);
 	else if (s[0])
-		def->nr_iothreads = (unsigned int)v;
+		def->iothreads.count = (unsigned int)v;
 	free(s);
 	return ret;
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * <iothreadids><iothread id='N'/>: ids of iothreads (N > 0, each once); they count towards
+ * <iothreads>, which libvirt raises to their number, and the rest get the lowest free ids.
+ */
+static int domain_iothreadids(xmlNode *root, struct domain_def *def, struct diag *d)
+{
+	xmlNode *ids = xml_child(root, "iothreadids"), *n;
+	struct iothread_ids *io = &def->iothreads;
+	unsigned long long v;
+	unsigned int i, cap = 0;
+	char *s;
+	int ret = 0;
+
+	for (n = ids ? ids->children : NULL; n && !ret; n = n->next) {
+		if (!xml_is(n, "iothread"))
+			continue;
+		if (io->nr_given == cap) {
+			unsigned int *g = realloc(io->given, (cap ? 2 * cap : 8) * sizeof(*g));
+
+			if (!g)
+				return -ENOMEM;
+			io->given = g;
+			cap = cap ? 2 * cap : 8;
+		}
+		s = xml_prop(n, "id");
+		if (!s)
+			ret = xerr(d, n, "iothread", NULL, "Missing 'id' attribute in <iothread> "
+				   "element");
+		else if (parse_ull(s, &v) || v == 0 || v > UINT32_MAX)
+			ret = xerr(d, n, "iothread", s, "invalid iothread 'id' value '%s'", s);
+		else
+			io->given[io->nr_given++] = (unsigned int)v;
+		free(s);
+	}
+	if (ret)
+		return ret;
+	if (io->nr_given > 1)
+		qsort(io->given, io->nr_given, sizeof(*io->given), cmp_uint);
+	for (i = 1; i < io->nr_given; i++)
+		if (io->given[i] == io->given[i - 1])
+			break;
+	if (i < io->nr_given) {
+		/* Named at the second element of that id, in document order. */
+		unsigned int seen = 0;
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%u", io->given[i]);
+		for (n = ids->children; n; n = n->next) {
+			if (!xml_is(n, "iothread") || (s = xml_prop(n, "id")) == NULL)
+				continue;
+			seen += !parse_ull(s, &v) && v == io->given[i];
+			free(s);
+			if (seen == 2)
+				break;
+		}
+		return xerr(d, n, "iothread", buf, "Duplicate iothread id '%s' found", buf);
+	}
+	if (io->nr_given > io->count)
+		io->count = io->nr_given;
+	return 0;
 }
 
 /* virUUIDParse: 32 hex digits, dashes anywhere between pairs, blanks around. */
@@ -212,6 +282,7 @@ static int domain_name(xmlNode *root, struct domain_def *def, struct diag *d)
 	def->name = xml_text(n);
 	if (!def->name)
 		return -ENOMEM;
+	def->name_line = xml_line(n);
 	if (!*def->name)
 		return xerr(d, n, "name", "", "missing domain name information");
 	if (strchr(def->name, '/'))
@@ -238,6 +309,28 @@ static int domain_type(xmlNode *root, struct domain_def *def, struct diag *d)
 	return ret;
 }
 
+/*
+ * The elements read here are read once, the first of each (libvirt's XPath "name[1]"); a second
+ * one is ignored, and said so, so that a setting in it is not dropped without a word.
+ */
+static int domain_warn_repeats(xmlNode *root, struct diag *d)
+{
+	static const char *const once[] = { "name", "uuid", "vcpu", "iothreads", "memory", "os",
+					    "resource", "cputune", "metadata" };
+	xmlNode *n, *first;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(once) && !ret; i++) {
+		first = xml_child(root, once[i]);
+		for (n = first ? first->next : NULL; n && !ret; n = n->next)
+			if (xml_is(n, once[i]))
+				ret = xwarn(d, n, once[i], "only the first <%s> is read (line %d); "
+					    "this one is ignored", once[i], xml_line(first));
+	}
+	return ret;
+}
+
 static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 {
 	xmlNode *root = xmlDocGetRootElement(doc);
@@ -247,7 +340,9 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 		return xerr(d, root, root ? (const char *)root->name : "?", NULL,
 			    "unexpected root element <%s>, expecting <domain>",
 			    root ? (const char *)root->name : "");
-	ret = domain_name(root, def, d);
+	ret = domain_warn_repeats(root, d);
+	if (!ret)
+		ret = domain_name(root, def, d);
 	if (!ret)
 		ret = domain_type(root, def, d);
 	if (!ret)
@@ -257,13 +352,15 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 	if (!ret)
 		ret = domain_iothreads(root, def, d);
 	if (!ret)
+		ret = domain_iothreadids(root, def, d);
+	if (!ret)
 		ret = domain_memory(root, def, d);
 	if (!ret)
 		ret = domain_os(root, def);
 	if (!ret)
 		ret = partition_parse(root, &def->partition, &def->partition_line, d);
 	if (!ret)
-		ret = cputune_parse(xml_child(root, "cputune"), def->max_vcpus, def->nr_iothreads,
+		ret = cputune_parse(xml_child(root, "cputune"), def->max_vcpus, &def->iothreads,
 				    &def->tune, d);
 	if (!ret)
 		ret = vgroups_parse(xml_child(root, "metadata"), def->max_vcpus, &def->groups, d);
@@ -426,6 +523,7 @@ void domain_free(struct domain_def *def)
 	free(def->initrd);
 	free(def->cmdline);
 	free(def->partition);
+	free(def->iothreads.given);
 	cputune_free(&def->tune);
 	vgroups_free(&def->groups);
 	memset(def, 0, sizeof(*def));

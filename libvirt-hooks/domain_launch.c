@@ -7,6 +7,7 @@
 #include "libvirt/api_backend.h"
 #include "libvirt/domain_launch.h"
 #include "libvirt/plan.h"
+#include "util/registry.h"
 
 bool domain_joins_host(const struct domain_def *def)
 {
@@ -33,13 +34,18 @@ int domain_host_settings(const struct domain_def *def, struct domain_host *h, st
 	}
 	if (t->shares_set)
 		snprintf(h->weight, sizeof(h->weight), "%llu", (unsigned long long)t->shares);
-	/* As plan_max(): quota 0 (unset) or negative is "max", period 0 the default. */
-	if (t->global.quota > 0)
+	/*
+	 * As plan_max() rendered for v2: quota 0 (unset), negative or libvirt's largest is "max",
+	 * period 0 the default.
+	 */
+	if (t->global.quota > 0 && t->global.quota != CPUTUNE_QUOTA_MAX)
 		snprintf(h->max, sizeof(h->max), "%lld %llu", (long long)t->global.quota,
 			 (unsigned long long)(t->global.period ? t->global.period :
 								 PLAN_PERIOD_DFL));
-	else if (t->global.period)
-		snprintf(h->max, sizeof(h->max), "max %llu", (unsigned long long)t->global.period);
+	else if (t->global.period || t->global.quota)
+		snprintf(h->max, sizeof(h->max), "max %llu",
+			 (unsigned long long)(t->global.period ? t->global.period :
+								 PLAN_PERIOD_DFL));
 	return 0;
 }
 
@@ -67,7 +73,13 @@ int domain_launch_load(const char *path, bool host, struct domain_launch *l)
 	ret = domain_parse_file(path, &l->def, &l->diag);
 	if (ret)
 		return ret;
-	ret = domain_launch_host(l, host);
+	/* The name becomes the VM's record and directory: stricter than libvirt's rules. */
+	if (registry_name_valid(l->def.name))
+		ret = diag_at(&l->diag, -EINVAL, l->def.name_line, "name", l->def.name,
+			      "a vsched VM's name has 1 to 128 printable characters and does not "
+			      "start with '.' (it names %s/NAME)", registry_run_dir());
+	if (!ret)
+		ret = domain_launch_host(l, host);
 	if (ret) {
 		domain_free(&l->def);
 		return ret;
@@ -76,7 +88,9 @@ int domain_launch_load(const char *path, bool host, struct domain_launch *l)
 	 * Embedded, a vsched VM's root is cgroupfs-like: no cpu.max there, so a global cap nests.
 	 * On the host scheduler the VM's group takes it, and <shares>.
 	 */
-	ret = plan_build(&l->def, l->host.join ? PLAN_HOST_VM : PLAN_NEST_GLOBAL, &plan);
+	ret = plan_warn_vsched(&l->def, &l->diag);
+	if (!ret)
+		ret = plan_build(&l->def, l->host.join ? PLAN_HOST_VM : PLAN_NEST_GLOBAL, &plan);
 	if (!ret) {
 		ret = fsops_render(&plan, FS_V2, &l->ops, &l->diag);
 		plan_free(&plan);

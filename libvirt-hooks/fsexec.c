@@ -268,9 +268,9 @@ int fsops_exec(const struct fsops *f, const struct fs_backend *be, struct diag *
 		case FSOP_WRITE:
 			ret = exec_write(&x, op->path, op->file, op->value);
 			if (ret == -ENOENT && op->optional) {
-				xwarn(d, NULL, op->origin,
-				      "the VM's group has no %s here; '%s' not applied", op->file,
-				      op->value);
+				diag_warn(d, op->line, op->origin,
+					  "the VM's group has no %s here; '%s' not applied",
+					  op->file, op->value);
 				ret = 0;
 			}
 			break;

@@ -134,7 +134,7 @@ static int fsops_max(struct fsops *f, const struct plan_op *op, enum fs_flavor f
 			return -ENOMEM;
 		o->vcpu = op->vcpu;
 		o->flavor = fl;
-		o->quota = op->quota;
+		o->quota = fl == FS_V2 && op->quota == CPUTUNE_QUOTA_MAX ? -1 : op->quota;
 		o->period = op->value;
 		o->optional = false;
 		return 0;
@@ -150,7 +150,8 @@ static int fsops_max(struct fsops *f, const struct plan_op *op, enum fs_flavor f
 	if (!o)
 		return -ENOMEM;
 	strcpy(o->file, "cpu.max");
-	if (op->quota < 0)
+	/* libvirt on v2 writes its largest quota as "max" (virCgroupV2SetCpuCfsQuota). */
+	if (op->quota < 0 || op->quota == CPUTUNE_QUOTA_MAX)
 		snprintf(o->value, sizeof(o->value), "max %llu", (unsigned long long)op->value);
 	else
 		snprintf(o->value, sizeof(o->value), "%lld %llu", (long long)op->quota,

@@ -169,6 +169,22 @@ static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int 
 	return plan_move(p, path, i, gi >= 0 ? "vsched:assign" : "vcpu", false);
 }
 
+int plan_warn_vsched(const struct domain_def *def, struct diag *d)
+{
+	const struct cputune *t = &def->tune;
+	int ret = 0;
+
+	/* The runtime pins lanes, and a vCPU runs on whichever lane it is granted. */
+	if (t->vcpupin_line)
+		ret = diag_warn(d, t->vcpupin_line, "vcpupin", "a vsched VM's vCPUs run on the "
+				"lanes of its scheduler, which it places on host CPUs itself; "
+				"pinning a vCPU is not applied");
+	if (!ret && t->emulatorpin_set)
+		ret = diag_warn(d, t->emulatorpin_line, "emulatorpin", "vsched does not pin the "
+				"VMM's threads other than vCPUs; not applied");
+	return ret;
+}
+
 int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p)
 {
 	const struct cputune *t = &def->tune;

@@ -67,6 +67,41 @@ int dir_target_open(struct dir_target *t, const char *root, const char *domain, 
 	return 0;
 }
 
+static int target_vcpus_below(const char *dir, unsigned int *nr)
+{
+	char p[PATH_MAX], buf[4096];
+	struct cpuset set;
+	struct dirent *e;
+	struct stat st;
+	unsigned int i;
+	DIR *dp;
+	int ret = 0;
+
+	snprintf(p, sizeof(p), "%s/vsched.vcpus", dir);
+	if (!file_read(p, buf, sizeof(buf)) && !cpuset_parse(buf, CPUSET_MAX, &set))
+		for (i = *nr; i < CPUSET_MAX; i++)
+			if (cpuset_test(&set, i))
+				*nr = i + 1;
+	dp = opendir(dir);
+	if (!dp)
+		return -errno;
+	while (!ret && (e = readdir(dp))) {
+		if (e->d_name[0] == '.' ||
+		    snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= (int)sizeof(p))
+			continue;
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+			ret = target_vcpus_below(p, nr);
+	}
+	closedir(dp);
+	return ret;
+}
+
+int dir_target_nr_vcpus(const struct dir_target *t, unsigned int *nr)
+{
+	*nr = 0;
+	return target_vcpus_below(t->root, nr);
+}
+
 /* root/path/file; a path starting with '/' (from target_locate()) is taken as it is. */
 static int target_path(const struct dir_target *t, const char *path, const char *file,
 		       char *buf, size_t len)

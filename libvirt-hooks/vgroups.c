@@ -116,6 +116,23 @@ static int vg_check_name(struct vg_ctx *c, xmlNode *n, const char *name)
 	return 0;
 }
 
+/*
+ * <group> and <assign> are empty: a child element (a group nested by hand, a knob written as an
+ * element) would otherwise be dropped unread.
+ */
+static int vg_check_empty(struct vg_ctx *c, xmlNode *n, const char *what)
+{
+	xmlNode *k;
+
+	for (k = n->children; k; k = k->next)
+		if (k->type == XML_ELEMENT_NODE)
+			return xerr(c->d, k, (const char *)k->name, NULL,
+				    "no element may appear inside <%s>%s (a group nests with "
+				    "parent='NAME', knobs are attributes)", (const char *)n->name,
+				    what);
+	return 0;
+}
+
 static int vg_weight(struct vg_ctx *c, xmlNode *n, const char *raw, struct vgroup *g)
 {
 	unsigned long long v;
@@ -155,11 +172,17 @@ static int vg_group(struct vg_ctx *c, xmlNode *n)
 					     "quota", "burst", NULL };
 	struct vgroups *vg = c->vg;
 	struct vgroup *g;
-	char *v;
+	char *v, what[VGROUP_NAME_MAX + 8];
 	unsigned int i;
 	int ret;
 
 	ret = vg_check_attrs(c, n, attrs);
+	if (ret)
+		return ret;
+	v = xml_prop(n, "name");
+	snprintf(what, sizeof(what), " '%s'", v ? v : "");
+	free(v);
+	ret = vg_check_empty(c, n, what);
 	if (ret)
 		return ret;
 	if (vg->nr == VGROUPS_MAX)
@@ -242,6 +265,8 @@ static int vg_assign(struct vg_ctx *c, xmlNode *n)
 	int gi, ret;
 
 	ret = vg_check_attrs(c, n, attrs);
+	if (!ret)
+		ret = vg_check_empty(c, n, "");
 	if (ret)
 		return ret;
 	vcpus = xml_prop_list(n, "vcpus");

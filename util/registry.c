@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -174,11 +175,30 @@ static int record_write(const char *path, const struct vm_record *r)
 	return 0;
 }
 
+/* The registry's lock (an fd holding flock(LOCK_EX) on .vms/.lock, not a VM name), or -errno. */
+static int registry_lock(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	if (snprintf(path, sizeof(path), "%s/.lock", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 int registry_register(const char *name, const char *ctl_dir, char *stale, size_t stale_len)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	struct vm_record old;
-	int ret;
+	int lock, ret;
 
 	if (registry_name_valid(name))
 		return -EINVAL;
@@ -190,9 +210,18 @@ int registry_register(const char *name, const char *ctl_dir, char *stale, size_t
 	ret = record_path(name, path, sizeof(path));
 	if (ret)
 		return ret;
+	/*
+	 * The check and the write are one step for every VMM: of several starting under one name
+	 * at once, each of which would read "no record", one wins.
+	 */
+	lock = registry_lock(dir);
+	if (lock < 0)
+		return lock;
 	if (!record_read(path, &old)) {
-		if (record_alive(&old) && old.pid != getpid())
+		if (record_alive(&old) && old.pid != getpid()) {
+			close(lock);
 			return -EEXIST;
+		}
 		/* The previous VMM of this name died without cleaning up: a stale mount? */
 		if (stale && old.pid != getpid())
 			snprintf(stale, stale_len, "%s", old.ctl);
@@ -202,7 +231,23 @@ int registry_register(const char *name, const char *ctl_dir, char *stale, size_t
 	old.pid = getpid();
 	old.start = pid_start_time(getpid());
 	snprintf(old.ctl, sizeof(old.ctl), "%s", ctl_dir ? ctl_dir : "");
-	return record_write(path, &old);
+	ret = record_write(path, &old);
+	close(lock);
+	return ret;
+}
+
+int registry_check_free(const char *name)
+{
+	char path[PATH_MAX];
+	struct vm_record r;
+	int ret;
+
+	if (registry_name_valid(name))
+		return -EINVAL;
+	ret = record_path(name, path, sizeof(path));
+	if (ret)
+		return ret;
+	return !record_read(path, &r) && record_alive(&r) && r.pid != getpid() ? -EEXIST : 0;
 }
 
 int registry_set_host(const char *name, const char *group)

@@ -232,6 +232,11 @@ struct run_ctl {
 	bool started;
 };
 /*
+ * A name given (--name, a --domain's <name>) that a live VMM holds: refused with one message,
+ * -EEXIST, before anything starts (run_ctl_start() claims it for good once the vCPUs run).
+ */
+int run_ctl_check_name(const struct run_cfg *cfg);
+/*
  * After vm_start(): waits for the vCPU threads' TIDs, puts them and the pid into vs, claims the
  * name (an unnamed VM takes "vm-<pid>" when "vm" is taken) and mounts the directory. 0 (also
  * when the VM stopped meanwhile), or -errno after one message.

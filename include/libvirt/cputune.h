@@ -40,6 +40,19 @@ struct vcpu_tune {
 	int priority;			/* fifo/rr only */
 };
 
+/*
+ * A domain's iothreads as libvirt numbers them: the ids <iothreadids> gives, then the lowest free
+ * ids (1, 2, ...) up to count.
+ */
+struct iothread_ids {
+	unsigned int count;		/* <iothreads>, at least as many as given */
+	unsigned int nr_given;
+	unsigned int *given;		/* <iothreadids><iothread id=...>, sorted */
+};
+
+/* Whether the domain has an iothread of that id. */
+bool iothread_ids_has(const struct iothread_ids *io, unsigned long long id);
+
 /* A (period, quota) pair: period 0 = unset; quota 0 = unset, < 0 = unlimited. */
 struct cputune_bw {
 	uint64_t period;
@@ -57,15 +70,16 @@ struct cputune {
 	struct cputune_bw iothread;
 	bool emulatorpin_set;
 	struct cpuset emulatorpin;
+	int vcpupin_line, emulatorpin_line;	/* the first kept, for plan_warn_vsched() */
 	struct vcpu_tune *vcpus;	/* [max_vcpus] */
 };
 
 /*
- * Parses <cputune> (node may be NULL) for a domain with max_vcpus vCPUs and nr_iothreads
- * iothreads into t. Warnings (elements vsched has no use for) go to d. 0 or -EINVAL (message in
+ * Parses <cputune> (node may be NULL) for a domain with max_vcpus vCPUs and the iothreads io
+ * into t. Warnings (elements vsched has no use for) go to d. 0 or -EINVAL (message in
  * d), -ENOMEM. t must be freed with cputune_free() either way.
  */
-int cputune_parse(xmlNode *node, unsigned int max_vcpus, unsigned int nr_iothreads,
+int cputune_parse(xmlNode *node, unsigned int max_vcpus, const struct iothread_ids *io,
 		  struct cputune *t, struct diag *d);
 void cputune_free(struct cputune *t);
 

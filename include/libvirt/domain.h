@@ -17,11 +17,13 @@
 
 struct domain_def {
 	char *name;
+	int name_line;
 	char type[8];			/* <domain type=...>: "kvm", "qemu", or "" if absent */
 	char uuid[37];			/* canonical text form, "" if the XML has none */
 	unsigned int max_vcpus;		/* <vcpu>N</vcpu> */
 	unsigned int vcpus;		/* current='M' (online at start), default N */
-	unsigned int nr_iothreads;
+	int vcpu_line;
+	struct iothread_ids iothreads;
 	uint64_t memory;		/* bytes, from <memory unit=...> */
 	char *kernel;			/* <os><kernel>, NULL if absent */
 	char *initrd;

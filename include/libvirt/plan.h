@@ -67,6 +67,12 @@ struct plan {
  */
 #define PLAN_HOST_VM		(1U << 3)
 
+/*
+ * What a vsched VM (not a libvirt QEMU domain, where libvirt applies it) cannot honour of a
+ * validated domain, as warnings in d: <vcpupin> and <emulatorpin>. 0 or -ENOMEM.
+ */
+int plan_warn_vsched(const struct domain_def *def, struct diag *d);
+
 /* Builds the plan of a validated domain. 0 or -ENOMEM; free with plan_free(). */
 int plan_build(const struct domain_def *def, unsigned int flags, struct plan *p);
 void plan_free(struct plan *p);

@@ -39,6 +39,11 @@ int dir_target_open(struct dir_target *t, const char *root, const char *domain, 
 void dir_target_backend(struct dir_target *t, struct fs_backend *be);
 /* The only process in dir/cgroup.procs, 0 if none or several. */
 pid_t dir_single_proc(const char *dir);
+/*
+ * A vsched VM's vCPUs: one past the highest index in the vsched.vcpus of any group (every vCPU
+ * is in one). 0 or -errno.
+ */
+int dir_target_nr_vcpus(const struct dir_target *t, unsigned int *nr);
 /* Whether the VM's own group takes a cap (a kernel-like root does not). */
 bool dir_target_has_cap(const struct dir_target *t);
 

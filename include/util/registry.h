@@ -25,6 +25,8 @@ int registry_default_dir(const char *name, char *buf, size_t len);
  * cleans a stale mount. ctl_dir may be NULL (--no-ctl).
  */
 int registry_register(const char *name, const char *ctl_dir, char *stale, size_t stale_len);
+/* Whether a live VMM other than this process holds name: -EEXIST if so, else 0 (or -EINVAL). */
+int registry_check_free(const char *name);
 #define REGISTRY_HOST_LEN	256	/* a VM group path in the host scheduler's tree, NUL included */
 /*
  * Notes in this process's record of name that the VM joined the host scheduler as group

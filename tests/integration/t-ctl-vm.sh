@@ -88,6 +88,9 @@ for accel in $(test_accels); do
 		bad "second 'dup' ran"
 	else
 		grep -q "already running" "$TMPD/dup2.log" && ok "second 'dup' refused" || bad "dup2: $(cat "$TMPD/dup2.log")"
+		# Refused before anything starts: no guest ran, so no exit summary.
+		grep -q "first guest instruction" "$TMPD/dup2.log" &&
+			bad "second 'dup' ran its guest before it was refused: $(cat "$TMPD/dup2.log")"
 	fi
 
 	# kill -9 leaves a stale mount; the next VM of that name cleans it.

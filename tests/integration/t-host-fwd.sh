@@ -92,4 +92,6 @@ kill -TERM "$WP"
 wait "$WP"
 kill -TERM "$HP"
 wait "$HP" || fail "the daemon exited $?"
+# Its default directory is the daemon's own, also when a killed daemon made it.
+[ -e "$H" ] && fail "the daemon left $H behind (made by the daemon killed before it)"
 echo "ok"

@@ -379,9 +379,60 @@ static void test_ctl_move_check_atomic(void)
 	rm_run_dir();
 }
 
+/*
+ * VMMs that start at once under one name: exactly one gets it. The claim read the record and
+ * wrote its own, so two that both read "no record" both won (two VMs of one name).
+ */
+static void test_ctl_register_race(void)
+{
+	enum { N = 16, ROUNDS = 10 };
+	int go[2], res[2], done[2], status, won, round, bad = 0;
+	pid_t pids[N];
+	char c;
+	int i;
+
+	set_run_dir();
+	for (round = 0; round < ROUNDS; round++) {
+		CU_ASSERT_FATAL(!pipe(go) && !pipe(res) && !pipe(done));
+		for (i = 0; i < N; i++) {
+			pids[i] = fork();
+			CU_ASSERT_FATAL(pids[i] >= 0);
+			if (pids[i] == 0) {
+				close(go[1]);
+				close(done[1]);
+				if (read(go[0], &c, 1) != 0)	/* all start when go closes */
+					_exit(1);
+				c = registry_register("race", "", NULL, 0) ? 'e' : 'k';
+				if (write(res[1], &c, 1) != 1 || read(done[0], &c, 1) != 0)
+					_exit(1);
+				_exit(0);
+			}
+		}
+		close(go[0]);
+		close(go[1]);
+		for (i = 0, won = 0; i < N; i++) {
+			CU_ASSERT_EQUAL(read(res[0], &c, 1), 1);
+			won += c == 'k';
+		}
+		bad += won != 1;
+		close(done[1]);
+		for (i = 0; i < N; i++)
+			CU_ASSERT_EQUAL(waitpid(pids[i], &status, 0), pids[i]);
+		close(done[0]);
+		close(res[0]);
+		close(res[1]);
+	}
+	if (bad)
+		printf("\n    %d of %d rounds gave the name to more or fewer than one\n", bad,
+		       ROUNDS);
+	CU_ASSERT_EQUAL(bad, 0);
+	rm_run_dir();
+}
+
 static CU_TestInfo ctl_tests[] = {
 	{ "VM names and default directory", test_ctl_names },
 	{ "registry: own, live and dead holders", test_ctl_register_liveness },
+	{ "registry: one name, one of many VMMs starting at once", test_ctl_register_race },
 	{ "mount serves the API", test_ctl_mount_serves_api },
 	{ "unmount with a file open inside", test_ctl_unmount_with_open_file },
 	{ "a delegated move is checked with the write, atomically", test_ctl_move_check_atomic },

@@ -157,6 +157,55 @@ static void test_dir_backend(void)
 	CU_ASSERT_EQUAL(system(buf), 0);
 }
 
+/*
+ * A running vsched VM has the vCPUs it started with (no hot-plug): a domain that starts more is
+ * refused before the first write, dry run included, naming <vcpu> and its line (vCPU 2's move
+ * failed half way, undone, and the dry run said nothing).
+ */
+static void test_dir_vsched_vcpus(void)
+{
+	char root[] = "/tmp/vsched-plan-XXXXXX", sub[600], buf[64], *out;
+	const char *xml = DOM_HEAD("4") "<metadata><v:groups xmlns:v='" NS "'>\n"
+			  "<v:group name='fast'/><v:assign vcpus='0,3' group='fast'/>"
+			  "</v:groups></metadata></domain>";
+	struct domain_def def;
+	struct diag d;
+	size_t len;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	/* A control directory of a VM of 2 vCPUs: vCPU 0 in the root, vCPU 1 in a group. */
+	make_file(root, "vsched.vcpus");
+	write_file_str(root, "vsched.vcpus", "0\n");
+	snprintf(sub, sizeof(sub), "%s/a", root);
+	mkdir(sub, 0755);
+	make_file(sub, "vsched.vcpus");
+	write_file_str(sub, "vsched.vcpus", "1\n");
+	CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+	f = open_memstream(&out, &len);
+	CU_ASSERT_EQUAL(apply_domain(&def, root, getpid(), APPLY_DRY_RUN, f, &d), -EINVAL);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.xml:4: <vcpu> '4': "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "runs 2 vCPUs"));
+	free(out);
+	diag_free(&d);
+	CU_ASSERT_EQUAL(apply_domain(&def, root, getpid(), 0, NULL, &d), -EINVAL);
+	snprintf(sub, sizeof(sub), "%s/fast", root);
+	CU_ASSERT_EQUAL(access(sub, F_OK), -1);
+	domain_free(&def);
+	diag_free(&d);
+	/* Starting fewer is fine: the others stay where they are. */
+	CU_ASSERT_EQUAL_FATAL(parse_str(DOM_HEAD("1") "</domain>", &def, &d), 0);
+	f = open_memstream(&out, &len);
+	CU_ASSERT_EQUAL(apply_domain(&def, root, getpid(), APPLY_DRY_RUN, f, &d), 0);
+	fclose(f);
+	free(out);
+	domain_free(&def);
+	diag_free(&d);
+	snprintf(buf, sizeof(buf), "rm -rf %s", root);
+	CU_ASSERT_EQUAL(system(buf), 0);
+}
+
 /* libvirt's systemd layout on cgroup v2: <shares> on the scope, the rest in scope/libvirt. */
 static void test_dir_backend_v2_scope(void)
 {
@@ -316,6 +365,7 @@ static void test_vcpu_threads(void)
 }
 
 static CU_TestInfo tests[] = {
+	{ "a domain with more vCPUs than the running VM", test_dir_vsched_vcpus },
 	{ "directory back end, dry run and real", test_dir_backend },
 	{ "libvirt's v2 systemd layout: shares on the scope", test_dir_backend_v2_scope },
 	{ "vCPU threads: any accelerator, libvirt's status file", test_vcpu_threads },

@@ -51,7 +51,7 @@ static void test_testdata_cputune(void)
 	CU_ASSERT_EQUAL(def.max_vcpus, 4);
 	CU_ASSERT_EQUAL(def.vcpus, 4);
 	CU_ASSERT_EQUAL(def.memory, 219136ULL * 1024);
-	CU_ASSERT_EQUAL(def.nr_iothreads, 4);
+	CU_ASSERT_EQUAL(def.iothreads.count, 4);
 	CU_ASSERT_TRUE(def.tune.shares_set);
 	CU_ASSERT_EQUAL(def.tune.shares, 2048);
 	CU_ASSERT_EQUAL(def.tune.vcpu.period, 1000000);
@@ -153,6 +153,26 @@ static void test_top_level(void)
 	CU_ASSERT_STRING_EQUAL(def.initrd, "/k/initrd");
 	CU_ASSERT_STRING_EQUAL(def.cmdline, "console=ttyS0 quiet");
 	CU_ASSERT_EQUAL(d.nr_warn, 0);
+	domain_free(&def);
+	diag_free(&d);
+}
+
+/* A second <cputune> or <metadata> is not read: said, not dropped without a word. */
+static void test_repeated_elements(void)
+{
+	struct domain_def def;
+	struct diag d;
+	const char *xml = "<domain><name>r</name><memory>1024</memory><vcpu>2</vcpu>\n"
+			  "<cputune><period>100000</period></cputune>\n"
+			  "<cputune><quota>50000</quota></cputune>\n"
+			  "<metadata/>\n<metadata><v:groups xmlns:v='https://vsched.dev/xmlns/"
+			  "groups/1.0'><v:group name='g'/></v:groups></metadata></domain>";
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+	CU_ASSERT_EQUAL(def.tune.vcpu.quota, 0);
+	CU_ASSERT_EQUAL(d.nr_warn, 2);
+	CU_ASSERT_TRUE(has_warning(&d, "t.xml:3: <cputune>: only the first <cputune> is read"));
+	CU_ASSERT_TRUE(has_warning(&d, "t.xml:5: <metadata>: only the first <metadata> is read"));
 	domain_free(&def);
 	diag_free(&d);
 }
@@ -277,6 +297,24 @@ static void test_cputune_lists(void)
 			  "unit='MiB'/></cachetune>"),
 		     "<cachetune>", "Missing attribute 'vcpus' in element 'cachetune'");
 
+	/*
+	 * resctrl groups as libvirt's virDomainResctrlVcpuMatch(): cachetunes (all read before the
+	 * memorytunes) neither overlap nor repeat one another; a memorytune may equal one, not
+	 * overlap it (libvirt's cachetune-colliding-tunes and memorytune-colliding-cachetune).
+	 * vCPUs beyond the domain's do not count (cachetune-extra-tunes).
+	 */
+	expect_parse_error(TUNE("<cachetune vcpus='0'/>\n<cachetune vcpus='0'/>"),
+			   "t.xml:7: <cachetune> '0'", "Identical vcpus in cachetunes found");
+	expect_parse_error(TUNE("<memorytune vcpus='0'/>\n<cachetune vcpus='0-1'/>"),
+			   "t.xml:6: <memorytune> '0'", "Overlapping vcpus in resctrls");
+	expect_parse_error(TUNE("<cachetune vcpus='0-1'/>\n<cachetune vcpus='1-2'/>"),
+			   "t.xml:7: <cachetune> '1-2'", "Overlapping vcpus in resctrls");
+	CU_ASSERT_EQUAL(parse_str(TUNE("<cachetune vcpus='0-1'/><memorytune vcpus='0-1'/>"
+				       "<cachetune vcpus='2,100'/><cachetune vcpus='3,100'/>"),
+				  &def, &d), 0);
+	domain_free(&def);
+	diag_free(&d);
+
 	/* vcpupin beyond the vCPUs: libvirt only warns. vcpusched idle maps to cpu.idle. */
 	CU_ASSERT_EQUAL_FATAL(parse_str(TUNE("<vcpupin vcpu='9' cpuset='0'/>"
 					     "<vcpusched vcpus='1-2' scheduler='idle'/>"
@@ -295,6 +333,43 @@ static void test_cputune_lists(void)
 	CU_ASSERT_TRUE(has_warning(&d, "<bogus>: unknown element"));
 	domain_free(&def);
 	diag_free(&d);
+}
+
+/*
+ * iothread ids as libvirt numbers them: the <iothreadids> given, then the lowest free ids up to
+ * the <iothreads> count (libvirt's iothreads-ids-partial.xml: 4 iothreads, ids 5 and 6 given,
+ * so 1, 2, 5, 6). Any id may be large: a pin of iothread 3999999 crashed the parser.
+ */
+static void test_iothread_ids(void)
+{
+	struct domain_def def;
+	struct diag d;
+	const char *head = "<domain><name>i</name><memory>1024</memory>\n<iothreads>4</iothreads>"
+			   "<iothreadids><iothread id='5'/><iothread id='6'/></iothreadids>\n";
+	char xml[512];
+
+	snprintf(xml, sizeof(xml), "%s<cputune><iothreadpin iothread='6' cpuset='0'/>"
+		 "<iothreadpin iothread='2' cpuset='0'/><iothreadsched iothreads='1,5' "
+		 "scheduler='batch'/></cputune></domain>", head);
+	CU_ASSERT_EQUAL(parse_str(xml, &def, &d), 0);
+	domain_free(&def);
+	diag_free(&d);
+	snprintf(xml, sizeof(xml), "%s<cputune>\n<iothreadpin iothread='3' cpuset='0'/></cputune>"
+		 "</domain>", head);
+	expect_parse_error(xml, "t.xml:4: <iothreadpin> '3'", "Cannot find 'iothread' : 3");
+	expect_parse_error("<domain><name>i</name><memory>1024</memory><iothreads>1</iothreads>\n"
+			   "<iothreadids><iothread id='7'/><iothread id='7'/></iothreadids></domain>",
+			   "t.xml:2: <iothread> '7'", "Duplicate iothread id '7' found");
+	expect_parse_error("<domain><name>i</name><memory>1024</memory><iothreadids>\n"
+			   "<iothread id='0'/></iothreadids></domain>", "t.xml:2: <iothread> '0'",
+			   "invalid iothread 'id' value '0'");
+	expect_parse_error("<domain><name>i</name><memory>1024</memory>\n"
+			   "<iothreads>4000000</iothreads><cputune>\n"
+			   "<iothreadpin iothread='3999999' cpuset='0'/>\n"
+			   "<iothreadpin iothread='2999999' cpuset='0'/>\n"
+			   "<iothreadpin iothread='3999999' cpuset='1'/></cputune></domain>",
+			   "t.xml:5: <iothreadpin>", "duplicate iothreadpin for same iothread "
+			   "'3999999'");
 }
 
 /*
@@ -372,7 +447,7 @@ static void test_numbers_as_libvirt(void)
 					"<vcpusched vcpus='0' scheduler='fifo' priority='-5'/>"
 					"</cputune></domain>", &def, &d), 0);
 	CU_ASSERT_EQUAL(def.max_vcpus, 2);
-	CU_ASSERT_EQUAL(def.nr_iothreads, 0);
+	CU_ASSERT_EQUAL(def.iothreads.count, 0);
 	CU_ASSERT_EQUAL(def.tune.vcpu.quota, -5);
 	CU_ASSERT_EQUAL(def.tune.vcpu.period, 2000);
 	CU_ASSERT_TRUE(def.tune.vcpus[1].pinned);
@@ -476,6 +551,8 @@ static void test_domain_type(void)
 }
 
 static CU_TestInfo tests[] = {
+	{ "iothread ids as libvirt numbers them", test_iothread_ids },
+	{ "repeated top-level elements are warned about", test_repeated_elements },
 	{ "domain type: kvm, qemu or none", test_domain_type },
 	{ "libvirt testdata: cputune.xml parses", test_testdata_cputune },
 	{ "libvirt testdata: odd child order parses", test_testdata_odd_order },

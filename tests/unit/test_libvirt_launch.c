@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libvirt/apply.h"
 #include "libvirt/domain_launch.h"
 #include "libvirt_util.h"
 #include "test.h"
@@ -47,6 +48,7 @@ static void test_launch_apply_api(void)
 		"<cmdline>console=ttyS0</cmdline></os>\n"
 		"<cputune><shares>300</shares><global_quota>150000</global_quota>\n"
 		"<period>100000</period><quota>60000</quota><vcpupin vcpu='1' cpuset='0-1'/>"
+		"<emulatorpin cpuset='0'/>"
 		"<vcpusched vcpus='2' scheduler='idle'/></cputune>\n"
 		"<metadata><v:groups xmlns:v='" NS "'>\n"
 		"<v:group name='latency' weight='400' burst='5000' quota='50000'/>\n"
@@ -66,13 +68,20 @@ static void test_launch_apply_api(void)
 	CU_ASSERT_STRING_EQUAL(l.def.initrd, "/boot/initrd");
 	CU_ASSERT_STRING_EQUAL(l.def.cmdline, "console=ttyS0");
 	CU_ASSERT_TRUE(l.def.tune.vcpus[1].pinned);
+	/* A vsched VM pins nothing but its lanes: each pin is reported, with its line. */
+	CU_ASSERT_EQUAL(l.diag.nr_warn, 2);
+	CU_ASSERT_TRUE(l.diag.nr_warn > 0 && strstr(l.diag.warn[0], ":5: <vcpupin>: ") &&
+		       strstr(l.diag.warn[0], "not applied"));
+	CU_ASSERT_TRUE(l.diag.nr_warn > 1 && strstr(l.diag.warn[1], ":5: <emulatorpin>: "));
 
 	vs = vsched_create(2, 4);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
 	CU_ASSERT_EQUAL(domain_launch_apply(&l, vs), 0);
 	/* The root (the VM) takes no cpu.weight: <shares> is reported, not applied. */
-	CU_ASSERT_EQUAL(l.diag.nr_warn, 1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.warn[0], "no cpu.weight here; '300' not applied"));
+	CU_ASSERT_EQUAL(l.diag.nr_warn, 3);
+	CU_ASSERT_TRUE(l.diag.nr_warn > 2 &&
+		       strstr(l.diag.warn[2], "no cpu.weight here; '300' not applied"));
+	CU_ASSERT_TRUE(l.diag.nr_warn > 2 && strstr(l.diag.warn[2], ":4: <cputune/shares>: "));
 	/* The global cap sits on "libvirt", which holds everything else. */
 	expect_file(vs, "libvirt", "cpu.max", "150000 100000\n");
 	expect_file(vs, "libvirt/latency", "cpu.weight", "400\n");
@@ -107,6 +116,12 @@ static void test_launch_refuses_before_start(void)
 	CU_ASSERT_EQUAL(domain_launch_load(path, false, &l), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":2: <shares> '0': shares '0' must be in "
 						  "range [1, 10000]"));
+	CU_ASSERT_PTR_NULL(l.def.name);
+	domain_launch_free(&l);
+	/* libvirt takes a name vsched cannot register: refused here, not once the guest runs. */
+	path = write_tmp("<domain><name>.hidden</name><memory>1024</memory></domain>");
+	CU_ASSERT_EQUAL(domain_launch_load(path, false, &l), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.diag.msg, ":1: <name> '.hidden': a vsched VM's name"));
 	CU_ASSERT_PTR_NULL(l.def.name);
 	domain_launch_free(&l);
 	CU_ASSERT_EQUAL(domain_launch_load("/nonexistent/d.xml", false, &l), -ENOENT);
@@ -247,7 +262,37 @@ static void test_launch_host(void)
 	unlink(path);
 }
 
+/*
+ * Applying an edited domain to a joined VM gives the state it describes: without <shares> or a
+ * global cap the VM group's weight and cap go back to their defaults, as a group's knobs do.
+ */
+static void test_apply_host_defaults(void)
+{
+	const char *xml = "<domain><name>h2</name><memory>1024</memory>\n"
+			  "<resource><partition>/machine</partition></resource></domain>";
+	struct domain_def def;
+	struct apply_host ah;
+	struct diag d;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+	CU_ASSERT_EQUAL(apply_host_plan(&def, APPLY_NOT_RUNNING, &ah, &d), 0);
+	CU_ASSERT_TRUE(ah.join);
+	out = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(apply_host_write(&ah, true, out, &d), 0);
+	fclose(out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "/host/machine/h2/cpu.weight 100\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "/host/machine/h2/cpu.max max 100000\n"));
+	free(buf);
+	domain_free(&def);
+	diag_free(&d);
+}
+
 static CU_TestInfo tests[] = {
+	{ "apply resets a joined VM group's unset knobs", test_apply_host_defaults },
 	{ "joining the host scheduler", test_launch_host },
 	{ "plan applied through the C API", test_launch_apply_api },
 	{ "a bad domain is refused before anything starts", test_launch_refuses_before_start },

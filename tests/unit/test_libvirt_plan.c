@@ -211,6 +211,31 @@ static void test_render_v1_caps(void)
 	diag_free(&d);
 }
 
+/*
+ * libvirt writes a quota of VIR_CGROUP_CPU_QUOTA_MAX as "max" on cgroup v2
+ * (virCgroupV2SetCpuCfsQuota) and the number on v1.
+ */
+static void test_render_quota_max(void)
+{
+	struct domain_def def;
+	struct fsops f2, f1;
+	struct diag d;
+	struct plan p;
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(DOM_HEAD("1") "<cputune><quota>17592186044415</quota>"
+					"<period>50000</period></cputune></domain>", &def, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, 0, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(fsops_render(&p, FS_V2, &f2, &d), 0);
+	CU_ASSERT_TRUE(has_op(&f2, "vcpu0", "cpu.max", "max 50000"));
+	CU_ASSERT_EQUAL_FATAL(fsops_render(&p, FS_V1, &f1, &d), 0);
+	CU_ASSERT_TRUE(has_op(&f1, "vcpu0", "cpu.cfs_quota_us", "17592186044415"));
+	fsops_free(&f1);
+	fsops_free(&f2);
+	plan_free(&p);
+	domain_free(&def);
+	diag_free(&d);
+}
+
 /* On a libvirt QEMU domain, libvirt's vcpuN groups stay libvirt's. */
 static void test_plan_libvirt_vcpus(void)
 {
@@ -304,6 +329,7 @@ static void test_plan_longest_path(void)
 }
 
 static CU_TestInfo tests[] = {
+	{ "quota 17592186044415 is max on v2", test_render_quota_max },
 	{ "plan of a full domain", test_plan_build },
 	{ "plan of a bare domain", test_plan_minimal },
 	{ "render for cgroup v2 and v1", test_render_v1_v2 },

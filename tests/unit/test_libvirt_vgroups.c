@@ -131,6 +131,12 @@ static void test_vgroups_errors(void)
 	expect_parse_error(META("<v:group name='a' wieght='5'/>"), "<group> 'wieght'",
 			  "unknown attribute");
 	expect_parse_error(META("<v:grop name='a'/>"), "<grop>", "unknown element in <groups>");
+	/* Nesting is parent='...': an element inside <group> or <assign> was dropped unread. */
+	expect_parse_error(META("<v:group name='a'>\n<v:group name='b'/></v:group>"),
+			  "t.xml:8: <group>:", "inside <group> 'a'");
+	expect_parse_error(META("<v:group name='a'/>\n<v:assign vcpus='0' group='a'>"
+			       "<x:weight xmlns:x='urn:x'>5</x:weight></v:assign>"),
+			  "t.xml:8: <weight>:", "inside <assign>");
 	expect_parse_error(META("<v:group name='a'/><v:group name='a'/>"), "<group> 'a'",
 			  "duplicate group (first defined on line 7)");
 	expect_parse_error(META("<v:group name='a/b'/>"), "<group> 'a/b'",
