@@ -148,6 +148,29 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
 }
 
 /*
+ * How long the reference still serves gc at its rate: to its refill, but no longer than each
+ * capped ancestor's pool lasts at that ancestor's rate, since the reference throttles the
+ * ancestor there and serves nothing below it until the ancestor's refill. Counted to gc's own
+ * refill, a child whose capped parent runs a window of a few ms a period (one lane) looked
+ * drawn by the reference at its dry point, got its run ahead of the window's share back as
+ * credit at every throttle and ran its pool first, every period, beside a sibling owed as much
+ * (10 ms caps seed 9 reduced: /g1 capped at 2.874 ms per 10 ms with a hog, beside /g1/g16, one
+ * hog capped at 1.694 ms: 1.67 % of capacity; docs/scheduler.md §4, "A throttle counts its
+ * ancestors' windows").
+ */
+static double ref_window(const struct sched *s, const struct group_core *gc)
+{
+	double t = (double)(gc->next_refill - s->core.now);
+	const struct group_core *a;
+
+	for (a = gc->se.parent; a; a = a->se.parent)
+		if (a->bw_enabled && a->se.rate > RATE_MIN &&
+		    (double)a->runtime < t * a->se.rate * s->core.deliver)
+			t = (double)a->runtime / (a->se.rate * s->core.deliver);
+	return t;
+}
+
+/*
  * What the reference would still serve the group before the refill. It has drawn `drawn` of
  * its pool this period (below); if that and its rate r to the refill reach the pool, the
  * reference throttles it too, at its own dry point: both have drawn the pool by the refill, so
@@ -194,7 +217,7 @@ static void throttle_credit(struct sched *s, struct group_core *gc)
 {
 	double drawn = gc->ref_used * s->core.deliver;
 	double left = (double)gc->runtime_snap - drawn;
-	double rest = gc->se.rate * (double)(gc->next_refill - s->core.now);
+	double rest = gc->se.rate * ref_window(s, gc);
 
 	gc->throttle_kept = rest < (double)gc->runtime_snap - gc->ref_used + 1.0;
 	gc->throttle_credit = gc->throttle_kept ? 0 : left < rest ? left : rest;

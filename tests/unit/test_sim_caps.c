@@ -440,6 +440,22 @@ static void test_pool_paced_in_its_last_lane(void)
 	sim_result_free(r);
 }
 
+/*
+ * What the reference still serves a throttled group is bounded by its capped ancestors' pools
+ * too. One lane, /g1 capped at 2.874 ms per 10 ms holding a hog and /g1/g16, one hog capped at
+ * 1.694 ms per 10 ms: the reference splits each 2.874 ms window 1:1, so /g1/g16 gets 1.437 ms a
+ * period and is never throttled by its own pool. The core ran its pool first in one go and was
+ * credited the rest of it as if the reference would serve it at 0.5 to its refill, past /g1's
+ * dry point: square at every throttle, it ran first every period, 1.694 ms of 1.437 (10 ms caps
+ * seed 9 reduced, 1.67 % of capacity; 0.056 % with the window).
+ */
+static void test_throttle_counts_ancestor_windows(void)
+{
+	run_within("lanes 1\nduration 2s\ngroup /g1 max 2874us 10000us\n"
+		   "group /g1/g16 max 1694us 10000us\n"
+		   "vcpu 0 /g1/g16 hog\nvcpu 1 /g1 hog\n", 0.2);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -465,6 +481,7 @@ static CU_TestInfo caps_tests[] = {
 	{ "a refill claims as a waker", test_refill_claims_as_a_waker },
 	{ "a pool's request is passed up", test_pool_request_passed_up },
 	{ "a pool is paced in its last lane", test_pool_paced_in_its_last_lane },
+	{ "a throttle counts its ancestors' windows", test_throttle_counts_ancestor_windows },
 	CU_TEST_INFO_NULL,
 };
 
