@@ -37,6 +37,8 @@ struct pre {
 	pthread_t h;
 	uint64_t t0, tk, ta;	/* the event; the kick issued; the agent had the PREEMPT */
 	uint64_t *samples, *kicks, *agents;
+	bool *aheads;		/* slice rounds: the sample's end was applied ahead */
+	bool round_ahead;	/* lock: this round's end applied from the published entry */
 	unsigned int n, rounds;
 	int fd;			/* host mode */
 	bool watch;		/* host mode: H watches its grant page entry */
@@ -52,6 +54,7 @@ struct pre {
 	bool timing;		/* lock: t0 set, H's next exit is this round's sample */
 	unsigned int stray;	/* H out before the timed wake (a vt round's first wake) */
 	unsigned int early;	/* slice round: H out before the slice end it was timed from */
+	unsigned int retimed;	/* host slice round: its end moved (RETIME) while timed */
 	unsigned int missed;	/* in-process: the timed wake did not take the lane */
 	unsigned int grants;	/* host mode: GRANTs of vCPU 0 (one a round, one more a stray) */
 	pid_t tid;		/* H's */

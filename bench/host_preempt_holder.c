@@ -136,9 +136,19 @@ void *holder(void *arg)
 		 * ahead, not a moment passed): counted, not a sample (it wrapped to 2^64 ns). */
 		if (t < p->t0) {
 			p->early++;
+		} else if (p->slice && p->until && __atomic_load_n(&p->until, __ATOMIC_ACQUIRE) != p->t0) {
+			/*
+			 * Host mode: the daemon's core kept H on (a RETIME moved the end while this
+			 * round was timed from it, at times after the helper's wake: it then sent a
+			 * TICK for an end that no longer was). The in-process row samples no round
+			 * its core re-times at the end (not preempted there); nor does this one. Each
+			 * took 3 ms to 100 ms (the new end; the grace) and was sampled until now.
+			 */
+			p->retimed++;
 		} else {
 			p->kicks[p->n] = p->tk > p->t0 ? p->tk - p->t0 : 0;
 			p->agents[p->n] = p->ta > p->t0 ? p->ta - p->t0 : 0;
+			p->aheads[p->n] = p->round_ahead;
 			p->samples[p->n++] = t - p->t0;
 		}
 		p->done = true;
@@ -179,13 +189,15 @@ struct pre *pre_new(unsigned int rounds, bool kvm)
 
 	if (!p || !(p->samples = calloc(rounds, sizeof(uint64_t))) ||
 	    !(p->kicks = calloc(rounds, sizeof(uint64_t))) ||
-	    !(p->agents = calloc(rounds, sizeof(uint64_t))))
+	    !(p->agents = calloc(rounds, sizeof(uint64_t))) ||
+	    !(p->aheads = calloc(rounds, sizeof(bool))))
 		exit(1);
 	if (spin_vcpu_init(&p->v, kvm)) {
 		spin_vcpu_exit(&p->v);
 		free(p->samples);
 		free(p->kicks);
 		free(p->agents);
+		free(p->aheads);
 		free(p);
 		return NULL;
 	}
@@ -201,11 +213,41 @@ void pre_free(struct pre *p)
 	free(p->samples);
 	free(p->kicks);
 	free(p->agents);
+	free(p->aheads);
 	free(p);
+}
+
+/*
+ * A host slice row's two modes: the end applied from the entry the daemon published ahead, or
+ * asked by TICK (nothing published by the end: the daemon's timer woke after it).
+ */
+static void report_modes(const char *accel, const char *what, struct pre *p)
+{
+	uint64_t *v[2];
+	unsigned int n[2] = { 0, 0 }, i;
+
+	for (i = 0; i < 2; i++)
+		if (!(v[i] = malloc((p->n + 1) * sizeof(uint64_t))))
+			exit(1);
+	for (i = 0; i < p->n; i++) {
+		unsigned int k = !p->aheads[i];
+
+		v[k][n[k]++] = p->samples[i];
+	}
+	for (i = 0; i < 2; i++)
+		bench_sort_u64(v[i], n[i]);
+	printf("%-6s %-10s applied ahead: %u rounds, median %6.1f us; by TICK: %u, median %6.1f us;"
+	       " the end re-timed while timed (not sampled): %u\n", accel, what,
+	       n[0], n[0] ? v[0][n[0] / 2] / 1e3 : 0.0, n[1], n[1] ? v[1][n[1] / 2] / 1e3 : 0.0,
+	       p->retimed);
+	for (i = 0; i < 2; i++)
+		free(v[i]);
 }
 
 void report(const char *accel, const char *what, struct pre *p)
 {
+	if (p->slice && p->ahead)
+		report_modes(accel, what, p);
 	bench_sort_u64(p->samples, p->n);
 	uint64_t *in = malloc(p->n * sizeof(uint64_t)), *out = malloc(p->n * sizeof(uint64_t));
 	unsigned int i, k = 0;

@@ -153,6 +153,7 @@ static bool slice_ahead(struct pre *p, uint64_t now)
 	if (!ok || __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq)
 		return false;
 	pthread_mutex_lock(&p->lock);
+	p->round_ahead = true;
 	if ((int32_t)(seq - p->applied) > 0) {
 		p->applied = seq;
 		if (p->in_guest)
@@ -179,6 +180,7 @@ static bool slice_tick(struct pre *p, uint64_t g)
 	for (k = 0; k < 400 && !(until = __atomic_load_n(&p->until, __ATOMIC_ACQUIRE)); k++)
 		usleep(25);
 	pthread_mutex_lock(&p->lock);
+	p->round_ahead = false;
 	if (until && p->in_guest) {
 		p->timing = true;
 		p->t0 = until;

@@ -224,6 +224,11 @@ void run_monitor_json(struct json *j, void *arg)
 		    runtime_hist_quantile(st.halt_wake_hist, st.nr_halt_wake, 0.9));
 	json_kv_u64(j, "halt_wake_p99_ns",
 		    runtime_hist_quantile(st.halt_wake_hist, st.nr_halt_wake, 0.99));
+	json_kv_u64(j, "ahead_grants", st.nr_ahead_grant);
+	json_kv_u64(j, "ahead_grant_p50_ns",
+		    runtime_hist_quantile(st.ahead_grant_hist, st.nr_ahead_grant, 0.5));
+	json_kv_u64(j, "ahead_grant_p90_ns",
+		    runtime_hist_quantile(st.ahead_grant_hist, st.nr_ahead_grant, 0.9));
 	json_kv_u64(j, "slice_ns", st.slice_ns);
 	json_kv_u64(j, "helper_wakes", st.helper_wakes);
 	json_kv_u64(j, "helper_cpu_ns", st.helper_cpu_ns);

@@ -281,14 +281,41 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 	host_queue(sl->client, &m);	/* sent at the event's end: host_flush() */
 }
 
+/* Whether a decision before d[i] in the batch is about the same vCPU. */
+static bool host_decided_before(const struct sched_decision *d, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (d[j].vcpu == d[i].vcpu)
+			return true;
+	return false;
+}
+
+/*
+ * The core's decisions, lane by lane: a lane's PREEMPT then its RUN. Holders out first: every
+ * PREEMPT of a batch is written (and kicked) before any RUN's pin and wake-up, so when lanes
+ * change together (their slices end in step) the second lane's holder is not left running
+ * behind the first lane's successor: its pin (sched_setaffinity(), ~19 us), its entry and its
+ * futex wake-up, ~35 us (docs/host.md). A vCPU's own decisions keep their order: a PREEMPT
+ * goes first only if nothing before it in the batch is about its vCPU.
+ */
 void host_drain(struct host *h)
 {
 	struct sched_decision d[HOST_DRAIN_BATCH];
+	bool done[HOST_DRAIN_BATCH];
 	size_t n, i;
 
-	while (sched_pending_decisions(h->s) && (n = sched_take_decisions(h->s, d, HOST_DRAIN_BATCH)))
+	while (sched_pending_decisions(h->s) && (n = sched_take_decisions(h->s, d, HOST_DRAIN_BATCH))) {
+		for (i = 0; i < n; i++) {
+			done[i] = d[i].type == SCHED_PREEMPT && !host_decided_before(d, i);
+			if (done[i])
+				host_decide(h, &d[i]);
+		}
 		for (i = 0; i < n; i++)
-			host_decide(h, &d[i]);
+			if (!done[i])
+				host_decide(h, &d[i]);
+	}
 	host_flush(h);
 	host_arm(h);
 }

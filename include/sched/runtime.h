@@ -107,6 +107,12 @@ struct runtime_stats {
 	uint64_t nr_halt_wake;
 	uint64_t halt_wake_ns;		/* their sum */
 	uint64_t halt_wake_hist[RT_WAKE_BUCKETS];
+	/*
+	 * Host mode: a GRANT the daemon published from a slice end to come (rt_ahead.c), from that
+	 * moment `at` to its thread applying it (the lane's gap after the end, this VMM's part).
+	 */
+	uint64_t nr_ahead_grant;
+	uint64_t ahead_grant_hist[RT_WAKE_BUCKETS];
 };
 
 struct runtime;

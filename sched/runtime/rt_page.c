@@ -182,6 +182,12 @@ static void rt_page_take(struct runtime *rt, struct rt_vcpu *rv, const struct ho
 	if (rt_pin_host(rt, e->lane, e->cpu == HOST_CPU_NONE ? -1 : (int)e->cpu))
 		return;
 	rt_grant(rt, rv->id, e->lane, until);
+	if (e->at && e->at != HOST_TIME_INF) {	/* from a slice end: how late it was taken */
+		uint64_t now = rt_now();
+
+		rt_hist_add(rt->st.ahead_grant_hist, &rt->st.nr_ahead_grant,
+			    now > e->at ? now - e->at : 0);
+	}
 }
 
 /*

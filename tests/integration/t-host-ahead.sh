@@ -30,7 +30,10 @@ pair() {
 		st=$TMPD/$vm$accel.json
 		ahead=$(sed -nE 's/.*"ahead_preempts": ([0-9]+).*/\1/p' "$st")
 		grants=$(sed -nE 's/.*"grants": ([0-9]+).*/\1/p' "$st" | head -1)
-		echo "$accel $vm: ${ahead:-?} ends applied ahead of ${grants:-?} grants"
+		echo "$accel $vm: ${ahead:-?} ends applied ahead of ${grants:-?} grants;" \
+			"grants from an end taken $(sed -nE 's/.*"ahead_grants": ([0-9]+).*/\1/p' "$st")," \
+			"late p50 $(sed -nE 's/.*"ahead_grant_p50_ns": ([0-9]+).*/\1/p' "$st") ns," \
+			"p90 $(sed -nE 's/.*"ahead_grant_p90_ns": ([0-9]+).*/\1/p' "$st") ns"
 		[ -n "$ahead" ] && [ -n "$grants" ] || fail "$accel $vm: no ahead_preempts or grants"
 		check "$grants >= 20 && $ahead * 10 >= $grants" || ok=1
 	done
