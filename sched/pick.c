@@ -250,20 +250,21 @@ struct vcpu_core *fair_pick(struct sched *s)
 }
 
 /*
- * fair_pick() for a lane whose vCPU r was just put back: at every level where r's path is still
- * queued, r's side keeps the lane unless the first entity is ahead of it by more than gran
- * (time). A near tie is not worth a switch (a kick), and a lane kept inside a group is still
- * handed out by vt further down.
+ * fair_pick_below() for a lane whose vCPU r was just put back, r below the group top: at every
+ * level where r's path is still queued, r's side keeps the lane unless the first entity is ahead
+ * of it by more than gran (time). A near tie is not worth a switch (a kick), and a lane kept
+ * inside a group is still handed out by vt further down.
  */
-struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
+struct vcpu_core *fair_pick_sticky_below(struct sched *s, struct group_core *top,
+					 struct vcpu_core *r, double gran)
 {
 	struct sched_entity *path[SE_PATH_MAX], *e;
-	struct group_core *gc = gcore(&s->root);
+	struct group_core *gc = top;
 	struct vcpu_core *vc;
 	struct level lv;
 	unsigned int n = 0;
 
-	for (e = &r->se; e->parent; e = &e->parent->se)
+	for (e = &r->se; e != &top->se; e = &e->parent->se)
 		path[n++] = e;
 	/* r's path ends at r, which is returned or breaks the loop: lv is gc's at the break. */
 	for (;;) {
@@ -282,5 +283,10 @@ struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double 
 		gc = se_group(p);
 	}
 	vc = pick_level(s, &lv);
-	return vc ? vc : fair_pick(s);
+	return vc ? vc : fair_pick_below(s, &top->se);
+}
+
+struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran)
+{
+	return fair_pick_sticky_below(s, gcore(&s->root), r, gran);
 }
