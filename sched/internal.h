@@ -364,6 +364,8 @@ bool fair_waiting(const struct vcpu_core *vc);
 struct vcpu_core *fair_pick(struct sched *s);
 struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
 struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
+struct vcpu_core *fair_pick_sticky_below(struct sched *s, struct group_core *top,
+					 struct vcpu_core *r, double gran);
 struct vcpu_core *fair_pick_kept(struct sched *s, struct vcpu_core *r);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters; bandwidth_lanes.c: a lane's

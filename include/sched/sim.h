@@ -63,6 +63,7 @@ void sim_report(const struct sim_result *r, FILE *f);
 /* Results, for tests and tools. Paths as in the scenario ("/" is the root). */
 double sim_capacity_ns(const struct sim_result *r);	/* lanes x duration */
 double sim_max_group_error(const struct sim_result *r);	/* % of capacity, non-root groups */
+double sim_max_vcpu_error(const struct sim_result *r);	/* % of capacity, every vCPU */
 int sim_group_usage(const struct sim_result *r, const char *path, double *usage_ns,
 		    double *ideal_ns);
 int sim_group_stat(const struct sim_result *r, const char *path, struct cpu_stat *st);
@@ -91,11 +92,16 @@ struct sim_gen_opts {
 	bool coarse_duty;	/* SIM_GEN_DUTY: work of 1 ms and more every 10 ms and more */
 };
 int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len);
+/* What sim_gen_run() measured: max errors in % of capacity (sim_max_*_error()). */
+struct sim_gen_result {
+	double group_error, vcpu_error;
+	unsigned long violations;	/* min-run violations */
+};
 /*
- * Generates scenario `seed` into text (len bytes; 64 KiB hold any) and runs it: its max group
- * error (% of capacity) and min-run violations. 0 or -errno, d saying why.
+ * Generates scenario `seed` into text (len bytes; 64 KiB hold any) and runs it. 0 or -errno, d
+ * saying why.
  */
-int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, double *error,
-		unsigned long *violations, char *text, size_t len, struct diag *d);
+int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, struct sim_gen_result *res,
+		char *text, size_t len, struct diag *d);
 
 #endif

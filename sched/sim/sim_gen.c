@@ -214,8 +214,8 @@ int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len)
 	return g.overflow ? -ENOSPC : (int)g.pos;
 }
 
-int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, double *error,
-		unsigned long *violations, char *text, size_t len, struct diag *d)
+int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, struct sim_gen_result *res,
+		char *text, size_t len, struct diag *d)
 {
 	struct sim_scenario *sc;
 	struct sim_result *r;
@@ -232,8 +232,9 @@ int sim_gen_run(uint64_t seed, const struct sim_gen_opts *o, double *error,
 	sim_scenario_free(sc);
 	if (ret)
 		return ret;
-	*error = sim_max_group_error(r);
-	*violations = sim_min_run_violations(r);
+	res->group_error = sim_max_group_error(r);
+	res->vcpu_error = sim_max_vcpu_error(r);
+	res->violations = sim_min_run_violations(r);
 	sim_result_free(r);
 	return 0;
 }

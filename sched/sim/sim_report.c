@@ -31,6 +31,24 @@ double sim_max_group_error(const struct sim_result *r)
 	return m;
 }
 
+/*
+ * Each vCPU against its own ideal: a group's metric cannot see a vCPU in the root (the root's
+ * usage is everything run) nor one vCPU of a group shorted to its siblings' gain.
+ */
+double sim_max_vcpu_error(const struct sim_result *r)
+{
+	double m = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_vcpus; i++) {
+		double e = err_pct(r, r->vcpus[i].usage, r->vcpus[i].ideal);
+
+		if (e > m)
+			m = e;
+	}
+	return m;
+}
+
 static const struct sim_group_result *find(const struct sim_result *r, const char *path)
 {
 	unsigned int i;
@@ -179,6 +197,7 @@ void sim_report(const struct sim_result *r, FILE *f)
 	}
 	fprintf(f, "\nmax group error vs the fluid ideal: %.4f %% of capacity\n",
 		sim_max_group_error(r));
+	fprintf(f, "max vCPU error vs the fluid ideal: %.4f %% of capacity\n", sim_max_vcpu_error(r));
 	fprintf(f, "decisions %lu, lane switches %lu, preemptions (kicks) %lu, timer wakeups %lu, "
 		   "min-run violations %lu\n",
 		r->decisions, r->switches, r->preemptions, r->timer_wakeups, r->min_run_violations);

@@ -16,9 +16,9 @@ B=${1:-build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for k in 4 5; do
-	"$B/fuzz-sim" --kind $k --list | awk '/^  seed/ { sub(":", "", $2); print $2 }' |
+	"$B/fuzz-sim" --kind $k --list | awk '/^  seed/ && $3 > 0.5 { sub(":", "", $2); print $2 }' |
 	while read -r s; do
-		"$B/fuzz-sim" --kind $k --first "$s" --seeds 1 --worst | sed 1d >"$tmp/s.sim"
+		"$B/fuzz-sim" --kind $k --first "$s" --seeds 1 --worst | sed 1,2d >"$tmp/s.sim"
 		"$B/vsched" sim "$tmp/s.sim" >"$tmp/r.txt" || exit 1
 		awk -v k=$k -v seed="$s" '
 		/^simulated/ { lanes = $5; cap = $(NF - 1) * 1000 }

@@ -20,9 +20,9 @@ K=${2:-2}
 L=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-{ if [ -n "$L" ]; then cat "$L"; else "$B/fuzz-sim" --kind "$K" --list; fi; } | awk '/^  seed/ { sub(":", "", $2); print $2 }' |
+{ if [ -n "$L" ]; then cat "$L"; else "$B/fuzz-sim" --kind "$K" --list; fi; } | awk '/^  seed/ && $3 > 0.5 { sub(":", "", $2); print $2 }' |
 while read -r s; do
-	"$B/fuzz-sim" --kind "$K" --first "$s" --seeds 1 --worst | sed 1d >"$tmp/s.sim"
+	"$B/fuzz-sim" --kind "$K" --first "$s" --seeds 1 --worst | sed 1,2d >"$tmp/s.sim"
 	"$B/vsched" sim "$tmp/s.sim" >"$tmp/r.txt" || exit 1
 	per=$(awk '$1 == "vcpu" && ($4 == "duty" || $4 == "bursty") {
 		p = $6; sub("us", "", p); if (m == "" || p + 0 < m) m = p + 0 }

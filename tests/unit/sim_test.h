@@ -48,28 +48,38 @@ static inline void run_within(const char *text, double bound)
 #define SIM_TEST_TEXT_LEN	(64 * 1024)
 
 /*
- * Runs generated scenario `seed` of `o`, asserting it runs without min-run violations; its max
- * group error (% of capacity, printed over 0.5), or -1.
+ * Runs generated scenario `seed` of `o` into *res, asserting it runs without min-run violations;
+ * 0, or -1 if it failed (asserted).
  */
-static inline double gen_error(uint64_t seed, const struct sim_gen_opts *o)
+static inline int gen_run(uint64_t seed, const struct sim_gen_opts *o, struct sim_gen_result *res)
 {
 	char *text = malloc(SIM_TEST_TEXT_LEN);
-	unsigned long violations = 0;
 	struct diag d;
-	double e = -1;
 	int ret;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	diag_init(&d, NULL);
-	ret = sim_gen_run(seed, o, &e, &violations, text, SIM_TEST_TEXT_LEN, &d);
+	ret = sim_gen_run(seed, o, res, text, SIM_TEST_TEXT_LEN, &d);
 	CU_ASSERT_EQUAL(ret, 0);
 	if (ret)
 		printf("\n  seed %llu: %s\n", (unsigned long long)seed, d.msg);
-	CU_ASSERT_EQUAL(violations, 0);
-	if (!ret && e > 0.5)
-		printf("\n  seed %llu: %.4f %% of capacity\n", (unsigned long long)seed, e);
+	else
+		CU_ASSERT_EQUAL(res->violations, 0);
 	free(text);
-	return ret ? -1 : e;
+	return ret ? -1 : 0;
+}
+
+/* gen_run()'s max group error (% of capacity, printed over 0.5), or -1. */
+static inline double gen_error(uint64_t seed, const struct sim_gen_opts *o)
+{
+	struct sim_gen_result res = { 0 };
+
+	if (gen_run(seed, o, &res))
+		return -1;
+	if (res.group_error > 0.5)
+		printf("\n  seed %llu: %.4f %% of capacity\n", (unsigned long long)seed,
+		       res.group_error);
+	return res.group_error;
 }
 
 #endif
