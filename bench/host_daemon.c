@@ -35,6 +35,7 @@ pid_t bench_daemon_start(const char *tag, char *sock, size_t len)
 	if (pid)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGTERM);	/* a bench that exits early takes its daemon along */
+	prctl(PR_SET_NAME, "bench-daemon");	/* named in traces (bench/host_trace_lat.sh) */
 	/* The bench's mask before it pinned itself to the lane: the daemon's, as `vsched host`'s. */
 	if (bench_daemon_pin && bench_daemon_has_mask)
 		sched_setaffinity(0, sizeof(bench_daemon_mask), &bench_daemon_mask);

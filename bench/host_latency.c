@@ -26,6 +26,8 @@
  * leaves them out, BENCH_LAT_HAND=only runs them alone. Then the wake rows (bench/host_wake.c):
  * the waking thread asks for the lane itself, its parked bit set before or after its RUNNABLE;
  * BENCH_LAT_WAKE=0 leaves them out, BENCH_LAT_WAKE=only runs them alone.
+ * BENCH_LAT_ROWS=parked (or a comma list of in,page,parked,pinned,agent,offer) runs those
+ * grant rows alone, then no release or wake rows (a trace of one path: bench/host_trace_lat.sh).
  * BENCH_LAT_ROUNDS overrides the number of rounds (default 20000). Every path's A sleeps
  * BENCH_LAT_GAP_US (default 50) before each round, not timed: the offer path waits for the next
  * offer there, and a thread just back from a sleep (or a CPU kept out of deep idle states by
@@ -34,6 +36,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,7 @@
 #include "host/host.h"
 #include "host/proto.h"
 #include "sched/core.h"
+#include "util/compiler.h"
 #include "util/time.h"
 #include "vsched.h"
 
@@ -66,6 +70,8 @@ struct lat {
 	int fd;
 	const struct host_grant *page;	/* NULL: the agent signals B */
 	bool parked;			/* B sets its parked bit while it waits (MODE_PARKED) */
+	bool pinned;			/* the daemon pins B, B floats after each grant */
+	pid_t b_tid;
 	unsigned int grant_msgs;	/* GRANT datagrams the agent received */
 	struct host_offer *offer;	/* offer mode: A takes the lane itself */
 	uint64_t sent;			/* datagrams sent since the HELLO */
@@ -86,9 +92,9 @@ static void report(const char *what, struct lat *l)
 {
 	bench_sort_u64(l->samples, l->n);
 	printf("%-12s grant -> thread runs: median %6.1f us  p90 %6.1f us  p99 %6.1f us"
-	       "  (%u rounds)\n",
+	       "  (%u rounds; p10 %.1f us)\n",
 	       what, l->samples[l->n / 2] / 1e3, l->samples[l->n * 9 / 10] / 1e3,
-	       l->samples[l->n * 99 / 100] / 1e3, l->n);
+	       l->samples[l->n * 99 / 100] / 1e3, l->n, l->samples[l->n / 10] / 1e3);
 }
 
 /* B: waits for each grant, records the latency, lets A go on. */
@@ -128,6 +134,7 @@ static void run_inprocess(struct lat *l)
 	size_t n, k;
 
 	pthread_create(&b, NULL, waiter, l);
+	pthread_setname_np(b, "lat-waiter");
 	for (i = 0; i < l->rounds; i++) {
 		gap();
 		vsched_lock(l->vs);
@@ -169,25 +176,47 @@ static void lat_parked(struct lat *l, bool on)
 	bench_parked(l->offer, on);
 }
 
+/*
+ * B's own pin to the lane's CPU as rt_pin_lane() sets it on taking a grant, timed: none where
+ * the entry says the daemon pinned it (HOST_CPU_PINNED, protocol 15), a system call before.
+ */
+static void lat_pin_self(uint64_t cpu)
+{
+	cpu_set_t one;
+
+	if (cpu == HOST_CPU_NONE || (cpu & HOST_CPU_PINNED) || cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET((int)cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
+
 /* B on the grant page: each new grant in vCPU 0's entry, from the daemon's futex wake. */
 static void *page_waiter(void *arg)
 {
 	struct lat *l = arg;
 	const struct host_grant *g = &l->page[0];
 	uint32_t seen = 0;
+	cpu_set_t all;
 	bool more;
 
+	sched_getaffinity(0, sizeof(all), &all);
+	__atomic_store_n(&l->b_tid, gettid(), __ATOMIC_RELEASE);
 	for (;;) {
 		lat_parked(l, true);
 		more = bench_page_next(g, &seen, lat_all_in, l);
 		lat_parked(l, false);
 		if (!more)
 			break;
+		if (l->pinned)
+			lat_pin_self(__atomic_load_n(&g->cpu, __ATOMIC_RELAXED));
 		pthread_mutex_lock(&l->lock);
 		l->samples[l->n++] = time_mono_ns() - l->t0;
 		l->done = true;
 		pthread_cond_broadcast(&l->cond);
 		pthread_mutex_unlock(&l->lock);
+		if (l->pinned)	/* as rt_pin_float() before the next wait: the daemon pins again */
+			sched_setaffinity(0, sizeof(all), &all);
 	}
 	return NULL;
 }
@@ -303,7 +332,7 @@ static int recv_welcome(struct lat *l, struct host_welcome *w, bool use_page)
 	return 0;
 }
 
-enum mode { MODE_AGENT, MODE_PAGE, MODE_OFFER, MODE_PARKED };
+enum mode { MODE_AGENT, MODE_PAGE, MODE_OFFER, MODE_PARKED, MODE_PINNED };
 
 static int run_host(struct lat *l, const char *sock, enum mode mode)
 {
@@ -311,7 +340,9 @@ static int run_host(struct lat *l, const char *sock, enum mode mode)
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = getpid(),
 		.nr_vcpus = 1, .name = "bench",
-		.flags = mode == MODE_OFFER || mode == MODE_PARKED ?
+		.flags = mode == MODE_PINNED ? HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_KICK |
+						HOST_HELLO_PIN :
+			 mode == MODE_OFFER || mode == MODE_PARKED ?
 			 HOST_HELLO_PAGE | HOST_HELLO_OFFER :
 			 mode == MODE_PAGE ? HOST_HELLO_PAGE : 0,
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
@@ -328,14 +359,22 @@ static int run_host(struct lat *l, const char *sock, enum mode mode)
 		usleep(10000);
 	if (i == 200 || send(l->fd, &hm, sizeof(hm), 0) != sizeof(hm) ||
 	    recv_welcome(l, &w, use_page) ||
-	    ((mode == MODE_OFFER || mode == MODE_PARKED) && !l->offer)) {
+	    ((mode == MODE_OFFER || mode == MODE_PARKED || mode == MODE_PINNED) && !l->offer)) {
 		fprintf(stderr, "bench-host-latency: cannot join the daemon at %s\n", sock);
 		return -1;
 	}
-	l->parked = mode == MODE_PARKED;
+	l->parked = mode == MODE_PARKED || mode == MODE_PINNED;
+	l->pinned = mode == MODE_PINNED;
 	send_ev(l, HOST_MSG_COMMIT);
 	pthread_create(&a, NULL, agent, l);
 	pthread_create(&b, NULL, l->page && mode != MODE_OFFER ? page_waiter : waiter, l);
+	pthread_setname_np(a, "lat-agent");	/* named in traces (bench/host_trace_lat.sh) */
+	pthread_setname_np(b, "lat-waiter");
+	if (l->pinned) {	/* B's TID, for the daemon's pins (checked against this process) */
+		while (!__atomic_load_n(&l->b_tid, __ATOMIC_ACQUIRE))
+			usleep(100);
+		send_msg(l, HOST_MSG_TID, (uint64_t)l->b_tid, 0);
+	}
 	for (i = 0; i < l->rounds; i++) {
 		gap();
 		if (mode == MODE_OFFER) {
@@ -389,12 +428,59 @@ static struct lat *lat_new(unsigned int rounds)
 	return l;
 }
 
+/* Whether BENCH_LAT_ROWS (unset: all) names row. */
+static bool lat_row(const char *rows, const char *row)
+{
+	size_t n = strlen(row);
+	const char *p;
+
+	if (!rows)
+		return true;
+	for (p = rows; (p = strstr(p, row)); p += n)
+		if ((p == rows || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The rows BENCH_LAT_ROWS names, each alone with its median (no ratios, no later rows). */
+static int lat_rows(const char *rows, unsigned int rounds)
+{
+	static const struct { const char *name, *label; enum mode mode; } r[] = {
+		{ "page", "host, page", MODE_PAGE }, { "parked", "host, parked", MODE_PARKED },
+		{ "pinned", "host, pinned", MODE_PINNED },
+		{ "agent", "host, agent", MODE_AGENT }, { "offer", "host, offer", MODE_OFFER },
+	};
+	struct lat *l;
+	unsigned int i;
+
+	if (lat_row(rows, "in")) {
+		l = lat_new(rounds);
+		l->vs = vsched_create(1, 1);
+		if (!l->vs)
+			return 1;
+		vsched_lock(l->vs);
+		sched_advance(vsched_sched(l->vs), time_mono_ns());
+		vsched_unlock(l->vs);
+		run_inprocess(l);
+		report("in-process", l);
+	}
+	for (i = 0; i < ARRAY_SIZE(r); i++) {
+		if (!lat_row(rows, r[i].name))
+			continue;
+		l = lat_new(rounds);
+		if (run_daemon(l, r[i].mode))
+			return 1;
+		report(r[i].label, l);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	const char *env = getenv("BENCH_LAT_ROUNDS"), *genv = getenv("BENCH_LAT_GAP_US");
 	const char *hand = getenv("BENCH_LAT_HAND"), *wake = getenv("BENCH_LAT_WAKE");
 	unsigned int rounds = env ? (unsigned int)atoi(env) : 20000;
-	struct lat *in, *ag, *pg, *of, *pk;
+	struct lat *in, *ag, *pg, *of, *pk, *pn;
 
 	if (!rounds)
 		return 2;
@@ -404,10 +490,14 @@ int main(void)
 		return bench_hand_run(rounds, gap_us) ? 1 : 0;
 	if (wake && !strcmp(wake, "only"))
 		return bench_wake_run(rounds, gap_us) ? 1 : 0;
+	pthread_setname_np(pthread_self(), "lat-main");
+	if (getenv("BENCH_LAT_ROWS"))
+		return lat_rows(getenv("BENCH_LAT_ROWS"), rounds);
 	in = lat_new(rounds);
 	ag = lat_new(rounds);
 	pg = lat_new(rounds);
 	pk = lat_new(rounds);
+	pn = lat_new(rounds);
 	of = lat_new(rounds);
 	in->vs = vsched_create(1, 1);
 	if (!in->vs)
@@ -417,30 +507,36 @@ int main(void)
 	vsched_unlock(in->vs);
 	run_inprocess(in);
 	report("in-process", in);
-	if (run_daemon(pg, MODE_PAGE) || run_daemon(pk, MODE_PARKED) || run_daemon(ag, MODE_AGENT) ||
-	    run_daemon(of, MODE_OFFER))
+	if (run_daemon(pg, MODE_PAGE) || run_daemon(pk, MODE_PARKED) || run_daemon(pn, MODE_PINNED) ||
+	    run_daemon(ag, MODE_AGENT) || run_daemon(of, MODE_OFFER))
 		return 1;
 	report("host, page", pg);
 	report("host, parked", pk);
+	report("host, pinned", pn);
 	printf("GRANT datagrams to the agent: page %u, parked %u (of %u rounds each)\n",
 	       pg->grant_msgs, pk->grant_msgs, rounds);
 	report("host, agent", ag);
 	report("host, offer", of);
 	printf("offer rounds redone (no offer in time or CAS lost): %u\n", of->missed);
-	printf("host mode / in-process (median): offer %.2f, parked %.2f, page %.2f, agent %.2f "
-	       "(issue 17's goal: <= 1.10)\n",
+	printf("host mode / in-process (median): offer %.2f, parked %.2f, pinned %.2f, page %.2f, "
+	       "agent %.2f (issue 17's goal: <= 1.10)\n",
 	       (double)of->samples[of->n / 2] / in->samples[in->n / 2],
 	       (double)pk->samples[pk->n / 2] / in->samples[in->n / 2],
+	       (double)pn->samples[pn->n / 2] / in->samples[in->n / 2],
 	       (double)pg->samples[pg->n / 2] / in->samples[in->n / 2],
 	       (double)ag->samples[ag->n / 2] / in->samples[in->n / 2]);
-	printf("host mode / in-process (p90): offer %.2f, parked %.2f, page %.2f, agent %.2f\n",
+	printf("host mode / in-process (p90): offer %.2f, parked %.2f, pinned %.2f, page %.2f, "
+	       "agent %.2f\n",
 	       (double)of->samples[of->n * 9 / 10] / in->samples[in->n * 9 / 10],
 	       (double)pk->samples[pk->n * 9 / 10] / in->samples[in->n * 9 / 10],
+	       (double)pn->samples[pn->n * 9 / 10] / in->samples[in->n * 9 / 10],
 	       (double)pg->samples[pg->n * 9 / 10] / in->samples[in->n * 9 / 10],
 	       (double)ag->samples[ag->n * 9 / 10] / in->samples[in->n * 9 / 10]);
-	printf("host mode / in-process (p99): offer %.2f, parked %.2f, page %.2f, agent %.2f\n",
+	printf("host mode / in-process (p99): offer %.2f, parked %.2f, pinned %.2f, page %.2f, "
+	       "agent %.2f\n",
 	       (double)of->samples[of->n * 99 / 100] / in->samples[in->n * 99 / 100],
 	       (double)pk->samples[pk->n * 99 / 100] / in->samples[in->n * 99 / 100],
+	       (double)pn->samples[pn->n * 99 / 100] / in->samples[in->n * 99 / 100],
 	       (double)pg->samples[pg->n * 99 / 100] / in->samples[in->n * 99 / 100],
 	       (double)ag->samples[ag->n * 99 / 100] / in->samples[in->n * 99 / 100]);
 	vsched_destroy(in->vs);
@@ -452,11 +548,13 @@ int main(void)
 	free(ag->samples);
 	free(pg->samples);
 	free(pk->samples);
+	free(pn->samples);
 	free(of->samples);
 	free(of);
 	free(in);
 	free(ag);
 	free(pg);
 	free(pk);
+	free(pn);
 	return 0;
 }

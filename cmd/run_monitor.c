@@ -195,6 +195,7 @@ void run_monitor_json(struct json *j, void *arg)
 	json_object_begin(j, JSON_INLINE);
 	json_kv_u64(j, "grants", st.grants);
 	json_kv_u64(j, "grant_msgs", st.grant_msgs);
+	json_kv_u64(j, "host_pins", st.host_pins);
 	json_kv_u64(j, "offers", st.offers);
 	json_kv_u64(j, "held_offers", st.held_offers);
 	mon_json_refused(j, &st);

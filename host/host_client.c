@@ -42,6 +42,7 @@ int host_client_add(struct host *h, int fd, struct host_client **out)
 		return -ENOMEM;
 	c->fd = fd;
 	c->share_fd = -1;
+	c->pin_unchecked = -1;
 	host_kick_peer(c);
 	list_add_tail(&c->node, &h->clients);
 	h->nr_clients++;

@@ -203,7 +203,7 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 {
 	struct host_ev m = { .vcpu = 0 };
 	struct host_slot *sl;
-	bool parked = false;
+	bool parked = false, pinned = false;
 	uint64_t at;
 
 	host_slice_decided(h, d, sched_now(h->s));
@@ -230,7 +230,7 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 		 * the VM with the longer waits (the lower weight) starved (docs/host.md).
 		 */
 		sl->last_heard = sched_now(h->s);
-		host_pin(sl->client, sl->vcpu, m.b);	/* before the page's wake-up */
+		pinned = host_pin(sl->client, sl->vcpu, m.b);	/* before the page's wake-up */
 	}
 	/*
 	 * A RETIME changes the grant the entry holds and is not written there: a vCPU that blocked
@@ -239,9 +239,11 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 	 */
 	if (d->type == SCHED_RETIME)
 		m.seq = host_page_seq(sl->client, sl->vcpu);
-	else if (d->type == SCHED_RUN)
-		m.seq = host_page_grant(sl->client, sl->vcpu, d->lane, m.a, m.b, at, &parked);
-	else
+	else if (d->type == SCHED_RUN) {
+		m.seq = host_page_grant(sl->client, sl->vcpu, d->lane, m.a,
+					pinned ? m.b | HOST_CPU_PINNED : m.b, at, &parked);
+		host_pin_check(sl->client);	/* after the wake-up: off the grantee's path */
+	} else
 		m.seq = host_page_write_at(sl->client, sl->vcpu, HOST_LANE_NONE, m.a, m.b, at);
 	if (d->type == SCHED_PREEMPT)
 		host_pre_count(h, sl->client, d->vcpu);

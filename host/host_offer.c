@@ -183,6 +183,7 @@ static void host_offer_regrant(struct host *h, struct host_client *c, unsigned i
 	m.b = host_lane_cpu(h, lane);
 	host_pin(c, i, m.b);
 	m.seq = host_page_write(c, i, lane, m.a, m.b);
+	host_pin_check(c);
 	host_send(c, &m, sizeof(m));
 	/* Stopped since it was taken: its wall time and silence on the lane start again now. */
 	host_charge_granted(h, c->slot[i], sched_now(h->s));

@@ -35,6 +35,7 @@ struct host_slot {
 
 #define HOST_OUTBOX	32	/* decisions queued for one VMM during one event */
 #define HOST_INPUT_BATCH 64	/* datagrams read from one VMM per wake-up (host_client_input()) */
+#define HOST_MSG_MAX_LEN 1024	/* above every message: a longer datagram is garbage */
 
 struct host_client {
 	struct list_head node;
@@ -93,7 +94,8 @@ struct host_client {
 	pid_t *kick_tid;		/* per vCPU: that thread's TID */
 	uint64_t nr_kicks;
 	bool pin;			/* HOST_HELLO_PIN: grantees pinned by the daemon */
-	uint64_t nr_pins;
+	uint64_t nr_pins;		/* host_pin()s checked to have reached the thread */
+	int pin_unchecked;		/* the vCPU host_pin() pinned, not checked yet; -1: none */
 	/* host_charge.c: its threads other than the vCPUs' (OTHER), charged to its VM group */
 	uint64_t other_at;		/* its allowance counted up to here (daemon's time) */
 	uint64_t other_allow;		/* ns it may still charge: elapsed time x host CPUs */
@@ -167,6 +169,9 @@ struct host {
 	uint64_t nr_dcpu_reads, nr_dcpu_charges;
 	uint64_t nr_ahead;		/* host_ahead.c: the core's timer run ahead of a slice end */
 	uint64_t nr_arms;		/* host_arm(): the timer set to a new moment */
+	/* host_client_input(): one VMM's batch, read with one recvmmsg() */
+	char (*in_buf)[HOST_MSG_MAX_LEN];	/* HOST_INPUT_BATCH of them */
+	uint64_t nr_input_reads;	/* the system calls that read them */
 };
 
 /* host_lanes.c: decisions out, timers, revocation. Lock held. */
@@ -282,7 +287,8 @@ void host_kick_peer(struct host_client *c);
 int host_kick_create(struct host_client *c);
 int host_kick_tid(struct host_client *c, unsigned int vcpu, pid_t tid);
 void host_kick(struct host_client *c, unsigned int vcpu);
-void host_pin(struct host_client *c, unsigned int vcpu, uint64_t cpu);
+bool host_pin(struct host_client *c, unsigned int vcpu, uint64_t cpu);
+void host_pin_check(struct host_client *c);
 void host_kick_destroy(struct host_client *c);
 uint32_t host_page_seq(const struct host_client *c, unsigned int vcpu);
 uint32_t host_page_write(struct host_client *c, unsigned int vcpu, uint32_t lane, uint64_t until,

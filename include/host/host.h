@@ -92,10 +92,14 @@ uint64_t host_client_preempts(const struct host_client *c, enum host_pre_cause k
 uint64_t host_client_other_ns(const struct host_client *c, uint64_t *refused);
 /* PREEMPTs not sent: the daemon kicked the holder inside the guest (HOST_HELLO_GUEST). */
 uint64_t host_client_quiet_preempts(const struct host_client *c);
+/* Grantees' threads the daemon pinned to their lanes' CPUs, checked alive after the pin. */
+uint64_t host_client_pins(const struct host_client *c);
 /* Slice ends decided ahead (HOST_HELLO_AHEAD): the core's timer runs ahead of one; c's holders
  * whose published end the daemon enforced at the grace (host/host_ahead.c). */
 uint64_t host_nr_ahead(const struct host *h);
 uint64_t host_nr_arms(const struct host *h);
+/* System calls that read VMMs' datagrams (host_client_input(): one per batch). */
+uint64_t host_nr_input_reads(const struct host *h);
 uint64_t host_client_ahead_late(const struct host_client *c);
 
 /*

@@ -69,8 +69,10 @@
  * 13: decisions made ahead of a slice end (HOST_HELLO_AHEAD): a grant-page entry's `at` (a
  * PREEMPT that holds from `at`, a GRANT from `at`), a PREEMPT datagram's a (its `at`,
  * HOST_TIME_INF: at once);
- * 14: a successor's take of a handoff across VMs sends no TOOK (settled from its word) */
-#define HOST_PROTO_VERSION	14
+ * 14: a successor's take of a handoff across VMs sends no TOOK (settled from its word);
+ * 15: a grant-page entry's cpu carries HOST_CPU_PINNED where the daemon pinned the grantee's
+ * thread to it for that grant (HOST_HELLO_PIN): the thread does not pin itself again */
+#define HOST_PROTO_VERSION	15
 #define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -81,6 +83,8 @@
 						   this often (its slice ends sooner) */
 #define HOST_TIME_INF		UINT64_MAX
 #define HOST_CPU_NONE		UINT64_MAX	/* GRANT's b: the lane has no CPU of its own */
+#define HOST_CPU_PINNED		(1ULL << 62)	/* a grant entry's cpu |: the daemon pinned the
+						   grantee's thread there (protocol 15) */
 #define HOST_FILE_LEN		64		/* an interface file's name + NUL */
 #define HOST_CTL_BUF_LEN	512		/* a forwarded write's value */
 #define HOST_CTL_MAY_BITS	HOST_PATH_LEN	/* depths below a VM group a path can name */
@@ -232,7 +236,8 @@ struct host_grant {
 	uint32_t seq;		/* odd while the daemon writes; a parked vCPU's futex word */
 	uint32_t lane;		/* the lane it holds, HOST_LANE_NONE: none */
 	uint64_t until;		/* its slice end, HOST_TIME_INF: none */
-	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats */
+	uint64_t cpu;		/* the lane's host CPU, HOST_CPU_NONE: it floats; a GRANT's
+				   | HOST_CPU_PINNED: its thread pinned there by the daemon */
 	uint64_t at;		/* 0: holds now; else (HOST_HELLO_AHEAD) the CLOCK_MONOTONIC ns it
 				   holds from: a PREEMPT at a holder's slice end, a GRANT from it */
 };

@@ -84,6 +84,8 @@ struct runtime_stats {
 					   from its park by the claim (rt_xhand_park()) */
 	uint64_t xw_wakes;		/* sleepers made runnable by the waker (rt_xwait.c) */
 	uint64_t migrations;		/* vCPU threads re-pinned to another lane's host CPU */
+	uint64_t host_pins;		/* host mode: grants whose thread the daemon had pinned
+					 * (HOST_CPU_PINNED): no mask set here */
 	uint64_t throttles;		/* groups throttled (quota ran out) */
 	uint64_t lends;			/* lanes lent by halted vCPUs */
 	uint64_t reclaims;		/* lent lanes taken back */

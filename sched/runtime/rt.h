@@ -96,6 +96,8 @@ struct rt_vcpu {
 	clockid_t cpu_clock;	/* the thread's CPU clock, readable by the helper */
 	pid_t tid;
 	int cpu;		/* host CPU it is pinned to, -1: none (rt_pin.c) */
+	int host_pinned;	/* 1 + the CPU the daemon pinned it to for the grant being
+				   applied (HOST_CPU_PINNED), 0: none */
 	int lane;		/* the lane it was last pinned for, -1: none */
 	int stat_fd;		/* /proc/self/task/TID/stat, for the idle check */
 	int blocking_fd;	/* KVM stats fd with the "blocking" statistic, or -1 */

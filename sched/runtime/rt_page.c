@@ -159,11 +159,13 @@ static bool rt_page_read(const struct host_grant *g, struct host_grant *e, uint3
 static void rt_page_take(struct runtime *rt, struct rt_vcpu *rv, const struct host_grant *e)
 {
 	uint64_t until = e->until == HOST_TIME_INF ? RT_INF : e->until;
+	bool pinned = e->cpu != HOST_CPU_NONE && (e->cpu & HOST_CPU_PINNED);
+	uint64_t cpu = pinned ? e->cpu & ~HOST_CPU_PINNED : e->cpu;
 
 	if (!rt_page_newer(rv, e->seq))
 		return;
 	if (e->lane != HOST_LANE_NONE &&
-	    (e->lane >= rt->nr_lanes || (e->cpu != HOST_CPU_NONE && e->cpu >= CPU_SETSIZE)))
+	    (e->lane >= rt->nr_lanes || (cpu != HOST_CPU_NONE && cpu >= CPU_SETSIZE)))
 		return;		/* garbage: the socket's copy of it loses the daemon */
 	if (rt_ahead_defer(rt, rv, e->seq, e->lane, e->at))
 		return;		/* made ahead of a slice end: holds from e->at (rt_ahead.c) */
@@ -179,9 +181,16 @@ static void rt_page_take(struct runtime *rt, struct rt_vcpu *rv, const struct ho
 		}
 		return;
 	}
-	if (rt_pin_host(rt, e->lane, e->cpu == HOST_CPU_NONE ? -1 : (int)e->cpu))
+	if (rt_pin_host(rt, e->lane, cpu == HOST_CPU_NONE ? -1 : (int)cpu))
 		return;
+	/*
+	 * The daemon pinned this thread there before its wake-up (HOST_CPU_PINNED): the thread
+	 * reading it is the one it pinned, alive, so rt_pin_lane() need not set the mask again,
+	 * a system call (3.2 us here) between the wake-up and the guest, under the VMM's lock.
+	 */
+	rv->host_pinned = pinned ? (int)cpu + 1 : 0;
 	rt_grant(rt, rv->id, e->lane, until);
+	rv->host_pinned = 0;
 	if (e->at && e->at != HOST_TIME_INF) {	/* from a slice end: how late it was taken */
 		uint64_t now = rt_now();
 

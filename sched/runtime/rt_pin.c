@@ -85,7 +85,8 @@ void rt_pin_exit(struct runtime *rt)
  * Before a vCPU is woken onto lane: on a sleeping thread this only changes its mask. In host
  * mode the daemon sets the mask too (HOST_HELLO_PIN: before its grant wakes the thread, also for
  * a grant this VMM never applies), so rv->cpu is only what this VMM last set, and the mask is
- * set every time (a call that changes nothing costs a system call, not a migration).
+ * set every time (a call that changes nothing costs a system call, not a migration), but for a
+ * grant whose page entry says the daemon pinned this thread there (HOST_CPU_PINNED).
  */
 void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane)
 {
@@ -98,6 +99,14 @@ void rt_pin_lane(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane)
 	cpu = lane_rotate_cpu(&rt->pin_rot, rt->lane_cpu, rt->nr_lanes, lane);
 	if (cpu < 0 || (rv->cpu == cpu && !rt->remote))
 		return;
+	/* The daemon's pin for the grant its page entry holds (rt_page_take()). */
+	if (rv->host_pinned == cpu + 1) {
+		if (rv->cpu != cpu)
+			rt->st.migrations++;
+		rv->cpu = cpu;
+		rt->st.host_pins++;
+		return;
+	}
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (!sched_setaffinity(rv->tid, sizeof(set), &set)) {

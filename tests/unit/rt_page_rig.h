@@ -59,16 +59,21 @@ static inline void *rig_waiter(void *arg)
 }
 
 /* host_page_write_at() as the daemon does it: seq odd, the fields, seq even. */
-static inline void rig_write_at(struct page_rig *g, uint32_t lane, uint64_t at)
+static inline void rig_write_cpu_at(struct page_rig *g, uint32_t lane, uint64_t cpu, uint64_t at)
 {
 	struct host_grant *e = &g->page[0];
 
 	e->seq++;
 	e->lane = lane;
 	e->until = HOST_TIME_INF;
-	e->cpu = HOST_CPU_NONE;
+	e->cpu = cpu;
 	e->at = at;
 	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
+}
+
+static inline void rig_write_at(struct page_rig *g, uint32_t lane, uint64_t at)
+{
+	rig_write_cpu_at(g, lane, HOST_CPU_NONE, at);
 }
 
 static inline void rig_done(struct page_rig *g)

@@ -245,11 +245,55 @@ static void test_host_input_batched(void)
 	host_destroy(h);
 }
 
+/*
+ * A batch is read in one system call, its end included: a read one by one paid a recv() that
+ * found nothing after every batch, between the decision's futex wake-up and the daemon's sleep
+ * (docs/host.md, "Latency: the page, step by step"). One RUNNABLE (granted), one read; 100 PINGs,
+ * 64 answered by one read; the VMM's end closed after a PING: the PING answered, then the
+ * hang-up, in one read.
+ */
+static void test_host_input_one_read(void)
+{
+	struct host *h = dc_host();
+	struct host_ev ev = { .type = HOST_MSG_PING };
+	struct host_client *c;
+	int fd = host_test_join(h, "v", 1, UINT64_MAX, &c), i;
+	uint64_t r;
+	bool holds = false;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	dc_pongs(fd);
+	r = host_nr_input_reads(h);
+	dc_send(h, c, fd, HOST_MSG_RUNNABLE, 0, 0);
+	dc_track(fd, &holds);
+	CU_ASSERT(holds);
+	CU_ASSERT_EQUAL(host_nr_input_reads(h) - r, 1);
+	r = host_nr_input_reads(h);
+	for (i = 0; i < 100; i++)
+		CU_ASSERT_EQUAL(send(fd, &ev, sizeof(ev), 0), (ssize_t)sizeof(ev));
+	host_client_input(h, c);
+	CU_ASSERT_EQUAL(dc_pongs(fd), 64);
+	CU_ASSERT_EQUAL(host_nr_input_reads(h) - r, 1);
+	host_client_input(h, c);
+	CU_ASSERT_EQUAL(dc_pongs(fd), 36);
+	CU_ASSERT_EQUAL(host_nr_input_reads(h) - r, 2);
+	CU_ASSERT_EQUAL(send(fd, &ev, sizeof(ev), 0), (ssize_t)sizeof(ev));
+	shutdown(fd, SHUT_WR);
+	r = host_nr_input_reads(h);
+	host_client_input(h, c);
+	CU_ASSERT_EQUAL(host_nr_input_reads(h) - r, 1);
+	CU_ASSERT_EQUAL(dc_pongs(fd), 1);
+	CU_ASSERT_EQUAL(host_nr_clients(h), 0);
+	close(fd);
+	host_destroy(h);
+}
+
 static CU_TestInfo host_dcpu_tests[] = {
 	{ "the daemon's CPU for a capped VM out of its partition's quota",
 	  test_host_dcpu_partition },
 	{ "the daemon's timer: its CPU to the VMs it decided for", test_host_dcpu_timer },
 	{ "a full socket read a batch per wake-up", test_host_input_batched },
+	{ "a batch read in one system call, its end included", test_host_input_one_read },
 	CU_TEST_INFO_NULL,
 };
 
