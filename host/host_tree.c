@@ -71,8 +71,42 @@ static int host_enable_cpu(struct host *h, struct group *g)
 	return g->subtree_cpu ? 0 : group_set_subtree_cpu(h->s, g, true);
 }
 
+/* What a join did to groups that were there before it or that it made, to undo a failure. */
+struct host_undo {
+	struct group *made, *deepest;	/* the first and last group it made, or NULL */
+	struct group *cpu_on[HOST_PATH_LEN / 2 + 1];	/* older groups it enabled "cpu" in */
+	unsigned int nr_cpu_on;
+};
+
+static int host_undo_enable_cpu(struct host *h, struct host_undo *u, struct group *g)
+{
+	int ret;
+
+	if (g->subtree_cpu)
+		return 0;
+	ret = group_set_subtree_cpu(h->s, g, true);
+	if (!ret && !u->made)
+		u->cpu_on[u->nr_cpu_on++] = g;
+	return ret;
+}
+
+/* A failed join changes nothing: the groups it made go, "cpu" goes off where it turned it on. */
+static void host_undo(struct host *h, struct host_undo *u)
+{
+	struct group *g = u->deepest, *parent;
+
+	while (u->made && g) {
+		parent = g == u->made ? NULL : g->parent;
+		group_remove(h->s, g);
+		g = parent;
+	}
+	while (u->nr_cpu_on)
+		group_set_subtree_cpu(h->s, u->cpu_on[--u->nr_cpu_on], false);
+}
+
 /* mkdir -p of an absolute partition path, "cpu" enabled in every group on the way. */
-static int host_partition(struct host *h, const char *path, struct group **out)
+static int host_partition(struct host *h, const char *path, struct host_undo *u,
+			  struct group **out)
 {
 	char buf[HOST_PATH_LEN], *name, *save = NULL;
 	struct group *g = sched_root(h->s), *child;
@@ -80,7 +114,7 @@ static int host_partition(struct host *h, const char *path, struct group **out)
 
 	snprintf(buf, sizeof(buf), "%s", *path ? path : HOST_PARTITION_DFL);
 	for (name = strtok_r(buf, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
-		ret = host_enable_cpu(h, g);
+		ret = host_undo_enable_cpu(h, u, g);
 		if (ret)
 			return ret;
 		child = group_child(g, name);
@@ -88,11 +122,13 @@ static int host_partition(struct host *h, const char *path, struct group **out)
 			ret = group_create(h->s, g, name, &child);
 			if (ret)
 				return ret;
+			u->made = u->made ?: child;
+			u->deepest = child;
 		}
 		g = child;
 	}
 	*out = g;
-	return host_enable_cpu(h, g);
+	return host_undo_enable_cpu(h, u, g);
 }
 
 static int host_apply_settings(struct host *h, struct group *g, const struct host_settings *st)
@@ -121,6 +157,7 @@ static void host_move(struct host *h, struct host_client *c, unsigned int vcpu, 
 
 int host_tree_join(struct host *h, struct host_client *c, const struct host_hello *m)
 {
+	struct host_undo u = { 0 };
 	struct group *part, *vm;
 	unsigned int i, n = 0;
 	int ret;
@@ -131,19 +168,19 @@ int host_tree_join(struct host *h, struct host_client *c, const struct host_hell
 	if (m->nr_vcpus > h->nr_free)
 		return -ENOSPC;
 	sched_advance(h->s, h->clock());
-	ret = host_partition(h, m->partition, &part);
+	ret = host_partition(h, m->partition, &u, &part);
 	if (ret)
-		return ret;
+		goto undo;
 	snprintf(c->name, sizeof(c->name), "%s", m->name);
 	if (group_child(part, c->name))
 		snprintf(c->name, sizeof(c->name), "%.100s-%d", m->name, (int)m->pid);
 	ret = group_create(h->s, part, c->name, &vm);
 	if (ret)
-		return ret;
+		goto undo;
 	ret = host_enable_cpu(h, vm) ?: host_apply_settings(h, vm, &m->vm);
 	if (ret) {
 		group_remove(h->s, vm);
-		return ret;
+		goto undo;
 	}
 	group_path(vm, c->group, sizeof(c->group));
 	c->nr_vcpus = m->nr_vcpus;
@@ -158,6 +195,9 @@ int host_tree_join(struct host *h, struct host_client *c, const struct host_hell
 	c->pid = m->pid;
 	c->joined = true;
 	return 0;
+undo:
+	host_undo(h, &u);
+	return ret;
 }
 
 /* The batch's index of the group at rel, or -1. */

@@ -213,6 +213,34 @@ static void test_host_join_refused(void)
 	host_destroy(h);
 }
 
+/* A join refused by the tree leaves it as it was: the groups it made go, "cpu" goes off. */
+static void test_host_join_undone(void)
+{
+	struct host *h = host_new(2, 4);
+	struct vsched *vs = host_vsched(h);
+	struct host_hello hm;
+	struct host_welcome w;
+	struct vmm m;
+	static const char *const partitions[] = { "/p/q/r", "/p/q" };
+	size_t i;
+
+	CU_ASSERT_EQUAL_FATAL(vsched_mkdir(vs, "/p"), 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/p", "cgroup.max.descendants", "1"), 0);
+	for (i = 0; i < ARRAY_SIZE(partitions); i++) {
+		hm = hello("x", 1);
+		snprintf(hm.partition, sizeof(hm.partition), "%s", partitions[i]);
+		vmm_connect(h, &m);
+		CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
+		CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+		CU_ASSERT_EQUAL(w.err, -EAGAIN);
+		vmm_leave(h, &m);
+		CU_ASSERT_EQUAL(vsched_stat(vs, "/p/q", NULL, &(mode_t){ 0 }), -ENOENT);
+		READ_IS(vs, "/p", "cgroup.subtree_control", "");
+		CU_ASSERT_EQUAL(host_free_slots(h), 4);
+	}
+	host_destroy(h);
+}
+
 static void test_host_garbage(void)
 {
 	struct host *h = host_new(2, 4);
@@ -466,6 +494,7 @@ static CU_TestInfo host_tests[] = {
 	{ "a probe gets the lanes; another version is refused", test_host_probe_and_version },
 	{ "join takes slots and makes the VM group; leave undoes it", test_host_join_leave },
 	{ "a join with bad name, partition or settings changes nothing", test_host_join_refused },
+	{ "a join the tree refuses undoes its groups", test_host_join_undone },
 	{ "malformed messages are refused", test_host_garbage },
 	{ "the VM's subtree is mirrored batch by batch", test_host_mirror },
 	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
