@@ -79,3 +79,42 @@ int run_host_check(const struct run_cfg *cfg __unused)
 		fprintf(stderr, "vsched run: no host scheduler at %s: %s\n", path, strerror(-ret));
 	return ret;
 }
+
+struct run_host_owner {
+	const char *partition;
+	char vm[256], group[HOST_PATH_LEN];
+};
+
+/* Is e's group the partition or one of its ancestors (whole parts)? */
+static int run_host_owner_of(const struct registry_entry *e, void *arg)
+{
+	struct run_host_owner *o = arg;
+	size_t n = strlen(e->host);
+
+	if (!e->alive || !n || strncmp(o->partition, e->host, n) ||
+	    (o->partition[n] && o->partition[n] != '/'))
+		return 0;
+	snprintf(o->vm, sizeof(o->vm), "%s", e->name);
+	snprintf(o->group, sizeof(o->group), "%s", e->host);
+	return 1;
+}
+
+void run_host_join_failed(const struct run_cfg *cfg, const char *sock, int err)
+{
+	struct run_host_owner o = { .partition = cfg->partition ? cfg->partition : "/machine" };
+
+	if (err != -ENOTDIR) {
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: %s\n", sock,
+			strerror(-err));
+		return;
+	}
+	/* The daemon refuses a partition inside a joined VM's group (host_partition()). */
+	if (registry_list(run_host_owner_of, &o) == 1)
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: partition '%s' "
+			"is inside VM '%s''s group %s (a partition holds VMs; a VM's own groups "
+			"are its VMM's)\n", sock, o.partition, o.vm, o.group);
+	else
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: partition '%s' "
+			"is inside a VM's group (`vsched list` shows their groups)\n", sock,
+			o.partition);
+}

@@ -146,8 +146,7 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE 
 	rs->no_pin = cfg->no_pin;
 	ret = run_sched_attach(rs, vm, cfg->monitor);
 	if (ret && rs->host.sock) {
-		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: %s\n",
-			rs->host.sock, strerror(-ret));
+		run_host_join_failed(cfg, rs->host.sock, ret);
 		sr.exit_status = RUN_EXIT_FAILURE;
 		goto out;
 	} else if (ret) {

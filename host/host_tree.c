@@ -104,7 +104,24 @@ static void host_undo(struct host *h, struct host_undo *u)
 		group_set_subtree_cpu(h->s, u->cpu_on[--u->nr_cpu_on], false);
 }
 
-/* mkdir -p of an absolute partition path, "cpu" enabled in every group on the way. */
+/* The joined VM whose group is g, or NULL. */
+static struct host_client *host_vm_of(struct host *h, struct group *g)
+{
+	char path[GROUP_PATH_MAX];
+	struct host_client *c;
+
+	if (group_path(g, path, sizeof(path)) < 0)
+		return NULL;
+	list_for_each_entry(c, &h->clients, node)
+		if (c->joined && !strcmp(c->group, path))
+			return c;
+	return NULL;
+}
+
+/*
+ * mkdir -p of an absolute partition path, "cpu" enabled in every group on the way. A VM's own
+ * group is no partition (-ENOTDIR): its subtree is its VMM's mirror, replaced at each batch.
+ */
 static int host_partition(struct host *h, const char *path, struct host_undo *u,
 			  struct group **out)
 {
@@ -114,10 +131,12 @@ static int host_partition(struct host *h, const char *path, struct host_undo *u,
 
 	snprintf(buf, sizeof(buf), "%s", *path ? path : HOST_PARTITION_DFL);
 	for (name = strtok_r(buf, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		child = group_child(g, name);
+		if (child && host_vm_of(h, child))
+			return -ENOTDIR;
 		ret = host_undo_enable_cpu(h, u, g);
 		if (ret)
 			return ret;
-		child = group_child(g, name);
 		if (!child) {
 			ret = group_create(h->s, g, name, &child);
 			if (ret)

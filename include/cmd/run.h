@@ -102,6 +102,11 @@ int run_host_parse(struct run_cfg *cfg, char *msg, size_t msglen);
  * sched/runtime.h, RUNTIME_HOST_RETRY_NS).
  */
 int run_host_check(const struct run_cfg *cfg);
+/*
+ * The one message for a join the daemon at sock refused with err; -ENOTDIR (a partition inside
+ * a joined VM's group) names the partition and, from the registry, that VM.
+ */
+void run_host_join_failed(const struct run_cfg *cfg, const char *sock, int err);
 /* Prints the usage error "vsched run: <msg>" and the --help hint; returns -EINVAL. */
 int run_usage_error(const char *fmt, ...) __printf(1, 2);
 /* The demo's banner: what it runs, on how many lanes, with which groups. */

@@ -5,7 +5,9 @@
 #  - a VM joined with --host: its line as before plus host=<its group in the daemon's tree>
 #    (/machine/a, and /tenant/t1/p with --partition);
 #  - an embedded VM beside them: its line unchanged ("NAME PID DIR", nothing after);
-#  - no daemon: no host scheduler line.
+#  - no daemon: no host scheduler line;
+#  - a partition inside a joined VM's group is refused naming both; a refused join
+#    (cgroup.max.descendants) leaves no partition group behind.
 . "$(dirname "$0")/runtime-lib.sh"
 [ -c /dev/fuse ] || { echo "no /dev/fuse: the test reads the daemon's control directory"; exit 77; }
 . "$(dirname "$0")/host-lib.sh"
@@ -36,6 +38,18 @@ wait_for "listed '^a .* host=/machine/a\$' && listed '^e '" || fail "a or e not 
 listed "^a +$PID_a +$VSCHED_RUN_DIR/a host=/machine/a\$" || fail "a: not listed with its group"
 listed "^e +$PID_e +$VSCHED_RUN_DIR/e\$" || fail "the embedded VM's line changed"
 listed "^\(host scheduler\) +$HP +$H lanes=2 vms=1\$" || fail "the daemon: not 1 VM joined"
+
+# A partition inside a joined VM's group is refused, naming the partition and the VM.
+"$VSCHED" run --accel thread --name q --vcpus 1 --payload hog --duration 1s --host \
+	--partition /machine/a >"$TMPD/q.log" 2>&1 && fail "q joined inside a's group"
+grep -q "partition '/machine/a' is inside VM 'a''s group /machine/a" "$TMPD/q.log" ||
+	fail "q: the refusal does not name the partition and VM a"
+# A join the tree refuses leaves no group behind (lim allows one descendant: q, not q/r).
+mkdir "$H/lim" && echo 1 >"$H/lim/cgroup.max.descendants" || fail "cannot make /lim"
+"$VSCHED" run --accel thread --name r --vcpus 1 --payload hog --duration 1s --host \
+	--partition /lim/q/r >"$TMPD/r.log" 2>&1 && fail "r joined beyond lim's limit"
+[ -e "$H/lim/q" ] && fail "the failed join left /lim/q behind"
+rmdir "$H/lim" || fail "cannot remove /lim"
 
 start_vm p 3 --host --partition /tenant/t1
 wait_for "listed '^p .* host=/tenant/t1/p\$'" || fail "p not listed with its group /tenant/t1/p"

@@ -220,7 +220,7 @@ static void test_host_join_undone(void)
 	struct vsched *vs = host_vsched(h);
 	struct host_hello hm;
 	struct host_welcome w;
-	struct vmm m;
+	struct vmm m, a;
 	static const char *const partitions[] = { "/p/q/r", "/p/q" };
 	size_t i;
 
@@ -238,6 +238,18 @@ static void test_host_join_undone(void)
 		READ_IS(vs, "/p", "cgroup.subtree_control", "");
 		CU_ASSERT_EQUAL(host_free_slots(h), 4);
 	}
+	/* A partition inside a VM's group is refused as such, and makes nothing there. */
+	vmm_join(h, &a, "a", 1, &w);
+	hm = hello("x", 1);
+	snprintf(hm.partition, sizeof(hm.partition), "/machine/a/sub");
+	vmm_connect(h, &m);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
+	CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+	CU_ASSERT_EQUAL(w.err, -ENOTDIR);
+	vmm_leave(h, &m);
+	CU_ASSERT_EQUAL(vsched_stat(vs, "/machine/a/sub", NULL, &(mode_t){ 0 }), -ENOENT);
+	READ_IS(vs, "/machine/a", "cgroup.subtree_control", "cpu\n");
+	vmm_leave(h, &a);
 	host_destroy(h);
 }
 
@@ -494,7 +506,7 @@ static CU_TestInfo host_tests[] = {
 	{ "a probe gets the lanes; another version is refused", test_host_probe_and_version },
 	{ "join takes slots and makes the VM group; leave undoes it", test_host_join_leave },
 	{ "a join with bad name, partition or settings changes nothing", test_host_join_refused },
-	{ "a join the tree refuses undoes its groups", test_host_join_undone },
+	{ "a join the tree refuses undoes its groups; no partition in a VM", test_host_join_undone },
 	{ "malformed messages are refused", test_host_garbage },
 	{ "the VM's subtree is mirrored batch by batch", test_host_mirror },
 	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
