@@ -336,6 +336,11 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 	xmlNode *root = xmlDocGetRootElement(doc);
 	int ret;
 
+	/* Said as such: "<domain>, expecting <domain>" would not tell what is wrong. */
+	if (root && root->ns && !strcmp((const char *)root->name, "domain"))
+		return xerr(d, root, "domain", NULL, "unexpected root element <domain> in "
+			    "namespace '%s', expecting <domain> without a namespace",
+			    root->ns->href ? (const char *)root->ns->href : "");
 	if (!root || !xml_is(root, "domain"))
 		return xerr(d, root, root ? (const char *)root->name : "?", NULL,
 			    "unexpected root element <%s>, expecting <domain>",

@@ -205,6 +205,9 @@ static void test_errors_name_element_value_line(void)
 	expect_parse_error("", "t.xml", "malformed XML");
 	expect_parse_error("<vm><name>x</name></vm>", "t.xml:1: <vm>",
 		     "unexpected root element <vm>, expecting <domain>");
+	expect_parse_error("<domain xmlns='urn:x'><name>x</name></domain>", "t.xml:1: <domain>",
+		     "unexpected root element <domain> in namespace 'urn:x', expecting <domain> "
+		     "without a namespace");
 	expect_parse_error("<domain>\n<memory>1</memory></domain>", "t.xml:1: <domain>",
 		     "missing domain name information");
 	expect_parse_error("<domain><name>a/b</name><memory>1</memory></domain>", "<name> 'a/b'",
