@@ -180,6 +180,11 @@ static int fsops_op(struct fsops *f, const struct plan_op *op, enum fs_flavor fl
 	case PLAN_MAX:
 		return fsops_max(f, op, fl);
 	case PLAN_BURST:
+		/* v1 writes 17592186044415 as a number (libvirt): no room for a burst above it. */
+		if (fl == FS_V1 && op->value && op->quota == CPUTUNE_QUOTA_MAX)
+			return diag_at(d, -EINVAL, op->line, "group", op->path,
+				       "quota + burst exceed %lld (cgroup v1 writes quota "
+				       "%lld as a number)", CPUTUNE_QUOTA_MAX, CPUTUNE_QUOTA_MAX);
 		return fsops_write(f, op, op->path,
 				   fl == FS_V1 ? "cpu.cfs_burst_us" : "cpu.max.burst", op->value);
 	case PLAN_MOVE:

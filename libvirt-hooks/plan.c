@@ -96,6 +96,8 @@ static int plan_group(struct plan *p, const struct vgroup *g, const char *prefix
 		return -ENOMEM;
 	if (g->burst && plan_set(p, PLAN_BURST, path, g->burst, o, g->line))
 		return -ENOMEM;
+	if (g->burst)
+		p->ops[p->nr - 1].quota = g->quota;	/* v1 keeps libvirt's largest quota */
 	return 0;
 }
 

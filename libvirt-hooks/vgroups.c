@@ -236,6 +236,9 @@ static int vg_group(struct vg_ctx *c, xmlNode *n)
 	/* An idle group's weight is fixed by the kernel (cpu.weight writes give EINVAL). */
 	if (g->idle && g->weight_set)
 		return xerr(c->d, n, "group", g->name, "weight and idle='yes' are exclusive");
+	/* libvirt's largest quota is "max" on v2 (as <cputune>'s): any burst fits; v1: fsops. */
+	if (g->quota == CPUTUNE_QUOTA_MAX)
+		return 0;
 	if (g->quota > 0 && g->burst > (uint64_t)g->quota)
 		return xerr(c->d, n, "group", g->name,
 			    "burst %llu is larger than quota %lld (the kernel refuses that)",

@@ -36,7 +36,7 @@ struct plan_op {
 	enum plan_kind kind;
 	char path[PLAN_PATH_MAX];
 	uint64_t value;		/* shares, weight, idle, burst, or the period of PLAN_MAX */
-	int64_t quota;		/* PLAN_MAX */
+	int64_t quota;		/* PLAN_MAX; PLAN_BURST: its group's quota */
 	unsigned int vcpu;	/* PLAN_MOVE; PLAN_MAX with mirror */
 	bool mirror;		/* PLAN_MAX: libvirt's vcpuN cap wins; quota, value fall back */
 	bool to_libvirt;	/* PLAN_MOVE: path is libvirt's own vcpuN group */

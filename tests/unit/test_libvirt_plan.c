@@ -236,6 +236,30 @@ static void test_render_quota_max(void)
 	diag_free(&d);
 }
 
+/* The same for a metadata group: with a burst, v2 writes "max" and the burst, v1 refuses. */
+static void test_render_group_quota_max_burst(void)
+{
+	struct domain_def def;
+	struct fsops f2, f1;
+	struct diag d;
+	struct plan p;
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(DOM_HEAD("1") "<metadata><v:groups xmlns:v='"
+					VGROUPS_NS "'><v:group name='g' quota='17592186044415' "
+					"burst='20000'/></v:groups></metadata></domain>", &def, &d),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, 0, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(fsops_render(&p, FS_V2, &f2, &d), 0);
+	CU_ASSERT_TRUE(has_op(&f2, "g", "cpu.max", "max 100000"));
+	CU_ASSERT_TRUE(has_op(&f2, "g", "cpu.max.burst", "20000"));
+	CU_ASSERT_EQUAL(fsops_render(&p, FS_V1, &f1, &d), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "quota + burst exceed 17592186044415"));
+	fsops_free(&f2);
+	plan_free(&p);
+	domain_free(&def);
+	diag_free(&d);
+}
+
 /* On a libvirt QEMU domain, libvirt's vcpuN groups stay libvirt's. */
 static void test_plan_libvirt_vcpus(void)
 {
@@ -330,6 +354,7 @@ static void test_plan_longest_path(void)
 
 static CU_TestInfo tests[] = {
 	{ "quota 17592186044415 is max on v2", test_render_quota_max },
+	{ "a group's quota 17592186044415 takes a burst on v2", test_render_group_quota_max_burst },
 	{ "plan of a full domain", test_plan_build },
 	{ "plan of a bare domain", test_plan_minimal },
 	{ "render for cgroup v2 and v1", test_render_v1_v2 },
