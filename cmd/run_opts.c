@@ -227,8 +227,9 @@ static int run_domain(struct run_cfg *cfg)
 	if (ret)
 		return ret;
 	if (def->vcpus > VM_MAX_VCPUS) {
-		fprintf(stderr, "vsched run: %s: %u vCPUs, this VMM runs at most %u\n",
-			cfg->domain, def->vcpus, VM_MAX_VCPUS);
+		fprintf(stderr, "vsched run: %s:%d: <vcpu> '%u': %u vCPUs to start, this VMM "
+			"runs at most %u (current='M' starts fewer)\n", cfg->domain,
+			def->vcpu_line, def->vcpus, def->vcpus, VM_MAX_VCPUS);
 		return -EINVAL;
 	}
 	if (def->vcpus < def->max_vcpus)

@@ -90,6 +90,13 @@ grep -q "bad.xml:8: <group> '0': weight must be in range \[1, 10000\]" "$tmp/err
 	fail "message: $(cat "$tmp/err")"
 [ "$(wc -l < "$tmp/err")" = 1 ] || fail "more than one message: $(cat "$tmp/err")"
 
+# More vCPUs than the VMM runs: the <vcpu> element, its line and value; exit 2.
+printf '<domain><name>x</name><memory>1024</memory>\n<vcpu>200</vcpu></domain>' > "$tmp/big.xml"
+"$VSCHED" run --domain "$tmp/big.xml" --duration 300ms >/dev/null 2>"$tmp/err"
+[ $? = 2 ] || fail "200 vCPUs: not exit 2"
+grep -q "big.xml:2: <vcpu> '200': 200 vCPUs to start, this VMM runs at most 128" "$tmp/err" ||
+	fail "message: $(cat "$tmp/err")"
+
 printf '<domain><name>x</name><memory>1024</memory>\n<cputune><shares>0</shares></cputune></domain>' \
 	> "$tmp/zero.xml"
 "$VSCHED" run --domain "$tmp/zero.xml" --duration 300ms >/dev/null 2>"$tmp/err" &&
