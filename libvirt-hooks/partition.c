@@ -64,6 +64,11 @@ int partition_parse(xmlNode *root, char **out, int *line, struct diag *d)
 	v = xml_text(n);
 	if (!v)
 		return -ENOMEM;
+	/* libvirt's virXPathString() gives NULL for "": an empty <partition> is none at all. */
+	if (!*v) {
+		free(v);
+		return 0;
+	}
 	if (partition_check(v, why, sizeof(why))) {
 		int ret = xerr(d, n, "partition", v, "%s", why);
 

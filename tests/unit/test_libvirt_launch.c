@@ -245,6 +245,21 @@ static void test_launch_host(void)
 	CU_ASSERT_STRING_EQUAL(l.host.weight, "2");
 	domain_launch_free(&l);
 
+	/*
+	 * An empty <partition> is absent, as libvirt's virXPathString() gives NULL for "": it
+	 * does not make the domain join, and with --host the default partition is used.
+	 */
+	snprintf(xml, sizeof(xml), "%s<resource><partition></partition></resource></domain>",
+		 head);
+	path = write_tmp(xml);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, false, &l), 0);
+	CU_ASSERT_FALSE(l.host.join);
+	domain_launch_free(&l);
+	CU_ASSERT_EQUAL_FATAL(domain_launch_load(path, true, &l), 0);
+	CU_ASSERT_TRUE(l.host.join);
+	CU_ASSERT_PTR_NULL(l.host.partition);
+	domain_launch_free(&l);
+
 	/* Other attributes of <groups> are still refused; a bad partition names its line. */
 	snprintf(xml, sizeof(xml), "%s<metadata><v:groups xmlns:v='" NS "' hots='yes'/>"
 		 "</metadata></domain>", head);
