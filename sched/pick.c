@@ -290,23 +290,24 @@ static double owed_from(const struct sched_entity *top, const struct vcpu_core *
 }
 
 /*
- * fair_pick_below(top) for a lane whose vCPU r, below the group top, was just put back: at every
- * level where r's path is still queued, r's side keeps the lane unless the first entity is ahead
- * of it by more than gran (time). A near tie is not worth a switch (a kick), and a lane kept
- * inside a group is still handed out by vt further down. With whole, a side owed a whole lane
- * it would lose keeps it too (*top: the first such side the rule above would not have kept).
+ * fair_pick_below(from) for a lane whose vCPU r, below the group from, was just put back: at
+ * every level where r's path is still queued, r's side keeps the lane unless the first entity is
+ * ahead of it by more than gran (time). A near tie is not worth a switch (a kick), and a lane
+ * kept inside a group is still handed out by vt further down. With whole, a side owed a whole
+ * lane it would lose keeps it too (*top: the first such side the rule above would not have
+ * kept).
  */
-static struct vcpu_core *pick_sticky(struct sched *s, struct group_core *top_gc,
+static struct vcpu_core *pick_sticky(struct sched *s, struct group_core *from,
 				     struct vcpu_core *r, double gran, bool whole,
 				     struct sched_entity **top)
 {
 	struct sched_entity *path[SE_PATH_MAX], *e;
-	struct group_core *gc = top_gc;
+	struct group_core *gc = from;
 	struct vcpu_core *vc;
 	struct level lv;
 	unsigned int n = 0;
 
-	for (e = &r->se; e != &top_gc->se; e = &e->parent->se)
+	for (e = &r->se; e != &from->se; e = &e->parent->se)
 		path[n++] = e;
 	/* r's path ends at r, which is returned or breaks the loop: lv is gc's at the break. */
 	for (;;) {
@@ -330,7 +331,7 @@ static struct vcpu_core *pick_sticky(struct sched *s, struct group_core *top_gc,
 		gc = se_group(p);
 	}
 	vc = pick_level(s, &lv);
-	return vc ? vc : fair_pick_below(s, &top_gc->se);
+	return vc ? vc : fair_pick_below(s, &from->se);
 }
 
 struct vcpu_core *fair_pick_sticky_below(struct sched *s, struct group_core *top,
