@@ -80,9 +80,10 @@ size_t sim_group_periods(const struct sim_result *r, const char *path, const dou
 /*
  * A random scenario from seed (sim_gen.c), as scenario text in buf: its length, -ENOSPC if buf
  * is too small, -EINVAL for bad options. Hog-only uncapped trees, the same with duty-cycle and
- * bursty vCPUs, or hogs under cpu.max caps.
+ * bursty vCPUs, hogs under cpu.max caps, or small capped trees (1 to max_lanes lanes, 2 to
+ * max_vcpus vCPUs, 1 to max_groups groups, periods 5-100 ms, quotas 10-150 % of a lane).
  */
-enum sim_gen_kind { SIM_GEN_HOGS, SIM_GEN_DUTY, SIM_GEN_CAPS };
+enum sim_gen_kind { SIM_GEN_HOGS, SIM_GEN_DUTY, SIM_GEN_CAPS, SIM_GEN_SMALL_CAPS };
 struct sim_gen_opts {
 	enum sim_gen_kind kind;
 	unsigned int max_lanes, max_vcpus, max_groups, max_depth;	/* groups <= 32 */

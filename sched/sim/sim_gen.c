@@ -7,6 +7,8 @@
  * log-uniform in [1, 10000], nice values, idle groups, vCPUs at every level, 1 to max_lanes
  * lanes and 1 to max_vcpus vCPUs (log-uniform: most scenarios are small), and up to three
  * timed events: moves, weights, nice values, idle flags, and with caps new cpu.max values.
+ * Small capped trees (gen_small()) are a kind of their own: few lanes, vCPUs and groups, every
+ * scenario capped, weights and quotas drawn at the edges where the core's rules round.
  */
 #include <errno.h>
 #include <math.h>
@@ -28,6 +30,8 @@ struct gen {
 	char path[GEN_MAX_GROUPS + 1][GROUP_PATH_MAX];	/* [0] is the root */
 	unsigned int depth[GEN_MAX_GROUPS + 1];
 	bool idle[GEN_MAX_GROUPS + 1];
+	unsigned int parent[GEN_MAX_GROUPS + 1];
+	uint64_t weight[GEN_MAX_GROUPS + 1];
 };
 
 static __printf(2, 3) void emit(struct gen *g, const char *fmt, ...)
@@ -195,6 +199,107 @@ static void gen_events(struct gen *g, const struct sim_gen_opts *o, unsigned int
 	}
 }
 
+/*
+ * A small group's weight: often set against an earlier sibling's so that, the parent holding
+ * every lane, its share is at or next to a multiple of half a lane, where the core rounds a rate
+ * to whole lanes (a lane is misplaced past rate + 0.5; docs/scheduler.md §10, "A capped group
+ * beside a sibling owed half a lane or more": weights 300 and 100 on two lanes). Else the ends
+ * of the range, the default (0 leaves it) or log-uniform, in the same shares with or without an
+ * earlier sibling.
+ */
+static uint64_t small_weight(struct gen *g, unsigned int i, unsigned int lanes)
+{
+	unsigned int s, k = (unsigned int)pick(g, 0, 99);
+	uint64_t h, w;
+
+	for (s = i - 1; s > 0 && g->parent[s] != g->parent[i]; s--)
+		;
+	if (s && k < 50) {
+		h = pick(g, 1, 2 * lanes - 1);
+		w = (g->weight[s] * h + (2 * lanes - h) / 2) / (2 * lanes - h);
+		w += pick(g, 0, 2);	/* on the edge, or one either side (less 1 below) */
+		return w <= 1 ? 1 : w > 10001 ? 10000 : w - 1;
+	}
+	k = (unsigned int)pick(g, 0, 99);	/* a group without a sibling draws here too */
+	if (k < 20)
+		return chance(g, 50) ? 1 : 10000;
+	if (k < 40)
+		return 0;
+	return pick_log(g, 1, 10000);
+}
+
+/*
+ * cpu.max of a small group: a period of 5-100 ms (a round one a third of the time), a quota of
+ * 10-150 % of a lane (now and then exactly a half-lane multiple), at least CPU_QUOTA_MIN_US; a
+ * quarter with a burst up to the quota.
+ */
+static void small_max(struct gen *g)
+{
+	static const unsigned int round_ms[] = { 5, 10, 20, 50, 100 };
+	static const unsigned int edge_pct[] = { 50, 100, 150 };
+	uint64_t period = (chance(g, 33) ? round_ms[pick(g, 0, ARRAY_SIZE(round_ms) - 1)] :
+			   pick(g, 5, 100)) * 1000;
+	uint64_t pct = chance(g, 30) ? edge_pct[pick(g, 0, ARRAY_SIZE(edge_pct) - 1)] :
+		       pick(g, 10, 150);
+	uint64_t quota = period * pct / 100;
+
+	if (quota < CPU_QUOTA_MIN_US)
+		quota = CPU_QUOTA_MIN_US;
+	emit(g, " max %lluus %lluus", (unsigned long long)quota, (unsigned long long)period);
+	if (chance(g, 25))
+		emit(g, " burst %lluus", (unsigned long long)pick(g, 0, quota));
+}
+
+/*
+ * Small capped trees: 1 to max_lanes lanes (uniform), 2 to max_vcpus vCPUs, 1 to max_groups
+ * groups at depth up to max_depth, at least one capped; mostly hogs, a fifth duty vCPUs; no
+ * events, so a seed over its bound is a static shape to reduce.
+ */
+static void gen_small(struct gen *g, const struct sim_gen_opts *o, unsigned int lanes,
+		      unsigned int nv)
+{
+	unsigned int n = (unsigned int)pick(g, 1, o->max_groups), must = (unsigned int)pick(g, 1, n);
+	unsigned int i;
+
+	g->weight[0] = 100;
+	for (i = 1; i <= n; i++) {
+		unsigned int p = chance(g, 40) ? (unsigned int)pick(g, 0, i - 1) : 0;
+		size_t len;
+		uint64_t w;
+
+		if (g->depth[p] >= o->max_depth)
+			p = 0;
+		g->parent[i] = p;
+		g->depth[i] = g->depth[p] + 1;
+		len = strlen(g->path[p]);	/* p < i: not one buffer twice, as gen_groups() */
+		memcpy(g->path[i], g->path[p], len);
+		snprintf(g->path[i] + len, sizeof(g->path[i]) - len, "/g%u", i);
+		w = small_weight(g, i, lanes);
+		g->weight[i] = w ? w : 100;
+		emit(g, "group %s", g->path[i]);
+		if (w)
+			emit(g, " weight %llu", (unsigned long long)w);
+		if (i == must || chance(g, 50))
+			small_max(g);
+		emit(g, "\n");
+	}
+	g->nr_groups = n;
+	for (i = 0; i < nv; i++) {
+		const char *at = chance(g, 85) ? g->path[pick(g, 1, n)] : "/";
+
+		if (chance(g, 80)) {
+			emit(g, "vcpu %u %s hog\n", i, at);
+		} else {
+			uint64_t busy = pick_log(g, 200, 20000);
+			uint64_t period = pick_log(g, busy, 100000);
+
+			emit(g, "vcpu %u %s duty %lluus %lluus phase %lluus\n", i, at,
+			     (unsigned long long)busy, (unsigned long long)period,
+			     (unsigned long long)pick(g, 0, period));
+		}
+	}
+}
+
 int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len)
 {
 	struct gen g = { .rng = sim_rng_seed(seed ^ 0x5EED), .buf = buf, .len = len };
@@ -204,10 +309,21 @@ int sim_gen(uint64_t seed, const struct sim_gen_opts *o, char *buf, size_t len)
 	    !len)
 		return -EINVAL;
 	buf[0] = '\0';
-	lanes = (unsigned int)pick_log(&g, 1, o->max_lanes);
-	nv = (unsigned int)pick_log(&g, 1, o->max_vcpus);
+	if (o->kind == SIM_GEN_SMALL_CAPS) {
+		if (!o->max_groups || !o->max_depth)
+			return -EINVAL;
+		lanes = (unsigned int)pick(&g, 1, o->max_lanes);
+		nv = (unsigned int)pick(&g, o->max_vcpus < 2 ? 1 : 2, o->max_vcpus);
+	} else {
+		lanes = (unsigned int)pick_log(&g, 1, o->max_lanes);
+		nv = (unsigned int)pick_log(&g, 1, o->max_vcpus);
+	}
 	emit(&g, "# sim_gen seed %llu\nlanes %u\nduration %lluus\n", (unsigned long long)seed,
 	     lanes, (unsigned long long)(o->duration_ns / 1000));
+	if (o->kind == SIM_GEN_SMALL_CAPS) {
+		gen_small(&g, o, lanes, nv);
+		return g.overflow ? -ENOSPC : (int)g.pos;
+	}
 	gen_groups(&g, o, lanes);
 	gen_vcpus(&g, o, nv);
 	gen_events(&g, o, nv, lanes);

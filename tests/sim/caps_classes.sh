@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# caps_classes.sh [BUILD]: every seed of `make fuzz-sim`'s two caps kinds (4: periods of 100 ms
-# and more, 5: of 10 ms and more) over the 0.5 % bound, classed by what its report shows
-# (docs/scheduler.md §10), one line each, then the counts per kind and class. BUILD is the
-# build folder holding fuzz-sim and vsched (default: build). Classes, first match:
+# caps_classes.sh [BUILD]: every seed of `make fuzz-sim`'s caps kinds (4: periods of 100 ms and
+# more, 5: of 10 ms and more, 6: small capped trees; KINDS="4 5" for fewer) over the 0.5 % bound,
+# classed by what its report shows (docs/scheduler.md §10), one line each, then the counts per
+# kind and class. BUILD is the build folder holding fuzz-sim and vsched (default: build).
+# Classes, first match:
 #   ref-idles   the root is over the reference by 0.5 % of capacity or more: the core spent a
 #               pool later and on fewer lanes than the weighted share (the reference, idle
 #               only where a pool is dry, is work-conserving at every instant: §8)
@@ -13,9 +14,10 @@
 #   rest        none of these
 set -u
 B=${1:-build}
+KINDS=${KINDS:-4 5 6}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for k in 4 5; do
+for k in $KINDS; do
 	"$B/fuzz-sim" --kind $k --list | awk '/^  seed/ && $3 > 0.5 { sub(":", "", $2); print $2 }' |
 	while read -r s; do
 		"$B/fuzz-sim" --kind $k --first "$s" --seeds 1 --worst | sed 1,2d >"$tmp/s.sim"

@@ -20,4 +20,9 @@ static const struct sim_gen_opts fuzz_coarse_duty = {
 };
 static const struct sim_gen_opts fuzz_caps = { .kind = SIM_GEN_CAPS, .max_lanes = 16, FUZZ_TREES };
 
+/* Kind 6, small capped trees: 1-4 lanes, 2-8 vCPUs, 1-3 groups at depth 1-2, 10 s. */
+#define FUZZ_SMALL_CAPS { .kind = SIM_GEN_SMALL_CAPS, .max_lanes = 4, .max_vcpus = 8, \
+			  .max_groups = 3, .max_depth = 2, .duration_ns = 10000000000ULL }
+static const struct sim_gen_opts fuzz_small_caps = FUZZ_SMALL_CAPS;
+
 #endif

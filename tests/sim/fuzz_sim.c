@@ -38,6 +38,7 @@ static const struct kind kinds[] = {
 	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, .coarse_caps = true, FUZZ_TREES }, 0.5 },
 	{ "caps of 10 ms periods and more, 1-16 lanes",
 	  { .kind = SIM_GEN_CAPS, .max_lanes = 16, FUZZ_TREES }, 0.5 },
+	{ "small capped trees, 1-4 lanes", FUZZ_SMALL_CAPS, 0.5 },
 };
 
 static double now_s(void)
@@ -130,7 +131,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(c == 'h' ? stdout : stderr,
 				"usage: fuzz-sim [--seeds N] [--first SEED] [--kind K] [--list] [--worst]\n"
-				"  --kind   only the K-th kind (0 = hog-only, ... 5 = 10 ms caps)\n"
+				"  --kind   only the K-th kind (0 = hog-only, ... 5 = 10 ms caps, 6 = small caps)\n"
 				"  --list   print every seed over its bound\n"
 				"  --worst  print the worst scenario of each kind\n");
 			return c == 'h' ? 0 : 2;
