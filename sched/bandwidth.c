@@ -526,6 +526,13 @@ void bw_configure(struct sched *s, struct group_core *gc)
 
 void bw_group_exit(struct sched *s, struct group_core *gc)
 {
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++)
+		if (s->core.lanes[l].promised == gc) {
+			s->core.lanes[l].promised = NULL;
+			s->core.lanes[l].promised_at = SCHED_TIME_NONE;
+		}
 	timer_stop(s, gc);
 	if (gc->bw_enabled)
 		s->core.nr_bw_groups--;

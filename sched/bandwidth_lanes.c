@@ -113,6 +113,29 @@ bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned 
 }
 
 /*
+ * Where the reference throttles gc at its own dry point this period (as pace() tells it): *win,
+ * the time from now to that point, the window in which the reference burns the pool at gc's
+ * weighted share, and *need, the pool's lane time the lanes gc holds do not carry to it, which
+ * the reference serves gc on its siblings' lanes inside the window. False where there is none
+ * (or less than a bandwidth end's shortest: not worth a lane).
+ */
+bool bw_ref_window(const struct sched *s, const struct group_core *gc, double *need, double *win)
+{
+	double t, left;
+
+	if (!gc->bw_enabled || gc->throttled || !heap_queued(&gc->timer_node) ||
+	    gc->next_refill <= s->core.now || gc->se.rate < RATE_MIN)
+		return false;
+	t = (double)(gc->next_refill - s->core.now);
+	left = (double)gc->runtime_snap - gc->ref_used;
+	if (left <= 0 || gc->se.rate * t <= left)
+		return false;
+	*win = left / gc->se.rate;
+	*need = (double)gc->runtime / s->core.deliver - gc->se.nr_running * *win;
+	return *need >= (double)BW_SLICE_MIN_NS;
+}
+
+/*
  * The earliest moment a capped ancestor of running vc runs dry, all its lanes running and each
  * delivering what lanes were measured to deliver (sched/rates.c). Expecting full CPUs on a
  * loaded host would end slices early and again and again, a timer (a kick) each, for a pool

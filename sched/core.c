@@ -65,6 +65,7 @@ int core_init(struct sched *s)
 	for (i = 0; i < s->nr_lanes; i++) {
 		c->lanes[i].rot_until = SCHED_TIME_NONE;
 		c->lanes[i].deferred_at = SCHED_TIME_NONE;
+		c->lanes[i].promised_at = SCHED_TIME_NONE;
 		c->lanes[i].bw_until = SCHED_TIME_NONE;
 		c->lanes[i].pace_until = SCHED_TIME_NONE;
 		c->lanes[i].told_until = SCHED_TIME_NONE;

@@ -34,6 +34,8 @@ uint64_t sched_next_timer(const struct sched *s)
 	for (l = 0; l < s->nr_lanes; l++) {
 		const struct lane *ln = &s->core.lanes[l];
 
+		if (ln->promised_at < t)
+			t = ln->promised_at;
 		if (!ln->cur)
 			continue;
 		if (ln->rot_until < t)
@@ -97,6 +99,8 @@ uint64_t sched_lane_until(const struct sched *s, unsigned int lane)
 		return SCHED_TIME_NONE;
 	ln = &s->core.lanes[lane];
 	t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
+	if (ln->promised_at < t)
+		t = ln->promised_at;
 	return ln->pace_until < t ? ln->pace_until : t;
 }
 

@@ -113,6 +113,8 @@ struct lane {
 	bool pace_spent;		/* handed out again at a pace end: no other until put back */
 	uint64_t repay;			/* prepaid slice to pay again (lanes_unpay()) */
 	uint64_t deferred_at;		/* when a waiter last deferred its turn's end (lanes_defer()) */
+	struct group_core *promised;	/* claims a lane at promised_at (lanes_window_claim()) */
+	uint64_t promised_at;
 	/* What the runtime was last told, to emit only changes. */
 	struct vcpu_core *told_cur;
 	uint64_t told_until;
@@ -380,6 +382,7 @@ bool bw_path_throttled(const struct vcpu_core *vc);
 uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc);
 bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned int nr_running);
 uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc);
+bool bw_ref_window(const struct sched *s, const struct group_core *gc, double *need, double *win);
 void bw_runnable_changing(struct sched *s, struct group_core *gc);
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);
 void bw_group_exit(struct sched *s, struct group_core *gc);
@@ -473,6 +476,7 @@ void lanes_repick(struct sched *s, unsigned int l);
 bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
 bool lanes_waker_arrived(struct sched *s, struct vcpu_core *vc);
 bool lanes_refill_claim(struct sched *s, struct group_core *gc);
+bool lanes_window_claim(struct sched *s, struct group_core *gc);
 void lanes_settle(struct sched *s);
 void lanes_unpay(struct sched *s);
 void lanes_repay(struct sched *s);

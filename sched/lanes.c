@@ -247,6 +247,13 @@ void lanes_expire(struct sched *s)
 		struct lane *ln = lane_of(s, l);
 		bool pace;
 
+		if (ln->promised_at <= s->core.now) {
+			struct group_core *gc = ln->promised;
+
+			ln->promised = NULL;
+			ln->promised_at = SCHED_TIME_NONE;
+			lanes_window_claim(s, gc);
+		}
 		if (!ln->cur || (ln->rot_until > s->core.now && ln->pace_until > s->core.now))
 			continue;
 		pace = ln->rot_until > s->core.now;
@@ -343,6 +350,8 @@ static uint64_t lane_until(const struct lane *ln)
 {
 	uint64_t t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
 
+	if (ln->promised_at < t)
+		t = ln->promised_at;
 	return ln->pace_until < t ? ln->pace_until : t;
 }
 
@@ -381,12 +390,16 @@ void lanes_flush(struct sched *s)
 			other->bw_until = ln->bw_until;
 			other->pace_until = ln->pace_until;
 			other->pace_spent = ln->pace_spent;
+			other->promised = ln->promised;
+			other->promised_at = ln->promised_at;
 			ln->cur = tmp.cur;
 			ln->start = tmp.start;
 			ln->rot_until = tmp.rot_until;
 			ln->bw_until = tmp.bw_until;
 			ln->pace_until = tmp.pace_until;
 			ln->pace_spent = tmp.pace_spent;
+			ln->promised = tmp.promised;
+			ln->promised_at = tmp.promised_at;
 			other->cur->lane = (int)(other - lanes);
 			if (ln->cur)
 				ln->cur->lane = (int)l;

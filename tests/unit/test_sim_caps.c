@@ -456,6 +456,39 @@ static void test_throttle_counts_ancestor_windows(void)
 		   "vcpu 0 /g1/g16 hog\nvcpu 1 /g1 hog\n", 0.2);
 }
 
+/*
+ * A capped group is owed its siblings' lanes inside the window the reference burns its pool in
+ * (lanes_wake.c, lanes_window_claim()). Two lanes, /a (weight W, two hogs, 5 ms per 10 ms) beside
+ * /b (weight 100, one hog): while /a runs, /b is owed between half a lane and one (W = 300:
+ * 0.5, /a 1.5 and dry 3.33 ms into the period, /b 8.33 ms a period). /b's lane was not
+ * misplaced (its rate rounds to it), the refill's claim saw /a, square, ahead by the slice its
+ * free lane had just been paid, and /b kept its lane to its rotation end and by the sticky tie a
+ * slice more: /a's burst stretched past the reference's dry point and /b ran on the lane the
+ * reference idles after it (900 ms of 833.3 in 1 s, 3.33 % of capacity; W = 150 4.12 %,
+ * 200 1.40, 250 2.50). Three lanes, /a with three hogs at 10 ms per 10 ms: W = 300 3.67 %,
+ * 400 2.21. Now /a claims /b's lane for the part of its window /b is not owed, at its end: 0.013 %
+ * at most (W = 200).
+ */
+static void test_refill_owed_in_its_window(void)
+{
+	static const unsigned int w2[] = { 150, 200, 250, 300 }, w3[] = { 300, 400 };
+	char text[512];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(w2) / sizeof(w2[0]); i++) {
+		snprintf(text, sizeof(text), "lanes 2\nduration 1s\n"
+			 "group /a weight %u max 5ms 10ms\ngroup /b weight 100\n"
+			 "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 /b hog\n", w2[i]);
+		run_within(text, 0.1);
+	}
+	for (i = 0; i < sizeof(w3) / sizeof(w3[0]); i++) {
+		snprintf(text, sizeof(text), "lanes 3\nduration 1s\n"
+			 "group /a weight %u max 10ms 10ms\ngroup /b weight 100\n"
+			 "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 /a hog\nvcpu 3 /b hog\n", w3[i]);
+		run_within(text, 0.1);
+	}
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -482,6 +515,7 @@ static CU_TestInfo caps_tests[] = {
 	{ "a pool's request is passed up", test_pool_request_passed_up },
 	{ "a pool is paced in its last lane", test_pool_paced_in_its_last_lane },
 	{ "a throttle counts its ancestors' windows", test_throttle_counts_ancestor_windows },
+	{ "a refill is owed its siblings' lanes in its window", test_refill_owed_in_its_window },
 	CU_TEST_INFO_NULL,
 };
 
