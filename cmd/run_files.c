@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -58,6 +60,41 @@ static int run_check_ctl_dir(const char *dir)
 		return run_file_error("--ctl-dir %s: /dev/fuse: %s (--no-ctl runs without a "
 				       "control directory)", dir, strerror(errno));
 	return 0;
+}
+
+/* PATH as an absolute path through its directory's real path ("" when that is missing). */
+static void run_file_canon(const char *path, char *buf)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *base = strrchr(path, '/');
+
+	snprintf(dir, sizeof(dir), "%.*s", base ? (int)(base - path) + 1 : 1, base ? path : ".");
+	base = base ? base + 1 : path;
+	size_t rl, bl = strlen(base);
+
+	if (!realpath(dir, real) || (rl = strlen(real)) + bl + 2 > PATH_MAX) {
+		*buf = '\0';
+		return;
+	}
+	memcpy(buf, real, rl);
+	buf[rl] = '/';
+	memcpy(buf + rl + 1, base, bl + 1);
+}
+
+/* Whether two output paths end in one file: the same inode, or one name not made yet. */
+bool run_same_file(const char *a, const char *b)
+{
+	char ca[PATH_MAX], cb[PATH_MAX];
+	struct stat sa, sb;
+	bool ea = !stat(a, &sa), eb = !stat(b, &sb);
+
+	if (ea && eb)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (ea != eb)
+		return false;
+	run_file_canon(a, ca);
+	run_file_canon(b, cb);
+	return *ca && !strcmp(ca, cb);
 }
 
 int run_check_files(struct run_cfg *cfg)

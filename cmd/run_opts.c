@@ -286,6 +286,10 @@ static int run_check_kernel(const struct run_cfg *cfg)
 		return run_usage_error("--ctl-dir and --no-ctl exclude each other");
 	if (cfg->no_sched && (cfg->nr_groups || cfg->nr_assigns))
 		return run_usage_error("--no-sched excludes --group and --assign");
+	/* Each writes a JSON document of its own at exit: one would replace the other. */
+	if (cfg->trace && cfg->stats && run_same_file(cfg->trace, cfg->stats))
+		return run_usage_error("--trace and --stats name the same file ('%s', '%s')",
+				       cfg->trace, cfg->stats);
 	return 0;
 }
 

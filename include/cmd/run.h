@@ -87,6 +87,8 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg);
  * naming the file.
  */
 int run_check_files(struct run_cfg *cfg);
+/* Whether output paths a and b name one file (the same inode, or one name not made yet). */
+bool run_same_file(const char *a, const char *b);
 /*
  * The VM group's settings for the host scheduler (cfg->partition, weight, max), checked as the
  * interface files check them (partition an absolute group path, cpu.weight 1..10000, cpu.max
