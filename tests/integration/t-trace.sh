@@ -152,17 +152,19 @@ if "$VSCHED" sim --trace "$tmp/no/such/dir.json" "$here/../../sim/scenarios/mixe
 fi
 grep -q -- "--trace $tmp/no/such/dir.json: No such file or directory" "$tmp/err" ||
 	{ cat "$tmp/err"; exit 1; }
-# --trace beside --stats naming the same file (by another name too): a usage error before
-# anything runs, no file written. Before, the stats replaced the trace at exit.
+# --trace beside --stats naming the same file (by another name too), or beside --no-sched
+# (no decisions to record): usage errors before anything runs, no file written. Before, the
+# stats replaced the trace at exit, and --no-sched wrote a trace without a slice.
 for args in "--trace $tmp/same.json --stats $tmp/same.json" \
-	"--trace $tmp/same.json --stats $tmp/../$(basename "$tmp")/same.json"; do
+	"--trace $tmp/same.json --stats $tmp/../$(basename "$tmp")/same.json" \
+	"--no-sched --trace $tmp/same.json"; do
 	# shellcheck disable=SC2086
 	"$VSCHED" run --accel thread --payload hog --no-ctl --duration 100ms $args \
 		>/dev/null 2>"$tmp/err"
 	rc=$?
 	[ $rc -eq 2 ] || { echo "FAIL: run $args: exit $rc, want 2"; cat "$tmp/err"; exit 1; }
-	grep -q -- "--trace and --stats name the same file" "$tmp/err" ||
-		{ cat "$tmp/err"; exit 1; }
+	grep -Eq -- "--trace and --stats name the same file|--no-sched excludes --trace" \
+		"$tmp/err" || { cat "$tmp/err"; exit 1; }
 	[ ! -e "$tmp/same.json" ] || { echo "FAIL: run $args wrote the file"; exit 1; }
 done
 echo ok
