@@ -15,6 +15,12 @@ cmds=$(sed -n 's/^\t{ "\([a-z]*\)", cmd_[a-z]*, ".*" },$/\1/p' "$top/cmd/main.c"
 for c in $cmds; do
 	grep -q "^  $c " "$tmp/top" || fail "vsched --help lacks '$c'"
 done
+# man vsched has an entry for each (COMMANDS: a .TP whose next line starts with the name).
+man_cmds=$(awk 'p == ".TP" { sub(/^\.B[IR]? "?/, ""); sub(/[ "].*/, ""); print } { p = $0 }' \
+	"$top/man/vsched.1")
+for c in $cmds; do
+	grep -qx "$c" <<<"$man_cmds" || fail "man/vsched.1 has no entry for '$c'"
+done
 "$VSCHED" nosuchcmd >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "unknown command 'nosuchcmd'" "$tmp/err" || fail "unknown command"
 
