@@ -5,6 +5,7 @@
  * wherever the VM would fail later. Exit status 1 (setup failed), as when the VM set-up found it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -95,6 +96,38 @@ bool run_same_file(const char *a, const char *b)
 	run_file_canon(a, ca);
 	run_file_canon(b, cb);
 	return *ca && !strcmp(ca, cb);
+}
+
+FILE *run_out_open(const char *path, bool *created)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), err;
+	FILE *f;
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = errno;
+		close(fd);
+		if (*created)
+			unlink(path);
+		errno = err;
+	}
+	return f;
+}
+
+int run_out_begin(FILE *f)
+{
+	struct stat st;
+
+	if (fflush(f) || fstat(fileno(f), &st))
+		return -errno;
+	if (S_ISREG(st.st_mode) && ftruncate(fileno(f), 0))
+		return -errno;
+	return 0;
 }
 
 int run_check_files(struct run_cfg *cfg)
