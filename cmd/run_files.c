@@ -3,6 +3,8 @@
  * The files `vsched run` names (--kernel, --initrd, --ctl-dir, or a --domain's <os>), checked
  * before anything starts: before /dev/kvm is opened, so a bad file is the error reported
  * wherever the VM would fail later. Exit status 1 (setup failed), as when the VM set-up found it.
+ * Also the output files (--trace, --stats): opened early, written at exit, never truncated or
+ * removed by a run that fails before the VM starts unless it made them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,11 +70,11 @@ static void run_file_canon(const char *path, char *buf)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	const char *base = strrchr(path, '/');
+	size_t rl, bl;
 
 	snprintf(dir, sizeof(dir), "%.*s", base ? (int)(base - path) + 1 : 1, base ? path : ".");
 	base = base ? base + 1 : path;
-	size_t rl, bl = strlen(base);
-
+	bl = strlen(base);
 	if (!realpath(dir, real) || (rl = strlen(real)) + bl + 2 > PATH_MAX) {
 		*buf = '\0';
 		return;
