@@ -186,15 +186,15 @@ for i in $(seq 30); do tm has-session -t top 2>/dev/null || break; sleep 0.1; do
 if tm has-session -t top 2>/dev/null; then bad "q: still running"; else ok "q quits"; fi
 expect_eq "q: exit status" "$(cat "$TMPD/top.rc" 2>/dev/null)" 0
 
-# A VM that stops under the interactive view, the cursor on its last row: the view goes on
+# A VM that stops (after 6 s) under the interactive view, the cursor on its last row: the view goes on
 # without it (the rows of the old snapshot named its VM and groups by index in that snapshot;
 # top crashed taking the cursor's row over to the next one).
-top_vm gone 2 --duration 4 --group g1 --group g2 --assign 0=g1 --assign 1=g2 || bad "VM gone"
+top_vm gone 2 --duration 6 --group g1 --group g2 --assign 0=g1 --assign 1=g2 || bad "VM gone"
 tm new-session -d -s gone -x 150 -y 40 \
 	"env VSCHED_RUN_DIR='$VSCHED_RUN_DIR' '$VSCHED' top -d 0.2 --vm gone; echo \$? >'$TMPD/gone.rc'; sleep 60"
 for i in $(seq 50); do tm capture-pane -p -t gone | grep -q '/g2 ' && break; sleep 0.1; done
 tm send-keys -t gone G
-for i in $(seq 100); do
+for i in $(seq 150); do
 	tm capture-pane -p -t gone | grep -q 'no vsched VM running' && break
 	sleep 0.1
 done
