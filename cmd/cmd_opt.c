@@ -87,12 +87,64 @@ static int cmd_opt_val(const struct cmd_desc *d, unsigned int i)
 	return d->opts[i].key ? d->opts[i].key : CMD_OPT_LONG + (int)i;
 }
 
+/*
+ * The option a getopt_long() error is about. argv[optind - 1] is the word last read, which is
+ * not the one at fault inside a cluster of letters ("-xb": 'x' is refused while optind still
+ * points at the cluster), so a letter is named by optopt; a long option ("--name", "--na",
+ * "--name=v") only when that word is one and names the option optopt is (an unknown one has
+ * optopt 0).
+ */
+static const char *cmd_bad_opt(const struct cmd_desc *d, char **argv, char *buf, size_t len)
+{
+	const char *w = argv[optind - 1];
+	unsigned int i;
+
+	if (!optopt)
+		return w;
+	if (!strncmp(w, "--", 2)) {
+		size_t n = strcspn(w + 2, "=");
+
+		for (i = 0; i < d->nr_opts; i++)
+			if (cmd_opt_val(d, i) == optopt && strlen(d->opts[i].name) >= n &&
+			    !strncmp(d->opts[i].name, w + 2, n))	/* or abbreviates it */
+				return w;
+	}
+	if (optopt > 0 && optopt < CMD_OPT_LONG) {
+		snprintf(buf, len, "-%c", optopt);
+		return buf;
+	}
+	return w;
+}
+
+/* "--pre" that abbreviates several long options: glibc refuses it as it refuses an unknown. */
+static int cmd_ambiguous(const struct cmd_desc *d, const char *w)
+{
+	size_t n = strcspn(w + 2, "="), off = 0;
+	char names[256] = "";
+	unsigned int i, hits = 0;
+
+	for (i = 0; i < d->nr_opts; i++) {
+		if (strncmp(d->opts[i].name, w + 2, n))
+			continue;
+		if (strlen(d->opts[i].name) == n)
+			return 0;	/* an exact match is no abbreviation */
+		hits++;
+		if (off < sizeof(names))
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s--%s",
+						off ? ", " : "", d->opts[i].name);
+	}
+	if (hits < 2)
+		return 0;
+	return cmd_usage_error(d, "option '%.*s' is ambiguous (%s)", (int)n + 2, w, names);
+}
+
 int cmd_parse(const struct cmd_desc *d, int argc, char **argv, void *cfg, uint64_t *seen)
 {
 	/* ':' first: a missing value is reported as such (getopt returns ':'). */
 	char sopts[2 * CMD_MAX_OPTS + 4] = ":h", *p = sopts + 2;
 	struct option lopts[CMD_MAX_OPTS + 2];
 	unsigned int i, nargs;
+	char bad[4];
 	int c;
 
 	if (d->nr_opts > CMD_MAX_OPTS)
@@ -122,12 +174,21 @@ int cmd_parse(const struct cmd_desc *d, int argc, char **argv, void *cfg, uint64
 			return 0;
 		}
 		if (c == ':')
-			return cmd_usage_error(d, "option '%s' needs a value", argv[optind - 1]);
+			return cmd_usage_error(d, "option '%s' needs a value",
+					       cmd_bad_opt(d, argv, bad, sizeof(bad)));
 		for (i = 0; i < d->nr_opts; i++)
 			if (c == cmd_opt_val(d, i))
 				break;
+		if (c == '?' && optopt && !strncmp(argv[optind - 1], "--", 2) &&
+		    cmd_bad_opt(d, argv, bad, sizeof(bad)) == argv[optind - 1])
+			return cmd_usage_error(d, "option '%.*s' takes no value",
+					       (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+		if (c == '?' && !optopt && !strncmp(argv[optind - 1], "--", 2) &&
+		    cmd_ambiguous(d, argv[optind - 1]))
+			return -EINVAL;
 		if (c == '?' || i == d->nr_opts)
-			return cmd_usage_error(d, "unknown option '%s'", argv[optind - 1]);
+			return cmd_usage_error(d, "unknown option '%s'",
+					       cmd_bad_opt(d, argv, bad, sizeof(bad)));
 		if (cmd_take(d, i, cfg, d->opts[i].arg ? optarg : NULL))
 			return -EINVAL;
 		if (seen)

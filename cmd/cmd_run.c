@@ -165,7 +165,7 @@ int cmd_run(int argc, char **argv)
 	if (cfg.demo)
 		run_demo_banner(&cfg, lanes, vm.accel);
 	/* Opened now, so a path that cannot be written is refused before anything runs. */
-	if (cfg.stats && !(stats = fopen(cfg.stats, "w"))) {
+	if (cfg.stats && !(stats = run_out_open(cfg.stats, &cfg.stats_created))) {
 		fprintf(stderr, "vsched run: --stats %s: %s\n", cfg.stats, strerror(errno));
 		run_sched_destroy(&rs);
 		return RUN_EXIT_USAGE;

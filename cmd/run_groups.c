@@ -146,6 +146,11 @@ int run_group_assign(struct vsched *vs, const char *spec, char *msg, size_t msgl
 		return -EINVAL;
 	}
 	*path++ = '\0';
+	/* "0=$G" with G unset would move the vCPUs to the root without a word. */
+	if (!*path) {
+		snprintf(msg, msglen, "no group path after '=' (want CPUSET=PATH; '/' is the root)");
+		return -EINVAL;
+	}
 	ret = vsched_assign(vs, buf, path);
 	if (ret)
 		snprintf(msg, msglen, "vCPUs %s to '%s': %s", buf, path, strerror(-ret));

@@ -286,6 +286,14 @@ static int run_check_kernel(const struct run_cfg *cfg)
 		return run_usage_error("--ctl-dir and --no-ctl exclude each other");
 	if (cfg->no_sched && (cfg->nr_groups || cfg->nr_assigns))
 		return run_usage_error("--no-sched excludes --group and --assign");
+	/* Without the scheduler no decision is made: the trace would hold no slice at all. */
+	if (cfg->no_sched && cfg->trace)
+		return run_usage_error("--no-sched excludes --trace (it records the vCPU "
+				       "scheduler's decisions)");
+	/* Each writes a JSON document of its own at exit: one would replace the other. */
+	if (cfg->trace && cfg->stats && run_same_file(cfg->trace, cfg->stats))
+		return run_usage_error("--trace and --stats name the same file ('%s', '%s')",
+				       cfg->trace, cfg->stats);
 	return 0;
 }
 

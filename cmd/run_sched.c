@@ -52,7 +52,7 @@ static int run_sched_specs(struct vsched *vs, const char *flag, const char *cons
 
 int run_sched_trace(struct run_sched *rs, const char *path, char *msg, size_t msglen)
 {
-	rs->trace_file = fopen(path, "w");
+	rs->trace_file = run_out_open(path, &rs->trace_created);
 	if (!rs->trace_file) {
 		int err = errno;
 
@@ -161,7 +161,9 @@ static int run_sched_trace_write(struct run_sched *rs)
 
 	runtime_set_trace(rs->rt, NULL);
 	trace_finish(rs->trace, time_mono_ns());
-	ret = trace_write_json(rs->trace, rs->trace_file);
+	ret = run_out_begin(rs->trace_file);
+	if (!ret)
+		ret = trace_write_json(rs->trace, rs->trace_file);
 	if (fclose(rs->trace_file))
 		ret = -EIO;
 	rs->trace_file = NULL;
@@ -183,9 +185,10 @@ void run_sched_destroy(struct run_sched *rs)
 {
 	run_sched_finish(rs);
 	if (rs->trace_file) {
-		/* No VM ran: leave no empty trace behind. */
+		/* No VM ran: leave no empty trace behind, and a file that was there as it was. */
 		fclose(rs->trace_file);
-		unlink(rs->trace_path);
+		if (rs->trace_created)
+			unlink(rs->trace_path);
 		rs->trace_file = NULL;
 	}
 	trace_destroy(rs->trace);

@@ -102,8 +102,10 @@ static int run_exit_status(const struct vm *vm, int sig)
 static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
 			   const struct run_stats *sr)
 {
-	int ret = run_stats_json(f, vm, sr);
+	int ret = run_out_begin(f);
 
+	if (!ret)
+		ret = run_stats_json(f, vm, sr);
 	if (fclose(f) || ret) {
 		fprintf(stderr, "vsched run: --stats %s: write failed\n", cfg->stats);
 		return -EIO;
@@ -184,9 +186,10 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE 
 out:
 	run_sched_destroy(rs);
 	if (stats) {
-		/* No VM ran: leave no empty statistics file behind. */
+		/* No VM ran: leave no empty statistics file behind, and one that was there as it was. */
 		fclose(stats);
-		unlink(cfg->stats);
+		if (cfg->stats_created)
+			unlink(cfg->stats);
 	}
 	vm_destroy(vm);
 	sigaction(SIGINT, &old_int, NULL);

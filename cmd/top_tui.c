@@ -60,13 +60,23 @@ static void row_key(const struct tui *t, const struct top_row *r, char *buf, siz
 		snprintf(buf, len, "%s\tg\t/", vm->name);
 }
 
-static void tui_rows(struct tui *t)
+/*
+ * The key of the row under the cursor, from the view its rows were made of: a new snapshot
+ * takes it before it frees that view, as its VM and group indices mean nothing in the next.
+ */
+static void tui_cursor_key(const struct tui *t, char *buf, size_t len)
 {
-	char want[PATH_MAX + 200] = "", key[PATH_MAX + 200];
+	*buf = '\0';
+	if (t->view_ok && t->rows && t->cursor < t->nr_rows)
+		row_key(t, &t->rows[t->cursor], buf, len);
+}
+
+/* Rows of the view in hand; the cursor goes to the row of key want if there is one. */
+static void tui_rows(struct tui *t, const char *want)
+{
+	char key[PATH_MAX + 200];
 	unsigned int i;
 
-	if (t->rows && t->cursor < t->nr_rows)
-		row_key(t, &t->rows[t->cursor], want, sizeof(want));
 	free(t->rows);
 	t->rows = NULL;
 	t->nr_rows = 0;
@@ -88,8 +98,10 @@ static void tui_rows(struct tui *t)
 static void tui_snapshot(struct tui *t)
 {
 	struct top_snap *next = t->cur == &t->snaps[0] ? &t->snaps[1] : &t->snaps[0];
+	char want[PATH_MAX + 200];
 	int ret;
 
+	tui_cursor_key(t, want, sizeof(want));
 	if (t->view_ok)
 		top_view_free(&t->view);
 	t->view_ok = false;
@@ -106,7 +118,7 @@ static void tui_snapshot(struct tui *t)
 	t->cur = next;
 	t->view_ok = !top_view_build(&t->view, t->prev, t->cur);
 	t->nr_snaps++;
-	tui_rows(t);
+	tui_rows(t, want);
 }
 
 static const double intervals[] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600 };
@@ -251,6 +263,7 @@ static void tui_draw(struct tui *t)
 
 static void tui_key(struct tui *t, int ch)
 {
+	char want[PATH_MAX + 200];
 	unsigned int i;
 
 	if (t->help && ch != '?' && ch != 'h') {
@@ -262,7 +275,8 @@ static void tui_key(struct tui *t, int ch)
 	for (i = 0; i < sizeof(tui_keys) / sizeof(tui_keys[0]); i++)
 		if (ch == tui_keys[i].key || ch == tui_keys[i].key2) {
 			tui_keys[i].fn(t, tui_keys[i].arg);
-			tui_rows(t);
+			tui_cursor_key(t, want, sizeof(want));
+			tui_rows(t, want);
 			return;
 		}
 	if (ch != KEY_RESIZE)

@@ -50,6 +50,7 @@ struct run_cfg {
 	bool cpuid_hide_set;
 	uint64_t duration_ns;
 	const char *stats;
+	bool stats_created;		/* stats did not exist before (run_out_open()) */
 	const char *trace;	/* --trace FILE */
 	const char *domain;
 	unsigned int cpus;
@@ -87,6 +88,16 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg);
  * naming the file.
  */
 int run_check_files(struct run_cfg *cfg);
+/*
+ * An output file (--stats, --trace) opened now, so a path that cannot be written is refused
+ * before anything runs, but not truncated: a run that fails before the VM leaves a file that
+ * was there as it was (and removes one it made: *created). NULL with errno.
+ */
+FILE *run_out_open(const char *path, bool *created);
+/* Empties a regular output file just before its document is written. 0 or -errno. */
+int run_out_begin(FILE *f);
+/* Whether output paths a and b name one file (the same inode, or one name not made yet). */
+bool run_same_file(const char *a, const char *b);
 /*
  * The VM group's settings for the host scheduler (cfg->partition, weight, max), checked as the
  * interface files check them (partition an absolute group path, cpu.weight 1..10000, cpu.max
@@ -187,6 +198,7 @@ struct run_sched {
 	double *demand;		/* per vCPU, for the table's ideal column; NULL: unknown */
 	const char *trace_path;	/* --trace: the schedule as trace-event JSON, written at the end */
 	FILE *trace_file;
+	bool trace_created;	/* trace_path did not exist before */
 	struct trace *trace;
 	struct runtime_host host;	/* --host: host.sock set (run_sched_host()) */
 	char host_sock[108];

@@ -15,6 +15,12 @@ cmds=$(sed -n 's/^\t{ "\([a-z]*\)", cmd_[a-z]*, ".*" },$/\1/p' "$top/cmd/main.c"
 for c in $cmds; do
 	grep -q "^  $c " "$tmp/top" || fail "vsched --help lacks '$c'"
 done
+# man vsched has an entry for each (COMMANDS: a .TP whose next line starts with the name).
+man_cmds=$(awk 'p == ".TP" { sub(/^\.B[IR]? "?/, ""); sub(/[ "].*/, ""); print } { p = $0 }' \
+	"$top/man/vsched.1")
+for c in $cmds; do
+	grep -qx "$c" <<<"$man_cmds" || fail "man/vsched.1 has no entry for '$c'"
+done
 "$VSCHED" nosuchcmd >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "unknown command 'nosuchcmd'" "$tmp/err" || fail "unknown command"
 
@@ -54,4 +60,19 @@ done
 "$VSCHED" run --vcpus >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "^vsched run: option '--vcpus' needs a value" "$tmp/err" ||
 	fail "run --vcpus: $(cat "$tmp/err")"
+# The message names the option at fault: a letter inside a cluster (not the word before it),
+# an abbreviation of several long options, a value given to a flag.
+errmsg() {
+	local want=$1
+	shift
+	"$VSCHED" "$@" >/dev/null 2>"$tmp/err" </dev/null
+	rc=$?
+	[ $rc -eq 2 ] && grep -qF "$want" "$tmp/err" || fail "$* (exit $rc): $(cat "$tmp/err"), want '$want'"
+}
+errmsg "vsched top: unknown option '-x'" top -xb
+errmsg "vsched top: unknown option '-x'" top --batch -bx
+errmsg "vsched top: option '-n' needs a value" top -bn
+errmsg "vsched top: option '--iter' needs a value" top -b --iter
+errmsg "vsched run: option '--no' is ambiguous (--no-sched, --no-pin, --no-ctl)" run --no
+errmsg "vsched list: option '--all' takes no value" list --all=x
 echo "ok: $(echo "$cmds" | wc -w) subcommands, $n table options in --help"

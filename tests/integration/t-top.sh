@@ -186,4 +186,27 @@ for i in $(seq 30); do tm has-session -t top 2>/dev/null || break; sleep 0.1; do
 if tm has-session -t top 2>/dev/null; then bad "q: still running"; else ok "q quits"; fi
 expect_eq "q: exit status" "$(cat "$TMPD/top.rc" 2>/dev/null)" 0
 
+# A VM that stops (after 6 s) under the interactive view, the cursor on its last row: the view goes on
+# without it (the rows of the old snapshot named its VM and groups by index in that snapshot;
+# top crashed taking the cursor's row over to the next one).
+top_vm gone 2 --duration 6 --group g1 --group g2 --assign 0=g1 --assign 1=g2 || bad "VM gone"
+tm new-session -d -s gone -x 150 -y 40 \
+	"env VSCHED_RUN_DIR='$VSCHED_RUN_DIR' '$VSCHED' top -d 0.2 --vm gone; echo \$? >'$TMPD/gone.rc'; sleep 60"
+for i in $(seq 50); do tm capture-pane -p -t gone | grep -q '/g2 ' && break; sleep 0.1; done
+tm send-keys -t gone G
+for i in $(seq 150); do
+	tm capture-pane -p -t gone | grep -q 'no vsched VM running' && break
+	sleep 0.1
+done
+sleep 0.5
+if [ -f "$TMPD/gone.rc" ]; then
+	bad "a VM that stops: top ended with status $(cat "$TMPD/gone.rc")"
+	tm capture-pane -p -t gone | tail -n 3
+else
+	ok "a VM that stops under the cursor leaves the view, top goes on"
+	tm send-keys -t gone q
+	for i in $(seq 30); do [ -f "$TMPD/gone.rc" ] && break; sleep 0.1; done
+	expect_eq "q after the VM stopped: exit status" "$(cat "$TMPD/gone.rc" 2>/dev/null)" 0
+fi
+
 ctl_finish

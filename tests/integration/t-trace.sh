@@ -152,4 +152,33 @@ if "$VSCHED" sim --trace "$tmp/no/such/dir.json" "$here/../../sim/scenarios/mixe
 fi
 grep -q -- "--trace $tmp/no/such/dir.json: No such file or directory" "$tmp/err" ||
 	{ cat "$tmp/err"; exit 1; }
+# --trace beside --stats naming the same file (by another name too), or beside --no-sched
+# (no decisions to record): usage errors before anything runs, no file written. Before, the
+# stats replaced the trace at exit, and --no-sched wrote a trace without a slice.
+for args in "--trace $tmp/same.json --stats $tmp/same.json" \
+	"--trace $tmp/same.json --stats $tmp/../$(basename "$tmp")/same.json" \
+	"--no-sched --trace $tmp/same.json"; do
+	# shellcheck disable=SC2086
+	"$VSCHED" run --accel thread --payload hog --no-ctl --duration 100ms $args \
+		>/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] || { echo "FAIL: run $args: exit $rc, want 2"; cat "$tmp/err"; exit 1; }
+	grep -Eq -- "--trace and --stats name the same file|--no-sched excludes --trace" \
+		"$tmp/err" || { cat "$tmp/err"; exit 1; }
+	[ ! -e "$tmp/same.json" ] || { echo "FAIL: run $args wrote the file"; exit 1; }
+done
+# A run that fails before the VM starts leaves a file that was there as it was (it removed it:
+# a --stats path that cannot be written deleted an existing --trace file); a run that works
+# replaces a longer file that was there with its whole document.
+printf '{"kept": true}\n' > "$tmp/kept.json"
+"$VSCHED" run --accel thread --payload hog --no-ctl --duration 100ms --trace "$tmp/kept.json" \
+	--stats "$tmp/no/such/dir.json" >/dev/null 2>&1 && { echo "FAIL: run accepted --stats"; exit 1; }
+[ "$(cat "$tmp/kept.json" 2>&1)" = '{"kept": true}' ] ||
+	{ echo "FAIL: a failed run changed the existing --trace file: $(cat "$tmp/kept.json" 2>&1)"; exit 1; }
+head -c 400000 /dev/zero | tr '\0' x > "$tmp/long.json"
+cp "$tmp/long.json" "$tmp/long-stats.json"
+"$VSCHED" run --accel thread --payload hog --no-ctl --duration 100ms --trace "$tmp/long.json" \
+	--stats "$tmp/long-stats.json" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+jq -e .traceEvents "$tmp/long.json" >/dev/null && jq -e .nr_vcpus "$tmp/long-stats.json" >/dev/null ||
+	{ echo "FAIL: an existing longer file was not replaced by the document"; exit 1; }
 echo ok

@@ -84,8 +84,13 @@ static void test_launch_assign(void)
 	CU_ASSERT_EQUAL(run_group_assign(vs, "=web", msg, sizeof(msg)), -EINVAL);
 	CU_ASSERT_EQUAL(run_group_assign(vs, "7=web", msg, sizeof(msg)), -ERANGE);
 	CU_ASSERT_EQUAL(run_group_assign(vs, "0=nope", msg, sizeof(msg)), -ENOENT);
+	/* no path (an unset shell variable, "0=$G"): refused, not the root; "/" names the root */
+	CU_ASSERT_EQUAL(run_group_assign(vs, "0=", msg, sizeof(msg)), -EINVAL);
 	read_file(vs, "web/fe", "cgroup.threads", buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "1000\n1001\n");
+	CU_ASSERT_EQUAL(run_group_assign(vs, "2=/", msg, sizeof(msg)), 0);
+	read_file(vs, "bg", "cgroup.threads", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "");
 	vsched_destroy(vs);
 }
 

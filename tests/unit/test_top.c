@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `vsched top`'s arithmetic on fixed snapshots (cmd/top_calc.c) and its vsched.vcpu.stat parser. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/top.h"
@@ -214,6 +215,34 @@ static void test_top_parse(void)
 	CU_ASSERT_EQUAL(top_parse_vcpu_line("1 wait_hist=999:1", &v), -EINVAL);
 }
 
+/*
+ * A group name may hold any byte but '/' and a newline: the label shows a control byte, a space
+ * and a backslash as \xNN, so an escape sequence in a (delegated) group's name does not reach
+ * the terminal of whoever runs `vsched top -b`, and the label stays one word for awk.
+ */
+static void test_top_label_escape(void)
+{
+	struct top_snap snap = { .nr_vms = 1, .vms = &vms[0] };
+	struct top_prefs prefs = { .sort = TOP_SORT_NAME };
+	struct top_view view;
+	struct top_row *rows;
+	unsigned int n, i;
+	bool seen = false;
+
+	vm_fill(0, 1000000, 500000, 0, 0);
+	snprintf(groups[0][3].path, sizeof(groups[0][3].path), "/\033]0;x\a a\\b");
+	CU_ASSERT_EQUAL_FATAL(top_view_build(&view, NULL, &snap), 0);
+	CU_ASSERT_EQUAL_FATAL(top_rows(&view, &prefs, &rows, &n), 0);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_PTR_NULL(strpbrk(rows[i].text, "\033\a"));
+		if (strstr(rows[i].text, "/\\x1b]0;x\\x07\\x20a\\x5cb "))
+			seen = true;
+	}
+	CU_ASSERT_TRUE(seen);
+	free(rows);
+	top_view_free(&view);
+}
+
 static CU_TestInfo top_tests[] = {
 	{ "deltas and percentages", test_top_delta },
 	{ "fluid share: weights of busy groups, caps", test_top_fluid_weights_caps },
@@ -221,6 +250,7 @@ static CU_TestInfo top_tests[] = {
 	{ "fluid share: demand from waits", test_top_fluid_demand },
 	{ "wait p99 of an interval", test_top_waits },
 	{ "vsched.vcpu.stat lines", test_top_parse },
+	{ "labels escape control bytes, spaces and backslashes", test_top_label_escape },
 	CU_TEST_INFO_NULL,
 };
 
