@@ -191,3 +191,67 @@ uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc)
 	}
 	return until;
 }
+
+/*
+ * The lane time waiting capped gc needs beyond its k running lanes to spend its pool before the
+ * refill (pool - k t, t the time to it), where the reference throttles gc this period: its rate
+ * to the refill draws more than the reference has left of the pool, so it serves gc the whole
+ * pool, and what is unspent at the refill is lost. 0 where gc needs none, is not waiting, or
+ * holds vc (below it). The rate is the lower of the moment's and the period's mean so far: the
+ * moment's is high while a capped sibling is throttled that the reference still serves, and
+ * judged by it a group the reference leaves short was given its pool every period (10 ms caps
+ * seed 1272, /g4/g6 beside /g4/g7 capped: 0.40 -> 1.28 % of capacity; 0.52 by the lower).
+ */
+static double owed_need(const struct sched *s, const struct group_core *gc,
+			const struct vcpu_core *vc, double *t)
+{
+	const struct sched_core *c = &s->core;
+	const struct sched_entity *e;
+	double need, el, r;
+
+	if (gc->throttled || !heap_queued(&gc->se.node) || gc->next_refill <= c->now)
+		return 0;
+	for (e = &vc->se; e->parent && e->parent != gc; e = &e->parent->se)
+		;
+	if (e->parent)
+		return 0;
+	*t = (double)(gc->next_refill - c->now);
+	el = (double)(c->now + gc->period - gc->next_refill);
+	r = el > 0 && gc->ref_used < gc->se.rate * el ? gc->ref_used / el : gc->se.rate;
+	if (r * *t <= (double)gc->runtime_snap - gc->ref_used)
+		return 0;	/* the reference does not throttle gc: owed its rate only */
+	need = (double)gc->runtime / c->deliver - gc->se.nr_running * *t;
+	return need > 0 ? need : 0;
+}
+
+/*
+ * A rotation end for a lane held outside waiting capped gc no later than the last moment one
+ * more lane must go to gc for its pool to be spent before the refill (owed_need() from then on).
+ * A slice renewed across that moment (a holder re-picked in a near tie) left gc the rest of its
+ * window: one lane, /a max 4.5 ms per 10 ms beside /b weight 99, /b renewed at 46 ms to 49, /a
+ * 4.0 ms of 4.5 at the refill at 50 (docs/scheduler.md §10, class B). Returns end, or that moment
+ * where it is earlier and after now; a holder re-picked there gets a whole slice (the moment is
+ * then past).
+ */
+uint64_t bw_lane_owed_end(const struct sched *s, const struct vcpu_core *vc, uint64_t end)
+{
+	const struct sched_core *c = &s->core;
+	unsigned int i;
+
+	for (i = 0; i < c->timers.nr; i++) {
+		const struct group_core *gc = container_of(c->timers.a[i], struct group_core,
+							   timer_node);
+		double t, need;
+		uint64_t latest;
+
+		if (gc->next_refill >= end + (uint64_t)((double)gc->runtime / c->deliver))
+			continue;	/* its last start is after end whatever it holds */
+		need = owed_need(s, gc, vc, &t);
+		if (need <= 0 || need >= t)
+			continue;
+		latest = gc->next_refill - (uint64_t)ceil(need);
+		if (latest < end && latest > c->now)
+			end = latest;
+	}
+	return end;
+}

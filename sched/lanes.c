@@ -64,6 +64,13 @@ static void lane_set_rotation(struct sched *s, struct lane *ln)
 		if (end < c->now + c->params.min_run_ns)
 			end = c->now + c->params.min_run_ns;
 	}
+	if (c->nr_bw_groups) {
+		uint64_t owed = bw_lane_owed_end(s, ln->cur, end);
+
+		if (owed < end)
+			end = owed > c->now + c->params.min_run_ns ? owed :
+			      c->now + c->params.min_run_ns;
+	}
 	ln->rot_until = end;
 	fair_prepay(s, ln->cur, ln->rot_until - c->now);
 }

@@ -489,6 +489,25 @@ static void test_refill_owed_in_its_window(void)
 	}
 }
 
+/*
+ * A slice renewed across the moment a capped sibling must get the lane to spend its pool before
+ * its refill (issue 13, class B of `fuzz-sim --kind 6`). One lane, /a capped at 4.5 ms per 10 ms
+ * beside /b at weight 99: /a's rate (0.503) draws 5.03 ms a period, so the reference throttles it
+ * and it spends its whole pool. /a ran 40-43 ms, /b 43-46, /b's slice was renewed at 46 to 49 (a
+ * near tie) and /a had 1 ms to the refill at 50: 4.0 ms of 4.5 a period (1.25 % of capacity; 4.9
+ * ms quotas 2.25 %). Seed 1854 reduced, /g3 capped at 2.4 ms per 5 ms beside /g2 at equal weight:
+ * 0.53 %. Both 0.000 % with the renewal ending at /a's last start (bw_lane_owed_end()).
+ */
+static void test_renewal_ends_at_capped_last_start(void)
+{
+	run_within("lanes 1\nduration 2s\ngroup /a max 4500us 10000us\ngroup /b weight 99\n"
+		   "vcpu 0 /a hog\nvcpu 1 /b hog\n", 0.1);
+	run_within("lanes 1\nduration 2s\ngroup /a max 4900us 10000us\ngroup /b weight 99\n"
+		   "vcpu 0 /a hog\nvcpu 1 /b hog\n", 0.1);
+	run_within("lanes 1\nduration 2s\ngroup /g3 max 2400us 5000us\ngroup /g2\n"
+		   "vcpu 0 /g3 hog\nvcpu 1 /g2 hog\n", 0.1);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -516,6 +535,8 @@ static CU_TestInfo caps_tests[] = {
 	{ "a pool is paced in its last lane", test_pool_paced_in_its_last_lane },
 	{ "a throttle counts its ancestors' windows", test_throttle_counts_ancestor_windows },
 	{ "a refill is owed its siblings' lanes in its window", test_refill_owed_in_its_window },
+	{ "a renewal ends at a capped sibling's last start",
+	  test_renewal_ends_at_capped_last_start },
 	CU_TEST_INFO_NULL,
 };
 
