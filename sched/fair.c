@@ -245,11 +245,16 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 	if (sleep)
 		vc->burst = vc->burst > 0 ? (3 * vc->burst + (double)vc->ran) / 4 : (double)vc->ran;
 
+	vc->delay_ref_end = (double)s->core.now;
 	for (; se->parent; se = &se->parent->se) {
 		if (se->is_group && se_group(se)->nr_runnable)
 			break;
 		se->runnable = false;
 		if (sleep && se->rate > 0 && se->vt > fair_vclock(se->parent)) {
+			/* At its rate, GPS serves what it ran ahead in vt - V (bandwidth.c, ref_rates()). */
+			if ((double)s->core.now + se->vt - fair_vclock(se->parent) > vc->delay_ref_end)
+				vc->delay_ref_end = (double)s->core.now + se->vt -
+						    fair_vclock(se->parent);
 			se->delayed = true;
 			se->delayer = vc;
 			vc->delaying++;

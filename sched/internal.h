@@ -92,6 +92,7 @@ struct vcpu_core {
 	int lane;			/* -1 when not on a lane */
 	int told_lane;			/* the lane the runtime was told, -1 if none */
 	unsigned int delaying;		/* entities its block left delayed: it still demands */
+	double delay_ref_end;		/* when GPS ends the burst it ran ahead (fair_block()) */
 	double burst;			/* average service from waking to blocking, 0: unknown */
 	uint64_t ran;			/* service since it last woke */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
@@ -138,6 +139,7 @@ struct sched_core {
 	bool rates_dirty;		/* everything: configuration changed */
 	struct vcpu_core *path_dirty;	/* only this vCPU's runnability changed */
 	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
+	double *ref_demand;		/* the reference's demand (bandwidth.c, ref_rates()) */
 	struct fluid_claim *claims;
 	size_t nr_claims;
 	/* Delivered capacity (rates.c): CPU reported per ns of lane held, measured. */

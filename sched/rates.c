@@ -30,7 +30,8 @@ int rates_init(struct sched *s)
 	c->deliver = 1.0;
 	c->demand = calloc(s->nr_vcpus + 1, sizeof(double));
 	c->rate = calloc(s->nr_vcpus + 1, sizeof(double));
-	if (!c->demand || !c->rate)
+	c->ref_demand = calloc(s->nr_vcpus + 1, sizeof(double));
+	if (!c->demand || !c->rate || !c->ref_demand)
 		return -ENOMEM;
 	return rates_reserve(s);
 }
@@ -41,6 +42,7 @@ void rates_exit(struct sched *s)
 
 	free(c->demand);
 	free(c->rate);
+	free(c->ref_demand);
 	free(c->claims);
 }
 

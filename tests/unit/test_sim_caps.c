@@ -508,6 +508,25 @@ static void test_renewal_ends_at_capped_last_start(void)
 		   "vcpu 0 /g3 hog\nvcpu 1 /g2 hog\n", 0.1);
 }
 
+/*
+ * What the reference drew from a pool is integrated at the reference's rates, where a vCPU that
+ * blocked ahead of its share demands until GPS has served what it ran ahead, not for as long as
+ * its entity stays delayed in the core. Two lanes, /g1 weight 1 capped at 40 ms per 200 ms with
+ * a hog beside /g0 (weight 100) with a hog, a duty vCPU and /g0/g4 with another (2 ms every 10,
+ * together): at the core's rates /g1 looked served 0.02 CPU for 4-6 ms of each burst where GPS
+ * has the duty vCPUs done in 3, so its throttle credit came back as 3-5 ms of lag at every
+ * refill; it took /g0's hog's lane, ran dry before the reference and its lane idled: the total
+ * 17 ms under, all of it /g0's hog (the audit's gg21 reduced, class E of docs/scheduler.md §10:
+ * 0.856 % of capacity; 0.356 % now).
+ */
+static void test_reference_draw_ends_delayed_burst(void)
+{
+	run_within("lanes 2\ngroup /g0\ngroup /g1 weight 1 max 40ms 200ms\n"
+		   "group /g0/g4 max 15ms 10ms\ngroup /g1/g5\n"
+		   "vcpu 0 /g0 duty 2ms 10ms\nvcpu 1 /g1/g5 hog\nvcpu 2 /g0 hog\n"
+		   "vcpu 3 /g0/g4 duty 2ms 10ms\n", 0.5);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -537,6 +556,8 @@ static CU_TestInfo caps_tests[] = {
 	{ "a refill is owed its siblings' lanes in its window", test_refill_owed_in_its_window },
 	{ "a renewal ends at a capped sibling's last start",
 	  test_renewal_ends_at_capped_last_start },
+	{ "the reference's draw ends a delayed sleeper's burst where GPS does",
+	  test_reference_draw_ends_delayed_burst },
 	CU_TEST_INFO_NULL,
 };
 
