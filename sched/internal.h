@@ -139,7 +139,7 @@ struct sched_core {
 	bool rates_dirty;		/* everything: configuration changed */
 	struct vcpu_core *path_dirty;	/* only this vCPU's runnability changed */
 	double *demand, *rate;		/* scratch for fluid_solve_scratch() */
-	double *ref_demand;		/* the reference's demand (bandwidth.c, ref_rates()) */
+	double *ref_demand;		/* the reference's demand (bandwidth_ref.c, ref_rates()) */
 	struct fluid_claim *claims;
 	size_t nr_claims;
 	/* Delivered capacity (rates.c): CPU reported per ns of lane held, measured. */
