@@ -12,8 +12,19 @@
 
 static int cmd_help(int argc, char **argv);
 
-static int cmd_version(int argc __unused, char **argv __unused)
+/* Neither takes arguments: one given is a typo or a misplaced option, not something to drop. */
+static int no_args(int argc, char **argv)
 {
+	if (argc <= 1)
+		return 0;
+	fprintf(stderr, "vsched: '%s' takes no arguments (got '%s')\n", argv[0], argv[1]);
+	return CMD_EXIT_USAGE;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	if (no_args(argc, argv))
+		return CMD_EXIT_USAGE;
 	printf("vsched %s\n", VSCHED_VERSION);
 	return 0;
 }
@@ -30,10 +41,12 @@ static const struct cmd cmds[] = {
 	{ "hook", cmd_hook, "libvirt QEMU hook (installed in /etc/libvirt/hooks/qemu.d/)" },
 };
 
-static int cmd_help(int argc __unused, char **argv __unused)
+static int cmd_help(int argc, char **argv)
 {
 	size_t i;
 
+	if (no_args(argc, argv))
+		return CMD_EXIT_USAGE;
 	printf("usage: vsched COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		printf("  %-10s %s\n", cmds[i].name, cmds[i].summary);
@@ -48,9 +61,9 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return cmd_help(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(argc, argv);
+		return cmd_help(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version"))
-		return cmd_version(argc, argv);
+		return cmd_version(argc - 1, argv + 1);
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);

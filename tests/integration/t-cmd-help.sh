@@ -23,6 +23,13 @@ for c in $cmds; do
 done
 "$VSCHED" nosuchcmd >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "unknown command 'nosuchcmd'" "$tmp/err" || fail "unknown command"
+# version and help take no arguments: an extra one is refused, not dropped.
+for a in version help --version --help; do
+	"$VSCHED" $a >/dev/null 2>&1 || fail "vsched $a: exit $?"
+	"$VSCHED" $a extra >"$tmp/out" 2>"$tmp/err"
+	[ $? -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "takes no arguments (got 'extra')" "$tmp/err" ||
+		fail "vsched $a extra: not refused"
+done
 
 n=0
 for c in run list top sim apply hook host; do
