@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "cmd/top.h"
 #include "util/registry.h"
+#include "vmm/opts.h"
 
 static int top_set_iterations(void *cfg, const char *val)
 {
@@ -28,7 +29,7 @@ static int top_set_delay(void *cfg, const char *val)
 	struct top_opts *o = cfg;
 	char *end;
 
-	o->interval = strtod(val, &end);
+	o->interval = opts_strtod(val, &end);
 	return *end || end == val || !(o->interval >= TOP_INTERVAL_MIN) ||
 	       o->interval > TOP_INTERVAL_MAX ? -EINVAL : 0;
 }

@@ -36,14 +36,24 @@ int opts_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+/*
+ * strtod() of a plain decimal: no sign, space, "inf"/"nan" or hexadecimal ("0x10" would be 16
+ * seconds); NAN and *end = s where s is not one.
+ */
+double opts_strtod(const char *s, char **end)
+{
+	*end = (char *)s;
+	if (!s || ((*s < '0' || *s > '9') && *s != '.') || (s[0] == '0' && (s[1] | 0x20) == 'x'))
+		return NAN;
+	return strtod(s, end);
+}
+
 int opts_parse_duration(const char *s, uint64_t *ns)
 {
 	double v, mult = 1e9;
 	char *end;
 
-	if (!s || ((*s < '0' || *s > '9') && *s != '.'))
-		return -EINVAL;
-	v = strtod(s, &end);
+	v = opts_strtod(s, &end);
 	if (end == s)
 		return -EINVAL;
 	if (!strcmp(end, "ms"))

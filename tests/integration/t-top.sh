@@ -37,6 +37,7 @@ case $out in *"VMs 0"*"(no vsched VM running)"*) ok "no VM: empty snapshot says 
 run_err "no running VM named 'nosuch'" "$VSCHED" top -b -n 1 --vm nosuch
 run_err "invalid --iterations '0' (a count >= 1)" "$VSCHED" top -b -n 0
 run_err "invalid --delay '0' (seconds in 0.1..3600)" "$VSCHED" top -b -d 0
+run_err "invalid --delay '0x10' (seconds in 0.1..3600)" "$VSCHED" top -b -d 0x10	# not 16 s
 run_err "invalid --sort 'size' (cpu, name or weight)" "$VSCHED" top -b --sort size
 run_err "unexpected argument 'x'" "$VSCHED" top -b x
 run_err "needs a terminal; use -b" "$VSCHED" top </dev/null

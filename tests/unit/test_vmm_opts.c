@@ -45,6 +45,9 @@ static void test_opts_duration(void)
 	CU_ASSERT_EQUAL(opts_parse_duration("5h", &ns), -EINVAL);
 	CU_ASSERT_EQUAL(opts_parse_duration("s", &ns), -EINVAL);
 	CU_ASSERT_EQUAL(opts_parse_duration("nan", &ns), -EINVAL);
+	CU_ASSERT_EQUAL(opts_parse_duration("0x10", &ns), -EINVAL);	/* not 16 s */
+	CU_ASSERT_EQUAL(opts_parse_duration("0X1p4", &ns), -EINVAL);
+	CU_ASSERT_EQUAL(opts_parse_duration(" 3", &ns), -EINVAL);
 	CU_ASSERT_EQUAL(ns, 7);
 }
 
