@@ -109,14 +109,24 @@ static int run_groups(struct run_cfg *cfg, struct run_sched *rs, const struct pa
 	if (run_sched_setup(rs, cfg->vcpus, lanes, !cfg->no_sched,
 			   (const char *const *)cfg->groups, cfg->nr_groups,
 			   (const char *const *)cfg->assigns, cfg->nr_assigns, msg, sizeof(msg)) ||
-	    (cfg->host && run_sched_host(rs, cfg, msg, sizeof(msg))) ||
-	    (cfg->trace && run_sched_trace(rs, cfg->trace, msg, sizeof(msg))))
+	    (cfg->host && run_sched_host(rs, cfg, msg, sizeof(msg))))
 		return run_usage_error("%s", msg);
 	if (cfg->domain && run_domain_apply(cfg, rs))
 		return -EINVAL;
 	if (!cfg->kernel.kernel && run_payload_demand(rs, popts, cfg->vcpus))
 		return -ENOMEM;
 	return 0;
+}
+
+/*
+ * An output file (--trace, --stats) that cannot be written: a setup failure (exit 1), as an
+ * unreadable --kernel is, not a usage error; what the run made is removed.
+ */
+static int run_out_failed(struct run_sched *rs, const char *msg)
+{
+	fprintf(stderr, "vsched run: %s\n", msg);
+	run_sched_destroy(rs);
+	return RUN_EXIT_FAILURE;
 }
 
 int cmd_run(int argc, char **argv)
@@ -128,6 +138,7 @@ int cmd_run(int argc, char **argv)
 	FILE *stats = NULL;
 	struct run_cfg cfg;
 	unsigned int lanes;
+	char msg[512];
 	struct vm vm;
 	int ret;
 
@@ -165,10 +176,11 @@ int cmd_run(int argc, char **argv)
 	if (cfg.demo)
 		run_demo_banner(&cfg, lanes, vm.accel);
 	/* Opened now, so a path that cannot be written is refused before anything runs. */
+	if (cfg.trace && run_sched_trace(&rs, cfg.trace, msg, sizeof(msg)))
+		return run_out_failed(&rs, msg);
 	if (cfg.stats && !(stats = run_out_open(cfg.stats, &cfg.stats_created))) {
-		fprintf(stderr, "vsched run: --stats %s: %s\n", cfg.stats, strerror(errno));
-		run_sched_destroy(&rs);
-		return RUN_EXIT_USAGE;
+		snprintf(msg, sizeof(msg), "--stats %s: %s", cfg.stats, strerror(errno));
+		return run_out_failed(&rs, msg);
 	}
 	return run_vm(&cfg, &vm, &rs, stats, start_ns);
 }

@@ -140,12 +140,15 @@ else
 fi
 
 # A path that cannot be written: refused before anything runs, nothing left behind.
-if "$VSCHED" run --accel thread --payload hog --no-ctl --duration 100ms \
-	--trace "$tmp/no/such/dir.json" 2>"$tmp/err"; then
-	echo "FAIL: run accepted an unwritable --trace"; exit 1
-fi
-grep -q -- "--trace $tmp/no/such/dir.json: No such file or directory" "$tmp/err" ||
-	{ cat "$tmp/err"; exit 1; }
+# Exit status 1, a setup failure as an unreadable --kernel is (it was 2, usage).
+for o in --trace --stats; do
+	"$VSCHED" run --accel thread --payload hog --no-ctl --duration 100ms \
+		$o "$tmp/no/such/dir.json" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || { echo "FAIL: run with an unwritable $o: exit $rc, want 1"; exit 1; }
+	grep -q -- "$o $tmp/no/such/dir.json: No such file or directory" "$tmp/err" ||
+		{ cat "$tmp/err"; exit 1; }
+done
 if "$VSCHED" sim --trace "$tmp/no/such/dir.json" "$here/../../sim/scenarios/mixed.sim" \
 	>/dev/null 2>"$tmp/err"; then
 	echo "FAIL: sim accepted an unwritable --trace"; exit 1
