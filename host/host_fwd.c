@@ -87,7 +87,10 @@ static int host_fwd_send(struct host *h, unsigned int op, const char *group, con
 	const char *rel;
 
 	c = host_fwd_owner(h, group, &rel);
-	if (!c || !host_fwd_vmms(op, rel, file))
+	/* Above VM groups a move may take no VM's vCPU and no free slot: none is the daemon's. */
+	if (!c)
+		return op == HOST_CTL_WRITE ? host_tree_vet_move(h, file, buf, len) : 1;
+	if (!host_fwd_vmms(op, rel, file))
 		return 1;
 	/* The daemon's vsched.vcpus numbers slots, not the VM's vCPUs: write cgroup.threads. */
 	if (file && !strcmp(file, "vsched.vcpus"))

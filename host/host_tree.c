@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "sched/cftype.h"
 #include "sched/core.h"
 #include "sched/files.h"
 #include "sched/group.h"
@@ -322,4 +323,36 @@ void host_tree_leave(struct host *h, struct host_client *c)
 		group_remove(h->s, vm);
 	}
 	c->joined = false;
+}
+
+/*
+ * A write that moves vCPUs into a group outside every VM group (a partition, the root). Every
+ * thread of this tree is a joined VM's vCPU, which stays in its VM group (EOPNOTSUPP, as the
+ * kernel's cgroup.threads across domains); vsched.vcpus numbers slots, and a free one has no
+ * thread (ESRCH, a TID that does not exist; before the other, as nothing moves either way).
+ * 1: no move named (or a write the tree refuses with its own errno): apply it there.
+ */
+int host_tree_vet_move(struct host *h, const char *file, const char *buf, size_t len)
+{
+	const struct cftype *cft = file ? cftype_find(file) : NULL;
+	char copy[CFTYPE_WRITE_MAX + 1];
+	bool vcpus, named = false;
+	struct cpuset set;
+	unsigned int i;
+
+	if (!cft || !cft->parse_moves || !len || len > CFTYPE_WRITE_MAX)
+		return 1;
+	memcpy(copy, buf, len);
+	copy[len] = '\0';
+	if (cft->parse_moves(h->s, copy, &set))
+		return 1;
+	vcpus = !strcmp(file, "vsched.vcpus");
+	for (i = 0; i < h->nr_slots && i < CPUSET_MAX; i++) {
+		if (!cpuset_test(&set, i))
+			continue;
+		if (vcpus && !h->slot[i].client)
+			return -ESRCH;
+		named = true;
+	}
+	return named ? -EOPNOTSUPP : 1;
 }

@@ -107,7 +107,9 @@ uint64_t host_client_ahead_late(const struct host_client *c);
  * include/host/proto.h, group the group's path ("/machine/web1/a"; for mkdir/rmdir the
  * directory's), file the file written. Below a VM group it is the VMM's: sent to it and
  * waited for (0 or its -errno; -ETIMEDOUT after 2 s, -ESRCH if it left, -EOPNOTSUPP for
- * vsched.vcpus, which numbers slots here). 1: not a VMM's change, apply it here. perm: for a
+ * vsched.vcpus, which numbers slots here). Above VM groups a move of a VM's vCPU is refused
+ * (-EOPNOTSUPP) and one of a free slot (vsched.vcpus) too (-ESRCH), all or none. 1: not a
+ * VMM's change, apply it here. perm: for a
  * write that moves vCPUs, the writer's permission on each ancestor's cgroup.procs here (the
  * root first; ctl_forward()), with which the VMM checks the move as its own directory would;
  * NULL: unchecked (a privileged caller).
