@@ -116,7 +116,7 @@ done
 
 "$VSCHED" run --payload hog --stats "$out/no/such/dir.json" >"$out/log" 2>&1
 rc=$?
-[ $rc -eq 2 ] || fail "unwritable --stats: exit $rc, want 2"
+[ $rc -eq 1 ] || fail "unwritable --stats: exit $rc, want 1 (setup failed, as an unreadable --kernel)"
 grep -q -- "--stats" "$out/log" || fail "unwritable --stats: no message"
 "$VSCHED" run --accel thread --payload 0=probe >"$out/log" 2>&1
 grep -q "probe (vCPU 0) needs a real CPU (KVM)" "$out/log" || fail "probe: $(cat "$out/log")"
