@@ -335,16 +335,11 @@ void host_tree_leave(struct host *h, struct host_client *c)
 int host_tree_vet_move(struct host *h, const char *file, const char *buf, size_t len)
 {
 	const struct cftype *cft = file ? cftype_find(file) : NULL;
-	char copy[CFTYPE_WRITE_MAX + 1];
 	bool vcpus, named = false;
 	struct cpuset set;
 	unsigned int i;
 
-	if (!cft || !cft->parse_moves || !len || len > CFTYPE_WRITE_MAX)
-		return 1;
-	memcpy(copy, buf, len);
-	copy[len] = '\0';
-	if (cft->parse_moves(h->s, copy, &set))
+	if (cftype_moves(h->s, cft, buf, len, &set))
 		return 1;
 	vcpus = !strcmp(file, "vsched.vcpus");
 	for (i = 0; i < h->nr_slots && i < CPUSET_MAX; i++) {

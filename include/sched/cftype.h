@@ -77,6 +77,13 @@ bool cftype_readable(const struct cftype *cft);
 bool cftype_writable(const struct cftype *cft);
 /* 0644 for files with a write handler, 0444 otherwise (cgroup_file_mode()). */
 mode_t cftype_mode(const struct cftype *cft);
+/*
+ * The vCPUs a write of len bytes to cft would move (parse_moves() on a NUL-terminated copy):
+ * 0, or 1 where it names none to check (not a moving file, an empty or too long write), or the
+ * write's -errno: the write itself then refuses or ignores it, so callers apply it as it is.
+ */
+int cftype_moves(struct sched *s, const struct cftype *cft, const char *buf, size_t len,
+		 struct cpuset *set);
 
 /*
  * The one write path of every front end, with kernfs/cgroup_file_write() rules, in their order:

@@ -133,14 +133,9 @@ ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file,
 static int api_check_moves(struct vsched *vs, struct group *g, const struct cftype *cft,
 			   const char *buf, size_t len, vsched_move_check_fn check, void *arg)
 {
-	char copy[CFTYPE_WRITE_MAX + 1];
 	struct cpuset set;
 
-	if (!check || !cft->parse_moves || !len || len > CFTYPE_WRITE_MAX)
-		return 0;
-	memcpy(copy, buf, len);
-	copy[len] = '\0';
-	if (cft->parse_moves(vs->s, copy, &set))
+	if (!check || cftype_moves(vs->s, cft, buf, len, &set))
 		return 0;
 	return cgroup_check_moves(vs->s, &set, g, check, arg);
 }

@@ -118,6 +118,18 @@ mode_t cftype_mode(const struct cftype *cft)
 	return mode;
 }
 
+int cftype_moves(struct sched *s, const struct cftype *cft, const char *buf, size_t len,
+		 struct cpuset *set)
+{
+	char copy[CFTYPE_WRITE_MAX + 1];
+
+	if (!cft || !cft->parse_moves || !len || len > CFTYPE_WRITE_MAX)
+		return 1;
+	memcpy(copy, buf, len);
+	copy[len] = '\0';
+	return cft->parse_moves(s, copy, set);
+}
+
 /* cgroup_file_write() of a typed file, with the row's range and "max". */
 static int cftype_write_typed(struct sched *s, struct group *g, const struct cftype *cft,
 			      char *buf)
