@@ -92,16 +92,9 @@ int sched_lane_vcpu(const struct sched *s, unsigned int lane)
 
 uint64_t sched_lane_until(const struct sched *s, unsigned int lane)
 {
-	const struct lane *ln;
-	uint64_t t;
-
 	if (lane >= s->nr_lanes)
 		return SCHED_TIME_NONE;
-	ln = &s->core.lanes[lane];
-	t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
-	if (ln->promised_at < t)
-		t = ln->promised_at;
-	return ln->pace_until < t ? ln->pace_until : t;
+	return lanes_until(&s->core.lanes[lane]);
 }
 
 int sched_next_waiter(struct sched *s)

@@ -251,10 +251,11 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 			break;
 		se->runnable = false;
 		if (sleep && se->rate > 0 && se->vt > fair_vclock(se->parent)) {
-			/* At its rate, GPS serves what it ran ahead in vt - V (bandwidth.c, ref_rates()). */
-			if ((double)s->core.now + se->vt - fair_vclock(se->parent) > vc->delay_ref_end)
-				vc->delay_ref_end = (double)s->core.now + se->vt -
-						    fair_vclock(se->parent);
+			/* At its rate, GPS serves what it ran ahead in vt - V (bandwidth_ref.c). */
+			double ref_end = (double)s->core.now + se->vt - fair_vclock(se->parent);
+
+			if (ref_end > vc->delay_ref_end)
+				vc->delay_ref_end = ref_end;
 			se->delayed = true;
 			se->delayer = vc;
 			vc->delaying++;

@@ -480,6 +480,8 @@ bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
 bool lanes_waker_arrived(struct sched *s, struct vcpu_core *vc);
 bool lanes_refill_claim(struct sched *s, struct group_core *gc);
 bool lanes_window_claim(struct sched *s, struct group_core *gc);
+/* The lane's next end: rotation, bandwidth, pace or a promised claim, whichever comes first. */
+uint64_t lanes_until(const struct lane *ln);
 void lanes_settle(struct sched *s);
 void lanes_unpay(struct sched *s);
 void lanes_repay(struct sched *s);

@@ -353,7 +353,7 @@ void lanes_repay(struct sched *s)
 	}
 }
 
-static uint64_t lane_until(const struct lane *ln)
+uint64_t lanes_until(const struct lane *ln)
 {
 	uint64_t t = ln->rot_until < ln->bw_until ? ln->rot_until : ln->bw_until;
 
@@ -414,7 +414,7 @@ void lanes_flush(struct sched *s)
 	}
 	for (l = 0; l < nr; l++) {
 		struct lane *ln = &lanes[l];
-		uint64_t until = lane_until(ln);
+		uint64_t until = lanes_until(ln);
 
 		if (!core_dec_reserve(&s->core, 2))
 			return;
