@@ -15,6 +15,7 @@
 #include "host/proto.h"
 #include "sched/runtime.h"
 #include "util/registry.h"
+#include "util/word.h"
 
 #define LIST_HOST_REPLY_MS	500	/* a daemon that does not answer a probe in this is skipped */
 #define LIST_HOST_NAME		"(host scheduler)"	/* has a space: no VM is named so */
@@ -68,16 +69,27 @@ static void list_host(struct list_cfg *cfg)
 	       list_host_dir(dir, sizeof(dir)), w.nr_lanes, w.nr_vms);
 }
 
+/* A name or path as one column (a VM may be named "web 1"); see word_escape(). */
+static const char *list_word(char *buf, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	word_escape(buf, len, &n, s);
+	return buf;
+}
+
 static int list_one(const struct registry_entry *e, void *arg)
 {
+	char name[4 * PATH_MAX], ctl[4 * PATH_MAX], host[4 * PATH_MAX];	/* \xNN: 4 bytes a byte */
 	struct list_cfg *cfg = arg;
 
 	list_header(cfg);
 	if (!e->alive && !cfg->all)
 		return 0;
-	printf("%-20s %-8d %s", e->name, (int)e->pid, e->ctl[0] ? e->ctl : "-");
+	printf("%-20s %-8d %s", list_word(name, sizeof(name), e->name), (int)e->pid,
+	       e->ctl[0] ? list_word(ctl, sizeof(ctl), e->ctl) : "-");
 	if (e->host[0])
-		printf(" host=%s", e->host);
+		printf(" host=%s", list_word(host, sizeof(host), e->host));
 	printf("%s\n", e->alive ? "" : " (stale)");
 	return 0;
 }

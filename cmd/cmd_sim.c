@@ -66,9 +66,9 @@ int cmd_sim(int argc, char **argv)
 	ret = sim_run_traced(sc, &r, cfg.decisions ? stdout : NULL, tf, &d);
 	sim_scenario_free(sc);
 	if (tf && fclose(tf) && !ret) {
-		ret = -EIO;
+		ret = errno ? -errno : -EIO;
 		sim_result_free(r);
-		diag_set(&d, ret, "writing %s: %s", cfg.trace, strerror(EIO));
+		diag_set(&d, ret, "writing %s: %s", cfg.trace, strerror(-ret));
 	}
 	if (ret) {
 		fprintf(stderr, "vsched sim: %s: %s\n", file, d.msg);

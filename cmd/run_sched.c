@@ -164,13 +164,14 @@ static int run_sched_trace_write(struct run_sched *rs)
 	ret = run_out_begin(rs->trace_file);
 	if (!ret)
 		ret = trace_write_json(rs->trace, rs->trace_file);
-	if (fclose(rs->trace_file))
-		ret = -EIO;
+	if (fclose(rs->trace_file) && !ret)
+		ret = errno ? -errno : -EIO;
 	rs->trace_file = NULL;
 	trace_destroy(rs->trace);
 	rs->trace = NULL;
 	if (ret)
-		fprintf(stderr, "vsched run: --trace %s: write failed\n", rs->trace_path);
+		fprintf(stderr, "vsched run: --trace %s: write failed: %s\n", rs->trace_path,
+			strerror(-ret));
 	return ret;
 }
 

@@ -100,7 +100,7 @@ int run_stats_json(FILE *f, struct vm *vm, const struct run_stats *run)
 		run_stats_json_vcpu(&j, &vm->vcpus[i]);
 	json_array_end(&j);
 	json_object_end(&j);
-	return json_end(&j) ? -1 : 0;
+	return json_end(&j);
 }
 
 void run_stats_summary(FILE *f, struct vm *vm, const struct run_stats *run)

@@ -106,11 +106,12 @@ static int run_write_stats(const struct run_cfg *cfg, FILE *f, struct vm *vm,
 
 	if (!ret)
 		ret = run_stats_json(f, vm, sr);
-	if (fclose(f) || ret) {
-		fprintf(stderr, "vsched run: --stats %s: write failed\n", cfg->stats);
-		return -EIO;
-	}
-	return 0;
+	if (fclose(f) && !ret)
+		ret = errno ? -errno : -EIO;
+	if (ret)
+		fprintf(stderr, "vsched run: --stats %s: write failed: %s\n", cfg->stats,
+			strerror(-ret));
+	return ret;
 }
 
 int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE *stats,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/top.h"
+#include "util/word.h"
 
 #define LABEL_W	30
 /* The one row layout: the label, then one word per column (top_rows_header() names them). */
@@ -191,26 +192,15 @@ static struct top_row *row_add(struct rows *rs)
 }
 
 /*
- * A group's name may hold any byte but '/' and a newline: control bytes, spaces and backslashes
- * are shown as \xNN, so a name reaches no terminal as an escape sequence (`vsched top -b` prints
- * rows as they are) and the label stays one word for awk.
+ * A group's name may hold any byte but '/' and a newline: word_escape() shows control bytes,
+ * spaces and backslashes as \xNN, so a name reaches no terminal as an escape sequence (`vsched
+ * top -b` prints rows as they are) and the label stays one word for awk.
  */
 static void fmt_label(char *buf, size_t len, unsigned int depth, char mark, const char *name)
 {
 	size_t n = (size_t)snprintf(buf, len, "%*s%c", (int)(2 * depth), "", mark);
 
-	if (n >= len)
-		n = len - 1;
-
-	for (; *name && n + 5 < len; name++) {
-		unsigned char c = (unsigned char)*name;
-
-		if (c <= ' ' || c == 0x7f || c == '\\')
-			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
-		else
-			buf[n++] = (char)c;
-	}
-	buf[n < len ? n : len - 1] = '\0';
+	word_escape(buf, len, &n, name);
 }
 
 static void fmt_group(struct top_row *row, const struct top_vmview *vv, unsigned int gi,

@@ -239,6 +239,11 @@ static void tui_draw(struct tui *t)
 	attron(A_REVERSE);
 	mvprintw(2, 0, "%-*.*s", COLS, COLS, top_rows_header());
 	attroff(A_REVERSE);
+	if (t->help) {		/* in place of the rows: a table's columns beside it read as part of it */
+		draw_help();
+		refresh();
+		return;
+	}
 	if (!t->nr_rows)
 		mvprintw(HEAD_LINES, 1, "(no vsched VM running%s%s)", t->o.vm ? " named " : "",
 			 t->o.vm ? t->o.vm : "");
@@ -256,8 +261,6 @@ static void tui_draw(struct tui *t)
 		if (i == t->cursor)
 			attroff(A_BOLD);
 	}
-	if (t->help)
-		draw_help();
 	refresh();
 }
 

@@ -274,7 +274,8 @@ int json_end(struct json *j)
 		json_fail(j, -EINVAL);
 	if (!j->err)
 		fputc('\n', j->f);
+	errno = 0;
 	if (!j->err && (fflush(j->f) || ferror(j->f)))
-		json_fail(j, -EIO);
+		json_fail(j, errno ? -errno : -EIO);	/* ENOSPC says more than EIO */
 	return j->err;
 }

@@ -293,6 +293,7 @@ void run_stats_label(const struct vcpu *vcpu, char *buf, size_t len);
 /* CLOCK_MONOTONIC of vCPU 0's first guest instruction, or 0 if unknown. */
 uint64_t run_stats_first_insn(const struct vm *vm, uint64_t *realtime_ns);
 
+/* 0, or -errno when the JSON could not be written (json_end()). */
 int run_stats_json(FILE *f, struct vm *vm, const struct run_stats *run);
 void run_stats_summary(FILE *f, struct vm *vm, const struct run_stats *run);
 

@@ -38,7 +38,10 @@ struct json {
 };
 
 void json_init(struct json *j, FILE *f);
-/* 0 once every container is closed and f took everything (a final newline is added). */
+/*
+ * 0 once every container is closed and f took everything (a final newline is added); else the
+ * first misuse's -errno or the write's (-ENOSPC on a full disk, -EIO when unknown).
+ */
 int json_end(struct json *j);
 
 void json_object_begin(struct json *j, unsigned int flags);

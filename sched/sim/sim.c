@@ -483,8 +483,8 @@ int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE 
 					    0, &tr)))
 		return sim_fail(d, ret, 0, "setting up", "the trace");
 	ret = sim_do(sc, out, decisions, tr, false, d);
-	if (!ret && tr && trace_write_json(tr, timeline)) {
-		ret = sim_fail(d, -EIO, 0, "writing", "the trace");
+	if (!ret && tr && (ret = trace_write_json(tr, timeline))) {
+		ret = sim_fail(d, ret, 0, "writing", "the trace");
 		sim_result_free(*out);
 	}
 	trace_destroy(tr);

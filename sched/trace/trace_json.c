@@ -251,7 +251,7 @@ int trace_write_json(struct trace *tr, FILE *f)
 	json_array_end(&j);
 	json_object_end(&j);
 	free(items);
-	return json_end(&j) ? -EIO : 0;
+	return json_end(&j);
 }
 
 size_t trace_collect(struct trace *tr, struct trace_event *out, size_t max, uint64_t *dropped)

@@ -50,6 +50,12 @@ if "$VSCHED" list | grep -Eq "^vm3 +$HPID +-\$"; then ok "listed without a direc
 	bad "vsched list: $("$VSCHED" list)"; fi
 ctl_stop "$HPID"
 
+# A name with a space and a backslash (libvirt allows both) stays one column, as top -b shows it.
+ctl_start 'web 1\b' --ctl-dir "$TMPD/web 1" || exit 1
+row=$("$VSCHED" list | awk -v p="$HPID" '$2 == p { print NF, $1, $3 }')
+expect_eq "a name with a space listed as one word" "$row" "3 web\\x201\\x5cb $TMPD/web\\x201"
+ctl_stop "$HPID"
+
 # A killed VMM leaves a stale mount; the next VM of that name cleans it and mounts afresh.
 ctl_start vm4 || exit 1
 old=$HPID

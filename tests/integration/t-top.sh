@@ -181,7 +181,9 @@ key Down; wait_pane "down moves the cursor" '^>.*/(web|batch) '
 key +; wait_pane "+: longer interval" 'every 1\.00 s'
 key -; key -; wait_pane "-: shorter interval" 'every 0\.20 s'
 key '?'; wait_pane "?: help" 'vsched top: keys'
-key x; absent "a key closes the help" 'vsched top: keys'
+absent "the help hides the table (no column beside it)" '(quit|move up|first row) +[^ ]'
+key x; wait_pane "a key closes the help: the rows come back" '/web .*[0-9]'
+absent "no help left" 'vsched top: keys'
 key q
 for i in $(seq 30); do tm has-session -t top 2>/dev/null || break; sleep 0.1; done
 if tm has-session -t top 2>/dev/null; then bad "q: still running"; else ok "q quits"; fi

@@ -65,6 +65,15 @@ for ev in running waiting sleeping kick move refill usage 'quota left' cpu.weigh
 done
 echo "sim: 12 vCPU tracks match the report"
 
+# A trace that cannot be written says why (the disk is full), and the run fails.
+for what in "sim $here/../../sim/scenarios/burst.sim" "run --accel thread -d 0.2 --no-ctl"; do
+	err=$("$VSCHED" $what --trace /dev/full 2>&1 >/dev/null)
+	rc=$?
+	[ $rc -eq 1 ] && echo "$err" | grep -q "No space left on device" ||
+		{ echo "FAIL: $what --trace /dev/full: exit $rc: $err"; exit 1; }
+done
+echo "--trace /dev/full: ENOSPC reported, exit 1"
+
 # The runtime: a hog in a capped group, a duty and a halting duty vCPU, a hog; 2 lanes.
 for accel in $(test_accels); do
 	"$VSCHED" run --accel "$accel" --vcpus 4 --cpus 2 --duration 3s --no-ctl \
