@@ -133,6 +133,38 @@ static double paid_now_below(const struct sched *s, const struct sched_entity *s
 	return paid;
 }
 
+/*
+ * A lane a refill's claim can take at once where the lane the wake rule chose is inside its
+ * holder's min_run (lanes_defer()): past its holder's min_run, held by a side (at the level where
+ * it meets se) with more lanes than its rate, the most over; -1 if none. *side is se's side. The
+ * reference runs a refilled group at its share from the refill on; deferred, its run began up
+ * to min_run late, and its throttle with it: the core's rates, which follow its own throttle,
+ * gave its siblings their larger share of the throttled part of the period that much later and
+ * shorter, which no lag repays (docs/scheduler.md §4, "A refill is not deferred to a min_run").
+ */
+static int refill_lane_over(struct sched *s, struct sched_entity *se, struct sched_entity **side)
+{
+	double most = 1e-9;
+	int pref = -1;
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+		struct sched_entity *ew = se, *er;
+
+		if (!ln->cur || lane_kept(s, ln) || lane_deferred(s, ln))
+			continue;
+		er = &ln->cur->se;
+		common_level(&ew, &er);
+		if (ew != er && (double)er->nr_running - er->rate > most) {
+			most = (double)er->nr_running - er->rate;
+			pref = (int)l;
+			*side = ew;
+		}
+	}
+	return pref;
+}
+
 /* Who claims: a vCPU moved while runnable, a vCPU with new work, a refilled group. */
 enum claim_by { CLAIM_MOVE, CLAIM_WAKE, CLAIM_REFILL };
 
@@ -219,11 +251,15 @@ static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 	 * The waiter is furthest behind a holder inside its min_run: that holder's turn ends when
 	 * it has (credit2's ratelimit delays a preemption, it does not send it elsewhere). Taking
 	 * the lane of the next holder instead, often a sibling in the waiter's own group, gave the
-	 * group no lane back while the holder it was behind ran its whole slice (issue 13).
+	 * group no lane back while the holder it was behind ran its whole slice (issue 13). A
+	 * refill takes, besides, a lane past its min_run from a side over its rate, if any.
 	 */
 	if (kept >= 0 && kept_key > best_key) {
+		best = by == CLAIM_REFILL ? refill_lane_over(s, se, &best_ew) : -1;
 		lanes_defer(s, lane_of(s, kept));
-		return true;
+		if (best < 0)
+			return true;
+		best_er = NULL;	/* that lane, its holder past min_run */
 	}
 	if (best < 0 && wake && refused && idle >= 0) {
 		best = idle;
