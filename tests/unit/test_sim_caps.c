@@ -330,7 +330,11 @@ static void test_idle_sibling_asks_min_run(void)
  * freed (505.54 ms) and ran dry at 506.64; with both out, /g1's three hogs leave two lanes idle
  * that the reference fills while the pools last: the root 6282 ms of 6317 in 2 s, each hog
  * 11 ms under (0.345 % of capacity). Paced, /g1/g3 holds three lanes, gives one back at its
- * min_run end and runs dry at 507.18 ms: the root 6298 ms (0.191 %).
+ * min_run end and runs dry at 507.18 ms: the root 6298 ms (0.191 %). That held only while
+ * /g1/g3/g5/g13 was paced too, by its own pool, which /g1/g3 can never let it draw; unpaced
+ * (ancestors_let()), /g1/g3 held its third lane for min_run at a rate of exactly two, owed none
+ * of it, and dried at 506.37 (0.333 %). Owed none of its k-th lane (k = r + 1), it is paced as
+ * beyond its rate: it holds two lanes, 6313 ms (0.038 %).
  */
 static void test_throttled_pool_paced_to_ref_dry(void)
 {
@@ -344,7 +348,7 @@ static void test_throttled_pool_paced_to_ref_dry(void)
 		   "vcpu 0 /g1 hog\nvcpu 1 /g1/g2/g6 hog\nvcpu 2 /g1/g2 hog\n"
 		   "vcpu 3 /g1/g3/g5/g13 hog\nvcpu 4 /g1/g3/g5/g13 hog\nvcpu 5 /g1/g2 hog\n"
 		   "vcpu 6 /g1/g3/g5/g10 hog\nvcpu 7 /g1/g3/g5 hog\nvcpu 8 /g1 hog\n"
-		   "vcpu 9 /g1 hog\nvcpu 10 /g1/g2/g8 hog\n", 0.25);
+		   "vcpu 9 /g1 hog\nvcpu 10 /g1/g2/g8 hog\n", 0.1);
 }
 
 /*
@@ -546,6 +550,25 @@ static void test_refill_not_deferred_to_min_run(void)
 		   "vcpu 4 / hog\nvcpu 5 /g2/g3 hog\n", 0.25);
 }
 
+/*
+ * A pool its capped ancestors cannot let it draw is not paced (ancestors_let(); class C of
+ * `fuzz-sim --kind 6`, the audit's gg101 reduced by hand, docs/scheduler.md §4). Four lanes, /g0
+ * capped at 20 ms per 50 ms holding /g0/g1 (weight 10000, four hogs, 150 ms per 100 ms) and two
+ * hogs of its own (weight 100), beside two root duty vCPUs (2 ms every 10): /g0 runs a window of
+ * about 6 ms a period and lets /g1 draw at most 40 ms of its 150 per 100 ms. Judged by its rate to
+ * its own refill (1.96 while the duty vCPUs ran), /g1 looked to draw its pool, its third lane was
+ * refused as they blocked, and /g0's own hogs, owed 0.2 ms a window, took a slice each every
+ * window: 42 ms of 3.9 each in 1 s, /g1 316 ms of 392 (1.90 % of capacity; 0.071 % now).
+ */
+static void test_pool_ancestors_cannot_let_draw(void)
+{
+	run_within("lanes 4\nduration 1s\ngroup /g0 max 20ms 50ms\n"
+		   "group /g0/g1 weight 10000 max 150ms 100ms\n"
+		   "vcpu 0 /g0/g1 hog\nvcpu 1 /g0/g1 hog\nvcpu 2 /g0/g1 hog\nvcpu 3 /g0/g1 hog\n"
+		   "vcpu 4 /g0 hog\nvcpu 5 /g0 hog\nvcpu 6 / duty 2ms 10ms\nvcpu 7 / duty 2ms 10ms\n",
+		   0.25);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -578,6 +601,8 @@ static CU_TestInfo caps_tests[] = {
 	{ "the reference's draw ends a delayed sleeper's burst where GPS does",
 	  test_reference_draw_ends_delayed_burst },
 	{ "a refill is not deferred to a min_run", test_refill_not_deferred_to_min_run },
+	{ "a pool its ancestors cannot let it draw is not paced",
+	  test_pool_ancestors_cannot_let_draw },
 	CU_TEST_INFO_NULL,
 };
 
