@@ -174,6 +174,7 @@ static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int 
 int plan_warn_vsched(const struct domain_def *def, struct diag *d)
 {
 	const struct cputune *t = &def->tune;
+	unsigned int i;
 	int ret = 0;
 
 	/* The runtime pins lanes, and a vCPU runs on whichever lane it is granted. */
@@ -192,6 +193,8 @@ int plan_warn_vsched(const struct domain_def *def, struct diag *d)
 	if (!ret && t->emulatorpin_set)
 		ret = diag_warn(d, t->emulatorpin_line, "emulatorpin", "vsched does not pin the "
 				"VMM's threads other than vCPUs; not applied");
+	for (i = 0; i < t->nr_ignored && !ret; i++)
+		ret = diag_warn(d, t->ignored[i].line, t->ignored[i].elem, "%s", t->ignored[i].why);
 	return ret;
 }
 

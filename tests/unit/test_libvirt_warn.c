@@ -9,6 +9,7 @@
 
 #include "libvirt_util.h"
 #include "libvirt/plan.h"
+#include "util/compiler.h"
 #include "test.h"
 
 #define NS "https://vsched.dev/xmlns/groups/1.0"
@@ -115,7 +116,45 @@ static void test_stray_groups(void)
 	CU_ASSERT_STRING_EQUAL(w, "");
 }
 
+/*
+ * What only libvirt's QEMU driver applies (emulator and iothread caps, pins and policies,
+ * resctrl, vCPU policies) is libvirt's on a QEMU domain: nothing said while parsing (the hook
+ * said "ignored" of what libvirt applies). A vsched VM names each, once, with its line.
+ */
+static void test_libvirt_only_elements(void)
+{
+	static const char xml[] = HEAD "<vcpu>4</vcpu><iothreads>1</iothreads><cputune>\n"
+		"<emulator_quota>20000</emulator_quota><iothread_period>2000</iothread_period>\n"
+		"<iothreadpin iothread='1' cpuset='0'/><emulatorsched scheduler='batch'/>\n"
+		"<vcpusched vcpus='0' scheduler='rr' priority='1'/>"
+		"<vcpusched vcpus='1' scheduler='rr' priority='2'/>\n"
+		"<vcpusched vcpus='2' scheduler='batch'/><cachetune vcpus='3'/></cputune></domain>";
+	static const char *const named[] = {
+		"t.xml:3: <emulator_quota>: vsched has no emulator thread group; ignored|",
+		"t.xml:3: <iothread_period>: vsched has no iothreads; ignored|",
+		"t.xml:4: <iothreadpin>: vsched has no iothreads; ignored|",
+		"t.xml:4: <emulatorsched>: vsched has no emulator thread to schedule; ignored|",
+		"t.xml:5: <vcpusched>: real-time scheduler 'rr' is not used by vsched",
+		"t.xml:6: <vcpusched>: scheduler 'batch': vsched groups have no batch class",
+		"t.xml:6: <cachetune>: vsched does not drive resctrl (CAT); ignored|",
+	};
+	char w[2048];
+	size_t i;
+
+	parse_warnings(xml, w, sizeof(w));
+	CU_ASSERT_STRING_EQUAL(w, "");
+	vcpu_warnings(xml, w, sizeof(w));
+	for (i = 0; i < ARRAY_SIZE(named); i++) {
+		if (!strstr(w, named[i]))
+			printf("\n    missing: %s\n    in: %s\n", named[i], w);
+		CU_ASSERT_PTR_NOT_NULL(strstr(w, named[i]));
+	}
+	/* The second rr element repeats the first's reason: one warning. */
+	CU_ASSERT_PTR_NULL(strstr(w, "t.xml:6: <vcpusched>: real-time"));
+}
+
 static CU_TestInfo tests[] = {
+	{ "libvirt-only elements: named on a vsched VM only", test_libvirt_only_elements },
 	{ "vsched elements outside <metadata> are warned about", test_stray_groups },
 	{ "vcpu placement and cpuset refused as libvirt", test_vcpu_placement_refused },
 	{ "vcpu placement and cpuset warned on a vsched VM", test_vcpu_placement_warned },
