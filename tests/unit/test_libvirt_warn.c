@@ -153,7 +153,23 @@ static void test_libvirt_only_elements(void)
 	CU_ASSERT_PTR_NULL(strstr(w, "t.xml:6: <vcpusched>: real-time"));
 }
 
+/* A group's burst without a quota: the kernel takes it and nothing changes. */
+static void test_burst_without_quota(void)
+{
+	char w[512];
+
+	parse_warnings(HEAD "<vcpu>2</vcpu><metadata><v:groups xmlns:v='" NS "'>\n"
+		       "<v:group name='g' burst='5000'/>\n<v:group name='h' quota='-1' burst='1'/>"
+		       "\n<v:group name='k' quota='20000' burst='5000'/></v:groups></metadata>"
+		       "</domain>", w, sizeof(w));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:3: <group>: 'g': burst 5000 has no effect "
+				      "without a quota (the group is not capped)|"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:4: <group>: 'h': burst 1 has no effect"));
+	CU_ASSERT_PTR_NULL(strstr(w, "'k'"));
+}
+
 static CU_TestInfo tests[] = {
+	{ "a group's burst without a quota is warned about", test_burst_without_quota },
 	{ "libvirt-only elements: named on a vsched VM only", test_libvirt_only_elements },
 	{ "vsched elements outside <metadata> are warned about", test_stray_groups },
 	{ "vcpu placement and cpuset refused as libvirt", test_vcpu_placement_refused },
