@@ -90,6 +90,72 @@ static int apply_check_vcpus(const struct domain_def *def, const struct dir_targ
 		       def->name, nr, nr);
 }
 
+/* libvirt's live cap of vCPU n (its vcpuN group) as quota (-1: unlimited) and period. */
+static int apply_libvirt_cap(const struct fs_backend *be, enum fs_flavor fl, unsigned int n,
+			     long long *quota, unsigned long long *period)
+{
+	char src[32], q[32], p[32], max[64];
+
+	snprintf(src, sizeof(src), "vcpu%u", n);
+	if (fl == FS_V1) {
+		if (be->read(be->ctx, src, "cpu.cfs_quota_us", q, sizeof(q)) ||
+		    be->read(be->ctx, src, "cpu.cfs_period_us", p, sizeof(p)))
+			return -ENOENT;
+	} else if (be->read(be->ctx, src, "cpu.max", max, sizeof(max)) ||
+		   sscanf(max, "%31s %31s", q, p) != 2) {
+		return -ENOENT;
+	}
+	*quota = strcmp(q, "max") ? strtoll(q, NULL, 10) : -1;
+	*period = strtoull(p, NULL, 10);
+	return 0;
+}
+
+/*
+ * On a QEMU domain each vCPU's cap is libvirt's (its vcpuN group: <period>/<quota> at start,
+ * `virsh schedinfo --live` later) and vsched's leaves copy it, so an edited <period>/<quota>
+ * changes nothing: said, with the command that does it, instead of dropped without a word.
+ */
+static int apply_warn_libvirt_caps(const struct domain_def *def, const struct fs_backend *be,
+				   enum fs_flavor fl, struct diag *d)
+{
+	const struct cputune_bw *bw = &def->tune.vcpu;
+	bool unlimited = bw->quota < 0 || (fl == FS_V2 && bw->quota == CPUTUNE_QUOTA_MAX);
+	unsigned long long period;
+	unsigned int i, nr = 0, first = 0;
+	long long quota, fq = 0;
+	unsigned long long fp = 0;
+	char args[96] = "";
+
+	if (!be->read || (!bw->period && !bw->quota))
+		return 0;
+	for (i = 0; i < def->vcpus; i++) {
+		if (apply_libvirt_cap(be, fl, i, &quota, &period))
+			continue;
+		if ((!bw->period || period == bw->period) &&
+		    (!bw->quota || (unlimited ? quota < 0 : quota == bw->quota)))
+			continue;
+		if (!nr++) {
+			first = i;
+			fq = quota;
+			fp = period;
+		}
+	}
+	if (!nr)
+		return 0;
+	/* What `virsh schedinfo` takes: the values the domain sets, quota -1 for unlimited. */
+	if (bw->quota)
+		snprintf(args, sizeof(args), " vcpu_quota=%lld",
+			 unlimited ? -1LL : (long long)bw->quota);
+	if (bw->period)
+		snprintf(args + strlen(args), sizeof(args) - strlen(args), " vcpu_period=%llu",
+			 (unsigned long long)bw->period);
+	return diag_warn(d, bw->line, "cputune/quota", "libvirt's live cap of vCPU %u%s is "
+			 "quota %lld period %llu, not the domain's: on a QEMU domain the per-vCPU "
+			 "cap is libvirt's and vsched's groups follow it; not applied (`virsh "
+			 "schedinfo %s --live%s` sets it)", first, nr > 1 ? " and others" : "", fq,
+			 fp, def->name, args);
+}
+
 int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsigned int flags,
 		 FILE *out, struct diag *d)
 {
@@ -117,6 +183,11 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 	ret = apply_check_vcpus(def, &t, d);
 	if (ret)
 		return ret;
+	dir_target_backend(&t, &be);
+	if (qemu)
+		ret = apply_warn_libvirt_caps(def, &be, t.flavor, d);
+	if (ret)
+		return ret;
 	/* Joined, the VM's group in the daemon's tree takes <shares> and the global cap. */
 	if (host.join)
 		pflags |= PLAN_HOST_VM;
@@ -138,7 +209,6 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 			fs_flavor_name(t.flavor));
 	else if (dry_run)
 		fprintf(t.out, "# %s (%s): nothing is written\n", dir, fs_flavor_name(t.flavor));
-	dir_target_backend(&t, &be);
 	ret = fsops_exec(&ops, &be, d);
 	if (!ret)
 		ret = apply_host_write(&host, dry_run, t.out, d);

@@ -73,6 +73,18 @@ static void *cputune_grow(void *arr, size_t *cap, size_t nr, size_t size)
 	return p;
 }
 
+/* Named on a vsched VM by plan_warn_vsched(): the first of each element and reason. */
+static void cputune_ignore(struct cputune *t, const char *elem, const char *why, int line)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_ignored; i++)
+		if (t->ignored[i].why == why && !strcmp(t->ignored[i].elem, elem))
+			return;
+	if (t->nr_ignored < CPUTUNE_IGNORED_MAX)
+		t->ignored[t->nr_ignored++] = (struct cputune_ignored){ elem, why, line };
+}
+
 int cputune_check_period(struct diag *d, xmlNode *n, const char *elem, const char *in,
 			 const char *what, const char *raw, uint64_t *out)
 {
@@ -364,14 +376,16 @@ static int cputune_vcpusched(struct cputune_ctx *c, xmlNode *n, const char *raw 
 		c->t->vcpus[i].policy = policy;
 		c->t->vcpus[i].priority = prio;
 	}
+	/* libvirt sets these policies on a QEMU domain's threads; a vsched VM says so. */
 	if (policy == VCPU_SCHED_BATCH)
-		return xwarn(c->d, n, "vcpusched",
-			     "scheduler 'batch': vsched groups have no batch class, the vCPUs are "
-			     "scheduled as normal ones");
-	if (policy == VCPU_SCHED_FIFO || policy == VCPU_SCHED_RR)
-		return xwarn(c->d, n, "vcpusched",
-			     "real-time scheduler '%s' is not used by vsched, the vCPUs are "
-			     "scheduled by weight", policy == VCPU_SCHED_FIFO ? "fifo" : "rr");
+		cputune_ignore(c->t, "vcpusched", "scheduler 'batch': vsched groups have no batch "
+			       "class, the vCPUs are scheduled as normal ones", xml_line(n));
+	else if (policy == VCPU_SCHED_FIFO)
+		cputune_ignore(c->t, "vcpusched", "real-time scheduler 'fifo' is not used by "
+			       "vsched, the vCPUs are scheduled by weight", xml_line(n));
+	else if (policy == VCPU_SCHED_RR)
+		cputune_ignore(c->t, "vcpusched", "real-time scheduler 'rr' is not used by "
+			       "vsched, the vCPUs are scheduled by weight", xml_line(n));
 	return 0;
 }
 
@@ -529,11 +543,11 @@ static int cputune_child(struct cputune_ctx *c, xmlNode *n)
 	free(raw);
 	if (ret)
 		return ret;
-	/* One warning per element name: the user needs to know, not to count. */
+	/* Named once per element name, for a vsched VM (plan_warn_vsched()). */
 	if (e->ignored && !(c->seen & bit))
-		ret = xwarn(c->d, n, e->name, "%s", e->ignored);
+		cputune_ignore(c->t, e->name, e->ignored, xml_line(n));
 	c->seen |= bit;
-	return ret;
+	return 0;
 }
 
 int cputune_parse(xmlNode *node, unsigned int max_vcpus, const struct iothread_ids *io,

@@ -83,6 +83,43 @@ static int domain_memory(xmlNode *root, struct domain_def *def, struct diag *d)
 	return ret;
 }
 
+/*
+ * <vcpu placement='static|auto' cpuset='LIST'>, as libvirt's virDomainVcpuParse(): placement is
+ * one of the two; without it, <numatune><memory placement='auto'> makes it 'auto'. With 'auto'
+ * the cpuset is not read (numad decides); otherwise it must be a non-empty host CPU list.
+ */
+static int domain_vcpu_placement(xmlNode *root, xmlNode *n, struct domain_def *def,
+				 struct diag *d)
+{
+	char *p = xml_prop(n, "placement"), *cs = NULL;
+	xmlNode *nt = xml_child(root, "numatune");
+	struct cpuset set;
+	int ret = 0;
+
+	if (p && strcmp(p, "static") && strcmp(p, "auto")) {
+		ret = xerr(d, n, "vcpu", p, "Invalid value for attribute 'placement' in element "
+			   "'vcpu': '%s'.", p);
+		free(p);
+		return ret;
+	}
+	if (p)
+		def->vcpu_placement_auto = !strcmp(p, "auto");
+	else if (nt && (nt = xml_child(nt, "memory")) && (p = xml_prop(nt, "placement")))
+		def->vcpu_placement_auto = !strcmp(p, "auto");
+	free(p);
+	if (def->vcpu_placement_auto || !(cs = xml_prop_list(n, "cpuset")))
+		return 0;
+	if (cpuset_parse(cs, CPUSET_MAX, &set))
+		ret = xerr(d, n, "vcpu", cs, "Failed to parse bitmap '%s'", cs);
+	else if (!cpuset_count(&set))
+		ret = xerr(d, n, "vcpu", cs, "Invalid value of 'cpuset': %s", cs);
+	if (ret)
+		free(cs);
+	else
+		def->vcpu_cpuset = cs;
+	return ret;
+}
+
 static int domain_vcpu(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	xmlNode *n = xml_child(root, "vcpu");
@@ -116,7 +153,7 @@ static int domain_vcpu(xmlNode *root, struct domain_def *def, struct diag *d)
 	free(c);
 	def->max_vcpus = (unsigned int)max;
 	def->vcpus = (unsigned int)cur;
-	return ret;
+	return ret ? ret : domain_vcpu_placement(root, n, def, d);
 }
 
 static int domain_iothreads(xmlNode *root, struct domain_def *def, struct diag *d)
@@ -285,6 +322,9 @@ static int domain_name(xmlNode *root, struct domain_def *def, struct diag *d)
 	def->name_line = xml_line(n);
 	if (!*def->name)
 		return xerr(d, n, "name", "", "missing domain name information");
+	/* libvirt's virXMLCheckIllegalChars("name", ..., "\n"); a tab is accepted there. */
+	if (strchr(def->name, '\n'))
+		return xerr(d, n, "name", NULL, "invalid char in name: '\\n' (a newline)");
 	if (strchr(def->name, '/'))
 		return xerr(d, n, "name", def->name, "name %s cannot contain '/'", def->name);
 	if (!strcmp(def->name, ".") || !strcmp(def->name, ".."))
@@ -346,6 +386,8 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 			    "unexpected root element <%s>, expecting <domain>",
 			    root ? (const char *)root->name : "");
 	ret = domain_warn_repeats(root, d);
+	if (!ret)
+		ret = vgroups_warn_stray(root, d);
 	if (!ret)
 		ret = domain_name(root, def, d);
 	if (!ret)
@@ -528,6 +570,7 @@ void domain_free(struct domain_def *def)
 	free(def->initrd);
 	free(def->cmdline);
 	free(def->partition);
+	free(def->vcpu_cpuset);
 	free(def->iothreads.given);
 	cputune_free(&def->tune);
 	vgroups_free(&def->groups);

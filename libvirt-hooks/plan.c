@@ -174,6 +174,7 @@ static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int 
 int plan_warn_vsched(const struct domain_def *def, struct diag *d)
 {
 	const struct cputune *t = &def->tune;
+	unsigned int i;
 	int ret = 0;
 
 	/* The runtime pins lanes, and a vCPU runs on whichever lane it is granted. */
@@ -181,9 +182,19 @@ int plan_warn_vsched(const struct domain_def *def, struct diag *d)
 		ret = diag_warn(d, t->vcpupin_line, "vcpupin", "a vsched VM's vCPUs run on the "
 				"lanes of its scheduler, which it places on host CPUs itself; "
 				"pinning a vCPU is not applied");
+	if (!ret && def->vcpu_cpuset)
+		ret = diag_warn(d, def->vcpu_line, "vcpu", "cpuset='%s': a vsched VM's vCPUs run on "
+				"the lanes of its scheduler, which it places on host CPUs itself; "
+				"the vCPUs' default pinning is not applied", def->vcpu_cpuset);
+	if (!ret && def->vcpu_placement_auto)
+		ret = diag_warn(d, def->vcpu_line, "vcpu", "placement='auto': vsched does not ask "
+				"numad where to place a VM; the vCPUs run on the lanes of its "
+				"scheduler (not applied)");
 	if (!ret && t->emulatorpin_set)
 		ret = diag_warn(d, t->emulatorpin_line, "emulatorpin", "vsched does not pin the "
 				"VMM's threads other than vCPUs; not applied");
+	for (i = 0; i < t->nr_ignored && !ret; i++)
+		ret = diag_warn(d, t->ignored[i].line, t->ignored[i].elem, "%s", t->ignored[i].why);
 	return ret;
 }
 

@@ -239,6 +239,10 @@ static int vg_group(struct vg_ctx *c, xmlNode *n)
 	/* libvirt's largest quota is "max" on v2 (as <cputune>'s): any burst fits; v1: fsops. */
 	if (g->quota == CPUTUNE_QUOTA_MAX)
 		return 0;
+	/* The kernel takes it and it changes nothing: said, not applied without a word. */
+	if (g->quota <= 0 && g->burst)
+		return xwarn(c->d, n, "group", "'%s': burst %llu has no effect without a quota "
+			     "(the group is not capped)", g->name, (unsigned long long)g->burst);
 	if (g->quota > 0 && g->burst > (uint64_t)g->quota)
 		return xerr(c->d, n, "group", g->name,
 			    "burst %llu is larger than quota %lld (the kernel refuses that)",

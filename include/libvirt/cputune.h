@@ -24,6 +24,7 @@
 #define CPUTUNE_PERIOD_MAX	1000000ULL
 #define CPUTUNE_QUOTA_MIN	1000LL
 #define CPUTUNE_QUOTA_MAX	17592186044415LL
+#define CPUTUNE_IGNORED_MAX	16
 
 enum vcpu_policy {
 	VCPU_SCHED_NONE,	/* no <vcpusched> covers the vCPU */
@@ -71,6 +72,16 @@ struct cputune {
 	bool emulatorpin_set;
 	struct cpuset emulatorpin;
 	int vcpupin_line, emulatorpin_line;	/* the first kept, for plan_warn_vsched() */
+	/*
+	 * Elements only libvirt's QEMU driver applies (emulator_*, iothread*, emulatorsched,
+	 * cachetune, memorytune): the first of each name, for plan_warn_vsched() to name on a
+	 * vsched VM. On a QEMU domain they are libvirt's, as <vcpupin>, and said nothing of.
+	 */
+	struct cputune_ignored {
+		const char *elem, *why;
+		int line;
+	} ignored[CPUTUNE_IGNORED_MAX];
+	unsigned int nr_ignored;
 	struct vcpu_tune *vcpus;	/* [max_vcpus] */
 };
 

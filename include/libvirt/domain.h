@@ -23,6 +23,10 @@ struct domain_def {
 	unsigned int max_vcpus;		/* <vcpu>N</vcpu> */
 	unsigned int vcpus;		/* current='M' (online at start), default N */
 	int vcpu_line;
+	/* <vcpu cpuset=...> (the vCPUs' default host CPUs, NULL if absent or placement='auto')
+	 * and placement='auto' (numad's advice): libvirt's; a vsched VM says it ignores them. */
+	char *vcpu_cpuset;
+	bool vcpu_placement_auto;
 	struct iothread_ids iothreads;
 	uint64_t memory;		/* bytes, from <memory unit=...> */
 	char *kernel;			/* <os><kernel>, NULL if absent */

@@ -70,4 +70,11 @@ void vgroups_free(struct vgroups *vg);
  */
 const char *vgroup_name_problem(const char *name);
 
+/*
+ * Warns about each element of vsched's namespace (any version) that is not a child of the
+ * domain's first <metadata>, where vgroups_parse() reads it: under <domain>, inside another
+ * namespace's element, ... it would be dropped without a word. 0 or -ENOMEM.
+ */
+int vgroups_warn_stray(xmlNode *root, struct diag *d);
+
 #endif

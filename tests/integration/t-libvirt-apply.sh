@@ -142,8 +142,9 @@ echo "$err" | grep -q "moving vCPU 0 to fast/vcpu0: No such process (looked for 
 [ "$(groups_of "$cg")" = "emulator vcpu0 vcpu1 vcpu2 vcpu3 " ] ||
 	fail "the failed apply left $(groups_of "$cg")"
 
-# For real, the target found from --ctl.
-apply --ctl "$cg" || fail "apply"
+# For real, the target found from --ctl. libvirt's vcpuN caps are the domain's: nothing to say.
+apply --ctl "$cg" 2> "$tmp/err" || fail "apply: $(cat "$tmp/err")"
+grep -q "cputune/quota" "$tmp/err" && fail "a cap warning with libvirt's caps as the domain's: $(cat "$tmp/err")"
 in_group 0 fast/vcpu0 || fail "CPU 0/TCG not in fast/vcpu0"
 in_group 1 fast/vcpu1 || fail "CPU 1/TCG not in fast/vcpu1"
 in_group 2 batch/bg/vcpu2 || fail "CPU 2/TCG not in batch/bg/vcpu2"
@@ -169,8 +170,11 @@ done
 [ "$(quota_of batch/bg/vcpu2)" = 20000 ] || fail "live vcpu_quota did not reach batch/bg/vcpu2"
 
 # Live re-tune: edit the domain (vCPU 1 no longer assigned), apply again, target by --ctl.
+# libvirt's live caps (20000) are not the domain's <quota>60000: kept, and said so.
 dom 200 80000
-apply --ctl "$cg" || fail "re-apply"
+apply --ctl "$cg" 2> "$tmp/err" || fail "re-apply: $(cat "$tmp/err")"
+grep -q "d.xml:5: <cputune/quota>: libvirt's live cap of vCPU 0 and others is quota 20000 period 100000, not the domain's: .* not applied (\`virsh schedinfo applytest --live vcpu_quota=60000 vcpu_period=100000\` sets it)" "$tmp/err" ||
+	fail "no warning for the domain's <quota> that libvirt's live cap overrides: $(cat "$tmp/err")"
 if [ $flavor = v1 ]; then
 	[ "$(weight_of fast)" = 2048 ] || fail "re-tuned cpu.shares $(weight_of fast)"
 else

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "libvirt_util.h"
+#include "libvirt/plan.h"
 #include "util/compiler.h"
 #include "test.h"
 
@@ -67,7 +68,8 @@ static void test_testdata_cputune(void)
 	CU_ASSERT_EQUAL(def.tune.vcpus[2].policy, VCPU_SCHED_RR);
 	CU_ASSERT_EQUAL(def.tune.vcpus[3].policy, VCPU_SCHED_RR);
 	CU_ASSERT_FALSE(def.groups.present);
-	/* Things vsched cannot do are named, not silently dropped. */
+	/* Things vsched cannot do are named on a vsched VM, not silently dropped. */
+	CU_ASSERT_EQUAL(plan_warn_vsched(&def, &d), 0);
 	CU_ASSERT_TRUE(has_warning(&d, "<iothread_period>"));
 	CU_ASSERT_TRUE(has_warning(&d, "<iothreadsched>"));
 	CU_ASSERT_TRUE(has_warning(&d, "<vcpusched>: real-time scheduler 'rr'"));
@@ -88,6 +90,7 @@ static void test_testdata_odd_order(void)
 	CU_ASSERT_EQUAL(def.tune.vcpu.period, 1000000);
 	CU_ASSERT_TRUE(def.tune.vcpu.quota < 0);
 	CU_ASSERT_TRUE(def.tune.vcpus[1].pinned && cpuset_test(&def.tune.vcpus[1].pin, 1));
+	CU_ASSERT_EQUAL(plan_warn_vsched(&def, &d), 0);
 	CU_ASSERT_TRUE(has_warning(&d, "<iothreadpin>"));
 	domain_free(&def);
 	diag_free(&d);
@@ -330,6 +333,10 @@ static void test_cputune_lists(void)
 	CU_ASSERT_EQUAL(def.tune.vcpus[2].policy, VCPU_SCHED_IDLE);
 	CU_ASSERT_EQUAL(def.tune.vcpus[0].policy, VCPU_SCHED_NONE);
 	CU_ASSERT_EQUAL(def.tune.emulator.period, 2000);
+	CU_ASSERT_TRUE(has_warning(&d, "<bogus>: unknown element"));
+	/* What libvirt alone applies is named on a vsched VM (plan_warn_vsched()). */
+	CU_ASSERT_FALSE(has_warning(&d, "<emulator_period>"));
+	CU_ASSERT_EQUAL(plan_warn_vsched(&def, &d), 0);
 	CU_ASSERT_TRUE(has_warning(&d, "<emulator_period>: vsched has no emulator"));
 	CU_ASSERT_TRUE(has_warning(&d, "<memorytune>: vsched does not drive resctrl"));
 	CU_ASSERT_TRUE(has_warning(&d, "<cachetune>: vsched does not drive resctrl"));
