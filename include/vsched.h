@@ -30,6 +30,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct vsched;
 struct sched;
 
@@ -157,5 +161,9 @@ void vsched_lock(struct vsched *vs);
 void vsched_unlock(struct vsched *vs);
 pthread_mutex_t *vsched_mutex(struct vsched *vs);
 struct sched *vsched_sched(struct vsched *vs);	/* use only while holding the lock */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
