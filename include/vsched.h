@@ -12,7 +12,8 @@
  *    for the same operation on cgroupfs (e.g. writing "0" to cpu.weight gives -ERANGE). A failed
  *    call changes nothing. Nothing here prints.
  *  - A path names a group: "" or "/" is the root (the whole VM), "a/b" or "/a/b" a nested group.
- *    Leading and trailing slashes are ignored. A file is named by its cgroupfs name
+ *    Leading and trailing slashes are ignored; a path of 4096 bytes or more (without them) is
+ *    -ENAMETOOLONG for every call. A file is named by its cgroupfs name
  *    ("cpu.max"); docs/interface-files.md lists them with formats and errnos.
  *  - All functions take the VM's lock themselves; do not call them while holding it
  *    (vsched_lock()), or from a listing callback.
@@ -47,7 +48,7 @@ int vsched_set_vcpu_tid(struct vsched *vs, unsigned int vcpu, pid_t tid);	/* -ER
 
 /* Groups, as mkdir(2)/rmdir(2) on cgroupfs. mkdir: -ENOENT parent, -EEXIST, -EINVAL name,
  * -EAGAIN cgroup.max.depth/descendants, -ENAMETOOLONG. rmdir: -ENOENT, -EBUSY (populated, has
- * children, or the root). */
+ * children, or the root), -ENAMETOOLONG. */
 int vsched_mkdir(struct vsched *vs, const char *path);
 int vsched_rmdir(struct vsched *vs, const char *path);
 /* mkdir, then "threaded" into its cgroup.type, so single vCPUs can move into it; undone (rmdir)

@@ -50,12 +50,10 @@ int vsched_rmdir(struct vsched *vs, const char *path)
 	int ret;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (!g) {
-		ret = -ENOENT;
-	} else if (group_is_root(g)) {
+	ret = api_group(vs, path, &g);
+	if (!ret && group_is_root(g))
 		ret = -EBUSY;
-	} else {
+	if (!ret) {
 		api_advance(vs);
 		ret = group_remove(vs->s, g);
 	}
@@ -82,9 +80,10 @@ int vsched_mkdir_threaded(struct vsched *vs, const char *path)
 static int api_file(struct vsched *vs, const char *path, const char *file, struct group **g,
 		    const struct cftype **cft)
 {
-	*g = api_group(vs, path);
-	if (!*g)
-		return -ENOENT;
+	int ret = api_group(vs, path, g);
+
+	if (ret)
+		return ret;
 	*cft = file ? cftype_lookup(*g, file) : NULL;
 	return *cft ? 0 : -ENOENT;
 }
@@ -204,8 +203,9 @@ int vsched_assign(struct vsched *vs, const char *cpuset, const char *path)
 	int ret;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	ret = g ? cpuset_parse(cpuset, sched_nr_vcpus(vs->s), &set) : -ENOENT;
+	ret = api_group(vs, path, &g);
+	if (!ret)
+		ret = cpuset_parse(cpuset, sched_nr_vcpus(vs->s), &set);
 	if (!ret) {
 		api_advance(vs);
 		ret = cgroup_move_vcpus(vs->s, &set, g, true);
@@ -222,10 +222,8 @@ int vsched_list_children(struct vsched *vs, const char *path, vsched_name_fn fn,
 	int ret = 0;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (!g)
-		ret = -ENOENT;
-	else
+	ret = api_group(vs, path, &g);
+	if (!ret)
 		list_for_each_entry(c, &g->children, sibling) {
 			ret = fn(c->name, S_IFDIR | 0755, arg);
 			if (ret)
@@ -242,10 +240,8 @@ int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, vo
 	int ret = 0;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (!g)
-		ret = -ENOENT;
-	else
+	ret = api_group(vs, path, &g);
+	if (!ret)
 		for (cft = cgroup_files; cft->name; cft++) {
 			if (!cftype_visible(cft, g))
 				continue;
@@ -265,11 +261,9 @@ int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *m
 
 	vsched_lock(vs);
 	if (!file) {
-		g = api_group(vs, path);
-		if (g)
+		ret = api_group(vs, path, &g);
+		if (!ret)
 			*mode = S_IFDIR | 0755;
-		else
-			ret = -ENOENT;
 	} else {
 		ret = api_file(vs, path, file, &g, &cft);
 		if (!ret)
@@ -282,27 +276,29 @@ int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *m
 int vsched_chown(struct vsched *vs, const char *path, uid_t uid, gid_t gid)
 {
 	struct group *g;
+	int ret;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (g) {
+	ret = api_group(vs, path, &g);
+	if (!ret) {
 		g->uid = uid;
 		g->gid = gid;
 	}
 	vsched_unlock(vs);
-	return g ? 0 : -ENOENT;
+	return ret;
 }
 
 int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid)
 {
 	struct group *g;
+	int ret;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (g) {
+	ret = api_group(vs, path, &g);
+	if (!ret) {
 		*uid = g->uid;
 		*gid = g->gid;
 	}
 	vsched_unlock(vs);
-	return g ? 0 : -ENOENT;
+	return ret;
 }
