@@ -51,8 +51,9 @@ int vsched_set_vcpu_tid(struct vsched *vs, unsigned int vcpu, pid_t tid);	/* -ER
  * children, or the root), -ENAMETOOLONG. */
 int vsched_mkdir(struct vsched *vs, const char *path);
 int vsched_rmdir(struct vsched *vs, const char *path);
-/* mkdir, then "threaded" into its cgroup.type, so single vCPUs can move into it; undone (rmdir)
- * if the type change is refused (-EOPNOTSUPP). */
+/* mkdir, then "threaded" into its cgroup.type, so single vCPUs can move into it, in one step:
+ * no other call sees the group in between. If the type change is refused (-EOPNOTSUPP) the group
+ * is not made and nothing is notified; on success MKDIR, then WRITE of cgroup.type. */
 int vsched_mkdir_threaded(struct vsched *vs, const char *path);
 
 /*

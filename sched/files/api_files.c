@@ -15,19 +15,17 @@
 #include "sched/group.h"
 #include "api.h"
 
-int vsched_mkdir(struct vsched *vs, const char *path)
+/*
+ * Under the lock: the group at norm ("a/b", not the root), and for threaded its "threaded"
+ * cgroup.type in the same lock section, so no other call sees or populates it in between and
+ * a refused type change is undone before anyone could notice.
+ */
+static int api_mkdir_locked(struct vsched *vs, char *norm, bool threaded)
 {
-	char norm[GROUP_PATH_MAX], *name;
-	struct group *parent;
-	int ret;
+	char *name = strrchr(norm, '/');
+	struct group *parent, *g;
+	ssize_t ret;
 
-	ret = api_norm(path, norm);
-	if (ret)
-		return ret;
-	if (!norm[0])
-		return -EEXIST;	/* the root */
-	name = strrchr(norm, '/');
-	vsched_lock(vs);
 	if (name) {
 		*name++ = '\0';
 		parent = group_lookup(vs->s, norm);
@@ -35,13 +33,45 @@ int vsched_mkdir(struct vsched *vs, const char *path)
 		name = norm;
 		parent = sched_root(vs->s);
 	}
-	if (parent)
-		api_advance(vs);
-	ret = parent ? group_create(vs->s, parent, name, NULL) : -ENOENT;
+	if (!parent)
+		return -ENOENT;
+	api_advance(vs);
+	ret = group_create(vs->s, parent, name, &g);
+	if (ret || !threaded)
+		return (int)ret;
+	ret = cftype_write(vs->s, g, cftype_lookup(g, "cgroup.type"), "threaded",
+			   strlen("threaded"));
+	if (ret < 0) {
+		group_remove(vs->s, g);
+		return (int)ret;
+	}
+	return 0;
+}
+
+static int api_mkdir(struct vsched *vs, const char *path, bool threaded)
+{
+	char norm[GROUP_PATH_MAX];
+	int ret;
+
+	ret = api_norm(path, norm);
+	if (ret)
+		return ret;
+	if (!norm[0])
+		return -EEXIST;	/* the root */
+	vsched_lock(vs);
+	ret = api_mkdir_locked(vs, norm, threaded);
 	vsched_unlock(vs);
-	if (!ret)
-		api_notify(vs, VSCHED_EV_MKDIR, path, NULL);
-	return ret;
+	if (ret)
+		return ret;
+	api_notify(vs, VSCHED_EV_MKDIR, path, NULL);
+	if (threaded)
+		api_notify(vs, VSCHED_EV_WRITE, path, "cgroup.type");
+	return 0;
+}
+
+int vsched_mkdir(struct vsched *vs, const char *path)
+{
+	return api_mkdir(vs, path, false);
 }
 
 int vsched_rmdir(struct vsched *vs, const char *path)
@@ -65,15 +95,7 @@ int vsched_rmdir(struct vsched *vs, const char *path)
 
 int vsched_mkdir_threaded(struct vsched *vs, const char *path)
 {
-	int ret;
-
-	ret = vsched_mkdir(vs, path);
-	if (ret)
-		return ret;
-	ret = vsched_write_str(vs, path, "cgroup.type", "threaded");
-	if (ret)
-		vsched_rmdir(vs, path);
-	return ret;
+	return api_mkdir(vs, path, true);
 }
 
 /* Looks up group and file under the lock. */

@@ -291,9 +291,20 @@ static void test_api_notify_and_clock(void)
 	CU_ASSERT_EQUAL(vsched_rmdir(vs, "t"), -ENOENT);
 	CU_ASSERT_EQUAL(e.n[VSCHED_EV_RMDIR], 1);
 	CU_ASSERT_EQUAL(e.locked_during_callback, 0);
+	/* A refused mkdir_threaded (a domain child of a populated domain) made nothing: no events. */
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/d"), 0);
+	WRITE_OK(vs, "p/d", "cgroup.procs", "4000");
+	memset(&e.n, 0, sizeof(e.n));
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "p/t"), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(e.n[VSCHED_EV_MKDIR] + e.n[VSCHED_EV_RMDIR] + e.n[VSCHED_EV_WRITE], 0);
+	WRITE_OK(vs, "/", "cgroup.procs", "4000");
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "p/d"), 0);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "p"), 0);
+	memset(&e.n, 0, sizeof(e.n));
 	vsched_set_notify(vs, NULL, NULL);
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "u"), 0);
-	CU_ASSERT_EQUAL(e.n[VSCHED_EV_MKDIR], 1);	/* unregistered */
+	CU_ASSERT_EQUAL(e.n[VSCHED_EV_MKDIR], 0);	/* unregistered */
 
 	/* cpu.stat reads take "now" from the clock the VM was given */
 	fake_now = 5000000;
