@@ -4,6 +4,9 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR  ?= $(PREFIX)/bin
+# The C API for programs: include/vsched.h, the static build/libvsched.a and vsched.pc.
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR  ?= $(PREFIX)/lib
 # systemd reads units from /usr/local/lib/systemd/system too (systemd.unit(5)).
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 BUILD   ?= build
@@ -144,6 +147,14 @@ install: $(VSCHED)
 	sed 's|@BINDIR@|$(BINDIR)|g' host/vsched-host.service > $(DESTDIR)$(UNITDIR)/vsched-host.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/vsched-host.service
 	install -D -m 0644 man/vsched.1 $(DESTDIR)$(PREFIX)/share/man/man1/vsched.1
+	install -D -m 0644 include/vsched.h $(DESTDIR)$(INCLUDEDIR)/vsched.h
+	install -D -m 0644 $(BUILD)/libvsched.a $(DESTDIR)$(LIBDIR)/libvsched.a
+	@mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|g' \
+		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
+		-e 's|@LIBS@|$(strip $(PKG_LIBS) -lpthread -lrt -lm)|g' vsched.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vsched.pc
+	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/vsched.pc
 	$(if $(wildcard libvirt-hooks/qemu-hook),install -D -m 0755 libvirt-hooks/qemu-hook $(DESTDIR)/etc/libvirt/hooks/qemu.d/vsched)
 
 clean:
@@ -158,7 +169,8 @@ help:
 	@echo "make bench-plots  the PNGs again from the last bench run's CSV (build/plots)"
 	@echo "make fuzz-sim     random scenarios against the fluid ideal, reports the worst"
 	@echo "make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each (clang; docs/fuzzing.md)"
-	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook"
+	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook, unit,"
+	@echo "                  vsched.h, libvsched.a and vsched.pc"
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) \
 	$(ASAN_CMD_OBJS:.o=.d) $(ASAN_TEST_OBJS:.o=.d) $(BUILD)/cmd/main.d $(wildcard $(BUILD)/bench/*.d)

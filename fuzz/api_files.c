@@ -226,9 +226,6 @@ static void op_group(struct api_fuzz *af, const char *op, const char *path)
 		ret = vsched_rmdir(af->vs, path);
 	if (ret) {
 		FUZZ_CHECK(ret < 0 && ret > -4096, "%s: %d", op, ret);
-		/* A refused type change undoes the mkdir: two notifications, no change. */
-		if (!strcmp(op, "threaded") && af->events == ev + 2)
-			ev += 2;
 		expect_unchanged(af, ev, op);
 		return;
 	}

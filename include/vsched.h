@@ -12,7 +12,8 @@
  *    for the same operation on cgroupfs (e.g. writing "0" to cpu.weight gives -ERANGE). A failed
  *    call changes nothing. Nothing here prints.
  *  - A path names a group: "" or "/" is the root (the whole VM), "a/b" or "/a/b" a nested group.
- *    Leading and trailing slashes are ignored. A file is named by its cgroupfs name
+ *    Leading and trailing slashes are ignored; a path of 4096 bytes or more (without them) is
+ *    -ENAMETOOLONG for every call. A file is named by its cgroupfs name
  *    ("cpu.max"); docs/interface-files.md lists them with formats and errnos.
  *  - All functions take the VM's lock themselves; do not call them while holding it
  *    (vsched_lock()), or from a listing callback.
@@ -30,6 +31,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct vsched;
 struct sched;
 
@@ -43,11 +48,12 @@ int vsched_set_vcpu_tid(struct vsched *vs, unsigned int vcpu, pid_t tid);	/* -ER
 
 /* Groups, as mkdir(2)/rmdir(2) on cgroupfs. mkdir: -ENOENT parent, -EEXIST, -EINVAL name,
  * -EAGAIN cgroup.max.depth/descendants, -ENAMETOOLONG. rmdir: -ENOENT, -EBUSY (populated, has
- * children, or the root). */
+ * children, or the root), -ENAMETOOLONG. */
 int vsched_mkdir(struct vsched *vs, const char *path);
 int vsched_rmdir(struct vsched *vs, const char *path);
-/* mkdir, then "threaded" into its cgroup.type, so single vCPUs can move into it; undone (rmdir)
- * if the type change is refused (-EOPNOTSUPP). */
+/* mkdir, then "threaded" into its cgroup.type, so single vCPUs can move into it, in one step:
+ * no other call sees the group in between. If the type change is refused (-EOPNOTSUPP) the group
+ * is not made and nothing is notified; on success MKDIR, then WRITE of cgroup.type. */
 int vsched_mkdir_threaded(struct vsched *vs, const char *path);
 
 /*
@@ -121,7 +127,8 @@ int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid);
 /*
  * Change notification, called after a successful change, outside the lock (so it may lock and
  * call the core, e.g. to kick vCPUs so the change takes effect within one slice). path is the
- * group, file the file written (NULL for mkdir/rmdir/assign).
+ * group as the caller spelled it (not normalized: "a", "/a/" and "//a" all arrive verbatim),
+ * file the file written (NULL for mkdir/rmdir/assign).
  */
 enum vsched_event {
 	VSCHED_EV_WRITE,	/* a file was written */
@@ -157,5 +164,9 @@ void vsched_lock(struct vsched *vs);
 void vsched_unlock(struct vsched *vs);
 pthread_mutex_t *vsched_mutex(struct vsched *vs);
 struct sched *vsched_sched(struct vsched *vs);	/* use only while holding the lock */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -183,12 +183,19 @@ int api_norm(const char *path, char *buf)
 	return 0;
 }
 
-/* The group at path, under the lock; NULL if there is none. */
-struct group *api_group(struct vsched *vs, const char *path)
+/*
+ * The group at path, under the lock, in *g: 0, -ENOENT if there is none, or -ENAMETOOLONG for a
+ * path no group can have (as a path over PATH_MAX on cgroupfs, whatever the call).
+ */
+int api_group(struct vsched *vs, const char *path, struct group **g)
 {
 	char norm[GROUP_PATH_MAX];
+	int ret;
 
-	if (api_norm(path, norm))
-		return NULL;
-	return group_lookup(vs->s, norm);
+	*g = NULL;
+	ret = api_norm(path, norm);
+	if (ret)
+		return ret;
+	*g = group_lookup(vs->s, norm);
+	return *g ? 0 : -ENOENT;
 }

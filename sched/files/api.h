@@ -26,6 +26,6 @@ struct vsched {
 void api_notify(struct vsched *vs, enum vsched_event ev, const char *path, const char *file);
 void api_advance(struct vsched *vs);
 int api_norm(const char *path, char *buf);
-struct group *api_group(struct vsched *vs, const char *path);
+int api_group(struct vsched *vs, const char *path, struct group **g);
 
 #endif

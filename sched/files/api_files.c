@@ -15,19 +15,17 @@
 #include "sched/group.h"
 #include "api.h"
 
-int vsched_mkdir(struct vsched *vs, const char *path)
+/*
+ * Under the lock: the group at norm ("a/b", not the root), and for threaded its "threaded"
+ * cgroup.type in the same lock section, so no other call sees or populates it in between and
+ * a refused type change is undone before anyone could notice.
+ */
+static int api_mkdir_locked(struct vsched *vs, char *norm, bool threaded)
 {
-	char norm[GROUP_PATH_MAX], *name;
-	struct group *parent;
-	int ret;
+	char *name = strrchr(norm, '/');
+	struct group *parent, *g;
+	ssize_t ret;
 
-	ret = api_norm(path, norm);
-	if (ret)
-		return ret;
-	if (!norm[0])
-		return -EEXIST;	/* the root */
-	name = strrchr(norm, '/');
-	vsched_lock(vs);
 	if (name) {
 		*name++ = '\0';
 		parent = group_lookup(vs->s, norm);
@@ -35,13 +33,45 @@ int vsched_mkdir(struct vsched *vs, const char *path)
 		name = norm;
 		parent = sched_root(vs->s);
 	}
-	if (parent)
-		api_advance(vs);
-	ret = parent ? group_create(vs->s, parent, name, NULL) : -ENOENT;
+	if (!parent)
+		return -ENOENT;
+	api_advance(vs);
+	ret = group_create(vs->s, parent, name, &g);
+	if (ret || !threaded)
+		return (int)ret;
+	ret = cftype_write(vs->s, g, cftype_lookup(g, "cgroup.type"), "threaded",
+			   strlen("threaded"));
+	if (ret < 0) {
+		group_remove(vs->s, g);
+		return (int)ret;
+	}
+	return 0;
+}
+
+static int api_mkdir(struct vsched *vs, const char *path, bool threaded)
+{
+	char norm[GROUP_PATH_MAX];
+	int ret;
+
+	ret = api_norm(path, norm);
+	if (ret)
+		return ret;
+	if (!norm[0])
+		return -EEXIST;	/* the root */
+	vsched_lock(vs);
+	ret = api_mkdir_locked(vs, norm, threaded);
 	vsched_unlock(vs);
-	if (!ret)
-		api_notify(vs, VSCHED_EV_MKDIR, path, NULL);
-	return ret;
+	if (ret)
+		return ret;
+	api_notify(vs, VSCHED_EV_MKDIR, path, NULL);
+	if (threaded)
+		api_notify(vs, VSCHED_EV_WRITE, path, "cgroup.type");
+	return 0;
+}
+
+int vsched_mkdir(struct vsched *vs, const char *path)
+{
+	return api_mkdir(vs, path, false);
 }
 
 int vsched_rmdir(struct vsched *vs, const char *path)
@@ -50,12 +80,10 @@ int vsched_rmdir(struct vsched *vs, const char *path)
 	int ret;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (!g) {
-		ret = -ENOENT;
-	} else if (group_is_root(g)) {
+	ret = api_group(vs, path, &g);
+	if (!ret && group_is_root(g))
 		ret = -EBUSY;
-	} else {
+	if (!ret) {
 		api_advance(vs);
 		ret = group_remove(vs->s, g);
 	}
@@ -67,24 +95,17 @@ int vsched_rmdir(struct vsched *vs, const char *path)
 
 int vsched_mkdir_threaded(struct vsched *vs, const char *path)
 {
-	int ret;
-
-	ret = vsched_mkdir(vs, path);
-	if (ret)
-		return ret;
-	ret = vsched_write_str(vs, path, "cgroup.type", "threaded");
-	if (ret)
-		vsched_rmdir(vs, path);
-	return ret;
+	return api_mkdir(vs, path, true);
 }
 
 /* Looks up group and file under the lock. */
 static int api_file(struct vsched *vs, const char *path, const char *file, struct group **g,
 		    const struct cftype **cft)
 {
-	*g = api_group(vs, path);
-	if (!*g)
-		return -ENOENT;
+	int ret = api_group(vs, path, g);
+
+	if (ret)
+		return ret;
 	*cft = file ? cftype_lookup(*g, file) : NULL;
 	return *cft ? 0 : -ENOENT;
 }
@@ -204,8 +225,9 @@ int vsched_assign(struct vsched *vs, const char *cpuset, const char *path)
 	int ret;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	ret = g ? cpuset_parse(cpuset, sched_nr_vcpus(vs->s), &set) : -ENOENT;
+	ret = api_group(vs, path, &g);
+	if (!ret)
+		ret = cpuset_parse(cpuset, sched_nr_vcpus(vs->s), &set);
 	if (!ret) {
 		api_advance(vs);
 		ret = cgroup_move_vcpus(vs->s, &set, g, true);
@@ -222,10 +244,8 @@ int vsched_list_children(struct vsched *vs, const char *path, vsched_name_fn fn,
 	int ret = 0;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (!g)
-		ret = -ENOENT;
-	else
+	ret = api_group(vs, path, &g);
+	if (!ret)
 		list_for_each_entry(c, &g->children, sibling) {
 			ret = fn(c->name, S_IFDIR | 0755, arg);
 			if (ret)
@@ -242,10 +262,8 @@ int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, vo
 	int ret = 0;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (!g)
-		ret = -ENOENT;
-	else
+	ret = api_group(vs, path, &g);
+	if (!ret)
 		for (cft = cgroup_files; cft->name; cft++) {
 			if (!cftype_visible(cft, g))
 				continue;
@@ -265,11 +283,9 @@ int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *m
 
 	vsched_lock(vs);
 	if (!file) {
-		g = api_group(vs, path);
-		if (g)
+		ret = api_group(vs, path, &g);
+		if (!ret)
 			*mode = S_IFDIR | 0755;
-		else
-			ret = -ENOENT;
 	} else {
 		ret = api_file(vs, path, file, &g, &cft);
 		if (!ret)
@@ -282,27 +298,29 @@ int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *m
 int vsched_chown(struct vsched *vs, const char *path, uid_t uid, gid_t gid)
 {
 	struct group *g;
+	int ret;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (g) {
+	ret = api_group(vs, path, &g);
+	if (!ret) {
 		g->uid = uid;
 		g->gid = gid;
 	}
 	vsched_unlock(vs);
-	return g ? 0 : -ENOENT;
+	return ret;
 }
 
 int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid)
 {
 	struct group *g;
+	int ret;
 
 	vsched_lock(vs);
-	g = api_group(vs, path);
-	if (g) {
+	ret = api_group(vs, path, &g);
+	if (!ret) {
 		*uid = g->uid;
 		*gid = g->gid;
 	}
 	vsched_unlock(vs);
-	return g ? 0 : -ENOENT;
+	return ret;
 }

@@ -2,6 +2,8 @@
 # `make install DESTDIR=...`: the binary, the man page, the libvirt hook and the systemd unit of
 # the host scheduler (host/vsched-host.service) with its @BINDIR@ replaced; UNITDIR moves the
 # unit. Where systemd-analyze can read units, the installed unit has no key it does not know.
+# The C API (vsched.h, libvsched.a, vsched.pc): a C and a C++ program built from the installed
+# files alone, through pkg-config, run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -38,4 +40,42 @@ if command -v systemd-analyze >/dev/null; then
 	! grep -v "sysinit.target\|Failed to create\|Failed to load\|not found" "$tmp/verify" |
 		grep -q . || fail "systemd-analyze verify: $(cat "$tmp/verify")"
 fi
-echo "installed: binary, man page, hook, unit"
+# A program against the installed C API only: no -I or -L into this tree.
+inst=$tmp/a/usr
+for f in include/vsched.h lib/libvsched.a lib/pkgconfig/vsched.pc; do
+	[ -f "$inst/$f" ] || fail "no $f: $(cd "$tmp/a" && find . -type f)"
+done
+cat >"$tmp/api.c" <<'EOF'
+#include <errno.h>
+#include <string.h>
+#include <vsched.h>
+
+int main(void)
+{
+	struct vsched *vs = vsched_create(1, 2);
+	char buf[64];
+
+	if (!vs || vsched_mkdir_threaded(vs, "web") ||
+	    vsched_write_str(vs, "web", "cpu.weight", "300") ||
+	    vsched_write_str(vs, "web", "cpu.weight", "0") != -ERANGE ||
+	    vsched_assign(vs, "1", "web") ||
+	    vsched_read(vs, "web", "cpu.weight", buf, sizeof(buf)) != 4 || strcmp(buf, "300\n") ||
+	    vsched_read(vs, "web", "vsched.vcpus", buf, sizeof(buf)) != 2 || strcmp(buf, "1\n"))
+		return 1;
+	vsched_destroy(vs);
+	return 0;
+}
+EOF
+cp "$tmp/api.c" "$tmp/api.cc"
+pc() { PKG_CONFIG_PATH=$inst/lib/pkgconfig pkg-config --define-variable=prefix="$inst" "$@" vsched; }
+flags=$(pc --cflags) && libs=$(pc --libs) || fail "pkg-config vsched"
+case "$flags $libs" in *"$root"*) fail "vsched.pc points into the tree: $flags $libs";; esac
+cc -std=c99 -Wall -Werror $flags -o "$tmp/api" "$tmp/api.c" $libs >"$tmp/log" 2>&1 ||
+	fail "a C program against the installed API: $(cat "$tmp/log")"
+"$tmp/api" || fail "the C program against the installed API failed"
+if command -v c++ >/dev/null; then
+	c++ -Wall -Werror $flags -o "$tmp/api++" "$tmp/api.cc" $libs >"$tmp/log" 2>&1 ||
+		fail "a C++ program against the installed API: $(cat "$tmp/log")"
+	"$tmp/api++" || fail "the C++ program against the installed API failed"
+fi
+echo "installed: binary, man page, hook, unit, C API"

@@ -101,6 +101,11 @@ static void test_api_read_sizes(void)
 	vsched_destroy(vs);
 }
 
+static int collect_none(const char *name __unused, mode_t mode __unused, void *arg __unused)
+{
+	return 0;
+}
+
 static void test_api_mkdir_rmdir(void)
 {
 	struct vsched *vs = vs_new(2);
@@ -129,6 +134,23 @@ static void test_api_mkdir_rmdir(void)
 	name[4095] = 'n';
 	name[4096] = '\0';
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, name), -ENAMETOOLONG);
+	/* A path no group can have is ENAMETOOLONG for every call, as on cgroupfs (not ENOENT). */
+	{
+		char small[8];
+		mode_t m;
+		uid_t u;
+		gid_t gi;
+
+		CU_ASSERT_EQUAL(vsched_rmdir(vs, name), -ENAMETOOLONG);
+		CU_ASSERT_EQUAL(vsched_read(vs, name, "cpu.weight", small, sizeof(small)),
+				-ENAMETOOLONG);
+		CU_ASSERT_EQUAL(vsched_write(vs, name, "cpu.weight", "1", 1), -ENAMETOOLONG);
+		CU_ASSERT_EQUAL(vsched_stat(vs, name, NULL, &m), -ENAMETOOLONG);
+		CU_ASSERT_EQUAL(vsched_assign(vs, "0", name), -ENAMETOOLONG);
+		CU_ASSERT_EQUAL(vsched_chown(vs, name, 1, 1), -ENAMETOOLONG);
+		CU_ASSERT_EQUAL(vsched_owner(vs, name, &u, &gi), -ENAMETOOLONG);
+		CU_ASSERT_EQUAL(vsched_list_children(vs, name, collect_none, NULL), -ENAMETOOLONG);
+	}
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a/b"), 0);
 	CU_ASSERT_EQUAL(vsched_rmdir(vs, "a"), -EBUSY);	/* has a child */
 	CU_ASSERT_EQUAL(vsched_rmdir(vs, "/"), -EBUSY);
@@ -269,9 +291,20 @@ static void test_api_notify_and_clock(void)
 	CU_ASSERT_EQUAL(vsched_rmdir(vs, "t"), -ENOENT);
 	CU_ASSERT_EQUAL(e.n[VSCHED_EV_RMDIR], 1);
 	CU_ASSERT_EQUAL(e.locked_during_callback, 0);
+	/* A refused mkdir_threaded (a domain child of a populated domain) made nothing: no events. */
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/d"), 0);
+	WRITE_OK(vs, "p/d", "cgroup.procs", "4000");
+	memset(&e.n, 0, sizeof(e.n));
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "p/t"), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(e.n[VSCHED_EV_MKDIR] + e.n[VSCHED_EV_RMDIR] + e.n[VSCHED_EV_WRITE], 0);
+	WRITE_OK(vs, "/", "cgroup.procs", "4000");
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "p/d"), 0);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "p"), 0);
+	memset(&e.n, 0, sizeof(e.n));
 	vsched_set_notify(vs, NULL, NULL);
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "u"), 0);
-	CU_ASSERT_EQUAL(e.n[VSCHED_EV_MKDIR], 1);	/* unregistered */
+	CU_ASSERT_EQUAL(e.n[VSCHED_EV_MKDIR], 0);	/* unregistered */
 
 	/* cpu.stat reads take "now" from the clock the VM was given */
 	fake_now = 5000000;
