@@ -180,16 +180,19 @@ static void sim_trace_states(struct sim *sim)
 static int apply_event(struct sim *sim, const struct sim_event *ev)
 {
 	struct group *g = group_lookup(sim->s, ev->path);
+	const char *why;
 	int ret;
 
 	if (!g)
 		return fail(sim, -ENOENT, ev->line, "event on", ev->path);
-	if (ev->type == SIM_EV_MOVE)
+	if (ev->type == SIM_EV_MOVE) {
 		ret = sched_vcpu_move(sim->s, ev->vcpu, g);
-	else
-		ret = sim_apply_settings(sim->s, g, &ev->set);
-	if (ret)
-		return fail(sim, ret, ev->line, "event on", ev->path);
+		if (ret)
+			return fail(sim, ret, ev->line, "event on", ev->path);
+	} else if ((ret = sim_apply_settings(sim->s, g, &ev->set, &why))) {
+		return diag_at(sim->diag, ret, (int)ev->line, NULL, NULL, "event on %s: %s: %s",
+			       ev->path, why, strerror(-ret));
+	}
 	return sim_ideal_event(sim->ideal, ev);
 }
 

@@ -132,8 +132,12 @@ int sim_fail(struct diag *d, int ret, unsigned int line, const char *what, const
 /* The scenario's tree in s. */
 int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group **groups,
 		   struct diag *d);
-/* Applies the settings to g with the group.h setters, in the order cgroupfs would need. */
-int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set);
+/*
+ * Applies the settings to g with the group.h setters, in the order cgroupfs would need; on an
+ * error *why names the file refused ("cpu.weight while cpu.idle is 1": EINVAL alone said nothing).
+ */
+int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set,
+		       const char **why);
 const char *sim_pattern_name(enum sim_pattern p);
 
 #endif

@@ -484,7 +484,8 @@ static void test_sim_scenario_errors(void)
 	CU_ASSERT_EQUAL(sim_parse("vcpu 0 / hog\ngroup /a max 10ms\nat 1ms burst /a 20ms\n", &sc,
 				  &d), 0);
 	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(d.msg, "line 3: event on /a: Invalid argument");
+	CU_ASSERT_STRING_EQUAL(d.msg,
+			       "line 3: event on /a: cpu.max.burst above the quota: Invalid argument");
 	sim_scenario_free(sc);
 	/* A period of 0 is the kernel's "1000 0", EINVAL; it was taken as "period unchanged". */
 	diag_init(&d, NULL);
@@ -496,7 +497,8 @@ static void test_sim_scenario_errors(void)
 	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nvcpu 0 / hog\nat 1ms weight /a 5\n", &sc, &d),
 			0);
 	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(d.msg, "line 3: event on /a: Invalid argument");
+	CU_ASSERT_STRING_EQUAL(d.msg,
+			       "line 3: event on /a: cpu.weight while cpu.idle is 1: Invalid argument");
 	sim_scenario_free(sc);
 	diag_init(&d, NULL);
 	CU_ASSERT_EQUAL(sim_load("/nonexistent/x.sim", &sc, &d), -ENOENT);
