@@ -500,6 +500,13 @@ static void test_sim_scenario_errors(void)
 	CU_ASSERT_STRING_EQUAL(d.msg,
 			       "line 3: event on /a: cpu.weight while cpu.idle is 1: Invalid argument");
 	sim_scenario_free(sc);
+	/* Parameters: the values and the rule, not "Invalid argument" (audit7). */
+	diag_init(&d, NULL);
+	CU_ASSERT_EQUAL(sim_parse("vcpu 0 / hog\nslice 10ms\n", &sc, &d), 0);
+	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(d.msg, "line 2: slice 10 ms, min_run 1 ms, lag 6 ms: need 1 ms <= "
+			       "min_run <= slice <= lag");
+	sim_scenario_free(sc);
 	diag_init(&d, NULL);
 	CU_ASSERT_EQUAL(sim_load("/nonexistent/x.sim", &sc, &d), -ENOENT);
 	CU_ASSERT_STRING_EQUAL(d.msg, "No such file or directory");
