@@ -79,6 +79,11 @@ int cmd_sim(int argc, char **argv)
 	else
 		sim_report(r, stdout);
 	sim_result_free(r);
+	/* A report (or --decisions) lost to a full disk or a closed pipe exited 0. */
+	if ((fflush(stdout) || ferror(stdout)) && !ret) {
+		ret = -EIO;
+		fprintf(stderr, "vsched sim: writing the report: %s\n", strerror(errno ? errno : EIO));
+	}
 out:
 	diag_free(&d);
 	return ret ? 1 : 0;

@@ -16,6 +16,7 @@
  *   vcpu 0 /a hog                 always runnable
  *   vcpu 1 /a/b duty 3ms 10ms     BUSY of work arrives every PERIOD [phase T]
  *   vcpu 2 / bursty 5ms 20ms      work of 0.5-1.5 x BURST arrives every 0.5-1.5 x GAP [seed N]
+ *                                 [phase T] (each draw at least 1 ns)
  *   vcpu 3 / idle                 never runnable
  *   vcpu 4 / sleep 3ms 7ms        BUSY of work, then sleeps SLEEP from when it is done [phase T]
  *                                 (bench-fair's duty guests; ideal: its mean demand, 30 % here)
@@ -24,10 +25,13 @@
  *   at 2s max /a/b 20ms 100ms
  *
  * Times are plain decimals (no sign, exponent, inf or nan). Groups are defined after their
- * parent; vCPU ids run from 0 without gaps, each once; every path names "/" or a defined group;
- * events happen before the end; a line gives each setting once, weight or nice, neither beside
- * idle 1 (the kernel refuses cpu.weight while idle), in at most 32 words. A file is text of at
- * most 1 MiB with at least one vcpu line: anything else is refused, at its line.
+ * parent, at most 256 deep; vCPU ids run from 0 without gaps, each once; every path names "/" or
+ * a defined group; events happen before the end, in any order (sorted by time, then line); the
+ * one-value keywords come once a file; a line gives each setting once, weight or nice, neither
+ * beside idle 1 (the kernel refuses cpu.weight while idle), a quota of max or >= 1ms, a period
+ * of 1ms-1s, a burst <= its quota, in at most 32 words; a vcpu line each option once, phase on
+ * duty/bursty/sleep, seed on bursty. A file is text of at most 1 MiB with at least one vcpu
+ * line: anything else is refused, at its line.
  */
 #ifndef VSCHED_SCHED_SIM_H
 #define VSCHED_SCHED_SIM_H

@@ -180,16 +180,19 @@ static void sim_trace_states(struct sim *sim)
 static int apply_event(struct sim *sim, const struct sim_event *ev)
 {
 	struct group *g = group_lookup(sim->s, ev->path);
+	const char *why;
 	int ret;
 
 	if (!g)
 		return fail(sim, -ENOENT, ev->line, "event on", ev->path);
-	if (ev->type == SIM_EV_MOVE)
+	if (ev->type == SIM_EV_MOVE) {
 		ret = sched_vcpu_move(sim->s, ev->vcpu, g);
-	else
-		ret = sim_apply_settings(sim->s, g, &ev->set);
-	if (ret)
-		return fail(sim, ret, ev->line, "event on", ev->path);
+		if (ret)
+			return fail(sim, ret, ev->line, "event on", ev->path);
+	} else if ((ret = sim_apply_settings(sim->s, g, &ev->set, &why))) {
+		return diag_at(sim->diag, ret, (int)ev->line, NULL, NULL, "event on %s: %s: %s",
+			       ev->path, why, strerror(-ret));
+	}
 	return sim_ideal_event(sim->ideal, ev);
 }
 
@@ -380,8 +383,12 @@ static int sim_setup(struct sim *sim)
 	r->duration = sc->duration;
 	r->nr_groups = ng;
 	r->nr_vcpus = nv;
+	/* The values and the rule: "slice 10ms" alone is refused (lag stays 6 ms), which EINVAL hid. */
 	if (sc->has_params && (ret = sched_set_params(sim->s, &sc->params)))
-		return fail(sim, ret, sc->params_line, "parameters", "slice/min_run/lag");
+		return diag_at(sim->diag, ret, (int)sc->params_line, NULL, NULL,
+			       "slice %.6g ms, min_run %.6g ms, lag %.6g ms: need 1 ms <= min_run <= "
+			       "slice <= lag", (double)sc->params.slice_ns / 1e6,
+			       (double)sc->params.min_run_ns / 1e6, (double)sc->params.lag_ns / 1e6);
 	ret = sim_build_tree(sc, sim->s, sim->groups, sim->diag);
 	if (ret)
 		return ret;

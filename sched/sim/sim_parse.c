@@ -10,10 +10,14 @@
 
 #define SIM_MAX_TOKENS	32
 
+/* The keywords of one value; each is given once (a second one silently won). */
+static const char *const keywords[] = { "lanes", "deliver", "duration", "slice", "min_run", "lag" };
+
 struct parser {
 	struct sim_scenario *sc;
 	unsigned int line;
 	struct diag *diag;
+	unsigned int keyword_line[ARRAY_SIZE(keywords)];	/* 0: not given yet */
 };
 
 static __printf(2, 3) int perr(struct parser *p, const char *fmt, ...)
@@ -93,10 +97,15 @@ static int parse_long(const char *tok, long *out)
 	return *end || errno || end == tok ? -EINVAL : 0;
 }
 
-/* "/" or "/a/b": components of 1 to 255 bytes, no empty one, no trailing '/'. */
+/*
+ * "/" or "/a/b": components of 1 to GROUP_NAME_MAX bytes, no empty one, no trailing '/', at
+ * most GROUP_DEPTH_MAX deep (deeper, the tree's EAGAIN came at run time, its message cut off
+ * inside the long path).
+ */
 static int parse_path(struct parser *p, const char *tok, char *out)
 {
 	const char *c = tok;
+	unsigned int depth = 0;
 
 	if (tok[0] != '/')
 		return perr(p, "group path '%s' must start with '/'", tok);
@@ -107,6 +116,8 @@ static int parse_path(struct parser *p, const char *tok, char *out)
 
 		if (!len || len > GROUP_NAME_MAX)
 			return perr(p, "bad group path '%s'", tok);
+		if (++depth > GROUP_DEPTH_MAX)
+			return perr(p, "group path deeper than %u levels", GROUP_DEPTH_MAX);
 		c += len;
 	}
 	strcpy(out, tok);
@@ -194,9 +205,21 @@ static int parse_settings(struct parser *p, char **tok, int n, struct sim_settin
 	/*
 	 * Both set the one weight; and beside idle 1 neither would take: the kernel refuses
 	 * cpu.weight and cpu.weight.nice while cpu.idle is 1 and resets the weight at idle 0.
+	 * cpu.max ranges the line shows alone (group_bandwidth_valid()): the tree's EINVAL said
+	 * only "Invalid argument", at run time. A burst beside a quota set earlier is the tree's.
 	 */
 	if (set->has_weight && set->has_nice)
 		return perr(p, "weight and nice set the same weight: give one");
+	if (set->has_max && set->quota_us != RUNTIME_INF &&
+	    (set->quota_us < CPU_QUOTA_MIN_US || set->quota_us > MAX_BW_US))
+		return perr(p, "the cpu.max quota is max or 1ms to %llus",
+			    (unsigned long long)(MAX_BW_US / 1000000));
+	if (set->has_period &&
+	    (set->period_us < CPU_PERIOD_MIN_US || set->period_us > CPU_PERIOD_MAX_US))
+		return perr(p, "the cpu.max period is 1ms to 1s");
+	if (set->has_burst && set->has_max && set->quota_us != RUNTIME_INF &&
+	    (set->burst_us > set->quota_us || set->burst_us + set->quota_us > MAX_BW_US))
+		return perr(p, "the burst may not exceed the cpu.max quota");
 	if (set->has_idle && set->idle && (set->has_weight || set->has_nice))
 		return perr(p, "a weight beside idle 1 would not take (cpu.idle 1 sets the weight)");
 	return 0;
@@ -238,6 +261,7 @@ static int parse_group(struct parser *p, char **tok, int n)
 
 static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cfg *v)
 {
+	bool has_phase = false, has_seed = false, has_sys = false;
 	int i;
 
 	if (n < 1)
@@ -262,19 +286,35 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 	} else {
 		return perr(p, "unknown pattern '%s'", tok[0]);
 	}
+	/*
+	 * Each option once, and only where it acts: phase on duty, bursty and sleep, seed on bursty (a
+	 * second one silently won, a misplaced one was silently ignored).
+	 */
 	while (i < n) {
 		unsigned long val;
 
 		if (i + 1 >= n)
 			return perr(p, "'%s' needs a value", tok[i]);
+		if (strcmp(tok[i], "phase") && strcmp(tok[i], "seed") && strcmp(tok[i], "sys"))
+			return perr(p, "unknown vcpu option '%s'", tok[i]);
 		if (!strcmp(tok[i], "phase")) {
+			if (v->kind == SIM_HOG || v->kind == SIM_IDLE)
+				return perr(p, "phase is for duty, bursty and sleep vcpus");
+			if (setting_once(p, &has_phase, "phase"))
+				return -EINVAL;
 			if (parse_time(tok[i + 1], &v->phase))
 				return perr(p, "bad phase");
 		} else if (!strcmp(tok[i], "seed")) {
+			if (v->kind != SIM_BURSTY)
+				return perr(p, "seed is for bursty vcpus");
+			if (setting_once(p, &has_seed, "seed"))
+				return -EINVAL;
 			if (parse_ulong(tok[i + 1], &val))
 				return perr(p, "bad seed");
 			v->seed = val;
 		} else if (!strcmp(tok[i], "sys")) {
+			if (setting_once(p, &has_sys, "sys"))
+				return -EINVAL;
 			if (parse_ulong(tok[i + 1], &val) || val > 100)
 				return perr(p, "sys is a percentage");
 			v->sys_pct = (unsigned int)val;
@@ -361,6 +401,7 @@ static int parse_line(struct parser *p, char *line)
 	struct sim_scenario *sc = p->sc;
 	char *tok[SIM_MAX_TOKENS], *save = NULL, *t;
 	uint64_t ns;
+	size_t k;
 	int n = 0;
 
 	*strchrnul(line, '#') = '\0';
@@ -377,8 +418,15 @@ static int parse_line(struct parser *p, char *line)
 		return parse_vcpu(p, tok, n);
 	if (!strcmp(tok[0], "at"))
 		return parse_at(p, tok, n);
+	for (k = 0; k < ARRAY_SIZE(keywords) && strcmp(tok[0], keywords[k]); k++)
+		;
+	if (k == ARRAY_SIZE(keywords))
+		return perr(p, "unknown keyword '%s'", tok[0]);
 	if (n != 2)
 		return perr(p, "'%s' takes one value", tok[0]);
+	if (p->keyword_line[k])
+		return perr(p, "'%s' already given at line %u", tok[0], p->keyword_line[k]);
+	p->keyword_line[k] = p->line;
 	if (!strcmp(tok[0], "lanes")) {
 		unsigned long v;
 
@@ -414,12 +462,10 @@ static int parse_line(struct parser *p, char *line)
 		sc->params.min_run_ns = ns;
 		sc->has_params = true;
 		sc->params_line = p->line;
-	} else if (!strcmp(tok[0], "lag")) {
+	} else {
 		sc->params.lag_ns = ns;
 		sc->has_params = true;
 		sc->params_line = p->line;
-	} else {
-		return perr(p, "unknown keyword '%s'", tok[0]);
 	}
 	return 0;
 }

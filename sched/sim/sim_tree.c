@@ -5,18 +5,22 @@
 
 #include "sim_types.h"
 
-int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set)
+int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set,
+		       const char **why)
 {
 	int ret;
 
+	*why = "cpu.idle";
 	if (set->has_idle && !set->idle && (ret = group_set_idle(s, g, false)))
 		return ret;
+	*why = g->idle ? "cpu.weight while cpu.idle is 1" : "cpu.weight";
 	if (set->has_weight &&
 	    (ret = group_set_shares(s, g, sched_weight_from_cgroup(set->weight))))
 		return ret;
 	if (set->has_nice &&
 	    (ret = group_set_shares(s, g, sched_prio_to_weight[set->nice - MIN_NICE])))
 		return ret;
+	*why = "cpu.idle";
 	if (set->has_idle && set->idle && (ret = group_set_idle(s, g, true)))
 		return ret;
 	if (set->has_max || set->has_burst) {
@@ -24,6 +28,8 @@ int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settin
 		uint64_t period = set->has_max && set->has_period ? set->period_us : g->period_us;
 		uint64_t burst = set->has_burst ? set->burst_us : g->burst_us;
 
+		*why = quota != RUNTIME_INF && burst > quota ? "cpu.max.burst above the quota" :
+			"cpu.max";
 		ret = group_set_bandwidth(s, g, quota, period, burst);
 		if (ret)
 			return ret;
@@ -52,6 +58,7 @@ int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group 
 		const struct sim_group_cfg *gc = &sc->groups[i];
 		char parent[GROUP_PATH_MAX], *slash;
 		struct group *pg, *g;
+		const char *why;
 
 		strcpy(parent, gc->path);
 		slash = strrchr(parent, '/');
@@ -68,9 +75,10 @@ int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group 
 		ret = group_enable_threaded(s, g);
 		if (ret)
 			return sim_fail(d, ret, gc->line, "threaded", gc->path);
-		ret = sim_apply_settings(s, g, &gc->set);
+		ret = sim_apply_settings(s, g, &gc->set, &why);
 		if (ret)
-			return sim_fail(d, ret, gc->line, "settings of", gc->path);
+			return diag_at(d, ret, (int)gc->line, NULL, NULL, "settings of %s: %s: %s",
+				       gc->path, why, strerror(-ret));
 		groups[i + 1] = g;
 	}
 	for (i = 0; i < sc->nr_vcpus; i++) {

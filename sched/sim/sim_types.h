@@ -103,10 +103,16 @@ static inline uint64_t sim_rng_seed(uint64_t seed)
 	return seed * 0x9E3779B97F4A7C15ULL + 1;
 }
 
-/* Uniform in [0.5, 1.5] x mean. */
+/*
+ * Uniform in [0.5, 1.5] x mean, and at least 1 ns: a mean of 1 ns gave 0 every time, so
+ * "bursty 1ns 1ns" had gaps of 0 (the run never left its first instant) and no work.
+ */
 static inline uint64_t sim_rng_around(uint64_t *x, uint64_t mean)
 {
-	return mean / 2 + (uint64_t)((double)(sim_rng_next(x) >> 11) / (double)(1ULL << 53) * mean);
+	uint64_t v = mean / 2 +
+		     (uint64_t)((double)(sim_rng_next(x) >> 11) / (double)(1ULL << 53) * mean);
+
+	return v ? v : 1;
 }
 
 /* sim_load.c: the group declared with path (NULL for "/" or none); whole-file checks. */
@@ -126,8 +132,12 @@ int sim_fail(struct diag *d, int ret, unsigned int line, const char *what, const
 /* The scenario's tree in s. */
 int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group **groups,
 		   struct diag *d);
-/* Applies the settings to g with the group.h setters, in the order cgroupfs would need. */
-int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set);
+/*
+ * Applies the settings to g with the group.h setters, in the order cgroupfs would need; on an
+ * error *why names the file refused ("cpu.weight while cpu.idle is 1": EINVAL alone said nothing).
+ */
+int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set,
+		       const char **why);
 const char *sim_pattern_name(enum sim_pattern p);
 
 #endif

@@ -26,6 +26,14 @@ for f in /dev/zero /dev/null /tmp/vsched-t-sim.$$ /tmp; do
 	grep -qE "^vsched sim: $f: (line [0-9]+: .*not a scenario|Is a directory)\$" \
 		/tmp/vsched-t-sim.err.$$ || { cat /tmp/vsched-t-sim.err.$$; exit 1; }
 done
+# A bursty gap of 1 ns drew 0 (branch audit7): the run never left its first instant.
+printf 'duration 10ms\nvcpu 0 / bursty 1ns 1ns\nvcpu 1 / hog\n' > /tmp/vsched-t-sim.$$
+timeout 60 "$VSCHED" sim --quiet /tmp/vsched-t-sim.$$ >/dev/null || { echo "bursty 1ns 1ns"; exit 1; }
+# A report lost to a full disk exited 0.
+if "$VSCHED" sim "$dir/flat.sim" >/dev/full 2>/tmp/vsched-t-sim.err.$$; then
+	echo "report to /dev/full: exit 0"; exit 1
+fi
+grep -q '^vsched sim: writing the report: ' /tmp/vsched-t-sim.err.$$
 rm -f /tmp/vsched-t-sim.$$ /tmp/vsched-t-sim.err.$$
 set +e
 "$VSCHED" sim >/dev/null 2>&1

@@ -27,6 +27,7 @@ static void refused(const char *text, const char *want)
 }
 
 #define NICE_ERR	"line 1: nice must be an integer in [-20, 19]"
+#define QUOTA_ERR	"the cpu.max quota is max or 1ms to 17592186s"
 
 static void test_parse_numbers(void)
 {
@@ -76,6 +77,59 @@ static void test_parse_structure(void)
 	refused("vcpu 0 / hog\n\x01\n", "line 2: control character 0x01: not a scenario");
 	/* Order does not matter otherwise: a vCPU may name a group defined below it. */
 	CU_ASSERT_EQUAL(sim_parse("vcpu 1 /a hog\ngroup /a\nvcpu 0 / hog\n", &sc, NULL), 0);
+	sim_scenario_free(sc);
+}
+
+/*
+ * What a new user's scenarios (branch audit7) found taken silently or refused unclearly: a
+ * keyword or vcpu option given twice (the last won), an option where it does nothing, an
+ * unknown keyword called a bad time, cpu.max out of range as "Invalid argument" at run time,
+ * a path past the depth limit as EAGAIN cut off inside its own text.
+ */
+static void test_parse_audit(void)
+{
+	struct sim_scenario *sc = NULL;
+	char deep[1024] = "group /d";
+	size_t i;
+	char *text;
+
+	refused("lanes 2\nlanes 4\nvcpu 0 / hog\n", "line 2: 'lanes' already given at line 1");
+	refused("duration 1s\nvcpu 0 / hog\nduration 2s\n",
+		"line 3: 'duration' already given at line 1");
+	refused("deliver 50\ndeliver 60%\nvcpu 0 / hog\n", "line 2: 'deliver' already given at line 1");
+	refused("slice 3ms\nslice 4ms\nvcpu 0 / hog\n", "line 2: 'slice' already given at line 1");
+	refused("Name: vsched\nvcpu 0 / hog\n", "line 1: unknown keyword 'Name:'");
+	refused("foo 1 2\nvcpu 0 / hog\n", "line 1: unknown keyword 'foo'");
+	refused("vcpu 0 / duty 1ms 10ms phase 1ms phase 2ms\n", "line 1: 'phase' given twice");
+	refused("vcpu 0 / hog sys 10 sys 20\n", "line 1: 'sys' given twice");
+	refused("vcpu 0 / bursty 1ms 2ms seed 1 seed 2\n", "line 1: 'seed' given twice");
+	refused("vcpu 0 / hog phase 3ms\n", "line 1: phase is for duty, bursty and sleep vcpus");
+	refused("vcpu 0 / idle phase 3ms\n", "line 1: phase is for duty, bursty and sleep vcpus");
+	refused("vcpu 0 / duty 1ms 2ms seed 4\n", "line 1: seed is for bursty vcpus");
+	refused("group /a max 0 100ms\nvcpu 0 / hog\n", "line 1: " QUOTA_ERR);
+	refused("group /a max 999us\nvcpu 0 / hog\n", "line 1: " QUOTA_ERR);
+	refused("vcpu 0 / hog\ngroup /a\nat 1ms max /a 100000000s 1s\n", "line 3: " QUOTA_ERR);
+	refused("group /a max 10ms 0\nvcpu 0 / hog\n", "line 1: the cpu.max period is 1ms to 1s");
+	refused("group /a max max 1001ms\nvcpu 0 / hog\n", "line 1: the cpu.max period is 1ms to 1s");
+	refused("group /a max 10ms 100ms burst 11ms\nvcpu 0 / hog\n",
+		"line 1: the burst may not exceed the cpu.max quota");
+	for (i = 1; i < GROUP_DEPTH_MAX; i++)
+		strcat(deep, "/d");
+	text = malloc(GROUP_DEPTH_MAX * 4 * GROUP_DEPTH_MAX);
+	CU_ASSERT_FATAL(text != NULL);
+	text[0] = '\0';
+	for (i = 1; i <= GROUP_DEPTH_MAX; i++)	/* group /d, /d/d, ... 256 deep */
+		sprintf(text + strlen(text), "%.*s\n", (int)(6 + 2 * i), deep);
+	strcat(text, "vcpu 0 / hog\n");
+	CU_ASSERT_EQUAL(sim_parse(text, &sc, NULL), 0);	/* the limit itself is fine */
+	sim_scenario_free(sc);
+	sprintf(text + strlen(text), "%s/d\n", deep);
+	refused(text, "line 258: group path deeper than 256 levels");
+	free(text);
+	/* Allowed: a burst beside max, a bursty phase, seed 0, events in any order (sorted). */
+	CU_ASSERT_EQUAL(sim_parse("group /a max max burst 5ms\nvcpu 0 /a bursty 1ms 2ms "
+				  "phase 1ms seed 0\nat 5ms move 0 /\nat 1ms move 0 /a\n",
+				  &sc, NULL), 0);
 	sim_scenario_free(sc);
 }
 
@@ -137,6 +191,7 @@ static void test_load_not_a_scenario(void)
 static CU_TestInfo parse_tests[] = {
 	{ "numbers are whole words", test_parse_numbers },
 	{ "what only the whole file shows", test_parse_structure },
+	{ "what a new user's scenarios found", test_parse_audit },
 	{ "files that are no scenario", test_load_not_a_scenario },
 	CU_TEST_INFO_NULL,
 };
