@@ -35,9 +35,7 @@ static int run_host_max(const char *val, uint64_t *quota_us, uint64_t *period_us
 
 	if (parse_cpu_max(val, &q, &p))
 		return -EINVAL;
-	if (q != RUNTIME_INF && (q < CPU_QUOTA_MIN_US || q > MAX_BW_US))
-		return -EINVAL;
-	if (p < CPU_PERIOD_MIN_US || p > CPU_PERIOD_MAX_US)
+	if (group_bandwidth_rule(q, p, 0) != BW_OK)
 		return -EINVAL;
 	*quota_us = q;
 	*period_us = p;

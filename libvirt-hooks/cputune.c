@@ -352,6 +352,16 @@ static int cputune_sched_ids(struct cputune_ctx *c, xmlNode *n, const char *elem
 	return ret;
 }
 
+/* libvirt sets these policies on a QEMU domain's threads; a vsched VM says so (RR is the last). */
+static const char *const policy_unused[] = {
+	[VCPU_SCHED_BATCH] = "scheduler 'batch': vsched groups have no batch class, the vCPUs are "
+			     "scheduled as normal ones",
+	[VCPU_SCHED_FIFO] = "real-time scheduler 'fifo' is not used by vsched, the vCPUs are "
+			    "scheduled by weight",
+	[VCPU_SCHED_RR] = "real-time scheduler 'rr' is not used by vsched, the vCPUs are "
+			  "scheduled by weight",
+};
+
 static int cputune_vcpusched(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
 {
 	enum vcpu_policy policy = VCPU_SCHED_NONE;
@@ -376,16 +386,8 @@ static int cputune_vcpusched(struct cputune_ctx *c, xmlNode *n, const char *raw 
 		c->t->vcpus[i].policy = policy;
 		c->t->vcpus[i].priority = prio;
 	}
-	/* libvirt sets these policies on a QEMU domain's threads; a vsched VM says so. */
-	if (policy == VCPU_SCHED_BATCH)
-		cputune_ignore(c->t, "vcpusched", "scheduler 'batch': vsched groups have no batch "
-			       "class, the vCPUs are scheduled as normal ones", xml_line(n));
-	else if (policy == VCPU_SCHED_FIFO)
-		cputune_ignore(c->t, "vcpusched", "real-time scheduler 'fifo' is not used by "
-			       "vsched, the vCPUs are scheduled by weight", xml_line(n));
-	else if (policy == VCPU_SCHED_RR)
-		cputune_ignore(c->t, "vcpusched", "real-time scheduler 'rr' is not used by "
-			       "vsched, the vCPUs are scheduled by weight", xml_line(n));
+	if (policy_unused[policy])
+		cputune_ignore(c->t, "vcpusched", policy_unused[policy], xml_line(n));
 	return 0;
 }
 

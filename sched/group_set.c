@@ -49,21 +49,40 @@ int group_set_idle(struct sched *s, struct group *g, bool idle)
 }
 
 /* tg_set_cfs_bandwidth()'s checks in its order (6.12), in microseconds. */
+enum bw_rule group_bandwidth_rule(uint64_t quota_us, uint64_t period_us, uint64_t burst_us)
+{
+	bool capped = quota_us != RUNTIME_INF;
+
+	if (capped && quota_us < CPU_QUOTA_MIN_US)
+		return BW_QUOTA;
+	if (period_us < CPU_PERIOD_MIN_US || period_us > CPU_PERIOD_MAX_US)
+		return BW_PERIOD;
+	if (capped && quota_us > MAX_BW_US)
+		return BW_QUOTA;
+	if (capped && (burst_us > quota_us || burst_us + quota_us > MAX_BW_US))
+		return BW_BURST;
+	/* Mainline's explicit overflow rule for the ns conversion. */
+	if (burst_us > UINT64_MAX / 1000)
+		return BW_BURST;
+	return BW_OK;
+}
+
+const char *group_bandwidth_rule_str(enum bw_rule r)
+{
+	static const char *const str[] = {
+		[BW_OK] = "in range",
+		[BW_QUOTA] = "the cpu.max quota is max or 1ms to 17592186s",
+		[BW_PERIOD] = "the cpu.max period is 1ms to 1s",
+		[BW_BURST] = "the burst may not exceed the cpu.max quota",
+	};
+
+	return str[r];
+}
+
 int group_bandwidth_valid(const struct group *g, uint64_t quota_us, uint64_t period_us,
 			  uint64_t burst_us)
 {
-	if (group_is_root(g))
-		return -EINVAL;
-	if (quota_us != RUNTIME_INF && quota_us < CPU_QUOTA_MIN_US)
-		return -EINVAL;
-	if (period_us < CPU_PERIOD_MIN_US || period_us > CPU_PERIOD_MAX_US)
-		return -EINVAL;
-	if (quota_us != RUNTIME_INF && quota_us > MAX_BW_US)
-		return -EINVAL;
-	if (quota_us != RUNTIME_INF && (burst_us > quota_us || burst_us + quota_us > MAX_BW_US))
-		return -EINVAL;
-	/* Mainline's explicit overflow rule for the ns conversion. */
-	if (burst_us > UINT64_MAX / 1000)
+	if (group_is_root(g) || group_bandwidth_rule(quota_us, period_us, burst_us) != BW_OK)
 		return -EINVAL;
 	return 0;
 }

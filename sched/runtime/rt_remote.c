@@ -305,9 +305,8 @@ static int rt_remote_vmset(struct runtime *rt, const void *buf)
 	/* What the daemon's HELLO check (host_settings_valid()) takes, and cpu.max's ranges. */
 	if (m.type != HOST_MSG_VMSET || m.path[0] || m.set.idle > 1 || m.set.threaded ||
 	    (m.set.shares && (m.set.shares < 2 || m.set.shares > (1UL << 18))) ||
-	    m.set.subtree_cpu || m.set.period_us < CPU_PERIOD_MIN_US ||
-	    m.set.period_us > CPU_PERIOD_MAX_US ||
-	    (m.set.quota_us != RUNTIME_INF && m.set.quota_us < CPU_QUOTA_MIN_US))
+	    m.set.subtree_cpu ||
+	    group_bandwidth_rule(m.set.quota_us, m.set.period_us, m.set.burst_us) != BW_OK)
 		return -EPROTO;
 	rt->remote->vm = m.set;
 	return 0;

@@ -146,6 +146,7 @@ static int setting_once(struct parser *p, bool *has, const char *key)
 /* Settings: weight W | nice N | max QUOTA PERIOD | max max [PERIOD] | burst B | idle 0|1 */
 static int parse_settings(struct parser *p, char **tok, int n, struct sim_settings *set)
 {
+	enum bw_rule rule;
 	unsigned long v;
 	int i = 0;
 
@@ -210,16 +211,11 @@ static int parse_settings(struct parser *p, char **tok, int n, struct sim_settin
 	 */
 	if (set->has_weight && set->has_nice)
 		return perr(p, "weight and nice set the same weight: give one");
-	if (set->has_max && set->quota_us != RUNTIME_INF &&
-	    (set->quota_us < CPU_QUOTA_MIN_US || set->quota_us > MAX_BW_US))
-		return perr(p, "the cpu.max quota is max or 1ms to %llus",
-			    (unsigned long long)(MAX_BW_US / 1000000));
-	if (set->has_period &&
-	    (set->period_us < CPU_PERIOD_MIN_US || set->period_us > CPU_PERIOD_MAX_US))
-		return perr(p, "the cpu.max period is 1ms to 1s");
-	if (set->has_burst && set->has_max && set->quota_us != RUNTIME_INF &&
-	    (set->burst_us > set->quota_us || set->burst_us + set->quota_us > MAX_BW_US))
-		return perr(p, "the burst may not exceed the cpu.max quota");
+	rule = group_bandwidth_rule(set->has_max ? set->quota_us : RUNTIME_INF,
+				    set->has_period ? set->period_us : CPU_PERIOD_DFL_US,
+				    set->has_burst ? set->burst_us : 0);
+	if (rule != BW_OK)
+		return perr(p, "%s", group_bandwidth_rule_str(rule));
 	if (set->has_idle && set->idle && (set->has_weight || set->has_nice))
 		return perr(p, "a weight beside idle 1 would not take (cpu.idle 1 sets the weight)");
 	return 0;

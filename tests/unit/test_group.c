@@ -258,6 +258,24 @@ static void test_group_set_bandwidth_errors(void)
 	sched_destroy(s);
 }
 
+/* The rule each bad triple breaks, in the kernel's order: the edges name it from this alone. */
+static void test_group_bandwidth_rule(void)
+{
+	CU_ASSERT_EQUAL(group_bandwidth_rule(1000, 1000, 0), BW_OK);
+	CU_ASSERT_EQUAL(group_bandwidth_rule(RUNTIME_INF, CPU_PERIOD_MAX_US, 1), BW_OK);
+	CU_ASSERT_EQUAL(group_bandwidth_rule(999, 999, 0), BW_QUOTA);	/* quota first */
+	CU_ASSERT_EQUAL(group_bandwidth_rule(MAX_BW_US + 1, 999, 0), BW_PERIOD);	/* then period */
+	CU_ASSERT_EQUAL(group_bandwidth_rule(MAX_BW_US + 1, 100000, 0), BW_QUOTA);
+	CU_ASSERT_EQUAL(group_bandwidth_rule(RUNTIME_INF, 1000001, 0), BW_PERIOD);
+	CU_ASSERT_EQUAL(group_bandwidth_rule(1000, 100000, 1001), BW_BURST);
+	CU_ASSERT_EQUAL(group_bandwidth_rule(MAX_BW_US, 100000, 1), BW_BURST);
+	CU_ASSERT_EQUAL(group_bandwidth_rule(RUNTIME_INF, 100000, UINT64_MAX / 1000 + 1), BW_BURST);
+	CU_ASSERT_STRING_EQUAL(group_bandwidth_rule_str(BW_PERIOD), "the cpu.max period is 1ms to 1s");
+	CU_ASSERT_STRING_EQUAL(group_bandwidth_rule_str(BW_QUOTA),
+			       "the cpu.max quota is max or 1ms to 17592186s");
+	CU_ASSERT_EQUAL(MAX_BW_US / 1000000, 17592186);
+}
+
 static void test_group_threaded_mode(void)
 {
 	struct sched *s = sched_create(1, 2);
@@ -349,6 +367,7 @@ static CU_TestInfo group_tests[] = {
 	{ "vCPU thread IDs", test_group_vcpu_tid },
 	{ "shares and idle setters", test_group_set_shares_idle },
 	{ "weight conversions", test_group_weight_conversions },
+	{ "cpu.max rules named", test_group_bandwidth_rule },
 	{ "bandwidth setter errors", test_group_set_bandwidth_errors },
 	CU_TEST_INFO_NULL,
 };
