@@ -104,8 +104,11 @@ static void test_rt_sends_unlocked(enum vm_accel accel)
 	r.vm.accel = accel;
 	r.host_sock = d.sock;
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
-	/* Slice ends on both lanes (8 ms), and the API's reads between them (RAN from its clock). */
-	for (i = 0; i < 8; i++) {
+	/*
+	 * Slice ends on both lanes (8 ms), and the API's reads between them (RAN from its clock):
+	 * at least 400 ms, and on a loaded host until the VM has run 100 ms (up to 5 s).
+	 */
+	for (i = 0; i < 8 || (vm_usage <= 100000 && i < 100); i++) {
 		unl_sleep_ms(50);
 		vm_usage = vs_usage_usec(r.vs, "");
 	}
@@ -120,7 +123,7 @@ static void test_rt_sends_unlocked(enum vm_accel accel)
 		fprintf(stderr, "\n  %u BUGs, the first: %s\n", bugs, bug_what);
 	CU_ASSERT_EQUAL(bugs, 0);
 	CU_ASSERT_FALSE(st.fallback);
-	/* 400 ms on two lanes: each side saw most of it (generous: a loaded host). */
+	/* 400 ms or more on two lanes: each side saw 100 ms of it. */
 	CU_ASSERT_TRUE(vm_usage > 100000);
 	CU_ASSERT_TRUE(daemon_usage > 100000);
 }
