@@ -58,6 +58,7 @@ struct group_core {
 	double vbase;			/* V while no child is runnable */
 	double owed;			/* lag moved by a leave or join, not yet shared (rates.c) */
 	double wclock;			/* its due clock during a refill or a full retag (rates.c) */
+	double wlag;			/* its lag at its parent that wclock stands for (rates.c) */
 	double demand;			/* min(quota / period, children's demand), cached */
 	bool on_path;			/* demand changed below: rates_update() */
 	unsigned int nr_children;	/* child entities: queue capacity */

@@ -186,12 +186,22 @@ static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity
 	rebase(s, e, r, join ? V : gc->wclock);
 	/*
 	 * A joiner keeps the lag V moving would have left it, L W / (W + r) of its L, but comes in
-	 * at V, which then does not move: share_owed() charges that lag to the others.
+	 * at V, which then does not move: share_owed() charges that lag to the others. Where the
+	 * group holds no lane, a stayer waits and the group is behind at its parent (wlag), that
+	 * shortfall is the waiting stayers', built up before the joiner came: it comes in wlag / W
+	 * on, V moving by its part, so that the catch-up goes to them. Shared by rate, a duty vCPU waking beside a hog kept
+	 * from its lane by a capped sibling took half the hog's catch-up, its burst ended in the
+	 * sibling's window, and the hog alone then idled a lane (docs/scheduler.md §2).
 	 */
 	if (join && gc->sum_r > RATE_MIN) {
+		double d = gc->queue.nr && !gc->se.nr_running && !heap_queued(&e->node) && gc->wlag > 0 ?
+			   gc->wlag / gc->sum_r : 0;
+
 		e->vt = V - (V - e->vt) * gc->sum_r / (gc->sum_r + e->rate);
 		gc->sum_rvt += e->rate * V;
 		gc->owed -= e->rate * (V - e->vt);
+		e->vt += d;
+		gc->sum_rvt += e->rate * d;
 	} else {
 		gc->sum_rvt += e->rate * e->vt;
 	}
@@ -313,6 +323,7 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 		return;	/* frozen inside: see retag_group() */
 	}
 	gc->wclock = due_clock(s, gc);
+	gc->wlag = (gc->wclock - V) * gc->sum_r;
 	n = fluid_claims(g, s->core.demand, cl);
 	for (i = 0; i < n; i++) {
 		if (cl[i].g) {

@@ -569,6 +569,24 @@ static void test_pool_ancestors_cannot_let_draw(void)
 		   0.25);
 }
 
+/*
+ * A waker does not share the lag its group's waiting children built up (set_rate() in
+ * sched/rates.c; class E of `fuzz-sim --kind 6`, seed 1956 reduced, docs/scheduler.md §2). Two
+ * lanes, /g1 capped at 6 ms per 10 ms with two hogs beside /g2 (weight 30) with a hog and a duty
+ * vCPU (3 ms every 10, 2 ms into each period). At each refill /g1 takes both lanes for 2 ms (its
+ * pace end) where the reference serves /g2's hog 0.46 of a lane; the duty vCPU then woke level
+ * with the hog inside /g2, the lane /g1 gives back went to it every other period, its burst
+ * ended inside /g1's window, and in the throttle the hog alone left a lane idle that the
+ * reference fills with the rest of the burst: /g2 998.5 ms of 1046.1 in 1 s (2.38 % of
+ * capacity; 0.12 % now).
+ */
+static void test_waker_not_owed_group_lag(void)
+{
+	run_within("lanes 2\ngroup /g1 max 6ms 10ms\ngroup /g2 weight 30\n"
+		   "vcpu 0 /g2 hog\nvcpu 1 /g1 hog\nvcpu 2 /g1 hog\n"
+		   "vcpu 3 /g2 duty 3ms 10ms phase 2ms\n", 0.5);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -603,6 +621,7 @@ static CU_TestInfo caps_tests[] = {
 	{ "a refill is not deferred to a min_run", test_refill_not_deferred_to_min_run },
 	{ "a pool its ancestors cannot let it draw is not paced",
 	  test_pool_ancestors_cannot_let_draw },
+	{ "a waker does not share its group's waiting children's lag", test_waker_not_owed_group_lag },
 	CU_TEST_INFO_NULL,
 };
 
