@@ -587,6 +587,44 @@ static void test_waker_not_owed_group_lag(void)
 		   "vcpu 3 /g2 duty 3ms 10ms phase 2ms\n", 0.5);
 }
 
+/*
+ * A lane promised to a refilled group's window claim (lanes_window_claim()) is not handed out at
+ * a rotation end less than min_run before the promise: its holder keeps it to the promise. Three
+ * lanes, /g1 (weight 70, two hogs and /g1/g2 with one) capped at 7.5 ms per 5 ms beside /g3
+ * (weight 15, two hogs): the reference runs /g1 at 2.47 to its dry point 3.04 ms into each period
+ * and /g3 at 0.53 meanwhile, so /g1 claims /g3's lane 1.61 ms in. /g3's hog rotated out at 1.25
+ * ms and its sibling took the lane with a min_run to 2.25 ms: /g1 got its third lane 0.64 ms
+ * late every period, ran past the reference's dry point, and /g3 had the lane the reference
+ * idles after it (kind 6 seed 324 reduced, class A of docs/scheduler.md §10: 1150 ms of 1107 in
+ * 1 s, 1.43 % of capacity; 0.35 % now, the rest a bandwidth end's 50 us overrun, §10).
+ */
+static void test_promised_lane_kept_to_the_promise(void)
+{
+	run_within("lanes 3\nduration 1s\ngroup /g1 weight 70 max 7500us 5000us\n"
+		   "group /g1/g2\ngroup /g3 weight 15\n"
+		   "vcpu 0 /g1 hog\nvcpu 1 /g1/g2 hog\nvcpu 2 /g3 hog\nvcpu 3 /g1 hog\n"
+		   "vcpu 4 /g1/g2 hog\nvcpu 5 /g3 hog\n", 0.5);
+}
+
+/*
+ * A refill's window claim against a sibling owed more than min_run waits until that sibling has
+ * repaid it on its lane, not to its rotation end. Three lanes, /g1 (weight 4999, three hogs)
+ * capped at 9.4 ms per 10 ms beside a root hog and /g2's hog (weight 100 each): the reference
+ * runs /g1 at 2.88 to its dry point 3.26 ms into each period and each hog at 0.06 meanwhile.
+ * The hog whose lane /g1's refill took at once came to the next refill owed 0.19-0.94 ms (3.3-16
+ * ms of virtual time at its rate); the claim left its lane alone for that, and it kept the lane
+ * to its rotation end, up to 2.9 ms of /g1's window: /g1 ran its pool to 4.1 ms in and the hogs
+ * ran where the reference idles a lane (kind 6 seed 14, class A of docs/scheduler.md §10: 713.8
+ * ms of 692.9 each in 1 s, 0.70 % of capacity; 0.000 % now, the claim at the window's start,
+ * 0.38 ms after the refill, or when the hog has closed in to min_run, within 1 ms).
+ */
+static void test_window_claim_waits_for_repayment(void)
+{
+	run_within("lanes 3\nduration 1s\ngroup /g1 weight 4999 max 9400us 10000us\n"
+		   "group /g2\nvcpu 0 /g1 hog\nvcpu 1 /g1 hog\nvcpu 2 /g1 hog\n"
+		   "vcpu 3 / hog\nvcpu 4 /g2 hog\n", 0.1);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -622,6 +660,9 @@ static CU_TestInfo caps_tests[] = {
 	{ "a pool its ancestors cannot let it draw is not paced",
 	  test_pool_ancestors_cannot_let_draw },
 	{ "a waker does not share its group's waiting children's lag", test_waker_not_owed_group_lag },
+	{ "a promised lane is kept to the promise", test_promised_lane_kept_to_the_promise },
+	{ "a window claim waits for an owed sibling's repayment",
+	  test_window_claim_waits_for_repayment },
 	CU_TEST_INFO_NULL,
 };
 
