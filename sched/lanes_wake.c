@@ -172,12 +172,16 @@ enum claim_by { CLAIM_MOVE, CLAIM_WAKE, CLAIM_REFILL };
  * se's claim; false if it took no lane and deferred none (a refill's claims stop there).
  * CLAIM_WAKE: se has just become runnable, with new work: from a holder that has run, on
  * several lanes, it needs min_run of service at its side's rate (wake_gran()). A vCPU moved
- * while runnable or a refilled group had its work all along, a holder given its lane at this
- * instant loses nothing it ran, and on one lane a holder served less catches up once the waker
- * is done (no lane idles): those claims are by time (min_run), as before. CLAIM_REFILL judges a
- * misplaced lane by the service the group had: the misplaced test already counts the lanes the
- * refill just gave it, so the slices those lanes were paid up front at this instant are not
- * counted again in its virtual time.
+ * while runnable had its work all along, a holder given its lane at this instant loses nothing
+ * it ran, and on one lane a holder served less catches up once the waker is done (no lane
+ * idles): those claims are by time (min_run), as before. CLAIM_REFILL is by service against
+ * every holder, on any number of lanes: under a cap the lane does idle, and by time a group at
+ * a low rate took a slice on a few us of lag (the holder's unrun prepaid slice alone puts a
+ * level group that far behind), drawing its pool into time the reference leaves idle (10 ms
+ * caps seed 1623; docs/scheduler.md §4 "A refill claims as a waker"). It judges a misplaced
+ * lane by the service the group had: the misplaced test already counts the lanes the refill
+ * just gave it, so the slices those lanes were paid up front at this instant are not counted
+ * again in its virtual time.
  */
 static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 {
@@ -216,13 +220,14 @@ static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 		}
 		/*
 		 * How far behind the waiter is, in time, past what is worth a kick (a near tie is
-		 * not): for a wake, min_run of service at its side's rate (wake_gran()), otherwise
-		 * min_run; for a misplaced lane, the holder's side being owed min_run.
+		 * not): for a wake or a refill, min_run of service at its side's rate (wake_gran()),
+		 * otherwise min_run; for a misplaced lane, the holder's side being owed min_run.
 		 */
 		misplaced = lane_misplaced(ew, er);
 		if (misplaced)
 			gran = -min_run;
-		else if (by == CLAIM_WAKE && s->nr_lanes > 1 && ln->start < s->core.now)
+		else if (by == CLAIM_REFILL ||
+			 (by == CLAIM_WAKE && s->nr_lanes > 1 && ln->start < s->core.now))
 			gran = wake_gran(min_run, ew->rate);
 		else
 			gran = min_run;
