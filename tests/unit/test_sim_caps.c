@@ -642,6 +642,25 @@ static void test_refill_claims_by_service(void)
 		   "vcpu 0 /g2/g10 hog\nvcpu 1 /g5 hog\nvcpu 2 /g5/g6 hog\n", 0.25);
 }
 
+/*
+ * On one lane a refilled group claims the lane at the end of its window too (window_claim()),
+ * where the holder's turn would end past the point its pool can still be drawn before the next
+ * refill. One lane, /g1 (weight 4999, four hogs) capped at 9.4 ms per 10 ms beside a root hog
+ * and /g2's: the reference runs /g1 at 0.96 to its dry point 9.78 ms into each period. The
+ * throttled 0.6 ms went to a hog that then ran its whole 3 ms slice past the refill, /g1's
+ * pool expired 2.2 ms short and it ran 17 ms through the next refill: 851 ms of 940 in 1 s
+ * (8.86 % of capacity, found by k6a2's reducer sliding kind 6 seed 14 to one lane). Now the
+ * hog's turn ends at its min_run: 0.66 %, the floor of a min_run longer than the throttled
+ * part of the period (the hogs run 1 ms where the reference gives them 0.6; docs/scheduler.md
+ * §10).
+ */
+static void test_one_lane_window_claim(void)
+{
+	run_within("lanes 1\nduration 1s\ngroup /g1 weight 4999 max 9400us 10000us\ngroup /g2\n"
+		   "vcpu 0 /g1 hog\nvcpu 1 /g1 hog\nvcpu 2 /g1 hog\nvcpu 3 / hog\n"
+		   "vcpu 4 /g1 hog\nvcpu 5 /g2 hog\n", 1.0);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -681,6 +700,7 @@ static CU_TestInfo caps_tests[] = {
 	{ "a window claim waits for an owed sibling's repayment",
 	  test_window_claim_waits_for_repayment },
 	{ "a refill claims by service", test_refill_claims_by_service },
+	{ "one lane: a refill claims at its window's end", test_one_lane_window_claim },
 	CU_TEST_INFO_NULL,
 };
 
