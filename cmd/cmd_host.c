@@ -127,9 +127,14 @@ int cmd_host(int argc, char **argv)
 		fprintf(stderr, "vsched host: run directory path too long\n");
 		return 1;
 	}
+	/* A new user's first error: name the directory (set by VSCHED_RUN_DIR). */
 	ret = file_mkdir_p(registry_run_dir(), 0755, NULL);
-	if (!ret)
-		ret = host_create(&o, &h);
+	if (ret) {
+		fprintf(stderr, "vsched host: run directory %s: %s\n", registry_run_dir(),
+			strerror(-ret));
+		return 1;
+	}
+	ret = host_create(&o, &h);
 	if (ret) {
 		fprintf(stderr, "vsched host: %s\n", strerror(-ret));
 		return 1;

@@ -63,6 +63,16 @@ out=$("$VSCHED" run --host --accel thread --duration 1s 2>&1)
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "host scheduler" ||
 	fail "run --host without a daemon: exit $rc, '$out'"
+# A run directory the user cannot make is named (a new user's first error: /run/vsched as
+# non-root); it said "vsched host: Permission denied".
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	chmod 0755 "$TMPD"
+	out=$(VSCHED_RUN_DIR=$TMPD/ro/run setpriv --reuid 65534 --regid 65534 --clear-groups \
+		"$VSCHED" host --cpus 1 --no-ctl 2>&1)
+	rc=$?
+	[ $rc -eq 1 ] && echo "$out" | grep -q "run directory $TMPD/ro/run: Permission denied" ||
+		fail "host with a run directory it cannot make: exit $rc, '$out'"
+fi
 
 start_host 1
 [ "$(cat "$TMPD/host.pid")" = "$HP" ] || fail "--pidfile does not hold the daemon's pid"
