@@ -189,13 +189,15 @@ static void set_rate(struct sched *s, struct group_core *gc, struct sched_entity
 	 * at V, which then does not move: share_owed() charges that lag to the others. Where the
 	 * group holds no lane, a stayer waits and the group is behind at its parent (wlag), that
 	 * shortfall is the waiting stayers', built up before the joiner came: it comes in wlag / W
-	 * on, V moving by its part, so that the catch-up goes to them. Shared by rate, a duty vCPU waking beside a hog kept
-	 * from its lane by a capped sibling took half the hog's catch-up, its burst ended in the
-	 * sibling's window, and the hog alone then idled a lane (docs/scheduler.md §2).
+	 * on, V moving by its part, so that the catch-up goes to them. Shared by rate, a duty vCPU
+	 * waking beside a hog kept from its lane by a capped sibling took half the hog's catch-up,
+	 * its burst ended in the sibling's window, and the hog alone then idled a lane
+	 * (docs/scheduler.md §2).
 	 */
 	if (join && gc->sum_r > RATE_MIN) {
-		double d = gc->queue.nr && !gc->se.nr_running && !heap_queued(&e->node) && gc->wlag > 0 ?
-			   gc->wlag / gc->sum_r : 0;
+		bool behind = gc->queue.nr && !gc->se.nr_running && !heap_queued(&e->node) &&
+			      gc->wlag > 0;
+		double d = behind ? gc->wlag / gc->sum_r : 0;
 
 		e->vt = V - (V - e->vt) * gc->sum_r / (gc->sum_r + e->rate);
 		gc->sum_rvt += e->rate * V;

@@ -193,7 +193,7 @@ int group_set_bandwidth(struct sched *s, struct group *g, uint64_t quota_us, uin
 int group_bandwidth_valid(const struct group *g, uint64_t quota_us, uint64_t period_us,
 			  uint64_t burst_us);
 
-/* Which of cpu.max's ranges a (quota, period, burst) breaks, in the kernel's order; BW_OK if none. */
+/* Which cpu.max range a (quota, period, burst) breaks, in the kernel's order; BW_OK if none. */
 enum bw_rule { BW_OK, BW_QUOTA, BW_PERIOD, BW_BURST };
 enum bw_rule group_bandwidth_rule(uint64_t quota_us, uint64_t period_us, uint64_t burst_us);
 /* The rule in words, for an edge that names it ("the cpu.max period is 1ms to 1s"). */
