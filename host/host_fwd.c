@@ -85,16 +85,20 @@ static int host_fwd_send(struct host *h, unsigned int op, const char *group, con
 	struct host_ctl_msg m = { .type = HOST_MSG_CTL, .op = op, .seq = seq };
 	struct host_client *c;
 	const char *rel;
+	int ret;
 
 	c = host_fwd_owner(h, group, &rel);
 	/* Above VM groups a move may take no VM's vCPU and no free slot: none is the daemon's. */
 	if (!c)
-		return op == HOST_CTL_WRITE ? host_tree_vet_move(h, file, buf, len) : 1;
+		return op == HOST_CTL_WRITE ? host_tree_vet_move(h, NULL, file, buf, len) : 1;
 	if (!host_fwd_vmms(op, rel, file))
 		return 1;
 	/* The daemon's vsched.vcpus numbers slots, not the VM's vCPUs: write cgroup.threads. */
 	if (file && !strcmp(file, "vsched.vcpus"))
 		return -EOPNOTSUPP;
+	/* Nor a VM's group another VM's vCPU: the daemon knows whose a TID is, its VMM does not. */
+	if (op == HOST_CTL_WRITE && (ret = host_tree_vet_move(h, c, file, buf, len)) < 0)
+		return ret;
 	if (strlen(rel) >= sizeof(m.path) || (file && strlen(file) >= sizeof(m.file)))
 		return -ENAMETOOLONG;
 	if (len > sizeof(m.buf))

@@ -326,13 +326,16 @@ void host_tree_leave(struct host *h, struct host_client *c)
 }
 
 /*
- * A write that moves vCPUs into a group outside every VM group (a partition, the root). Every
- * thread of this tree is a joined VM's vCPU, which stays in its VM group (EOPNOTSUPP, as the
- * kernel's cgroup.threads across domains); vsched.vcpus numbers slots, and a free one has no
- * thread (ESRCH, a TID that does not exist; before the other, as nothing moves either way).
- * 1: no move named (or a write the tree refuses with its own errno): apply it there.
+ * A write that moves vCPUs into a group outside every VM group (a partition, the root; c NULL)
+ * or into VM c's group or below. Every thread of this tree is a joined VM's vCPU, which stays
+ * in its VM group (EOPNOTSUPP, as the kernel's cgroup.threads across domains): above VM groups
+ * any, below c another VM's (its VMM, which does not know the TID, said ESRCH). vsched.vcpus
+ * numbers slots, and a free one has no thread (ESRCH, a TID that does not exist; before the
+ * other, as nothing moves either way). 1: no such move named (or a write the tree refuses with
+ * its own errno): apply it there, or forward it to c.
  */
-int host_tree_vet_move(struct host *h, const char *file, const char *buf, size_t len)
+int host_tree_vet_move(struct host *h, const struct host_client *c, const char *file,
+		       const char *buf, size_t len)
 {
 	const struct cftype *cft = file ? cftype_find(file) : NULL;
 	bool vcpus, named = false;
@@ -347,7 +350,8 @@ int host_tree_vet_move(struct host *h, const char *file, const char *buf, size_t
 			continue;
 		if (vcpus && !h->slot[i].client)
 			return -ESRCH;
-		named = true;
+		if (h->slot[i].client != c)
+			named = true;
 	}
 	return named ? -EOPNOTSUPP : 1;
 }

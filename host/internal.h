@@ -308,7 +308,8 @@ void host_fwd_vmset(struct host *h, const char *path, const char *file);
 int host_tree_join(struct host *h, struct host_client *c, const struct host_hello *m);
 int host_tree_commit(struct host *h, struct host_client *c);
 void host_tree_leave(struct host *h, struct host_client *c);
-int host_tree_vet_move(struct host *h, const char *file, const char *buf, size_t len);
+int host_tree_vet_move(struct host *h, const struct host_client *c, const char *file,
+		       const char *buf, size_t len);
 int host_path_valid(const char *path, size_t size, bool absolute);
 int host_settings_valid(const struct host_settings *st);
 

@@ -32,10 +32,10 @@ static void slots_expect(struct host *h, const char *group, const char *want)
 static void test_host_slots(void)
 {
 	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };
-	struct host_client *c;
+	struct host_client *c, *c2;
 	struct host *h = NULL;
 	struct vsched *vs;
-	int fd;
+	int fd, fd2;
 
 	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
 	vs = host_vsched(h);
@@ -70,6 +70,15 @@ static void test_host_slots(void)
 	slots_expect(h, "/machine", "\n");
 	slots_expect(h, "/thr", "\n");
 	slots_expect(h, "/machine/a", "0-1\n");
+	/* Nor into another VM's group, which its VMM answered ESRCH (it does not know the TID). */
+	fd2 = host_test_join(h, "b", 1, UINT64_MAX, &c2);
+	CU_ASSERT_EQUAL(host_test_ev(h, c2, HOST_MSG_TID, 0, 0, 6000, 0), 0);
+	CU_ASSERT_EQUAL(slots_write(h, "/machine/b", "cgroup.threads", "5000"), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(slots_write(h, "/machine/b", "cgroup.procs", "5001"), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(slots_write(h, "/machine/a", "cgroup.threads", "6000"), -EOPNOTSUPP);
+	slots_expect(h, "/machine/a", "0-1\n");
+	slots_expect(h, "/machine/b", "2\n");
+	close(fd2);
 	/* The tree is not wedged: the partition's type and its removal. */
 	CU_ASSERT_EQUAL(slots_write(h, "/part", "cgroup.type", "threaded"), 0);
 	CU_ASSERT_EQUAL(vsched_rmdir(vs, "/part"), 0);
@@ -79,7 +88,8 @@ static void test_host_slots(void)
 }
 
 static CU_TestInfo host_slots_tests[] = {
-	{ "a move above VM groups takes no free slot and no VM's vCPU", test_host_slots },
+	{ "a move above VM groups takes no free slot and no VM's vCPU, nor one of another VM",
+	  test_host_slots },
 	CU_TEST_INFO_NULL,
 };
 
