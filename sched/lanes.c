@@ -75,6 +75,14 @@ static void lane_set_rotation(struct sched *s, struct lane *ln)
 	fair_prepay(s, ln->cur, ln->rot_until - c->now);
 }
 
+/* ln's holder's turn ends at end instead: its prepaid slice paid again to that. */
+static void lane_end_turn(struct sched *s, struct lane *ln, uint64_t end)
+{
+	fair_refund(s, ln->cur);
+	ln->rot_until = end;
+	fair_prepay(s, ln->cur, end - s->core.now);
+}
+
 /* ln's holder, inside its min_run, has its turn end when that is over (lanes_wake.c). */
 void lanes_defer(struct sched *s, struct lane *ln)
 {
@@ -82,10 +90,8 @@ void lanes_defer(struct sched *s, struct lane *ln)
 
 	if (ln->rot_until <= end || end <= s->core.now)
 		return;
-	fair_refund(s, ln->cur);
-	ln->rot_until = end;
 	ln->deferred_at = s->core.now;
-	fair_prepay(s, ln->cur, end - s->core.now);
+	lane_end_turn(s, ln, end);
 }
 
 void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
@@ -273,9 +279,7 @@ void lanes_expire(struct sched *s)
 		 */
 		if (!pace && ln->promised_at > s->core.now &&
 		    ln->promised_at < s->core.now + s->core.params.min_run_ns) {
-			fair_refund(s, ln->cur);
-			ln->rot_until = ln->promised_at;
-			fair_prepay(s, ln->cur, ln->rot_until - s->core.now);
+			lane_end_turn(s, ln, ln->promised_at);
 			continue;
 		}
 		lanes_repick(s, l);
