@@ -149,15 +149,39 @@ bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned 
 }
 
 /*
+ * Time from now to the moment a capped ancestor of gc runs dry at the lanes it holds, of those
+ * whose refill comes no earlier than gc's (HUGE_VAL if none): gc draws nothing after it this
+ * period, whatever its own pool has left.
+ */
+double bw_ancestors_dry(const struct sched *s, const struct group_core *gc)
+{
+	const struct group_core *a;
+	double dry = HUGE_VAL;
+
+	for (a = gc->se.parent; a; a = a->se.parent) {
+		double d;
+
+		if (!a->bw_enabled || !a->se.nr_running || !heap_queued(&a->timer_node) ||
+		    a->next_refill < gc->next_refill)
+			continue;
+		d = (double)a->runtime / (a->se.nr_running * s->core.deliver);
+		if (d < dry)
+			dry = d;
+	}
+	return dry;
+}
+
+/*
  * Where the reference throttles gc at its own dry point this period (as pace() tells it): *win,
  * the time from now to that point, the window in which the reference burns the pool at gc's
  * weighted share, and *need, the pool's lane time the lanes gc holds do not carry to it, which
- * the reference serves gc on its siblings' lanes inside the window. False where there is none
+ * the reference serves gc on its siblings' lanes inside the window, which ends at a capped
+ * ancestor's dry point if that comes first (bw_ancestors_dry()). False where there is none
  * (or less than a bandwidth end's shortest: not worth a lane).
  */
 bool bw_ref_window(const struct sched *s, const struct group_core *gc, double *need, double *win)
 {
-	double t, left;
+	double t, left, dry;
 
 	if (!gc->bw_enabled || gc->throttled || !heap_queued(&gc->timer_node) ||
 	    gc->next_refill <= s->core.now || gc->se.rate < RATE_MIN)
@@ -167,6 +191,9 @@ bool bw_ref_window(const struct sched *s, const struct group_core *gc, double *n
 	if (left <= 0 || gc->se.rate * t <= left)
 		return false;
 	*win = left / gc->se.rate;
+	dry = bw_ancestors_dry(s, gc);
+	if (dry < *win)
+		*win = dry;
 	*need = (double)gc->runtime / s->core.deliver - gc->se.nr_running * *win;
 	return *need >= (double)BW_SLICE_MIN_NS;
 }

@@ -385,6 +385,7 @@ bool bw_path_throttled(const struct vcpu_core *vc);
 uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc);
 bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned int nr_running);
 uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc);
+double bw_ancestors_dry(const struct sched *s, const struct group_core *gc);
 bool bw_ref_window(const struct sched *s, const struct group_core *gc, double *need, double *win);
 uint64_t bw_lane_owed_end(const struct sched *s, const struct vcpu_core *vc, uint64_t end);
 void bw_runnable_changing(struct sched *s, struct group_core *gc);

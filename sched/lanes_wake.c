@@ -329,14 +329,17 @@ bool lanes_waker_arrived(struct sched *s, struct vcpu_core *vc)
  * lane idles, and a claim at every refill moved seed 1785 0.31 -> 0.67 %; but a holder's turn
  * that ends past the refill less the pool's need leaves the pool to expire unused: there the
  * lane is claimed (one lane, /g1 capped at 9.4 ms per 10 ms beside two hogs: a hog ran its 3
- * ms slice from the throttle past the refill every other period, 8.86 -> 0.66 %). True if it
- * took a lane.
+ * ms slice from the throttle past the refill every other period, 8.86 -> 0.66 %). That point
+ * is the refill or, sooner, a capped ancestor's dry point, which the holder's turn draws too
+ * (bw_ancestors_dry(): /p at 4 ms per 10 ms over /p/c at 1.5 per 5 ms, /p/d holding the lane
+ * from 4.5 to /p's dry point at 7 left /p/c's second pool to expire, 6.14 -> 1.36 %). True if
+ * it took a lane.
  */
 static bool window_claim(struct sched *s, struct group_core *gc, bool refill)
 {
 	struct sched_entity *se = &gc->se;
 	double need, win, give, best_give = 0, min_run = (double)s->core.params.min_run_ns;
-	double vt_now, wait, best_wait = 0;
+	double vt_now, wait, best_wait = 0, pool_end;
 	struct lane *best = NULL;
 	struct vcpu_core *vc;
 	uint64_t at;
@@ -345,6 +348,9 @@ static bool window_claim(struct sched *s, struct group_core *gc, bool refill)
 	if (!heap_queued(&se->node) || path_throttled(se) || !bw_ref_window(s, gc, &need, &win))
 		return false;
 	vt_now = refill ? se->vt - paid_now_below(s, se) / se->rate : 0;
+	pool_end = (double)s->core.now + bw_ancestors_dry(s, gc);
+	if (pool_end > (double)gc->next_refill)
+		pool_end = (double)gc->next_refill;
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct lane *ln = lane_of(s, l);
 		struct sched_entity *ew = se, *er;
@@ -357,7 +363,7 @@ static bool window_claim(struct sched *s, struct group_core *gc, bool refill)
 			continue;
 		/* One lane idles nothing: only a turn the pool could not be drawn after. */
 		if (s->nr_lanes == 1 && (ln->rot_until == SCHED_TIME_NONE ||
-					 (double)ln->rot_until <= (double)gc->next_refill - need))
+					 (double)ln->rot_until <= pool_end - need))
 			continue;
 		/* Owed more than min_run: it repays first (above); where it never does, left. */
 		wait = 0;

@@ -661,6 +661,25 @@ static void test_one_lane_window_claim(void)
 		   "vcpu 4 /g1 hog\nvcpu 5 /g2 hog\n", 1.0);
 }
 
+/*
+ * On one lane the pool a refilled child can still draw ends where a capped ancestor the holder
+ * draws too runs dry (bw_ancestors_dry()), not at the child's own refill. One lane, /p capped
+ * at 4 ms per 10 ms holding /p/c (weight 1000, two hogs, 1.5 ms per 5 ms) and /p/d (one hog),
+ * beside a root hog (scripts/sim-grid.py's nested-109 at 4 ms for 5 ms, 5.05 %): /p ran its
+ * window 3-7 ms into each period, /p/c drew its pool by 4.5 ms and was refilled at 5, but /p/d
+ * held the lane to its turn's end at 7, where /p ran dry: the claim saw 7 <= 10 - 1.5 and left
+ * it, and /p/c's second pool expired unused every period: 225 ms of 286.4 in 1 s (6.14 % of
+ * capacity). Now /p/c claims by 5.5 (/p/d's min_run), its window cut at /p's dry point:
+ * 1.36 %, /p/d's one min_run where the reference gives it 1.14 ms (docs/scheduler.md §4,
+ * "A capped ancestor's dry point ends the window").
+ */
+static void test_one_lane_claim_before_ancestor_dry(void)
+{
+	run_within("lanes 1\nduration 1s\ngroup /p max 4000us 10000us\n"
+		   "group /p/c weight 1000 max 1500us 5000us\ngroup /p/d\n"
+		   "vcpu 0 /p/c hog\nvcpu 1 /p/c hog\nvcpu 2 /p/d hog\nvcpu 3 / hog\n", 1.5);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -701,6 +720,8 @@ static CU_TestInfo caps_tests[] = {
 	  test_window_claim_waits_for_repayment },
 	{ "a refill claims by service", test_refill_claims_by_service },
 	{ "one lane: a refill claims at its window's end", test_one_lane_window_claim },
+	{ "one lane: a refill claims before a capped ancestor runs dry",
+	  test_one_lane_claim_before_ancestor_dry },
 	CU_TEST_INFO_NULL,
 };
 
