@@ -134,6 +134,12 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	/*
+	 * A reader of stdout that goes away (`vsched run | head`) ends the output, not the VMM:
+	 * killed by SIGPIPE it would leave its control directory mounted and its record behind.
+	 * Not restored: stdout's buffer is flushed at exit, after this returns.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	ret = vm_create(vm);
 	if (ret) {
 		if (vm->boot == &linux_boot_ops && diag_failed(&cfg->kernel.diag))
