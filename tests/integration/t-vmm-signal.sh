@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SIGTERM and SIGINT stop a running VM cleanly: 128+signal, stats written, threads named; a
+# SIGTERM, SIGINT and SIGHUP stop a running VM cleanly: 128+signal, stats written, threads named; a
 # reader of its output that goes away (`vsched run | head`) does not kill it (SIGPIPE would leave
 # its control directory mounted and its record behind); on every backend.
 set -u
@@ -8,7 +8,7 @@ out=$(mktemp -d)
 trap 'fusermount3 -u -z "$out/run/pipe" 2>/dev/null; rm -rf "$out"' EXIT
 
 for accel in $(test_accels); do
-	for sig in TERM INT; do
+	for sig in TERM INT HUP; do
 		rm -f "$out/s.json"
 		"$VSCHED" run --accel "$accel" --vcpus 2 --payload hog --stats "$out/s.json" \
 			>"$out/log" 2>&1 &
