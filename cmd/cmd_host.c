@@ -2,8 +2,9 @@
 /*
  * `vsched host`: the host scheduler daemon (host/, docs/host.md). Foreground, systemd-friendly:
  * it listens on <run dir>/host.sock, mounts the whole tree at <run dir>/host/ and serves until
- * SIGINT, SIGTERM or SIGHUP (a closed terminal: killed by it, it would leave its mount); then the VMs that joined fall back to unscheduled (their VMMs say so) and
- * join again when a daemon returns.
+ * SIGINT, SIGTERM or SIGHUP (a closed terminal: killed by it, it would leave its mount); then
+ * the VMs that joined fall back to unscheduled (their VMMs say so) and join again when a daemon
+ * returns.
  */
 #include <errno.h>
 #include <signal.h>
