@@ -2,8 +2,9 @@
 /*
  * `vsched host`: the host scheduler daemon (host/, docs/host.md). Foreground, systemd-friendly:
  * it listens on <run dir>/host.sock, mounts the whole tree at <run dir>/host/ and serves until
- * SIGINT or SIGTERM; then the VMs that joined fall back to unscheduled (their VMMs say so) and
- * join again when a daemon returns.
+ * SIGINT, SIGTERM or SIGHUP (a closed terminal: killed by it, it would leave its mount); then
+ * the VMs that joined fall back to unscheduled (their VMMs say so) and join again when a daemon
+ * returns.
  */
 #include <errno.h>
 #include <signal.h>
@@ -54,8 +55,8 @@ static const struct cmd_opt host_opts[] = {
 static const struct cmd_desc host_desc = {
 	.prog = "vsched host", .usage = "[OPTIONS]",
 	.about = "The host scheduler: one group tree for every VM started with\n"
-		 "'vsched run --host' (docs/host.md). Runs in the foreground until SIGINT or\n"
-		 "SIGTERM.\n",
+		 "'vsched run --host' (docs/host.md). Runs in the foreground until SIGINT,\n"
+		 "SIGTERM or SIGHUP.\n",
 	.opts = host_opts, .nr_opts = ARRAY_SIZE(host_opts),
 };
 
@@ -93,6 +94,7 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	fprintf(stderr, "vsched host: %u lanes, listening on %s%s%s\n",

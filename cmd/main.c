@@ -3,6 +3,7 @@
  * vsched: a KVM VMM whose vCPUs are scheduled in cgroup-v2-like groups. Subcommand dispatch:
  * one row per cmd/cmd_NAME.c, which parses its own options from its table (cmd/cmd_opt.c).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,10 +13,16 @@
 
 static int cmd_help(int argc, char **argv);
 
+/* `vsched COMMAND --help` (or -h), which the top-level help promises for every command. */
+static bool help_asked(int argc, char **argv)
+{
+	return argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+}
+
 /* Neither takes arguments: one given is a typo or a misplaced option, not something to drop. */
 static int no_args(int argc, char **argv)
 {
-	if (argc <= 1)
+	if (argc <= 1 || help_asked(argc, argv))
 		return 0;
 	fprintf(stderr, "vsched: '%s' takes no arguments (got '%s')\n", argv[0], argv[1]);
 	return CMD_EXIT_USAGE;
@@ -25,6 +32,10 @@ static int cmd_version(int argc, char **argv)
 {
 	if (no_args(argc, argv))
 		return CMD_EXIT_USAGE;
+	if (help_asked(argc, argv)) {
+		printf("usage: vsched version\nPrints the version of vsched.\n");
+		return 0;
+	}
 	printf("vsched %s\n", VSCHED_VERSION);
 	return 0;
 }

@@ -42,6 +42,7 @@ static int run_group_mkdir(struct vsched *vs, const char *path, char *msg, size_
 		const char *slash = strchr(p, '/');
 		size_t len = slash ? (size_t)(slash - path) : strlen(path);
 		char parent[GROUP_PATH_MAX];
+		const char *name;
 		char *ps;
 
 		if (len >= sizeof(part))
@@ -54,6 +55,12 @@ static int run_group_mkdir(struct vsched *vs, const char *path, char *msg, size_
 			*ps = '\0';
 		else
 			parent[0] = '\0';
+		name = ps ? part + (ps - parent) + 1 : part;
+		/* The VFS's names, which mkdir answers EEXIST: say what is wrong with them. */
+		if (!strcmp(name, ".") || !strcmp(name, "..")) {
+			snprintf(msg, msglen, "mkdir %s: '.' and '..' are not group names", part);
+			return -EINVAL;
+		}
 		ret = vsched_write_str(vs, parent, "cgroup.subtree_control", "+cpu");
 		if (ret) {
 			snprintf(msg, msglen, "%s/cgroup.subtree_control: +cpu: %s",

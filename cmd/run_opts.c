@@ -148,7 +148,7 @@ static const struct cmd_opt run_opts[RUN_NR_OPTS] = {
 		"(instructions a software-assisted KVM cannot emulate)" },
 	[RUN_OPT_DURATION] = { "duration", 'd', "TIME", run_set_duration, 0, NULL,
 		"stop after TIME (3, 2.5s, 500ms); default: run until the\n"
-		"guest ends or SIGINT/SIGTERM" },
+		"guest ends or SIGINT/SIGTERM/SIGHUP" },
 	[RUN_OPT_STATS] = { "stats", 0, "FILE", NULL, RUN_CFG(stats), NULL,
 		"write per-vCPU statistics as JSON at exit" },
 	[RUN_OPT_TRACE] = { "trace", 0, "FILE", NULL, RUN_CFG(trace), NULL,

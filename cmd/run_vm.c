@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Running the VM `vsched run` composed: start it and wait for the first of: the guest ending,
- * --duration, SIGINT or SIGTERM. The main thread blocks those signals before any vCPU thread
+ * --duration, SIGINT, SIGTERM or SIGHUP (its terminal closed: killed by it, the VMM would leave
+ * its control directory mounted). The main thread blocks those signals before any vCPU thread
  * exists (so they inherit the mask) and takes them only inside ppoll(). Not a signalfd: every
  * signal sent to any thread of the process (each vCPU slice timer) wakes a signalfd's pollers,
  * which cost a host context switch per slice.
@@ -40,8 +41,8 @@ static void run_on_signal(int sig)
 }
 
 /*
- * Waits for the VM to stop; returns the signal that stopped it, or 0. SIGINT and SIGTERM are
- * blocked except inside ppoll() (waitmask), so they interrupt it and nothing else.
+ * Waits for the VM to stop; returns the signal that stopped it, or 0. SIGINT, SIGTERM and
+ * SIGHUP are blocked except inside ppoll() (waitmask), so they interrupt it and nothing else.
  */
 static int run_wait(struct vm *vm, const struct run_cfg *cfg, const sigset_t *waitmask)
 {
@@ -119,21 +120,30 @@ int run_vm(const struct run_cfg *cfg, struct vm *vm, struct run_sched *rs, FILE 
 {
 	struct run_stats sr = { .cmd_start_ns = start_ns };
 	struct run_ctl rc = { 0 };
-	struct sigaction sa = { .sa_handler = run_on_signal }, old_int, old_term;
+	struct sigaction sa = { .sa_handler = run_on_signal }, old_int, old_term, old_hup;
 	sigset_t set, old, waitmask;
 	int ret, sig;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	waitmask = old;
 	sigdelset(&waitmask, SIGINT);
 	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGHUP);
 	run_signal = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	/*
+	 * A reader of stdout that goes away (`vsched run | head`) ends the output, not the VMM:
+	 * killed by SIGPIPE it would leave its control directory mounted and its record behind.
+	 * Not restored: stdout's buffer is flushed at exit, after this returns.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	ret = vm_create(vm);
 	if (ret) {
 		if (vm->boot == &linux_boot_ops && diag_failed(&cfg->kernel.diag))
@@ -195,6 +205,7 @@ out:
 	vm_destroy(vm);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return sr.exit_status;
 }

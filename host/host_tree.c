@@ -264,15 +264,17 @@ int host_tree_commit(struct host *h, struct host_client *c)
 		const struct host_group_msg *m = &c->batch[i];
 		char *slash, parent_rel[HOST_PATH_LEN];
 
-		if (host_lookup(h, c->group, m->path))
-			continue;
-		snprintf(parent_rel, sizeof(parent_rel), "%s", m->path);
-		slash = strrchr(parent_rel, '/');
-		if (slash)
-			*slash = '\0';
-		parent = slash ? host_lookup(h, c->group, parent_rel) : vm;
-		if (!parent || group_create(h->s, parent, slash ? slash + 1 : parent_rel, &g))
-			return -EINVAL;
+		g = host_lookup(h, c->group, m->path);
+		if (!g) {
+			snprintf(parent_rel, sizeof(parent_rel), "%s", m->path);
+			slash = strrchr(parent_rel, '/');
+			if (slash)
+				*slash = '\0';
+			parent = slash ? host_lookup(h, c->group, parent_rel) : vm;
+			if (!parent || group_create(h->s, parent, slash ? slash + 1 : parent_rel, &g))
+				return -EINVAL;
+		}
+		/* Also a group made earlier and made threaded since (one way, a no-op if it is). */
 		if (m->set.threaded)
 			err = host_keep_err(err, group_enable_threaded(h->s, g));
 	}

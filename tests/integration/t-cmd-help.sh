@@ -31,6 +31,13 @@ for a in version help --version --help; do
 		fail "vsched $a extra: not refused"
 done
 
+# 'vsched COMMAND --help' (which `vsched --help` promises) works for these two as well.
+for c in version help; do
+	"$VSCHED" $c --help >"$tmp/out" 2>"$tmp/err" || fail "vsched $c --help: exit $?"
+	[ ! -s "$tmp/err" ] && grep -q "^usage: vsched" "$tmp/out" || fail "vsched $c --help: no usage"
+	"$VSCHED" $c -h | cmp -s - "$tmp/out" || fail "vsched $c -h differs from --help"
+done
+
 n=0
 for c in run list top sim apply hook host; do
 	src=$top/cmd/cmd_$c.c

@@ -64,4 +64,16 @@ wait "$PID_e" || fail "e exited $?"
 kill -TERM "$HP"
 wait "$HP" || fail "the daemon exited $?"
 listed '^\(host scheduler\)' && fail "a stopped host scheduler is still listed"
+
+# SIGHUP (the terminal of a `vsched host &` closed) stops it as SIGTERM does: exit 0, its
+# directory unmounted and removed, no longer listed (killed by it, it left a stale mount).
+"$VSCHED" host --cpus 1 >"$TMPD/host-hup.log" 2>&1 &
+HP=$!
+PIDS="$PIDS $HP"
+wait_for 'listed "^\(host scheduler\) +$HP "' || fail "the second daemon is not listed"
+kill -HUP "$HP"
+wait "$HP" || fail "the daemon exited $? on SIGHUP"
+grep -q " $H " /proc/self/mounts && fail "SIGHUP: $H still mounted"
+[ -e "$H" ] && fail "SIGHUP: $H left"
+listed '^\(host scheduler\)' && fail "SIGHUP: the host scheduler is still listed"
 echo "ok"

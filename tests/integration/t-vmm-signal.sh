@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# SIGTERM and SIGINT stop a running VM cleanly: 128+signal, stats written, threads named; on
-# every backend.
+# SIGTERM, SIGINT and SIGHUP stop a running VM cleanly: 128+signal, stats written, threads named; a
+# reader of its output that goes away (`vsched run | head`) does not kill it (SIGPIPE would leave
+# its control directory mounted and its record behind); on every backend.
 set -u
 . "$(dirname "$0")/lib-vmm.sh"
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+trap 'fusermount3 -u -z "$out/run/pipe" 2>/dev/null; rm -rf "$out"' EXIT
 
 for accel in $(test_accels); do
-	for sig in TERM INT; do
+	for sig in TERM INT HUP; do
 		rm -f "$out/s.json"
 		"$VSCHED" run --accel "$accel" --vcpus 2 --payload hog --stats "$out/s.json" \
 			>"$out/log" 2>&1 &
@@ -32,5 +33,16 @@ for accel in $(test_accels); do
 		u=$(vmm_vcpu_field "$out/s.json" 1 units)
 		[ "${u:-0}" -gt 0 ] || fail "$accel: SIG$sig: no work before the signal"
 	done
+done
+# stdout a pipe whose reader is gone by the first monitor line: the VM runs its --duration and
+# goes as always, unmounted and unlisted.
+export VSCHED_RUN_DIR=$out/run
+for accel in $(test_accels); do
+	"$VSCHED" run --accel "$accel" --name pipe --payload hog --monitor --duration 2 \
+		2>"$out/err" | true
+	rc=${PIPESTATUS[0]}
+	[ $rc -eq 0 ] || fail "$accel: stdout closed: exit status $rc, want 0 ($(cat "$out/err"))"
+	! grep -q " $out/run/pipe " /proc/self/mounts || fail "$accel: stdout closed: still mounted"
+	[ ! -e "$out/run/.vms/pipe" ] || fail "$accel: stdout closed: its record left"
 done
 echo "signals ok"

@@ -354,6 +354,33 @@ static void test_host_mirror(void)
 	host_destroy(h);
 }
 
+/*
+ * A group the VMM made threaded after the daemon mirrored it (mkdir, then `echo threaded >
+ * cgroup.type`, in either directory) becomes threaded in the daemon's copy too, and takes the
+ * vCPU moved into it: before, only a group the batch created got its type, so the copy stayed
+ * "domain invalid", the slot stayed in the VM group and the group's cpu.max did not count.
+ */
+static void test_host_mirror_type(void)
+{
+	struct host *h = host_new(2, 8);
+	struct vsched *vs = host_vsched(h);
+	struct host_welcome w;
+	struct vmm m;
+
+	vmm_join(h, &m, "a", 2, &w);
+	send_group(h, &m, 0, "n", 100, false, false);
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_COMMIT, 0, 0, 0, 0), 0);
+	READ_IS(vs, "/machine/a/n", "cgroup.type", "domain invalid\n");
+	send_group(h, &m, 0, "n", 100, true, false);
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_VCPU, 1, 1, 0, 0), 0);	/* n */
+	CU_ASSERT_EQUAL(vmm_ev(h, &m, HOST_MSG_COMMIT, 0, 0, 0, 0), 0);
+	READ_IS(vs, "/machine/a/n", "cgroup.type", "threaded\n");
+	READ_IS(vs, "/machine/a/n", "vsched.vcpus", "1\n");
+	READ_IS(vs, "/machine/a", "vsched.vcpus", "0\n");
+	vmm_leave(h, &m);
+	host_destroy(h);
+}
+
 /* Decisions reach the VMM that owns the vCPU, in its own vCPU numbering. */
 static void test_host_decisions(void)
 {
@@ -509,6 +536,7 @@ static CU_TestInfo host_tests[] = {
 	{ "a join the tree refuses undoes its groups; no partition in a VM", test_host_join_undone },
 	{ "malformed messages are refused", test_host_garbage },
 	{ "the VM's subtree is mirrored batch by batch", test_host_mirror },
+	{ "a mirrored group made threaded later is threaded in the daemon", test_host_mirror_type },
 	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
 	{ "a silent lane holder is revoked while others wait", test_host_revoke },
 	{ "a grant names its lane's host CPU", test_host_grant_cpu },

@@ -105,6 +105,11 @@ static void test_launch_group_file_name(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cpu.stat: an interface file, not a group"));
 	CU_ASSERT_EQUAL(run_group_add(vs, "a/cpu.max:weight=5", msg, sizeof(msg)), -EEXIST);
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "a/cpu.max: an interface file"));
+	/* Nor are "." and "..", which mkdir answers EEXIST too: named, not "an interface file". */
+	CU_ASSERT_EQUAL(run_group_add(vs, "../x", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "mkdir ..: '.' and '..' are not group names"));
+	CU_ASSERT_EQUAL(run_group_add(vs, "b/./c", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "mkdir b/.: '.' and '..' are not group names"));
 	/* An existing group is still reused. */
 	CU_ASSERT_EQUAL(run_group_add(vs, "a", msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(run_group_add(vs, "a:weight=5", msg, sizeof(msg)), 0);
