@@ -661,6 +661,37 @@ static void test_one_lane_window_claim(void)
 		   "vcpu 4 /g1 hog\nvcpu 5 /g2 hog\n", 1.0);
 }
 
+/*
+ * A lane a pace end lent outside its group comes back at the group's refill (refill_lent()). Two
+ * lanes, /a (weight 5000, two hogs) capped at 19 ms per 10 ms beside two root hogs and /b's: the
+ * reference runs /a at 1.887, under its quota, and never throttles it; holding both lanes its
+ * pool does not carry them to the refill, so its pace lends one 9 ms into each period. The hog
+ * that took it kept it a whole 3 ms slice, past the refill, where nothing asked it back: /a 1.85
+ * CPU of 1.887 (docs/scheduler.md §10's grid of simple trees: 1.84 % of capacity; 0.015 % now).
+ */
+static void test_lent_lane_back_at_refill(void)
+{
+	run_within("lanes 2\nduration 2s\ngroup /a weight 5000 max 19ms 10ms\ngroup /b\n"
+		   "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 / hog\nvcpu 3 / hog\nvcpu 4 /b hog\n", 0.1);
+}
+
+/*
+ * A lane taken across the refill is refused where the next period's pool, on all the group's
+ * lanes, runs dry before the pace can lend any of them (spans_dry_refill()). Two lanes, /a
+ * (weight 5000, two hogs) capped at 1.9 ms per 1 ms, a period as short as min_run, beside two
+ * root hogs and /b's: /a took both lanes as the hogs' turns ended together, 50 us before its
+ * refill; both were inside their min_run when the pace end (0.9 ms in) came, the pool was dry at
+ * 0.95 ms and the throttle gave both lanes to hogs for min_run, past the refill: /a ran two lanes
+ * half the time (1.0 CPU of 1.887, 44.3 % of capacity). Now it takes one there, and from then on
+ * lends one lane a min_run every other period: 24.5 %. The floor of a 1 ms min_run is 14.3 %
+ * (docs/scheduler.md §10, "A cap the reference never reaches, on short periods").
+ */
+static void test_lane_across_refill_refused(void)
+{
+	run_within("lanes 2\nduration 1s\ngroup /a weight 5000 max 1900us 1000us\ngroup /b\n"
+		   "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 / hog\nvcpu 3 / hog\nvcpu 4 /b hog\n", 30.0);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -701,6 +732,9 @@ static CU_TestInfo caps_tests[] = {
 	  test_window_claim_waits_for_repayment },
 	{ "a refill claims by service", test_refill_claims_by_service },
 	{ "one lane: a refill claims at its window's end", test_one_lane_window_claim },
+	{ "a lane the pace lent comes back at the refill", test_lent_lane_back_at_refill },
+	{ "a lane across the refill is refused where the next pool dries first",
+	  test_lane_across_refill_refused },
 	CU_TEST_INFO_NULL,
 };
 
