@@ -359,6 +359,35 @@ void bw_throttle_dry(struct sched *s)
 	}
 }
 
+/*
+ * At the refill of gc, not throttled, the lanes its pace end lent outside it in the period just
+ * ended (lanes_expire()) come back: their holders' turns end now, or at their min_run. The pace
+ * lends a lane because the pool does not carry all of gc's lanes to the refill; from the refill
+ * the reference runs gc at its share again, and nothing else asks the lane back (the refill of a
+ * group not throttled makes no claim). Left to the rotation, the holder kept it its whole slice
+ * past the refill, and gc's refilled pool went unspent: two lanes, /a (weight 5000, two hogs)
+ * `max 19ms 10ms` beside three hogs, its pace lending a lane at 9 ms, a hog held it to 12 every
+ * period: /a 1.85 CPU of 1.887 (1.84 % of capacity; docs/scheduler.md §4).
+ */
+static void refill_lent(struct sched *s, const struct group_core *gc)
+{
+	uint64_t min_run = s->core.params.min_run_ns, now = s->core.now;
+	unsigned int l;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		struct lane *ln = lane_of(s, l);
+		uint64_t end;
+
+		if (!ln->lent || !ln->cur || ln->start + gc->period <= now ||
+		    !se_under(&s->core.vcpus[ln->lent - 1].se, gc) || se_under(&ln->cur->se, gc))
+			continue;
+		ln->lent = 0;
+		end = ln->start + min_run > now ? ln->start + min_run : now;
+		if (ln->rot_until > end)
+			lanes_end_turn(s, ln, end);
+	}
+}
+
 /* do_sched_cfs_period_timer() for every group whose period ended by now. */
 void bw_timer(struct sched *s)
 {
@@ -391,6 +420,7 @@ void bw_timer(struct sched *s)
 		heap_fix(&s->core.timers, n);
 		if (!throttled) {
 			gc->idle_period = true;
+			refill_lent(s, gc);
 			continue;
 		}
 		gc->g->stat.nr_throttled += overrun;

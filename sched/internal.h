@@ -113,6 +113,7 @@ struct lane {
 	uint64_t bw_until;		/* when a capped ancestor's pool runs dry */
 	uint64_t pace_until;		/* a paced ancestor gives the lane back (bandwidth.c) */
 	bool pace_spent;		/* handed out again at a pace end: no other until put back */
+	unsigned int lent;		/* 1 + the vCPU a pace end took it from, 0: none (bw_timer()) */
 	uint64_t repay;			/* prepaid slice to pay again (lanes_unpay()) */
 	uint64_t deferred_at;		/* when a waiter last deferred its turn's end (lanes_defer()) */
 	struct group_core *promised;	/* claims a lane at promised_at (lanes_window_claim()) */
@@ -132,6 +133,7 @@ struct sched_core {
 	struct vcpu_core *left;		/* blocked on lane left_lane in this event (fair_pick_kept()) */
 	unsigned int left_lane;
 	bool bw_dry;			/* a pool ran dry in a report: a throttle to make (bandwidth.c) */
+	bool lending;			/* a pace end hands a lane out (lanes_expire()) */
 	unsigned int nr_idle_groups;
 	struct sched_decision *dec;
 	size_t nr_dec, cap_dec;
@@ -476,6 +478,7 @@ static inline void common_level(struct sched_entity **a, struct sched_entity **b
 
 void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc);
 void lanes_defer(struct sched *s, struct lane *ln);
+void lanes_end_turn(struct sched *s, struct lane *ln, uint64_t end);
 void lanes_put_back(struct sched *s, struct vcpu_core *vc);
 void lanes_repick(struct sched *s, unsigned int l);
 bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se);

@@ -76,7 +76,7 @@ static void lane_set_rotation(struct sched *s, struct lane *ln)
 }
 
 /* ln's holder's turn ends at end instead: its prepaid slice paid again to that. */
-static void lane_end_turn(struct sched *s, struct lane *ln, uint64_t end)
+void lanes_end_turn(struct sched *s, struct lane *ln, uint64_t end)
 {
 	fair_refund(s, ln->cur);
 	ln->rot_until = end;
@@ -91,7 +91,7 @@ void lanes_defer(struct sched *s, struct lane *ln)
 	if (ln->rot_until <= end || end <= s->core.now)
 		return;
 	ln->deferred_at = s->core.now;
-	lane_end_turn(s, ln, end);
+	lanes_end_turn(s, ln, end);
 }
 
 void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
@@ -111,6 +111,8 @@ void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 	ln->bw_until = SCHED_TIME_NONE;
 	ln->pace_until = SCHED_TIME_NONE;
 	ln->pace_spent = false;
+	if (ln->lent && ln->lent == vc->v->id + 1)
+		ln->lent = 0;
 	ln->deferred_at = SCHED_TIME_NONE;
 	vc->lane = (int)l;
 	fair_set_running(s, vc);
@@ -128,6 +130,8 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 	ln->bw_until = SCHED_TIME_NONE;
 	ln->pace_until = SCHED_TIME_NONE;
 	ln->pace_spent = false;
+	if (s->core.lending && vc->runnable)
+		ln->lent = vc->v->id + 1;
 	vc->lane = -1;
 	fair_refund(s, vc);
 	fair_clear_running(s, vc);
@@ -279,10 +283,16 @@ void lanes_expire(struct sched *s)
 		 */
 		if (!pace && ln->promised_at > s->core.now &&
 		    ln->promised_at < s->core.now + s->core.params.min_run_ns) {
-			lane_end_turn(s, ln, ln->promised_at);
+			lanes_end_turn(s, ln, ln->promised_at);
 			continue;
 		}
+		/*
+		 * A lane its pace end hands out (at a rotation end of the same moment too) is lent
+		 * to the paced group's refill, which takes it back (refill_lent(), bandwidth.c).
+		 */
+		s->core.lending = ln->pace_until <= s->core.now;
 		lanes_repick(s, l);
+		s->core.lending = false;
 		/*
 		 * A pace end hands the lane out once: if nobody outside the paced group could
 		 * take it, it went back inside, and another end now would repeat that forever.
@@ -415,6 +425,7 @@ void lanes_flush(struct sched *s)
 			other->bw_until = ln->bw_until;
 			other->pace_until = ln->pace_until;
 			other->pace_spent = ln->pace_spent;
+			other->lent = ln->lent;
 			other->promised = ln->promised;
 			other->promised_at = ln->promised_at;
 			ln->cur = tmp.cur;
@@ -423,6 +434,7 @@ void lanes_flush(struct sched *s)
 			ln->bw_until = tmp.bw_until;
 			ln->pace_until = tmp.pace_until;
 			ln->pace_spent = tmp.pace_spent;
+			ln->lent = tmp.lent;
 			ln->promised = tmp.promised;
 			ln->promised_at = tmp.promised_at;
 			other->cur->lane = (int)(other - lanes);

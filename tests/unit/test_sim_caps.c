@@ -680,6 +680,37 @@ static void test_one_lane_claim_before_ancestor_dry(void)
 		   "vcpu 0 /p/c hog\nvcpu 1 /p/c hog\nvcpu 2 /p/d hog\nvcpu 3 / hog\n", 1.5);
 }
 
+/*
+ * A lane a pace end lent outside its group comes back at the group's refill (refill_lent()). Two
+ * lanes, /a (weight 5000, two hogs) capped at 19 ms per 10 ms beside two root hogs and /b's: the
+ * reference runs /a at 1.887, under its quota, and never throttles it; holding both lanes its
+ * pool does not carry them to the refill, so its pace lends one 9 ms into each period. The hog
+ * that took it kept it a whole 3 ms slice, past the refill, where nothing asked it back: /a 1.85
+ * CPU of 1.887 (docs/scheduler.md §10's grid of simple trees: 1.84 % of capacity; 0.015 % now).
+ */
+static void test_lent_lane_back_at_refill(void)
+{
+	run_within("lanes 2\nduration 2s\ngroup /a weight 5000 max 19ms 10ms\ngroup /b\n"
+		   "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 / hog\nvcpu 3 / hog\nvcpu 4 /b hog\n", 0.1);
+}
+
+/*
+ * A lane taken across the refill is refused where the next period's pool, on all the group's
+ * lanes, runs dry before the pace can lend any of them (spans_dry_refill()). Two lanes, /a
+ * (weight 5000, two hogs) capped at 1.9 ms per 1 ms, a period as short as min_run, beside two
+ * root hogs and /b's: /a took both lanes as the hogs' turns ended together, 50 us before its
+ * refill; both were inside their min_run when the pace end (0.9 ms in) came, the pool was dry at
+ * 0.95 ms and the throttle gave both lanes to hogs for min_run, past the refill: /a ran two lanes
+ * half the time (1.0 CPU of 1.887, 44.3 % of capacity). Now it takes one there, and from then on
+ * lends one lane a min_run every other period: 24.5 %. The floor of a 1 ms min_run is 14.3 %
+ * (docs/scheduler.md §10, "A cap the reference never reaches, on short periods").
+ */
+static void test_lane_across_refill_refused(void)
+{
+	run_within("lanes 2\nduration 1s\ngroup /a weight 5000 max 1900us 1000us\ngroup /b\n"
+		   "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 / hog\nvcpu 3 / hog\nvcpu 4 /b hog\n", 30.0);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -722,6 +753,9 @@ static CU_TestInfo caps_tests[] = {
 	{ "one lane: a refill claims at its window's end", test_one_lane_window_claim },
 	{ "one lane: a refill claims before a capped ancestor runs dry",
 	  test_one_lane_claim_before_ancestor_dry },
+	{ "a lane the pace lent comes back at the refill", test_lent_lane_back_at_refill },
+	{ "a lane across the refill is refused where the next pool dries first",
+	  test_lane_across_refill_refused },
 	CU_TEST_INFO_NULL,
 };
 
