@@ -392,6 +392,7 @@ void bw_runnable_changing(struct sched *s, struct group_core *gc);
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);
 void bw_group_exit(struct sched *s, struct group_core *gc);
 void bw_clock(struct sched *s, uint64_t dt);
+double bw_ref_rate(const struct sched *s, const struct group_core *gc);
 void bw_ref_dry(struct sched *s);
 
 /* lanes.c: handing out lanes, slice ends, decisions; lanes_wake.c: a waiter's claim on a lane. */
