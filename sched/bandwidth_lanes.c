@@ -221,18 +221,21 @@ double bw_ancestors_dry(const struct sched *s, const struct group_core *gc)
  * ancestor's dry point if that comes first (bw_ancestors_dry()). False where there is none
  * (or less than a bandwidth end's shortest: not worth a lane).
  */
-bool bw_ref_window(const struct sched *s, const struct group_core *gc, double *need, double *win)
+bool bw_ref_window(struct sched *s, const struct group_core *gc, double *need, double *win)
 {
-	double t, left, dry;
+	double t, left, dry, r;
 
 	if (!gc->bw_enabled || gc->throttled || !heap_queued(&gc->timer_node) ||
-	    gc->next_refill <= s->core.now || gc->se.rate < RATE_MIN)
+	    gc->next_refill <= s->core.now)
+		return false;
+	r = bw_ref_rate(s, gc);
+	if (r < RATE_MIN)
 		return false;
 	t = (double)(gc->next_refill - s->core.now);
 	left = (double)gc->runtime_snap - gc->ref_used;
-	if (left <= 0 || gc->se.rate * t <= left)
+	if (left <= 0 || r * t <= left)
 		return false;
-	*win = left / gc->se.rate;
+	*win = left / r;
 	dry = bw_ancestors_dry(s, gc);
 	if (dry < *win)
 		*win = dry;

@@ -116,6 +116,20 @@ void bw_clock(struct sched *s, uint64_t dt)
 }
 
 /*
+ * gc's rate in the reference now: the core's, but for a delayed sleeper GPS is done with
+ * (ref_rates()), whose demand the core's rates still count until its delay ends. Judged at the
+ * core's rate, a window claim due inside that gap found the reference not throttling gc and
+ * was dropped (lanes_wake.c, window_claim(); docs/scheduler.md §4).
+ */
+double bw_ref_rate(struct sched *s, const struct group_core *gc)
+{
+	double next = HUGE_VAL;
+
+	return ref_rates(s, (double)s->core.now, &next) ? fluid_group_rate(s, gc->g, s->core.rate) :
+							  gc->se.rate;
+}
+
+/*
  * A group kept in the rates while throttled (throttle_credit()) leaves them at the reference's
  * own dry point: its rate integrated over the period reached its pool. Judged only from the
  * rate of the moment at the throttle, a group whose rate rose later in the period (a sibling

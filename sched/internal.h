@@ -388,12 +388,13 @@ uint64_t bw_lane_until(const struct sched *s, const struct vcpu_core *vc);
 bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned int nr_running);
 uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc);
 double bw_ancestors_dry(const struct sched *s, const struct group_core *gc);
-bool bw_ref_window(const struct sched *s, const struct group_core *gc, double *need, double *win);
+bool bw_ref_window(struct sched *s, const struct group_core *gc, double *need, double *win);
 uint64_t bw_lane_owed_end(const struct sched *s, const struct vcpu_core *vc, uint64_t end);
 void bw_runnable_changing(struct sched *s, struct group_core *gc);
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);
 void bw_group_exit(struct sched *s, struct group_core *gc);
 void bw_clock(struct sched *s, uint64_t dt);
+double bw_ref_rate(struct sched *s, const struct group_core *gc);
 void bw_ref_dry(struct sched *s);
 
 /* lanes.c: handing out lanes, slice ends, decisions; lanes_wake.c: a waiter's claim on a lane. */

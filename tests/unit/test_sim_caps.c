@@ -711,6 +711,19 @@ static void test_lane_across_refill_refused(void)
 		   "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 / hog\nvcpu 3 / hog\nvcpu 4 /b hog\n", 30.0);
 }
 
+/*
+ * A window claim due while a root vCPU's delay outlasts its GPS burst is judged at the
+ * reference's rate: at the core's, which still counts that vCPU, /a looked unthrottled by the
+ * reference, the claim was dropped, and /a ran its pool on one lane past the reference's dry
+ * point while /b kept its lane (4.37 % of capacity; docs/scheduler.md §4).
+ */
+static void test_window_claim_at_reference_rate(void)
+{
+	run_within("lanes 2\nduration 2s\ngroup /a max 9500us 10000us\ngroup /b weight 50\n"
+		   "vcpu 0 /a hog\nvcpu 1 /a hog\nvcpu 2 /a hog\nvcpu 3 /b hog\n"
+		   "vcpu 4 / duty 3ms 10ms phase 1ms\n", 0.3);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -749,6 +762,7 @@ static CU_TestInfo caps_tests[] = {
 	{ "a promised lane is kept to the promise", test_promised_lane_kept_to_the_promise },
 	{ "a window claim waits for an owed sibling's repayment",
 	  test_window_claim_waits_for_repayment },
+	{ "a window claim is judged at the reference's rate", test_window_claim_at_reference_rate },
 	{ "a refill claims by service", test_refill_claims_by_service },
 	{ "one lane: a refill claims at its window's end", test_one_lane_window_claim },
 	{ "one lane: a refill claims before a capped ancestor runs dry",
