@@ -115,14 +115,6 @@ void bw_throttle_pending(const struct sched *s, const struct group_core *gc, str
 		st->throttled_ns += throttle_width(s, gc) * (s->core.now - gc->throttle_clock);
 }
 
-static bool se_under(const struct sched_entity *se, const struct group_core *gc)
-{
-	for (; se->parent; se = &se->parent->se)
-		if (se->parent == gc)
-			return true;
-	return false;
-}
-
 /*
  * A throttled group demands nothing: its siblings share its part until the refill (rates.c).
  * At the refill, the slices lanes paid up front (fair_prepay()) and have not run yet are paid

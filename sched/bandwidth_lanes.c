@@ -140,8 +140,9 @@ static inline double pace(const struct sched *s, const struct group_core *gc, un
 
 /*
  * A k-th lane taken now is held min_run, past gc's refill: whether the next period's pool (at
- * most what is left now and a quota, within quota + burst), on the k lanes, runs dry before the pace can lend any of them, at refill + R - (k - 1)
- * P, or once the first of them is out of its min_run. Then the throttle hands every lane out,
+ * most what is left now and a quota, within quota + burst), on the k lanes, runs dry before the
+ * pace can lend any of them, at refill + R - (k - 1) P, or once the first of them is out of its
+ * min_run. Then the throttle hands every lane out,
  * for min_run each, past the next refill again. Two lanes, /a (weight 5000, two hogs) at 1.9 ms
  * per 1 ms beside three hogs: /a took both lanes 50 us before its refill as the hogs' turns ended
  * together, was dry at 0.95 ms, inside both lanes' min_run, and ran two lanes half the time
@@ -159,13 +160,9 @@ static __noinline bool spans_dry_refill(const struct sched *s, const struct grou
 		return false;
 	for (l = 0; l < s->nr_lanes; l++) {
 		const struct lane *ln = &s->core.lanes[l];
-		const struct sched_entity *se;
 
-		if (!ln->cur || ln->start + s->core.params.min_run_ns >= first)
-			continue;
-		for (se = &ln->cur->se; se->parent && se->parent != gc; se = &se->parent->se)
-			;
-		if (se->parent)
+		if (ln->cur && ln->start + s->core.params.min_run_ns < first &&
+		    se_under(&ln->cur->se, gc))
 			first = ln->start + s->core.params.min_run_ns;
 	}
 	e = (double)gc->next_refill + r - (k - 1) * p;
@@ -314,14 +311,11 @@ static double owed_need(const struct sched *s, const struct group_core *gc,
 			const struct vcpu_core *vc, double *t)
 {
 	const struct sched_core *c = &s->core;
-	const struct sched_entity *e;
 	double need, el, r;
 
 	if (gc->throttled || !heap_queued(&gc->se.node) || gc->next_refill <= c->now)
 		return 0;
-	for (e = &vc->se; e->parent && e->parent != gc; e = &e->parent->se)
-		;
-	if (e->parent)
+	if (se_under(&vc->se, gc))
 		return 0;
 	*t = (double)(gc->next_refill - c->now);
 	el = (double)(c->now + gc->period - gc->next_refill);

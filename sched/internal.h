@@ -480,6 +480,15 @@ static inline void common_level(struct sched_entity **a, struct sched_entity **b
 void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc);
 void lanes_defer(struct sched *s, struct lane *ln);
 void lanes_end_turn(struct sched *s, struct lane *ln, uint64_t end);
+
+/* True if se is below gc (gc itself excluded). */
+static inline bool se_under(const struct sched_entity *se, const struct group_core *gc)
+{
+	for (; se->parent; se = &se->parent->se)
+		if (se->parent == gc)
+			return true;
+	return false;
+}
 void lanes_put_back(struct sched *s, struct vcpu_core *vc);
 void lanes_repick(struct sched *s, unsigned int l);
 bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
