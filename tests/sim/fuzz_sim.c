@@ -60,8 +60,9 @@ static int fuzz_kind(const struct kind *k, uint64_t first, unsigned int n, bool 
 
 		diag_init(&d, NULL);
 		if (sim_gen_run(seed, &k->o, &res, text, TEXT_LEN, &d)) {
-			fprintf(stderr, "fuzz-sim: %s: seed %llu: %s\n", k->name,
-				(unsigned long long)seed, d.msg);
+			/* The scenario too, to run again with `vsched sim`. */
+			fprintf(stderr, "fuzz-sim: %s: seed %llu: %s\n%s", k->name,
+				(unsigned long long)seed, d.msg, text);
 			return 1;
 		}
 		e = res.group_error;
