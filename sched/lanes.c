@@ -244,6 +244,7 @@ void lanes_repick(struct sched *s, unsigned int l)
 		 * siblings waited (`make fuzz-sim` hog-only seed 426: 45 ms where 15.6 are owed).
 		 */
 		unsigned int lx = (unsigned int)x->lane;
+		bool spent = lane_of(s, lx)->pace_spent;
 
 		lanes_put_back(s, x);
 		v = side->is_group ? fair_pick_sticky_below(s, se_group(side), r, gran) : r;
@@ -251,6 +252,13 @@ void lanes_repick(struct sched *s, unsigned int l)
 		v = fair_pick(s);
 		if (v)
 			lanes_give(s, lx, v);
+		/*
+		 * x given its lane back at once is the same turn: a pace end it spent stays spent.
+		 * Cleared, two paced lanes each named the other's holder the victim at their pace
+		 * ends, at one instant for ever (`fuzz-sim --kind 4` seed 2287, kind 5 seed 3068).
+		 */
+		if (v == x)
+			lane_of(s, lx)->pace_spent = spent;
 		return;
 	}
 	lanes_give(s, l, v);
