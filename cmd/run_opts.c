@@ -332,6 +332,25 @@ static int run_check_host(struct run_cfg *cfg, uint64_t seen)
 	return 0;
 }
 
+/*
+ * The default control directory <run dir>/NAME of a VM named host or host.sock is the host
+ * scheduler's directory or socket: mounted over the socket, no VM could join the daemon; and
+ * `vsched apply` took the daemon's root for the VM's.
+ */
+static int run_check_name(const struct run_cfg *cfg)
+{
+	if (cfg->ctl_dir || cfg->no_ctl || !registry_name_reserved(cfg->name))
+		return 0;
+	if (cfg->domain)
+		return run_usage_error("%s:%d: <name> '%s': %s/%s is the host scheduler's, not a "
+				       "VM's control directory; give --ctl-dir or --no-ctl",
+				       cfg->domain, cfg->launch.def.name_line, cfg->name,
+				       registry_run_dir(), cfg->name);
+	return run_usage_error("--name '%s': %s/%s is the host scheduler's, not a VM's control "
+			       "directory; give --ctl-dir or --no-ctl", cfg->name,
+			       registry_run_dir(), cfg->name);
+}
+
 static void run_demo(struct run_cfg *cfg)
 {
 	unsigned int i;
@@ -380,6 +399,8 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	ret = run_check_kernel(cfg);
 	if (!ret)
 		ret = run_check_host(cfg, seen);
+	if (!ret)
+		ret = run_check_name(cfg);
 	if (ret)
 		return ret;
 	if (cfg->demo)

@@ -60,6 +60,11 @@ static void test_ctl_names(void)
 	CU_ASSERT_STRING_EQUAL(buf + strlen(run_dir), "/vm1");
 	CU_ASSERT_EQUAL(registry_default_dir("../x", buf, sizeof(buf)), -EINVAL);
 	CU_ASSERT_EQUAL(registry_default_dir("vm1", buf, 8), -ENAMETOOLONG);
+	/* The host scheduler's entries are no VM's directory (a VM hid the daemon's socket). */
+	CU_ASSERT_EQUAL(registry_name_valid("host"), 0);
+	CU_ASSERT_EQUAL(registry_default_dir("host", buf, sizeof(buf)), -EINVAL);
+	CU_ASSERT_EQUAL(registry_default_dir("host.sock", buf, sizeof(buf)), -EINVAL);
+	CU_ASSERT_EQUAL(registry_default_dir("hosts", buf, sizeof(buf)), 0);
 	rm_run_dir();
 }
 

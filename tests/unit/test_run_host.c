@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "cmd/run.h"
+#include "libvirt/apply.h"
 #include "libvirt/partition.h"
 #include "test.h"
 
@@ -182,10 +185,40 @@ static void test_run_host_check(void)
 		unsetenv("VSCHED_RUN_DIR");
 }
 
+/*
+ * A VM named host or host.sock had the host scheduler's directory or socket for its control
+ * directory: mounted over the socket, no VM could join the daemon ("Input/output error"); and
+ * `vsched apply` of a domain named host wrote into the daemon's root. Another directory, or
+ * none, is fine.
+ */
+static void test_run_host_names(void)
+{
+	char dir[] = "/tmp/vsched-ut-names.XXXXXX", path[PATH_MAX], cmd[64];
+	struct run_cfg cfg;
+
+	CU_ASSERT_EQUAL(parse("--name host", &cfg), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--name host.sock", &cfg), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--name host --no-ctl", &cfg), 0);
+	CU_ASSERT_EQUAL(parse("--name host.sock --ctl-dir /tmp/x", &cfg), 0);
+	CU_ASSERT_EQUAL(parse("--name hosts", &cfg), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	setenv("VSCHED_RUN_DIR", dir, 1);
+	snprintf(path, sizeof(path), "%s/host", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/vm1", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0755), 0);
+	CU_ASSERT_FALSE(apply_is_vsched("host", path, sizeof(path)));
+	CU_ASSERT_TRUE(apply_is_vsched("vm1", path, sizeof(path)));
+	unsetenv("VSCHED_RUN_DIR");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 static CU_TestInfo run_host_tests[] = {
 	{ "flags and their rules", test_run_host_flags },
 	{ "values as the interface files take them", test_run_host_valid },
 	{ "no daemon", test_run_host_check },
+	{ "a VM named as the host scheduler's entries", test_run_host_names },
 	CU_TEST_INFO_NULL,
 };
 
