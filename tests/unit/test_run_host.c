@@ -201,6 +201,11 @@ static void test_run_host_names(void)
 	CU_ASSERT_EQUAL(parse("--name host --no-ctl", &cfg), 0);
 	CU_ASSERT_EQUAL(parse("--name host.sock --ctl-dir /tmp/x", &cfg), 0);
 	CU_ASSERT_EQUAL(parse("--name hosts", &cfg), 0);
+	/* Joined, the VM's group /machine/NAME: an interface file's name read "File exists". */
+	CU_ASSERT_EQUAL(parse("--host --name cpu.weight", &cfg), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--host --name cgroup.procs --partition /p", &cfg), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--host --name cpu.weight2", &cfg), 0);
+	CU_ASSERT_EQUAL(parse("--name cpu.weight", &cfg), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	setenv("VSCHED_RUN_DIR", dir, 1);
 	snprintf(path, sizeof(path), "%s/host", dir);
