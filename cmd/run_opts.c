@@ -275,6 +275,27 @@ static int run_check_flags(const struct run_cfg *cfg, uint64_t seen)
 	return 0;
 }
 
+/*
+ * An output is no input: `--domain web1.xml --stats web1.xml` replaced the domain with the
+ * statistics at exit (and --trace a kernel or initrd likewise).
+ */
+static int run_check_outputs(const struct run_cfg *cfg)
+{
+	const char *out[] = { cfg->stats, cfg->trace }, *in[] = { cfg->domain,
+		cfg->kernel.kernel, cfg->kernel.initrd };
+	static const char *const out_name[] = { "--stats", "--trace" };
+	static const char *const in_name[] = { "--domain", "--kernel", "--initrd" };
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(out); i++)
+		for (j = 0; j < ARRAY_SIZE(in); j++)
+			if (out[i] && in[j] && strcmp(in[j], "-") && run_same_file(out[i], in[j]))
+				return run_usage_error("%s '%s' is the %s file: it would be "
+						       "overwritten", out_name[i], out[i],
+						       in_name[j]);
+	return 0;
+}
+
 static int run_check_kernel(const struct run_cfg *cfg)
 {
 	if (cfg->kernel.kernel && cfg->nr_payload)
@@ -294,7 +315,7 @@ static int run_check_kernel(const struct run_cfg *cfg)
 	if (cfg->trace && cfg->stats && run_same_file(cfg->trace, cfg->stats))
 		return run_usage_error("--trace and --stats name the same file ('%s', '%s')",
 				       cfg->trace, cfg->stats);
-	return 0;
+	return run_check_outputs(cfg);
 }
 
 /* Joining the host scheduler (--host, or the domain said so): what it excludes and needs. */

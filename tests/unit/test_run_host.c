@@ -219,11 +219,33 @@ static void test_run_host_names(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* An output is no input: --stats or --trace naming the domain or kernel replaced it at exit. */
+static void test_run_outputs(void)
+{
+	char k[] = "/tmp/vsched-ut-out.XXXXXX", line[256];
+	struct run_cfg cfg;
+	int fd = mkstemp(k);
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	snprintf(line, sizeof(line), "--accel kvm --kernel %s --stats %s", k, k);
+	CU_ASSERT_EQUAL(parse(line, &cfg), -EINVAL);
+	snprintf(line, sizeof(line), "--accel kvm --kernel /x --initrd %s --trace /tmp/../%s", k,
+		 k);
+	CU_ASSERT_EQUAL(parse(line, &cfg), -EINVAL);
+	snprintf(line, sizeof(line), "--accel kvm --kernel %s --stats /tmp/../%s", k, k);
+	CU_ASSERT_EQUAL(parse(line, &cfg), -EINVAL);
+	snprintf(line, sizeof(line), "--accel kvm --kernel %s --stats %s.json", k, k);
+	CU_ASSERT_EQUAL(parse(line, &cfg), 0);
+	unlink(k);
+}
+
 static CU_TestInfo run_host_tests[] = {
 	{ "flags and their rules", test_run_host_flags },
 	{ "values as the interface files take them", test_run_host_valid },
 	{ "no daemon", test_run_host_check },
 	{ "a VM named as the host scheduler's entries", test_run_host_names },
+	{ "an output is no input", test_run_outputs },
 	CU_TEST_INFO_NULL,
 };
 
