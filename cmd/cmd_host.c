@@ -83,7 +83,7 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 	int sfd, ret;
 
 	if (!cfg->no_ctl) {
-		snprintf(dir, sizeof(dir), "%s/host", registry_run_dir());
+		snprintf(dir, sizeof(dir), "%s/" REGISTRY_HOST_DIR, registry_run_dir());
 		ret = ctl_mount(host_vsched(h), dir, &ctl);
 		if (!ret)
 			ctl_set_forward(ctl, host_ctl_forward, h);

@@ -50,7 +50,7 @@ static const char *list_host_dir(char *buf, size_t len)
 {
 	struct stat dir, run;
 
-	snprintf(buf, len, "%s/host", registry_run_dir());
+	snprintf(buf, len, "%s/" REGISTRY_HOST_DIR, registry_run_dir());
 	if (stat(buf, &dir) || stat(registry_run_dir(), &run) || dir.st_dev == run.st_dev)
 		return "-";
 	return buf;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/run.h"
 #include "sched/sim.h"
 #include "util/diag.h"
 
@@ -51,6 +52,12 @@ int cmd_sim(int argc, char **argv)
 	if (ret <= 0)
 		return ret ? CMD_EXIT_USAGE : 0;
 	file = argv[ret];
+	/* The trace is written as the run goes: naming the scenario, it replaced it. */
+	if (cfg.trace && run_same_file(cfg.trace, file)) {
+		cmd_usage_error(&sim_desc, "--trace '%s' is the scenario file: it would be "
+				"overwritten", cfg.trace);
+		return CMD_EXIT_USAGE;
+	}
 	diag_init(&d, NULL);
 	ret = sim_load(file, &sc, &d);
 	if (ret) {

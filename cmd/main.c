@@ -3,9 +3,12 @@
  * vsched: a KVM VMM whose vCPUs are scheduled in cgroup-v2-like groups. Subcommand dispatch:
  * one row per cmd/cmd_NAME.c, which parses its own options from its table (cmd/cmd_opt.c).
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 
@@ -65,19 +68,44 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * What a command printed must have reached stdout: `vsched apply --dry-run > plan` on a full
+ * disk, `vsched list`, `vsched version` exited 0 with the output lost (`vsched sim` alone
+ * checked). A closed pipe is no error (`vsched run | head`, which ignores SIGPIPE, exits 0).
+ */
+static int stdout_check(const char *name, int ret)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	int err;
+
+	errno = 0;
+	if (ret || (!fflush(stdout) && !ferror(stdout)))
+		return ret;
+	err = errno;
+	/* Asked, not taken from errno: a write that failed earlier left no errno behind. */
+	if (err == EPIPE || (poll(&p, 1, 0) == 1 && (p.revents & POLLERR)))
+		return ret;
+	/* An earlier write's errno is gone (top -b flushes each snapshot itself). */
+	if (err)
+		fprintf(stderr, "vsched %s: writing standard output: %s\n", name, strerror(err));
+	else
+		fprintf(stderr, "vsched %s: writing standard output failed\n", name);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 
 	if (argc < 2)
-		return cmd_help(argc, argv);
+		return stdout_check("help", cmd_help(argc, argv));
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(argc - 1, argv + 1);
+		return stdout_check("help", cmd_help(argc - 1, argv + 1));
 	if (!strcmp(argv[1], "--version"))
-		return cmd_version(argc - 1, argv + 1);
+		return stdout_check("version", cmd_version(argc - 1, argv + 1));
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+			return stdout_check(cmds[i].name, cmds[i].fn(argc - 1, argv + 1));
 	fprintf(stderr, "vsched: unknown command '%s' (see 'vsched help')\n", argv[1]);
 	return CMD_EXIT_USAGE;
 }

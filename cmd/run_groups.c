@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --group and --assign specs of `vsched run`, applied through the public API. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -83,9 +84,66 @@ static int run_group_mkdir(struct vsched *vs, const char *path, char *msg, size_
 	}
 }
 
+#define RUN_GROUP_ITEMS	16
+
+struct run_group_item {
+	const char *key, *file;
+	char *val;
+};
+
+static bool run_group_has(const struct run_group_item *it, unsigned int n, const char *file)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(it[i].file, file))
+			return true;
+	return false;
+}
+
+/*
+ * What a spec says once, before anything is written: taken in order, a second value of a file
+ * ("weight=300,weight=400", or "weight" beside "cpu.weight"), a nice beside a weight (both set
+ * the one weight) or a weight before idle=1 (which sets it) was dropped without a word, and an
+ * empty value is a zero-length write, which changes nothing (as `vsched sim` refuses these).
+ */
+static int run_group_check(const struct run_group_item *it, unsigned int n, char *msg,
+			   size_t msglen)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!it[i].val[0]) {
+			snprintf(msg, msglen, "'%s=': no value", it[i].key);
+			return -EINVAL;
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(it[i].file, it[j].file)) {
+				snprintf(msg, msglen, "'%s' and '%s' both set %s: give it once",
+					 it[j].key, it[i].key, it[i].file);
+				return -EINVAL;
+			}
+	}
+	if (run_group_has(it, n, "cpu.weight") && run_group_has(it, n, "cpu.weight.nice")) {
+		snprintf(msg, msglen, "weight and nice set the one weight: give one");
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(it[i].file, "cpu.idle") && strcmp(it[i].val, "0") &&
+		    (run_group_has(it, n, "cpu.weight") ||
+		     run_group_has(it, n, "cpu.weight.nice"))) {
+			snprintf(msg, msglen, "idle=%s sets the weight (an idle group's is fixed): "
+				 "no weight or nice beside it", it[i].val);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 int run_group_add(struct vsched *vs, const char *spec, char *msg, size_t msglen)
 {
 	char buf[1024], *path, *opts, *item, *save = NULL;
+	struct run_group_item it[RUN_GROUP_ITEMS];
+	unsigned int n = 0, i;
 	int ret;
 
 	if (strlen(spec) >= sizeof(buf)) {
@@ -103,9 +161,6 @@ int run_group_add(struct vsched *vs, const char *spec, char *msg, size_t msglen)
 		snprintf(msg, msglen, "no group path (want PATH[:KEY=VALUE,...])");
 		return -EINVAL;
 	}
-	ret = run_group_mkdir(vs, path, msg, msglen);
-	if (ret)
-		return ret;
 	for (item = opts ? strtok_r(opts, ",", &save) : NULL; item;
 	     item = strtok_r(NULL, ",", &save)) {
 		char *val = strchr(item, '=');
@@ -128,9 +183,22 @@ int run_group_add(struct vsched *vs, const char *spec, char *msg, size_t msglen)
 			val[len - 1] = '\0';
 			val++;
 		}
-		ret = vsched_write_str(vs, path, file, val);
+		if (n == RUN_GROUP_ITEMS) {
+			snprintf(msg, msglen, "more than %d settings", RUN_GROUP_ITEMS);
+			return -E2BIG;
+		}
+		it[n++] = (struct run_group_item){ item, file, val };
+	}
+	ret = run_group_check(it, n, msg, msglen);
+	if (!ret)
+		ret = run_group_mkdir(vs, path, msg, msglen);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		ret = vsched_write_str(vs, path, it[i].file, it[i].val);
 		if (ret) {
-			snprintf(msg, msglen, "%s/%s: '%s': %s", path, file, val, strerror(-ret));
+			snprintf(msg, msglen, "%s/%s: '%s': %s", path, it[i].file, it[i].val,
+				 strerror(-ret));
 			return ret;
 		}
 	}

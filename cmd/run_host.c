@@ -12,6 +12,7 @@
 #include "cmd/run.h"
 #include "host/proto.h"
 #include "libvirt/partition.h"
+#include "sched/cftype.h"
 #include "sched/group.h"
 #include "sched/parse.h"
 #include "sched/runtime.h"
@@ -51,6 +52,16 @@ int run_host_parse(struct run_cfg *cfg, char *msg, size_t msglen)
 	cfg->host_period_us = 0;
 	if (cfg->partition && partition_check(cfg->partition, why, sizeof(why))) {
 		snprintf(msg, msglen, "partition '%s': %s", cfg->partition, why);
+		return -EINVAL;
+	}
+	/*
+	 * The VM's group is PARTITION/NAME: a name that is an interface file's the daemon's tree
+	 * refuses as mkdir does (EEXIST), which read "cannot join the host scheduler: File exists".
+	 */
+	if (cfg->name && cftype_find(cfg->name)) {
+		snprintf(msg, msglen, "name '%s': the VM's group in the host scheduler's tree is "
+			 "%s/%s, and %s is an interface file's name there", cfg->name,
+			 cfg->partition ? cfg->partition : "/machine", cfg->name, cfg->name);
 		return -EINVAL;
 	}
 	if (cfg->weight && run_host_weight(cfg->weight, &cfg->host_weight)) {

@@ -275,6 +275,27 @@ static int run_check_flags(const struct run_cfg *cfg, uint64_t seen)
 	return 0;
 }
 
+/*
+ * An output is no input: `--domain web1.xml --stats web1.xml` replaced the domain with the
+ * statistics at exit (and --trace a kernel or initrd likewise).
+ */
+static int run_check_outputs(const struct run_cfg *cfg)
+{
+	const char *out[] = { cfg->stats, cfg->trace }, *in[] = { cfg->domain,
+		cfg->kernel.kernel, cfg->kernel.initrd };
+	static const char *const out_name[] = { "--stats", "--trace" };
+	static const char *const in_name[] = { "--domain", "--kernel", "--initrd" };
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(out); i++)
+		for (j = 0; j < ARRAY_SIZE(in); j++)
+			if (out[i] && in[j] && strcmp(in[j], "-") && run_same_file(out[i], in[j]))
+				return run_usage_error("%s '%s' is the %s file: it would be "
+						       "overwritten", out_name[i], out[i],
+						       in_name[j]);
+	return 0;
+}
+
 static int run_check_kernel(const struct run_cfg *cfg)
 {
 	if (cfg->kernel.kernel && cfg->nr_payload)
@@ -294,7 +315,7 @@ static int run_check_kernel(const struct run_cfg *cfg)
 	if (cfg->trace && cfg->stats && run_same_file(cfg->trace, cfg->stats))
 		return run_usage_error("--trace and --stats name the same file ('%s', '%s')",
 				       cfg->trace, cfg->stats);
-	return 0;
+	return run_check_outputs(cfg);
 }
 
 /* Joining the host scheduler (--host, or the domain said so): what it excludes and needs. */
@@ -330,6 +351,25 @@ static int run_check_host(struct run_cfg *cfg, uint64_t seen)
 		return cfg->domain ? run_usage_error("%s: the VM group's %s", cfg->domain, msg) :
 				     run_usage_error("invalid --%s", msg);
 	return 0;
+}
+
+/*
+ * The default control directory <run dir>/NAME of a VM named host or host.sock is the host
+ * scheduler's directory or socket: mounted over the socket, no VM could join the daemon; and
+ * `vsched apply` took the daemon's root for the VM's.
+ */
+static int run_check_name(const struct run_cfg *cfg)
+{
+	if (cfg->ctl_dir || cfg->no_ctl || !registry_name_reserved(cfg->name))
+		return 0;
+	if (cfg->domain)
+		return run_usage_error("%s:%d: <name> '%s': %s/%s is the host scheduler's, not a "
+				       "VM's control directory; give --ctl-dir or --no-ctl",
+				       cfg->domain, cfg->launch.def.name_line, cfg->name,
+				       registry_run_dir(), cfg->name);
+	return run_usage_error("--name '%s': %s/%s is the host scheduler's, not a VM's control "
+			       "directory; give --ctl-dir or --no-ctl", cfg->name,
+			       registry_run_dir(), cfg->name);
 }
 
 static void run_demo(struct run_cfg *cfg)
@@ -380,6 +420,8 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg)
 	ret = run_check_kernel(cfg);
 	if (!ret)
 		ret = run_check_host(cfg, seen);
+	if (!ret)
+		ret = run_check_name(cfg);
 	if (ret)
 		return ret;
 	if (cfg->demo)

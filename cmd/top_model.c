@@ -161,7 +161,7 @@ static bool is_dir(const struct dirent *de, const char *path)
 
 /* Reads the group at dir (path below the root) and, depth first, its children by name. */
 static int read_group(struct top_vm *vm, const char *dir, const char *path, int parent,
-		      unsigned int depth, char *big)
+		      unsigned int depth)
 {
 	char buf[SMALL_FILE], sub[PATH_MAX], subpath[PATH_MAX];
 	struct top_group *g, *ng;
@@ -186,11 +186,7 @@ static int read_group(struct top_vm *vm, const char *dir, const char *path, int 
 	parse_cpu_max(read_file_at(dir, "cpu.max", buf, sizeof(buf)) ? "" : buf, g);
 	if (!read_file_at(dir, "cpu.max.burst", buf, sizeof(buf)))
 		g->burst_us = strtoull(buf, NULL, 10);
-	if (!read_file_at(dir, "vsched.vcpu.stat", big, VCPU_STAT_MAX)) {
-		ret = add_vcpus(vm, big, me);
-		if (ret)
-			return ret;
-	}
+	/* cpu.stat and vsched.vcpu.stat are read for the whole tree at once (read_usage()). */
 
 	n = scandir(dir, &des, NULL, alphasort);
 	if (n < 0)
@@ -201,7 +197,7 @@ static int read_group(struct top_vm *vm, const char *dir, const char *path, int 
 		if (!ret && des[i]->d_name[0] != '.' && is_dir(des[i], sub)) {
 			snprintf(subpath, sizeof(subpath), "%s/%s", depth ? path : "",
 				 des[i]->d_name);
-			ret = read_group(vm, sub, subpath, (int)me, depth + 1, big);
+			ret = read_group(vm, sub, subpath, (int)me, depth + 1);
 			/* A group removed while we read is no error: it is just gone. */
 			if (ret == -ENOENT || ret == -ENODEV)
 				ret = 0;
@@ -213,13 +209,17 @@ static int read_group(struct top_vm *vm, const char *dir, const char *path, int 
 }
 
 /*
- * Every group's cpu.stat, back to back: read between the other files, the root's and its
- * groups' usage were up to 60 ms apart on a loaded host, so the groups' CPU % did not add up to
- * the VM's. A group gone meanwhile keeps no usage (its rate shows as unknown).
+ * Every group's cpu.stat, then every group's vsched.vcpu.stat, back to back, and the VM's time
+ * halfway through: read between the other files, the root's and its groups' usage were up to
+ * 60 ms apart on a loaded host, so the groups' CPU % did not add up to the VM's; and timed by
+ * the snapshot's start, a VM's counters were read a varying time after it, so a vCPU waiting
+ * all along showed STEAL% 107.8. A group gone meanwhile keeps no usage (its rate shows as
+ * unknown) and no vCPUs.
  */
-static int read_usage(struct top_vm *vm)
+static int read_usage(struct top_vm *vm, char *big)
 {
 	char buf[SMALL_FILE], dir[2 * PATH_MAX];
+	uint64_t t0 = time_mono_ns();
 	unsigned int i;
 	int ret;
 
@@ -233,6 +233,15 @@ static int read_usage(struct top_vm *vm)
 		if (!ret)
 			parse_cpu_stat(buf, g);
 	}
+	for (i = 0; i < vm->nr_groups; i++) {
+		snprintf(dir, sizeof(dir), "%s%s", vm->ctl, i ? vm->groups[i].path : "");
+		if (read_file_at(dir, "vsched.vcpu.stat", big, VCPU_STAT_MAX))
+			continue;
+		ret = add_vcpus(vm, big, i);
+		if (ret)
+			return ret;
+	}
+	vm->t_ns = t0 + (time_mono_ns() - t0) / 2;
 	return 0;
 }
 
@@ -246,9 +255,9 @@ int top_vm_read(struct top_vm *vm)
 	big = malloc(VCPU_STAT_MAX);
 	if (!big)
 		return vm->err = -ENOMEM;
-	vm->err = read_group(vm, vm->ctl, "/", -1, 0, big);
+	vm->err = read_group(vm, vm->ctl, "/", -1, 0);
 	if (!vm->err)
-		vm->err = read_usage(vm);
+		vm->err = read_usage(vm, big);
 	if (!vm->err && !read_file_at(vm->ctl, "vsched.lanes", big, SMALL_FILE))
 		vm->lanes = (unsigned int)strtoul(big, NULL, 10);
 	free(big);

@@ -64,7 +64,9 @@ int top_view_build(struct top_view *view, struct top_snap *prev, struct top_snap
 			top_view_free(view);
 			return -ENOMEM;
 		}
-		top_vm_delta(pvm, vm, view->seconds, vv->g, vv->v);
+		/* A VM's rates over the time between its own reads, not the snapshots' starts. */
+		top_vm_delta(pvm, vm, pvm->t_ns && vm->t_ns > pvm->t_ns ?
+			     (double)(vm->t_ns - pvm->t_ns) / 1e9 : view->seconds, vv->g, vv->v);
 	}
 	return 0;
 }

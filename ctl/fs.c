@@ -212,11 +212,17 @@ struct fill_ctx {
 	fuse_fill_dir_t filler;
 };
 
-static int fill_one(const char *name, mode_t mode __unused, void *arg)
+/*
+ * Each entry with its type, as kernfs gives DT_DIR and DT_REG: without it every name read
+ * DT_UNKNOWN, so a walker (`vsched top`, find) stat()ed every file to find the groups, 164 round
+ * trips a snapshot of an 8-group VM.
+ */
+static int fill_one(const char *name, mode_t mode, void *arg)
 {
 	struct fill_ctx *fc = arg;
+	struct stat st = { .st_mode = mode };
 
-	return fc->filler(fc->buf, name, NULL, 0, 0) ? -ENOBUFS : 0;
+	return fc->filler(fc->buf, name, &st, 0, 0) ? -ENOBUFS : 0;
 }
 
 static int ctl_opendir(const char *path, struct fuse_file_info *fi)
@@ -250,8 +256,8 @@ static int ctl_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_
 	path = op_path(path, fi, pbuf, sizeof(pbuf));
 	if (!path)
 		return -ENODEV;
-	filler(buf, ".", NULL, 0, 0);
-	filler(buf, "..", NULL, 0, 0);
+	filler(buf, ".", &(struct stat){ .st_mode = S_IFDIR | 0755 }, 0, 0);
+	filler(buf, "..", &(struct stat){ .st_mode = S_IFDIR | 0755 }, 0, 0);
 	ret = vsched_list_children(c->vs, path, fill_one, &fc);
 	if (!ret)
 		ret = vsched_list_files(c->vs, path, fill_one, &fc);

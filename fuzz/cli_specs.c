@@ -172,7 +172,8 @@ static void cli_name(struct vsched *vs __unused, const char *s)
 
 	if (!registry_name_valid(s))
 		FUZZ_CHECK(s[0] != '.' && !strchr(s, '/') &&
-				   !registry_default_dir(s, dir, sizeof(dir)),
+				   (registry_name_reserved(s) ||
+				    !registry_default_dir(s, dir, sizeof(dir))),
 			   "--name '%s' accepted", s);
 }
 

@@ -99,7 +99,7 @@ int apply_host_plan(const struct domain_def *def, unsigned int flags, struct app
 			return ret;
 	}
 	ah->join = true;
-	snprintf(ah->dir, sizeof(ah->dir), "%s/host%s", registry_run_dir(), group);
+	snprintf(ah->dir, sizeof(ah->dir), "%s/" REGISTRY_HOST_DIR "%s", registry_run_dir(), group);
 	return domain_host_settings(def, &ah->set, d);
 }
 

@@ -411,6 +411,8 @@ static int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 				    &def->tune, d);
 	if (!ret)
 		ret = vgroups_parse(xml_child(root, "metadata"), def->max_vcpus, &def->groups, d);
+	if (!ret)
+		domain_knobs(root, def);
 	return ret;
 }
 

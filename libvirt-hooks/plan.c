@@ -195,6 +195,8 @@ int plan_warn_vsched(const struct domain_def *def, struct diag *d)
 				"VMM's threads other than vCPUs; not applied");
 	for (i = 0; i < t->nr_ignored && !ret; i++)
 		ret = diag_warn(d, t->ignored[i].line, t->ignored[i].elem, "%s", t->ignored[i].why);
+	for (i = 0; i < def->nr_knobs && !ret; i++)
+		ret = diag_warn(d, def->knobs[i].line, def->knobs[i].elem, "%s", def->knobs[i].why);
 	return ret;
 }
 

@@ -53,11 +53,16 @@ int registry_name_valid(const char *name)
 	return 0;
 }
 
+bool registry_name_reserved(const char *name)
+{
+	return !strcmp(name, REGISTRY_HOST_DIR) || !strcmp(name, REGISTRY_HOST_SOCK);
+}
+
 int registry_default_dir(const char *name, char *buf, size_t len)
 {
 	int n;
 
-	if (registry_name_valid(name))
+	if (registry_name_valid(name) || registry_name_reserved(name))
 		return -EINVAL;
 	n = snprintf(buf, len, "%s/%s", registry_run_dir(), name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;

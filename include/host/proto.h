@@ -53,6 +53,8 @@
 
 #include <stdint.h>
 
+#include "util/registry.h"
+
 /* 2: the grant page, GRANT's CPU, WELCOME's pid/nr_vms, PING/PONG, CTL, VMSET;
  * 3: PIN, CTL.may, offers (TOOK); 4: offers of a held lane (HOST_HELLO_HELD, holder);
  * 5: the daemon kicks holders itself (HOST_HELLO_KICK);
@@ -73,7 +75,7 @@
  * 15: a grant-page entry's cpu carries HOST_CPU_PINNED where the daemon pinned the grantee's
  * thread to it for that grant (HOST_HELLO_PIN): the thread does not pin itself again */
 #define HOST_PROTO_VERSION	15
-#define HOST_SOCK_NAME		"host.sock"	/* in the run dir (util/registry.h) */
+#define HOST_SOCK_NAME		REGISTRY_HOST_SOCK	/* in the run dir */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
 #define HOST_MAX_GROUPS		256		/* groups in one VM's subtree */

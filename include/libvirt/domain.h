@@ -15,6 +15,8 @@
 
 #define DOMAIN_VCPUS_MAX	CPUSET_MAX
 
+#define DOMAIN_KNOBS_MAX	8
+
 struct domain_def {
 	char *name;
 	int name_line;
@@ -36,6 +38,13 @@ struct domain_def {
 	int partition_line;
 	struct cputune tune;
 	struct vgroups groups;
+	/* Domain-level tuning a vsched VM does not apply (domain_knobs()), for plan_warn_vsched(). */
+	struct domain_knob {
+		const char *elem;
+		char why[192];
+		int line;
+	} knobs[DOMAIN_KNOBS_MAX];
+	unsigned int nr_knobs;
 };
 
 /*
@@ -46,6 +55,8 @@ struct domain_def {
 int domain_parse_file(const char *path, struct domain_def *def, struct diag *d);
 int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct diag *d);
 void domain_free(struct domain_def *def);
+/* domain_knobs.c: notes in def->knobs what of root a vsched VM does not apply. */
+void domain_knobs(xmlNode *root, struct domain_def *def);
 /* Reads a whole XML document from fd (bounded); 0 or -errno. *out is malloc'ed. */
 int domain_read(int fd, char **out, size_t *len);
 

@@ -31,7 +31,8 @@
  * beside idle 1 (the kernel refuses cpu.weight while idle), a quota of max or >= 1ms, a period
  * of 1ms-1s, a burst <= its quota, in at most 32 words; a vcpu line each option once, phase on
  * duty/bursty/sleep, seed on bursty. A file is text of at most 1 MiB with at least one vcpu
- * line: anything else is refused, at its line.
+ * line, whose run records at most 2^26 wakes and capped periods: anything else is refused, at
+ * its line.
  */
 #ifndef VSCHED_SCHED_SIM_H
 #define VSCHED_SCHED_SIM_H

@@ -14,10 +14,19 @@
 
 #define REGISTRY_RUN_DIR_DFL	"/run/vsched"	/* $VSCHED_RUN_DIR overrides (tests) */
 
+/* The run dir's own entries beside the VMs' directories: the host scheduler's (`vsched host`). */
+#define REGISTRY_HOST_DIR	"host"		/* its control directory */
+#define REGISTRY_HOST_SOCK	"host.sock"	/* its socket */
+
 const char *registry_run_dir(void);
 /* 0 or -EINVAL: 1..128 printable characters, no '/', no leading '.' (a libvirt domain name). */
 int registry_name_valid(const char *name);
-/* Default control directory of a VM: <run dir>/<name>. 0, -EINVAL or -ENAMETOOLONG. */
+/* Whether <run dir>/<name> is the run dir's own (REGISTRY_HOST_*): no VM's directory. */
+bool registry_name_reserved(const char *name);
+/*
+ * Default control directory of a VM: <run dir>/<name>. 0, -EINVAL (also for a reserved name: a
+ * VM named host.sock mounted its directory over the host scheduler's socket) or -ENAMETOOLONG.
+ */
 int registry_default_dir(const char *name, char *buf, size_t len);
 /*
  * Claims name for this process: -EEXIST if a live VMM holds it. A dead holder's record is

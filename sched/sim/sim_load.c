@@ -41,6 +41,81 @@ static bool known(const struct sim_scenario *sc, const char *path)
 }
 
 /*
+ * What a run records grows with the scenario, not with the file: the delay of every wake (8 bytes)
+ * and every capped group's usage each period (8 bytes). "vcpu 0 / duty 1ns 1ns" (1e9 wakes in
+ * 1 s) took 6 GB before it was stopped. Counted from above, a file that could record more is
+ * refused at the line that crosses the bound: about 0.5 GB, and minutes of simulation. The
+ * generator's largest shapes (256 vCPUs of 0.1 ms gaps for 10 s) record at most 26 M.
+ */
+#define SIM_SAMPLES_MAX	(1ULL << 26)
+
+/* The wakes of vCPU v over the run, from above (a bursty gap is at least half its mean). */
+static uint64_t vcpu_wakes(const struct sim_scenario *sc, const struct sim_vcpu_cfg *v)
+{
+	uint64_t gap;
+
+	switch (v->kind) {
+	case SIM_DUTY:
+		gap = v->period;
+		break;
+	case SIM_BURSTY:
+		gap = v->period / 2;
+		break;
+	case SIM_SLEEP:
+		gap = v->busy + v->period;
+		break;
+	default:
+		return 1;
+	}
+	return sc->duration / (gap ? gap : 1) + 1;
+}
+
+/* The periods sampled of group g over the run: at its shortest period if it is ever capped. */
+static uint64_t group_periods(const struct sim_scenario *sc, const struct sim_group_cfg *g)
+{
+	uint64_t period = g->set.has_period ? g->set.period_us : 100000;
+	bool capped = g->set.has_max;
+	unsigned int i;
+
+	for (i = 0; i < sc->nr_events; i++) {
+		const struct sim_event *ev = &sc->events[i];
+
+		if (ev->type != SIM_EV_SET || strcmp(ev->path, g->path) || !ev->set.has_max)
+			continue;
+		capped = true;
+		if (ev->set.has_period && ev->set.period_us < period)
+			period = ev->set.period_us;
+	}
+	/* A period under 1 ms is the tree's to refuse, with its own message. */
+	return capped ? sc->duration / ((period > 1000 ? period : 1000) * 1000) + 1 : 0;
+}
+
+static int check_samples(const struct sim_scenario *sc, struct diag *d)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < sc->nr_vcpus; i++) {
+		n += vcpu_wakes(sc, &sc->vcpus[i]);
+		if (n > SIM_SAMPLES_MAX)
+			return cerr(d, sc->vcpus[i].line, "vcpu %u: %llu wakes and periods in %.9g s "
+				    "so far, above the %llu a run records (make its period longer or "
+				    "the duration shorter)", i, (unsigned long long)n,
+				    (double)sc->duration / 1e9, SIM_SAMPLES_MAX);
+	}
+	for (i = 0; i < sc->nr_groups; i++) {
+		n += group_periods(sc, &sc->groups[i]);
+		if (n > SIM_SAMPLES_MAX)
+			return cerr(d, sc->groups[i].line, "group %s: %llu wakes and periods in "
+				    "%.9g s so far, above the %llu a run records (make its period "
+				    "longer or the duration shorter)", sc->groups[i].path,
+				    (unsigned long long)n, (double)sc->duration / 1e9,
+				    SIM_SAMPLES_MAX);
+	}
+	return 0;
+}
+
+/*
  * What only the whole file shows, each refusal at the line it concerns: a file without vCPUs
  * is not a scenario; vCPU ids run from 0 without gaps (a gap made a vCPU nobody declared); every
  * group named is declared; events happen before the end and move vCPUs that exist.
@@ -74,7 +149,7 @@ int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, struct diag 
 		if (ev->type == SIM_EV_SET && !strcmp(ev->path, "/"))
 			return cerr(d, ev->line, "the root group takes no settings here");
 	}
-	return 0;
+	return check_samples(sc, d);
 }
 
 /* Line of offset off in text (1-based). */

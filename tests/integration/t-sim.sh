@@ -34,6 +34,14 @@ if "$VSCHED" sim "$dir/flat.sim" >/dev/full 2>/tmp/vsched-t-sim.err.$$; then
 	echo "report to /dev/full: exit 0"; exit 1
 fi
 grep -q '^vsched sim: writing the report: ' /tmp/vsched-t-sim.err.$$
+# --trace naming the scenario replaced it with the trace (branch newuser2): refused, file intact.
+cp "$dir/flat.sim" /tmp/vsched-t-sim.$$
+if "$VSCHED" sim -q --trace /tmp/../tmp/vsched-t-sim.$$ /tmp/vsched-t-sim.$$ >/dev/null \
+	2>/tmp/vsched-t-sim.err.$$; then
+	echo "--trace the scenario: exit 0"; exit 1
+fi
+grep -q "is the scenario file: it would be overwritten" /tmp/vsched-t-sim.err.$$ &&
+	cmp -s "$dir/flat.sim" /tmp/vsched-t-sim.$$ || { echo "--trace the scenario"; exit 1; }
 rm -f /tmp/vsched-t-sim.$$ /tmp/vsched-t-sim.err.$$
 set +e
 "$VSCHED" sim >/dev/null 2>&1

@@ -3,6 +3,7 @@
  * Control directory: the VM registry (names, records, liveness) and, where /dev/fuse is usable,
  * a mount served in-process, driven with plain syscalls (so ASan sees the FUSE handlers).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -60,6 +61,11 @@ static void test_ctl_names(void)
 	CU_ASSERT_STRING_EQUAL(buf + strlen(run_dir), "/vm1");
 	CU_ASSERT_EQUAL(registry_default_dir("../x", buf, sizeof(buf)), -EINVAL);
 	CU_ASSERT_EQUAL(registry_default_dir("vm1", buf, 8), -ENAMETOOLONG);
+	/* The host scheduler's entries are no VM's directory (a VM hid the daemon's socket). */
+	CU_ASSERT_EQUAL(registry_name_valid("host"), 0);
+	CU_ASSERT_EQUAL(registry_default_dir("host", buf, sizeof(buf)), -EINVAL);
+	CU_ASSERT_EQUAL(registry_default_dir("host.sock", buf, sizeof(buf)), -EINVAL);
+	CU_ASSERT_EQUAL(registry_default_dir("hosts", buf, sizeof(buf)), 0);
 	rm_run_dir();
 }
 
@@ -207,6 +213,23 @@ static ssize_t write_file(const char *path, const char *s)
 	return n;
 }
 
+/* The d_type readdir gives name in dir. */
+static void dir_types(const char *dir, const char *name, unsigned char want)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	while ((e = readdir(d)))
+		if (!strcmp(e->d_name, name)) {
+			found = true;
+			CU_ASSERT_EQUAL(e->d_type, want);
+		}
+	closedir(d);
+	CU_ASSERT_TRUE(found);
+}
+
 static void test_ctl_mount_serves_api(void)
 {
 	char dir[PATH_MAX], p[PATH_MAX + 32], buf[256];
@@ -236,6 +259,10 @@ static void test_ctl_mount_serves_api(void)
 	CU_ASSERT_EQUAL(st.st_size, 0);
 	CU_ASSERT_EQUAL(read_file(p, buf, sizeof(buf)), 4);
 	CU_ASSERT_STRING_EQUAL(buf, "100\n");
+	/* readdir gives each entry's type, as kernfs does (it gave DT_UNKNOWN). */
+	dir_types(dir, "g", DT_DIR);
+	dir_types(dir, "cpu.stat", DT_REG);
+	dir_types(dir, ".", DT_DIR);
 	CU_ASSERT_EQUAL(write_file(p, "0"), -ERANGE);
 	CU_ASSERT_EQUAL(write_file(p, "250\n"), 4);
 	CU_ASSERT_EQUAL(vsched_read(vs, "g", "cpu.weight", buf, sizeof(buf)), 4);

@@ -116,11 +116,47 @@ static void test_launch_group_file_name(void)
 	vsched_destroy(vs);
 }
 
+/*
+ * A spec says each thing once: a second weight, a nice beside a weight, a weight before idle=1
+ * and an empty value were taken in order, one value dropped without a word. Refused before the
+ * group is made.
+ */
+static void test_launch_group_once(void)
+{
+	static const char *const bad[] = {
+		"web:weight=300,weight=400", "web:weight=3,cpu.weight=4", "web:nice=5,weight=5",
+		"web:cpu.weight.nice=1,weight=5", "web:weight=5,idle=1", "web:nice=2,idle=1",
+		"web:max=", "web:max=\"\"", "web:burst=1000,cpu.max.burst=2000",
+	};
+	struct vsched *vs = vsched_create(2, 4);
+	char msg[256], buf[256];
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret = run_group_add(vs, bad[i], msg, sizeof(msg));
+
+		if (ret != -EINVAL)
+			printf("\n    '%s': %d, want -EINVAL\n", bad[i], ret);
+		CU_ASSERT_EQUAL(ret, -EINVAL);
+	}
+	CU_ASSERT_NOT_EQUAL(vsched_stat(vs, "web", NULL, &(mode_t){ 0 }), 0);
+	CU_ASSERT_EQUAL(run_group_add(vs, "web:weight=5,nice=", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(msg, "'nice=': no value");
+	/* idle=0 sets no weight; settings of different files in any order. */
+	CU_ASSERT_EQUAL(run_group_add(vs, "web:idle=0,weight=5,max=max,burst=0", msg, sizeof(msg)),
+			0);
+	read_file(vs, "web", "cpu.weight", buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "5\n");
+	vsched_destroy(vs);
+}
+
 static CU_TestInfo launch_tests[] = {
 	{ "--group creates groups and writes settings", test_launch_group_settings },
 	{ "--group errors name the part and change nothing", test_launch_group_errors },
 	{ "--assign moves vCPUs by cpuset", test_launch_assign },
 	{ "--group refuses an interface file's name", test_launch_group_file_name },
+	{ "--group says each setting once", test_launch_group_once },
 	CU_TEST_INFO_NULL,
 };
 

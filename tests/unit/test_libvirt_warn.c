@@ -165,6 +165,43 @@ static void test_burst_without_quota(void)
 	CU_ASSERT_PTR_NULL(strstr(w, "'k'"));
 }
 
+/*
+ * Domain-level tuning a vsched VM does not apply is named with its line (it was dropped without
+ * a word, and <vcpus> put vCPUs 0-1 online where the domain enabled 0 and 3); on a QEMU domain
+ * it is libvirt's and said nothing of.
+ */
+static void test_domain_knobs(void)
+{
+	static const char xml[] = HEAD "<vcpu current='2'>4</vcpu>\n<vcpus>"
+		"<vcpu id='0' enabled='yes'/><vcpu id='1' enabled='no'/>"
+		"<vcpu id='2' enabled='no'/><vcpu id='3' enabled='yes'/></vcpus>\n"
+		"<currentMemory>32</currentMemory>\n<cpu><topology sockets='1' cores='2' "
+		"threads='2'/></cpu>\n<numatune><memory mode='strict' nodeset='0'/></numatune>\n"
+		"<memtune><hard_limit>128</hard_limit></memtune>\n<blkiotune><weight>800</weight>"
+		"</blkiotune>\n<memoryBacking><hugepages/></memoryBacking>\n"
+		"<maxMemory slots='2'>1024</maxMemory></domain>";
+	char w[4096];
+
+	vcpu_warnings(xml, w, sizeof(w));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:3: <vcpus>: enabled vCPUs '0,3': vsched has no "
+				      "vCPU hot-plug and starts vCPUs '0-1' (<vcpu current>); "
+				      "not applied|"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:4: <currentMemory>: vsched has no balloon"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:5: <cpu>: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:6: <numatune>: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:7: <memtune>: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:8: <blkiotune>: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:9: <memoryBacking>: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:10: <maxMemory>: "));
+	parse_warnings(xml, w, sizeof(w));
+	CU_ASSERT_STRING_EQUAL(w, "");
+	/* The enabled set of a plain start, and all of <memory> current: nothing to say. */
+	vcpu_warnings(HEAD "<vcpu current='2'>3</vcpu><vcpus><vcpu id='0' enabled='yes'/>"
+		      "<vcpu id='1' enabled='yes'/><vcpu id='2' enabled='no'/></vcpus>"
+		      "<currentMemory unit='KiB'>64</currentMemory></domain>", w, sizeof(w));
+	CU_ASSERT_STRING_EQUAL(w, "");
+}
+
 static CU_TestInfo tests[] = {
 	{ "a group's burst without a quota is warned about", test_burst_without_quota },
 	{ "libvirt-only elements: named on a vsched VM only", test_libvirt_only_elements },
@@ -172,6 +209,7 @@ static CU_TestInfo tests[] = {
 	{ "vcpu placement and cpuset refused as libvirt", test_vcpu_placement_refused },
 	{ "vcpu placement and cpuset warned on a vsched VM", test_vcpu_placement_warned },
 	{ "a newline in the name is refused", test_name_newline },
+	{ "domain tuning a vsched VM does not apply is named", test_domain_knobs },
 	CU_TEST_INFO_NULL,
 };
 

@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "cmd/run.h"
+#include "libvirt/apply.h"
 #include "libvirt/partition.h"
 #include "test.h"
 
@@ -182,10 +185,67 @@ static void test_run_host_check(void)
 		unsetenv("VSCHED_RUN_DIR");
 }
 
+/*
+ * A VM named host or host.sock had the host scheduler's directory or socket for its control
+ * directory: mounted over the socket, no VM could join the daemon ("Input/output error"); and
+ * `vsched apply` of a domain named host wrote into the daemon's root. Another directory, or
+ * none, is fine.
+ */
+static void test_run_host_names(void)
+{
+	char dir[] = "/tmp/vsched-ut-names.XXXXXX", path[PATH_MAX], cmd[64];
+	struct run_cfg cfg;
+
+	CU_ASSERT_EQUAL(parse("--name host", &cfg), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--name host.sock", &cfg), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--name host --no-ctl", &cfg), 0);
+	CU_ASSERT_EQUAL(parse("--name host.sock --ctl-dir /tmp/x", &cfg), 0);
+	CU_ASSERT_EQUAL(parse("--name hosts", &cfg), 0);
+	/* Joined, the VM's group /machine/NAME: an interface file's name read "File exists". */
+	CU_ASSERT_EQUAL(parse("--host --name cpu.weight", &cfg), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--host --name cgroup.procs --partition /p", &cfg), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--host --name cpu.weight2", &cfg), 0);
+	CU_ASSERT_EQUAL(parse("--name cpu.weight", &cfg), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	setenv("VSCHED_RUN_DIR", dir, 1);
+	snprintf(path, sizeof(path), "%s/host", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/vm1", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0755), 0);
+	CU_ASSERT_FALSE(apply_is_vsched("host", path, sizeof(path)));
+	CU_ASSERT_TRUE(apply_is_vsched("vm1", path, sizeof(path)));
+	unsetenv("VSCHED_RUN_DIR");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* An output is no input: --stats or --trace naming the domain or kernel replaced it at exit. */
+static void test_run_outputs(void)
+{
+	char k[] = "/tmp/vsched-ut-out.XXXXXX", line[256];
+	struct run_cfg cfg;
+	int fd = mkstemp(k);
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	snprintf(line, sizeof(line), "--accel kvm --kernel %s --stats %s", k, k);
+	CU_ASSERT_EQUAL(parse(line, &cfg), -EINVAL);
+	snprintf(line, sizeof(line), "--accel kvm --kernel /x --initrd %s --trace /tmp/../%s", k,
+		 k);
+	CU_ASSERT_EQUAL(parse(line, &cfg), -EINVAL);
+	snprintf(line, sizeof(line), "--accel kvm --kernel %s --stats /tmp/../%s", k, k);
+	CU_ASSERT_EQUAL(parse(line, &cfg), -EINVAL);
+	snprintf(line, sizeof(line), "--accel kvm --kernel %s --stats %s.json", k, k);
+	CU_ASSERT_EQUAL(parse(line, &cfg), 0);
+	unlink(k);
+}
+
 static CU_TestInfo run_host_tests[] = {
 	{ "flags and their rules", test_run_host_flags },
 	{ "values as the interface files take them", test_run_host_valid },
 	{ "no daemon", test_run_host_check },
+	{ "a VM named as the host scheduler's entries", test_run_host_names },
+	{ "an output is no input", test_run_outputs },
 	CU_TEST_INFO_NULL,
 };
 

@@ -188,11 +188,36 @@ static void test_load_not_a_scenario(void)
 	free(big);
 }
 
+/*
+ * A run records every wake and every capped group's period: "duty 1ns 1ns" for 1 s grew to 6 GB
+ * before it was stopped. Refused at the line that crosses the bound; just under it parses.
+ */
+static void test_parse_samples(void)
+{
+	struct sim_scenario *sc = NULL;
+	struct diag d;
+
+	refused("duration 1s\nvcpu 0 / hog\nvcpu 1 / duty 1ns 1ns\n",
+		"line 3: vcpu 1: 1000000002 wakes and periods in 1 s so far, above the 67108864 a "
+		"run records (make its period longer or the duration shorter)");
+	refused("duration 100000s\ngroup /a max 1ms 1ms\nvcpu 0 /a hog\n",
+		"line 2: group /a: 100000002 wakes and periods in 100000 s so far, above the "
+		"67108864 a run records (make its period longer or the duration shorter)");
+	/* A cap set by an event counts at its period; a bursty gap at half its mean. */
+	refused("duration 70000s\ngroup /a\nvcpu 0 /a hog\nat 1s max /a 1ms 1ms\n",
+		"line 2: group /a: 70000002 wakes and periods in 70000 s so far, above the "
+		"67108864 a run records (make its period longer or the duration shorter)");
+	diag_init(&d, NULL);
+	CU_ASSERT_EQUAL(sim_parse("duration 60s\nvcpu 0 / duty 1us 1us\n", &sc, &d), 0);
+	sim_scenario_free(sc);
+}
+
 static CU_TestInfo parse_tests[] = {
 	{ "numbers are whole words", test_parse_numbers },
 	{ "what only the whole file shows", test_parse_structure },
 	{ "what a new user's scenarios found", test_parse_audit },
 	{ "files that are no scenario", test_load_not_a_scenario },
+	{ "runs that would record without bound", test_parse_samples },
 	CU_TEST_INFO_NULL,
 };
 

@@ -243,12 +243,43 @@ static void test_top_label_escape(void)
 	top_view_free(&view);
 }
 
+/*
+ * A VM's rates are over the time between its own reads: its counters are read a varying time
+ * after the snapshot starts (other VMs first, a loaded host), and over the snapshots' interval a
+ * vCPU waiting all along showed STEAL% 107.8. Here the snapshots are 1 s apart, the VM's reads
+ * 1.1 s: the batch vCPU waited all 1.1 s, /web ran 1.5 CPUs.
+ */
+static void test_top_vm_interval(void)
+{
+	struct top_snap a = { .t_ns = 1000000000, .nr_vms = 1, .vms = &vms[0] };
+	struct top_snap b = { .t_ns = 2000000000, .nr_vms = 1, .vms = &vms[1] };
+	struct top_view view;
+
+	vm_fill(0, 1000000, 0, 0, 0);
+	vm_fill(1, 1000000 + 1650000, 0, 0, 0);
+	vms[0].t_ns = 1000000000;
+	vms[1].t_ns = 2100000000;
+	vcpus[1][2].wait_usec = 1100000;
+	CU_ASSERT_EQUAL_FATAL(top_view_build(&view, &a, &b), 0);
+	NEAR(view.seconds, 1.0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(view.vms[0].v);
+	NEAR(view.vms[0].v[2].steal_pct, 100.0);
+	NEAR(view.vms[0].g[1].cpu_pct, 150.0);
+	top_view_free(&view);
+	/* Counters without a read time (0) take the snapshots' interval. */
+	vms[0].t_ns = vms[1].t_ns = 0;
+	CU_ASSERT_EQUAL_FATAL(top_view_build(&view, &a, &b), 0);
+	NEAR(view.vms[0].v[2].steal_pct, 110.0);
+	top_view_free(&view);
+}
+
 static CU_TestInfo top_tests[] = {
 	{ "deltas and percentages", test_top_delta },
 	{ "fluid share: weights of busy groups, caps", test_top_fluid_weights_caps },
 	{ "fluid share: one lane per vCPU", test_top_fluid_lanes },
 	{ "fluid share: demand from waits", test_top_fluid_demand },
 	{ "wait p99 of an interval", test_top_waits },
+	{ "a VM's rates over its own reads' interval", test_top_vm_interval },
 	{ "vsched.vcpu.stat lines", test_top_parse },
 	{ "labels escape control bytes, spaces and backslashes", test_top_label_escape },
 	CU_TEST_INFO_NULL,

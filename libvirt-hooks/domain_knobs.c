@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Domain-level tuning a vsched VM does not apply: <vcpus> (which vCPUs are online), <cpu>,
+ * <numatune>, <memtune>, <blkiotune>, <memoryBacking>, <currentMemory> below <memory> and
+ * <maxMemory>. On a QEMU domain they are libvirt's; started by vsched they were dropped without
+ * a word, and <vcpus> put other vCPUs online than the domain enabled. Kept here, with their
+ * lines, for plan_warn_vsched() to name.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libvirt/domain.h"
+#include "libvirt/xmlutil.h"
+#include "util/compiler.h"
+#include "util/cpuset.h"
+
+static __printf(4, 5) void knob_add(struct domain_def *def, xmlNode *n, const char *elem, const char *fmt, ...)
+{
+	struct domain_knob *k;
+	va_list ap;
+
+	if (def->nr_knobs >= DOMAIN_KNOBS_MAX)
+		return;
+	k = &def->knobs[def->nr_knobs++];
+	k->elem = elem;
+	k->line = xml_line(n);
+	va_start(ap, fmt);
+	vsnprintf(k->why, sizeof(k->why), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * <vcpus><vcpu id='N' enabled='yes|no'/>...: libvirt puts the enabled ones online. vsched starts
+ * vCPUs 0 to current-1; named only where the domain enabled others.
+ */
+static void knob_vcpus(xmlNode *vcpus, struct domain_def *def)
+{
+	struct cpuset want, on;
+	char w[128], o[128];
+	unsigned long long id;
+	xmlNode *n;
+	unsigned int i;
+
+	cpuset_clear(&want);
+	cpuset_clear(&on);
+	for (i = 0; i < def->vcpus && i < CPUSET_MAX; i++)
+		cpuset_set(&on, i);
+	for (n = vcpus->children; n; n = n->next) {
+		char *v, *e;
+
+		if (!xml_is(n, "vcpu"))
+			continue;
+		v = xml_prop(n, "id");
+		e = xml_prop(n, "enabled");
+		if (v && !parse_ull(v, &id) && id < CPUSET_MAX && e && !strcmp(e, "yes"))
+			cpuset_set(&want, (unsigned int)id);
+		free(v);
+		free(e);
+	}
+	if (!memcmp(&want, &on, sizeof(want)))
+		return;
+	if (cpuset_format(&want, w, sizeof(w)) < 0)
+		snprintf(w, sizeof(w), "...");
+	if (cpuset_format(&on, o, sizeof(o)) < 0)
+		snprintf(o, sizeof(o), "...");
+	knob_add(def, vcpus, "vcpus", "enabled vCPUs '%s': vsched has no vCPU hot-plug and starts "
+		 "vCPUs '%s' (<vcpu current>); not applied", w, o);
+}
+
+void domain_knobs(xmlNode *root, struct domain_def *def)
+{
+	static const struct {
+		const char *elem, *why;
+	} whole[] = {
+		{ "cpu", "vsched does not set the guest CPU's model, features or topology; "
+			 "not applied" },
+		{ "numatune", "a vsched VM has one memory node and no NUMA placement; not applied" },
+		{ "memtune", "vsched sets no memory limits on a VM; not applied" },
+		{ "blkiotune", "a vsched VM has no block devices; not applied" },
+		{ "memoryBacking", "vsched backs guest RAM with anonymous memory (no hugepages, "
+				   "locking or sharing); not applied" },
+		{ "maxMemory", "vsched has no memory hot-plug; not applied" },
+	};
+	xmlNode *n;
+	size_t i;
+
+	n = xml_child(root, "vcpus");
+	if (n)
+		knob_vcpus(n, def);
+	n = xml_child(root, "currentMemory");
+	if (n) {
+		char *v = xml_text(n), *unit = xml_prop(n, "unit");
+		uint64_t cur;
+
+		if (!domain_scale_memory(v, unit, &cur) && cur < def->memory)
+			knob_add(def, n, "currentMemory", "vsched has no balloon: the guest gets all "
+				 "of <memory>; not applied");
+		free(v);
+		free(unit);
+	}
+	for (i = 0; i < ARRAY_SIZE(whole); i++) {
+		n = xml_child(root, whole[i].elem);
+		if (n)
+			knob_add(def, n, whole[i].elem, "%s", whole[i].why);
+	}
+}
