@@ -435,9 +435,11 @@ int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t 
 	}
 	fair_charge(s, vc, delta);
 	rates_delivered(s, vc, delta);
-	for (g = vc->v->group; g; g = g->parent)
-		if (gcore(g)->bw_enabled)
-			bw_charge(s, gcore(g), delta);
+	/* No group capped (nr_bw_groups counts every bw_enabled one): no pool to walk up to. */
+	if (s->core.nr_bw_groups)
+		for (g = vc->v->group; g; g = g->parent)
+			if (gcore(g)->bw_enabled)
+				bw_charge(s, gcore(g), delta);
 	finish(s);
 	return 0;
 }

@@ -98,6 +98,9 @@ void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 {
 	struct lane *ln = lane_of(s, l);
 
+	if (!ln->cur)
+		s->core.nr_held++;
+	s->core.lanes_moved = true;
 	ln->cur = vc;
 	/*
 	 * A vCPU handed a lane again before the runtime was told it lost one (a rotation end that
@@ -125,6 +128,7 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 {
 	struct lane *ln = lane_of(s, vc->lane);
 
+	s->core.nr_held--;
 	ln->cur = NULL;
 	ln->rot_until = SCHED_TIME_NONE;
 	ln->bw_until = SCHED_TIME_NONE;
@@ -321,7 +325,8 @@ void lanes_settle(struct sched *s)
 	bool capped = c->nr_bw_groups > 0, waiters;
 	struct vcpu_core *vc;
 
-	for (l = 0; l < nr; l++) {
+	/* Most events leave every lane held: nothing to fill, not even a scan for a free one. */
+	for (l = 0; c->nr_held < nr && l < nr; l++) {
 		if (lanes[l].cur)
 			continue;
 		vc = c->left && l == c->left_lane ? fair_pick_kept(s, c->left) : fair_pick(s);
@@ -419,8 +424,14 @@ void lanes_flush(struct sched *s)
 	struct lane *lanes = s->core.lanes;
 	unsigned int l, nr = s->nr_lanes;
 	uint64_t now = s->core.now;
+	bool room;
 
-	for (l = 0; l < nr; l++) {
+	/*
+	 * Holders are put back on the lanes they were told first. Only lanes_give() misplaces
+	 * one: after this pass every holder told a lane holds that one, and the second pass
+	 * only tells holders their own lane.
+	 */
+	for (l = 0; s->core.lanes_moved && l < nr; l++) {
 		struct lane *ln = &lanes[l];
 
 		while (ln->cur && ln->cur->told_lane >= 0 && ln->cur->told_lane != (int)l) {
@@ -450,11 +461,14 @@ void lanes_flush(struct sched *s)
 				ln->cur->lane = (int)l;
 		}
 	}
+	s->core.lanes_moved = false;
+	/* A lane emits two decisions at most: room for every lane at once, else lane by lane. */
+	room = core_dec_reserve(&s->core, 2 * (size_t)nr);
 	for (l = 0; l < nr; l++) {
 		struct lane *ln = &lanes[l];
 		uint64_t until = lanes_until(ln);
 
-		if (!core_dec_reserve(&s->core, 2))
+		if (!room && !core_dec_reserve(&s->core, 2))
 			return;
 		if (ln->told_cur != ln->cur) {
 			if (ln->told_cur) {
