@@ -231,7 +231,7 @@ void lanes_repick(struct sched *s, unsigned int l)
 {
 	struct lane *ln = lane_of(s, l);
 	struct vcpu_core *r = ln->cur, *v, *x;
-	double gran = (double)s->core.params.min_run_ns;
+	double gran = s->core.min_run;
 	struct sched_entity *side;
 
 	if (r)
