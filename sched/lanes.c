@@ -314,6 +314,31 @@ void lanes_expire(struct sched *s)
 	}
 }
 
+#ifdef VSCHED_DEBUG
+/*
+ * What lanes_settle() and lanes_flush() trust instead of scanning every lane: nr_held counts the
+ * held lanes, and unless lanes_moved every holder told a lane holds that one (debug builds).
+ */
+static void lanes_check(const struct sched *s)
+{
+	unsigned int l, held = 0;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		const struct vcpu_core *vc = s->core.lanes[l].cur;
+
+		held += vc != NULL;
+		BUG_ON(vc && !s->core.lanes_moved && vc->told_lane >= 0 &&
+		       vc->told_lane != (int)l);
+	}
+	BUG_ON(held != s->core.nr_held);
+}
+#else
+static inline void lanes_check(const struct sched *s)
+{
+	(void)s;
+}
+#endif
+
 /* Fill free lanes, then give every busy lane the slice end the situation calls for. */
 void lanes_settle(struct sched *s)
 {
@@ -325,6 +350,7 @@ void lanes_settle(struct sched *s)
 	bool capped = c->nr_bw_groups > 0, waiters;
 	struct vcpu_core *vc;
 
+	lanes_check(s);
 	/* Most events leave every lane held: nothing to fill, not even a scan for a free one. */
 	for (l = 0; c->nr_held < nr && l < nr; l++) {
 		if (lanes[l].cur)
@@ -426,6 +452,7 @@ void lanes_flush(struct sched *s)
 	uint64_t now = s->core.now;
 	bool room;
 
+	lanes_check(s);
 	/*
 	 * Holders are put back on the lanes they were told first. Only lanes_give() misplaces
 	 * one: after this pass every holder told a lane holds that one, and the second pass
