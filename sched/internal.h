@@ -134,8 +134,8 @@ struct sched_core {
 	unsigned int nr_bw_groups;	/* groups with a finite quota */
 	struct vcpu_core *left;		/* blocked on lane left_lane in this event (fair_pick_kept()) */
 	unsigned int left_lane;
-	unsigned int nr_held;		/* lanes with a holder (lanes_give(), lanes_put_back()) */
-	bool lanes_moved;		/* a lane given since lanes_flush() put holders back in place */
+	unsigned int nr_held;		/* lanes held (lanes_give(), lanes_put_back()) */
+	bool lanes_moved;		/* a lane given since lanes_flush() last placed holders */
 	bool bw_dry;			/* a pool ran dry in a report: a throttle to make (bandwidth.c) */
 	bool lending;			/* a pace end hands a lane out (lanes_expire()) */
 	unsigned int nr_idle_groups;
