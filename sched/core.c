@@ -40,15 +40,25 @@ static struct group_core *group_core_alloc(struct sched_core *c, struct group *g
 	return gc;
 }
 
+/* The only writer of c->params: the doubles beside them stay in step. */
+static void core_set_params(struct sched_core *c, const struct sched_params *p)
+{
+	c->params = *p;
+	c->slice = (double)p->slice_ns;
+	c->min_run = (double)p->min_run_ns;
+}
+
 int core_init(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 	struct group_core *root;
 	unsigned int i;
 
-	c->params.slice_ns = SCHED_SLICE_DFL_NS;
-	c->params.min_run_ns = SCHED_MIN_RUN_DFL_NS;
-	c->params.lag_ns = 2 * SCHED_SLICE_DFL_NS;
+	core_set_params(c, &(struct sched_params){
+		.slice_ns = SCHED_SLICE_DFL_NS,
+		.min_run_ns = SCHED_MIN_RUN_DFL_NS,
+		.lag_ns = 2 * SCHED_SLICE_DFL_NS,
+	});
 	list_init(&c->delayed);
 	c->next_release = SCHED_TIME_NONE;
 	bw_init(s);
@@ -344,7 +354,7 @@ int sched_set_params(struct sched *s, const struct sched_params *p)
 	if (p->min_run_ns < SCHED_MIN_RUN_MIN_NS || p->slice_ns < p->min_run_ns ||
 	    p->lag_ns < p->slice_ns)
 		return -EINVAL;
-	s->core.params = *p;
+	core_set_params(&s->core, p);
 	return 0;
 }
 
@@ -435,9 +445,11 @@ int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t 
 	}
 	fair_charge(s, vc, delta);
 	rates_delivered(s, vc, delta);
-	for (g = vc->v->group; g; g = g->parent)
-		if (gcore(g)->bw_enabled)
-			bw_charge(s, gcore(g), delta);
+	/* No group capped (nr_bw_groups counts every bw_enabled one): no pool to walk up to. */
+	if (s->core.nr_bw_groups)
+		for (g = vc->v->group; g; g = g->parent)
+			if (gcore(g)->bw_enabled)
+				bw_charge(s, gcore(g), delta);
 	finish(s);
 	return 0;
 }

@@ -41,11 +41,12 @@ unsigned int sched_wait_bucket(uint64_t ns)
 	if (ns < 1000)
 		return 0;
 	/*
-	 * 2^m <= ns < 2^(m + 1): the edge of bucket 4m - 40 is about 0.82 * 2^m, so the bucket
-	 * is at most five edges on (every octave has four).
+	 * 2^m <= ns < 2^(m + 1): the edge of bucket 4m - 39 + k is about 0.98 * 2^(m + k / 4),
+	 * at or below 2^m (1 + k / 4) for k = 0..3. So the two bits below ns's top one (k) name
+	 * a bucket at or below ns's, and ns's is that one or the next (every octave has four).
 	 */
 	m = 63 - (unsigned int)__builtin_clzll(ns);
-	b = m > 10 ? 4 * m - 40 : 1;
+	b = m > 10 ? 4 * m - 39 + (unsigned int)((ns >> (m - 2)) & 3) : 1;
 	if (b > SCHED_WAIT_BUCKETS - 1)
 		b = SCHED_WAIT_BUCKETS - 1;
 	while (b + 1 < SCHED_WAIT_BUCKETS && wait_edge[b + 1] <= ns)

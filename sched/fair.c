@@ -366,7 +366,7 @@ static void bound_saturated(struct sched_entity *se, double slice)
 /* Service d at every level from se up (a vCPU's, or a group's own: fair_charge_group()). */
 static void charge_from(struct sched *s, struct sched_entity *se, double d)
 {
-	double slice = (double)s->core.params.slice_ns;
+	double slice = s->core.slice;
 
 	for (; se->parent; se = &se->parent->se) {
 		if (se->rate <= 0) {

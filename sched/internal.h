@@ -125,6 +125,8 @@ struct lane {
 
 struct sched_core {
 	struct sched_params params;
+	/* params' slice and min_run as every pick and charge compares them (core_set_params()) */
+	double slice, min_run;
 	uint64_t now;
 	struct lane *lanes;
 	struct vcpu_core *vcpus;
@@ -132,6 +134,8 @@ struct sched_core {
 	unsigned int nr_bw_groups;	/* groups with a finite quota */
 	struct vcpu_core *left;		/* blocked on lane left_lane in this event (fair_pick_kept()) */
 	unsigned int left_lane;
+	unsigned int nr_held;		/* lanes held (lanes_give(), lanes_put_back()) */
+	bool lanes_moved;		/* a lane given since lanes_flush() last placed holders */
 	bool bw_dry;			/* a pool ran dry in a report: a throttle to make (bandwidth.c) */
 	bool lending;			/* a pace end hands a lane out (lanes_expire()) */
 	unsigned int nr_idle_groups;
@@ -283,8 +287,8 @@ static inline double fair_vclock(const struct group_core *gc)
  */
 static inline double fair_request(const struct sched *s, struct sched_entity *se, double *base)
 {
-	const struct sched_params *p = &s->core.params;
-	double req = (double)p->slice_ns;
+	const struct sched_core *c = &s->core;
+	double req = c->slice;
 
 	if (se->is_group) {
 		const struct group_core *gc = se_group(se);
@@ -315,14 +319,14 @@ static inline double fair_request(const struct sched *s, struct sched_entity *se
 		 * them from hogs ahead by less than a slice and ran its pool early the same way
 		 * (docs/scheduler.md §4, "An idle sibling's turns").
 		 */
-		if (se->idle && !se->nr_running && req > (double)p->min_run_ns)
-			req = (double)p->min_run_ns;
+		if (se->idle && !se->nr_running && req > c->min_run)
+			req = c->min_run;
 		return req;
 	}
 	if (se_vcpu(se)->burst > 0 && se_vcpu(se)->burst < req) {
 		req = se_vcpu(se)->burst;
-		if (req < (double)p->min_run_ns)
-			req = (double)p->min_run_ns;
+		if (req < c->min_run)
+			req = c->min_run;
 	}
 	*base = req;
 	return req;

@@ -98,6 +98,9 @@ void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc)
 {
 	struct lane *ln = lane_of(s, l);
 
+	if (!ln->cur)
+		s->core.nr_held++;
+	s->core.lanes_moved = true;
 	ln->cur = vc;
 	/*
 	 * A vCPU handed a lane again before the runtime was told it lost one (a rotation end that
@@ -125,6 +128,7 @@ void lanes_put_back(struct sched *s, struct vcpu_core *vc)
 {
 	struct lane *ln = lane_of(s, vc->lane);
 
+	s->core.nr_held--;
 	ln->cur = NULL;
 	ln->rot_until = SCHED_TIME_NONE;
 	ln->bw_until = SCHED_TIME_NONE;
@@ -227,7 +231,7 @@ void lanes_repick(struct sched *s, unsigned int l)
 {
 	struct lane *ln = lane_of(s, l);
 	struct vcpu_core *r = ln->cur, *v, *x;
-	double gran = (double)s->core.params.min_run_ns;
+	double gran = s->core.min_run;
 	struct sched_entity *side;
 
 	if (r)
@@ -310,6 +314,31 @@ void lanes_expire(struct sched *s)
 	}
 }
 
+#ifdef VSCHED_DEBUG
+/*
+ * What lanes_settle() and lanes_flush() trust instead of scanning every lane: nr_held counts the
+ * held lanes, and unless lanes_moved every holder told a lane holds that one (debug builds).
+ */
+static void lanes_check(const struct sched *s)
+{
+	unsigned int l, held = 0;
+
+	for (l = 0; l < s->nr_lanes; l++) {
+		const struct vcpu_core *vc = s->core.lanes[l].cur;
+
+		held += vc != NULL;
+		BUG_ON(vc && !s->core.lanes_moved && vc->told_lane >= 0 &&
+		       vc->told_lane != (int)l);
+	}
+	BUG_ON(held != s->core.nr_held);
+}
+#else
+static inline void lanes_check(const struct sched *s)
+{
+	(void)s;
+}
+#endif
+
 /* Fill free lanes, then give every busy lane the slice end the situation calls for. */
 void lanes_settle(struct sched *s)
 {
@@ -321,7 +350,9 @@ void lanes_settle(struct sched *s)
 	bool capped = c->nr_bw_groups > 0, waiters;
 	struct vcpu_core *vc;
 
-	for (l = 0; l < nr; l++) {
+	lanes_check(s);
+	/* Most events leave every lane held: nothing to fill, not even a scan for a free one. */
+	for (l = 0; c->nr_held < nr && l < nr; l++) {
 		if (lanes[l].cur)
 			continue;
 		vc = c->left && l == c->left_lane ? fair_pick_kept(s, c->left) : fair_pick(s);
@@ -419,8 +450,15 @@ void lanes_flush(struct sched *s)
 	struct lane *lanes = s->core.lanes;
 	unsigned int l, nr = s->nr_lanes;
 	uint64_t now = s->core.now;
+	bool room;
 
-	for (l = 0; l < nr; l++) {
+	lanes_check(s);
+	/*
+	 * Holders are put back on the lanes they were told first. Only lanes_give() misplaces
+	 * one: after this pass every holder told a lane holds that one, and the second pass
+	 * only tells holders their own lane.
+	 */
+	for (l = 0; s->core.lanes_moved && l < nr; l++) {
 		struct lane *ln = &lanes[l];
 
 		while (ln->cur && ln->cur->told_lane >= 0 && ln->cur->told_lane != (int)l) {
@@ -450,11 +488,14 @@ void lanes_flush(struct sched *s)
 				ln->cur->lane = (int)l;
 		}
 	}
+	s->core.lanes_moved = false;
+	/* A lane emits two decisions at most: room for every lane at once, else lane by lane. */
+	room = core_dec_reserve(&s->core, 2 * (size_t)nr);
 	for (l = 0; l < nr; l++) {
 		struct lane *ln = &lanes[l];
 		uint64_t until = lanes_until(ln);
 
-		if (!core_dec_reserve(&s->core, 2))
+		if (!room && !core_dec_reserve(&s->core, 2))
 			return;
 		if (ln->told_cur != ln->cur) {
 			if (ln->told_cur) {

@@ -36,7 +36,7 @@ static void level_init(struct level *lv, const struct sched *s, const struct gro
 {
 	lv->gc = gc;
 	lv->V = fair_vclock(gc);
-	lv->slice = (double)s->core.params.slice_ns;
+	lv->slice = s->core.slice;
 	lv->has_vc = false;
 }
 

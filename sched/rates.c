@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "sched/fluid.h"
+#include "util/compiler.h"
 
 int rates_init(struct sched *s)
 {
@@ -364,7 +365,8 @@ static void refill_group(struct sched *s, struct group *g, double cap, struct fl
 	}
 }
 
-static void update_path(struct sched *s, struct vcpu_core *vc)
+/* Out of line as rates_solve() is: rates_update() runs at every event, this at a wake or block. */
+static __noinline void update_path(struct sched *s, struct vcpu_core *vc)
 {
 	struct group *g, *root = &s->root;
 	double cap;
@@ -468,18 +470,15 @@ static void retag_group(struct sched *s, struct group *g, struct fluid_claim *cl
 		gc->vbase = V;
 }
 
-void rates_update(struct sched *s)
+/*
+ * The whole solve, out of line: every event calls rates_update(), most change no rate, and
+ * inlined its registers were saved and restored on every call (callgrind, bench-decision).
+ */
+static __noinline void rates_solve(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 	unsigned int i;
 
-	if (!c->rates_dirty) {
-		if (c->path_dirty)
-			update_path(s, c->path_dirty);
-		c->path_dirty = NULL;
-		c->path_wait = 0;
-		return;
-	}
 	c->rates_dirty = false;
 	c->path_dirty = NULL;
 	c->path_wait = 0;
@@ -497,4 +496,18 @@ void rates_update(struct sched *s)
 	}
 	snap_due_clocks(s, &s->root);
 	retag_group(s, &s->root, c->claims);
+}
+
+void rates_update(struct sched *s)
+{
+	struct sched_core *c = &s->core;
+
+	if (c->rates_dirty) {
+		rates_solve(s);
+		return;
+	}
+	if (c->path_dirty)
+		update_path(s, c->path_dirty);
+	c->path_dirty = NULL;
+	c->path_wait = 0;
 }
