@@ -744,14 +744,14 @@ static void test_spent_pace_end_stays_spent(void)
  * A child's draw goes on while the reference still serves its thrown-out parent. One lane, two
  * root hogs, /a with a hog and /a/b (weight 250, 4.5 ms per 20 ms) holding a hog and /a/b/c
  * (weight 1000, 16 ms per 100 ms) with one: /a/b is owed 0.238 of the lane, so the reference
- * burns its pool to 18.9 ms into each period, /a/b/c drawing 0.19 of the lane meanwhile, and
- * throttles /a/b/c about 84 ms into its own period. The core runs /a/b's pool on the whole lane
- * and throws it out some 13 ms in; what /a/b/c drew stood still from there to the refill as if
- * the reference, too, served /a/b nothing, so at /a/b/c's own throttle the reference looked
- * short of its dry point and /a/b/c kept its rate (throttle_kept) to /a/b/c's refill: /a/b's
- * hog, owed the rest of /a/b's share, stood 0.016 of the lane against it, ran ahead by vt and
- * was ineligible inside /a/b, whose pool expired unused (fuzz-sim --kind 5 seed 5784 reduced:
- * /a/b 385.5 ms of 450 in 2 s, 3.23 % of capacity; 0.000 % now, the seed 3.74 -> 0.03 %).
+ * burns its pool to 18.9 ms into each period, /a/b/c drawing 0.22 of the lane meanwhile, and
+ * throttles /a/b/c within its own period. The core runs /a/b's pool on the whole lane and
+ * throws it out early; what /a/b/c drew stood still from there to /a/b's refill as if the
+ * reference, too, served /a/b nothing, so at /a/b/c's own throttle the reference looked short
+ * of its dry point and /a/b/c kept its rate (throttle_kept) to its refill: /a/b's hog had a
+ * sliver of /a/b's rate, ran ahead by vt on it and was ineligible inside /a/b, whose pool
+ * expired unused (fuzz-sim --kind 5 seed 5784 reduced: /a/b 385.5 ms of 450 in 2 s, 3.23 % of
+ * capacity; 0.000 % now, the seed 3.74 -> 0.02 %).
  */
 static void test_child_draws_to_parent_ref_dry(void)
 {
