@@ -202,6 +202,16 @@ static double ref_window(const struct sched *s, const struct group_core *gc)
  * rest of the period in wall time and came back level; whether it then spent its pool before the
  * refill hung on the phase of its siblings' slices, and it missed 25 ms in 10 s (0.135 % of
  * capacity with the refund below exact; 0.005 % kept).
+ *
+ * A group thrown out that the reference throttles too is dry there only at its own dry point,
+ * (pool - drawn) / r from now (ref_out), later than the core's throttle wherever the core ran
+ * it ahead: until then the reference still serves its children, and their draws go on
+ * (bw_clock()). Stopped at the core's throttle, a child whose period spans several of its
+ * parent's drew too little, looked short of its own dry point at its throttle and kept its rate
+ * to its refill, leaving its sibling hog a sliver of its parent that the vt made ineligible: the
+ * parent's pool expired unused (10 ms caps seed 5784, one lane, /g1/g2 at 4.548 ms per 20 ms
+ * over /g1/g2/g3 at 15.971 ms per 100 ms: 3.74 % of capacity; docs/scheduler.md §4, "A child
+ * draws to its parent's reference dry point").
  */
 static void throttle_credit(struct sched *s, struct group_core *gc)
 {
@@ -211,6 +221,9 @@ static void throttle_credit(struct sched *s, struct group_core *gc)
 
 	gc->throttle_kept = rest < (double)gc->runtime_snap - gc->ref_used + 1.0;
 	gc->throttle_credit = gc->throttle_kept ? 0 : left < rest ? left : rest;
+	gc->ref_out = (double)s->core.now;
+	if (!gc->throttle_kept && left > 0 && gc->se.rate > RATE_MIN)
+		gc->ref_out += left / (gc->se.rate * s->core.deliver);
 }
 
 /*

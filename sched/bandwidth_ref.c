@@ -10,13 +10,25 @@
 #include "internal.h"
 #include "sched/fluid.h"
 
-/* A capped ancestor of gc is throttled and out of the rates: the reference serves gc nothing. */
-static bool ancestor_out(const struct group_core *gc)
+/*
+ * When the reference stops serving gc: the earliest dry point in the reference (ref_out,
+ * throttle_credit()) of a capped ancestor thrown out of the rates, HUGE_VAL if none is. The
+ * core's throttle comes earlier wherever it ran the ancestor ahead of its share.
+ */
+static double ancestor_out_at(const struct group_core *gc)
 {
+	double out = HUGE_VAL;
+
 	for (gc = gc->se.parent; gc; gc = gc->se.parent)
-		if (gc->throttled && !gc->throttle_kept)
-			return true;
-	return false;
+		if (gc->throttled && !gc->throttle_kept && gc->ref_out < out)
+			out = gc->ref_out;
+	return out;
+}
+
+/* A capped ancestor of gc is out of the rates and dry in the reference: gc is served nothing. */
+static bool ancestor_out(const struct sched *s, const struct group_core *gc)
+{
+	return ancestor_out_at(gc) <= (double)s->core.now;
 }
 
 uint64_t bw_next_timer(const struct sched *s)
@@ -40,7 +52,7 @@ uint64_t bw_next_timer(const struct sched *s)
 		if (gc->dry)
 			return s->core.now;
 		if (!gc->throttled || !gc->throttle_kept || gc->se.rate < RATE_MIN ||
-		    ancestor_out(gc))
+		    ancestor_out(s, gc))
 			continue;
 		d = left > 0 ? (uint64_t)ceil(left / gc->se.rate) : 0;
 		if (s->core.now + d < t)
@@ -88,9 +100,10 @@ static bool ref_rates(struct sched *s, double t, double *next)
  * Time advances by dt: every capped group with an active period timer adds its reference rate
  * over dt to ref_used, what the reference drew from its pool this period (the rates are the
  * reference's while the same groups are out of them, but for delayed sleepers GPS is done
- * with: ref_rates()), in steps at those ends. Not while a capped ancestor is out of the
- * rates: its children keep their rates inside it (rates.c, retag_group()), but the reference,
- * which throttles that ancestor too (throttle_credit()), serves them nothing.
+ * with: ref_rates()), in steps at those ends. Not once a capped ancestor out of the rates is dry
+ * in the reference too: its children keep their rates inside it (rates.c, retag_group()), but
+ * the reference, which throttles that ancestor at its own dry point (throttle_credit()), serves
+ * them nothing from there to its refill.
  */
 void bw_clock(struct sched *s, uint64_t dt)
 {
@@ -106,10 +119,11 @@ void bw_clock(struct sched *s, uint64_t dt)
 		for (i = 0; i < s->core.timers.nr; i++) {
 			struct group_core *gc = container_of(s->core.timers.a[i],
 							     struct group_core, timer_node);
+			double out = ancestor_out_at(gc);
 
-			if (!ancestor_out(gc))
+			if (out > t)
 				gc->ref_used += (ref ? fluid_group_rate(s, gc->g, s->core.rate) :
-						       gc->se.rate) * (next - t);
+						       gc->se.rate) * (fmin(next, out) - t);
 		}
 		t = next;
 	}

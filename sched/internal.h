@@ -79,6 +79,7 @@ struct group_core {
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
 	double throttle_credit;		/* lag owed (+) or owing (-) at the refill (throttle()) */
 	bool throttle_kept;		/* throttled where the reference is not: keeps its rate */
+	double ref_out;			/* throttled, not kept: the reference's dry point (ns) */
 	double ref_used;		/* the rate integrated since the period began (bandwidth.c) */
 
 	/* Tracing (core_trace.c): the group's track, its usage at the last counter sample. */
