@@ -824,7 +824,8 @@ static CU_TestInfo caps_tests[] = {
 	  test_lane_across_refill_refused },
 	{ "a spent pace end stays spent", test_spent_pace_end_stays_spent },
 	{ "a waited block moves the reference's draw", test_waited_block_moves_reference_draw },
-	{ "a refill claims a capped sibling's lane first", test_refill_claims_capped_sibling_first },
+	{ "a refill claims a capped sibling's lane first",
+	  test_refill_claims_capped_sibling_first },
 	CU_TEST_INFO_NULL,
 };
 
