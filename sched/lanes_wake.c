@@ -179,7 +179,11 @@ static int refill_lane_over(struct sched *s, struct sched_entity *se, struct sch
  * free lane at its refill, /g1's claims took the other two from /g3 and /g2, and /g3 had no
  * turn in the 1.33 ms both ran where the reference gives it 0.29 of a lane, then ran alone
  * beside two idle lanes (kind 6 seed 3315, 3.01 % of capacity; test "a refill claims a capped
- * sibling's lane first").
+ * sibling's lane first"). Only a sibling of the group itself (as window_claim()), and only a
+ * lane the claim would take anyway (key > 0, a kept lane's after its unrun slice): against a
+ * capped sibling of an ancestor, /g1/g2/g3's refill took the lane /g1/g9 had just been given at
+ * its own refill (10 ms caps seed 2539, 0.01 -> 0.60 %), and a kept lane of any key moved 2660
+ * 0.71 -> 1.06.
  */
 static bool pool_bound(const struct sched *s, const struct sched_entity *se)
 {
@@ -271,12 +275,13 @@ static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 			refused = true;
 		if (by == CLAIM_REFILL && misplaced)
 			key += paid_now_below(s, ew) / ew->rate;
-		bound = by == CLAIM_REFILL && key > 0 && pool_bound(s, er);
+		bound = by == CLAIM_REFILL && key > 0 && ew == se && pool_bound(s, er);
 		if (lane_kept(s, ln)) {
 			if (lane_deferred(s, ln))
 				continue;	/* promised to an earlier waiter already */
 			/* Its slice paid up front and not run yet is no service it had. */
 			key -= (double)ln->cur->resv / er->rate;
+			bound = bound && key > 0;
 			if (key_after(bound, key, kept_bound, kept_key)) {
 				kept_key = key;
 				kept_bound = bound;
