@@ -175,7 +175,7 @@ void bw_ref_dry(struct sched *s)
  * by its throttle by the core's rates, came back owed 2-4 ms, took its lane for 5 ms straight
  * and left it idle for the rest of the period: 3.79 % of capacity (0.90 % now, the rest the
  * hog's min_run at each wake). ref_rate_was holds each capped group's rate before the block
- * (bw_ref_wait_begin()). Only the rise, not the fall: kind 6 seed 360 0.39 -> 0.58 %.
+ * (bw_ref_wait_begin()). Moved only where the rate rose, kind 6 seed 360 went 0.39 -> 0.58 %.
  */
 void bw_ref_wait_begin(struct sched *s)
 {
