@@ -272,7 +272,12 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 		s->core.next_release = s->core.now;
 	rates_path_changed(s, vc);
 	s->core.path_wait = wait;
+	/* The wait forgiven in the lags is taken out of the reference's draws too. */
+	if (wait > 0)
+		bw_ref_wait_begin(s);
 	rates_update(s);
+	if (wait > 0)
+		bw_ref_wait_end(s, wait);
 }
 
 /* vc moves while asleep: what its block left delayed leaves now, keeping its debt. */

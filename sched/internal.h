@@ -81,6 +81,7 @@ struct group_core {
 	bool throttle_kept;		/* throttled where the reference is not: keeps its rate */
 	double ref_out;			/* throttled, not kept: the reference's dry point (ns) */
 	double ref_used;		/* the rate integrated since the period began (bandwidth.c) */
+	double ref_rate_was;		/* its rate before a waited block (bw_ref_wait_begin()) */
 
 	/* Tracing (core_trace.c): the group's track, its usage at the last counter sample. */
 	uint32_t trace_id;		/* 0: none yet */
@@ -401,6 +402,8 @@ void bw_group_exit(struct sched *s, struct group_core *gc);
 void bw_clock(struct sched *s, uint64_t dt);
 double bw_ref_rate(struct sched *s, const struct group_core *gc);
 void bw_ref_dry(struct sched *s);
+void bw_ref_wait_begin(struct sched *s);
+void bw_ref_wait_end(struct sched *s, double wait);
 
 /* lanes.c: handing out lanes, slice ends, decisions; lanes_wake.c: a waiter's claim on a lane. */
 static inline struct lane *lane_of(struct sched *s, unsigned int l)

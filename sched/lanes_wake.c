@@ -165,6 +165,44 @@ static int refill_lane_over(struct sched *s, struct sched_entity *se, struct sch
 	return pref;
 }
 
+/*
+ * se is a capped group the reference throttles this period: its rate to its refill draws more
+ * than the reference has left of its pool (owed_need()'s test, at the moment's rate), so the
+ * reference serves it its pool, not its rate, and a lane it gives up now it runs later in the
+ * period. A refill's claim takes such a sibling's lane before a lane of a side with no cap at a
+ * like rate: that side is served its rate, and in a window after which lanes idle (it has no
+ * more vCPUs than lanes) what it is not served there it never gets back. Judged by virtual time
+ * alone, the side with no cap, alone at its level between its siblings' throttles and so never
+ * owed there, was the one ahead of a sibling back from its throttle with credit, and lost its
+ * lane for the whole window: three lanes, /g1 weight 5122 `max 3ms 5ms` with two hogs and a
+ * duty vCPU, /g2 weight 610 `max 1ms 5ms` with two hogs, /g3 weight 609 with one; /g2 took a
+ * free lane at its refill, /g1's claims took the other two from /g3 and /g2, and /g3 had no
+ * turn in the 1.33 ms both ran where the reference gives it 0.29 of a lane, then ran alone
+ * beside two idle lanes (kind 6 seed 3315, 3.01 % of capacity; test "a refill claims a capped
+ * sibling's lane first"). Only a sibling of the group itself (as window_claim()), and only a
+ * lane the claim would take anyway (key > 0, a kept lane's after its unrun slice): against a
+ * capped sibling of an ancestor, /g1/g2/g3's refill took the lane /g1/g9 had just been given at
+ * its own refill (10 ms caps seed 2539, 0.01 -> 0.60 %), and a kept lane of any key moved 2660
+ * 0.71 -> 1.06.
+ */
+static bool pool_bound(const struct sched *s, const struct sched_entity *se)
+{
+	const struct group_core *gc;
+
+	if (!se->is_group)
+		return false;
+	gc = se_group((struct sched_entity *)se);
+	return gc->bw_enabled && gc->next_refill > s->core.now &&
+	       se->rate * (double)(gc->next_refill - s->core.now) >
+	       (double)gc->runtime_snap - gc->ref_used;
+}
+
+/* (bound, key) after (best_bound, best): a pool-bound side first, then the larger key. */
+static bool key_after(bool bound, double key, bool best_bound, double best)
+{
+	return bound != best_bound ? bound : key > best;
+}
+
 /* Who claims: a vCPU moved while runnable, a vCPU with new work, a refilled group. */
 enum claim_by { CLAIM_MOVE, CLAIM_WAKE, CLAIM_REFILL };
 
@@ -188,6 +226,7 @@ static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
 	struct sched_entity *best_ew = NULL, *best_er = NULL, *idle_ew = NULL;
 	bool wake = by == CLAIM_WAKE && s->nr_lanes > 1, refused = false;
+	bool best_bound = false, kept_bound = false;
 	struct vcpu_core *vc;
 	int best = -1, kept = -1, idle = -1;
 	unsigned int l;
@@ -198,7 +237,7 @@ static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 		struct lane *ln = lane_of(s, l);
 		struct sched_entity *ew = se, *er;
 		double key, gran;
-		bool misplaced;
+		bool misplaced, bound;
 
 		if (!ln->cur)
 			return false;	/* a free lane: lanes_settle() fills it */
@@ -236,17 +275,21 @@ static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 			refused = true;
 		if (by == CLAIM_REFILL && misplaced)
 			key += paid_now_below(s, ew) / ew->rate;
+		bound = by == CLAIM_REFILL && key > 0 && ew == se && pool_bound(s, er);
 		if (lane_kept(s, ln)) {
 			if (lane_deferred(s, ln))
 				continue;	/* promised to an earlier waiter already */
 			/* Its slice paid up front and not run yet is no service it had. */
 			key -= (double)ln->cur->resv / er->rate;
-			if (key > kept_key) {
+			bound = bound && key > 0;
+			if (key_after(bound, key, kept_bound, kept_key)) {
 				kept_key = key;
+				kept_bound = bound;
 				kept = (int)l;
 			}
-		} else if (key > 0 && key > best_key) {
+		} else if (key > 0 && key_after(bound, key, best_bound, best_key)) {
 			best_key = key;
+			best_bound = bound;
 			best = (int)l;
 			best_ew = ew;
 			best_er = er;
@@ -259,7 +302,7 @@ static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 	 * group no lane back while the holder it was behind ran its whole slice (issue 13). A
 	 * refill takes, besides, a lane past its min_run from a side over its rate, if any.
 	 */
-	if (kept >= 0 && kept_key > best_key) {
+	if (kept >= 0 && key_after(kept_bound, kept_key, best_bound, best_key)) {
 		best = by == CLAIM_REFILL ? refill_lane_over(s, se, &best_ew) : -1;
 		lanes_defer(s, lane_of(s, kept));
 		if (best < 0)
