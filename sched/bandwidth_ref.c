@@ -213,7 +213,7 @@ void bw_ref_wait_end(struct sched *s, double wait)
 						     timer_node);
 		double t = (double)(s->core.now - (gc->next_refill - gc->period));
 
-		if (ancestor_out(gc))
+		if (ancestor_out(s, gc))
 			continue;
 		gc->ref_used += (gc->se.rate - gc->ref_rate_was) * (wait < t ? wait : t);
 		if (gc->ref_used < 0)
