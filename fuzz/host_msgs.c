@@ -11,7 +11,7 @@
  * Input: the first byte picks the lanes (1-3) of a daemon with HM_SLOTS slots, then operations,
  * each one byte (low nibble: the operation, high nibble: the VMM, of HM_VMMS) and its fields
  * (u8/u16 little endian; a u64 is a count n then n bytes, n 0xff: UINT64_MAX; a string is a
- * length then that many bytes, copied into the field, unterminated if it fills it):
+ * u16 length then that many bytes, copied into the field, unterminated if it fills it):
  *   0 CONNECT            a new connection in that VMM's place (if none)
  *   1 HELLO u16 nr_vcpus, u16 flags, u8 partition, settings (u64 shares, quota, period, burst,
  *       u8 idle/threaded/subtree bits): name "vmN", this process's pid, this version

@@ -99,7 +99,9 @@ SEEDS = {
         run(0, 3) + claim(0, 2) + ev(1, RUNNABLE, 1) + clock(150000000) + ev(0, BLOCKED, 0) +
         claim(0, 0) + ev(0, OTHER, a=100000, b=100000) + store(0, 0, 0) + close(1) +
         clock(10000000),
-    'join-offers': bytes([0]) + connect() + hello(nr=2, flags=0x3) + claim(0, 1) + ev(0, RUNNABLE, 1) + ev(0, BLOCKED, 1) + claim(0, 0) + ev(0, TOOK, 0, a=1) + clock(1000000),
+    'join-offers': bytes([0]) + connect() + hello(nr=2, flags=0x3) + claim(0, 1) +
+        ev(0, RUNNABLE, 1) + ev(0, BLOCKED, 1) + claim(0, 0) + ev(0, TOOK, 0, a=1) +
+        clock(1000000),
     'groups-commit': bytes([2]) + connect() + hello(nr=3, quota=50000, period=100000) +
         group(0, 0, b'a', shares=2048, cpu=1) + group(0, 1, b'a/b', threaded=1) +
         group(0, 2, b'c', idle=1, quota=10000, burst=5000) + ev(0, VCPU, 0, 2) +
