@@ -16,8 +16,10 @@ for arg in "$@"; do
 	dict=()
 	[ -f "fuzz/$t.dict" ] && dict=(-dict="fuzz/$t.dict")
 	echo "fuzz: $t for ${secs}s (log: $log)"
-	# -timeout: an input that takes seconds is a finding (quadratic growth, unbounded loops).
-	"$bin" -max_total_time="$secs" -max_len=8192 -timeout=10 -print_final_stats=1 \
+	# -timeout: an input that takes seconds is a finding (quadratic growth, unbounded loops);
+	# FUZZ_TIMEOUT raises it on a machine so loaded that a niced run stalls for seconds.
+	"$bin" -max_total_time="$secs" -max_len=8192 -timeout="${FUZZ_TIMEOUT:-10}" \
+		-print_final_stats=1 \
 		"${dict[@]}" -artifact_prefix="$dir/findings/$t-" \
 		"$dir/corpus/$t" "fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1
 	rc=$?
