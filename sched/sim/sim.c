@@ -386,7 +386,7 @@ static int sim_setup(struct sim *sim)
 	/* The values and the rule: "slice 10ms" alone is refused (lag stays 6 ms), which EINVAL hid. */
 	if (sc->has_params && (ret = sched_set_params(sim->s, &sc->params)))
 		return diag_at(sim->diag, ret, (int)sc->params_line, NULL, NULL,
-			       "slice %.6g ms, min_run %.6g ms, lag %.6g ms: need 1 ms <= min_run <= "
+			       "slice %.15g ms, min_run %.15g ms, lag %.15g ms: need 1 ms <= min_run <= "
 			       "slice <= lag", (double)sc->params.slice_ns / 1e6,
 			       (double)sc->params.min_run_ns / 1e6, (double)sc->params.lag_ns / 1e6);
 	ret = sim_build_tree(sc, sim->s, sim->groups, sim->diag);

@@ -258,6 +258,7 @@ static int parse_group(struct parser *p, char **tok, int n)
 static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cfg *v)
 {
 	bool has_phase = false, has_seed = false, has_sys = false;
+	const char *busy, *period;
 	int i;
 
 	if (n < 1)
@@ -271,13 +272,15 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 	} else if (!strcmp(tok[0], "duty") || !strcmp(tok[0], "bursty") ||
 		   !strcmp(tok[0], "sleep")) {
 		v->kind = tok[0][0] == 'd' ? SIM_DUTY : tok[0][0] == 'b' ? SIM_BURSTY : SIM_SLEEP;
+		/* The fields by the names docs/scheduler.md §8 gives them. */
+		busy = v->kind == SIM_BURSTY ? "BURST" : "BUSY";
+		period = v->kind == SIM_BURSTY ? "GAP" : v->kind == SIM_SLEEP ? "SLEEP" : "PERIOD";
 		if (n < 3 || parse_time(tok[1], &v->busy) || parse_time(tok[2], &v->period))
-			return perr(p, "%s needs BUSY and %s times", tok[0],
-				    v->kind == SIM_SLEEP ? "SLEEP" : "PERIOD");
+			return perr(p, "%s needs %s and %s times", tok[0], busy, period);
 		if (v->kind == SIM_SLEEP && (!v->busy || !v->period))
 			return perr(p, "sleep needs BUSY and SLEEP above 0");
 		if (v->kind != SIM_SLEEP && (!v->busy || v->period < v->busy))
-			return perr(p, "%s needs 0 < BUSY <= PERIOD", tok[0]);
+			return perr(p, "%s needs 0 < %s <= %s", tok[0], busy, period);
 		i = 3;
 	} else {
 		return perr(p, "unknown pattern '%s'", tok[0]);

@@ -507,6 +507,13 @@ static void test_sim_scenario_errors(void)
 	CU_ASSERT_STRING_EQUAL(d.msg, "line 2: slice 10 ms, min_run 1 ms, lag 6 ms: need 1 ms <= "
 			       "min_run <= slice <= lag");
 	sim_scenario_free(sc);
+	/* Whole milliseconds, not "1e+06 ms". */
+	diag_init(&d, NULL);
+	CU_ASSERT_EQUAL(sim_parse("vcpu 0 / hog\nslice 1000s\n", &sc, &d), 0);
+	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(d.msg, "line 2: slice 1000000 ms, min_run 1 ms, lag 6 ms: need 1 ms "
+			       "<= min_run <= slice <= lag");
+	sim_scenario_free(sc);
 	diag_init(&d, NULL);
 	CU_ASSERT_EQUAL(sim_load("/nonexistent/x.sim", &sc, &d), -ENOENT);
 	CU_ASSERT_STRING_EQUAL(d.msg, "No such file or directory");

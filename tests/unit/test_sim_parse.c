@@ -42,6 +42,10 @@ static void test_parse_numbers(void)
 	refused("vcpu 0 / duty nan 10ms\n", "line 1: duty needs BUSY and PERIOD times");
 	refused("vcpu 0 / sleep 3ms\n", "line 1: sleep needs BUSY and SLEEP times");
 	refused("vcpu 0 / sleep 3ms 0ms\n", "line 1: sleep needs BUSY and SLEEP above 0");
+	/* Each pattern's fields by their own names: bursty's are BURST and GAP. */
+	refused("vcpu 0 / bursty 3ms\n", "line 1: bursty needs BURST and GAP times");
+	refused("vcpu 0 / bursty 3ms 2ms\n", "line 1: bursty needs 0 < BURST <= GAP");
+	refused("vcpu 0 / duty 3ms 2ms\n", "line 1: duty needs 0 < BUSY <= PERIOD");
 	refused("vcpu 0 / duty 1ms 10ms phase nan\n", "line 1: bad phase");
 	refused("group /a max nan 100ms\nvcpu 0 / hog\n", "line 1: bad time 'nan'");
 	/* nice took what strtol() made of it. */
