@@ -144,6 +144,12 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
 	struct sched_entity *se;
 
+	if (vc->slept_at) {
+		double d = (double)(s->core.now + 1 - vc->slept_at);
+
+		vc->nap = vc->nap > 0 ? (3 * vc->nap + d) / 4 : d;
+		vc->slept_at = 0;
+	}
 	vc->ran = 0;
 	vc->waited = 0;
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
@@ -244,6 +250,7 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 	/* Its request: what it ran from waking to blocking, averaged (fair_request()). */
 	if (sleep)
 		vc->burst = vc->burst > 0 ? (3 * vc->burst + (double)vc->ran) / 4 : (double)vc->ran;
+	vc->slept_at = sleep ? s->core.now + 1 : 0;
 
 	vc->delay_ref_end = (double)s->core.now;
 	for (; se->parent; se = &se->parent->se) {

@@ -339,7 +339,7 @@ static bool window_claim(struct sched *s, struct group_core *gc, bool refill)
 {
 	struct sched_entity *se = &gc->se;
 	double need, win, give, best_give = 0, min_run = (double)s->core.params.min_run_ns;
-	double vt_now, wait, best_wait = 0, pool_end;
+	double vt_now, wait, best_wait = 0, pool_end, ends;
 	struct lane *best = NULL;
 	struct vcpu_core *vc;
 	uint64_t at;
@@ -389,6 +389,9 @@ static bool window_claim(struct sched *s, struct group_core *gc, bool refill)
 	if (!best)
 		return false;
 	at = s->core.now + (uint64_t)(win > need ? win - need : 0);
+	ends = bw_waiters_end(s, gc, win);
+	if (best_give >= min_run && (double)at > (double)s->core.now + ends - best_give)
+		at = s->core.now + (uint64_t)(refill && ends > best_give ? ends - best_give : 0);
 	if (at < s->core.now + (uint64_t)best_wait)
 		at = s->core.now + (uint64_t)best_wait;
 	if (lane_kept(s, best) && at < best->start + s->core.params.min_run_ns)

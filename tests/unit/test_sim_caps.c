@@ -740,6 +740,21 @@ static void test_spent_pace_end_stays_spent(void)
 	CU_ASSERT_TRUE(e >= 0 && e <= 0.5);
 }
 
+/*
+ * Two lanes, /a (a duty vCPU, 3 ms every 10 ms, and a hog) at 8 ms per 10 ms beside /b's
+ * weight-50 hog: the reference runs /a at 1.33 while the duty vCPU has work (4.5 ms), then at 1,
+ * dry at 6.5 ms; /b gets 8.5 ms a period. The window claim, planned for the end of a window
+ * worked out at the rate of the moment, came after the duty vCPU's block (3 ms into a whole
+ * lane) and found /a with nothing to run on a second lane: /a ran on one lane to 8 ms, /b 954 ms
+ * of 850 (5.2 % of capacity). Now the window counts the foreseen block and the claim comes
+ * while /a still has a vCPU to run there (docs/scheduler.md §4, "A window counts its blocks").
+ */
+static void test_window_counts_foreseen_block(void)
+{
+	run_within("lanes 2\nduration 1s\ngroup /a max 8000us 10000us\ngroup /b weight 50\n"
+		   "vcpu 0 /a duty 3ms 10ms\nvcpu 1 /a hog\nvcpu 2 /b hog\n", 0.25);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -787,6 +802,7 @@ static CU_TestInfo caps_tests[] = {
 	{ "a lane across the refill is refused where the next pool dries first",
 	  test_lane_across_refill_refused },
 	{ "a spent pace end stays spent", test_spent_pace_end_stays_spent },
+	{ "a window counts a foreseen block", test_window_counts_foreseen_block },
 	CU_TEST_INFO_NULL,
 };
 
