@@ -97,6 +97,7 @@ struct vcpu_core {
 	double burst;			/* average service from waking to blocking, 0: unknown */
 	double nap;			/* average time from blocking to waking, 0: unknown */
 	uint64_t slept_at;		/* blocked at this time + 1, 0: not asleep (fair.c) */
+	uint64_t woke_at;		/* last became runnable (fair.c) */
 	uint64_t ran;			/* service since it last woke */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t early;			/* run charged before its report came (fair.c) */
