@@ -29,6 +29,56 @@ static bool siblings_unrepaid(const struct sched *s, const struct group_core *gc
 }
 
 /*
+ * When the reference's rate for gc falls: the time from now until the first runnable vCPU below
+ * it with a known mean burst (vc->burst; a hog never blocked) has done it at its rate, counting
+ * what it was served since it woke and what it is owed; HUGE_VAL if none is foreseen. *r2 is
+ * gc's rate then, no more than its vCPUs left can run.
+ */
+static double ref_drop(const struct sched *s, const struct group_core *gc, double r, double t,
+		       double *r2)
+{
+	double first = HUGE_VAL;
+	unsigned int i;
+
+	*r2 = 0;
+	if (gc->nr_runnable < 1)
+		return HUGE_VAL;
+	*r2 = r < (double)(gc->nr_runnable - 1) ? r : (double)(gc->nr_runnable - 1);
+	for (i = 0; i < s->nr_vcpus; i++) {
+		const struct vcpu_core *vc = &s->core.vcpus[i];
+		double done, d;
+
+		if (!vc->runnable || !(vc->burst > 0) || vc->se.rate < RATE_MIN ||
+		    !se_under(&vc->se, gc))
+			continue;
+		done = (double)vc->ran + (double)vc->held +
+		       vc->se.rate * (fair_vclock(vc->se.parent) - vc->se.vt);
+		d = vc->burst > done ? (vc->burst - done) / vc->se.rate : 0;
+		/* Back before the pool is drawn, by its mean sleep: no fall that lasts. */
+		if (!(vc->nap > 0) || d + vc->nap / s->core.deliver < t)
+			continue;
+		if (d < first)
+			first = d;
+	}
+	return first;
+}
+
+/*
+ * From now, when the reference has drawn left from gc's pool at gc's rate r, which falls where a
+ * vCPU below is foreseen to block (ref_drop()); HUGE_VAL if it never has.
+ */
+double bw_ref_dry_in(const struct sched *s, const struct group_core *gc, double r, double left)
+{
+	double t = left / r, r2, d = ref_drop(s, gc, r, t, &r2);
+
+	if (d >= t)
+		return t;
+	if (r2 < RATE_MIN)
+		return HUGE_VAL;
+	return d + (left - r * d) / r2;
+}
+
+/*
  * The pace where the reference throttles gc at its dry point, left / r from now (below). Within
  * a lane of its rate (r < k < r + 1) only where its siblings cannot be repaid, and a k-th lane
  * is then refused (take) only once its pace end has passed: before it, gc is owed part of it.
@@ -43,7 +93,12 @@ static __noinline double pace_to_ref_dry(const struct sched *s, const struct gro
 
 	if (k <= gc->se.rate)
 		return HUGE_VAL;
-	t = gc->se.rate >= RATE_MIN && left > 0 ? left / gc->se.rate : 0;
+	t = gc->se.rate >= RATE_MIN && left > 0 ? bw_ref_dry_in(s, gc, gc->se.rate, left) : 0;
+	if (t >= (double)(gc->next_refill - s->core.now)) {
+		/* A block foreseen leaves the reference short of its dry point: no throttle. */
+		t = (double)(gc->next_refill - s->core.now);
+		return r >= k * t ? HUGE_VAL : r - (k - 1) * t;
+	}
 	if (r >= k * t)
 		return HUGE_VAL;
 	p = r - (k - 1) * t;
@@ -232,12 +287,58 @@ bool bw_ref_window(struct sched *s, const struct group_core *gc, double *need, d
 	left = (double)gc->runtime_snap - gc->ref_used;
 	if (left <= 0 || r * t <= left)
 		return false;
-	*win = left / r;
+	*win = bw_ref_dry_in(s, gc, r, left);
+	if (*win >= t)
+		return false;
 	dry = bw_ancestors_dry(s, gc);
 	if (dry < *win)
 		*win = dry;
 	*need = (double)gc->runtime / s->core.deliver - gc->se.nr_running * *win;
 	return *need >= (double)BW_SLICE_MIN_NS;
+}
+
+/*
+ * How long gc keeps a vCPU waiting beyond the lanes it holds, foreseen from the vCPUs' mean
+ * bursts (vc->burst; none for one that never blocked, a hog): a holder blocks once its service
+ * since it woke reaches its burst, and a waiter that would block so inside win, given a lane,
+ * makes the group's extra lane one it can use only now (0). 0 with no waiter, HUGE_VAL where no
+ * block that ends the wait is foreseen.
+ */
+double bw_waiters_end(struct sched *s, const struct group_core *gc, double win)
+{
+	unsigned int waiters, l, n, i;
+	double end = 0;
+
+	if (gc->nr_runnable <= gc->se.nr_running)
+		return 0;
+	for (i = 0; i < s->nr_vcpus; i++) {
+		const struct vcpu_core *vc = &s->core.vcpus[i];
+
+		if (vc->runnable && vc->lane < 0 && vc->burst > 0 && se_under(&vc->se, gc) &&
+		    (vc->burst - (double)vc->ran) / s->core.deliver < win)
+			return 0;
+	}
+	waiters = gc->nr_runnable - gc->se.nr_running;
+	for (n = 0; n < waiters; n++) {
+		double next = HUGE_VAL;
+
+		for (l = 0; l < s->nr_lanes; l++) {
+			const struct vcpu_core *vc = lane_of(s, l)->cur;
+			double rem;
+
+			if (!vc || !se_under(&vc->se, gc) || !(vc->burst > 0))
+				continue;
+			rem = (vc->burst - (double)vc->ran - (double)vc->held) / s->core.deliver;
+			if (rem < 0)
+				rem = 0;
+			if (rem > end && rem < next)
+				next = rem;
+		}
+		if (next == HUGE_VAL)
+			return HUGE_VAL;
+		end = next;
+	}
+	return end;
 }
 
 /*

@@ -74,7 +74,9 @@ uint64_t bw_next_timer(const struct sched *s)
  * which took a lane from a hog owed a whole CPU; the group ran dry early and its lane idled
  * where the reference kept it busy (fuzz-sim kind 6, class E of docs/scheduler.md §10: the
  * audit's gg21 reduced, 0.856 -> 0.356 % of capacity; test "the reference's draw ends a delayed
- * sleeper's burst where GPS does"). *next is brought to the first such end after t.
+ * sleeper's burst where GPS does"). A sleeper that blocked owed, not delayed, GPS serves to its
+ * wake plus its burst at its rate (fair_block()): counted to then too. *next is brought to the
+ * first such end after t.
  */
 static bool ref_rates(struct sched *s, double t, double *next)
 {
@@ -84,10 +86,10 @@ static bool ref_rates(struct sched *s, double t, double *next)
 
 	for (i = 0; i < s->nr_vcpus; i++) {
 		const struct vcpu_core *vc = &c->vcpus[i];
-		bool gps = vc->delaying && t < vc->delay_ref_end;
+		bool gps = !vc->se.runnable && t < vc->delay_ref_end;
 
 		c->ref_demand[i] = vc->se.runnable || gps ? 1.0 : 0.0;
-		differ |= !vc->se.runnable && vc->delaying && !gps;
+		differ |= !vc->se.runnable && (vc->delaying ? !gps : gps);
 		if (gps && vc->delay_ref_end < *next)
 			*next = vc->delay_ref_end;
 	}

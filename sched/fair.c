@@ -144,8 +144,15 @@ void fair_wake(struct sched *s, struct vcpu_core *vc)
 {
 	struct sched_entity *se;
 
+	if (vc->slept_at) {
+		double d = (double)(s->core.now + 1 - vc->slept_at);
+
+		vc->nap = vc->nap > 0 ? (3 * vc->nap + d) / 4 : d;
+		vc->slept_at = 0;
+	}
 	vc->ran = 0;
 	vc->waited = 0;
+	vc->woke_at = s->core.now;
 	for (se = &vc->se; se->parent && !se->runnable; se = &se->parent->se) {
 		if (se->delayed)
 			delay_end(s, se);
@@ -239,13 +246,15 @@ static double wait_owed(const struct vcpu_core *vc)
 void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 {
 	struct sched_entity *se = &vc->se;
-	double wait = sleep ? wait_owed(vc) : 0;
+	double wait = sleep ? wait_owed(vc) : 0, gps_end;
 
 	/* Its request: what it ran from waking to blocking, averaged (fair_request()). */
 	if (sleep)
 		vc->burst = vc->burst > 0 ? (3 * vc->burst + (double)vc->ran) / 4 : (double)vc->ran;
+	vc->slept_at = sleep ? s->core.now + 1 : 0;
 
 	vc->delay_ref_end = (double)s->core.now;
+	gps_end = vc->se.rate > RATE_MIN ? (double)vc->woke_at + (double)vc->ran / vc->se.rate : 0;
 	for (; se->parent; se = &se->parent->se) {
 		if (se->is_group && se_group(se)->nr_runnable)
 			break;
@@ -267,6 +276,17 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 		else
 			fair_sum_leave(se);
 	}
+	/*
+	 * Blocked owed (not delayed: a delay times its own end), its burst still runs in GPS,
+	 * at its rate from its wake (its rate before the block took it out): the reference's
+	 * draw counts it to then (ref_rates() in bandwidth_ref.c). Left out from the block, a
+	 * capped sibling's draw ran ahead of GPS and its throttles were credited as the
+	 * reference's (docs/scheduler.md §4, "The reference serves an owed burst"). Delayed
+	 * sleepers too moved the /latency vCPU of test "a sleeper repays its debt while asleep"
+	 * to a median wait of 3 ms.
+	 */
+	if (sleep && !vc->delaying && gps_end > vc->delay_ref_end)
+		vc->delay_ref_end = gps_end;
 	/* New delays to time, or a group left whose delayed children wait no more. */
 	if (!list_empty(&s->core.delayed) && s->core.next_release > s->core.now)
 		s->core.next_release = s->core.now;

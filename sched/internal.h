@@ -97,6 +97,9 @@ struct vcpu_core {
 	unsigned int delaying;		/* entities its block left delayed: it still demands */
 	double delay_ref_end;		/* when GPS ends the burst it ran ahead (fair_block()) */
 	double burst;			/* average service from waking to blocking, 0: unknown */
+	double nap;			/* average time from blocking to waking, 0: unknown */
+	uint64_t slept_at;		/* blocked at this time + 1, 0: not asleep (fair.c) */
+	uint64_t woke_at;		/* last became runnable (fair.c) */
 	uint64_t ran;			/* service since it last woke */
 	uint64_t resv;			/* slice charged up front, not yet used (fair.c) */
 	uint64_t early;			/* run charged before its report came (fair.c) */
@@ -395,6 +398,8 @@ bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned 
 uint64_t bw_lane_pace(const struct sched *s, const struct vcpu_core *vc);
 double bw_ancestors_dry(const struct sched *s, const struct group_core *gc);
 bool bw_ref_window(struct sched *s, const struct group_core *gc, double *need, double *win);
+double bw_waiters_end(struct sched *s, const struct group_core *gc, double win);
+double bw_ref_dry_in(const struct sched *s, const struct group_core *gc, double r, double left);
 uint64_t bw_lane_owed_end(const struct sched *s, const struct vcpu_core *vc, uint64_t end);
 void bw_runnable_changing(struct sched *s, struct group_core *gc);
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);

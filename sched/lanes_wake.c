@@ -382,7 +382,7 @@ static bool window_claim(struct sched *s, struct group_core *gc, bool refill)
 {
 	struct sched_entity *se = &gc->se;
 	double need, win, give, best_give = 0, min_run = (double)s->core.params.min_run_ns;
-	double vt_now, wait, best_wait = 0, pool_end;
+	double vt_now, wait, best_wait = 0, pool_end, ends;
 	struct lane *best = NULL;
 	struct vcpu_core *vc;
 	uint64_t at;
@@ -432,6 +432,16 @@ static bool window_claim(struct sched *s, struct group_core *gc, bool refill)
 	if (!best)
 		return false;
 	at = s->core.now + (uint64_t)(win > need ? win - need : 0);
+	/*
+	 * No later than the group's waiters are foreseen gone (a duty vCPU's block): after that
+	 * it has nothing to run on the lane, and the claim lapses. At a promise, at once: judged
+	 * again there, the end only draws nearer and the promise would chase it. Only for a give
+	 * of min_run or more, or the lane is held min_run past the need (docs/scheduler.md §4,
+	 * "A window counts its blocks").
+	 */
+	ends = bw_waiters_end(s, gc, win);
+	if (best_give >= min_run && (double)at > (double)s->core.now + ends - best_give)
+		at = s->core.now + (uint64_t)(refill && ends > best_give ? ends - best_give : 0);
 	if (at < s->core.now + (uint64_t)best_wait)
 		at = s->core.now + (uint64_t)best_wait;
 	if (lane_kept(s, best) && at < best->start + s->core.params.min_run_ns)

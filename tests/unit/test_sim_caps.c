@@ -801,6 +801,38 @@ static void test_refill_claims_capped_sibling_first(void)
 		   "vcpu 4 /g1 hog\nvcpu 5 /g2 hog\n", 0.6);
 }
 
+/*
+ * Two lanes, /a (a duty vCPU, 3 ms every 10 ms, and a hog) at 8 ms per 10 ms beside /b's
+ * weight-50 hog: the reference runs /a at 1.33 while the duty vCPU has work (4.5 ms), then at 1,
+ * dry at 6.5 ms; /b gets 8.5 ms a period. The window claim, planned for the end of a window
+ * worked out at the rate of the moment, came after the duty vCPU's block (3 ms into a whole
+ * lane) and found /a with nothing to run on a second lane: /a ran on one lane to 8 ms, /b 954 ms
+ * of 850 (5.2 % of capacity). Now the window counts the foreseen block and the claim comes
+ * while /a still has a vCPU to run there (docs/scheduler.md §4, "A window counts its blocks").
+ */
+static void test_window_counts_foreseen_block(void)
+{
+	run_within("lanes 2\nduration 1s\ngroup /a max 8000us 10000us\ngroup /b weight 50\n"
+		   "vcpu 0 /a duty 3ms 10ms\nvcpu 1 /a hog\nvcpu 2 /b hog\n", 0.25);
+}
+
+/*
+ * sim-grid's chain capped twice (deep, D4 "two", 5 ms periods): the outer cap plays no part.
+ * /d1's duty vCPU (1 ms every 5 ms) runs its burst on a whole lane, owed from earlier waits, so
+ * it blocks undelayed; GPS serves it at 0.5 to 2 ms after its wake. Left out of the reference's
+ * draw from its block, /d1/d2/d3/d4's ref_used ran ahead of GPS, its throttles were credited as
+ * the reference's, and it took its whole quota every period: 569.8 ms of 533.3, /s as much
+ * under (1.82 % of capacity; docs/scheduler.md §4, "The reference serves an owed burst").
+ */
+static void test_reference_serves_owed_burst(void)
+{
+	run_within("lanes 2\nduration 1s\ngroup /d1\ngroup /d1/d2 max 4750us 5000us\n"
+		   "group /d1/d2/s weight 50\ngroup /d1/d2/d3\n"
+		   "group /d1/d2/d3/d4 max 2849us 5000us\nvcpu 0 /d1/d2/d3/d4 hog\n"
+		   "vcpu 1 /d1/d2/d3/d4 hog\nvcpu 2 /d1/d2/s hog\nvcpu 3 /d1 duty 1ms 5ms\n"
+		   "vcpu 4 / hog\n", 0.3);
+}
+
 static CU_TestInfo caps_tests[] = {
 	{ "a prepaid slice is paid again at the refill", test_prepaid_slice_repaid_at_refill },
 	{ "a throttle squares the period", test_throttle_squares_the_period },
@@ -852,6 +884,8 @@ static CU_TestInfo caps_tests[] = {
 	{ "a waited block moves the reference's draw", test_waited_block_moves_reference_draw },
 	{ "a refill claims a capped sibling's lane first",
 	  test_refill_claims_capped_sibling_first },
+	{ "a window counts a foreseen block", test_window_counts_foreseen_block },
+	{ "the reference serves an owed burst at its rate", test_reference_serves_owed_burst },
 	CU_TEST_INFO_NULL,
 };
 
