@@ -32,6 +32,8 @@
  * configuration changes (sched/rates.c).
  */
 
+#include <math.h>
+
 #include "internal.h"
 
 /* The head of p's queue changed: p's request, and so its deadline, may have (fair_request()). */
@@ -246,7 +248,7 @@ static double wait_owed(const struct vcpu_core *vc)
 void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 {
 	struct sched_entity *se = &vc->se;
-	double wait = sleep ? wait_owed(vc) : 0, gps_end;
+	double wait = sleep ? wait_owed(vc) : 0, gps_end, ref_wait;
 
 	/* Its request: what it ran from waking to blocking, averaged (fair_request()). */
 	if (sleep)
@@ -287,17 +289,23 @@ void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep)
 	 */
 	if (sleep && !vc->delaying && gps_end > vc->delay_ref_end)
 		vc->delay_ref_end = gps_end;
+	/*
+	 * The wait forgiven in the lags is taken out of the reference's draws too, over the part
+	 * of it GPS had the vCPU gone: none where its burst still runs there (above), at most
+	 * since its GPS end.
+	 */
+	ref_wait = vc->delaying || gps_end > (double)s->core.now ? 0 :
+		   fmin(wait, (double)s->core.now - gps_end);
 	/* New delays to time, or a group left whose delayed children wait no more. */
 	if (!list_empty(&s->core.delayed) && s->core.next_release > s->core.now)
 		s->core.next_release = s->core.now;
 	rates_path_changed(s, vc);
 	s->core.path_wait = wait;
-	/* The wait forgiven in the lags is taken out of the reference's draws too. */
-	if (wait > 0)
+	if (ref_wait > 0)
 		bw_ref_wait_begin(s);
 	rates_update(s);
-	if (wait > 0)
-		bw_ref_wait_end(s, wait);
+	if (ref_wait > 0)
+		bw_ref_wait_end(s, ref_wait);
 }
 
 /* vc moves while asleep: what its block left delayed leaves now, keeping its debt. */
