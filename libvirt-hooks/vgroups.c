@@ -10,21 +10,13 @@
 #include <string.h>
 
 #include "libvirt/cputune.h"
-#include "libvirt/vgroups.h"
 #include "util/compiler.h"
 #include "util/cpuset.h"
+#include "vgroups_int.h"
 
 #define VG_BW_MAX	17592186044415ULL	/* kernel MAX_BW in µs: quota + burst */
 #define VG_STR_(x)	#x
 #define VG_STR(x)	VG_STR_(x)
-
-struct vg_ctx {
-	struct vgroups *vg;
-	struct diag *d;
-	unsigned int max_vcpus;
-	char **parent_name;		/* [nr], resolved after all groups are read */
-	int *parent_line;
-};
 
 static bool vg_is(xmlNode *n, const char *name)
 {
@@ -252,16 +244,6 @@ static int vg_group(struct vg_ctx *c, xmlNode *n)
 	return 0;
 }
 
-static int vg_find(struct vgroups *vg, const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < vg->nr; i++)
-		if (!strcmp(vg->g[i].name, name))
-			return (int)i;
-	return -1;
-}
-
 static int vg_assign(struct vg_ctx *c, xmlNode *n)
 {
 	static const char *const attrs[] = { "vcpus", "group", NULL };
@@ -283,7 +265,7 @@ static int vg_assign(struct vg_ctx *c, xmlNode *n)
 			   !vcpus ? "vcpus" : "group");
 		goto out;
 	}
-	gi = vg_find(vg, group);
+	gi = vgroups_find(vg, group);
 	if (gi < 0) {
 		ret = xerr(c->d, n, "assign", group, "unknown group");
 		goto out;
@@ -314,102 +296,6 @@ out:
 	free(vcpus);
 	free(group);
 	return ret;
-}
-
-/* Links parents, refuses unknown parents and cycles, computes paths. */
-static int vg_link(struct vg_ctx *c)
-{
-	struct vgroups *vg = c->vg;
-	unsigned int i, steps;
-	int p;
-
-	for (i = 0; i < vg->nr; i++) {
-		if (!c->parent_name[i])
-			continue;
-		p = vg_find(vg, c->parent_name[i]);
-		if (p < 0)
-			return diag_at(c->d, -EINVAL, c->parent_line[i], "group", c->parent_name[i],
-					 "unknown parent group of '%s'", vg->g[i].name);
-		vg->g[i].parent = p;
-	}
-	for (i = 0; i < vg->nr; i++) {
-		char chain[VGROUP_PATH_MAX] = "";
-		size_t len = 0;
-
-		steps = 0;
-		for (p = (int)i; p >= 0 && steps <= vg->nr; p = vg->g[p].parent, steps++)
-			;
-		if (p < 0) {
-			vg->g[i].depth = steps;
-			continue;
-		}
-		/* A cycle (maybe reached through other groups): step into it, then name it. */
-		for (p = (int)i, steps = 0; steps < vg->nr; steps++)
-			p = vg->g[p].parent;
-		i = (unsigned int)p;
-		do {
-			len += (size_t)snprintf(chain + len, sizeof(chain) - len, "%s -> ",
-						vg->g[p].name);
-			if (len >= sizeof(chain))
-				break;
-			p = vg->g[p].parent;
-		} while (p != (int)i && p >= 0);
-		if (len < sizeof(chain))
-			snprintf(chain + len, sizeof(chain) - len, "%s", vg->g[i].name);
-		return diag_at(c->d, -EINVAL, vg->g[i].line, "group", vg->g[i].name,
-				 "nesting cycle: %s", chain);
-	}
-	for (i = 0; i < vg->nr; i++) {
-		struct vgroup *g = &vg->g[i];
-
-		if (g->depth > VGROUP_DEPTH_MAX)
-			return diag_at(c->d, -EINVAL, g->line, "group", g->name,
-					 "nested deeper than %d levels", VGROUP_DEPTH_MAX);
-	}
-	return 0;
-}
-
-static int vg_path(struct vgroups *vg, int i, char *buf, size_t len)
-{
-	int n = 0;
-
-	if (vg->g[i].parent >= 0)
-		n = vg_path(vg, vg->g[i].parent, buf, len);
-	return n + snprintf(buf + n, len - (size_t)n, "%s%s", n ? "/" : "", vg->g[i].name);
-}
-
-/* Orders groups parents-first (by depth, stable) and remaps indices. */
-static int vg_sort(struct vgroups *vg, unsigned int max_vcpus)
-{
-	struct vgroup *sorted;
-	int *map;
-	unsigned int i, d, k = 0;
-
-	sorted = calloc(vg->nr ? vg->nr : 1, sizeof(*sorted));
-	map = calloc(vg->nr ? vg->nr : 1, sizeof(*map));
-	if (!sorted || !map) {
-		free(sorted);
-		free(map);
-		return -ENOMEM;
-	}
-	for (i = 0; i < vg->nr; i++)
-		vg_path(vg, (int)i, vg->g[i].path, sizeof(vg->g[i].path));
-	for (d = 1; d <= VGROUP_DEPTH_MAX; d++)
-		for (i = 0; i < vg->nr; i++)
-			if (vg->g[i].depth == d) {
-				map[i] = (int)k;
-				sorted[k++] = vg->g[i];
-			}
-	for (i = 0; i < vg->nr; i++)
-		if (sorted[i].parent >= 0)
-			sorted[i].parent = map[sorted[i].parent];
-	for (i = 0; i < max_vcpus; i++)
-		if (vg->vcpu_group[i] >= 0)
-			vg->vcpu_group[i] = map[vg->vcpu_group[i]];
-	memcpy(vg->g, sorted, vg->nr * sizeof(*sorted));
-	free(sorted);
-	free(map);
-	return 0;
 }
 
 /* <groups host='yes|no'>: whether `vsched run --domain` joins the host scheduler. */
@@ -502,12 +388,12 @@ int vgroups_parse(xmlNode *metadata, unsigned int max_vcpus, struct vgroups *vg,
 				   "unknown element in <groups> (expected <group> or <assign>)");
 	}
 	if (!ret)
-		ret = vg_link(&c);
+		ret = vgroups_link(&c);
 	for (n = root->children; n && !ret; n = n->next)
 		if (vg_is(n, "assign"))
 			ret = vg_assign(&c, n);
 	if (!ret)
-		ret = vg_sort(vg, max_vcpus);
+		ret = vgroups_sort(vg, max_vcpus);
 out:
 	if (c.parent_name)
 		for (i = 0; i < vg->nr; i++)

@@ -55,6 +55,8 @@ struct domain_def {
 int domain_parse_file(const char *path, struct domain_def *def, struct diag *d);
 int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, struct diag *d);
 void domain_free(struct domain_def *def);
+/* domain.c: the elements of doc into def (domain_load.c reads and parses the document). */
+int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d);
 /* domain_knobs.c: notes in def->knobs what of root a vsched VM does not apply. */
 void domain_knobs(xmlNode *root, struct domain_def *def);
 /* Reads a whole XML document from fd (bounded); 0 or -errno. *out is malloc'ed. */

@@ -5,221 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_types.h"
-#include "util/compiler.h"
-
-#define SIM_MAX_TOKENS	32
+#include "sim_parse.h"
 
 /* The keywords of one value; each is given once (a second one silently won). */
 static const char *const keywords[] = { "lanes", "deliver", "duration", "slice", "min_run", "lag" };
-
-struct parser {
-	struct sim_scenario *sc;
-	unsigned int line;
-	struct diag *diag;
-	unsigned int keyword_line[ARRAY_SIZE(keywords)];	/* 0: not given yet */
-};
-
-static __printf(2, 3) int perr(struct parser *p, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = diag_vat(p->diag, -EINVAL, (int)p->line, NULL, NULL, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-/*
- * A time: a plain decimal number (digits, maybe a fraction) with a unit (ns, us, ms, s); bare
- * numbers are microseconds. No sign, exponent, hex, inf or nan: strtod() takes all of those, and
- * NaN passed every range check into an undefined conversion (issue 13).
- */
-static int parse_time(const char *tok, uint64_t *out)
-{
-	static const struct {
-		const char *unit;
-		uint64_t mul;
-	} units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000 },
-	};
-	size_t n = strspn(tok, "0123456789"), i;
-	char num[32];
-	double v;
-
-	if (!n)
-		return -EINVAL;
-	if (tok[n] == '.') {
-		size_t frac = strspn(tok + n + 1, "0123456789");
-
-		if (!frac)
-			return -EINVAL;
-		n += 1 + frac;
-	}
-	if (n >= sizeof(num))
-		return -ERANGE;
-	memcpy(num, tok, n);
-	num[n] = '\0';
-	v = strtod(num, NULL);
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (strcmp(tok + n, units[i].unit))
-			continue;
-		v *= (double)units[i].mul;
-		if (!(v >= 0 && v <= 1e18))
-			return -ERANGE;
-		*out = (uint64_t)(v + 0.5);
-		return 0;
-	}
-	return -EINVAL;
-}
-
-static int parse_ulong(const char *tok, unsigned long *out)
-{
-	char *end;
-
-	if (*tok < '0' || *tok > '9')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoul(tok, &end, 10);
-	return *end || errno ? -EINVAL : 0;
-}
-
-/* A decimal integer with an optional sign, all of the word. */
-static int parse_long(const char *tok, long *out)
-{
-	char *end;
-
-	if (!*tok)
-		return -EINVAL;
-	errno = 0;
-	*out = strtol(tok, &end, 10);
-	return *end || errno || end == tok ? -EINVAL : 0;
-}
-
-/*
- * "/" or "/a/b": components of 1 to GROUP_NAME_MAX bytes, no empty one, no trailing '/', at
- * most GROUP_DEPTH_MAX deep (deeper, the tree's EAGAIN came at run time, its message cut off
- * inside the long path).
- */
-static int parse_path(struct parser *p, const char *tok, char *out)
-{
-	const char *c = tok;
-	unsigned int depth = 0;
-
-	if (tok[0] != '/')
-		return perr(p, "group path '%s' must start with '/'", tok);
-	if (strlen(tok) >= GROUP_PATH_MAX)
-		return perr(p, "group path too long");
-	while (tok[1] && *c) {
-		size_t len = strcspn(++c, "/");
-
-		if (!len || len > GROUP_NAME_MAX)
-			return perr(p, "bad group path '%s'", tok);
-		if (++depth > GROUP_DEPTH_MAX)
-			return perr(p, "group path deeper than %u levels", GROUP_DEPTH_MAX);
-		c += len;
-	}
-	strcpy(out, tok);
-	return 0;
-}
-
-static int us_of(struct parser *p, const char *tok, uint64_t *us)
-{
-	uint64_t ns;
-
-	if (parse_time(tok, &ns))
-		return perr(p, "bad time '%s'", tok);
-	*us = ns / 1000;
-	return 0;
-}
-
-/* A setting marked given, refused if it was already: only one of the two would take. */
-static int setting_once(struct parser *p, bool *has, const char *key)
-{
-	if (*has)
-		return perr(p, "'%s' given twice", key);
-	*has = true;
-	return 0;
-}
-
-/* Settings: weight W | nice N | max QUOTA PERIOD | max max [PERIOD] | burst B | idle 0|1 */
-static int parse_settings(struct parser *p, char **tok, int n, struct sim_settings *set)
-{
-	enum bw_rule rule;
-	unsigned long v;
-	int i = 0;
-
-	memset(set, 0, sizeof(*set));
-	while (i < n) {
-		const char *key = tok[i];
-
-		if (i + 1 >= n)
-			return perr(p, "'%s' needs a value", key);
-		if (!strcmp(key, "weight")) {
-			if (setting_once(p, &set->has_weight, key))
-				return -EINVAL;
-			if (parse_ulong(tok[i + 1], &v) || v < CGROUP_WEIGHT_MIN ||
-			    v > CGROUP_WEIGHT_MAX)
-				return perr(p, "weight must be in [1, 10000]");
-			set->weight = v;
-			i += 2;
-		} else if (!strcmp(key, "nice")) {
-			long nv;
-
-			if (setting_once(p, &set->has_nice, key))
-				return -EINVAL;
-			if (parse_long(tok[i + 1], &nv) || nv < MIN_NICE || nv > MAX_NICE)
-				return perr(p, "nice must be an integer in [-20, 19]");
-			set->nice = (int)nv;
-			i += 2;
-		} else if (!strcmp(key, "max")) {
-			if (setting_once(p, &set->has_max, key))
-				return -EINVAL;
-			if (!strcmp(tok[i + 1], "max"))
-				set->quota_us = RUNTIME_INF;
-			else if (us_of(p, tok[i + 1], &set->quota_us))
-				return -EINVAL;
-			i += 2;
-			if (i < n && (tok[i][0] >= '0' && tok[i][0] <= '9')) {
-				if (us_of(p, tok[i], &set->period_us))
-					return -EINVAL;
-				set->has_period = true;	/* 0 too: the tree refuses it */
-				i++;
-			}
-		} else if (!strcmp(key, "burst")) {
-			if (setting_once(p, &set->has_burst, key) ||
-			    us_of(p, tok[i + 1], &set->burst_us))
-				return -EINVAL;
-			i += 2;
-		} else if (!strcmp(key, "idle")) {
-			if (setting_once(p, &set->has_idle, key))
-				return -EINVAL;
-			if (strcmp(tok[i + 1], "0") && strcmp(tok[i + 1], "1"))
-				return perr(p, "idle is 0 or 1");
-			set->idle = tok[i + 1][0] == '1';
-			i += 2;
-		} else {
-			return perr(p, "unknown setting '%s'", key);
-		}
-	}
-	/*
-	 * Both set the one weight; and beside idle 1 neither would take: the kernel refuses
-	 * cpu.weight and cpu.weight.nice while cpu.idle is 1 and resets the weight at idle 0.
-	 * cpu.max ranges the line shows alone (group_bandwidth_valid()): the tree's EINVAL said
-	 * only "Invalid argument", at run time. A burst beside a quota set earlier is the tree's.
-	 */
-	if (set->has_weight && set->has_nice)
-		return perr(p, "weight and nice set the same weight: give one");
-	rule = group_bandwidth_rule(set->has_max ? set->quota_us : RUNTIME_INF,
-				    set->has_period ? set->period_us : CPU_PERIOD_DFL_US,
-				    set->has_burst ? set->burst_us : 0);
-	if (rule != BW_OK)
-		return perr(p, "%s", group_bandwidth_rule_str(rule));
-	if (set->has_idle && set->idle && (set->has_weight || set->has_nice))
-		return perr(p, "a weight beside idle 1 would not take (cpu.idle 1 sets the weight)");
-	return 0;
-}
+_Static_assert(ARRAY_SIZE(keywords) == SIM_NR_KEYWORDS, "struct parser's keyword_line[]");
 
 static void *grow(void *a, unsigned int nr, size_t size)
 {
@@ -239,7 +29,7 @@ static int parse_group(struct parser *p, char **tok, int n)
 	sc->groups = g;
 	g = &sc->groups[sc->nr_groups];
 	memset(g, 0, sizeof(*g));
-	if (parse_path(p, tok[1], g->path) || parse_settings(p, tok + 2, n - 2, &g->set))
+	if (sim_parse_path(p, tok[1], g->path) || sim_parse_settings(p, tok + 2, n - 2, &g->set))
 		return -EINVAL;
 	if (!strcmp(g->path, "/"))
 		return perr(p, "the root group takes no settings here");
@@ -275,7 +65,7 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 		/* The fields by the names docs/scheduler.md §8 gives them. */
 		busy = v->kind == SIM_BURSTY ? "BURST" : "BUSY";
 		period = v->kind == SIM_BURSTY ? "GAP" : v->kind == SIM_SLEEP ? "SLEEP" : "PERIOD";
-		if (n < 3 || parse_time(tok[1], &v->busy) || parse_time(tok[2], &v->period))
+		if (n < 3 || sim_parse_time(tok[1], &v->busy) || sim_parse_time(tok[2], &v->period))
 			return perr(p, "%s needs %s and %s times", tok[0], busy, period);
 		if (v->kind == SIM_SLEEP && (!v->busy || !v->period))
 			return perr(p, "sleep needs BUSY and SLEEP above 0");
@@ -299,22 +89,22 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 		if (!strcmp(tok[i], "phase")) {
 			if (v->kind == SIM_HOG || v->kind == SIM_IDLE)
 				return perr(p, "phase is for duty, bursty and sleep vcpus");
-			if (setting_once(p, &has_phase, "phase"))
+			if (sim_setting_once(p, &has_phase, "phase"))
 				return -EINVAL;
-			if (parse_time(tok[i + 1], &v->phase))
+			if (sim_parse_time(tok[i + 1], &v->phase))
 				return perr(p, "bad phase");
 		} else if (!strcmp(tok[i], "seed")) {
 			if (v->kind != SIM_BURSTY)
 				return perr(p, "seed is for bursty vcpus");
-			if (setting_once(p, &has_seed, "seed"))
+			if (sim_setting_once(p, &has_seed, "seed"))
 				return -EINVAL;
-			if (parse_ulong(tok[i + 1], &val))
+			if (sim_parse_ulong(tok[i + 1], &val))
 				return perr(p, "bad seed");
 			v->seed = val;
 		} else if (!strcmp(tok[i], "sys")) {
-			if (setting_once(p, &has_sys, "sys"))
+			if (sim_setting_once(p, &has_sys, "sys"))
 				return -EINVAL;
-			if (parse_ulong(tok[i + 1], &val) || val > 100)
+			if (sim_parse_ulong(tok[i + 1], &val) || val > 100)
 				return perr(p, "sys is a percentage");
 			v->sys_pct = (unsigned int)val;
 		} else {
@@ -331,7 +121,7 @@ static int parse_vcpu(struct parser *p, char **tok, int n)
 	unsigned long id;
 	unsigned int i;
 
-	if (n < 4 || parse_ulong(tok[1], &id) || id >= 4096)
+	if (n < 4 || sim_parse_ulong(tok[1], &id) || id >= 4096)
 		return perr(p, "usage: vcpu ID PATH PATTERN [ARGS] (ID < 4096)");
 	if (id >= sc->nr_vcpus) {
 		struct sim_vcpu_cfg *v = realloc(sc->vcpus, (id + 1) * sizeof(*v));
@@ -347,7 +137,7 @@ static int parse_vcpu(struct parser *p, char **tok, int n)
 	}
 	if (sc->vcpus[id].line)
 		return perr(p, "vcpu %lu already defined at line %u", id, sc->vcpus[id].line);
-	if (parse_path(p, tok[2], sc->vcpus[id].path))
+	if (sim_parse_path(p, tok[2], sc->vcpus[id].path))
 		return -EINVAL;
 	sc->vcpus[id].seed = id + 1;
 	sc->vcpus[id].line = p->line;
@@ -369,26 +159,26 @@ static int parse_at(struct parser *p, char **tok, int n)
 	ev = &sc->events[sc->nr_events];
 	memset(ev, 0, sizeof(*ev));
 	ev->line = p->line;
-	if (parse_time(tok[1], &ev->at))
+	if (sim_parse_time(tok[1], &ev->at))
 		return perr(p, "bad time '%s'", tok[1]);
 	if (!strcmp(tok[2], "move")) {
-		if (n != 5 || parse_ulong(tok[3], &id))
+		if (n != 5 || sim_parse_ulong(tok[3], &id))
 			return perr(p, "usage: at TIME move VCPU PATH");
 		ev->type = SIM_EV_MOVE;
 		ev->vcpu = (unsigned int)id;
-		if (parse_path(p, tok[4], ev->path))
+		if (sim_parse_path(p, tok[4], ev->path))
 			return -EINVAL;
 	} else {
 		char *set[SIM_MAX_TOKENS];
 		int i, m = 0;
 
 		ev->type = SIM_EV_SET;
-		if (parse_path(p, tok[3], ev->path))
+		if (sim_parse_path(p, tok[3], ev->path))
 			return -EINVAL;
 		set[m++] = tok[2];
 		for (i = 4; i < n; i++)
 			set[m++] = tok[i];
-		if (parse_settings(p, set, m, &ev->set))
+		if (sim_parse_settings(p, set, m, &ev->set))
 			return -EINVAL;
 	}
 	sc->nr_events++;
@@ -429,7 +219,7 @@ static int parse_line(struct parser *p, char *line)
 	if (!strcmp(tok[0], "lanes")) {
 		unsigned long v;
 
-		if (parse_ulong(tok[1], &v) || !v || v > 1024)
+		if (sim_parse_ulong(tok[1], &v) || !v || v > 1024)
 			return perr(p, "lanes must be in [1, 1024]");
 		sc->lanes = (unsigned int)v;
 		return 0;
@@ -442,12 +232,12 @@ static int parse_line(struct parser *p, char *line)
 			return perr(p, "deliver takes a percentage, as 60%%");
 		if (pct)
 			*pct = '\0';
-		if (parse_ulong(tok[1], &v) || !v || v > 100)
+		if (sim_parse_ulong(tok[1], &v) || !v || v > 100)
 			return perr(p, "deliver must be in [1, 100] %%");
 		sc->deliver_pct = (unsigned int)v;
 		return 0;
 	}
-	if (parse_time(tok[1], &ns))
+	if (sim_parse_time(tok[1], &ns))
 		return perr(p, "bad time '%s'", tok[1]);
 	if (!strcmp(tok[0], "duration")) {
 		if (!ns)
