@@ -96,6 +96,9 @@ SEEDS = {
     bytes([RAW]) + u16(5) + b'\x05\0\0\0\0',
     # a parked successor: the claim found at its wake-up
     'park-take': shape(2, 2) + xsucc(0, 1, 2) + op(PARK, 1) + claim(0, 1, 1) + op(PARK, 1),
+    # taken at the park's end, then the newer entry (a PREEMPT) applied: it waits again
+    'take-then-preempt': shape(1, 1) + xsucc(0, 0, 1) + claim(0, 0) + entry(0, 0xff) +
+    op(PARK, 0),
     # the view: a datagram sent or a TOOK due since the side: no take
     'view': shape(1, 1) + xsucc(0, 0, 1) + op(SENT, 0) + claim(0, 0) + op(TAKE, 0) +
     xsucc(0, 0, 1) + op(SENT, 1) + claim(0, 0) + op(TAKE, 0) + op(SENT, 1) + op(TAKE, 0),
