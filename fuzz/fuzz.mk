@@ -1,7 +1,7 @@
 # Fuzz targets (docs/fuzzing.md). Each fuzz/TARGET.c defines LLVMFuzzerTestOneInput() and is built
 # twice: with gcc and ASan+UBSan as a replay program that `make check` runs over the committed
 # corpus fuzz/corpus/TARGET/ (fuzz-replay), and with clang's libFuzzer for `make fuzz`.
-FUZZ_TARGETS ?= api_files domain_xml sim_scenario cli_specs host_msgs
+FUZZ_TARGETS ?= api_files domain_xml sim_scenario cli_specs host_msgs vmm_peer
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_PKGS := clang libclang-rt-14-dev
@@ -37,7 +37,9 @@ $(FUZZ_DIR)/%.o: %.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_DIR)/libvsched.a: $(FUZZ_LIB_OBJS) $(GEN_OBJS)
+# GEN_OBJS is complete only once vmm/payload/payload.mk (read after this file) added to it.
+.SECONDEXPANSION:
+$(FUZZ_DIR)/libvsched.a: $(FUZZ_LIB_OBJS) $$(GEN_OBJS)
 	$(make-archive)
 
 $(FUZZ_DIR)/libcmd.a: $(FUZZ_CMD_OBJS)

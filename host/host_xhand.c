@@ -61,6 +61,14 @@ static struct host_client *host_xhand_from(struct host *h, struct host_client *b
 	return NULL;
 }
 
+/* Whether a holds lane l (as host_hand_lanes() counts it): a lane a's claim may hand on. */
+static bool host_xhand_lane_of(struct host *h, const struct host_client *a, unsigned int l)
+{
+	int hv = l < h->nr_lanes ? sched_lane_vcpu(h->s, l) : -1;
+
+	return hv >= 0 && h->slot[hv].client == a && !h->slot[hv].revoked;
+}
+
 void host_xhand_make(struct host *h, unsigned int slot)
 {
 	struct host_client *b = h->slot[slot].client, *a;
@@ -76,9 +84,16 @@ void host_xhand_make(struct host *h, unsigned int slot)
 	h->xsucc_alone = host_hand_waiters(h) == 1;
 	__atomic_store_n(&oa->hand_succ, HOST_HAND_XVM, __ATOMIC_RELAXED);
 	__atomic_store_n(&oa->hand_sent, a->nr_read_state, __ATOMIC_RELAXED);
+	/*
+	 * Only a's lanes, as host_hand_lanes() found them (not read back from a's page, which a
+	 * writes): a's claim is a's word, so a forged one naming a lane of b's or of a third VM's
+	 * holder ran b's successor beside that holder, pinned to its CPU, until the daemon's
+	 * PREEMPT at a's TOOK (or never, without one). Now b's VMM refuses it (the fuzz target
+	 * fuzz/vmm_peer.c): a forged claim costs only a.
+	 */
 	for (l = 0; l < HOST_HAND_LANES; l++)
-		__atomic_store_n(&ob->x_cpu[l], l < h->nr_lanes ? host_lane_cpu(h, l) :
-				 HOST_CPU_NONE, __ATOMIC_RELAXED);
+		__atomic_store_n(&ob->x_cpu[l], host_xhand_lane_of(h, a, l) ? host_lane_cpu(h, l) :
+				 HOST_CPU_XNONE, __ATOMIC_RELAXED);
 	__atomic_store_n(&ob->x_peer, a->share_id, __ATOMIC_RELAXED);
 	__atomic_store_n(&ob->x_succ, succ, __ATOMIC_RELAXED);
 	__atomic_store_n(&ob->x_succ_seq, host_page_seq(b, succ), __ATOMIC_RELAXED);

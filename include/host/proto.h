@@ -87,6 +87,8 @@
 #define HOST_CPU_NONE		UINT64_MAX	/* GRANT's b: the lane has no CPU of its own */
 #define HOST_CPU_PINNED		(1ULL << 62)	/* a grant entry's cpu |: the daemon pinned the
 						   grantee's thread there (protocol 15) */
+#define HOST_CPU_XNONE		(UINT64_MAX - 1)	/* x_cpu[l]: not a lane of x_peer's
+						   (a VMM refuses a take of it) */
 #define HOST_FILE_LEN		64		/* an interface file's name + NUL */
 #define HOST_CTL_BUF_LEN	512		/* a forwarded write's value */
 #define HOST_CTL_MAY_BITS	HOST_PATH_LEN	/* depths below a VM group a path can name */
@@ -294,7 +296,8 @@ struct host_offer {
 	uint64_t x_succ_seq;	/* the seq of its entry: a VMM that has not applied it, no take */
 	uint64_t x_sent;	/* this VM's datagrams other than RAN the daemon had read */
 	uint64_t x_slice;	/* its slice (ns) if others wait, 0: none */
-	uint64_t x_cpu[HOST_HAND_LANES];	/* each lane's host CPU, HOST_CPU_NONE: it floats */
+	uint64_t x_cpu[HOST_HAND_LANES];	/* each lane's host CPU, HOST_CPU_NONE: it floats;
+						   HOST_CPU_XNONE: not x_peer's lane */
 	/*
 	 * The VMM's: vCPUs whose threads wait on their grant page entry's futex (rt_page_wait()).
 	 * A grant to one goes by the page alone, without the GRANT datagram whose only reader

@@ -146,7 +146,9 @@ bool rt_xhand_take(struct runtime *rt, struct rt_vcpu *rv)
 		return false;
 	cpu = __atomic_load_n(&o->x_cpu[lane], __ATOMIC_RELAXED);
 	len = __atomic_load_n(&o->x_slice, __ATOMIC_RELAXED);
-	if ((cpu != HOST_CPU_NONE && cpu >= CPU_SETSIZE) || len > RT_XHAND_SLICE_MAX)
+	/* HOST_CPU_XNONE: not a lane the peer holds, a claim it forged (host_xhand_make()). */
+	if (cpu == HOST_CPU_XNONE || (cpu != HOST_CPU_NONE && cpu >= CPU_SETSIZE) ||
+	    len > RT_XHAND_SLICE_MAX)
 		return false;
 	if (!__atomic_compare_exchange_n(&o->word, &w,
 					 host_offer_word(host_offer_gen(w), lane, rv->id), false,

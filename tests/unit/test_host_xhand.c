@@ -84,6 +84,10 @@ static void xrig_finish(struct xrig *r, bool peer)
 			host_offer_word(r->gen, HOST_OFFER_XSUCC, HOST_OFFER_FREE));
 	CU_ASSERT_EQUAL(r->b.m.o->x_succ, 0);
 	CU_ASSERT_EQUAL(r->b.m.o->x_slice, 0);	/* the only waiter */
+	/* Only a's lane may be taken: a claim naming another is a's forgery (fuzz/vmm_peer.c). */
+	CU_ASSERT_NOT_EQUAL(r->b.m.o->x_cpu[0], HOST_CPU_XNONE);
+	CU_ASSERT_EQUAL(r->b.m.o->x_cpu[1], HOST_CPU_XNONE);
+	CU_ASSERT_EQUAL(r->b.m.o->x_cpu[HOST_HAND_LANES - 1], HOST_CPU_XNONE);
 }
 
 static void xrig_setup(struct xrig *r, bool peer)
@@ -255,6 +259,51 @@ static void test_xhand_forged(void)
 	xrig_end(&r);
 }
 
+/*
+ * Two lanes, held by a's vCPU and c's, b's vCPU waits: b's side names a's lane only. Before,
+ * every lane's CPU was published, and b's VMM took a forged claim of c's lane (fuzz/vmm_peer.c).
+ */
+static void test_xhand_lanes_of_peer(void)
+{
+	struct host *h = offer_host(2);
+	struct pvmm a, b, c;
+	unsigned int l, mine = 0, other = 0;
+
+	peer_join(h, &a, "a", true);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a.m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+	peer_join(h, &b, "b", true);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &b.m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+	peer_join(h, &c, "c", true);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &c.m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+	offer_now += NSEC_PER_MSEC;
+	CU_ASSERT_EQUAL(ovmm_ev(h, &a.m, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ovmm_ev(h, &c.m, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	offer_now += NSEC_PER_MSEC;
+	CU_ASSERT_EQUAL(ovmm_ev(h, &b.m, HOST_MSG_RUNNABLE, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(host_offer_lane(offer_word(&b.m)), HOST_OFFER_XSUCC);
+	for (l = 0; l < 2; l++) {
+		/* The releasing VM: offered the handoff in its own word. */
+		const struct ovmm *holder = host_offer_lane(offer_word(&a.m)) == HOST_OFFER_HAND ?
+					    &a.m : &c.m;
+		bool of_peer = holder->o->hand[l].holder != HOST_OFFER_NONE;
+
+		if (of_peer)
+			mine += b.m.o->x_cpu[l] != HOST_CPU_XNONE;
+		else
+			other += b.m.o->x_cpu[l] == HOST_CPU_XNONE;
+	}
+	CU_ASSERT_EQUAL(mine, 1);	/* the peer's lane: its CPU */
+	CU_ASSERT_EQUAL(other, 1);	/* the third VM's: none */
+	CU_ASSERT_EQUAL(b.m.o->x_cpu[2], HOST_CPU_XNONE);
+	close(a.offer_fd);
+	close(b.offer_fd);
+	close(c.offer_fd);
+	ovmm_leave(h, &a.m);
+	ovmm_leave(h, &b.m);
+	ovmm_leave(h, &c.m);
+	host_destroy(h);
+}
+
 struct xwaiter {
 	const uint32_t *word;
 	uint32_t val;
@@ -311,6 +360,7 @@ static CU_TestInfo host_xhand_tests[] = {
 	  test_xhand_no_claim },
 	{ "a forged word hangs up only the VM that wrote it", test_xhand_forged },
 	{ "no handoff across VMs without HOST_HELLO_PEER", test_xhand_not_asked },
+	{ "a successor's side names only the releasing VM's lanes", test_xhand_lanes_of_peer },
 	{ "publishing the successor's side wakes that VM's word", test_xhand_wakes_word },
 	CU_TEST_INFO_NULL,
 };

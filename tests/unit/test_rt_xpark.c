@@ -192,7 +192,30 @@ static void test_rt_xpark_watch(void)
 	xp_done(&x);
 }
 
+/*
+ * The peer's claim names a lane the daemon did not publish as the peer's (HOST_CPU_XNONE in
+ * x_cpu, host_xhand_make()): a forgery, refused; the peer's own lane is taken.
+ */
+static void test_rt_xpark_forged_lane(void)
+{
+	struct xp_rig x;
+
+	xp_init(&x);
+	x.g.rt.nr_lanes = 2;
+	x.g.rt.offer->x_cpu[1] = HOST_CPU_XNONE;
+	__atomic_store_n(&x.po->word, host_offer_word(XP_GEN, 1, 0), __ATOMIC_SEQ_CST);
+	CU_ASSERT_FALSE(rt_xhand_take(&x.g.rt, &x.g.v));
+	CU_ASSERT_EQUAL(x.g.v.state, RT_WAITING);
+	CU_ASSERT_EQUAL(x.g.rt.offer->word,
+			host_offer_word(XP_GEN, HOST_OFFER_XSUCC, HOST_OFFER_FREE));
+	__atomic_store_n(&x.po->word, host_offer_word(XP_GEN, 0, 0), __ATOMIC_SEQ_CST);
+	CU_ASSERT_TRUE(rt_xhand_take(&x.g.rt, &x.g.v));
+	CU_ASSERT_EQUAL(x.g.rt.offer->word, host_offer_word(XP_GEN, 0, 0));
+	xp_done(&x);
+}
+
 static CU_TestInfo tests[] = {
+	{ "a claim of a lane the peer does not hold is refused", test_rt_xpark_forged_lane },
 	{ "a parked successor takes another VM's claim at its own wake-up", test_rt_xpark_take },
 	{ "what a parked successor waits on, bounded per gen", test_rt_xpark_watch },
 	CU_TEST_INFO_NULL,
