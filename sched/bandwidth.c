@@ -393,37 +393,6 @@ static void refill_lent(struct sched *s, const struct group_core *gc)
 	}
 }
 
-/*
- * At the refill of gc, not throttled, its pool drawn to nothing at this very instant (dry at
- * the refill is no throttle: bw_throttle_dry()), so no throttle credit squared the period. Where
- * its rates drew the pool before (ref_used past it: the core ran the pool's last part later than
- * the reference; one lane, a window claim times it to end at the refill), the reference had it
- * dry from its own dry point and its siblings at its share, while the core's rates kept it at
- * its rate: a credit the reference never serves. It is debited here, the throttle's credit with
- * no time left (throttle_credit(): pool - drawn). Kept, it came to a heavy sibling's refill as
- * service owed at a rate the sibling had cut fifty-fold, so far behind in vt that its hog kept
- * the lane a whole slice past that refill (one lane, /g1 `max 4231us 10000us` beside /g7, weight
- * 4932, `max 4775us 20000us` and a root hog: 2.26 % of capacity in 2 s, 1.28 % now; 10 ms caps
- * seed 2407; docs/scheduler.md §4, "A refill squares a period the core ran dry at the refill").
- * Only a pool the core drew dry: where its vCPUs waited, ref_used counts demand GPS would have
- * served and put to sleep, and the debit took lag they were owed (kind 6 seed 21, 0.72 -> 2.06 %).
- */
-static void refill_square(struct sched *s, struct group_core *gc)
-{
-	double over = gc->ref_used * s->core.deliver - (double)gc->runtime_snap;
-	struct sched_entity *se = &gc->se;
-
-	if (gc->runtime || !(over > 0) || !se->parent)
-		return;
-	if (se->rate > 0) {
-		se->vt += over / se->rate;
-		se->parent->sum_rvt += over;
-		fair_requeue(s, se);
-	} else {
-		se->lag -= over;
-	}
-}
-
 /* do_sched_cfs_period_timer() for every group whose period ended by now. */
 void bw_timer(struct sched *s)
 {
@@ -444,8 +413,6 @@ void bw_timer(struct sched *s)
 		}
 		throttled = gc->throttled;
 		gc->g->stat.nr_periods += overrun;
-		if (!throttled)
-			refill_square(s, gc);
 		refill(s, gc);
 		gc->ref_used = 0;
 		pay_debt(gc);
