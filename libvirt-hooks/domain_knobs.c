@@ -16,7 +16,8 @@
 #include "util/compiler.h"
 #include "util/cpuset.h"
 
-static __printf(4, 5) void knob_add(struct domain_def *def, xmlNode *n, const char *elem, const char *fmt, ...)
+static __printf(4, 5) void knob_add(struct domain_def *def, xmlNode *n, const char *elem,
+				    const char *fmt, ...)
 {
 	struct domain_knob *k;
 	va_list ap;

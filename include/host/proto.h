@@ -40,8 +40,8 @@
  * HOST_OFFER_HAND in the word, the successor, and each lane a vCPU of this VM holds (holder,
  * the seq of its grant, the lane's CPU). A holder that blocks (or is lent) claims it (lane: its
  * own, vcpu: itself) and grants the successor the lane at once; the claim stands for its
- * BLOCKED, and the TOOK follows as for any offer. The daemon feeds the core that event and revokes what the
- * core would not have done (host/host_hand.c).
+ * BLOCKED, and the TOOK follows as for any offer. The daemon feeds the core that event and
+ * revokes what the core would not have done (host/host_hand.c).
  * With HOST_HELLO_PEER (version 8) the offer page is the first part of handoffs across VMs
  * (docs/host.md, "Handoffs across VMs"): once the VMM has mapped it (its first datagram after
  * the WELCOME says so) the daemon seals it against every new writable mapping and write(), and
