@@ -234,7 +234,7 @@ static __noinline bool spans_dry_refill(const struct sched *s, const struct grou
  */
 bool bw_pool_paced(const struct sched *s, const struct group_core *gc, unsigned int nr_running)
 {
-	if (pace(s, gc, nr_running + 1, true) < (double)s->core.params.min_run_ns)
+	if (pace(s, gc, nr_running + 1, true) < s->core.min_run)
 		return true;
 	return gc->next_refill > s->core.now &&
 	       gc->next_refill < s->core.now + s->core.params.min_run_ns && gc->bw_enabled &&

@@ -223,7 +223,7 @@ enum claim_by { CLAIM_MOVE, CLAIM_WAKE, CLAIM_REFILL };
  */
 static bool claim(struct sched *s, struct sched_entity *se, enum claim_by by)
 {
-	double min_run = (double)s->core.params.min_run_ns, best_key = 0, kept_key = 0;
+	double min_run = s->core.min_run, best_key = 0, kept_key = 0;
 	struct sched_entity *best_ew = NULL, *best_er = NULL, *idle_ew = NULL;
 	bool wake = by == CLAIM_WAKE && s->nr_lanes > 1, refused = false;
 	bool best_bound = false, kept_bound = false;
@@ -381,7 +381,7 @@ bool lanes_waker_arrived(struct sched *s, struct vcpu_core *vc)
 static bool window_claim(struct sched *s, struct group_core *gc, bool refill)
 {
 	struct sched_entity *se = &gc->se;
-	double need, win, give, best_give = 0, min_run = (double)s->core.params.min_run_ns;
+	double need, win, give, best_give = 0, min_run = s->core.min_run;
 	double vt_now, wait, best_wait = 0, pool_end, ends;
 	struct lane *best = NULL;
 	struct vcpu_core *vc;

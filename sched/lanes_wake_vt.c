@@ -121,7 +121,7 @@ static int wake_vt_lanes(struct sched *s, unsigned int id, uint64_t *from);
 int sched_wake_vt_lane(const struct sched *cs, unsigned int id, uint64_t *from)
 {
 	struct sched *s = (struct sched *)cs;	/* read only */
-	double min_run = (double)s->core.params.min_run_ns, W_D = 0, R = 0, W_ew, f, key;
+	double min_run = s->core.min_run, W_D = 0, R = 0, W_ew, f, key;
 	double r_er, r_ew, rh, ew_vt, er_vt;
 	const struct lane *ln = &s->core.lanes[0];
 	struct sched_entity *ew, *er, *se;
@@ -315,7 +315,7 @@ static double vt_gap(struct sched *s, struct group_core *P, struct sched_entity 
 /* Lane l's holder h taken by virtual time, the rates after the wake being o's. */
 static bool vt_lane_try(struct sched *s, struct vcpu_core *vc, unsigned int l, struct vt_new *o)
 {
-	double min_run = (double)s->core.params.min_run_ns, slice = (double)s->core.params.slice_ns;
+	double min_run = s->core.min_run, slice = s->core.slice;
 	struct vcpu_core *h = s->core.lanes[l].cur;
 	struct sched_entity *ew = &vc->se, *er = &h->se, *se;
 	double r_ew, r_er, rh, key, w[2];

@@ -299,7 +299,7 @@ static void forgive_wait(struct sched *s, struct group_core *gc, struct sched_en
  */
 static double due_clock(const struct sched *s, const struct group_core *gc)
 {
-	double V = fair_vclock(gc), b = (double)s->core.params.slice_ns, L;
+	double V = fair_vclock(gc), b = s->core.slice, L;
 
 	if (!gc->se.parent || gc->se.rate <= 0 || gc->sum_r <= RATE_MIN)
 		return V;
