@@ -275,77 +275,6 @@ void core_trace_group(struct sched *s, struct group_core *gc, unsigned int kind,
 void core_trace_set(struct sched *s, struct group *g, unsigned int setting);
 void core_trace_move(struct sched *s, struct sched_vcpu *v);
 
-/* V of a level: the rate-weighted mean vt of the runnable children. */
-static inline double fair_vclock(const struct group_core *gc)
-{
-	return gc->sum_r > 0 ? gc->sum_rvt / gc->sum_r : gc->vbase;
-}
-
-/*
- * EEVDF's request: the service se asks for next, which with its rate sets its deadline. A
- * vCPU asks for what it ran, on average, from waking to blocking (a slice if it never blocks),
- * within [min_run, slice]: one that runs short bursts has an early deadline, as the kernel gives
- * a task with a short custom slice. A group asks for what the child at the head of its queue
- * asks (the kernel propagates its children's shortest slice up the hierarchy), and a capped
- * group for no more than its pool holds, which it passes up too: it cannot run more before its
- * refill, so neither can its parent run more for it.
- */
-static inline double fair_request(const struct sched *s, struct sched_entity *se, double *base)
-{
-	const struct sched_core *c = &s->core;
-	double req = c->slice;
-
-	if (se->is_group) {
-		const struct group_core *gc = se_group(se);
-		struct heap_node *n = heap_min(&gc->queue);
-
-		if (n)
-			req = container_of(n, struct sched_entity, node)->breq;
-		/*
-		 * What its pool holds is what the group can run before its refill, and what its
-		 * parent asks for it. Passed up as a slice, a capped child at a low rate in a
-		 * parent that runs a few ms a period (a capped parent, one lane) had its parent's
-		 * deadline a slice / rate on: its turn came after its siblings' slices, the period
-		 * ended first, and its own cap kept it from making the lag up in the next one
-		 * (10 ms caps seed 755, one lane: 0.81 % of capacity; docs/scheduler.md §4 "A
-		 * pool's request is passed up").
-		 */
-		if (gc->bw_enabled && (double)gc->runtime < req)
-			req = (double)gc->runtime;
-		*base = req;
-		/*
-		 * A cpu.idle group that holds no lane gets its next one for a min_run turn beside
-		 * non-idle siblings (lanes.c, idle_turn()), so that is what it asks at its level;
-		 * above, its parent passes up its children's requests as before. Asking a slice
-		 * at its few per mille set its deadline slice / rate ahead: owed a few ms, it lost
-		 * every lane to a capped sibling, which ran its pool on them ahead of the
-		 * reference, dried early and left lanes idle the reference fills. Holding lanes,
-		 * it asks as before: a capped idle group asking min_run for each further lane took
-		 * them from hogs ahead by less than a slice and ran its pool early the same way
-		 * (docs/scheduler.md §4, "An idle sibling's turns").
-		 */
-		if (se->idle && !se->nr_running && req > c->min_run)
-			req = c->min_run;
-		return req;
-	}
-	if (se_vcpu(se)->burst > 0 && se_vcpu(se)->burst < req) {
-		req = se_vcpu(se)->burst;
-		if (req < c->min_run)
-			req = c->min_run;
-	}
-	*base = req;
-	return req;
-}
-
-/* A queued entity's vt, rate or request changed: its deadline moves (the queues' key). */
-static inline void fair_set_key(const struct sched *s, struct sched_entity *se)
-{
-	se->req = fair_request(s, se, &se->breq);
-	se->dl = se->vt + se->req / (se->rate > RATE_MIN ? se->rate : RATE_MIN);
-}
-
-void fair_requeue(const struct sched *s, struct sched_entity *se);
-
 /* rates.c: fluid rates of every entity, and the capacity a lane delivers. */
 int rates_init(struct sched *s);
 void rates_exit(struct sched *s);
@@ -358,31 +287,6 @@ double rates_vcpu_demand(const struct vcpu_core *vc);
 void rates_lanes_held(struct sched *s, uint64_t dt);
 void rates_delivered(struct sched *s, struct vcpu_core *vc, uint64_t cpu);
 void rates_delivery_missed(struct sched *s);
-
-/* fair.c: per-level virtual time, queues, delayed entities and charging. */
-void fair_enqueue(struct sched *s, struct sched_entity *se);
-void fair_dequeue(struct sched *s, struct sched_entity *se);
-void fair_wake(struct sched *s, struct vcpu_core *vc);
-void fair_block(struct sched *s, struct vcpu_core *vc, bool sleep);
-void fair_sum_leave(struct sched_entity *se);
-void fair_undelay_all(struct sched *s, struct vcpu_core *vc);
-void fair_release(struct sched *s);
-void fair_charge(struct sched *s, struct vcpu_core *vc, uint64_t delta);
-void fair_charge_group(struct sched *s, struct group_core *gc, uint64_t delta);
-void fair_prepay(struct sched *s, struct vcpu_core *vc, uint64_t slice);
-void fair_refund(struct sched *s, struct vcpu_core *vc);
-void fair_charge_held(struct sched *s);
-void fair_set_running(struct sched *s, struct vcpu_core *vc);
-void fair_clear_running(struct sched *s, struct vcpu_core *vc);
-bool fair_waiting(const struct vcpu_core *vc);
-
-/* pick.c: who gets a lane (earliest eligible virtual deadline). */
-struct vcpu_core *fair_pick(struct sched *s);
-struct vcpu_core *fair_pick_below(struct sched *s, struct sched_entity *se);
-struct vcpu_core *fair_pick_sticky(struct sched *s, struct vcpu_core *r, double gran);
-struct vcpu_core *fair_pick_sticky_below(struct sched *s, struct group_core *top,
-					 struct vcpu_core *r, double gran);
-struct vcpu_core *fair_pick_kept(struct sched *s, struct vcpu_core *r);
 
 /* bandwidth.c: pools, throttling, period timers, cpu.stat counters; bandwidth_lanes.c: a lane's
  * bandwidth and pace ends. */
@@ -410,114 +314,13 @@ void bw_ref_dry(struct sched *s);
 void bw_ref_wait_begin(struct sched *s);
 void bw_ref_wait_end(struct sched *s, double wait);
 
-/* lanes.c: handing out lanes, slice ends, decisions; lanes_wake.c: a waiter's claim on a lane. */
-static inline struct lane *lane_of(struct sched *s, unsigned int l)
-{
-	return &s->core.lanes[l];
-}
-
-/*
- * A vCPU owed a whole CPU by the fluid ideal keeps its lane while others wait: rotating it out
- * would only cost kicks and hand the lane to whoever's lag swung last (a sibling whose rate
- * just dropped when some vCPU woke). Only its caps can end its run.
- */
-static inline bool owns_lane(const struct vcpu_core *vc)
-{
-	return vc->se.rate >= 1.0 - 1e-9;
-}
-
-/*
- * A holder weight-driven preemption must leave alone: one owed a whole CPU, or one that started
- * running less than min_run ago. A lane handed out at this very moment, which the runtime has
- * not been told about, costs nothing to take back: protecting it let the first of several lanes
- * re-picked at one rotation end shield itself, and the others were taken from vCPUs behind it.
- */
-static inline bool lane_kept(const struct sched *s, const struct lane *ln)
-{
-	return owns_lane(ln->cur) ||
-	       (ln->cur->told_lane >= 0 && s->core.now < ln->start + s->core.params.min_run_ns);
-}
-
-/*
- * How far behind a holder that has run (vt, at the level where their paths part) a waking vCPU's
- * side must be, on several lanes, for the wake to take the lane: min_run of service at the
- * side's rate, min_run of time for a side owed a whole lane or more. A vt gap is a time lag: a
- * side at rate r behind by d is owed only r d, and the lane it takes serves it at least min_run
- * (a slice, mostly) at a whole lane. A low-rate side (a nice-19 group beside a hog owed 0.99 of
- * its lane) took a lane for a slice on 72 us of lag, its work was done long before GPS does it,
- * and a lane idled later where GPS keeps it busy, while the hog lost what it can never make up
- * (`make fuzz-sim` kind 3 seed 1756, 0.83 % of capacity; docs/scheduler.md §3 "Wakes").
- */
-static inline double wake_gran(double min_run, double rate)
-{
-	return rate > 0 && rate < 1.0 ? min_run / rate : min_run;
-}
-
-/*
- * A lane a waiter of this very moment deferred to its min_run (lanes_defer()): promised to it,
- * so the next waiter of the moment (a refill wakes several at once) claims another.
- */
-static inline bool lane_deferred(const struct sched *s, const struct lane *ln)
-{
-	return ln->deferred_at == s->core.now;
-}
-
-static inline unsigned int se_depth(const struct sched_entity *se)
-{
-	unsigned int d = 0;
-
-	for (; se->parent; se = &se->parent->se)
-		d++;
-	return d;
-}
-
-/* The two entities under the deepest common ancestor of a and b. */
-static inline void common_level(struct sched_entity **a, struct sched_entity **b)
-{
-	unsigned int da = se_depth(*a), db = se_depth(*b);
-
-	while (da > db) {
-		*a = &(*a)->parent->se;
-		da--;
-	}
-	while (db > da) {
-		*b = &(*b)->parent->se;
-		db--;
-	}
-	while ((*a)->parent != (*b)->parent) {
-		*a = &(*a)->parent->se;
-		*b = &(*b)->parent->se;
-	}
-}
-
-void lanes_give(struct sched *s, unsigned int l, struct vcpu_core *vc);
-void lanes_defer(struct sched *s, struct lane *ln);
-void lanes_end_turn(struct sched *s, struct lane *ln, uint64_t end);
-
-/* True if se is below gc (gc itself excluded). */
-static inline bool se_under(const struct sched_entity *se, const struct group_core *gc)
-{
-	for (; se->parent; se = &se->parent->se)
-		if (se->parent == gc)
-			return true;
-	return false;
-}
-void lanes_put_back(struct sched *s, struct vcpu_core *vc);
-void lanes_repick(struct sched *s, unsigned int l);
-bool lanes_waiter_arrived(struct sched *s, struct sched_entity *se);
-bool lanes_waker_arrived(struct sched *s, struct vcpu_core *vc);
-bool lanes_refill_claim(struct sched *s, struct group_core *gc);
-bool lanes_window_claim(struct sched *s, struct group_core *gc);
-/* The lane's next end: rotation, bandwidth, pace or a promised claim, whichever comes first. */
-uint64_t lanes_until(const struct lane *ln);
-void lanes_settle(struct sched *s);
-void lanes_unpay(struct sched *s);
-void lanes_repay(struct sched *s);
-void lanes_flush(struct sched *s);
-void lanes_expire(struct sched *s);
-
 /* core_wait.c: a runnable vCPU left without a lane starts waiting; a grant or a block ends it. */
 void core_wait_begin(struct vcpu_core *vc, uint64_t now);
 void core_wait_end(struct vcpu_core *vc, uint64_t now);
+
+/* The fair queues (internal_fair.h) and the lanes (internal_lanes.h): every file of sched/
+ * includes this header alone and has both. */
+#include "internal_fair.h"
+#include "internal_lanes.h"
 
 #endif

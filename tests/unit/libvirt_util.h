@@ -43,6 +43,17 @@ static inline void expect_parse_error(const char *xml, const char *where, const 
 	diag_free(&d);
 }
 
+/* d warned with a message that contains needle. */
+static inline bool libvirt_has_warning(const struct diag *d, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_warn; i++)
+		if (strstr(d->warn[i], needle))
+			return true;
+	return false;
+}
+
 /* $SHARED, or ../shared next to the repository (tests run from the repository root). */
 static inline const char *shared_dir(void)
 {

@@ -76,6 +76,18 @@ static inline void rig_write_at(struct page_rig *g, uint32_t lane, uint64_t at)
 	rig_write_cpu_at(g, lane, HOST_CPU_NONE, at);
 }
 
+/* host_page_write() as the daemon does it. */
+static inline void rig_write(struct page_rig *g, uint32_t lane)
+{
+	rig_write_at(g, lane, 0);
+}
+
+/* vCPU 0's bit in the offer page: set while its thread waits on its entry (rt_page_wait()). */
+static inline bool rig_parked(struct page_rig *g)
+{
+	return __atomic_load_n(&g->rt.offer->parked[0], __ATOMIC_SEQ_CST) & 1;
+}
+
 static inline void rig_done(struct page_rig *g)
 {
 	mutex_unlock(&g->lock);

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The host scheduler daemon (host/) without its event loop: a VMM is one end of a socketpair,
- * the daemon's client the other. Joins and leaves on the core (slots, the VM group, the
- * mirrored subtree), decisions sent back, revocation of a silent holder, and the validation of
- * every message: anything malformed is refused and changes nothing. No timing is asserted:
- * revocation is driven with explicit times.
+ * the daemon's client the other (host_vmm_test.h). Joins and leaves on the core (slots, the VM
+ * group, the mirrored subtree), pings, and the validation of every message: anything malformed
+ * is refused and changes nothing. Decisions and revocation: test_host_lanes.c.
  */
 #include <errno.h>
 #include <sched.h>
@@ -13,101 +12,17 @@
 #include <unistd.h>
 
 #include "host_test.h"
+#include "host_vmm_test.h"
 #include "sched/core.h"
 #include "sched/group.h"
 #include "test.h"
 #include "util/time.h"
 #include "vs_test.h"
 
-struct vmm {
-	int fd;			/* the VMM's end */
-	struct host_client *c;
-};
-
-static struct host *host_new(unsigned int lanes, unsigned int slots)
-{
-	struct host_opts o = { .nr_lanes = lanes, .max_vcpus = slots };
-	struct host *h = NULL;
-
-	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
-	return h;
-}
-
-static void vmm_connect(struct host *h, struct vmm *m)
-{
-	int sv[2];
-
-	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	m->fd = sv[0];
-	CU_ASSERT_EQUAL_FATAL(host_client_add(h, sv[1], &m->c), 0);
-}
-
-static int vmm_msg(struct host *h, struct vmm *m, const void *buf, size_t len)
-{
-	return host_test_msg(h, m->c, buf, len);
-}
-
-static int vmm_ev(struct host *h, struct vmm *m, uint32_t type, uint32_t vcpu, uint32_t arg,
-		  uint64_t a, uint64_t b)
-{
-	struct host_ev ev = { .type = type, .vcpu = vcpu, .arg = arg, .a = a, .b = b };
-
-	return vmm_msg(h, m, &ev, sizeof(ev));
-}
-
-static struct host_hello hello(const char *name, unsigned int nr_vcpus)
-{
-	struct host_hello m = {
-		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242,
-		.nr_vcpus = nr_vcpus, .vm = { .quota_us = UINT64_MAX, .period_us = 100000 },
-	};
-
-	snprintf(m.name, sizeof(m.name), "%s", name);
-	return m;
-}
-
-/* The next datagram from the daemon of type want (others skipped), or a zeroed one. */
-static bool vmm_recv(struct vmm *m, uint32_t want, void *out, size_t len)
-{
-	char buf[1024];
-	ssize_t n;
-
-	while ((n = recv(m->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		uint32_t type;
-
-		memcpy(&type, buf, sizeof(type));
-		if (type == want && (size_t)n == len) {
-			memcpy(out, buf, len);
-			return true;
-		}
-	}
-	memset(out, 0, len);
-	return false;
-}
-
-static void vmm_join(struct host *h, struct vmm *m, const char *name, unsigned int nr_vcpus,
-		     struct host_welcome *w)
-{
-	struct host_hello hm = hello(name, nr_vcpus);
-
-	vmm_connect(h, m);
-	CU_ASSERT_EQUAL(vmm_msg(h, m, &hm, sizeof(hm)), 0);
-	CU_ASSERT_TRUE(vmm_recv(m, HOST_MSG_WELCOME, w, sizeof(*w)));
-	CU_ASSERT_EQUAL(w->err, 0);
-}
-
-static void vmm_leave(struct host *h, struct vmm *m)
-{
-	vsched_lock(host_vsched(h));
-	host_client_remove(h, m->c);
-	vsched_unlock(host_vsched(h));
-	close(m->fd);
-}
-
 static void test_host_probe_and_version(void)
 {
-	struct host *h = host_new(3, 8);
-	struct host_hello hm = hello("", 0);
+	struct host *h = vmm_host_new(3, 8);
+	struct host_hello hm = vmm_hello("", 0);
 	struct host_welcome w;
 	struct vmm m;
 
@@ -120,7 +35,7 @@ static void test_host_probe_and_version(void)
 	CU_ASSERT_EQUAL(w.nr_vms, 0);
 	vmm_leave(h, &m);
 
-	hm = hello("a", 1);
+	hm = vmm_hello("a", 1);
 	hm.version = HOST_PROTO_VERSION + 1;
 	vmm_connect(h, &m);
 	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
@@ -133,9 +48,9 @@ static void test_host_probe_and_version(void)
 
 static void test_host_join_leave(void)
 {
-	struct host *h = host_new(2, 8);
+	struct host *h = vmm_host_new(2, 8);
 	struct vsched *vs = host_vsched(h);
-	struct host_hello hm = hello("a", 3);
+	struct host_hello hm = vmm_hello("a", 3);
 	struct host_welcome w;
 	struct vmm a, b;
 
@@ -168,7 +83,7 @@ static void test_host_join_leave(void)
 
 static void test_host_join_refused(void)
 {
-	struct host *h = host_new(2, 4);
+	struct host *h = vmm_host_new(2, 4);
 	struct host_hello hm;
 	struct host_welcome w;
 	struct vmm m;
@@ -190,7 +105,7 @@ static void test_host_join_refused(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		hm = hello(cases[i].name, cases[i].vcpus);
+		hm = vmm_hello(cases[i].name, cases[i].vcpus);
 		snprintf(hm.partition, sizeof(hm.partition), "%s", cases[i].partition);
 		hm.vm.shares = cases[i].shares;
 		hm.vm.quota_us = cases[i].quota;
@@ -202,7 +117,7 @@ static void test_host_join_refused(void)
 		CU_ASSERT_EQUAL(host_free_slots(h), 4);
 	}
 	/* A name that fills the field without its NUL. */
-	hm = hello("a", 1);
+	hm = vmm_hello("a", 1);
 	memset(hm.name, 'x', sizeof(hm.name));
 	vmm_connect(h, &m);
 	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
@@ -216,7 +131,7 @@ static void test_host_join_refused(void)
 /* A join refused by the tree leaves it as it was: the groups it made go, "cpu" goes off. */
 static void test_host_join_undone(void)
 {
-	struct host *h = host_new(2, 4);
+	struct host *h = vmm_host_new(2, 4);
 	struct vsched *vs = host_vsched(h);
 	struct host_hello hm;
 	struct host_welcome w;
@@ -227,7 +142,7 @@ static void test_host_join_undone(void)
 	CU_ASSERT_EQUAL_FATAL(vsched_mkdir(vs, "/p"), 0);
 	CU_ASSERT_EQUAL(vsched_write_str(vs, "/p", "cgroup.max.descendants", "1"), 0);
 	for (i = 0; i < ARRAY_SIZE(partitions); i++) {
-		hm = hello("x", 1);
+		hm = vmm_hello("x", 1);
 		snprintf(hm.partition, sizeof(hm.partition), "%s", partitions[i]);
 		vmm_connect(h, &m);
 		CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
@@ -240,7 +155,7 @@ static void test_host_join_undone(void)
 	}
 	/* A partition inside a VM's group is refused as such, and makes nothing there. */
 	vmm_join(h, &a, "a", 1, &w);
-	hm = hello("x", 1);
+	hm = vmm_hello("x", 1);
 	snprintf(hm.partition, sizeof(hm.partition), "/machine/a/sub");
 	vmm_connect(h, &m);
 	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
@@ -255,8 +170,8 @@ static void test_host_join_undone(void)
 
 static void test_host_garbage(void)
 {
-	struct host *h = host_new(2, 4);
-	struct host_hello hm = hello("a", 2);
+	struct host *h = vmm_host_new(2, 4);
+	struct host_hello hm = vmm_hello("a", 2);
 	struct host_group_msg gm = { .type = HOST_MSG_GROUP, .path = "g" };
 	struct host_welcome w;
 	struct host_ev ev = { .type = HOST_MSG_RUNNABLE };
@@ -321,7 +236,7 @@ static void send_group(struct host *h, struct vmm *m, unsigned int index, const 
 
 static void test_host_mirror(void)
 {
-	struct host *h = host_new(2, 8);
+	struct host *h = vmm_host_new(2, 8);
 	struct vsched *vs = host_vsched(h);
 	struct host_welcome w;
 	struct vmm m;
@@ -362,7 +277,7 @@ static void test_host_mirror(void)
  */
 static void test_host_mirror_type(void)
 {
-	struct host *h = host_new(2, 8);
+	struct host *h = vmm_host_new(2, 8);
 	struct vsched *vs = host_vsched(h);
 	struct host_welcome w;
 	struct vmm m;
@@ -381,132 +296,11 @@ static void test_host_mirror_type(void)
 	host_destroy(h);
 }
 
-/* Decisions reach the VMM that owns the vCPU, in its own vCPU numbering. */
-static void test_host_decisions(void)
-{
-	struct host *h = host_new(1, 8);
-	struct host_welcome w;
-	struct host_ev ev;
-	struct vmm a, b;
-
-	vmm_join(h, &a, "a", 1, &w);
-	vmm_join(h, &b, "b", 2, &w);
-	CU_ASSERT_EQUAL(vmm_ev(h, &b, HOST_MSG_RUNNABLE, 1, 0, 0, 0), 0);
-	CU_ASSERT_TRUE(vmm_recv(&b, HOST_MSG_GRANT, &ev, sizeof(ev)));
-	CU_ASSERT_EQUAL(ev.vcpu, 1);
-	CU_ASSERT_EQUAL(ev.arg, 0);
-	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	CU_ASSERT_FALSE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));	/* the lane is b's */
-	/* b's vCPU blocks: a gets the lane. */
-	CU_ASSERT_EQUAL(vmm_ev(h, &b, HOST_MSG_BLOCKED, 1, 0, 0, 0), 0);
-	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
-	CU_ASSERT_EQUAL(ev.vcpu, 0);
-	/* a leaves holding it: b's runnable vCPU gets it at once. */
-	CU_ASSERT_EQUAL(vmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	vmm_leave(h, &a);
-	CU_ASSERT_TRUE(vmm_recv(&b, HOST_MSG_GRANT, &ev, sizeof(ev)));
-	CU_ASSERT_EQUAL(ev.vcpu, 0);
-	vmm_leave(h, &b);
-	host_destroy(h);
-}
-
-/* The first n CPUs of this thread's affinity mask (the daemon's lanes), n if it has as many. */
-static unsigned int mask_cpus(int *cpu, unsigned int n)
-{
-	unsigned int i, k = 0;
-	cpu_set_t set;
-
-	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(set), &set), 0);
-	for (i = 0; i < CPU_SETSIZE && k < n; i++)
-		if (CPU_ISSET(i, &set))
-			cpu[k++] = (int)i;
-	return k;
-}
-
-/*
- * A GRANT names its lane's host CPU, lane i on the i-th CPU of the daemon's mask, for the VMM to
- * pin the vCPU there (floating holders shared a CPU while another idled); with more lanes than
- * CPUs the lanes float (HOST_CPU_NONE).
- */
-static void test_host_grant_cpu(void)
-{
-	struct host_welcome w;
-	struct host_ev ev;
-	unsigned int lanes;
-	cpu_set_t set;
-	int cpu[2];
-	struct host *h;
-	struct vmm a;
-
-	lanes = mask_cpus(cpu, 2);
-	h = host_new(lanes, 8);
-	vmm_join(h, &a, "a", 2, &w);
-	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
-	CU_ASSERT_EQUAL(ev.b, (uint64_t)cpu[ev.arg]);
-	if (lanes == 2) {
-		CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 1, 0, 0, 0), 0);
-		CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
-		CU_ASSERT_EQUAL(ev.b, (uint64_t)cpu[ev.arg]);
-	}
-	vmm_leave(h, &a);
-	host_destroy(h);
-
-	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(set), &set), 0);
-	h = host_new((unsigned int)CPU_COUNT(&set) + 1, 8);
-	vmm_join(h, &a, "a", 1, &w);
-	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
-	CU_ASSERT_EQUAL(ev.b, HOST_CPU_NONE);
-	vmm_leave(h, &a);
-	host_destroy(h);
-}
-
-/* A holder silent for the grace while another waits loses its lane until its VMM speaks. */
-static void test_host_revoke(void)
-{
-	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4, .grace_ns = 1000000 };
-	struct vsched *vs;
-	struct host_welcome w;
-	struct host *h = NULL;
-	struct host_ev ev;
-	struct vmm a, b;
-	uint64_t far;
-
-	CU_ASSERT_EQUAL_FATAL(host_create(&o, &h), 0);
-	vs = host_vsched(h);
-	vmm_join(h, &a, "a", 1, &w);
-	vmm_join(h, &b, "b", 1, &w);
-	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_GRANT, &ev, sizeof(ev)));
-	far = time_mono_ns() + 10 * NSEC_PER_SEC;
-	/* Nobody waits: a silent holder keeps its lane. */
-	vsched_lock(vs);
-	host_revoke_due(h, far);
-	vsched_unlock(vs);
-	CU_ASSERT_FALSE(vmm_recv(&a, HOST_MSG_PREEMPT, &ev, sizeof(ev)));
-	CU_ASSERT_EQUAL(vmm_ev(h, &b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	vsched_lock(vs);
-	host_revoke_due(h, far);
-	vsched_unlock(vs);
-	CU_ASSERT_TRUE(vmm_recv(&a, HOST_MSG_PREEMPT, &ev, sizeof(ev)));
-	CU_ASSERT_TRUE(vmm_recv(&b, HOST_MSG_GRANT, &ev, sizeof(ev)));
-	/* a speaks again: its vCPU is runnable (waiting) again, b keeps the lane for now. */
-	CU_ASSERT_EQUAL(vmm_ev(h, &a, HOST_MSG_TID, 0, 0, 99, 0), 0);
-	vsched_lock(vs);
-	CU_ASSERT_STRING_EQUAL(sched_vcpu_state(vsched_sched(vs), 0), "waiting");
-	CU_ASSERT_STRING_EQUAL(sched_vcpu_state(vsched_sched(vs), 1), "running");
-	vsched_unlock(vs);
-	vmm_leave(h, &a);
-	vmm_leave(h, &b);
-	host_destroy(h);
-}
-
 /* PING is answered at once with PONG and the VMM's time; a joined VM counts in a probe. */
 static void test_host_ping(void)
 {
-	struct host *h = host_new(2, 4);
-	struct host_hello hm = hello("", 0);
+	struct host *h = vmm_host_new(2, 4);
+	struct host_hello hm = vmm_hello("", 0);
 	struct host_welcome w;
 	struct host_ev ev;
 	struct vmm a, p;
@@ -537,9 +331,6 @@ static CU_TestInfo host_tests[] = {
 	{ "malformed messages are refused", test_host_garbage },
 	{ "the VM's subtree is mirrored batch by batch", test_host_mirror },
 	{ "a mirrored group made threaded later is threaded in the daemon", test_host_mirror_type },
-	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
-	{ "a silent lane holder is revoked while others wait", test_host_revoke },
-	{ "a grant names its lane's host CPU", test_host_grant_cpu },
 	{ "PING gets PONG; a probe counts joined VMs", test_host_ping },
 	CU_TEST_INFO_NULL,
 };

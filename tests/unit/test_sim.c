@@ -450,75 +450,6 @@ static void test_sim_bursty_of_one_ns(void)
 	sim_result_free(r);
 }
 
-static void test_sim_scenario_errors(void)
-{
-	static const char *const bad[] = {
-		"lanes 0\n", "lanes x\n", "duration 0\n", "duration 5parsecs\n", "bogus 1\n",
-		"group a\n", "group /a weight 0\n", "group /a weight 10001\n", "group /a nice 20\n",
-		"group /a idle 2\n", "group /a frobs 3\n", "vcpu 0 /a\n", "vcpu 0 /a spin\n",
-		"vcpu 0 /a duty 5ms\n", "vcpu 0 /a duty 5ms 1ms\n", "at 1s move 0\n",
-		"at 1s weight /a\n", "vcpu 9999 / hog\n", "deliver 0\n", "deliver 101%\n",
-		"deliver 60%x\n", "deliver 60 %\n",
-		/* settings that would be dropped without a word */
-		"group /a weight 5 weight 6\n", "group /a idle 1 weight 5\n", "group /a nice 3 idle 1\n",
-		"group /a weight 5 nice 3\n", "group /a max 1ms max 2ms\n", "at 1s idle /a 1 weight 5\n",
-	};
-	struct sim_scenario *sc;
-	struct sim_result *r;
-	struct diag d;
-	size_t i;
-
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		diag_init(&d, NULL);
-		CU_ASSERT_EQUAL(sim_parse(bad[i], &sc, &d), -EINVAL);
-		CU_ASSERT_TRUE(!strncmp(d.msg, "line 1: ", 8));
-	}
-	/* Errors that only the group tree can see come back from sim_run() with the errno. */
-	diag_init(&d, NULL);
-	CU_ASSERT_EQUAL(sim_parse("group /a burst 5ms\nvcpu 0 / hog\n", &sc, &d), 0);
-	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), 0);	/* a burst beside "max" is taken */
-	sim_result_free(r);
-	sim_scenario_free(sc);
-	/* A burst over a quota set on an earlier line (out of range alone: sim_parse()). */
-	diag_init(&d, NULL);
-	CU_ASSERT_EQUAL(sim_parse("vcpu 0 / hog\ngroup /a max 10ms\nat 1ms burst /a 20ms\n", &sc,
-				  &d), 0);
-	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(d.msg,
-			       "line 3: event on /a: cpu.max.burst above the quota: Invalid argument");
-	sim_scenario_free(sc);
-	/* A period of 0 is the kernel's "1000 0", EINVAL; it was taken as "period unchanged". */
-	diag_init(&d, NULL);
-	CU_ASSERT_EQUAL(sim_parse("vcpu 0 / hog\ngroup /a\nat 1ms max /a 10ms 0\n", &sc, &d),
-			-EINVAL);
-	CU_ASSERT_STRING_EQUAL(d.msg, "line 3: the cpu.max period is 1ms to 1s");
-	/* cpu.weight of an idle group is EINVAL (sched_group_set_shares()). */
-	diag_init(&d, NULL);
-	CU_ASSERT_EQUAL(sim_parse("group /a idle 1\nvcpu 0 / hog\nat 1ms weight /a 5\n", &sc, &d),
-			0);
-	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(d.msg,
-			       "line 3: event on /a: cpu.weight while cpu.idle is 1: Invalid argument");
-	sim_scenario_free(sc);
-	/* Parameters: the values and the rule, not "Invalid argument" (audit7). */
-	diag_init(&d, NULL);
-	CU_ASSERT_EQUAL(sim_parse("vcpu 0 / hog\nslice 10ms\n", &sc, &d), 0);
-	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(d.msg, "line 2: slice 10 ms, min_run 1 ms, lag 6 ms: need 1 ms <= "
-			       "min_run <= slice <= lag");
-	sim_scenario_free(sc);
-	/* Whole milliseconds, not "1e+06 ms". */
-	diag_init(&d, NULL);
-	CU_ASSERT_EQUAL(sim_parse("vcpu 0 / hog\nslice 1000s\n", &sc, &d), 0);
-	CU_ASSERT_EQUAL(sim_run(sc, &r, &d), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(d.msg, "line 2: slice 1000000 ms, min_run 1 ms, lag 6 ms: need 1 ms "
-			       "<= min_run <= slice <= lag");
-	sim_scenario_free(sc);
-	diag_init(&d, NULL);
-	CU_ASSERT_EQUAL(sim_load("/nonexistent/x.sim", &sc, &d), -ENOENT);
-	CU_ASSERT_STRING_EQUAL(d.msg, "No such file or directory");
-}
-
 static CU_TestInfo sim_tests[] = {
 	{ "bursty means of 1 ns", test_sim_bursty_of_one_ns },
 	{ "flat weights", test_sim_flat_weights },
@@ -540,7 +471,6 @@ static CU_TestInfo sim_tests[] = {
 	{ "a sleeper repays its debt while asleep", test_sim_sleeper_repays_while_asleep },
 	{ "a cap written on a point of the period grid", test_sim_cap_written_on_the_grid },
 	{ "usage, user and system", test_sim_usage_split },
-	{ "scenario errors", test_sim_scenario_errors },
 	CU_TEST_INFO_NULL,
 };
 
