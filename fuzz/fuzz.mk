@@ -23,7 +23,8 @@ $(foreach t,$(FUZZ_TARGETS),$(eval FUZZ_PARTS_lf_$(t) := \
 FUZZ_ASAN_OBJS := $(FUZZ_COMMON:%.c=$(BUILD)/asan/%.o) $(BUILD)/asan/fuzz/replay.o
 FUZZ_REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/asan/fuzz-%)
 
-# $$*: the target's name, for its FUZZ_PARTS_ (GEN_OBJS below needs the same).
+# From here on prerequisites are expanded twice: $$* is then the target's name (for its parts),
+# and GEN_OBJS (below) is complete.
 .SECONDEXPANSION:
 $(BUILD)/asan/fuzz-%: $(BUILD)/asan/fuzz/%.o $$(FUZZ_PARTS_asan_$$*) \
 		$(FUZZ_ASAN_OBJS) $(BUILD)/asan/libcmd.a $(BUILD)/asan/libvsched.a
