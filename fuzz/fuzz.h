@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util/compiler.h"
 
@@ -49,5 +50,27 @@ const char *fuzz_snap_diff(const struct fuzz_snap *a, const struct fuzz_snap *b)
 
 /* A clock that stands still at 1 s (vsched_set_clock()), so snapshots compare. */
 uint64_t fuzz_clock(void *arg);
+
+/*
+ * The binary targets' input (host_msgs, vmm_peer; their seeds: fuzz/fuzz_seeds.py): fields
+ * little endian, a byte past the end reads 0; a u64 is a count n, then min(n, 8) bytes (n 0xff:
+ * UINT64_MAX, no bytes), so every byte string is some input and a short count a small value.
+ */
+struct fuzz_in {
+	const uint8_t *p, *end;
+};
+
+bool fuzz_more(const struct fuzz_in *in);
+uint8_t fuzz_u8(struct fuzz_in *in);
+uint16_t fuzz_u16(struct fuzz_in *in);
+uint32_t fuzz_u32(struct fuzz_in *in);
+uint64_t fuzz_u64(struct fuzz_in *in);
+
+/*
+ * The tid of a thread of this process that stands in for a vCPU thread: the daemon's or the
+ * runtime's kicks (VCPU_KICK_SIGNAL, an empty handler here) and pins reach it, not the fuzzer.
+ * Started at the first call.
+ */
+pid_t fuzz_stand_in(void);
 
 #endif

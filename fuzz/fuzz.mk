@@ -9,13 +9,25 @@ FUZZ_PKGS := clang libclang-rt-14-dev
 FUZZ_SEEDS_sim_scenario := sim/scenarios
 
 FUZZ_COMMON := fuzz/fuzz_util.c
+# A target's own further files (fuzz/TARGET_*.c), linked into it alone.
+FUZZ_PARTS_host_msgs := fuzz/host_msgs_check.c
+FUZZ_PARTS_vmm_peer := fuzz/vmm_peer_check.c
+FUZZ_PARTS := $(foreach t,$(FUZZ_TARGETS),$(FUZZ_PARTS_$(t)))
+# Their objects per build, named without % or : (which a secondary expansion may not hold).
+$(foreach t,$(FUZZ_TARGETS),$(eval FUZZ_PARTS_asan_$(t) := \
+	$(FUZZ_PARTS_$(t):%.c=$(BUILD)/asan/%.o)))
+$(foreach t,$(FUZZ_TARGETS),$(eval FUZZ_PARTS_lf_$(t) := \
+	$(FUZZ_PARTS_$(t):%.c=$(BUILD)/libfuzzer/%.o)))
 
 # Replay programs: the unit tests' ASan+UBSan objects and library.
 FUZZ_ASAN_OBJS := $(FUZZ_COMMON:%.c=$(BUILD)/asan/%.o) $(BUILD)/asan/fuzz/replay.o
 FUZZ_REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/asan/fuzz-%)
 
-$(BUILD)/asan/fuzz-%: $(BUILD)/asan/fuzz/%.o $(FUZZ_ASAN_OBJS) $(BUILD)/asan/libcmd.a \
-		$(BUILD)/asan/libvsched.a
+# From here on prerequisites are expanded twice: $$* is then the target's name (for its parts),
+# and GEN_OBJS (below) is complete.
+.SECONDEXPANSION:
+$(BUILD)/asan/fuzz-%: $(BUILD)/asan/fuzz/%.o $$(FUZZ_PARTS_asan_$$*) \
+		$(FUZZ_ASAN_OBJS) $(BUILD)/asan/libcmd.a $(BUILD)/asan/libvsched.a
 	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
 
 .PHONY: fuzz fuzz-build fuzz-replay
@@ -38,14 +50,14 @@ $(FUZZ_DIR)/%.o: %.c | $(GEN_HDRS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 # GEN_OBJS is complete only once vmm/payload/payload.mk (read after this file) added to it.
-.SECONDEXPANSION:
 $(FUZZ_DIR)/libvsched.a: $(FUZZ_LIB_OBJS) $$(GEN_OBJS)
 	$(make-archive)
 
 $(FUZZ_DIR)/libcmd.a: $(FUZZ_CMD_OBJS)
 	$(make-archive)
 
-$(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/fuzz/%.o $(FUZZ_OBJS) $(FUZZ_DIR)/libcmd.a $(FUZZ_DIR)/libvsched.a
+$(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/fuzz/%.o $$(FUZZ_PARTS_lf_$$*) $(FUZZ_OBJS) \
+		$(FUZZ_DIR)/libcmd.a $(FUZZ_DIR)/libvsched.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 fuzz-build: $(FUZZ_BINS)
@@ -57,8 +69,10 @@ fuzz:
 	fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) \
 		$(foreach t,$(FUZZ_TARGETS),$(t)$(if $(FUZZ_SEEDS_$(t)),:$(FUZZ_SEEDS_$(t))))
 
--include $(FUZZ_ASAN_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(BUILD)/asan/fuzz/%.d)
--include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_CMD_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz/%.d)
+FUZZ_TARGET_OBJS := $(FUZZ_TARGETS:%=fuzz/%.o) $(FUZZ_PARTS:.c=.o)
+-include $(FUZZ_ASAN_OBJS:.o=.d) $(FUZZ_TARGET_OBJS:%.o=$(BUILD)/asan/%.d)
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_CMD_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) \
+	$(FUZZ_TARGET_OBJS:%.o=$(FUZZ_DIR)/%.d)
 # Objects only pattern rules name: keep them, so a rebuild relinks instead of recompiling.
-.SECONDARY: $(FUZZ_ASAN_OBJS) $(FUZZ_TARGETS:%=$(BUILD)/asan/fuzz/%.o) $(FUZZ_OBJS) \
-	$(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz/%.o)
+.SECONDARY: $(FUZZ_ASAN_OBJS) $(FUZZ_OBJS) $(FUZZ_TARGET_OBJS:%=$(BUILD)/asan/%) \
+	$(FUZZ_TARGET_OBJS:%=$(FUZZ_DIR)/%)

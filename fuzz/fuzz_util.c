@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Helpers of the fuzz targets: failing a check, and a snapshot of a VM's whole group tree. */
+/*
+ * Helpers of the fuzz targets: failing a check, the binary targets' input reader and vCPU thread
+ * stand-in, and a snapshot of a VM's whole group tree.
+ */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz.h"
+#include "vmm/kick.h"
 #include "vsched.h"
 
 void fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
@@ -35,6 +42,72 @@ char *fuzz_string(const uint8_t *data, size_t size)
 uint64_t fuzz_clock(void *arg __unused)
 {
 	return 1000000000ULL;
+}
+
+bool fuzz_more(const struct fuzz_in *in)
+{
+	return in->p < in->end;
+}
+
+uint8_t fuzz_u8(struct fuzz_in *in)
+{
+	return in->p < in->end ? *in->p++ : 0;
+}
+
+uint16_t fuzz_u16(struct fuzz_in *in)
+{
+	uint16_t lo = fuzz_u8(in);
+
+	return lo | (uint16_t)(fuzz_u8(in) << 8);
+}
+
+uint32_t fuzz_u32(struct fuzz_in *in)
+{
+	uint32_t lo = fuzz_u16(in);
+
+	return lo | (uint32_t)fuzz_u16(in) << 16;
+}
+
+uint64_t fuzz_u64(struct fuzz_in *in)
+{
+	uint8_t n = fuzz_u8(in);
+	uint64_t v = 0;
+	unsigned int i;
+
+	if (n == 0xff)
+		return UINT64_MAX;
+	for (i = 0; i < n && i < 8; i++)
+		v |= (uint64_t)fuzz_u8(in) << (8 * i);
+	return v;
+}
+
+static pid_t stand_in_tid;
+
+static void stand_in_kick(int sig __unused)
+{
+}
+
+static void *stand_in(void *arg __unused)
+{
+	__atomic_store_n(&stand_in_tid, gettid(), __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+pid_t fuzz_stand_in(void)
+{
+	struct sigaction sa = { .sa_handler = stand_in_kick, .sa_flags = SA_RESTART };
+	pthread_t th;
+
+	if (stand_in_tid)
+		return stand_in_tid;
+	/* Unhandled, the kick signal would end the process. */
+	FUZZ_CHECK(!sigaction(VCPU_KICK_SIGNAL, &sa, NULL), "sigaction: %m");
+	FUZZ_CHECK(!pthread_create(&th, NULL, stand_in, NULL), "no stand-in thread");
+	while (!__atomic_load_n(&stand_in_tid, __ATOMIC_ACQUIRE))
+		usleep(100);
+	return stand_in_tid;
 }
 
 static void snap_put(struct fuzz_snap *s, const char *p, size_t n)

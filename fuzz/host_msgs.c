@@ -10,15 +10,15 @@
  *
  * Input: the first byte picks the lanes (1-3) of a daemon with HM_SLOTS slots, then operations,
  * each one byte (low nibble: the operation, high nibble: the VMM, of HM_VMMS) and its fields
- * (u8/u16 little endian; a u64 is a count n then n bytes, n 0xff: UINT64_MAX; a string is a
- * u16 length then that many bytes, copied into the field, unterminated if it fills it):
+ * (u8, u16, u64 as struct fuzz_in reads them, fuzz/fuzz.h; a string is a u16 length then that
+ * many bytes, copied into the field, unterminated if it fills it):
  *   0 CONNECT            a new connection in that VMM's place (if none)
  *   1 HELLO u16 nr_vcpus, u16 flags, u8 partition, settings (u64 shares, quota, period, burst,
  *       u8 idle/threaded/subtree bits): name "vmN", this process's pid, this version
  *   2 GROUP u16 index, string path, settings
  *   3 EV u8 type, u16 vcpu, u16 arg, u64 a, u64 b: a struct host_ev
  *   4 RAW u16 length (at most 1100), then the bytes: one datagram as is
- *   5 TID u16 vcpu: a live thread of this process (a helper that takes the kick signal)
+ *   5 TID u16 vcpu: a live thread of this process (fuzz_stand_in(), takes the kick signal)
  *   6 STORE u16 index, u64 value: the offer page's 64-bit word index written (if mapped)
  *   7 CLAIM u16 vcpu: the offered lane claimed for vcpu by CAS, as rt_offer_take(), and
  *       its TOOK sent
@@ -40,9 +40,7 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,38 +48,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fuzz.h"
 #include "host/host.h"
 #include "host/proto.h"
+#include "host_msgs.h"
 #include "util/time.h"
 #include "vsched.h"
 
-#define HM_SLOTS	16
-#define HM_VMMS		3
-#define HM_OPS		256
-#define HM_RAW_MAX	1100
-#define HM_CLOCK_MAX	10000000000ULL
-
-struct hm_vmm {
-	bool live;			/* connected, not hung up on */
-	int fd;				/* the VMM's end */
-	int dfd;			/* the daemon's end (its client's fd) */
-	struct host_client *c;
-	unsigned int hello_vcpus;	/* nr_vcpus of the last HELLO sent */
-	unsigned int nr_vcpus;		/* joined with, 0: not joined */
-	const struct host_grant *page;
-	struct host_offer *offer;
-};
-
-struct hm {
-	struct host *h;
-	unsigned int nr_lanes;
-	struct hm_vmm vmm[HM_VMMS];
-	const uint8_t *p, *end;
-};
-
 static uint64_t hm_now;
-static bool hm_debug;
+bool hm_debug;
 
 static uint64_t hm_clock(void)
 {
@@ -93,75 +67,25 @@ static uint64_t hm_cpu_clock(void)
 	return 0;
 }
 
-static pid_t hm_helper_tid;
-
-static void hm_kick(int sig __unused)
-{
-}
-
-/* The vCPU thread stand-in: kicks (the kick signal) and pins reach it, not the fuzzer. */
-static void *hm_helper(void *arg __unused)
-{
-	__atomic_store_n(&hm_helper_tid, gettid(), __ATOMIC_RELEASE);
-	for (;;)
-		pause();
-	return NULL;
-}
-
 static void hm_init_once(void)
 {
 	static bool done;
-	pthread_t th;
 
 	if (done)
 		return;
 	done = true;
 	hm_debug = getenv("HM_DEBUG") != NULL;
-	signal(SIGRTMIN + 1, hm_kick);
-	if (pthread_create(&th, NULL, hm_helper, NULL))
-		abort();
-	while (!__atomic_load_n(&hm_helper_tid, __ATOMIC_ACQUIRE))
-		usleep(100);
-}
-
-static bool hm_more(struct hm *f)
-{
-	return f->p < f->end;
-}
-
-static uint8_t hm_u8(struct hm *f)
-{
-	return f->p < f->end ? *f->p++ : 0;
-}
-
-static uint16_t hm_u16(struct hm *f)
-{
-	uint16_t lo = hm_u8(f);
-
-	return lo | (uint16_t)(hm_u8(f) << 8);
-}
-
-static uint64_t hm_u64(struct hm *f)
-{
-	uint8_t n = hm_u8(f);
-	uint64_t v = 0;
-	unsigned int i;
-
-	if (n == 0xff)
-		return UINT64_MAX;
-	for (i = 0; i < n % 9; i++)
-		v |= (uint64_t)hm_u8(f) << (8 * i);
-	return v;
+	fuzz_stand_in();
 }
 
 /* A string field: up to size bytes copied, the rest NUL. */
 static void hm_str(struct hm *f, char *dst, size_t size)
 {
-	size_t n = hm_u16(f), i;
+	size_t n = fuzz_u16(&f->in), i;
 
 	memset(dst, 0, size);
 	for (i = 0; i < n; i++) {
-		uint8_t b = hm_u8(f);
+		uint8_t b = fuzz_u8(&f->in);
 
 		if (i < size)
 			dst[i] = (char)b;
@@ -170,13 +94,13 @@ static void hm_str(struct hm *f, char *dst, size_t size)
 
 static struct host_settings hm_settings(struct hm *f)
 {
-	struct host_settings s = { .shares = hm_u64(f) };
+	struct host_settings s = { .shares = fuzz_u64(&f->in) };
 	uint8_t bits;
 
-	s.quota_us = hm_u64(f);
-	s.period_us = hm_u64(f);
-	s.burst_us = hm_u64(f);
-	bits = hm_u8(f);
+	s.quota_us = fuzz_u64(&f->in);
+	s.period_us = fuzz_u64(&f->in);
+	s.burst_us = fuzz_u64(&f->in);
+	bits = fuzz_u8(&f->in);
 	s.idle = bits & 3;
 	s.threaded = (bits >> 2) & 3;
 	s.subtree_cpu = (bits >> 4) & 3;
@@ -217,91 +141,6 @@ static void hm_connect(struct hm *f, struct hm_vmm *v)
 	v->fd = sv[0];
 	v->dfd = sv[1];
 	v->live = true;
-}
-
-/* What the daemon sent v: checked, fds mapped (WELCOME) or closed (PEER). */
-static void hm_recv(struct hm *f, struct hm_vmm *v)
-{
-	char buf[2048], cbuf[CMSG_SPACE(4 * sizeof(int))];
-	int fds[4], nr_fds;
-	ssize_t n;
-
-	for (;;) {
-		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-				     .msg_controllen = sizeof(cbuf) };
-		struct cmsghdr *cm;
-		struct host_welcome w;
-		struct host_ev ev;
-		uint32_t type;
-		int i;
-
-		n = recvmsg(v->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (n <= 0)
-			return;
-		nr_fds = 0;
-		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-				nr_fds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-				FUZZ_CHECK(nr_fds <= 4, "%d fds", nr_fds);
-				memcpy(fds, CMSG_DATA(cm), nr_fds * sizeof(int));
-			}
-		FUZZ_CHECK(!(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)), "truncated datagram");
-		FUZZ_CHECK(n >= 4, "datagram of %zd bytes", n);
-		memcpy(&type, buf, sizeof(type));
-		if (hm_debug && n == sizeof(struct host_ev)) {
-			memcpy(&ev, buf, sizeof(ev));
-			fprintf(stderr, "hm: vmm%u <- type %u vcpu %u arg %u a %llu b %llu\n",
-				(unsigned int)(v - f->vmm), type, ev.vcpu, ev.arg,
-				(unsigned long long)ev.a, (unsigned long long)ev.b);
-		} else if (hm_debug) {
-			fprintf(stderr, "hm: vmm%u <- type %u (%zd bytes, %d fds)\n",
-				(unsigned int)(v - f->vmm), type, n, nr_fds);
-		}
-		if (type == HOST_MSG_WELCOME) {
-			FUZZ_CHECK(n == sizeof(w), "WELCOME of %zd bytes", n);
-			memcpy(&w, buf, sizeof(w));
-			FUZZ_CHECK(w.nr_lanes == f->nr_lanes, "WELCOME with %u lanes", w.nr_lanes);
-			FUZZ_CHECK(w.err <= 0 && w.err >= -HOST_ERRNO_MAX, "WELCOME err %d", w.err);
-			FUZZ_CHECK(!nr_fds || !w.err, "fds with a refusal (%d)", w.err);
-			if (!w.err && v->hello_vcpus && !v->nr_vcpus) {
-				v->nr_vcpus = v->hello_vcpus;
-				FUZZ_CHECK(w.group[0] == '/' &&
-					   strnlen(w.group, sizeof(w.group)) < sizeof(w.group),
-					   "joined without a group");
-			}
-			if (nr_fds >= 1 && v->nr_vcpus && !v->page) {
-				void *m = mmap(NULL, v->nr_vcpus * sizeof(*v->page), PROT_READ,
-					       MAP_SHARED, fds[0], 0);
-
-				v->page = m == MAP_FAILED ? NULL : m;
-			}
-			if (nr_fds >= 2 && v->nr_vcpus && !v->offer) {
-				void *m = mmap(NULL, sizeof(*v->offer), PROT_READ | PROT_WRITE,
-					       MAP_SHARED, fds[1], 0);
-
-				v->offer = m == MAP_FAILED ? NULL : m;
-			}
-		} else if (type == HOST_MSG_CTL) {
-			FUZZ_CHECK(n == sizeof(struct host_ctl_msg), "CTL of %zd bytes", n);
-		} else if (type == HOST_MSG_VMSET) {
-			FUZZ_CHECK(n == sizeof(struct host_group_msg), "VMSET of %zd bytes", n);
-		} else {
-			FUZZ_CHECK(type == HOST_MSG_GRANT || type == HOST_MSG_PREEMPT ||
-				   type == HOST_MSG_RETIME || type == HOST_MSG_PONG ||
-				   type == HOST_MSG_PIN || type == HOST_MSG_PEER,
-				   "daemon sent type %u", type);
-			FUZZ_CHECK(n == sizeof(ev), "type %u of %zd bytes", type, n);
-			memcpy(&ev, buf, sizeof(ev));
-			FUZZ_CHECK(type == HOST_MSG_PONG || type == HOST_MSG_PEER ||
-				   ev.vcpu < v->nr_vcpus, "type %u for vCPU %u of %u", type,
-				   ev.vcpu, v->nr_vcpus);
-			FUZZ_CHECK((type != HOST_MSG_GRANT && type != HOST_MSG_PIN) ||
-				   ev.arg < f->nr_lanes, "type %u of lane %u", type, ev.arg);
-		}
-		for (i = 0; i < nr_fds; i++)
-			close(fds[i]);
-	}
 }
 
 static unsigned int hm_nr_live(const struct hm *f)
@@ -353,18 +192,7 @@ static void hm_serve(struct hm *f)
 	FUZZ_CHECK(host_nr_clients(f->h) == hm_nr_live(f), "daemon serves %u, %u connected",
 		   host_nr_clients(f->h), hm_nr_live(f));
 	vsched_unlock(host_vsched(f->h));
-	for (i = 0; i < HM_VMMS; i++) {
-		const struct hm_vmm *v = &f->vmm[i];
-		unsigned int k;
-
-		for (k = 0; v->page && k < v->nr_vcpus; k++) {
-			const struct host_grant *g = &v->page[k];
-
-			FUZZ_CHECK(!(g->seq & 1), "vCPU %u's entry written (seq %u)", k, g->seq);
-			FUZZ_CHECK(g->lane == HOST_LANE_NONE || g->lane < f->nr_lanes,
-				   "vCPU %u's entry holds lane %u", k, g->lane);
-		}
-	}
+	hm_check_pages(f);
 }
 
 static void hm_send(struct hm_vmm *v, const void *buf, size_t len)
@@ -425,7 +253,8 @@ static void hm_xtake(struct hm *f, struct hm_vmm *v, uint16_t vcpu)
 			continue;
 		pw = __atomic_load_n(&f->vmm[i].offer->word, __ATOMIC_ACQUIRE);
 		if (host_offer_gen(pw) == host_offer_gen(w) &&
-		    host_offer_vcpu(pw) != HOST_OFFER_FREE && host_offer_lane(pw) < HOST_HAND_LANES) {
+		    host_offer_vcpu(pw) != HOST_OFFER_FREE &&
+		    host_offer_lane(pw) < HOST_HAND_LANES) {
 			hm_claim(v, w, host_offer_lane(pw), vcpu, false);
 			return;
 		}
@@ -444,12 +273,13 @@ static const char *const hm_files[] = {
 
 static void hm_op(struct hm *f)
 {
-	uint8_t b = hm_u8(f);
+	uint8_t b = fuzz_u8(&f->in);
 	struct hm_vmm *v = &f->vmm[(b >> 4) % HM_VMMS];
 	unsigned int vi = (unsigned int)(v - f->vmm);
 
 	if (hm_debug)
-		fprintf(stderr, "hm: vmm%u op %u%s\n", vi, b & 0xf, v->live ? "" : " (not connected)");
+		fprintf(stderr, "hm: vmm%u op %u%s\n", vi, b & 0xf,
+			v->live ? "" : " (not connected)");
 
 	switch (b & 0xf) {
 	case 0:
@@ -459,17 +289,17 @@ static void hm_op(struct hm *f)
 		struct host_hello m = { .type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION,
 					.pid = getpid() };
 
-		m.nr_vcpus = hm_u16(f);
-		m.flags = hm_u16(f);
+		m.nr_vcpus = fuzz_u16(&f->in);
+		m.flags = fuzz_u16(&f->in);
 		snprintf(m.partition, sizeof(m.partition), "%s",
-			 hm_partitions[hm_u8(f) % ARRAY_SIZE(hm_partitions)]);
+			 hm_partitions[fuzz_u8(&f->in) % ARRAY_SIZE(hm_partitions)]);
 		m.vm = hm_settings(f);
 		snprintf(m.name, sizeof(m.name), "vm%u", vi);
 		hm_send(v, &m, sizeof(m));
 		break;
 	}
 	case 2: {
-		struct host_group_msg m = { .type = HOST_MSG_GROUP, .index = hm_u16(f) };
+		struct host_group_msg m = { .type = HOST_MSG_GROUP, .index = fuzz_u16(&f->in) };
 
 		hm_str(f, m.path, sizeof(m.path));
 		m.set = hm_settings(f);
@@ -477,41 +307,42 @@ static void hm_op(struct hm *f)
 		break;
 	}
 	case 3: {
-		struct host_ev m = { .type = hm_u8(f) };
+		struct host_ev m = { .type = fuzz_u8(&f->in) };
 
-		m.vcpu = hm_u16(f);
-		m.arg = hm_u16(f);
-		m.a = hm_u64(f);
-		m.b = hm_u64(f);
+		m.vcpu = fuzz_u16(&f->in);
+		m.arg = fuzz_u16(&f->in);
+		m.a = fuzz_u64(&f->in);
+		m.b = fuzz_u64(&f->in);
 		hm_send(v, &m, sizeof(m));
 		break;
 	}
 	case 4: {
 		static uint8_t raw[HM_RAW_MAX];
-		size_t n = hm_u16(f) % (HM_RAW_MAX + 1), i;
+		size_t n = fuzz_u16(&f->in) % (HM_RAW_MAX + 1), i;
 
 		for (i = 0; i < n; i++)
-			raw[i] = hm_u8(f);
+			raw[i] = fuzz_u8(&f->in);
 		if (n)	/* a datagram of 0 bytes reads as the end */
 			hm_send(v, raw, n);
 		break;
 	}
 	case 5: {
-		struct host_ev m = { .type = HOST_MSG_TID, .vcpu = hm_u16(f), .a = hm_helper_tid };
+		struct host_ev m = { .type = HOST_MSG_TID, .vcpu = fuzz_u16(&f->in),
+				     .a = fuzz_stand_in() };
 
 		hm_send(v, &m, sizeof(m));
 		break;
 	}
 	case 6: {
-		unsigned int i = hm_u16(f) % (sizeof(struct host_offer) / 8);
-		uint64_t val = hm_u64(f);
+		unsigned int i = fuzz_u16(&f->in) % (sizeof(struct host_offer) / 8);
+		uint64_t val = fuzz_u64(&f->in);
 
 		if (v->offer)
 			__atomic_store_n((uint64_t *)v->offer + i, val, __ATOMIC_RELEASE);
 		break;
 	}
 	case 7: {
-		uint16_t vcpu = hm_u16(f);
+		uint16_t vcpu = fuzz_u16(&f->in);
 		uint64_t w;
 
 		if (!v->offer)
@@ -522,24 +353,24 @@ static void hm_op(struct hm *f)
 		break;
 	}
 	case 12:
-		hm_hand(v, hm_u16(f));
+		hm_hand(v, fuzz_u16(&f->in));
 		break;
 	case 13:
-		hm_xtake(f, v, hm_u16(f));
+		hm_xtake(f, v, fuzz_u16(&f->in));
 		break;
 	case 8:
 		if (v->live)
 			shutdown(v->fd, SHUT_RDWR);
 		break;
 	case 9:
-		hm_now += hm_u64(f) % (HM_CLOCK_MAX + 1);
+		hm_now += fuzz_u64(&f->in) % (HM_CLOCK_MAX + 1);
 		host_timer(f->h);
 		break;
 	case 10:
 		host_timer(f->h);
 		break;
 	case 11: {
-		const char *file = hm_files[hm_u8(f) % ARRAY_SIZE(hm_files)];
+		const char *file = hm_files[fuzz_u8(&f->in) % ARRAY_SIZE(hm_files)];
 		char path[64], val[64];
 
 		hm_str(f, val, sizeof(val) - 1);
@@ -555,12 +386,12 @@ static void hm_op(struct hm *f)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct host_opts o = { .max_vcpus = HM_SLOTS };
-	struct hm f = { .p = data, .end = data + size };
+	struct hm f = { .in = { data, data + size } };
 	unsigned int i, nr;
 	cpu_set_t cpus;
 
 	hm_init_once();
-	f.nr_lanes = o.nr_lanes = 1 + hm_u8(&f) % 3;
+	f.nr_lanes = o.nr_lanes = 1 + fuzz_u8(&f.in) % 3;
 	if (sched_getaffinity(0, sizeof(cpus), &cpus))
 		CPU_ZERO(&cpus);
 	FUZZ_CHECK(!host_create(&o, &f.h), "no daemon");
@@ -570,7 +401,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	host_set_cpu_clock(f.h, hm_cpu_clock);
 	for (i = 0; i < HM_VMMS; i++)
 		f.vmm[i].fd = f.vmm[i].dfd = -1;
-	for (nr = 0; nr < HM_OPS && hm_more(&f); nr++)
+	for (nr = 0; nr < HM_OPS && fuzz_more(&f.in); nr++)
 		hm_op(&f);
 	for (i = 0; i < HM_VMMS; i++)
 		if (f.vmm[i].live)

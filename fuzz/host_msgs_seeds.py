@@ -1,27 +1,14 @@
 #!/usr/bin/env python3
 # Writes the hand-made seeds of fuzz/host_msgs.c into fuzz/corpus/host_msgs/ (its input format).
-import os
 import struct
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in fuzz/
+from fuzz_seeds import u16, u64, string, write_seeds  # noqa: E402
 
 HELLO, GROUP, VCPU, COMMIT, RUNNABLE, BLOCKED, RAN, TICK, TID = range(1, 10)
 PING, CTL_DONE, TOOK, OTHER = 14, 17, 20, 22
 ALL_FLAGS = 0x1ff
-
-
-def u16(v):
-    return struct.pack('<H', v)
-
-
-def u64(v):
-    if v == 2**64 - 1:
-        return b'\xff'
-    b = v.to_bytes(8, 'little').rstrip(b'\0')
-    return bytes([len(b)]) + b
-
-
-def string(s):
-    return u16(len(s)) + s
 
 
 def settings(shares=0, quota=2**64 - 1, period=100000, burst=0, idle=0, threaded=0, cpu=0):
@@ -126,8 +113,4 @@ SEEDS = {
         hand(1, 0) + xtake(0, 0) + clock(2000000),
 }
 
-out = sys.argv[1] if len(sys.argv) > 1 else 'fuzz/corpus/host_msgs'
-os.makedirs(out, exist_ok=True)
-for name, data in SEEDS.items():
-    with open(os.path.join(out, name), 'wb') as f:
-        f.write(data)
+write_seeds(SEEDS, 'host_msgs')

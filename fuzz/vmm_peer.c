@@ -6,15 +6,15 @@
  * daemon's grant page entries and datagrams (trusted more, but checked like a message).
  *
  * The runtime is a rig as in tests/unit/rt_page_rig.h: a VMM in host mode (not joined: nothing is
- * sent) with 1-4 vCPUs and 1-4 of the daemon's lanes, no vCPU thread (a stand-in thread of this
- * process is each vCPU's tid, so pins reach it), no waker. Its grant page and its own offer page
- * are writable here, as the daemon writes them; each of FP_PEERS peers' pages is a sealed memfd
- * the VMM maps read-only through a PEER datagram (rt_peer_msg()), written here through a mapping
- * made before the seals, as that peer's VMM writes its own page.
+ * sent) with 1-4 vCPUs and 1-4 of the daemon's lanes, no vCPU thread (fuzz_stand_in() is each
+ * vCPU's tid, so pins reach it), no waker. Its grant page and its own offer page are writable
+ * here, as the daemon writes them; each of FP_PEERS peers' pages is a sealed memfd the VMM maps
+ * read-only through a PEER datagram (rt_peer_msg()), written here through a mapping made before
+ * the seals, as that peer's VMM writes its own page.
  *
  * Input: the first byte picks the vCPUs (bits 0-1, +1) and lanes (bits 2-3, +1), then
- * operations, one byte each (value % FP_NR_OPS) and their fields (u8, u16, u32 little endian; a
- * u64 is a count n then n bytes, n 0xff: UINT64_MAX):
+ * operations, one byte each (value % FP_NR_OPS) and their fields (u8, u16, u32, u64 as struct
+ * fuzz_in reads them, fuzz/fuzz.h):
  *   0 PSTORE u8 peer, u16 index, u64: the peer's page's 64-bit word index written
  *   1 PCLAIM u8 peer, u8 dgen, u8 lane, u16 vcpu: the peer's word: this VM's gen + dgen - 128,
  *       that lane (0xff: the offer's none) and vCPU, and its FUTEX_WAKE
@@ -47,10 +47,6 @@
  * FP_DEBUG set in the environment prints each operation.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/futex.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,115 +54,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../sched/runtime/rt.h"
-#include "../sched/runtime/rt_remote.h"
-#include "../vmm/accel/thread.h"
-#include "fuzz.h"
-#include "host/proto.h"
 #include "vmm/vm.h"
-
-#define FP_VCPUS	4
-#define FP_PEERS	2
-#define FP_OPS		256
-#define FP_RAW_MAX	512
-#define FP_NR_OPS	14
-#define FP_PAGE		4096
-#define FP_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL)
-
-static const uint32_t fp_peer_id[FP_PEERS] = { 7, 9 };
-
-struct fp_peer {
-	int memfd;
-	struct host_offer *w;	/* the peer VMM's own writable mapping */
-	bool known;		/* the VMM was sent its page */
-};
-
-/* The successor's side the daemon published last (XSUCC), what a take may do with it. */
-struct fp_side {
-	bool on;
-	uint32_t gen, vcpu, peer;
-	uint64_t held;		/* the lanes the peer holds */
-};
-
-struct fp {
-	pthread_mutex_t lock;
-	struct runtime rt;
-	struct rt_vcpu v[FP_VCPUS];
-	struct vcpu vcpu[FP_VCPUS];
-	struct thread_vcpu t[FP_VCPUS];
-	struct rt_remote remote;
-	struct host_grant *page;	/* the daemon's view: writable here */
-	struct host_offer *offer;
-	struct fp_peer peer[FP_PEERS];
-	struct fp_side side;
-	bool garbage;			/* the daemon wrote garbage in this VM's offer page */
-	/*
-	 * Lanes the daemon ever named for each vCPU, or it took: an entry not applied before a
-	 * release may still be applied after (no BLOCKED reaches a daemon here to move it on).
-	 */
-	uint64_t named[FP_VCPUS];
-	uint32_t park_gen;
-	unsigned int parks;		/* parks on a peer's word in park_gen */
-	const uint8_t *p, *end;
-};
+#include "vmm_peer.h"
 
 static bool fp_debug;
-static pid_t fp_tid;
 
-static void *fp_stand_in(void *arg __unused)
-{
-	__atomic_store_n(&fp_tid, gettid(), __ATOMIC_RELEASE);
-	for (;;)
-		pause();
-	return NULL;
-}
-
-static void fp_init_once(void)
-{
-	static bool done;
-	pthread_t th;
-
-	if (done)
-		return;
-	done = true;
-	fp_debug = getenv("FP_DEBUG") != NULL;
-	if (pthread_create(&th, NULL, fp_stand_in, NULL))
-		abort();
-	while (!__atomic_load_n(&fp_tid, __ATOMIC_ACQUIRE))
-		usleep(100);
-}
-
-static uint8_t fp_u8(struct fp *f)
-{
-	return f->p < f->end ? *f->p++ : 0;
-}
-
-static uint16_t fp_u16(struct fp *f)
-{
-	uint16_t lo = fp_u8(f);
-
-	return lo | (uint16_t)(fp_u8(f) << 8);
-}
-
-static uint32_t fp_u32(struct fp *f)
-{
-	uint32_t lo = fp_u16(f);
-
-	return lo | (uint32_t)fp_u16(f) << 16;
-}
-
-static uint64_t fp_u64(struct fp *f)
-{
-	uint8_t n = fp_u8(f);
-	uint64_t v = 0;
-	unsigned int i;
-
-	if (n == 0xff)
-		return UINT64_MAX;
-	for (i = 0; i < n && i < 8; i++)
-		v |= (uint64_t)fp_u8(f) << (8 * i);
-	return v;
-}
+static const uint32_t fp_peer_id[FP_PEERS] = { 7, 9 };
 
 static struct rt_vcpu *fp_vcpu(struct fp *f, uint8_t b)
 {
@@ -224,7 +117,7 @@ static void fp_init(struct fp *f, uint8_t shape)
 		f->v[i].rt = &f->rt;
 		f->v[i].id = i;
 		f->v[i].vcpu = &f->vcpu[i];
-		f->v[i].tid = fp_tid;
+		f->v[i].tid = fuzz_stand_in();
 		f->v[i].lane = -1;
 		f->v[i].cpu = -1;
 		f->t[i].vcpu = &f->vcpu[i];
@@ -269,10 +162,10 @@ static void fp_done(struct fp *f)
 /* host_xhand_make(): the side's fields, then this VM's word, then the peer's. */
 static void fp_xsucc(struct fp *f)
 {
-	unsigned int i = fp_u8(f) % FP_PEERS, l;
-	struct rt_vcpu *rv = fp_vcpu(f, fp_u8(f));
-	uint8_t held = fp_u8(f);
-	uint64_t slice = fp_u64(f);
+	unsigned int i = fuzz_u8(&f->in) % FP_PEERS, l;
+	struct rt_vcpu *rv = fp_vcpu(f, fuzz_u8(&f->in));
+	uint8_t held = fuzz_u8(&f->in);
+	uint64_t slice = fuzz_u64(&f->in);
 	struct host_offer *o = f->offer;
 	uint32_t gen = host_offer_gen(o->word) + 1;
 
@@ -295,9 +188,9 @@ static void fp_xsucc(struct fp *f)
 /* The daemon's write of an entry (host_page_write_at()): seq odd, the fields, seq even. */
 static void fp_entry(struct fp *f)
 {
-	struct rt_vcpu *rv = fp_vcpu(f, fp_u8(f));
-	uint8_t lane = fp_u8(f), cpu = fp_u8(f);
-	uint64_t until = fp_u64(f), at = fp_u64(f);
+	struct rt_vcpu *rv = fp_vcpu(f, fuzz_u8(&f->in));
+	uint8_t lane = fuzz_u8(&f->in), cpu = fuzz_u8(&f->in);
+	uint64_t until = fuzz_u64(&f->in), at = fuzz_u64(&f->in);
 	struct host_grant *e = &f->page[rv->id];
 	uint32_t seq = e->seq | 1;
 
@@ -314,12 +207,13 @@ static void fp_entry(struct fp *f)
 
 static void fp_dgram(struct fp *f)
 {
-	struct host_ev m = { .type = fp_u8(f), .vcpu = fp_u16(f), .arg = fp_u16(f) };
+	struct host_ev m = { .type = fuzz_u8(&f->in), .vcpu = fuzz_u16(&f->in),
+			     .arg = fuzz_u16(&f->in) };
 	int ret;
 
-	m.seq = fp_u32(f);
-	m.a = fp_u64(f);
-	m.b = fp_u64(f);
+	m.seq = fuzz_u32(&f->in);
+	m.a = fuzz_u64(&f->in);
+	m.b = fuzz_u64(&f->in);
 	if ((m.type == HOST_MSG_GRANT || m.type == HOST_MSG_PIN) && m.vcpu < f->rt.nr_vcpus &&
 	    m.arg < 64)
 		f->named[m.vcpu] |= 1ULL << m.arg;
@@ -330,11 +224,11 @@ static void fp_dgram(struct fp *f)
 static void fp_raw(struct fp *f)
 {
 	char buf[FP_RAW_MAX];
-	size_t n = fp_u16(f) % (FP_RAW_MAX + 1), i;
+	size_t n = fuzz_u16(&f->in) % (FP_RAW_MAX + 1), i;
 	int ret;
 
 	for (i = 0; i < n; i++)
-		buf[i] = (char)fp_u8(f);
+		buf[i] = (char)fuzz_u8(&f->in);
 	/* Only a whole struct host_ev can be a GRANT or PIN: fp_dgram() drives those. */
 	if (n != sizeof(struct host_ev)) {
 		ret = rt_remote_apply(&f->rt, buf, (ssize_t)n);
@@ -350,7 +244,7 @@ static void fp_raw(struct fp *f)
 
 static void fp_state(struct fp *f)
 {
-	struct rt_vcpu *rv = fp_vcpu(f, fp_u8(f));
+	struct rt_vcpu *rv = fp_vcpu(f, fuzz_u8(&f->in));
 	uint64_t now = rt_now();
 
 	if (rv->state == RT_BLOCKED) {
@@ -361,19 +255,9 @@ static void fp_state(struct fp *f)
 	}
 }
 
-/* What a park or a watch waits on: a mapped peer's word, this VM's successor's side's peer. */
-static void fp_check_watch(struct fp *f, const struct futex_waitv *fw)
-{
-	const struct host_offer *po = rt_peer_find(&f->rt, (uint32_t)f->offer->x_peer);
-
-	FUZZ_CHECK(po && fw->uaddr == (uintptr_t)host_offer_futex(po) && fw->flags == FUTEX_32,
-		   "waits on %#llx, not peer %llu's word", (unsigned long long)fw->uaddr,
-		   (unsigned long long)f->offer->x_peer);
-}
-
 static void fp_park(struct fp *f)
 {
-	struct rt_vcpu *rv = fp_vcpu(f, fp_u8(f));
+	struct rt_vcpu *rv = fp_vcpu(f, fuzz_u8(&f->in));
 	struct futex_waitv fw[RT_XHAND_PARK_MAX];
 	uint32_t gen = host_offer_gen(f->offer->word);
 	unsigned int n;
@@ -398,10 +282,10 @@ static void fp_park(struct fp *f)
 
 static void fp_apply(struct fp *f)
 {
-	struct rt_vcpu *rv = fp_vcpu(f, fp_u8(f));
+	struct rt_vcpu *rv = fp_vcpu(f, fuzz_u8(&f->in));
 	uint32_t seq;
 
-	switch (fp_u8(f) % 3) {
+	switch (fuzz_u8(&f->in) % 3) {
 	case 0:
 		rt_page_apply(&f->rt, rv, &seq);
 		break;
@@ -435,19 +319,19 @@ static void fp_op(struct fp *f, uint8_t op)
 
 	switch (op) {
 	case 0:
-		i = fp_u8(f) % FP_PEERS;
-		idx = fp_u16(f) % (sizeof(struct host_offer) / 8);
-		v = fp_u64(f);
+		i = fuzz_u8(&f->in) % FP_PEERS;
+		idx = fuzz_u16(&f->in) % (sizeof(struct host_offer) / 8);
+		v = fuzz_u64(&f->in);
 		__atomic_store_n((uint64_t *)f->peer[i].w + idx, v, __ATOMIC_RELEASE);
 		break;
 	case 1: {
 		uint32_t gen, lane;
 		uint16_t vcpu;
 
-		i = fp_u8(f) % FP_PEERS;
-		gen = host_offer_gen(f->offer->word) + fp_u8(f) - 128;
-		lane = fp_u8(f);
-		vcpu = fp_u16(f);
+		i = fuzz_u8(&f->in) % FP_PEERS;
+		gen = host_offer_gen(f->offer->word) + fuzz_u8(&f->in) - 128;
+		lane = fuzz_u8(&f->in);
+		vcpu = fuzz_u16(&f->in);
 		__atomic_store_n(&f->peer[i].w->word,
 				 host_offer_word(gen, lane == 0xff ? HOST_OFFER_NONE : lane, vcpu),
 				 __ATOMIC_SEQ_CST);
@@ -458,8 +342,8 @@ static void fp_op(struct fp *f, uint8_t op)
 		fp_xsucc(f);
 		break;
 	case 3:
-		idx = fp_u16(f) % (sizeof(struct host_offer) / 8);
-		v = fp_u64(f);
+		idx = fuzz_u16(&f->in) % (sizeof(struct host_offer) / 8);
+		v = fuzz_u64(&f->in);
 		__atomic_store_n((uint64_t *)f->offer + idx, v, __ATOMIC_RELEASE);
 		f->garbage = true;
 		break;
@@ -476,7 +360,7 @@ static void fp_op(struct fp *f, uint8_t op)
 		fp_state(f);
 		break;
 	case 8:
-		rt_xhand_take(&f->rt, fp_vcpu(f, fp_u8(f)));
+		rt_xhand_take(&f->rt, fp_vcpu(f, fuzz_u8(&f->in)));
 		break;
 	case 9:
 		fp_park(f);
@@ -485,74 +369,18 @@ static void fp_op(struct fp *f, uint8_t op)
 		fp_apply(f);
 		break;
 	case 11:
-		if ((v = fp_u8(f)) & 1)
+		if ((v = fuzz_u8(&f->in)) & 1)
 			f->rt.took_due = !f->rt.took_due;
 		else
 			f->rt.sent_state++;
 		break;
 	case 12:
-		i = fp_u8(f) % FP_PEERS;
+		i = fuzz_u8(&f->in) % FP_PEERS;
 		fp_peer_msg(f, i, !f->peer[i].known);
 		break;
 	default:
 		fp_watch(f);
 	}
-}
-
-/*
- * This VM's word after op: moved from the successor's side only by a take of the side published
- * (gen, vCPU) and of a lane the peer holds. w0: the word before it.
- */
-static void fp_check_take(struct fp *f, uint64_t w0, uint64_t takes0)
-{
-	uint64_t w = f->offer->word;
-	uint32_t lane = host_offer_lane(w), id = host_offer_vcpu(w);
-
-	if (f->rt.st.xhandoffs == takes0)
-		return;
-	FUZZ_CHECK(f->rt.st.xhandoffs == takes0 + 1, "%llu takes in one operation",
-		   (unsigned long long)(f->rt.st.xhandoffs - takes0));
-	/* Not that id still runs: a newer entry the same step applied may have moved it on. */
-	FUZZ_CHECK(host_offer_lane(w0) == HOST_OFFER_XSUCC && host_offer_gen(w) ==
-		   host_offer_gen(w0) && lane < f->rt.nr_lanes && id < f->rt.nr_vcpus,
-		   "a take wrote %#llx over %#llx", (unsigned long long)w, (unsigned long long)w0);
-	if (!f->garbage) {
-		FUZZ_CHECK(f->side.on && f->side.gen == host_offer_gen(w) && f->side.vcpu == id,
-			   "vCPU %u took gen %u, not the side published", id, host_offer_gen(w));
-		FUZZ_CHECK(f->side.held >> lane & 1,
-			   "a forged claim gave vCPU %u lane %u, not peer %u's (%#llx)",
-			   id, lane, f->side.peer, (unsigned long long)f->side.held);
-	}
-	f->named[id] |= 1ULL << lane;
-}
-
-/* Every running vCPU on a lane of the daemon's that was named for it. */
-static void fp_check_lanes(struct fp *f)
-{
-	unsigned int i;
-
-	for (i = 0; i < f->rt.nr_vcpus; i++) {
-		const struct rt_vcpu *rv = &f->v[i];
-
-		if (rv->state != RT_RUNNING)
-			continue;
-		FUZZ_CHECK(rv->lane >= 0 && (unsigned int)rv->lane < f->rt.nr_lanes,
-			   "vCPU %u runs on lane %d of %u", i, rv->lane, f->rt.nr_lanes);
-		FUZZ_CHECK(f->named[i] >> rv->lane & 1,
-			   "vCPU %u runs on lane %d, never named for it", i, rv->lane);
-	}
-}
-
-/* FP_DEBUG: the operation, this VM's word, each vCPU's state, lane, seq and lanes named. */
-static void fp_print(const struct fp *f, unsigned int n, uint8_t op)
-{
-	unsigned int i;
-
-	fprintf(stderr, "op %u: %u, word %#llx", n, op, (unsigned long long)f->offer->word);
-	for (i = 0; i < f->rt.nr_vcpus; i++)
-		fprintf(stderr, ", vCPU %u state %d lane %d seq %u named %#llx", i, f->v[i].state,
-			f->v[i].lane, f->v[i].seq_applied, (unsigned long long)f->named[i]);
-	fputc('\n', stderr);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -562,15 +390,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	fp_init_once();
+	fp_debug = getenv("FP_DEBUG") != NULL;
 	f = malloc(sizeof(*f));
 	if (!f)
 		return 0;
 	fp_init(f, data[0]);
-	f->p = data + 1;
-	f->end = data + size;
-	for (n = 0; n < FP_OPS && f->p < f->end; n++) {
-		uint8_t op = fp_u8(f) % FP_NR_OPS;
+	f->in = (struct fuzz_in){ data + 1, data + size };
+	for (n = 0; n < FP_OPS && fuzz_more(&f->in); n++) {
+		uint8_t op = fuzz_u8(&f->in) % FP_NR_OPS;
 		uint64_t w0 = f->offer->word, takes0 = f->rt.st.xhandoffs;
 
 		if (fp_debug)

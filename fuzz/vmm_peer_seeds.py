@@ -4,6 +4,9 @@ import os
 import struct
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in fuzz/
+from fuzz_seeds import u16, u32, u64, write_seeds  # noqa: E402
+
 PSTORE, PCLAIM, XSUCC, OSTORE, ENTRY, DGRAM, RAW, STATE, TAKE, PARK, APPLY, SENT, PEER, \
     WATCH = range(14)
 GRANT, PREEMPT, RETIME, PIN, PONG, PEERMSG = 0, 1, 2, 3, 4, 5
@@ -11,21 +14,6 @@ GRANT, PREEMPT, RETIME, PIN, PONG, PEERMSG = 0, 1, 2, 3, 4, 5
 
 def shape(vcpus, lanes):
     return bytes([(vcpus - 1) | (lanes - 1) << 2])
-
-
-def u16(v):
-    return struct.pack('<H', v)
-
-
-def u32(v):
-    return struct.pack('<I', v)
-
-
-def u64(v):
-    if v == 2**64 - 1:
-        return b'\xff'
-    b = v.to_bytes(8, 'little').rstrip(b'\0')
-    return bytes([len(b)]) + b
 
 
 def xsucc(peer, vcpu, held, slice_ns=0):
@@ -112,9 +100,4 @@ SEEDS = {
     xsucc(0, 0, 1, 10**6) + claim(0, 0, 1) + op(TAKE, 0) + op(STATE, 0),
 }
 
-out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__),
-                                                         'corpus/vmm_peer')
-os.makedirs(out, exist_ok=True)
-for name, data in SEEDS.items():
-    with open(os.path.join(out, name), 'wb') as f:
-        f.write(data)
+write_seeds(SEEDS, 'vmm_peer')
