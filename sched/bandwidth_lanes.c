@@ -14,16 +14,20 @@
  * The vCPUs beside gc, at the first level up that has any (runnable, below a throttled group or
  * not), are no more than that level's share: once gc is throttled they cannot use more lanes
  * than they are owed, so a lane they are owed during gc's burst and do not get is never repaid.
+ * Those below a capped sibling the reference throttles this period (gc dry w from now) are not
+ * counted: served their pool, they are not repaid either (bw_ref_bound_beside()).
  */
-static bool siblings_unrepaid(const struct sched *s, const struct group_core *gc)
+static bool siblings_unrepaid(const struct sched *s, const struct group_core *gc, double w)
 {
 	const struct group_core *c, *p;
 
 	for (c = gc, p = gc->se.parent; p; c = p, p = p->se.parent) {
 		unsigned int beside = p->nr_runnable - c->nr_runnable;
 
-		if (beside)
+		if (beside) {
+			beside -= bw_ref_bound_beside(s, p, &c->se, w);
 			return beside <= (p->se.parent ? p->se.rate : (double)s->nr_lanes);
+		}
 	}
 	return false;
 }
@@ -102,7 +106,7 @@ static __noinline double pace_to_ref_dry(const struct sched *s, const struct gro
 	if (r >= k * t)
 		return HUGE_VAL;
 	p = r - (k - 1) * t;
-	if (gc->se.rate + 1 - k > RATE_MIN && ((take && p > 0) || !siblings_unrepaid(s, gc)))
+	if (gc->se.rate + 1 - k > RATE_MIN && ((take && p > 0) || !siblings_unrepaid(s, gc, t)))
 		return HUGE_VAL;
 	return p;
 }

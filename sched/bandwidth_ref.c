@@ -222,3 +222,48 @@ void bw_ref_wait_end(struct sched *s, double wait)
 			gc->ref_used = 0;
 	}
 }
+
+/*
+ * A capped child e of p beside c that the reference throttles this period once c is dry w from
+ * now: e's rate r until then and, after it, r with c's share spread over the level (no more than
+ * e's vCPUs can run), to e's refill, draws more than the reference has left of e's pool. The
+ * rate of the moment alone misses the rise: a sibling at 0.36 beside c at 1.33 draws 1.1-2
+ * lanes once c is dry (kind 6 seed 5555).
+ */
+static bool sibling_pool_bound(const struct sched *s, const struct group_core *p,
+			       const struct sched_entity *c, const struct sched_entity *e, double w)
+{
+	const struct group_core *g;
+	double t, r2;
+
+	if (e == c || !e->is_group)
+		return false;
+	g = container_of(e, struct group_core, se);
+	if (!g->bw_enabled || g->throttled || g->next_refill <= s->core.now)
+		return false;
+	t = (double)(g->next_refill - s->core.now);
+	r2 = p->sum_r - c->rate > RATE_MIN ? e->rate * p->sum_r / (p->sum_r - c->rate) : e->rate;
+	if (r2 > (double)g->nr_runnable)
+		r2 = (double)g->nr_runnable;
+	if (w < t)
+		return e->rate * w + r2 * (t - w) > (double)g->runtime_snap - g->ref_used;
+	return e->rate * t > (double)g->runtime_snap - g->ref_used;
+}
+
+/* The runnable vCPUs below p's children beside c that are sibling_pool_bound(). */
+unsigned int bw_ref_bound_beside(const struct sched *s, const struct group_core *p,
+				 const struct sched_entity *c, double w)
+{
+	const struct sched_entity *e;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < p->queue.nr; i++) {
+		e = container_of(p->queue.a[i], struct sched_entity, node);
+		if (sibling_pool_bound(s, p, c, e, w))
+			n += container_of(e, struct group_core, se)->nr_runnable;
+	}
+	list_for_each_entry(e, &p->running, run_node)
+		if (!heap_queued(&e->node) && sibling_pool_bound(s, p, c, e, w))
+			n += container_of(e, struct group_core, se)->nr_runnable;
+	return n;
+}

@@ -310,6 +310,8 @@ void bw_throttle_pending(const struct sched *s, const struct group_core *gc, str
 void bw_group_exit(struct sched *s, struct group_core *gc);
 void bw_clock(struct sched *s, uint64_t dt);
 double bw_ref_rate(struct sched *s, const struct group_core *gc);
+unsigned int bw_ref_bound_beside(const struct sched *s, const struct group_core *p,
+				 const struct sched_entity *c, double w);
 void bw_ref_dry(struct sched *s);
 void bw_ref_wait_begin(struct sched *s);
 void bw_ref_wait_end(struct sched *s, double wait);
