@@ -112,6 +112,13 @@ void run_host_join_failed(const struct run_cfg *cfg, const char *sock, int err)
 {
 	struct run_host_owner o = { .partition = cfg->partition ? cfg->partition : "/machine" };
 
+	/* A group of the VM's name is there already (host_tree_join()): name it. */
+	if (err == -EEXIST) {
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: %s/%s exists in "
+			"its tree and is no running VM's (remove it, or choose another --name or "
+			"--partition)\n", sock, o.partition, cfg->name);
+		return;
+	}
 	if (err != -ENOTDIR) {
 		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: %s\n", sock,
 			strerror(-err));

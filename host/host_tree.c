@@ -191,9 +191,12 @@ int host_tree_join(struct host *h, struct host_client *c, const struct host_hell
 	ret = host_partition(h, m->partition, &u, &part);
 	if (ret)
 		goto undo;
+	/*
+	 * A group of that name already there (made in the directory, a partition, a VM whose
+	 * hang-up is not read yet) is refused as mkdir refuses it, EEXIST. The VM was given
+	 * NAME-PID instead, which nothing but the daemon's log showed.
+	 */
 	snprintf(c->name, sizeof(c->name), "%s", m->name);
-	if (group_child(part, c->name))
-		snprintf(c->name, sizeof(c->name), "%.100s-%d", m->name, (int)m->pid);
 	ret = group_create(h->s, part, c->name, &vm);
 	if (ret)
 		goto undo;

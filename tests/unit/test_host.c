@@ -152,10 +152,16 @@ static void test_host_join_leave(void)
 	READ_IS(vs, "/machine/a", "cpu.weight", "200\n");
 	READ_IS(vs, "/machine/a", "cpu.max", "50000 100000\n");
 	READ_IS(vs, "/machine/a", "vsched.vcpus", "0-2\n");
-	/* A second VM of that name in the same partition gets its pid appended. */
-	vmm_join(h, &b, "a", 2, &w);
-	CU_ASSERT_STRING_EQUAL(w.group, "/machine/a-4242");
-	READ_IS(vs, "/machine/a-4242", "vsched.vcpus", "3-4\n");
+	/* A second VM of that name in the same partition is refused (it got NAME-PID). */
+	hm = hello("a", 2);
+	vmm_connect(h, &b);
+	CU_ASSERT_EQUAL(vmm_msg(h, &b, &hm, sizeof(hm)), 1);
+	CU_ASSERT_TRUE(vmm_recv(&b, HOST_MSG_WELCOME, &w, sizeof(w)));
+	CU_ASSERT_EQUAL(w.err, -EEXIST);
+	vmm_leave(h, &b);
+	vmm_join(h, &b, "b", 2, &w);
+	CU_ASSERT_STRING_EQUAL(w.group, "/machine/b");
+	READ_IS(vs, "/machine/b", "vsched.vcpus", "3-4\n");
 	vmm_leave(h, &a);
 	CU_ASSERT_EQUAL(host_free_slots(h), 6);
 	CU_ASSERT_EQUAL(vsched_stat(vs, "/machine/a", NULL, &(mode_t){ 0 }), -ENOENT);
@@ -250,6 +256,52 @@ static void test_host_join_undone(void)
 	CU_ASSERT_EQUAL(vsched_stat(vs, "/machine/a/sub", NULL, &(mode_t){ 0 }), -ENOENT);
 	READ_IS(vs, "/machine/a", "cgroup.subtree_control", "cpu\n");
 	vmm_leave(h, &a);
+	host_destroy(h);
+}
+
+/*
+ * A VM whose group name is taken in its partition (a group made in the directory, a partition)
+ * is refused EEXIST, as mkdir is, and the group is left as it was. It joined as NAME-PID.
+ */
+static void test_host_join_taken(void)
+{
+	struct host *h = host_new(2, 4);
+	struct vsched *vs = host_vsched(h);
+	struct host_hello hm;
+	struct host_welcome w;
+	struct vmm m, x;
+	size_t i;
+	static const struct { const char *name, *partition; } cases[] = {
+		{ "z", "/machine" },	/* made by hand */
+		{ "t1", "/tenant" },	/* a partition, x's */
+	};
+
+	hm = hello("x", 1);
+	snprintf(hm.partition, sizeof(hm.partition), "/tenant/t1");
+	vmm_connect(h, &x);
+	CU_ASSERT_EQUAL(vmm_msg(h, &x, &hm, sizeof(hm)), 0);
+	CU_ASSERT_TRUE(vmm_recv(&x, HOST_MSG_WELCOME, &w, sizeof(w)));
+	CU_ASSERT_EQUAL_FATAL(w.err, 0);
+	CU_ASSERT_EQUAL_FATAL(vsched_mkdir(vs, "/machine"), 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/machine", "cgroup.subtree_control", "+cpu"), 0);
+	CU_ASSERT_EQUAL_FATAL(vsched_mkdir(vs, "/machine/z"), 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/machine/z", "cpu.weight", "42"), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		hm = hello(cases[i].name, 1);
+		hm.vm.shares = 3072;
+		snprintf(hm.partition, sizeof(hm.partition), "%s", cases[i].partition);
+		vmm_connect(h, &m);
+		CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);
+		CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+		CU_ASSERT_EQUAL(w.err, -EEXIST);
+		vmm_leave(h, &m);
+		CU_ASSERT_EQUAL(host_free_slots(h), 3);
+	}
+	READ_IS(vs, "/machine/z", "cpu.weight", "42\n");
+	READ_IS(vs, "/tenant/t1", "cpu.weight", "100\n");
+	CU_ASSERT_EQUAL(vsched_stat(vs, "/machine/z-4242", NULL, &(mode_t){ 0 }), -ENOENT);
+	CU_ASSERT_EQUAL(vsched_stat(vs, "/tenant/t1-4242", NULL, &(mode_t){ 0 }), -ENOENT);
+	vmm_leave(h, &x);
 	host_destroy(h);
 }
 
@@ -534,6 +586,7 @@ static CU_TestInfo host_tests[] = {
 	{ "join takes slots and makes the VM group; leave undoes it", test_host_join_leave },
 	{ "a join with bad name, partition or settings changes nothing", test_host_join_refused },
 	{ "a join the tree refuses undoes its groups; no partition in a VM", test_host_join_undone },
+	{ "a join whose group name is taken is refused EEXIST", test_host_join_taken },
 	{ "malformed messages are refused", test_host_garbage },
 	{ "the VM's subtree is mirrored batch by batch", test_host_mirror },
 	{ "a mirrored group made threaded later is threaded in the daemon", test_host_mirror_type },
