@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "util/file.h"
 #include "util/pidfile.h"
 #include "util/registry.h"
+#include "util/sdnotify.h"
 #include "vmm/opts.h"
 
 struct host_cfg {
@@ -99,7 +101,12 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	fprintf(stderr, "vsched host: %u lanes, listening on %s%s%s\n",
 		lanes, sock, ctl ? ", control directory " : "", ctl ? ctl_dir(ctl) : "");
+	/* A Type=notify unit: started once a VM can join (and its directory is there). */
+	if (sfd >= 0 && sdnotify("READY=1") < 0)
+		fprintf(stderr, "vsched host: NOTIFY_SOCKET %s: cannot send READY=1\n",
+			getenv("NOTIFY_SOCKET"));
 	ret = sfd < 0 ? -errno : host_run(h, sfd);
+	sdnotify("STOPPING=1");
 	if (sfd >= 0)
 		close(sfd);
 	mounted = ctl;
