@@ -78,12 +78,23 @@ static int host_ctl_forward(enum ctl_fwd_op op, const char *group, const char *f
 static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int lanes,
 		      const char *sock)
 {
-	char dir[4096];
+	char dir[4096], tree[4096];
+	struct host_state *st = NULL;
+	unsigned int refused;
 	struct ctl *ctl = NULL;
 	bool mounted;
 	sigset_t set;
 	int sfd, ret;
 
+	/* The partitions and their settings as the last daemon left them (host_state.c). */
+	snprintf(tree, sizeof(tree), "%s/" REGISTRY_HOST_TREE, registry_run_dir());
+	ret = host_state_restore(h, tree, &refused);
+	if (ret < 0)
+		fprintf(stderr, "vsched host: %s: %s; the tree starts empty\n", tree,
+			strerror(-ret));
+	else if (ret || refused)
+		fprintf(stderr, "vsched host: the tree above the VMs restored from %s (%d steps"
+			", %u refused)\n", tree, ret, refused);
 	if (!cfg->no_ctl) {
 		snprintf(dir, sizeof(dir), "%s/" REGISTRY_HOST_DIR, registry_run_dir());
 		ret = ctl_mount(host_vsched(h), dir, &ctl);
@@ -99,6 +110,10 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	/* After the mask: its thread inherits it (a SIGTERM there ended the daemon). */
+	ret = host_state_start(h, tree, &st);
+	if (ret)
+		fprintf(stderr, "vsched host: %s not kept: %s\n", tree, strerror(-ret));
 	fprintf(stderr, "vsched host: %u lanes, listening on %s%s%s\n",
 		lanes, sock, ctl ? ", control directory " : "", ctl ? ctl_dir(ctl) : "");
 	/* A Type=notify unit: started once a VM can join (and its directory is there). */
@@ -107,6 +122,7 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 			getenv("NOTIFY_SOCKET"));
 	ret = sfd < 0 ? -errno : host_run(h, sfd);
 	sdnotify("STOPPING=1");
+	host_state_stop(st);
 	if (sfd >= 0)
 		close(sfd);
 	mounted = ctl;

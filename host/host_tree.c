@@ -105,8 +105,7 @@ static void host_undo(struct host *h, struct host_undo *u)
 		group_set_subtree_cpu(h->s, u->cpu_on[--u->nr_cpu_on], false);
 }
 
-/* The joined VM whose group is g, or NULL. */
-static struct host_client *host_vm_of(struct host *h, struct group *g)
+struct host_client *host_vm_of(struct host *h, struct group *g)
 {
 	char path[GROUP_PATH_MAX];
 	struct host_client *c;

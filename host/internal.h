@@ -17,6 +17,7 @@
 struct sched;
 struct sched_decision;
 struct ctl;
+struct group;
 
 /* A slot of the core: free (client NULL) or one vCPU of a joined VM. */
 struct host_slot {
@@ -305,6 +306,8 @@ void host_fwd_gone(struct host *h, struct host_client *c);
 void host_fwd_vmset(struct host *h, const char *path, const char *file);
 
 /* host_tree.c: the VM groups. Lock held. */
+/* The joined VM whose group is g, or NULL. Lock held. */
+struct host_client *host_vm_of(struct host *h, struct group *g);
 int host_tree_join(struct host *h, struct host_client *c, const struct host_hello *m);
 int host_tree_commit(struct host *h, struct host_client *c);
 void host_tree_leave(struct host *h, struct host_client *c);

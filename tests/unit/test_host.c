@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -305,6 +306,65 @@ static void test_host_join_taken(void)
 	host_destroy(h);
 }
 
+/*
+ * The tree above the VM groups survives a restart (host_state.c): a partition's cap, a
+ * weight, a group made by hand and its owner are dumped without the VM groups, and a new
+ * daemon restored from the file dumps the same. A restarted daemon had none of them.
+ */
+static void test_host_state(void)
+{
+	struct host *h = host_new(2, 4), *h2 = host_new(2, 4);
+	struct vsched *vs = host_vsched(h), *vs2 = host_vsched(h2);
+	char file[] = "/tmp/vsched-host-tree.XXXXXX", *d1, *d2;
+	struct host_hello hm = hello("a", 1);
+	struct host_welcome w;
+	unsigned int refused;
+	uid_t uid;
+	gid_t gid;
+	struct vmm m;
+	int fd;
+
+	snprintf(hm.partition, sizeof(hm.partition), "/tenant/t1");
+	vmm_connect(h, &m);
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 0);
+	CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+	CU_ASSERT_EQUAL_FATAL(w.err, 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/tenant/t1", "cpu.max", "50000 100000"), 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/tenant", "cpu.weight", "300"), 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/tenant/t1/a", "cpu.weight", "20"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "/spare"), 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/spare", "cpu.max", "max 50000"), 0);
+	CU_ASSERT_EQUAL(vsched_chown(vs, "/spare", 65534, 65533), 0);
+	d1 = host_state_dump(h);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d1, "write\t/tenant/t1\tcpu.max\t50000 100000\n"));
+	CU_ASSERT_PTR_NULL(strstr(d1, "/tenant/t1/a"));	/* its VMM's to re-send */
+	fd = mkstemp(file);
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, d1, strlen(d1)), (ssize_t)strlen(d1));
+	close(fd);
+	CU_ASSERT_TRUE(host_state_restore(h2, file, &refused) > 0);
+	CU_ASSERT_EQUAL(refused, 0);
+	unlink(file);
+	d2 = host_state_dump(h2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d2);
+	CU_ASSERT_STRING_EQUAL(d1, d2);
+	READ_IS(vs2, "/tenant/t1", "cpu.max", "50000 100000\n");
+	READ_IS(vs2, "/tenant", "cpu.weight", "300\n");
+	READ_IS(vs2, "/spare", "cpu.max", "max 50000\n");
+	CU_ASSERT_EQUAL(vsched_owner(vs2, "/spare", &uid, &gid), 0);
+	CU_ASSERT_EQUAL(uid, 65534);
+	CU_ASSERT_EQUAL(gid, 65533);
+	CU_ASSERT_EQUAL(vsched_stat(vs2, "/tenant/t1/a", NULL, &(mode_t){ 0 }), -ENOENT);
+	/* No file: nothing restored, no error. */
+	CU_ASSERT_EQUAL(host_state_restore(h2, file, &refused), 0);
+	free(d1);
+	free(d2);
+	vmm_leave(h, &m);
+	host_destroy(h);
+	host_destroy(h2);
+}
+
 static void test_host_garbage(void)
 {
 	struct host *h = host_new(2, 4);
@@ -587,6 +647,7 @@ static CU_TestInfo host_tests[] = {
 	{ "a join with bad name, partition or settings changes nothing", test_host_join_refused },
 	{ "a join the tree refuses undoes its groups; no partition in a VM", test_host_join_undone },
 	{ "a join whose group name is taken is refused EEXIST", test_host_join_taken },
+	{ "the tree above the VM groups is dumped and restored", test_host_state },
 	{ "malformed messages are refused", test_host_garbage },
 	{ "the VM's subtree is mirrored batch by batch", test_host_mirror },
 	{ "a mirrored group made threaded later is threaded in the daemon", test_host_mirror_type },
