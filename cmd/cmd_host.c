@@ -95,8 +95,15 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 	else if (ret || refused)
 		fprintf(stderr, "vsched host: the tree above the VMs restored from %s (%d steps"
 			", %u refused)\n", tree, ret, refused);
+	snprintf(dir, sizeof(dir), "%s/" REGISTRY_HOST_DIR, registry_run_dir());
+	/*
+	 * <run dir>/host is the daemon's (it holds the socket): without a directory of its own,
+	 * one a killed daemon left mounted goes, as ctl_mount() cleans it. It stayed dead
+	 * (ENOTCONN: `ls` of the run directory showed it as d?????????).
+	 */
+	if (cfg->no_ctl && !ctl_dir_clean(dir))
+		rmdir(dir);
 	if (!cfg->no_ctl) {
-		snprintf(dir, sizeof(dir), "%s/" REGISTRY_HOST_DIR, registry_run_dir());
 		ret = ctl_mount(host_vsched(h), dir, &ctl);
 		if (!ret)
 			ctl_set_forward(ctl, host_ctl_forward, h);

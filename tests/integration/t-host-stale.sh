@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# What a killed daemon leaves in the run directory is cleaned by the next one: its socket and
+# pid file (taken over), and its control directory's dead FUSE mount also when the next one
+# runs with --no-ctl (it stayed: `ls` of the run directory showed `d?????????`, ENOTCONN).
+. "$(dirname "$0")/runtime-lib.sh"
+[ -c /dev/fuse ] || { echo "no /dev/fuse: the test kills a daemon with a control directory"; exit 77; }
+. "$(dirname "$0")/host-lib.sh"
+host_test_begin host-stale
+mkdir -p "$VSCHED_RUN_DIR"
+
+host_daemon_start --cpus 1 --pidfile "$TMPD/host.pid"
+wait_for "[ -e $H/cgroup.procs ]" || fail "no control directory"
+kill -9 "$HP"
+wait "$HP" 2>/dev/null
+stat "$H" >/dev/null 2>&1 && fail "the killed daemon's mount still answers"
+host_daemon_start --cpus 1 --pidfile "$TMPD/host.pid" --no-ctl
+[ "$(cat "$TMPD/host.pid")" = "$HP" ] || fail "the stale pid file was not taken over"
+if ! stat "$H" >/dev/null 2>&1 && ls -a "$VSCHED_RUN_DIR" | grep -qx host; then
+	fail "the dead mount $H stayed: $(stat "$H" 2>&1)"
+fi
+host_daemon_stop
+host_daemon_start --cpus 1
+wait_for "[ -e $H/cgroup.procs ]" || fail "no control directory after --no-ctl"
+host_daemon_stop
+echo "socket, pid file and the dead mount of a killed daemon cleaned"
