@@ -84,7 +84,11 @@ int run_host_check(const struct run_cfg *cfg __unused)
 
 	snprintf(path, sizeof(path), "%s/" HOST_SOCK_NAME, registry_run_dir());
 	ret = runtime_host_probe(path, RUNTIME_HOST_REPLY_MS, &info);
-	if (ret)
+	/* A daemon is there, its socket is not ours: "no host scheduler" misled. */
+	if (ret == -EACCES || ret == -EPERM)
+		fprintf(stderr, "vsched run: the host scheduler at %s: %s (only its socket's "
+			"owner joins; docs/host.md, Limits)\n", path, strerror(-ret));
+	else if (ret)
 		fprintf(stderr, "vsched run: no host scheduler at %s: %s\n", path, strerror(-ret));
 	return ret;
 }
