@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/run.h"
 #include "host/proto.h"
@@ -121,6 +122,14 @@ void run_host_join_failed(const struct run_cfg *cfg, const char *sock, int err)
 		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: %s/%s exists in "
 			"its tree and is no running VM's (remove it, or choose another --name or "
 			"--partition)\n", sock, o.partition, cfg->name);
+		return;
+	}
+	/* host_partition(): a user other than root joins only below a group it owns. */
+	if (err == -EACCES) {
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: uid %u may not "
+			"make %s/%s (a user other than root joins below a group it owns, \"cpu\" "
+			"on above it: chown, cgroup.subtree_control in its directory)\n", sock,
+			(unsigned int)geteuid(), o.partition, cfg->name);
 		return;
 	}
 	if (err != -ENOTDIR) {

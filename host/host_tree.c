@@ -119,10 +119,22 @@ struct host_client *host_vm_of(struct host *h, struct group *g)
 }
 
 /*
+ * A join is a mkdir of PARTITION/NAME (and of the partition's missing parts) and "+cpu" on the
+ * way, so a peer other than root is held to what a delegatee may do on cgroupfs (chown): make
+ * a group in, or enable "cpu" on, only a group it owns (-EACCES). Groups made below one it owns
+ * are its own (they take their parent's owner). Before, any peer that could connect joined
+ * anywhere, with any weight.
+ */
+static int host_may(const struct group *g, uid_t uid)
+{
+	return !uid || g->uid == uid ? 0 : -EACCES;
+}
+
+/*
  * mkdir -p of an absolute partition path, "cpu" enabled in every group on the way. A VM's own
  * group is no partition (-ENOTDIR): its subtree is its VMM's mirror, replaced at each batch.
  */
-static int host_partition(struct host *h, const char *path, struct host_undo *u,
+static int host_partition(struct host *h, const char *path, uid_t uid, struct host_undo *u,
 			  struct group **out)
 {
 	char buf[HOST_PATH_LEN], *name, *save = NULL;
@@ -134,7 +146,8 @@ static int host_partition(struct host *h, const char *path, struct host_undo *u,
 		child = group_child(g, name);
 		if (child && host_vm_of(h, child))
 			return -ENOTDIR;
-		ret = host_undo_enable_cpu(h, u, g);
+		ret = g->subtree_cpu && child ? 0 : host_may(g, uid);
+		ret = ret ?: host_undo_enable_cpu(h, u, g);
 		if (ret)
 			return ret;
 		if (!child) {
@@ -147,7 +160,7 @@ static int host_partition(struct host *h, const char *path, struct host_undo *u,
 		g = child;
 	}
 	*out = g;
-	return host_undo_enable_cpu(h, u, g);
+	return host_may(g, uid) ?: host_undo_enable_cpu(h, u, g);
 }
 
 static int host_apply_settings(struct host *h, struct group *g, const struct host_settings *st)
@@ -187,7 +200,7 @@ int host_tree_join(struct host *h, struct host_client *c, const struct host_hell
 	if (m->nr_vcpus > h->nr_free)
 		return -ENOSPC;
 	sched_advance(h->s, h->clock());
-	ret = host_partition(h, m->partition, &u, &part);
+	ret = host_partition(h, m->partition, c->uid, &u, &part);
 	if (ret)
 		goto undo;
 	/*

@@ -131,6 +131,8 @@ int host_forward(struct host *h, unsigned int op, const char *group, const char 
 
 /* The daemon's clock (default time_mono_ns()), for tests that drive time. */
 void host_set_clock(struct host *h, uint64_t (*clock)(void));
+/* The peer's uid as host_client_add() read it (SO_PEERCRED), replaced: for the tests. */
+void host_client_set_uid(struct host_client *c, uid_t uid);
 /* Its thread's CPU clock (default time_thread_ns(), read by host_run()), for tests. */
 void host_set_cpu_clock(struct host *h, uint64_t (*clock)(void));
 /*

@@ -307,6 +307,63 @@ static void test_host_join_taken(void)
 }
 
 /*
+ * A peer other than root joins only as a delegatee may mkdir on cgroupfs: below a group it
+ * owns (chown), "cpu" already on above it. Anywhere else EACCES, and nothing is made. Any peer
+ * joined anywhere.
+ */
+static void test_host_join_uid(void)
+{
+	struct host *h = host_new(2, 4);
+	struct vsched *vs = host_vsched(h);
+	struct host_hello hm;
+	struct host_welcome w;
+	struct vmm m;
+	uid_t uid;
+	gid_t gid;
+	size_t i;
+	static const struct { const char *partition; int err; } cases[] = {
+		{ "/tenant/t1", 0 },		/* its own */
+		{ "/tenant/t1/sub", 0 },	/* made below its own */
+		{ "/tenant", -EACCES },		/* root's */
+		{ "/tenant/t2", -EACCES },	/* made in root's */
+		{ "/machine", -EACCES },
+		{ "/x/y", -EACCES },		/* its own, but "cpu" off in root's /x */
+	};
+
+	CU_ASSERT_EQUAL_FATAL(vsched_mkdir(vs, "/tenant"), 0);
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/tenant", "cgroup.subtree_control", "+cpu"), 0);
+	CU_ASSERT_EQUAL_FATAL(vsched_mkdir(vs, "/tenant/t1"), 0);
+	CU_ASSERT_EQUAL(vsched_chown(vs, "/tenant/t1", 65534, 65534), 0);
+	CU_ASSERT_EQUAL_FATAL(vsched_mkdir(vs, "/x"), 0);
+	CU_ASSERT_EQUAL_FATAL(vsched_mkdir(vs, "/x/y"), 0);
+	CU_ASSERT_EQUAL(vsched_chown(vs, "/x/y", 65534, 65534), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		hm = hello("u", 1);
+		hm.vm.shares = sched_weight_from_cgroup(10000);
+		snprintf(hm.partition, sizeof(hm.partition), "%s", cases[i].partition);
+		vmm_connect(h, &m);
+		host_client_set_uid(m.c, 65534);
+		vmm_msg(h, &m, &hm, sizeof(hm));
+		CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+		CU_ASSERT_EQUAL(w.err, cases[i].err);
+		if (!w.err) {
+			CU_ASSERT_EQUAL(vsched_owner(vs, w.group, &uid, &gid), 0);
+			CU_ASSERT_EQUAL(uid, 65534);
+		}
+		vmm_leave(h, &m);
+		CU_ASSERT_EQUAL(host_free_slots(h), 4);
+	}
+	CU_ASSERT_EQUAL(vsched_stat(vs, "/tenant/t2", NULL, &(mode_t){ 0 }), -ENOENT);
+	CU_ASSERT_EQUAL(vsched_stat(vs, "/machine", NULL, &(mode_t){ 0 }), -ENOENT);
+	READ_IS(vs, "/x", "cgroup.subtree_control", "");
+	/* Root joins anywhere, as before. */
+	vmm_join(h, &m, "r", 1, &w);
+	CU_ASSERT_STRING_EQUAL(w.group, "/machine/r");
+	vmm_leave(h, &m);
+	host_destroy(h);
+}
+
+/*
  * The tree above the VM groups survives a restart (host_state.c): a partition's cap, a
  * weight, a group made by hand and its owner are dumped without the VM groups, and a new
  * daemon restored from the file dumps the same. A restarted daemon had none of them.
@@ -648,6 +705,7 @@ static CU_TestInfo host_tests[] = {
 	{ "a join the tree refuses undoes its groups; no partition in a VM", test_host_join_undone },
 	{ "a join whose group name is taken is refused EEXIST", test_host_join_taken },
 	{ "the tree above the VM groups is dumped and restored", test_host_state },
+	{ "a peer other than root joins only below a group it owns", test_host_join_uid },
 	{ "malformed messages are refused", test_host_garbage },
 	{ "the VM's subtree is mirrored batch by batch", test_host_mirror },
 	{ "a mirrored group made threaded later is threaded in the daemon", test_host_mirror_type },
