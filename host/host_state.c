@@ -26,11 +26,35 @@
 
 #define HOST_STATE_PERIOD_MS	250	/* how often the saver looks for a change */
 
-/* The files saved, in the order restored: cpu.idle after cpu.weight (a weight is kept). */
+/*
+ * The files saved, in the order restored: cpu.idle after cpu.weight (a weight is kept), the
+ * limits after the children (a limit set below the count there would refuse them).
+ */
 static const char *const host_state_files[] = {
 	"cpu.weight", "cpu.max", "cpu.max.burst", "cpu.idle",
+};
+static const char *const host_state_limits[] = {
 	"cgroup.max.descendants", "cgroup.max.depth",
 };
+
+static void host_state_files_of(struct host *h, struct group *g, const char *path,
+				const char *const *files, size_t nr, FILE *f, uint64_t now)
+{
+	const struct cftype *cft;
+	char val[256];
+	size_t i;
+	ssize_t n;
+
+	for (i = 0; i < nr; i++) {
+		cft = cftype_lookup(g, files[i]);
+		if (!cft)
+			continue;
+		n = cftype_show(h->s, g, cft, now, val, sizeof(val));
+		if (n <= 0 || val[n - 1] != '\n' || memchr(val, '\t', (size_t)n))
+			continue;
+		fprintf(f, "write\t%s\t%s\t%.*s\n", path, files[i], (int)n - 1, val);
+	}
+}
 
 struct host_state {
 	struct host *h;
@@ -44,11 +68,8 @@ struct host_state {
 
 static void host_state_group(struct host *h, struct group *g, FILE *f, uint64_t now)
 {
-	char path[GROUP_PATH_MAX], val[256];
-	const struct cftype *cft;
+	char path[GROUP_PATH_MAX];
 	struct group *child;
-	size_t i;
-	ssize_t n;
 
 	if (strchr(g->name, '\t') || group_path(g, path, sizeof(path)) < 0 || host_vm_of(h, g))
 		return;
@@ -56,21 +77,14 @@ static void host_state_group(struct host *h, struct group *g, FILE *f, uint64_t 
 		fprintf(f, "mkdir\t%s\n", path);
 	if (g->parent && g->type == GROUP_THREADED)
 		fprintf(f, "write\t%s\tcgroup.type\tthreaded\n", path);
-	for (i = 0; i < ARRAY_SIZE(host_state_files); i++) {
-		cft = cftype_lookup(g, host_state_files[i]);
-		if (!cft)
-			continue;
-		n = cftype_show(h->s, g, cft, now, val, sizeof(val));
-		if (n <= 0 || val[n - 1] != '\n' || memchr(val, '\t', (size_t)n))
-			continue;
-		fprintf(f, "write\t%s\t%s\t%.*s\n", path, host_state_files[i], (int)n - 1, val);
-	}
+	host_state_files_of(h, g, path, host_state_files, ARRAY_SIZE(host_state_files), f, now);
 	if (g->subtree_cpu)
 		fprintf(f, "write\t%s\tcgroup.subtree_control\t+cpu\n", path);
 	if (g->uid || g->gid)
 		fprintf(f, "chown\t%s\t%u\t%u\n", path, (unsigned int)g->uid, (unsigned int)g->gid);
 	list_for_each_entry(child, &g->children, sibling)
 		host_state_group(h, child, f, now);
+	host_state_files_of(h, g, path, host_state_limits, ARRAY_SIZE(host_state_limits), f, now);
 }
 
 char *host_state_dump(struct host *h)

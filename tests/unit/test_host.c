@@ -392,6 +392,8 @@ static void test_host_state(void)
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "/spare"), 0);
 	CU_ASSERT_EQUAL(vsched_write_str(vs, "/spare", "cpu.max", "max 50000"), 0);
 	CU_ASSERT_EQUAL(vsched_chown(vs, "/spare", 65534, 65533), 0);
+	/* Below what it holds (as the kernel allows): restored after its children. */
+	CU_ASSERT_EQUAL(vsched_write_str(vs, "/", "cgroup.max.descendants", "1"), 0);
 	d1 = host_state_dump(h);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d1, "write\t/tenant/t1\tcpu.max\t50000 100000\n"));
@@ -409,6 +411,7 @@ static void test_host_state(void)
 	READ_IS(vs2, "/tenant/t1", "cpu.max", "50000 100000\n");
 	READ_IS(vs2, "/tenant", "cpu.weight", "300\n");
 	READ_IS(vs2, "/spare", "cpu.max", "max 50000\n");
+	READ_IS(vs2, "/", "cgroup.max.descendants", "1\n");
 	CU_ASSERT_EQUAL(vsched_owner(vs2, "/spare", &uid, &gid), 0);
 	CU_ASSERT_EQUAL(uid, 65534);
 	CU_ASSERT_EQUAL(gid, 65533);
