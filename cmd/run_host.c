@@ -124,6 +124,13 @@ void run_host_join_failed(const struct run_cfg *cfg, const char *sock, int err)
 			"--partition)\n", sock, o.partition, cfg->name);
 		return;
 	}
+	/* host_tree_join(): more vCPUs than free slots ("No space left on device" said nothing). */
+	if (err == -ENOSPC) {
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: too few free "
+			"vCPU slots for this VM's vCPUs (its --max-vcpus bounds every joined VM's "
+			"vCPUs together)\n", sock);
+		return;
+	}
 	/* host_partition(): a user other than root joins only below a group it owns. */
 	if (err == -EACCES) {
 		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: uid %u may not "

@@ -19,8 +19,13 @@ if ! stat "$H" >/dev/null 2>&1 && ls -a "$VSCHED_RUN_DIR" | grep -qx host; then
 	fail "the dead mount $H stayed: $(stat "$H" 2>&1)"
 fi
 host_daemon_stop
-host_daemon_start --cpus 1
+host_daemon_start --cpus 1 --max-vcpus 1
 wait_for "[ -e $H/cgroup.procs ]" || fail "no control directory after --no-ctl"
+# More vCPUs than free slots: said so ("No space left on device" before).
+"$VSCHED" run --accel thread --host --no-ctl --vcpus 2 --duration 1s >"$TMPD/big.log" 2>&1 &&
+	fail "2 vCPUs joined a daemon of 1 slot"
+grep -q "too few free vCPU slots for this VM's vCPUs (its --max-vcpus" "$TMPD/big.log" ||
+	fail "the slots' refusal: $(cat "$TMPD/big.log")"
 host_daemon_stop
 echo "socket, pid file and the dead mount of a killed daemon cleaned"
 
