@@ -86,7 +86,11 @@ int run_host_check(const struct run_cfg *cfg __unused)
 	snprintf(path, sizeof(path), "%s/" HOST_SOCK_NAME, registry_run_dir());
 	ret = runtime_host_probe(path, RUNTIME_HOST_REPLY_MS, &info);
 	/* A daemon is there, its socket is not ours: "no host scheduler" misled. */
-	if (ret == -EACCES || ret == -EPERM)
+	if (ret == -EPROTONOSUPPORT)
+		fprintf(stderr, "vsched run: the host scheduler at %s is of another vsched build "
+			"(protocol %u here): restart it with this one (systemctl restart "
+			"vsched-host)\n", path, HOST_PROTO_VERSION);
+	else if (ret == -EACCES || ret == -EPERM)
 		fprintf(stderr, "vsched run: the host scheduler at %s: %s (only its socket's "
 			"owner joins; docs/host.md, Limits)\n", path, strerror(-ret));
 	else if (ret)

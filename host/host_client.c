@@ -307,12 +307,23 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 
 static int host_client_handle(struct host *h, struct host_client *c, const void *buf, size_t len)
 {
-	uint32_t type;
+	uint32_t type, version;
 	int ret;
 
 	if (len < sizeof(type))
 		return -EPROTO;
 	memcpy(&type, buf, sizeof(type));
+	/*
+	 * A VMM of another build: its HELLO may have another size, but leads with type and
+	 * version in every version. Told so, where it was hung up on as garbage and its
+	 * `vsched run` said "no host scheduler ...: Protocol error".
+	 */
+	if (type == HOST_MSG_HELLO && !c->joined && len >= 2 * sizeof(type) &&
+	    (memcpy(&version, (const char *)buf + sizeof(type), sizeof(version)),
+	     version != HOST_PROTO_VERSION)) {
+		host_welcome(h, c, -EPROTONOSUPPORT, -1, -1);
+		return 1;
+	}
 	if (!type || type >= HOST_MSG_MAX || !host_msg_size[type] || len != host_msg_size[type])
 		return -EPROTO;
 	if (type == HOST_MSG_HELLO)

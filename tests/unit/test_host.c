@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "host_test.h"
 #include "sched/core.h"
 #include "sched/group.h"
+#include "sched/runtime.h"
 #include "test.h"
 #include "util/time.h"
 #include "vs_test.h"
@@ -110,7 +112,9 @@ static void test_host_probe_and_version(void)
 	struct host *h = host_new(3, 8);
 	struct host_hello hm = hello("", 0);
 	struct host_welcome w;
+	char big[sizeof(hm) + 16];
 	struct vmm m;
+	int i;
 
 	vmm_connect(h, &m);
 	CU_ASSERT_EQUAL(vmm_msg(h, &m, &hm, sizeof(hm)), 1);	/* answered, then hung up */
@@ -129,7 +133,54 @@ static void test_host_probe_and_version(void)
 	CU_ASSERT_EQUAL(w.err, -EPROTONOSUPPORT);
 	CU_ASSERT_EQUAL(host_free_slots(h), 8);
 	vmm_leave(h, &m);
+	/* A VMM of another build, its HELLO of another size: told, not hung up on as garbage. */
+	for (i = 0; i < 2; i++) {
+		memset(big, 0, sizeof(big));
+		memcpy(big, &hm, sizeof(hm));
+		vmm_connect(h, &m);
+		CU_ASSERT_EQUAL(vmm_msg(h, &m, big, i ? sizeof(hm) + 16 : sizeof(hm) - 8), 1);
+		CU_ASSERT_TRUE(vmm_recv(&m, HOST_MSG_WELCOME, &w, sizeof(w)));
+		CU_ASSERT_EQUAL(w.err, -EPROTONOSUPPORT);
+		vmm_leave(h, &m);
+	}
 	host_destroy(h);
+}
+
+/* A daemon of another build answers a probe: its short WELCOME of another version. */
+static void *old_daemon(void *arg)
+{
+	struct host_welcome w = { .type = HOST_MSG_WELCOME, .version = HOST_PROTO_VERSION + 1,
+				  .err = -EPROTONOSUPPORT };
+	char buf[2048];
+	int fd = accept(*(int *)arg, NULL, NULL);
+
+	if (fd >= 0 && recv(fd, buf, sizeof(buf), 0) > 0)
+		send(fd, &w, 12, 0);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void test_host_probe_other_build(void)
+{
+	char dir[] = "/tmp/vsched-probe.XXXXXX", path[64];
+	struct runtime_host_info info;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	pthread_t t;
+	int lfd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/host.sock", dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	CU_ASSERT_EQUAL_FATAL(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	CU_ASSERT_EQUAL_FATAL(listen(lfd, 1), 0);
+	pthread_create(&t, NULL, old_daemon, &lfd);
+	CU_ASSERT_EQUAL(runtime_host_probe(path, 1000, &info), -EPROTONOSUPPORT);	/* EPROTO */
+	pthread_join(t, NULL);
+	close(lfd);
+	unlink(path);
+	rmdir(dir);
 }
 
 static void test_host_join_leave(void)
@@ -703,6 +754,7 @@ static void test_host_ping(void)
 
 static CU_TestInfo host_tests[] = {
 	{ "a probe gets the lanes; another version is refused", test_host_probe_and_version },
+	{ "a daemon of another build is told apart at a probe", test_host_probe_other_build },
 	{ "join takes slots and makes the VM group; leave undoes it", test_host_join_leave },
 	{ "a join with bad name, partition or settings changes nothing", test_host_join_refused },
 	{ "a join the tree refuses undoes its groups; no partition in a VM", test_host_join_undone },
