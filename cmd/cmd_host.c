@@ -75,6 +75,20 @@ static int host_ctl_forward(enum ctl_fwd_op op, const char *group, const char *f
 	return host_forward(arg, ops[op], group, file, buf, len, perm);
 }
 
+/*
+ * SIGINT, SIGTERM and SIGHUP, blocked from the start and read by host_run() through a signalfd:
+ * one that came between the socket's listen() and the mask killed the daemon (exit 143, its
+ * socket, mount and pid file left behind), and every thread made before the mask could take it.
+ */
+static void host_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigprocmask(SIG_BLOCK, set, NULL);
+}
+
 static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int lanes,
 		      const char *sock)
 {
@@ -111,11 +125,7 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 			fprintf(stderr, "vsched host: no control directory %s (%s); running "
 				"without one\n", dir, strerror(-ret));
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	host_signals(&set);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	/* After the mask: its thread inherits it (a SIGTERM there ended the daemon). */
 	ret = host_state_start(h, tree, &st);
@@ -147,11 +157,13 @@ int cmd_host(int argc, char **argv)
 	char sock[108];
 	bool pid_written = false;
 	struct host *h;
+	sigset_t set;
 	int ret;
 
 	ret = cmd_parse(&host_desc, argc, argv, &cfg, NULL);
 	if (ret <= 0)
 		return ret ? CMD_EXIT_USAGE : 0;
+	host_signals(&set);
 	o.nr_lanes = cfg.cpus ? cfg.cpus : run_sched_lanes();
 	o.max_vcpus = cfg.max_vcpus;
 	if (snprintf(sock, sizeof(sock), "%s/%s", registry_run_dir(), HOST_SOCK_NAME) >=

@@ -2,7 +2,8 @@
 # `vsched host` under systemd's Type=notify (its unit since): READY=1 on $NOTIFY_SOCKET once its
 # socket listens and its control directory is mounted (a unit ordered after it can join at
 # once), STOPPING=1 at SIGTERM; the abstract "@name" form too. Without NOTIFY_SOCKET nothing
-# changes. Before, the unit was Type=simple and the daemon sent nothing: systemd called it
+# changes, and a SIGTERM right after the socket listens stops it cleanly (exit 0). Before, the
+# unit was Type=simple and the daemon sent nothing: systemd called it
 # started before `vsched run --host` could join.
 . "$(dirname "$0")/runtime-lib.sh"
 [ -c /dev/fuse ] || { echo "no /dev/fuse: READY=1 waits for the control directory"; exit 77; }
@@ -48,7 +49,12 @@ notify_run "@vsched-notify-$$"
 [ "$(sed -n 1p "$TMPD/notify.out")" = "READY=1 sock=yes dir=yes" ] ||
 	fail "abstract NOTIFY_SOCKET: $(cat "$TMPD/notify.out" "$TMPD/notify.log")"
 
-# Without it, the daemon starts as before.
-host_daemon_start --cpus 1
-host_daemon_stop
+# Without it, the daemon starts as before. A SIGTERM as soon as its socket listens (a stop
+# during the start) ends it cleanly: it killed the daemon (143) when it came before the mask,
+# leaving its mount, socket and pid file behind.
+for i in $(seq 10); do
+	host_daemon_start --cpus 1 --pidfile "$TMPD/host.pid"
+	host_daemon_stop
+	[ -e "$TMPD/host.pid" ] && fail "the pid file stayed after a stop during the start"
+done
 echo "READY=1 after the socket and the directory, STOPPING=1 at SIGTERM"
