@@ -97,7 +97,7 @@ struct host_client {
 	bool pin;			/* HOST_HELLO_PIN: grantees pinned by the daemon */
 	uint64_t nr_pins;		/* host_pin()s checked to have reached the thread */
 	int pin_unchecked;		/* the vCPU host_pin() pinned, not checked yet; -1: none */
-	uid_t uid;			/* the peer's (SO_PEERCRED at the add): where it may join */
+	uid_t uid;			/* the peer's (SO_PEERCRED): where it may join */
 	/* host_charge.c: its threads other than the vCPUs' (OTHER), charged to its VM group */
 	uint64_t other_at;		/* its allowance counted up to here (daemon's time) */
 	uint64_t other_allow;		/* ns it may still charge: elapsed time x host CPUs */

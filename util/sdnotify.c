@@ -24,7 +24,7 @@ int sdnotify(const char *msg)
 		return -EINVAL;
 	memcpy(sa.sun_path, path, len);
 	if (path[0] == '@')
-		sa.sun_path[0] = '\0';	/* abstract: no NUL at the end, the length says where */
+		sa.sun_path[0] = '\0';	/* abstract: the length says where it ends */
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;

@@ -3,7 +3,7 @@
 # pid file (taken over), and its control directory's dead FUSE mount also when the next one
 # runs with --no-ctl (it stayed: `ls` of the run directory showed `d?????????`, ENOTCONN).
 . "$(dirname "$0")/runtime-lib.sh"
-[ -c /dev/fuse ] || { echo "no /dev/fuse: the test kills a daemon with a control directory"; exit 77; }
+[ -c /dev/fuse ] || { echo "no /dev/fuse: the test kills a daemon with a directory"; exit 77; }
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-stale
 mkdir -p "$VSCHED_RUN_DIR"

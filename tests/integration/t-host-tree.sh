@@ -6,7 +6,7 @@
 # its own cap; a second daemon refused on the run directory does not touch the saved tree.
 # Before, a new daemon made the partitions again as VMs re-joined, with none of their settings.
 . "$(dirname "$0")/runtime-lib.sh"
-[ -c /dev/fuse ] || { echo "no /dev/fuse: the test writes the daemon's control directory"; exit 77; }
+[ -c /dev/fuse ] || { echo "no /dev/fuse: the test writes the daemon's directory"; exit 77; }
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-tree
 mkdir -p "$VSCHED_RUN_DIR"

@@ -176,7 +176,8 @@ static void test_host_probe_other_build(void)
 	CU_ASSERT_EQUAL_FATAL(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	CU_ASSERT_EQUAL_FATAL(listen(lfd, 1), 0);
 	pthread_create(&t, NULL, old_daemon, &lfd);
-	CU_ASSERT_EQUAL(runtime_host_probe(path, 1000, &info), -EPROTONOSUPPORT);	/* EPROTO */
+	/* It was EPROTO: "no host scheduler ...: Protocol error". */
+	CU_ASSERT_EQUAL(runtime_host_probe(path, 1000, &info), -EPROTONOSUPPORT);
 	pthread_join(t, NULL);
 	close(lfd);
 	unlink(path);
