@@ -13,7 +13,7 @@ mkdir -p "$VSCHED_RUN_DIR"
 is() { [ "$(cat "$H/$1" 2>&1)" = "$2" ] || fail "$1: '$(cat "$H/$1" 2>&1)', want '$2' ($3)"; }
 
 host_daemon_start --cpus 2
-"$VSCHED" run --accel thread --name v --vcpus 1 --payload hog --duration 30s --host \
+"$VSCHED" run --accel thread --name v --vcpus 2 --payload hog --duration 30s --host \
 	--partition /tenant/t1 --max "30000 100000" >"$TMPD/v.log" 2>&1 &
 PIDS="$PIDS $!"
 wait_for "[ -e $H/tenant/t1/v/cpu.max ]" || fail "v did not join"
@@ -22,6 +22,7 @@ echo "50000 100000" >"$H/tenant/t1/cpu.max" && echo 300 >"$H/tenant/cpu.weight" 
 	echo 20 >"$H/cgroup.max.descendants" || fail "cannot set the tree up"
 sleep 0.5	# the daemon saves within 250 ms of a change
 check() {
+	wait_for "[ -e $H/cgroup.procs ]" || fail "no control directory ($1)"
 	is tenant/t1/cpu.max "50000 100000" "$1"
 	is tenant/cpu.weight 300 "$1"
 	is spare/cpu.max "max 50000" "$1"
@@ -43,5 +44,19 @@ kill -TERM "$HP"
 wait "$HP" || fail "the daemon exited $? on SIGTERM"
 host_daemon_start --cpus 2
 check "after SIGTERM"
+
+# A daemon that answers v's re-join and refuses it (1 slot, v has 2 vCPUs): v says so once,
+# runs on unscheduled, and joins the next daemon. It dialled on without a word.
+kill -9 "$HP"
+wait "$HP" 2>/dev/null
+host_daemon_start --cpus 2 --max-vcpus 1
+wait_for "grep -q 'the host scheduler refuses this VM (No space left on device)' $TMPD/v.log" ||
+	fail "v's refused re-join was not said"
+sleep 0.5
+[ "$(grep -c 'refuses this VM' "$TMPD/v.log")" = 1 ] || fail "v's refusal said more than once"
+kill -9 "$HP"
+wait "$HP" 2>/dev/null
+host_daemon_start --cpus 2
+wait_for "[ -e $H/tenant/t1/v/cpu.max ]" || fail "v did not join the next daemon"
 host_daemon_stop
 echo "the tree above the VMs kept across SIGKILL and SIGTERM restarts"
