@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "util/file.h"
 #include "util/pidfile.h"
 #include "util/registry.h"
+#include "util/sdnotify.h"
 #include "vmm/opts.h"
 
 struct host_cfg {
@@ -73,17 +75,49 @@ static int host_ctl_forward(enum ctl_fwd_op op, const char *group, const char *f
 	return host_forward(arg, ops[op], group, file, buf, len, perm);
 }
 
+/*
+ * SIGINT, SIGTERM and SIGHUP, blocked from the start and read by host_run() through a signalfd:
+ * one that came between the socket's listen() and the mask killed the daemon (exit 143, its
+ * socket, mount and pid file left behind), and every thread made before the mask could take it.
+ */
+static void host_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigprocmask(SIG_BLOCK, set, NULL);
+}
+
 static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int lanes,
 		      const char *sock)
 {
-	char dir[4096];
+	char dir[4096], tree[4096];
+	struct host_state *st = NULL;
+	unsigned int refused;
 	struct ctl *ctl = NULL;
 	bool mounted;
 	sigset_t set;
 	int sfd, ret;
 
+	/* The partitions and their settings as the last daemon left them (host_state.c). */
+	snprintf(tree, sizeof(tree), "%s/" REGISTRY_HOST_TREE, registry_run_dir());
+	ret = host_state_restore(h, tree, &refused);
+	if (ret < 0)
+		fprintf(stderr, "vsched host: %s: %s; the tree starts empty\n", tree,
+			strerror(-ret));
+	else if (ret || refused)
+		fprintf(stderr, "vsched host: the tree above the VMs restored from %s (%d steps"
+			", %u refused)\n", tree, ret, refused);
+	snprintf(dir, sizeof(dir), "%s/" REGISTRY_HOST_DIR, registry_run_dir());
+	/*
+	 * <run dir>/host is the daemon's (it holds the socket): without a directory of its own,
+	 * one a killed daemon left mounted goes, as ctl_mount() cleans it. It stayed dead
+	 * (ENOTCONN: `ls` of the run directory showed it as d?????????).
+	 */
+	if (cfg->no_ctl && !ctl_dir_clean(dir))
+		rmdir(dir);
 	if (!cfg->no_ctl) {
-		snprintf(dir, sizeof(dir), "%s/" REGISTRY_HOST_DIR, registry_run_dir());
 		ret = ctl_mount(host_vsched(h), dir, &ctl);
 		if (!ret)
 			ctl_set_forward(ctl, host_ctl_forward, h);
@@ -91,15 +125,21 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 			fprintf(stderr, "vsched host: no control directory %s (%s); running "
 				"without one\n", dir, strerror(-ret));
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	host_signals(&set);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	/* After the mask: its thread inherits it (a SIGTERM there ended the daemon). */
+	ret = host_state_start(h, tree, &st);
+	if (ret)
+		fprintf(stderr, "vsched host: %s not kept: %s\n", tree, strerror(-ret));
 	fprintf(stderr, "vsched host: %u lanes, listening on %s%s%s\n",
 		lanes, sock, ctl ? ", control directory " : "", ctl ? ctl_dir(ctl) : "");
+	/* A Type=notify unit: started once a VM can join (and its directory is there). */
+	if (sfd >= 0 && sdnotify("READY=1") < 0)
+		fprintf(stderr, "vsched host: NOTIFY_SOCKET %s: cannot send READY=1\n",
+			getenv("NOTIFY_SOCKET"));
 	ret = sfd < 0 ? -errno : host_run(h, sfd);
+	sdnotify("STOPPING=1");
+	host_state_stop(st);
 	if (sfd >= 0)
 		close(sfd);
 	mounted = ctl;
@@ -117,11 +157,13 @@ int cmd_host(int argc, char **argv)
 	char sock[108];
 	bool pid_written = false;
 	struct host *h;
+	sigset_t set;
 	int ret;
 
 	ret = cmd_parse(&host_desc, argc, argv, &cfg, NULL);
 	if (ret <= 0)
 		return ret ? CMD_EXIT_USAGE : 0;
+	host_signals(&set);
 	o.nr_lanes = cfg.cpus ? cfg.cpus : run_sched_lanes();
 	o.max_vcpus = cfg.max_vcpus;
 	if (snprintf(sock, sizeof(sock), "%s/%s", registry_run_dir(), HOST_SOCK_NAME) >=

@@ -60,9 +60,17 @@ static void list_host(struct list_cfg *cfg)
 {
 	char sock[PATH_MAX], dir[PATH_MAX];
 	struct runtime_host_info w;
+	int ret;
 
 	snprintf(sock, sizeof(sock), "%s/" HOST_SOCK_NAME, registry_run_dir());
-	if (runtime_host_probe(sock, LIST_HOST_REPLY_MS, &w))
+	ret = runtime_host_probe(sock, LIST_HOST_REPLY_MS, &w);
+	/* One of another build answers: shown, or a running daemon looked absent. */
+	if (ret == -EPROTONOSUPPORT) {
+		list_header(cfg);
+		printf("%-20s %-8s %s another protocol than %u (restart it)\n", LIST_HOST_NAME,
+		       "-", list_host_dir(dir, sizeof(dir)), HOST_PROTO_VERSION);
+	}
+	if (ret)
 		return;
 	list_header(cfg);
 	printf("%-20s %-8d %s lanes=%u vms=%u\n", LIST_HOST_NAME, (int)w.pid,

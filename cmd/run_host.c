@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/run.h"
 #include "host/proto.h"
@@ -84,7 +85,15 @@ int run_host_check(const struct run_cfg *cfg __unused)
 
 	snprintf(path, sizeof(path), "%s/" HOST_SOCK_NAME, registry_run_dir());
 	ret = runtime_host_probe(path, RUNTIME_HOST_REPLY_MS, &info);
-	if (ret)
+	/* A daemon is there, its socket is not ours: "no host scheduler" misled. */
+	if (ret == -EPROTONOSUPPORT)
+		fprintf(stderr, "vsched run: the host scheduler at %s is of another vsched build "
+			"(protocol %u here): restart it with this one (systemctl restart "
+			"vsched-host)\n", path, HOST_PROTO_VERSION);
+	else if (ret == -EACCES || ret == -EPERM)
+		fprintf(stderr, "vsched run: the host scheduler at %s: %s (only its socket's "
+			"owner joins; docs/host.md, Limits)\n", path, strerror(-ret));
+	else if (ret)
 		fprintf(stderr, "vsched run: no host scheduler at %s: %s\n", path, strerror(-ret));
 	return ret;
 }
@@ -112,6 +121,28 @@ void run_host_join_failed(const struct run_cfg *cfg, const char *sock, int err)
 {
 	struct run_host_owner o = { .partition = cfg->partition ? cfg->partition : "/machine" };
 
+	/* A group of the VM's name is there already (host_tree_join()): name it. */
+	if (err == -EEXIST) {
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: %s/%s exists in "
+			"its tree and is no running VM's (remove it, or choose another --name or "
+			"--partition)\n", sock, o.partition, cfg->name);
+		return;
+	}
+	/* host_tree_join(): more vCPUs than free slots ("No space left on device" said nothing). */
+	if (err == -ENOSPC) {
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: too few free "
+			"vCPU slots for this VM's vCPUs (its --max-vcpus bounds every joined VM's "
+			"vCPUs together)\n", sock);
+		return;
+	}
+	/* host_partition(): a user other than root joins only below a group it owns. */
+	if (err == -EACCES) {
+		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: uid %u may not "
+			"make %s/%s (a user other than root joins below a group it owns, \"cpu\" "
+			"on above it: chown, cgroup.subtree_control in its directory)\n", sock,
+			(unsigned int)geteuid(), o.partition, cfg->name);
+		return;
+	}
 	if (err != -ENOTDIR) {
 		fprintf(stderr, "vsched run: cannot join the host scheduler at %s: %s\n", sock,
 			strerror(-err));

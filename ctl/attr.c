@@ -129,23 +129,39 @@ void ctl_node_attrs(struct ctl *c, struct node *n)
 	pthread_mutex_unlock(&c->attr_lock);
 }
 
-int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid)
+/* A group just made at path: the creator's. attr_lock held. */
+static void attr_made(struct ctl *c, const char *path, uid_t uid, gid_t gid)
 {
 	struct ctl_attr *a;
+
+	/* Anything kept under this path belonged to an earlier group of the name. */
+	attr_drop_tree(c, path);
+	/* cgroup_mkdir(): the directory and its files are the creator's. */
+	vsched_chown(c->vs, path, uid, gid);
+	if ((uid || gid) && (a = attr_get(c, path, true)))
+		a->files = a->cpu_files = (struct owner){ true, uid, gid };
+}
+
+int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid)
+{
 	int ret;
 
 	pthread_mutex_lock(&c->attr_lock);
 	ret = vsched_mkdir(c->vs, path);
-	if (!ret) {
-		/* Anything kept under this path belonged to an earlier group of the name. */
-		attr_drop_tree(c, path);
-		/* cgroup_mkdir(): the directory and its files are the creator's. */
-		vsched_chown(c->vs, path, uid, gid);
-		if ((uid || gid) && (a = attr_get(c, path, true)))
-			a->files = a->cpu_files = (struct owner){ true, uid, gid };
-	}
+	if (!ret)
+		attr_made(c, path, uid, gid);
 	pthread_mutex_unlock(&c->attr_lock);
 	return ret;
+}
+
+void ctl_attr_forwarded(struct ctl *c, const char *path, bool made, uid_t uid, gid_t gid)
+{
+	pthread_mutex_lock(&c->attr_lock);
+	if (made && !vsched_stat(c->vs, path, NULL, &(mode_t){ 0 }))
+		attr_made(c, path, uid, gid);
+	else if (!made)
+		attr_drop_tree(c, path);
+	pthread_mutex_unlock(&c->attr_lock);
 }
 
 int ctl_attr_rmdir(struct ctl *c, const char *path)

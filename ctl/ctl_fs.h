@@ -76,6 +76,13 @@ void ctl_node_attrs(struct ctl *c, struct node *n);
 /* mkdir and rmdir with the bookkeeping: the creator owns a new group and its files. */
 int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid);
 int ctl_attr_rmdir(struct ctl *c, const char *path);
+/*
+ * A mkdir (made) or rmdir another owner served (ctl_forward()), whose mirror is in this tree
+ * by the time it answers: the group made is the creator's here, as ctl_attr_mkdir() makes it
+ * (it was its parent's, its files root's: the creator could not write its cgroup.type); what
+ * was kept under a group removed goes.
+ */
+void ctl_attr_forwarded(struct ctl *c, const char *path, bool made, uid_t uid, gid_t gid);
 /* A write to cgroup.subtree_control by uid:gid: cpu.* files of the children come and go. */
 ssize_t ctl_attr_subtree_write(struct ctl *c, const char *group, const char *buf, size_t len,
 			       uid_t uid, gid_t gid);

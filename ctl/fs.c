@@ -387,6 +387,8 @@ static int ctl_mkdir(const char *path, mode_t mode __unused)
 	struct fuse_context *ctx = fuse_get_context();
 	int ret = ctl_forward(ctl_self(), CTL_FWD_MKDIR, path, NULL, NULL, 0);
 
+	if (!ret)
+		ctl_attr_forwarded(ctl_self(), path, true, ctx->uid, ctx->gid);
 	return ret <= 0 ? ret : ctl_attr_mkdir(ctl_self(), path, ctx->uid, ctx->gid);
 }
 
@@ -394,6 +396,8 @@ static int ctl_rmdir(const char *path)
 {
 	int ret = ctl_forward(ctl_self(), CTL_FWD_RMDIR, path, NULL, NULL, 0);
 
+	if (!ret)
+		ctl_attr_forwarded(ctl_self(), path, false, 0, 0);
 	return ret <= 0 ? ret : ctl_attr_rmdir(ctl_self(), path);
 }
 

@@ -34,6 +34,20 @@ static const size_t host_msg_size[HOST_MSG_MAX] = {
 	[HOST_MSG_OTHER] = sizeof(struct host_ev),
 };
 
+/* The peer's uid; none known (not a Unix socket peer) is nobody's: it may join nowhere. */
+static uid_t host_client_peer_uid(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) ? (uid_t)-1 : cr.uid;
+}
+
+void host_client_set_uid(struct host_client *c, uid_t uid)
+{
+	c->uid = uid;
+}
+
 int host_client_add(struct host *h, int fd, struct host_client **out)
 {
 	struct host_client *c = calloc(1, sizeof(*c));
@@ -43,6 +57,7 @@ int host_client_add(struct host *h, int fd, struct host_client **out)
 	c->fd = fd;
 	c->share_fd = -1;
 	c->pin_unchecked = -1;
+	c->uid = host_client_peer_uid(fd);
 	host_kick_peer(c);
 	list_add_tail(&c->node, &h->clients);
 	h->nr_clients++;
@@ -292,12 +307,23 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 
 static int host_client_handle(struct host *h, struct host_client *c, const void *buf, size_t len)
 {
-	uint32_t type;
+	uint32_t type, version;
 	int ret;
 
 	if (len < sizeof(type))
 		return -EPROTO;
 	memcpy(&type, buf, sizeof(type));
+	/*
+	 * A VMM of another build: its HELLO may have another size, but leads with type and
+	 * version in every version. Told so, where it was hung up on as garbage and its
+	 * `vsched run` said "no host scheduler ...: Protocol error".
+	 */
+	if (type == HOST_MSG_HELLO && !c->joined && len >= 2 * sizeof(type) &&
+	    (memcpy(&version, (const char *)buf + sizeof(type), sizeof(version)),
+	     version != HOST_PROTO_VERSION)) {
+		host_welcome(h, c, -EPROTONOSUPPORT, -1, -1);
+		return 1;
+	}
 	if (!type || type >= HOST_MSG_MAX || !host_msg_size[type] || len != host_msg_size[type])
 		return -EPROTO;
 	if (type == HOST_MSG_HELLO)

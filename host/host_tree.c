@@ -105,8 +105,7 @@ static void host_undo(struct host *h, struct host_undo *u)
 		group_set_subtree_cpu(h->s, u->cpu_on[--u->nr_cpu_on], false);
 }
 
-/* The joined VM whose group is g, or NULL. */
-static struct host_client *host_vm_of(struct host *h, struct group *g)
+struct host_client *host_vm_of(struct host *h, struct group *g)
 {
 	char path[GROUP_PATH_MAX];
 	struct host_client *c;
@@ -120,10 +119,22 @@ static struct host_client *host_vm_of(struct host *h, struct group *g)
 }
 
 /*
+ * A join is a mkdir of PARTITION/NAME (and of the partition's missing parts) and "+cpu" on the
+ * way, so a peer other than root is held to what a delegatee may do on cgroupfs (chown): make
+ * a group in, or enable "cpu" on, only a group it owns (-EACCES). Groups made below one it owns
+ * are its own (they take their parent's owner). Before, any peer that could connect joined
+ * anywhere, with any weight.
+ */
+static int host_may(const struct group *g, uid_t uid)
+{
+	return !uid || g->uid == uid ? 0 : -EACCES;
+}
+
+/*
  * mkdir -p of an absolute partition path, "cpu" enabled in every group on the way. A VM's own
  * group is no partition (-ENOTDIR): its subtree is its VMM's mirror, replaced at each batch.
  */
-static int host_partition(struct host *h, const char *path, struct host_undo *u,
+static int host_partition(struct host *h, const char *path, uid_t uid, struct host_undo *u,
 			  struct group **out)
 {
 	char buf[HOST_PATH_LEN], *name, *save = NULL;
@@ -135,7 +146,8 @@ static int host_partition(struct host *h, const char *path, struct host_undo *u,
 		child = group_child(g, name);
 		if (child && host_vm_of(h, child))
 			return -ENOTDIR;
-		ret = host_undo_enable_cpu(h, u, g);
+		ret = g->subtree_cpu && child ? 0 : host_may(g, uid);
+		ret = ret ?: host_undo_enable_cpu(h, u, g);
 		if (ret)
 			return ret;
 		if (!child) {
@@ -148,7 +160,7 @@ static int host_partition(struct host *h, const char *path, struct host_undo *u,
 		g = child;
 	}
 	*out = g;
-	return host_undo_enable_cpu(h, u, g);
+	return host_may(g, uid) ?: host_undo_enable_cpu(h, u, g);
 }
 
 static int host_apply_settings(struct host *h, struct group *g, const struct host_settings *st)
@@ -188,12 +200,15 @@ int host_tree_join(struct host *h, struct host_client *c, const struct host_hell
 	if (m->nr_vcpus > h->nr_free)
 		return -ENOSPC;
 	sched_advance(h->s, h->clock());
-	ret = host_partition(h, m->partition, &u, &part);
+	ret = host_partition(h, m->partition, c->uid, &u, &part);
 	if (ret)
 		goto undo;
+	/*
+	 * A group of that name already there (made in the directory, a partition, a VM whose
+	 * hang-up is not read yet) is refused as mkdir refuses it, EEXIST. The VM was given
+	 * NAME-PID instead, which nothing but the daemon's log showed.
+	 */
 	snprintf(c->name, sizeof(c->name), "%s", m->name);
-	if (group_child(part, c->name))
-		snprintf(c->name, sizeof(c->name), "%.100s-%d", m->name, (int)m->pid);
 	ret = group_create(h->s, part, c->name, &vm);
 	if (ret)
 		goto undo;

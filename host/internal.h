@@ -17,6 +17,7 @@
 struct sched;
 struct sched_decision;
 struct ctl;
+struct group;
 
 /* A slot of the core: free (client NULL) or one vCPU of a joined VM. */
 struct host_slot {
@@ -96,6 +97,7 @@ struct host_client {
 	bool pin;			/* HOST_HELLO_PIN: grantees pinned by the daemon */
 	uint64_t nr_pins;		/* host_pin()s checked to have reached the thread */
 	int pin_unchecked;		/* the vCPU host_pin() pinned, not checked yet; -1: none */
+	uid_t uid;			/* the peer's (SO_PEERCRED): where it may join */
 	/* host_charge.c: its threads other than the vCPUs' (OTHER), charged to its VM group */
 	uint64_t other_at;		/* its allowance counted up to here (daemon's time) */
 	uint64_t other_allow;		/* ns it may still charge: elapsed time x host CPUs */
@@ -305,6 +307,8 @@ void host_fwd_gone(struct host *h, struct host_client *c);
 void host_fwd_vmset(struct host *h, const char *path, const char *file);
 
 /* host_tree.c: the VM groups. Lock held. */
+/* The joined VM whose group is g, or NULL. Lock held. */
+struct host_client *host_vm_of(struct host *h, struct group *g);
 int host_tree_join(struct host *h, struct host_client *c, const struct host_hello *m);
 int host_tree_commit(struct host *h, struct host_client *c);
 void host_tree_leave(struct host *h, struct host_client *c);

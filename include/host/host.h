@@ -53,6 +53,18 @@ int host_listen(struct host *h, const char *sock);
 int host_run(struct host *h, int stop_fd);
 
 /*
+ * The tree above the VM groups kept across restarts (host/host_state.c): restored from file
+ * before the daemon serves (lines applied, *nr_refused those that failed; 0 with no file), then
+ * saved there by a thread of its own within 250 ms of each change and at stop. The dump is
+ * the file's text (malloc'ed), for the tests.
+ */
+struct host_state;
+int host_state_restore(struct host *h, const char *file, unsigned int *nr_refused);
+int host_state_start(struct host *h, const char *file, struct host_state **out);
+void host_state_stop(struct host_state *st);	/* NULL is a no-op */
+char *host_state_dump(struct host *h);
+
+/*
  * One VMM connection, for host_run() and the tests: a connected SOCK_SEQPACKET fd (taken over,
  * closed by host_client_remove()); host_client_msg() handles one datagram: 0, 1 (done: a probe
  * answered or a join refused; hang up), or -EPROTO/-EINVAL/... (garbage: hang up). Replies and
@@ -119,6 +131,8 @@ int host_forward(struct host *h, unsigned int op, const char *group, const char 
 
 /* The daemon's clock (default time_mono_ns()), for tests that drive time. */
 void host_set_clock(struct host *h, uint64_t (*clock)(void));
+/* The peer's uid as host_client_add() read it (SO_PEERCRED), replaced: for the tests. */
+void host_client_set_uid(struct host_client *c, uid_t uid);
 /* Its thread's CPU clock (default time_thread_ns(), read by host_run()), for tests. */
 void host_set_cpu_clock(struct host *h, uint64_t (*clock)(void));
 /*

@@ -17,6 +17,7 @@
 /* The run dir's own entries beside the VMs' directories: the host scheduler's (`vsched host`). */
 #define REGISTRY_HOST_DIR	"host"		/* its control directory */
 #define REGISTRY_HOST_SOCK	"host.sock"	/* its socket */
+#define REGISTRY_HOST_TREE	".host-tree"	/* its tree above the VMs (no VM's name) */
 
 const char *registry_run_dir(void);
 /* 0 or -EINVAL: 1..128 printable characters, no '/', no leading '.' (a libvirt domain name). */

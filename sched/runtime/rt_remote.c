@@ -27,6 +27,10 @@
 #include "sched/group.h"
 #include "util/unixsock.h"
 
+/* A first join refused EEXIST is tried again this often, this far apart (1 s in all). */
+#define RT_REMOTE_EXIST_TRIES	10
+#define RT_REMOTE_EXIST_WAIT_US	100000
+
 const char *runtime_host_group(struct runtime *rt)
 {
 	return rt->remote ? rt->remote->group : NULL;
@@ -262,7 +266,7 @@ int rt_remote_join(struct runtime *rt, int fd)
 int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
 {
 	struct rt_remote *r = calloc(1, sizeof(*r));
-	int fd, ret;
+	int fd, ret = 0, i;
 
 	assert_held(rt->lock);
 	if (!r)
@@ -279,13 +283,23 @@ int rt_remote_create(struct runtime *rt, const struct runtime_host *host)
 	};
 	r->vs = host->vs;
 	rt->remote = r;
-	fd = r->wake_fd < 0 ? -errno : rt_remote_dial(r->sock);
-	ret = fd < 0 ? fd : rt_remote_join(rt, fd);
-	if (ret) {
+	/*
+	 * EEXIST: a group of the VM's name is in the tree. A VMM restarted as its predecessor
+	 * died may find that one's group still there (its hang-up not read yet): a few tries.
+	 */
+	for (i = 0; i < RT_REMOTE_EXIST_TRIES; i++) {
+		fd = r->wake_fd < 0 ? -errno : rt_remote_dial(r->sock);
+		ret = fd < 0 ? fd : rt_remote_join(rt, fd);
+		if (!ret)
+			break;
 		if (fd >= 0)
 			close(fd);
-		return ret;
+		if (ret != -EEXIST)
+			return ret;
+		usleep(RT_REMOTE_EXIST_WAIT_US);
 	}
+	if (ret)
+		return ret;
 	rt_remote_config(rt);	/* sent when the caller drops the lock: it checks joined then */
 	return r->joined ? 0 : -EPIPE;
 }

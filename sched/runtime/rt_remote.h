@@ -29,6 +29,7 @@ struct rt_remote {
 	int wake_fd;			/* eventfd: the agent's retry sleep ends early */
 	pthread_t agent;
 	bool started;
+	int refused;			/* the re-join's refusal said since the loss; 0 */
 	struct rt_remote_live live;	/* is a stuck daemon answering? (rt_remote_live.c) */
 	struct vsched *vs;		/* the VM's tree, for CTL (rt_remote_ctl.c) */
 };

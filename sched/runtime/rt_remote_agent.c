@@ -52,7 +52,7 @@ static void rt_remote_retry(struct runtime *rt)
 {
 	struct rt_remote *r = rt->remote;
 	struct pollfd pfd = { .fd = r->wake_fd, .events = POLLIN };
-	int fd;
+	int fd, ret;
 
 	poll(&pfd, 1, (int)(RUNTIME_HOST_RETRY_NS / 1000000));
 	fd = rt_remote_dial(r->sock);
@@ -63,11 +63,23 @@ static void rt_remote_retry(struct runtime *rt)
 	 * the new daemon did not schedule it (its first RAN carried all of it: 0.64 s in t-host,
 	 * and over HOST_RAN_MAX_NS a refusal as garbage). */
 	rt_charge_running(rt, rt_now());
-	if (r->stop || rt_remote_join(rt, fd)) {
+	ret = r->stop ? 0 : rt_remote_join(rt, fd);
+	if (r->stop || ret) {
+		/*
+		 * A daemon that answers and refuses (another build, its slots taken, the VM's
+		 * group there) is said once per refusal: it dialled on without a word.
+		 */
+		if (ret && ret != -ETIMEDOUT && ret != -EPROTO && ret != -EPIPE &&
+		    ret != -ECONNRESET && ret != r->refused)
+			fprintf(stderr, "vsched: the host scheduler refuses this VM (%s): still "
+				"unscheduled, asking again every %u ms\n", strerror(-ret),
+				(unsigned int)(RUNTIME_HOST_RETRY_NS / 1000000));
+		r->refused = ret;
 		close(fd);
 		rt_unlock(rt);
 		return;
 	}
+	r->refused = 0;
 	rt_remote_resume(rt);
 	rt_unlock(rt);
 }

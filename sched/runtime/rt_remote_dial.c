@@ -86,6 +86,9 @@ int rt_remote_hello(int fd, struct host_hello *m, int timeout_ms, struct host_we
 	n = rt_remote_recv_welcome(fd, w, page_fd, offer_fd);
 	if (n < 0)
 		return (int)n;
+	/* A daemon of another build (type and version lead the WELCOME of every version). */
+	if (n >= 8 && w->type == HOST_MSG_WELCOME && w->version != HOST_PROTO_VERSION)
+		return -EPROTONOSUPPORT;
 	if (n != sizeof(*w) || w->type != HOST_MSG_WELCOME || w->version != HOST_PROTO_VERSION ||
 	    w->err > 0 || !w->nr_lanes)
 		return -EPROTO;

@@ -7,7 +7,8 @@
 #  - mkdir and rmdir below a VM group happen in the VM's own tree; rmdir of a group holding a
 #    vCPU is EBUSY; vsched.vcpus (slot numbers in the daemon) is refused (EOPNOTSUPP);
 #  - cgroup.threads below a VM group moves the vCPU in the VM's own tree; an unprivileged writer
-#    (setpriv) is held to cgroup v2 delegation's rule there (EACCES out of its subtree);
+#    (setpriv) is held to cgroup v2 delegation's rule there (EACCES out of its subtree); a
+#    group it makes there is its own in the daemon's directory (dir and files);
 #  - the VM group's own cpu.weight written in the daemon's directory survives a daemon restart
 #    (the VM re-joins with it), as does its subtree.
 . "$(dirname "$0")/runtime-lib.sh"
@@ -77,6 +78,15 @@ echo "$tid0" >"$D/d/x/cgroup.threads" || fail "root's move of vCPU 0 from g into
 as_u bash -c "echo $tid0 >$D/d/cgroup.threads" || fail "U's move from d/x into d (both U's)"
 [ "$(cat "$OWN/d/vsched.vcpus")" = 0 ] || fail "U's move did not reach the VM's tree"
 echo "$tid0" >"$D/g/cgroup.threads" || fail "moving vCPU 0 back into g"
+# A group U makes below d (a forwarded mkdir) is U's in the daemon's directory, its files too,
+# as cgroup_mkdir() makes it: U makes it threaded and moves a vCPU in. It was d's owner's, its
+# files root's: U's cgroup.type write was EACCES.
+as_u mkdir "$D/d/u" || fail "U cannot make d/u"
+[ "$(stat -c %u:%g "$D/d/u" "$D/d/u/cgroup.type" | sort -u)" = "$U:$U" ] ||
+	fail "d/u is not U's: $(stat -c '%n %u:%g' "$D/d/u" "$D/d/u/cgroup.type")"
+as_u bash -c "echo threaded >$D/d/u/cgroup.type" || fail "U cannot make its d/u threaded"
+[ "$(cat "$OWN/d/u/cgroup.type")" = threaded ] || fail "d/u's type did not reach the VM's tree"
+as_u rmdir "$D/d/u" || fail "U cannot remove d/u"
 
 # The VM group's own setting: the daemon's, kept by the VMM for a re-join.
 echo 400 >"$D/cpu.weight" || fail "cpu.weight of the VM group"

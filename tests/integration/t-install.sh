@@ -21,7 +21,7 @@ unit=$tmp/a/usr/lib/systemd/system/vsched-host.service
 [ -f "$unit" ] || fail "no unit: $(cd "$tmp/a" && find . -type f)"
 [ "$(stat -c %a "$unit")" = 644 ] || fail "unit mode $(stat -c %a "$unit")"
 ! grep -q @ "$unit" || fail "unsubstituted: $(grep @ "$unit")"
-for want in "Type=simple" "ExecStart=/usr/bin/vsched host --pidfile /run/vsched/host.pid" \
+for want in "Type=notify" "ExecStart=/usr/bin/vsched host --pidfile /run/vsched/host.pid" \
 	"Restart=on-failure"; do
 	grep -qx "$want" "$unit" || fail "unit lacks '$want'"
 done
