@@ -10,16 +10,23 @@
 
 #include "cputune_int.h"
 
-/* A host CPU list; libvirt refuses an empty one ("Invalid value of 'cpuset'"). */
+/*
+ * A host CPU list: CPUs 0 to 16383 as libvirt reads it (VIR_DOMAIN_CPUMASK_LEN; whether the host
+ * has them is the start's business), not empty ("Invalid value of 'cpuset'"). set keeps the
+ * CPUs below CPUSET_MAX.
+ */
 static int cputune_cpuset(struct cputune_ctx *c, xmlNode *n, const char *elem,
 			  struct cpuset *set)
 {
 	char *raw = xml_prop_list(n, "cpuset");
+	unsigned int count = 0;
 	int ret = 0;
 
 	if (!raw)
 		return xerr(c->d, n, elem, NULL, "missing cpuset for %s", elem);
-	if (cpuset_parse(raw, CPUSET_MAX, set) || !cpuset_count(set))
+	if (cpulist_parse(raw, CPULIST_MAX, set, &count))
+		ret = xerr(c->d, n, elem, raw, "Failed to parse bitmap '%s'", raw);
+	else if (!count)
 		ret = xerr(c->d, n, elem, raw, "Invalid value of 'cpuset': %s", raw);
 	free(raw);
 	return ret;

@@ -89,7 +89,7 @@ static int domain_vcpu_placement(xmlNode *root, xmlNode *n, struct domain_def *d
 {
 	char *p = xml_prop(n, "placement"), *cs = NULL;
 	xmlNode *nt = xml_child(root, "numatune");
-	struct cpuset set;
+	unsigned int count = 0;
 	int ret = 0;
 
 	if (p && strcmp(p, "static") && strcmp(p, "auto")) {
@@ -105,9 +105,10 @@ static int domain_vcpu_placement(xmlNode *root, xmlNode *n, struct domain_def *d
 	free(p);
 	if (def->vcpu_placement_auto || !(cs = xml_prop_list(n, "cpuset")))
 		return 0;
-	if (cpuset_parse(cs, CPUSET_MAX, &set))
+	/* Host CPUs, up to libvirt's 16383. */
+	if (cpulist_parse(cs, CPULIST_MAX, NULL, &count))
 		ret = xerr(d, n, "vcpu", cs, "Failed to parse bitmap '%s'", cs);
-	else if (!cpuset_count(&set))
+	else if (!count)
 		ret = xerr(d, n, "vcpu", cs, "Invalid value of 'cpuset': %s", cs);
 	if (ret)
 		free(cs);

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Domains libvirtd 9.0 accepts (each case checked here with `virsh define`, and `virsh start`
+ * under TCG where it says so) must not be refused: the hook would stop a domain libvirt starts.
+ * And what libvirt refuses is refused with its words. Found by the hostile run of branch
+ * libvirt3 (docs/libvirt.md).
+ */
+#include <string.h>
+
+#include "libvirt_util.h"
+#include "util/compiler.h"
+#include "test.h"
+
+#define HEAD "<domain>\n<name>t</name><memory>64</memory>\n<vcpu>2</vcpu>\n"
+
+/* xml parses; its warnings, each followed by '|', go to out. */
+static void accepted(const char *xml, char *out, size_t len)
+{
+	struct domain_def def;
+	struct diag d;
+	size_t i, n = 0;
+	int ret;
+
+	out[0] = '\0';
+	ret = parse_str(xml, &def, &d);
+	if (ret)
+		printf("\n    refused: %s\n", d.msg);
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	for (i = 0; i < d.nr_warn && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s|", d.warn[i]);
+	domain_free(&def);
+	diag_free(&d);
+}
+
+/*
+ * Host CPU lists go to 16383 in libvirt (VIR_DOMAIN_CPUMASK_LEN); vsched refused 1024 and up
+ * ("Invalid value of 'cpuset': 5000"), so the hook stopped such a domain on a large host.
+ */
+static void test_host_cpus_beyond_1023(void)
+{
+	char w[1024];
+
+	accepted(HEAD "<cputune><vcpupin vcpu='0' cpuset='1024-1025,16383'/>"
+		 "<emulatorpin cpuset='5000'/></cputune></domain>", w, sizeof(w));
+	accepted("<domain>\n<name>t</name><memory>64</memory>\n<vcpu cpuset='8191'>2</vcpu>"
+		 "<iothreads>1</iothreads><cputune><iothreadpin iothread='1' cpuset='4096'/>"
+		 "</cputune></domain>", w, sizeof(w));
+	expect_parse_error(HEAD "<cputune><vcpupin vcpu='0' cpuset='16384'/></cputune></domain>",
+			   "t.xml:4: <vcpupin> '16384'", "Failed to parse bitmap '16384'");
+	expect_parse_error(HEAD "<cputune><emulatorpin cpuset='5000,^5000'/></cputune></domain>",
+			   "t.xml:4: <emulatorpin> '5000,^5000'", "Invalid value of 'cpuset'");
+	expect_parse_error("<domain>\n<name>t</name><memory>64</memory>\n"
+			   "<vcpu cpuset='0-16384'>2</vcpu></domain>", "t.xml:3: <vcpu> '0-16384'",
+			   "Failed to parse bitmap '0-16384'");
+}
+
+static CU_TestInfo tests[] = {
+	{ "host CPU lists up to 16383", test_host_cpus_beyond_1023 },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("libvirt_accept", tests);
