@@ -41,7 +41,9 @@ int cputune_vcpupin(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
 
 	if (!vcpu)
 		return xerr(c->d, n, "vcpupin", NULL, "missing vcpu id in vcpupin");
-	if (parse_ull(vcpu, &id) || id > 65535) {
+	/* An unsigned int as libvirt 9.0 reads it (virXMLPropUInt): the schema's unsignedShort is
+	 * not enforced, and an id beyond the vCPUs is only warned about below. */
+	if (parse_ull(vcpu, &id) || id > UINT32_MAX) {
 		ret = xerr(c->d, n, "vcpupin", vcpu, "Invalid value for attribute 'vcpu' in "
 			   "element 'vcpupin': '%s'. Expected non-negative integer value", vcpu);
 		free(vcpu);

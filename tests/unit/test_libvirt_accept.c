@@ -54,8 +54,26 @@ static void test_host_cpus_beyond_1023(void)
 			   "Failed to parse bitmap '0-16384'");
 }
 
+/*
+ * <vcpupin vcpu> is an unsigned int to libvirt 9.0: 65536 and 4294967295 define and start (the
+ * pin is ignored, "Ignoring vcpupin for missing vcpus"); vsched refused above 65535.
+ */
+static void test_vcpupin_vcpu_uint(void)
+{
+	char w[1024];
+
+	accepted(HEAD "<cputune><vcpupin vcpu='65536' cpuset='0'/>"
+		 "<vcpupin vcpu='4294967295' cpuset='0'/></cputune></domain>", w, sizeof(w));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "Ignoring vcpupin for missing vcpus (vcpu 65536)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "(vcpu 4294967295)"));
+	expect_parse_error(HEAD "<cputune><vcpupin vcpu='4294967296' cpuset='0'/></cputune>"
+			   "</domain>", "t.xml:4: <vcpupin> '4294967296'",
+			   "Invalid value for attribute 'vcpu' in element 'vcpupin'");
+}
+
 static CU_TestInfo tests[] = {
 	{ "host CPU lists up to 16383", test_host_cpus_beyond_1023 },
+	{ "vcpupin vcpu is an unsigned int", test_vcpupin_vcpu_uint },
 	CU_TEST_INFO_NULL,
 };
 
