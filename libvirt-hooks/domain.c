@@ -394,6 +394,8 @@ int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 	if (!ret)
 		ret = domain_vcpu(root, def, d);
 	if (!ret)
+		ret = domain_vcpus(root, def, d);
+	if (!ret)
 		ret = domain_iothreads(root, def, d);
 	if (!ret)
 		ret = domain_iothreadids(root, def, d);

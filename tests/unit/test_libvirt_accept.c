@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "libvirt_util.h"
+#include "libvirt/plan.h"
+#include "libvirt/vgroups.h"
 #include "util/compiler.h"
 #include "test.h"
 
@@ -71,9 +73,80 @@ static void test_vcpupin_vcpu_uint(void)
 			   "Invalid value for attribute 'vcpu' in element 'vcpupin'");
 }
 
+/*
+ * <vcpus> is libvirt's master for which vCPUs are online: current='1' with both listed enabled
+ * starts two (libvirtd 9.0 dumps current='2'); {0 yes, 1 no, 2 yes} starts vCPUs 0 and 2, and
+ * the hook moved vCPUs 0 and 1 instead: "moving vCPU 1 to g/vcpu1: No such process", exit 1 at
+ * 'started', and libvirt killed the domain.
+ */
+static void test_vcpus_master(void)
+{
+	struct domain_def def;
+	struct diag d;
+	struct plan p;
+	unsigned int i, moved = 0;
+
+	CU_ASSERT_EQUAL_FATAL(parse_str("<domain><name>t</name><memory>64</memory>"
+		"<vcpu current='1'>2</vcpu><vcpus><vcpu id='0' enabled='yes' hotpluggable='no'/>"
+		"<vcpu id='1' enabled='yes' hotpluggable='yes' order='2'/></vcpus></domain>",
+		&def, &d), 0);
+	CU_ASSERT_EQUAL(def.vcpus, 2);
+	CU_ASSERT_EQUAL(cpuset_count(&def.online), 2);
+	domain_free(&def);
+	diag_free(&d);
+
+	CU_ASSERT_EQUAL_FATAL(parse_str("<domain><name>t</name><memory>64</memory>"
+		"<vcpu>3</vcpu><vcpus><vcpu id='0' enabled='yes' hotpluggable='no'/>"
+		"<vcpu id='1' enabled='no' hotpluggable='yes'/><vcpu id='2' enabled='yes' "
+		"hotpluggable='yes'/></vcpus><metadata><v:groups xmlns:v='" VGROUPS_NS "'>"
+		"<v:group name='g'/><v:assign vcpus='0-2' group='g'/></v:groups></metadata>"
+		"</domain>", &def, &d), 0);
+	CU_ASSERT_EQUAL(def.vcpus, 2);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&def, PLAN_LIBVIRT_VCPUS, &p), 0);
+	for (i = 0; i < p.nr; i++)
+		if (p.ops[i].kind == PLAN_MOVE) {
+			CU_ASSERT(p.ops[i].vcpu == 0 || p.ops[i].vcpu == 2);
+			moved++;
+		}
+	CU_ASSERT_EQUAL(moved, 2);
+	plan_free(&p);
+	domain_free(&def);
+	diag_free(&d);
+}
+
+/* libvirt's refusals of <vcpus>, each seen with `virsh define` (the last two: its QEMU driver). */
+static void test_vcpus_refused(void)
+{
+#define V3 "<domain><name>t</name><memory>64</memory>\n<vcpu>3</vcpu><vcpus>\n"
+	expect_parse_error(V3 "<vcpu id='0' enabled='yes'/><vcpu id='0' enabled='no'/></vcpus>"
+			   "</domain>", "<vcpus>", "vcpu 0 can't be offline");
+	expect_parse_error(V3 "<vcpu id='1' enabled='yes'/></vcpus></domain>", "<vcpus>",
+			   "vcpu 0 can't be offline");
+	expect_parse_error(V3 "<vcpu id='5' enabled='yes'/></vcpus></domain>",
+			   "t.xml:3: <vcpu> '5'", "vcpu id '5' is out of range of maximum vcpu count");
+	expect_parse_error(V3 "<vcpu id='0'/></vcpus></domain>", "t.xml:3: <vcpu>",
+			   "Missing required attribute 'enabled' in element 'vcpu'");
+	expect_parse_error(V3 "<vcpu enabled='yes'/></vcpus></domain>", "t.xml:3: <vcpu>",
+			   "Missing required attribute 'id' in element 'vcpu'");
+	expect_parse_error(V3 "<vcpu id='x' enabled='yes'/></vcpus></domain>", "<vcpu> 'x'",
+			   "Invalid value for attribute 'id' in element 'vcpu': 'x'.");
+	expect_parse_error(V3 "<vcpu id='0' enabled='maybe'/></vcpus></domain>", "<vcpu> 'maybe'",
+			   "Invalid value for attribute 'enabled' in element 'vcpu': 'maybe'.");
+	expect_parse_error(V3 "<vcpu id='0' enabled='yes' order='x'/></vcpus></domain>",
+			   "<vcpu> 'x'", "Invalid value for attribute 'order'");
+	expect_parse_error(V3 "<vcpu id='0' enabled='yes' hotpluggable='no'/><vcpu id='1' "
+			   "enabled='no' hotpluggable='no'/></vcpus></domain>", "<vcpus> '1'",
+			   "vcpu '1' is both offline and not hotpluggable");
+	expect_parse_error(V3 "<vcpu id='0' enabled='yes' hotpluggable='yes'/></vcpus></domain>",
+			   "<vcpus>", "vcpu0 can't be hotpluggable");
+#undef V3
+}
+
 static CU_TestInfo tests[] = {
 	{ "host CPU lists up to 16383", test_host_cpus_beyond_1023 },
 	{ "vcpupin vcpu is an unsigned int", test_vcpupin_vcpu_uint },
+	{ "<vcpus> decides which vCPUs are online", test_vcpus_master },
+	{ "<vcpus> refused as libvirt refuses it", test_vcpus_refused },
 	CU_TEST_INFO_NULL,
 };
 
