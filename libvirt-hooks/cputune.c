@@ -204,6 +204,7 @@ static int cputune_resctrl_check(struct cputune_ctx *c)
 
 #define CT_SCALAR	(1U << 0)	/* first one counts, like XPath name[1] */
 #define CT_TEXT		(1U << 1)	/* the handler gets the element's text */
+#define CT_ONE		(1U << 2)	/* a second one is refused, as libvirt does */
 
 static const struct cputune_elem {
 	const char *name;
@@ -229,7 +230,7 @@ static const struct cputune_elem {
 	{ "iothreadpin", 0, cputune_iothreadpin, "vsched has no iothreads; ignored" },
 	{ "vcpusched", 0, cputune_vcpusched, NULL },
 	{ "iothreadsched", 0, cputune_iothreadsched, "vsched has no iothreads; ignored" },
-	{ "emulatorsched", CT_SCALAR, cputune_emulatorsched,
+	{ "emulatorsched", CT_ONE, cputune_emulatorsched,
 	  "vsched has no emulator thread to schedule; ignored" },
 	{ "cachetune", 0, cputune_resctrl, "vsched does not drive resctrl (CAT); ignored" },
 	{ "memorytune", 0, cputune_resctrl, "vsched does not drive resctrl (MBA); ignored" },
@@ -252,6 +253,9 @@ static int cputune_child(struct cputune_ctx *c, xmlNode *n)
 	if ((e->flags & CT_SCALAR) && (c->seen & bit))
 		return xwarn(c->d, n, e->name, "only the first <%s> counts; this one is ignored",
 			     e->name);
+	/* libvirt reads these with virXPathNodeSet() and refuses more than one. */
+	if ((e->flags & CT_ONE) && (c->seen & bit))
+		return xerr(c->d, n, e->name, NULL, "only one %s is supported", e->name);
 	if (e->flags & CT_TEXT) {
 		raw = xml_text(n);
 		if (!raw)

@@ -142,11 +142,21 @@ static void test_vcpus_refused(void)
 #undef V3
 }
 
+/* libvirt refuses a second <emulatorsched> ("only one emulatorsched is supported"); vsched
+ * ignored it with a warning, so `vsched run` started a domain `virsh define` refuses. */
+static void test_emulatorsched_one(void)
+{
+	expect_parse_error(HEAD "<cputune><emulatorsched scheduler='idle'/>\n"
+			   "<emulatorsched scheduler='batch'/></cputune></domain>",
+			   "t.xml:5: <emulatorsched>", "only one emulatorsched is supported");
+}
+
 static CU_TestInfo tests[] = {
 	{ "host CPU lists up to 16383", test_host_cpus_beyond_1023 },
 	{ "vcpupin vcpu is an unsigned int", test_vcpupin_vcpu_uint },
 	{ "<vcpus> decides which vCPUs are online", test_vcpus_master },
 	{ "<vcpus> refused as libvirt refuses it", test_vcpus_refused },
+	{ "a second <emulatorsched> is refused", test_emulatorsched_one },
 	CU_TEST_INFO_NULL,
 };
 
