@@ -18,6 +18,11 @@ top=$(cd "$here/../.." && pwd)
 skip() { echo "$1"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root (libvirtd, cgroups)"
+# One run per machine: while it runs the test owns /etc/libvirt/hooks/qemu.d, /usr/local/bin/vsched
+# and the domain vsched-lvtest. A second run (make check in another tree) took the first's test
+# hook and binary for the originals and put them back after, leaving the hook installed.
+exec 9>/tmp/vsched-t-libvirt-qemu.lock
+flock -w 600 9 || skip "another t-libvirt-qemu run held /tmp/vsched-t-libvirt-qemu.lock for 600 s"
 for b in libvirtd virtlogd virsh qemu-system-x86_64; do
 	command -v $b >/dev/null || skip "$b missing (scripts/deps.sh installs libvirt and QEMU)"
 done
