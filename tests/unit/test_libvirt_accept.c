@@ -151,12 +151,25 @@ static void test_emulatorsched_one(void)
 			   "t.xml:5: <emulatorsched>", "only one emulatorsched is supported");
 }
 
+/*
+ * A hand-written <vs:groups> with unprefixed children: libvirt keeps them in no namespace (virsh
+ * dumpxml shows <group name="a"/>), and the message said "unknown element <group> ... (expected
+ * <group> or <assign>)", which does not tell what is wrong.
+ */
+static void test_groups_child_without_namespace(void)
+{
+	expect_parse_error(HEAD "<metadata><v:groups xmlns:v='" VGROUPS_NS "'>\n<group name='a'/>"
+			   "</v:groups></metadata></domain>", "t.xml:5: <group>",
+			   "in the namespace " VGROUPS_NS ", e.g. <vs:group>");
+}
+
 static CU_TestInfo tests[] = {
 	{ "host CPU lists up to 16383", test_host_cpus_beyond_1023 },
 	{ "vcpupin vcpu is an unsigned int", test_vcpupin_vcpu_uint },
 	{ "<vcpus> decides which vCPUs are online", test_vcpus_master },
 	{ "<vcpus> refused as libvirt refuses it", test_vcpus_refused },
 	{ "a second <emulatorsched> is refused", test_emulatorsched_one },
+	{ "a <groups> child in no namespace is named so", test_groups_child_without_namespace },
 	CU_TEST_INFO_NULL,
 };
 
