@@ -233,7 +233,10 @@ run_domain() { # accel
 
 	# 6. <vcpus> is libvirt's master: vCPUs 0 and 2 online, 1 offline. The hook moved vCPUs 0
 	# and 1 (current = 2), failed on the missing vCPU 1 and libvirt killed the domain.
-	sed -e "s|<vcpu placement='static'>3</vcpu>|<vcpu placement='static'>3</vcpu><vcpus><vcpu id='0' enabled='yes' hotpluggable='no'/><vcpu id='1' enabled='no' hotpluggable='yes'/><vcpu id='2' enabled='yes' hotpluggable='yes'/></vcpus>|" \
+	vcpus="<vcpus><vcpu id='0' enabled='yes' hotpluggable='no'/>"
+	vcpus+="<vcpu id='1' enabled='no' hotpluggable='yes'/>"
+	vcpus+="<vcpu id='2' enabled='yes' hotpluggable='yes'/></vcpus>"
+	sed -e "s|<vcpu placement='static'>3</vcpu>|&$vcpus|" \
 		-e 's|<vs:assign vcpus="1" group="slow"/>|<vs:assign vcpus="1-2" group="slow"/>|' \
 		"$tmp/d.xml" > "$tmp/v.xml"
 	grep -q "<vcpus>" "$tmp/v.xml" || fail "no <vcpus> in the test domain"
@@ -245,7 +248,8 @@ run_domain() { # accel
 		[ "$(cat "$t/comm")" = "CPU 2/$accel" ] && t2=$(basename "$t")
 	done
 	[ -n "$t2" ] || fail "<vcpus>: no CPU 2/$accel thread"
-	case "$(cpu_cgroup "$t2")" in */slow/vcpu2) ;; *) fail "CPU 2/$accel is in $(cpu_cgroup "$t2"), want .../slow/vcpu2" ;; esac
+	p2=$(cpu_cgroup "$t2")
+	case "$p2" in */slow/vcpu2) ;; *) fail "CPU 2/$accel is in $p2, want .../slow/vcpu2" ;; esac
 	virsh destroy $name >/dev/null || fail "destroy <vcpus>"
 	virsh undefine $name >/dev/null || fail "undefine <vcpus>"
 }
