@@ -142,14 +142,10 @@ static int domain_vcpu(xmlNode *root, struct domain_def *def, struct diag *d)
 	if (c && parse_ull(c, &cur))
 		ret = xerr(d, n, "vcpu", c, "Invalid value for attribute 'current' in element "
 			   "'vcpu': '%s'. Expected non-negative integer value", c);
-	else if (c && cur == 0)
-		ret = xerr(d, n, "vcpu", c, "current vcpus count must be an integer");
-	else if (c && cur > max)
-		ret = xerr(d, n, "vcpu", c,
-			   "maxvcpus must not be less than current vcpus (%llu < %llu)", max, cur);
 	free(c);
+	/* current's range is checked by domain_vcpus(): <vcpus> may override it. */
 	def->max_vcpus = (unsigned int)max;
-	def->vcpus = (unsigned int)cur;
+	def->vcpus = cur > max ? (unsigned int)max + 1 : (unsigned int)cur;
 	return ret ? ret : domain_vcpu_placement(root, n, def, d);
 }
 

@@ -80,6 +80,28 @@ static int vcpus_one(xmlNode *n, struct domain_def *def, unsigned char *hot, str
 	return 0;
 }
 
+/*
+ * <vcpu current='M'> without listed vCPUs: 1 to N. libvirt skips both checks when <vcpus> lists
+ * vCPUs (libvirtd 9.0 here defines current='0' and current='5' of 2 with vCPU 0 listed).
+ */
+static int vcpus_current(xmlNode *root, struct domain_def *def, struct diag *d)
+{
+	xmlNode *n = xml_child(root, "vcpu");
+	char *c = n ? xml_prop(n, "current") : NULL;
+	unsigned int i;
+	int ret = 0;
+
+	if (c && def->vcpus == 0)
+		ret = xerr(d, n, "vcpu", c, "current vcpus count must be an integer");
+	else if (c && def->vcpus > def->max_vcpus)
+		ret = xerr(d, n, "vcpu", c, "maxvcpus must not be less than current vcpus (%u < %s)",
+			   def->max_vcpus, c);
+	free(c);
+	for (i = 0; !ret && i < def->vcpus; i++)
+		cpuset_set(&def->online, i);
+	return ret;
+}
+
 int domain_vcpus(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	unsigned char hot[DOMAIN_VCPUS_MAX] = { 0 };
@@ -88,8 +110,6 @@ int domain_vcpus(xmlNode *root, struct domain_def *def, struct diag *d)
 	int ret = 0;
 
 	cpuset_clear(&def->online);
-	for (i = 0; i < def->vcpus; i++)
-		cpuset_set(&def->online, i);
 	/* XPath "./vcpus/vcpu": the vCPUs of every <vcpus>. */
 	for (vs = root->children; vs && !ret; vs = vs->next) {
 		if (!xml_is(vs, "vcpus"))
@@ -104,7 +124,9 @@ int domain_vcpus(xmlNode *root, struct domain_def *def, struct diag *d)
 			ret = vcpus_one(n, def, hot, d);
 		}
 	}
-	if (ret || !first)
+	if (!ret && !first)
+		return vcpus_current(root, def, d);
+	if (ret)
 		return ret;
 	def->vcpus = cpuset_count(&def->online);
 	/* libvirt's checks (domain_validate.c, and its QEMU driver's for hotpluggable). */

@@ -114,6 +114,38 @@ static void test_vcpus_master(void)
 	diag_free(&d);
 }
 
+/* With vCPUs listed in <vcpus>, libvirt does not check current's range (libvirtd 9.0 defines
+ * current='0' and current='5' of 2 as current='1'); vsched refused them. */
+static void test_vcpus_current_ignored(void)
+{
+	static const char *const cur[] = { "0", "5" };
+	struct domain_def def;
+	struct diag d;
+	char xml[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cur); i++) {
+		snprintf(xml, sizeof(xml), "<domain><name>t</name><memory>64</memory><vcpu "
+			 "current='%s'>2</vcpu><vcpus><vcpu id='0' enabled='yes'/></vcpus></domain>",
+			 cur[i]);
+		CU_ASSERT_EQUAL(parse_str(xml, &def, &d), 0);
+		if (d.msg[0])
+			printf("\n    current='%s': %s\n", cur[i], d.msg);
+		CU_ASSERT_EQUAL(def.vcpus, 1);
+		domain_free(&def);
+		diag_free(&d);
+	}
+	/* Without <vcpus> both stay refused, and a bad value always is. */
+	expect_parse_error("<domain><name>t</name><memory>64</memory>\n<vcpu current='0'>2</vcpu>"
+			   "</domain>", "t.xml:2: <vcpu> '0'", "current vcpus count must be an integer");
+	expect_parse_error("<domain><name>t</name><memory>64</memory>\n<vcpu current='3'>2</vcpu>"
+			   "</domain>", "t.xml:2: <vcpu> '3'",
+			   "maxvcpus must not be less than current vcpus (2 < 3)");
+	expect_parse_error("<domain><name>t</name><memory>64</memory>\n<vcpu current='x'>2</vcpu>"
+			   "<vcpus><vcpu id='0' enabled='yes'/></vcpus></domain>", "t.xml:2: <vcpu> 'x'",
+			   "Invalid value for attribute 'current' in element 'vcpu'");
+}
+
 /* libvirt's refusals of <vcpus>, each seen with `virsh define` (the last two: its QEMU driver). */
 static void test_vcpus_refused(void)
 {
@@ -168,6 +200,7 @@ static CU_TestInfo tests[] = {
 	{ "vcpupin vcpu is an unsigned int", test_vcpupin_vcpu_uint },
 	{ "<vcpus> decides which vCPUs are online", test_vcpus_master },
 	{ "<vcpus> refused as libvirt refuses it", test_vcpus_refused },
+	{ "<vcpus> makes current's range unchecked", test_vcpus_current_ignored },
 	{ "a second <emulatorsched> is refused", test_emulatorsched_one },
 	{ "a <groups> child in no namespace is named so", test_groups_child_without_namespace },
 	CU_TEST_INFO_NULL,
