@@ -150,15 +150,20 @@ static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __
 		free(s);
 		return ret;
 	}
+	/* libvirt keeps only the domain's vCPUs of the list (cachetune-extra-tunes.xml). */
+	for (i = c->max_vcpus; i < CPUSET_MAX; i++)
+		cpuset_unset(&set, i);
+	ret = cputune_resctrl_body(c, n, !strcmp(elem, "memorytune"), &set);
+	if (ret) {
+		free(s);
+		return ret;
+	}
 	rc = cputune_grow(c->rc, &c->cap_rc, c->nr_rc, sizeof(*rc));
 	if (!rc) {
 		free(s);
 		return -ENOMEM;
 	}
 	c->rc = rc;
-	/* libvirt keeps only the domain's vCPUs of the list (cachetune-extra-tunes.xml). */
-	for (i = c->max_vcpus; i < CPUSET_MAX; i++)
-		cpuset_unset(&set, i);
 	c->rc[c->nr_rc++] = (struct cputune_rc){ set, !strcmp(elem, "memorytune"), xml_line(n),
 						 s };
 	return 0;

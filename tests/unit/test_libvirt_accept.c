@@ -195,6 +195,73 @@ static void test_groups_child_without_namespace(void)
 			   "in the namespace " VGROUPS_NS ", e.g. <vs:group>");
 }
 
+/*
+ * The contents of <cachetune>/<memorytune>, each case as libvirtd 9.0 defined or refused it
+ * (libvirt's cachetune-colliding-{allocs,types,monitor}.xml and memorytune-colliding-allocs.xml
+ * among them); vsched refused none of them before.
+ */
+static void test_resctrl_contents(void)
+{
+#define CACHE(t) "<cache id='0' level='3' type='" t "' size='12'/>"
+	static const struct {
+		const char *body, *msg;	/* msg NULL: accepted */
+	} cases[] = {
+		{ "<cachetune vcpus='0'>" CACHE("code") CACHE("code") "</cachetune>",
+		  "Colliding cache allocations for cache level '3' id '0', type 'code'" },
+		{ "<cachetune vcpus='0'>" CACHE("both") CACHE("code") "</cachetune>",
+		  "Colliding cache allocations for cache level '3' id '0', type 'code'" },
+		{ "<cachetune vcpus='0'>" CACHE("code") CACHE("both") "</cachetune>", "type 'both'" },
+		{ "<cachetune vcpus='0'>" CACHE("data") CACHE("code") "</cachetune>", NULL },
+		{ "<cachetune vcpus='0'>" CACHE("both") "<cache id='0' level='2' type='both' "
+		  "size='12'/></cachetune>", NULL },
+		{ "<cachetune vcpus='0-1'>" CACHE("both") "<monitor level='3' vcpus='2'/></cachetune>",
+		  "Monitor vcpus conflicts with allocation" },
+		{ "<cachetune vcpus='0-1'><monitor level='3' vcpus='0'/><monitor level='3' "
+		  "vcpus='0'/></cachetune>", "Identical vcpus found in same type monitors" },
+		{ "<cachetune vcpus='0-2'><monitor level='3' vcpus='0-1'/><monitor level='3' "
+		  "vcpus='1'/></cachetune>", "vcpus overlaps in resctrl groups" },
+		{ "<cachetune vcpus='0-1'><monitor level='3' vcpus='0'/><monitor level='3' "
+		  "vcpus='1'/></cachetune>", NULL },
+		{ "<cachetune vcpus='0-1'><monitor level='3' vcpus='7'/></cachetune>",
+		  "vcpus is empty" },
+		{ "<cachetune vcpus='0'><monitor level='2' vcpus='0'/></cachetune>",
+		  "Invalid monitor cache level '2'" },
+		{ "<cachetune vcpus='0'><monitor level='3'/></cachetune>",
+		  "Missing monitor attribute 'vcpus'" },
+		{ "<cachetune vcpus='0'><cache level='3' type='both' size='12'/></cachetune>",
+		  "Missing required attribute 'id' in element 'cache'" },
+		{ "<cachetune vcpus='0'><cache id='0' level='3' type='foo' size='12'/></cachetune>",
+		  "Invalid value for attribute 'type' in element 'cache': 'foo'." },
+		{ "<cachetune vcpus='0'><cache id='0' level='3' type='both'/></cachetune>",
+		  "missing element or attribute './@size'" },
+		{ "<cachetune vcpus='0'><cache id='0' level='3' type='both' size='-1'/></cachetune>",
+		  "Invalid value '-1' for element or attribute './@size'" },
+		{ "<cachetune vcpus='0'><cache id='0' level='3' type='both' size='12' unit='foo'/>"
+		  "</cachetune>", "unknown suffix 'foo'" },
+		{ "<cachetune vcpus='0'><foo/></cachetune>", NULL },
+		{ "<memorytune vcpus='0'><node id='0' bandwidth='50'/><node id='0' bandwidth='50'/>"
+		  "</memorytune>", "Memory Bandwidth already defined for node 0" },
+		{ "<memorytune vcpus='0'><node id='0' bandwidth='101'/></memorytune>",
+		  "Memory Bandwidth value exceeding 100 is invalid." },
+		{ "<memorytune vcpus='0'><node id='0'/></memorytune>",
+		  "Missing required attribute 'bandwidth' in element 'node'" },
+		{ "<memorytune vcpus='0'><node id='0' bandwidth='100'/><monitor vcpus='0'/>"
+		  "</memorytune>", NULL },
+	};
+	char xml[1024], w[512];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(xml, sizeof(xml), "<domain><name>t</name><memory>64</memory>\n"
+			 "<vcpu>4</vcpu>\n<cputune>\n%s</cputune></domain>", cases[i].body);
+		if (cases[i].msg)
+			expect_parse_error(xml, "t.xml:4: <", cases[i].msg);
+		else
+			accepted(xml, w, sizeof(w));
+	}
+#undef CACHE
+}
+
 static CU_TestInfo tests[] = {
 	{ "host CPU lists up to 16383", test_host_cpus_beyond_1023 },
 	{ "vcpupin vcpu is an unsigned int", test_vcpupin_vcpu_uint },
@@ -203,6 +270,7 @@ static CU_TestInfo tests[] = {
 	{ "<vcpus> makes current's range unchecked", test_vcpus_current_ignored },
 	{ "a second <emulatorsched> is refused", test_emulatorsched_one },
 	{ "a <groups> child in no namespace is named so", test_groups_child_without_namespace },
+	{ "<cachetune>/<memorytune> contents as libvirt", test_resctrl_contents },
 	CU_TEST_INFO_NULL,
 };
 
