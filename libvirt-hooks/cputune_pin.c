@@ -50,12 +50,14 @@ int cputune_vcpupin(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
 		return ret;
 	}
 	free(vcpu);
+	/* libvirt only warns here, before it reads the cpuset (libvirtd 9.0 defines
+	 * <vcpupin vcpu='5'/> of 2 vCPUs, without a cpuset or with cpuset='x'). */
+	if (id >= c->max_vcpus)
+		return xwarn(c->d, n, "vcpupin", "Ignoring vcpupin for missing vcpus (vcpu %llu)",
+			     id);
 	ret = cputune_cpuset(c, n, "vcpupin", &set);
 	if (ret)
 		return ret;
-	if (id >= c->max_vcpus)	/* libvirt only warns here */
-		return xwarn(c->d, n, "vcpupin", "Ignoring vcpupin for missing vcpus (vcpu %llu)",
-			     id);
 	if (c->t->vcpus[id].pinned) {
 		char buf[16];
 

@@ -262,6 +262,27 @@ static void test_resctrl_contents(void)
 #undef CACHE
 }
 
+/*
+ * libvirt ignores a <vcpupin> of a missing vCPU before it reads its cpuset: libvirtd 9.0 defines
+ * <vcpupin vcpu='5'/> of 2 vCPUs without a cpuset, or with cpuset='x' or '^0'; vsched refused
+ * them (found by a random differential run against libvirtd, 250 domains).
+ */
+static void test_vcpupin_missing_vcpu_unread(void)
+{
+	static const char *const pins[] = { "<vcpupin vcpu='5'/>", "<vcpupin vcpu='5' cpuset='x'/>",
+					    "<vcpupin vcpu='2' cpuset='0,^0'/>" };
+	char xml[256], w[512];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(pins); i++) {
+		snprintf(xml, sizeof(xml), HEAD "<cputune>%s</cputune></domain>", pins[i]);
+		accepted(xml, w, sizeof(w));
+		CU_ASSERT_PTR_NOT_NULL(strstr(w, "Ignoring vcpupin for missing vcpus"));
+	}
+	expect_parse_error(HEAD "<cputune><vcpupin vcpu='1'/></cputune></domain>",
+			   "t.xml:4: <vcpupin>", "missing cpuset for vcpupin");
+}
+
 static CU_TestInfo tests[] = {
 	{ "host CPU lists up to 16383", test_host_cpus_beyond_1023 },
 	{ "vcpupin vcpu is an unsigned int", test_vcpupin_vcpu_uint },
@@ -271,6 +292,7 @@ static CU_TestInfo tests[] = {
 	{ "a second <emulatorsched> is refused", test_emulatorsched_one },
 	{ "a <groups> child in no namespace is named so", test_groups_child_without_namespace },
 	{ "<cachetune>/<memorytune> contents as libvirt", test_resctrl_contents },
+	{ "a vcpupin of a missing vCPU is not read", test_vcpupin_missing_vcpu_unread },
 	CU_TEST_INFO_NULL,
 };
 
