@@ -145,14 +145,21 @@ static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __
 	if (!s)
 		return xerr(c->d, n, elem, NULL, "Missing attribute 'vcpus' in element '%s'",
 			    elem);
-	if (cpuset_parse(s, CPUSET_MAX, &set) || !cpuset_count(&set)) {
-		ret = xerr(c->d, n, elem, s, "Invalid value of 'vcpus': %s", s);
+	/* A vCPU list as libvirt reads it, to 16383. */
+	if (cpulist_parse(s, CPULIST_MAX, &set, NULL)) {
+		ret = xerr(c->d, n, elem, s, "Invalid %s attribute 'vcpus' value '%s'", elem, s);
 		free(s);
 		return ret;
 	}
-	/* libvirt keeps only the domain's vCPUs of the list (cachetune-extra-tunes.xml). */
+	/* libvirt keeps only the domain's vCPUs of the list (cachetune-extra-tunes.xml), and
+	 * drops an element left with none, its contents unread (libvirtd 9.0 defines
+	 * vcpus='0,^0' or '7' of 2 vCPUs around any <cache>). */
 	for (i = c->max_vcpus; i < CPUSET_MAX; i++)
 		cpuset_unset(&set, i);
+	if (!cpuset_count(&set)) {
+		free(s);
+		return 0;
+	}
 	ret = cputune_resctrl_body(c, n, !strcmp(elem, "memorytune"), &set);
 	if (ret) {
 		free(s);

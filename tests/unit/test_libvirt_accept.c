@@ -283,6 +283,26 @@ static void test_vcpupin_missing_vcpu_unread(void)
 			   "t.xml:4: <vcpupin>", "missing cpuset for vcpupin");
 }
 
+/*
+ * A <cachetune>/<memorytune> left with no vCPU of the domain is dropped by libvirt, its contents
+ * unread (libvirtd 9.0 defines vcpus='7' or '0,^0' of 2 vCPUs around a bad <cache> or <node>, and
+ * vcpus='16383'); its list goes to 16383 ("Invalid cachetune attribute 'vcpus' value '16384'").
+ */
+static void test_resctrl_without_vcpus_unread(void)
+{
+	char w[512];
+
+	accepted(HEAD "<cputune><cachetune vcpus='7'><cache id='0' level='3' type='foo' size='1'/>"
+		 "</cachetune><memorytune vcpus='0,^0'><node id='0' bandwidth='101'/></memorytune>"
+		 "<cachetune vcpus='16383'/></cputune></domain>", w, sizeof(w));
+	expect_parse_error(HEAD "<cputune><cachetune vcpus='16384'/></cputune></domain>",
+			   "t.xml:4: <cachetune> '16384'",
+			   "Invalid cachetune attribute 'vcpus' value '16384'");
+	expect_parse_error(HEAD "<cputune><cachetune vcpus='1-7'><cache id='0' level='3' "
+			   "type='foo' size='1'/></cachetune></cputune></domain>", "t.xml:4: <cache>",
+			   "Invalid value for attribute 'type' in element 'cache': 'foo'.");
+}
+
 static CU_TestInfo tests[] = {
 	{ "host CPU lists up to 16383", test_host_cpus_beyond_1023 },
 	{ "vcpupin vcpu is an unsigned int", test_vcpupin_vcpu_uint },
@@ -293,6 +313,7 @@ static CU_TestInfo tests[] = {
 	{ "a <groups> child in no namespace is named so", test_groups_child_without_namespace },
 	{ "<cachetune>/<memorytune> contents as libvirt", test_resctrl_contents },
 	{ "a vcpupin of a missing vCPU is not read", test_vcpupin_missing_vcpu_unread },
+	{ "a resctrl element without vCPUs is not read", test_resctrl_without_vcpus_unread },
 	CU_TEST_INFO_NULL,
 };
 
