@@ -73,6 +73,12 @@ static void check_leaf(const struct plan_op *op, size_t k)
 		FUZZ_CHECK(!strcmp(base, want), "op %zu: vCPU %u into '%s'", k, op->vcpu, op->path);
 }
 
+/* Online at start: libvirt's (<vcpus> may enable 0 and 2) on a QEMU domain, else 0 to vcpus-1. */
+static unsigned int online(const struct domain_def *def, unsigned int flags, unsigned int i)
+{
+	return flags & PLAN_LIBVIRT_VCPUS ? cpuset_test(&def->online, i) : i < def->vcpus;
+}
+
 static void check_plan(const struct plan *p, const struct domain_def *def, unsigned int flags)
 {
 	unsigned int moves[CPUSET_MAX] = { 0 }, i;
@@ -127,7 +133,7 @@ static void check_plan(const struct plan *p, const struct domain_def *def, unsig
 				   (unsigned long long)op->value);
 			break;
 		case PLAN_MOVE:
-			FUZZ_CHECK(op->vcpu < def->vcpus, "op %zu: moves offline vCPU %u", k,
+			FUZZ_CHECK(online(def, flags, op->vcpu), "op %zu: moves offline vCPU %u", k,
 				   op->vcpu);
 			check_leaf(op, k);
 			moves[op->vcpu]++;
@@ -139,8 +145,8 @@ static void check_plan(const struct plan *p, const struct domain_def *def, unsig
 		FUZZ_CHECK(made(&groups, op->path), "op %zu (kind %d): no group '%s' yet", k,
 			   op->kind, op->path);
 	}
-	for (i = 0; i < def->vcpus; i++)
-		FUZZ_CHECK(moves[i] == 1, "vCPU %u moved %u times", i, moves[i]);
+	for (i = 0; i < def->max_vcpus; i++)
+		FUZZ_CHECK(moves[i] == online(def, flags, i), "vCPU %u moved %u times", i, moves[i]);
 	hdestroy_r(&groups);
 }
 

@@ -128,8 +128,8 @@ static int apply_warn_libvirt_caps(const struct domain_def *def, const struct fs
 
 	if (!be->read || (!bw->period && !bw->quota))
 		return 0;
-	for (i = 0; i < def->vcpus; i++) {
-		if (apply_libvirt_cap(be, fl, i, &quota, &period))
+	for (i = 0; i < def->max_vcpus; i++) {
+		if (!cpuset_test(&def->online, i) || apply_libvirt_cap(be, fl, i, &quota, &period))
 			continue;
 		if ((!bw->period || period == bw->period) &&
 		    (!bw->quota || (unlimited ? quota < 0 : quota == bw->quota)))

@@ -145,8 +145,23 @@ static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __
 	if (!s)
 		return xerr(c->d, n, elem, NULL, "Missing attribute 'vcpus' in element '%s'",
 			    elem);
-	if (cpuset_parse(s, CPUSET_MAX, &set) || !cpuset_count(&set)) {
-		ret = xerr(c->d, n, elem, s, "Invalid value of 'vcpus': %s", s);
+	/* A vCPU list as libvirt reads it, to 16383. */
+	if (cpulist_parse(s, CPULIST_MAX, &set, NULL)) {
+		ret = xerr(c->d, n, elem, s, "Invalid %s attribute 'vcpus' value '%s'", elem, s);
+		free(s);
+		return ret;
+	}
+	/* libvirt keeps only the domain's vCPUs of the list (cachetune-extra-tunes.xml), and
+	 * drops an element left with none, its contents unread (libvirtd 9.0 defines
+	 * vcpus='0,^0' or '7' of 2 vCPUs around any <cache>). */
+	for (i = c->max_vcpus; i < CPUSET_MAX; i++)
+		cpuset_unset(&set, i);
+	if (!cpuset_count(&set)) {
+		free(s);
+		return 0;
+	}
+	ret = cputune_resctrl_body(c, n, !strcmp(elem, "memorytune"), &set);
+	if (ret) {
 		free(s);
 		return ret;
 	}
@@ -156,9 +171,6 @@ static int cputune_resctrl(struct cputune_ctx *c, xmlNode *n, const char *raw __
 		return -ENOMEM;
 	}
 	c->rc = rc;
-	/* libvirt keeps only the domain's vCPUs of the list (cachetune-extra-tunes.xml). */
-	for (i = c->max_vcpus; i < CPUSET_MAX; i++)
-		cpuset_unset(&set, i);
 	c->rc[c->nr_rc++] = (struct cputune_rc){ set, !strcmp(elem, "memorytune"), xml_line(n),
 						 s };
 	return 0;
@@ -204,6 +216,7 @@ static int cputune_resctrl_check(struct cputune_ctx *c)
 
 #define CT_SCALAR	(1U << 0)	/* first one counts, like XPath name[1] */
 #define CT_TEXT		(1U << 1)	/* the handler gets the element's text */
+#define CT_ONE		(1U << 2)	/* a second one is refused, as libvirt does */
 
 static const struct cputune_elem {
 	const char *name;
@@ -229,7 +242,7 @@ static const struct cputune_elem {
 	{ "iothreadpin", 0, cputune_iothreadpin, "vsched has no iothreads; ignored" },
 	{ "vcpusched", 0, cputune_vcpusched, NULL },
 	{ "iothreadsched", 0, cputune_iothreadsched, "vsched has no iothreads; ignored" },
-	{ "emulatorsched", CT_SCALAR, cputune_emulatorsched,
+	{ "emulatorsched", CT_ONE, cputune_emulatorsched,
 	  "vsched has no emulator thread to schedule; ignored" },
 	{ "cachetune", 0, cputune_resctrl, "vsched does not drive resctrl (CAT); ignored" },
 	{ "memorytune", 0, cputune_resctrl, "vsched does not drive resctrl (MBA); ignored" },
@@ -252,6 +265,9 @@ static int cputune_child(struct cputune_ctx *c, xmlNode *n)
 	if ((e->flags & CT_SCALAR) && (c->seen & bit))
 		return xwarn(c->d, n, e->name, "only the first <%s> counts; this one is ignored",
 			     e->name);
+	/* libvirt reads these with virXPathNodeSet() and refuses more than one. */
+	if ((e->flags & CT_ONE) && (c->seen & bit))
+		return xerr(c->d, n, e->name, NULL, "only one %s is supported", e->name);
 	if (e->flags & CT_TEXT) {
 		raw = xml_text(n);
 		if (!raw)

@@ -50,6 +50,9 @@ int cputune_iothread_id(struct cputune_ctx *c, xmlNode *n, const char *elem,
 /* "duplicate iothreadpin", after the loop. */
 int cputune_pin_dups(struct cputune_ctx *c);
 
+/* cputune_resctrl.c: the children of <cachetune>/<memorytune> rc, whose vCPUs are set. */
+int cputune_resctrl_body(struct cputune_ctx *c, xmlNode *rc, bool mem, const struct cpuset *set);
+
 /* cputune_sched.c */
 int cputune_vcpusched(struct cputune_ctx *c, xmlNode *n, const char *raw);
 int cputune_iothreadsched(struct cputune_ctx *c, xmlNode *n, const char *raw);

@@ -10,16 +10,23 @@
 
 #include "cputune_int.h"
 
-/* A host CPU list; libvirt refuses an empty one ("Invalid value of 'cpuset'"). */
+/*
+ * A host CPU list: CPUs 0 to 16383 as libvirt reads it (VIR_DOMAIN_CPUMASK_LEN; whether the host
+ * has them is the start's business), not empty ("Invalid value of 'cpuset'"). set keeps the
+ * CPUs below CPUSET_MAX.
+ */
 static int cputune_cpuset(struct cputune_ctx *c, xmlNode *n, const char *elem,
 			  struct cpuset *set)
 {
 	char *raw = xml_prop_list(n, "cpuset");
+	unsigned int count = 0;
 	int ret = 0;
 
 	if (!raw)
 		return xerr(c->d, n, elem, NULL, "missing cpuset for %s", elem);
-	if (cpuset_parse(raw, CPUSET_MAX, set) || !cpuset_count(set))
+	if (cpulist_parse(raw, CPULIST_MAX, set, &count))
+		ret = xerr(c->d, n, elem, raw, "Failed to parse bitmap '%s'", raw);
+	else if (!count)
 		ret = xerr(c->d, n, elem, raw, "Invalid value of 'cpuset': %s", raw);
 	free(raw);
 	return ret;
@@ -34,19 +41,23 @@ int cputune_vcpupin(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
 
 	if (!vcpu)
 		return xerr(c->d, n, "vcpupin", NULL, "missing vcpu id in vcpupin");
-	if (parse_ull(vcpu, &id) || id > 65535) {
+	/* An unsigned int as libvirt 9.0 reads it (virXMLPropUInt): the schema's unsignedShort is
+	 * not enforced, and an id beyond the vCPUs is only warned about below. */
+	if (parse_ull(vcpu, &id) || id > UINT32_MAX) {
 		ret = xerr(c->d, n, "vcpupin", vcpu, "Invalid value for attribute 'vcpu' in "
 			   "element 'vcpupin': '%s'. Expected non-negative integer value", vcpu);
 		free(vcpu);
 		return ret;
 	}
 	free(vcpu);
+	/* libvirt only warns here, before it reads the cpuset (libvirtd 9.0 defines
+	 * <vcpupin vcpu='5'/> of 2 vCPUs, without a cpuset or with cpuset='x'). */
+	if (id >= c->max_vcpus)
+		return xwarn(c->d, n, "vcpupin", "Ignoring vcpupin for missing vcpus (vcpu %llu)",
+			     id);
 	ret = cputune_cpuset(c, n, "vcpupin", &set);
 	if (ret)
 		return ret;
-	if (id >= c->max_vcpus)	/* libvirt only warns here */
-		return xwarn(c->d, n, "vcpupin", "Ignoring vcpupin for missing vcpus (vcpu %llu)",
-			     id);
 	if (c->t->vcpus[id].pinned) {
 		char buf[16];
 

@@ -89,7 +89,7 @@ static int domain_vcpu_placement(xmlNode *root, xmlNode *n, struct domain_def *d
 {
 	char *p = xml_prop(n, "placement"), *cs = NULL;
 	xmlNode *nt = xml_child(root, "numatune");
-	struct cpuset set;
+	unsigned int count = 0;
 	int ret = 0;
 
 	if (p && strcmp(p, "static") && strcmp(p, "auto")) {
@@ -105,9 +105,10 @@ static int domain_vcpu_placement(xmlNode *root, xmlNode *n, struct domain_def *d
 	free(p);
 	if (def->vcpu_placement_auto || !(cs = xml_prop_list(n, "cpuset")))
 		return 0;
-	if (cpuset_parse(cs, CPUSET_MAX, &set))
+	/* Host CPUs, up to libvirt's 16383. */
+	if (cpulist_parse(cs, CPULIST_MAX, NULL, &count))
 		ret = xerr(d, n, "vcpu", cs, "Failed to parse bitmap '%s'", cs);
-	else if (!cpuset_count(&set))
+	else if (!count)
 		ret = xerr(d, n, "vcpu", cs, "Invalid value of 'cpuset': %s", cs);
 	if (ret)
 		free(cs);
@@ -141,14 +142,10 @@ static int domain_vcpu(xmlNode *root, struct domain_def *def, struct diag *d)
 	if (c && parse_ull(c, &cur))
 		ret = xerr(d, n, "vcpu", c, "Invalid value for attribute 'current' in element "
 			   "'vcpu': '%s'. Expected non-negative integer value", c);
-	else if (c && cur == 0)
-		ret = xerr(d, n, "vcpu", c, "current vcpus count must be an integer");
-	else if (c && cur > max)
-		ret = xerr(d, n, "vcpu", c,
-			   "maxvcpus must not be less than current vcpus (%llu < %llu)", max, cur);
 	free(c);
+	/* current's range is checked by domain_vcpus(): <vcpus> may override it. */
 	def->max_vcpus = (unsigned int)max;
-	def->vcpus = (unsigned int)cur;
+	def->vcpus = cur > max ? (unsigned int)max + 1 : (unsigned int)cur;
 	return ret ? ret : domain_vcpu_placement(root, n, def, d);
 }
 
@@ -392,6 +389,8 @@ int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d)
 		ret = domain_uuid(root, def, d);
 	if (!ret)
 		ret = domain_vcpu(root, def, d);
+	if (!ret)
+		ret = domain_vcpus(root, def, d);
 	if (!ret)
 		ret = domain_iothreads(root, def, d);
 	if (!ret)

@@ -33,41 +33,26 @@ static __printf(4, 5) void knob_add(struct domain_def *def, xmlNode *n, const ch
 }
 
 /*
- * <vcpus><vcpu id='N' enabled='yes|no'/>...: libvirt puts the enabled ones online. vsched starts
- * vCPUs 0 to current-1; named only where the domain enabled others.
+ * <vcpus>: libvirt puts its enabled vCPUs online (def->online); vsched starts vCPUs 0 to
+ * vcpus-1. Named only where those differ.
  */
 static void knob_vcpus(xmlNode *vcpus, struct domain_def *def)
 {
-	struct cpuset want, on;
+	struct cpuset on;
 	char w[128], o[128];
-	unsigned long long id;
-	xmlNode *n;
 	unsigned int i;
 
-	cpuset_clear(&want);
 	cpuset_clear(&on);
 	for (i = 0; i < def->vcpus && i < CPUSET_MAX; i++)
 		cpuset_set(&on, i);
-	for (n = vcpus->children; n; n = n->next) {
-		char *v, *e;
-
-		if (!xml_is(n, "vcpu"))
-			continue;
-		v = xml_prop(n, "id");
-		e = xml_prop(n, "enabled");
-		if (v && !parse_ull(v, &id) && id < CPUSET_MAX && e && !strcmp(e, "yes"))
-			cpuset_set(&want, (unsigned int)id);
-		free(v);
-		free(e);
-	}
-	if (!memcmp(&want, &on, sizeof(want)))
+	if (!memcmp(&def->online, &on, sizeof(on)))
 		return;
-	if (cpuset_format(&want, w, sizeof(w)) < 0)
+	if (cpuset_format(&def->online, w, sizeof(w)) < 0)
 		snprintf(w, sizeof(w), "...");
 	if (cpuset_format(&on, o, sizeof(o)) < 0)
 		snprintf(o, sizeof(o), "...");
 	knob_add(def, vcpus, "vcpus", "enabled vCPUs '%s': vsched has no vCPU hot-plug and starts "
-		 "vCPUs '%s' (<vcpu current>); not applied", w, o);
+		 "vCPUs '%s'; not applied", w, o);
 }
 
 void domain_knobs(xmlNode *root, struct domain_def *def)

@@ -128,7 +128,7 @@ static int plan_vcpu_libvirt(struct plan *p, const struct domain_def *def, unsig
 
 	if (gi < 0) {
 		snprintf(path, sizeof(path), "vcpu%u", i);
-		return i < def->vcpus ? plan_move(p, path, i, "vcpu", true) : 0;
+		return cpuset_test(&def->online, i) ? plan_move(p, path, i, "vcpu", true) : 0;
 	}
 	plan_path(path, sizeof(path), prefix, def->groups.g[gi].path);
 	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/vcpu%u", i);
@@ -140,7 +140,8 @@ static int plan_vcpu_libvirt(struct plan *p, const struct domain_def *def, unsig
 	op = &p->ops[p->nr - 1];
 	op->mirror = true;
 	op->vcpu = i;
-	return i < def->vcpus ? plan_move(p, path, i, "vsched:assign", false) : 0;
+	/* A QEMU domain's online vCPUs are libvirt's (<vcpus> may enable 0 and 2). */
+	return cpuset_test(&def->online, i) ? plan_move(p, path, i, "vsched:assign", false) : 0;
 }
 
 static int plan_vcpu(struct plan *p, const struct domain_def *def, unsigned int i,

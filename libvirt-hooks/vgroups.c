@@ -385,7 +385,9 @@ int vgroups_parse(xmlNode *metadata, unsigned int max_vcpus, struct vgroups *vg,
 			ret = vg_group(&c, n);
 		else if (!vg_is(n, "assign"))
 			ret = xerr(d, n, (const char *)n->name, NULL,
-				   "unknown element in <groups> (expected <group> or <assign>)");
+				   "unknown element in <groups> (expected <group> or <assign>%s)",
+				   n->ns ? "" : " in the namespace " VGROUPS_NS ", e.g. "
+				   "<vs:group> where <groups> is <vs:groups>");
 	}
 	if (!ret)
 		ret = vgroups_link(&c);

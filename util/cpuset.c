@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libvirt cpuset syntax, as virBitmapParse() reads it: comma-separated items, each N, N-M or
- * ^N (exclusion applied after all inclusions); blanks around items are allowed.
+ * libvirt cpuset syntax, as virBitmapParse() reads it: comma-separated items, each N, N-M or ^N,
+ * applied in order ("^8,0-15" is 0-15, "0-15,^8" is not), blanks around numbers, '-' and ','
+ * and a trailing ',' allowed.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -10,66 +11,96 @@
 
 #include "util/cpuset.h"
 
+static void cpuset_skip_blank(const char **p)
+{
+	while (isspace((unsigned char)**p))	/* virSkipSpaces() */
+		(*p)++;
+}
+
+/* A number as virStrToLong_i() reads it after the first digit was seen, or after a '-'. */
 static int cpuset_num(const char **p, unsigned int *out)
 {
 	unsigned long v = 0;
+	const char *q = *p;
 
-	if (!isdigit((unsigned char)**p))
+	cpuset_skip_blank(&q);
+	if (*q == '+')
+		q++;
+	if (!isdigit((unsigned char)*q))
 		return -EINVAL;
-	while (isdigit((unsigned char)**p)) {
-		v = v * 10 + (unsigned long)(**p - '0');
-		if (v >= CPUSET_MAX)
-			return -ERANGE;
-		(*p)++;
+	while (isdigit((unsigned char)*q)) {
+		v = v * 10 + (unsigned long)(*q - '0');
+		if (v > CPULIST_MAX)	/* out of any limit; libvirt's int overflows later */
+			v = CPULIST_MAX;
+		q++;
 	}
+	*p = q;
 	*out = (unsigned int)v;
 	return 0;
 }
 
-static void cpuset_skip_blank(const char **p)
+int cpulist_parse(const char *s, unsigned int limit, struct cpuset *low, unsigned int *count)
 {
-	while (**p == ' ' || **p == '\t')
-		(*p)++;
-}
-
-int cpuset_parse(const char *s, unsigned int limit, struct cpuset *set)
-{
-	struct cpuset add = { 0 }, del = { 0 };
+	uint64_t bits[CPULIST_MAX / 64] = { 0 };
 	const char *p = s;
-	unsigned int a, b, i, w;
+	unsigned int a, b, i, n = 0;
 	bool neg;
 	int err;
 
-	for (;;) {
-		cpuset_skip_blank(&p);
+	if (limit > CPULIST_MAX)
+		limit = CPULIST_MAX;
+	cpuset_skip_blank(&p);
+	if (!*p)
+		return -EINVAL;
+	while (*p) {
 		neg = *p == '^';
 		if (neg)
 			p++;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
 		err = cpuset_num(&p, &a);
 		if (err)
 			return err;
 		b = a;
-		if (!neg && *p == '-') {
+		cpuset_skip_blank(&p);
+		if (*p == '-') {
+			if (neg)
+				return -EINVAL;
 			p++;
 			err = cpuset_num(&p, &b);
 			if (err)
 				return err;
 			if (b < a)
 				return -EINVAL;
+			cpuset_skip_blank(&p);
+		} else if (*p && *p != ',') {
+			return -EINVAL;
 		}
 		if (b >= limit)
 			return -ERANGE;
-		for (i = a; i <= b; i++)
-			cpuset_set(neg ? &del : &add, i);
-		cpuset_skip_blank(&p);
-		if (*p == '\0' || (*p == '\n' && p[1] == '\0'))
-			break;
-		if (*p++ != ',')
-			return -EINVAL;
+		for (i = a; i <= b; i++) {
+			if (neg)
+				bits[i / 64] &= ~(1ULL << (i % 64));
+			else
+				bits[i / 64] |= 1ULL << (i % 64);
+		}
+		if (*p == ',') {
+			p++;
+			cpuset_skip_blank(&p);
+		}
 	}
-	for (w = 0; w < CPUSET_MAX / 64; w++)
-		set->bits[w] = add.bits[w] & ~del.bits[w];
+	for (i = 0; i < CPULIST_MAX / 64; i++)
+		n += (unsigned int)__builtin_popcountll(bits[i]);
+	if (low)
+		memcpy(low->bits, bits, sizeof(low->bits));
+	if (count)
+		*count = n;
 	return 0;
+}
+
+int cpuset_parse(const char *s, unsigned int limit, struct cpuset *set)
+{
+	return cpulist_parse(s, limit < CPUSET_MAX ? limit : CPUSET_MAX, set, NULL);
 }
 
 int cpuset_format(const struct cpuset *set, char *buf, size_t len)

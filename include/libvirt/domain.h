@@ -24,6 +24,10 @@ struct domain_def {
 	char uuid[37];			/* canonical text form, "" if the XML has none */
 	unsigned int max_vcpus;		/* <vcpu>N</vcpu> */
 	unsigned int vcpus;		/* current='M' (online at start), default N */
+	/* The vCPUs online at start: 0 to vcpus-1, or the enabled ones of <vcpus> (libvirt's
+	 * master when it lists vCPUs; vcpus is then their number). A vsched VM starts 0 to
+	 * vcpus-1 whatever this says (no hot-plug; domain_knobs() names the difference). */
+	struct cpuset online;
 	int vcpu_line;
 	/* <vcpu cpuset=...> (the vCPUs' default host CPUs, NULL if absent or placement='auto')
 	 * and placement='auto' (numad's advice): libvirt's; a vsched VM says it ignores them. */
@@ -57,6 +61,8 @@ int domain_parse_memory(const char *buf, size_t len, struct domain_def *def, str
 void domain_free(struct domain_def *def);
 /* domain.c: the elements of doc into def (domain_load.c reads and parses the document). */
 int domain_parse_doc(xmlDoc *doc, struct domain_def *def, struct diag *d);
+/* domain_vcpus.c: def->online (and def->vcpus) from <vcpus>, with libvirt's checks. */
+int domain_vcpus(xmlNode *root, struct domain_def *def, struct diag *d);
 /* domain_knobs.c: notes in def->knobs what of root a vsched VM does not apply. */
 void domain_knobs(xmlNode *root, struct domain_def *def);
 /* Reads a whole XML document from fd (bounded); 0 or -errno. *out is malloc'ed. */

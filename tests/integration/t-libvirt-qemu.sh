@@ -18,6 +18,11 @@ top=$(cd "$here/../.." && pwd)
 skip() { echo "$1"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root (libvirtd, cgroups)"
+# One run per machine: while it runs the test owns /etc/libvirt/hooks/qemu.d, /usr/local/bin/vsched
+# and the domain vsched-lvtest. A second run (make check in another tree) took the first's test
+# hook and binary for the originals and put them back after, leaving the hook installed.
+exec 9>/tmp/vsched-t-libvirt-qemu.lock
+flock -w 600 9 || skip "another t-libvirt-qemu run held /tmp/vsched-t-libvirt-qemu.lock for 600 s"
 for b in libvirtd virtlogd virsh qemu-system-x86_64; do
 	command -v $b >/dev/null || skip "$b missing (scripts/deps.sh installs libvirt and QEMU)"
 done
@@ -225,6 +230,28 @@ run_domain() { # accel
 	virsh destroy $name >/dev/null || fail "destroy"
 	[ -d "$dom" ] && fail "libvirt left $dom behind"
 	virsh undefine $name >/dev/null || fail "undefine"
+
+	# 6. <vcpus> is libvirt's master: vCPUs 0 and 2 online, 1 offline. The hook moved vCPUs 0
+	# and 1 (current = 2), failed on the missing vCPU 1 and libvirt killed the domain.
+	vcpus="<vcpus><vcpu id='0' enabled='yes' hotpluggable='no'/>"
+	vcpus+="<vcpu id='1' enabled='no' hotpluggable='yes'/>"
+	vcpus+="<vcpu id='2' enabled='yes' hotpluggable='yes'/></vcpus>"
+	sed -e "s|<vcpu placement='static'>3</vcpu>|&$vcpus|" \
+		-e 's|<vs:assign vcpus="1" group="slow"/>|<vs:assign vcpus="1-2" group="slow"/>|' \
+		"$tmp/d.xml" > "$tmp/v.xml"
+	grep -q "<vcpus>" "$tmp/v.xml" || fail "no <vcpus> in the test domain"
+	virsh define "$tmp/v.xml" >/dev/null || fail "define <vcpus>"
+	virsh start $name >/dev/null 2>"$tmp/err" || fail "<vcpus> {0,2}: not started: $(cat "$tmp/err")"
+	pid=$(cat /run/libvirt/qemu/$name.pid) || fail "no pid file"
+	t2=
+	for t in /proc/$pid/task/*; do
+		[ "$(cat "$t/comm")" = "CPU 2/$accel" ] && t2=$(basename "$t")
+	done
+	[ -n "$t2" ] || fail "<vcpus>: no CPU 2/$accel thread"
+	p2=$(cpu_cgroup "$t2")
+	case "$p2" in */slow/vcpu2) ;; *) fail "CPU 2/$accel is in $p2, want .../slow/vcpu2" ;; esac
+	virsh destroy $name >/dev/null || fail "destroy <vcpus>"
+	virsh undefine $name >/dev/null || fail "undefine <vcpus>"
 }
 
 for accel in $accels; do
