@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The scheduler core's entry points: events from the runtime or the simulator, and the hooks the
- * group tree calls so that config changes take effect at once. Each entry ends with
- * lanes_settle() (fill lanes, set slice ends) and lanes_flush() (decisions for what changed).
+ * The scheduler core's life (init, exit, a group's core state, parameters) and its entry points:
+ * events from the runtime or the simulator. Each entry, as each of the tree's hooks
+ * (core_tree.c), ends with core_finish(): lanes_settle() (fill lanes, set slice ends) and
+ * lanes_flush() (decisions for what changed).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -188,7 +189,7 @@ static void clock_update(struct sched *s, uint64_t now)
  * vCPU's share (rate 1.5 of 2) charged its group a quarter of it too little: /web's hog in
  * 'duty-cycle vCPUs beside hogs' got 9125 ms of 9000 (docs/scheduler.md §10).
  */
-static void finish(struct sched *s)
+void core_finish(struct sched *s)
 {
 	struct sched_core *c = &s->core;
 	bool moving = c->rates_dirty || c->path_dirty ||
@@ -204,148 +205,13 @@ static void finish(struct sched *s)
 	lanes_flush(s);
 }
 
-static void runnable_change(struct sched *s, struct group_core *gc, int d)
+/* d more (or fewer) runnable vCPUs below gc and each of its ancestors. */
+void core_runnable_change(struct sched *s, struct group_core *gc, int d)
 {
 	for (; gc; gc = gc->se.parent) {
 		bw_runnable_changing(s, gc);
 		gc->nr_runnable += d;
 	}
-}
-
-int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *to)
-{
-	struct group_core *tc = gcore(group_cpu_group(to));
-
-	(void)s;
-	(void)v;
-	return heap_reserve(&tc->queue, tc->nr_children + 1);
-}
-
-/*
- * v->group is already the new group. The vCPU leaves the old path as if it blocked and joins
- * the new one as if it woke, keeping its lag (bounded); a lane it holds stays unless a group on
- * the new path is throttled. Slices paid up front are paid again at the new rates, its own on
- * its new path (lanes_unpay()).
- */
-static void rehome(struct sched *s, struct vcpu_core *vc, struct group_core *fc,
-		   struct group_core *tc)
-{
-	bool running = vc->lane >= 0;
-
-	lanes_unpay(s);
-	if (fair_waiting(vc))
-		fair_dequeue(s, &vc->se);
-	if (running)
-		fair_clear_running(s, vc);
-	/* The tree changed under vc: redo all rates, not just along a path. */
-	rates_changed(s);
-	if (vc->runnable) {
-		runnable_change(s, fc, -1);
-		fair_block(s, vc, false);
-	} else {
-		fair_undelay_all(s, vc);
-	}
-	fc->nr_children--;
-	tc->nr_children++;
-	vc->se.parent = tc;
-	if (vc->runnable) {
-		runnable_change(s, tc, 1);
-		fair_wake(s, vc);
-	}
-	if (running)
-		fair_set_running(s, vc);
-	rates_update(s);	/* a sleeper's move solved none */
-	lanes_repay(s);
-	if (running) {
-		if (bw_path_throttled(vc))
-			lanes_put_back(s, vc);
-	} else if (vc->runnable) {
-		fair_enqueue(s, &vc->se);
-		lanes_waiter_arrived(s, &vc->se);
-	}
-}
-
-void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from)
-{
-	struct group_core *fc = gcore(group_cpu_group(from));
-	struct group_core *tc = gcore(group_cpu_group(v->group));
-
-	rehome(s, vcore(v), fc, tc);
-	core_trace_move(s, v);
-	finish(s);
-}
-
-static int rehome_subtree(struct sched *s, struct group *g)
-{
-	struct sched_vcpu *v;
-	struct group *c;
-	int ret = 0;
-
-	list_for_each_entry(v, &g->vcpus, group_node) {
-		struct group_core *tc = gcore(group_cpu_group(g));
-
-		if (vcore(v)->se.parent == tc)
-			continue;
-		ret = heap_reserve(&tc->queue, tc->nr_children + 1);
-		if (ret)
-			return ret;
-		rehome(s, vcore(v), vcore(v)->se.parent, tc);
-	}
-	list_for_each_entry(c, &g->children, sibling) {
-		ret = rehome_subtree(s, c);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * "cpu" was added to or removed from g's subtree_control: g's children gained or lost their task
- * group, so every vCPU below g is scheduled in its (new) nearest group with the controller.
- */
-int core_group_subtree(struct sched *s, struct group *g)
-{
-	int ret = rehome_subtree(s, g);
-
-	rates_changed(s);
-	finish(s);
-	return ret;
-}
-
-int core_group_added(struct sched *s, struct group *g)
-{
-	(void)g;
-	return rates_reserve(s);
-}
-
-void core_group_idle(struct sched *s, struct group *g)
-{
-	struct group_core *gc = gcore(g);
-
-	if (gc->se.idle != g->idle) {
-		if (g->idle)
-			s->core.nr_idle_groups++;
-		else
-			s->core.nr_idle_groups--;
-		gc->se.idle = g->idle;
-	}
-	rates_changed(s);
-	finish(s);
-}
-
-/* A weight is only an input of the rates: new rates, every lag kept. */
-void core_group_reweight(struct sched *s, struct group *g)
-{
-	(void)g;
-	rates_changed(s);
-	finish(s);
-}
-
-void core_group_bandwidth(struct sched *s, struct group *g)
-{
-	bw_configure(s, gcore(g));
-	rates_changed(s);
-	finish(s);
 }
 
 int sched_set_params(struct sched *s, const struct sched_params *p)
@@ -376,7 +242,7 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
 		return 0;
 	if (s->core.bw_dry)
 		bw_throttle_dry(s);	/* dry in a report at this instant */
-	runnable_change(s, vc->se.parent, 1);
+	core_runnable_change(s, vc->se.parent, 1);
 	vc->runnable = true;
 	if (vc->told_lane < 0)
 		core_wait_begin(vc, s->core.now);
@@ -385,7 +251,7 @@ int sched_vcpu_runnable(struct sched *s, unsigned int id, uint64_t now)
 	lanes_repay(s);
 	fair_enqueue(s, &vc->se);
 	lanes_waker_arrived(s, vc);
-	finish(s);
+	core_finish(s);
 	return 0;
 }
 
@@ -402,7 +268,7 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 		return 0;
 	if (s->core.bw_dry)
 		bw_throttle_dry(s);	/* dry in a report at this instant */
-	runnable_change(s, vc->se.parent, -1);
+	core_runnable_change(s, vc->se.parent, -1);
 	vc->runnable = false;		/* before lanes_put_back(): it must not queue vc again */
 	core_wait_end(vc, s->core.now);
 	if (vc->lane >= 0) {
@@ -415,7 +281,7 @@ int sched_vcpu_blocked(struct sched *s, unsigned int id, uint64_t now)
 	lanes_unpay(s);
 	fair_block(s, vc, true);
 	lanes_repay(s);
-	finish(s);
+	core_finish(s);
 	return 0;
 }
 
@@ -450,7 +316,7 @@ int sched_vcpu_ran(struct sched *s, unsigned int id, uint64_t user_ns, uint64_t 
 		for (g = vc->v->group; g; g = g->parent)
 			if (gcore(g)->bw_enabled)
 				bw_charge(s, gcore(g), delta);
-	finish(s);
+	core_finish(s);
 	return 0;
 }
 
@@ -487,7 +353,7 @@ int sched_group_charge(struct sched *s, struct group *g, uint64_t user_ns, uint6
 	for (a = g; a; a = a->parent)
 		if (gcore(a)->bw_enabled)
 			bw_charge(s, gcore(a), delta);
-	finish(s);
+	core_finish(s);
 	return 0;
 }
 
@@ -498,7 +364,7 @@ void sched_timer(struct sched *s, uint64_t now)
 	bw_timer(s);	/* refills, then the pools dry in reports (bw_throttle_dry()) */
 	bw_ref_dry(s);	/* at bw_next_timer()'s dry points */
 	lanes_expire(s);
-	finish(s);
+	core_finish(s);
 }
 
 void sched_advance(struct sched *s, uint64_t now)

@@ -253,6 +253,10 @@ void core_exit(struct sched *s);
 int core_group_init(struct sched *s, struct group *g);
 void core_group_exit(struct sched *s, struct group *g);
 void core_group_free_all(struct group *g);
+/* Every event and hook ends here: rates, lanes settled, decisions for what changed. */
+void core_finish(struct sched *s);
+void core_runnable_change(struct sched *s, struct group_core *gc, int d);
+/* core_tree.c: the tree's hooks. */
 int core_vcpu_prepare_move(struct sched *s, struct sched_vcpu *v, struct group *to);
 void core_vcpu_move(struct sched *s, struct sched_vcpu *v, struct group *from);
 void core_group_reweight(struct sched *s, struct group *g);
