@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "internal.h"
+#include "sched/cftype.h"
 
 static bool group_threaded(const struct group *g)
 {
@@ -125,6 +126,24 @@ static void group_reset_cpu(struct sched *s, struct group *c)
 	c->stat.nr_bursts = c->stat.burst_ns = 0;
 }
 
+/*
+ * kernfs holds a name once per directory: +cpu cannot add a cpu.* file to a child that has a
+ * subdirectory of that name (cgroup_add_file() fails in css_populate_dir(): EEXIST).
+ */
+static bool group_cpu_files_shadowed(const struct group *g)
+{
+	const struct group *c, *cc;
+	const struct cftype *cft;
+
+	list_for_each_entry(c, &g->children, sibling)
+		list_for_each_entry(cc, &c->children, sibling) {
+			cft = cftype_find(cc->name);
+			if (cft && (cft->flags & CFTYPE_CPU))
+				return true;
+		}
+	return false;
+}
+
 int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable)
 {
 	struct group *c;
@@ -139,6 +158,8 @@ int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable)
 			return -EOPNOTSUPP;
 		if (g->parent && !group_threaded(g) && !group_can_be_thread_root(g) && g->nr_vcpus)
 			return -EBUSY;
+		if (group_cpu_files_shadowed(g))
+			return -EEXIST;
 	} else {
 		list_for_each_entry(c, &g->children, sibling)
 			if (c->subtree_cpu)

@@ -153,7 +153,8 @@ int group_set_max_descendants(struct sched *s, struct group *g, uint64_t nr);
 /*
  * Threaded mode (cgroup.type) and "cpu" in cgroup.subtree_control, with cgroupfs errnos:
  * group_enable_threaded() -EOPNOTSUPP; group_set_subtree_cpu() -ENOENT (parent lacks +cpu),
- * -EBUSY (a child still has +cpu), -EOPNOTSUPP (invalid domain). The root starts with +cpu.
+ * -EBUSY (a child still has +cpu), -EOPNOTSUPP (invalid domain), -EEXIST (a grandchild is named
+ * as a cpu.* file the children would get). The root starts with +cpu.
  * Disabling resets the children's cpu settings and bandwidth counters (fresh css later); the
  * core reschedules the vCPUs below at once.
  */
