@@ -124,6 +124,8 @@ static void group_reset_cpu(struct sched *s, struct group *c)
 	core_group_bandwidth(s, c);
 	c->stat.nr_periods = c->stat.nr_throttled = c->stat.throttled_ns = 0;
 	c->stat.nr_bursts = c->stat.burst_ns = 0;
+	c->stat.local_throttled_ns = 0;
+	gcore(c)->local_clock = s->core.now;
 }
 
 /*

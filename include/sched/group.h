@@ -75,6 +75,7 @@ enum group_type {
 struct cpu_stat {
 	uint64_t usage_ns, user_ns, system_ns;
 	uint64_t nr_periods, nr_throttled, throttled_ns;
+	uint64_t local_throttled_ns;	/* cpu.stat.local: held by its own pool or an ancestor's */
 	uint64_t nr_bursts, burst_ns;
 };
 

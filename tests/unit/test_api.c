@@ -205,14 +205,15 @@ static void test_api_listings(void)
 			       "cgroup.procs:644 cgroup.threads:644 cgroup.controllers:444 "
 			       "cgroup.subtree_control:644 cgroup.max.descendants:644 "
 			       "cgroup.max.depth:644 cgroup.stat:444 cpu.stat:444 "
-			       "vsched.vcpus:644 vsched.vcpu.stat:444 vsched.lanes:444 ");
+			       "cpu.stat.local:444 vsched.vcpus:644 vsched.vcpu.stat:444 vsched.lanes:444 ");
 	nm = (struct names){ "", 0, 0 };
 	CU_ASSERT_EQUAL(vsched_list_files(vs, "a", collect, &nm), 0);
 	CU_ASSERT_STRING_EQUAL(nm.buf,
 			       "cgroup.type:644 cgroup.procs:644 cgroup.threads:644 "
 			       "cgroup.controllers:444 cgroup.subtree_control:644 cgroup.events:444 "
 			       "cgroup.max.descendants:644 cgroup.max.depth:644 cgroup.stat:444 "
-			       "cpu.stat:444 cpu.weight:644 cpu.weight.nice:644 cpu.idle:644 "
+			       "cpu.stat:444 cpu.stat.local:444 cpu.weight:644 cpu.weight.nice:644 "
+			       "cpu.idle:644 "
 			       "cpu.max:644 cpu.max.burst:644 vsched.vcpus:644 "
 			       "vsched.vcpu.stat:444 ");
 	nm = (struct names){ "", 2, 0 };
