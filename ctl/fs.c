@@ -19,14 +19,16 @@
 #include "util/compiler.h"
 
 /*
- * An open directory or interface file: its path (the ops get none: nullpath_ok) and, for a
- * file, a seq_file-like snapshot of its content.
+ * An open directory or interface file: its path (the ops get none: nullpath_ok), the identity
+ * of the node it was opened on (vsched_node_id()) and, for a file, a seq_file-like snapshot of
+ * its content.
  */
 struct ctl_file {
 	struct list_head node;	/* in ctl->files */
 	pthread_mutex_t lock;	/* one open file can be read by several threads */
 	char group[PATH_MAX];
 	char name[NAME_MAX + 1];	/* "" for a directory */
+	uint64_t id;
 	char *buf;
 	size_t len;
 	bool valid;		/* buf holds the content produced by the last read at offset 0 */
@@ -38,17 +40,27 @@ static struct ctl *ctl_self(void)
 }
 
 /*
+ * Whether the node f was opened on still exists. A descriptor names a kernfs node, not a path:
+ * after rmdir and mkdir of the same name, or -cpu and +cpu on the parent of a cpu.* file's
+ * group, the node at the path is another one, and the old descriptor answers ENODEV.
+ */
+static bool handle_live(struct vsched *vs, const struct ctl_file *f)
+{
+	uint64_t id;
+
+	return !vsched_node_id(vs, f->group, f->name[0] ? f->name : NULL, &id) && id == f->id;
+}
+
+/*
  * An open file whose group (or, after -cpu, whose cpu.* file) is gone reads and writes as on
  * cgroupfs, where kernfs_get_active() fails: ENODEV. An -ENOENT from a file that still exists
  * is the handler's own answer (e.g. +cpu under a parent without it) and passes unchanged.
  */
 static int gone_errno(struct vsched *vs, const struct ctl_file *f, int err)
 {
-	mode_t mode;
-
 	if (err != -ENOENT)
 		return err;
-	return vsched_stat(vs, f->group, f->name[0] ? f->name : NULL, &mode) ? -ENODEV : err;
+	return handle_live(vs, f) ? err : -ENODEV;
 }
 
 /* Splits "/a/b/c" into "/a/b" and "c"; "/c" gives "/" and "c". */
@@ -132,12 +144,13 @@ static int op_resolve(struct ctl *c, const char *path, struct fuse_file_info *fi
 	return path ? ctl_node_resolve(c, path, n) : -ENODEV;
 }
 
-static struct ctl_file *handle_new(struct ctl *c, const struct node *n)
+static struct ctl_file *handle_new(struct ctl *c, const struct node *n, uint64_t id)
 {
 	struct ctl_file *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
+	f->id = id;
 	pthread_mutex_init(&f->lock, NULL);
 	snprintf(f->group, sizeof(f->group), "%s", n->group);
 	snprintf(f->name, sizeof(f->name), "%s", n->kind == NODE_FILE ? n->name : "");
@@ -203,6 +216,8 @@ static int ctl_getattr(const char *path, struct stat *st, struct fuse_file_info 
 	ret = op_resolve(c, path, fi, &n);
 	if (ret)
 		return fi ? -ENODEV : ret;	/* an open node whose group was removed */
+	if (fi && fi->fh && !handle_live(c->vs, (struct ctl_file *)(uintptr_t)fi->fh))
+		return -ENODEV;			/* ... and another of that name made since */
 	node_stat(c, &n, st);
 	return 0;
 }
@@ -232,12 +247,16 @@ static int ctl_opendir(const char *path, struct fuse_file_info *fi)
 	struct node n;
 	int ret;
 
+	uint64_t id;
+
 	ret = ctl_node_resolve(c, path, &n);
 	if (ret)
 		return ret;
 	if (n.kind != NODE_DIR)
 		return -ENOTDIR;
-	f = handle_new(c, &n);
+	if (vsched_node_id(c->vs, n.group, NULL, &id))
+		return -ENOENT;
+	f = handle_new(c, &n, id);
 	if (!f)
 		return -ENOMEM;
 	fi->fh = (uintptr_t)f;
@@ -275,12 +294,16 @@ static int ctl_open(const char *path, struct fuse_file_info *fi)
 	struct node n;
 	int ret;
 
+	uint64_t id;
+
 	ret = ctl_node_resolve(c, path, &n);
 	if (ret)
 		return ret;
 	if (n.kind != NODE_FILE)
 		return -EISDIR;
-	f = handle_new(c, &n);
+	if (vsched_node_id(c->vs, n.group, n.name, &id))
+		return -ENOENT;
+	f = handle_new(c, &n, id);
 	if (!f)
 		return -ENOMEM;
 	fi->fh = (uintptr_t)f;
@@ -335,6 +358,9 @@ static int ctl_read(const char *path __unused, char *buf, size_t size, off_t off
 	pthread_mutex_lock(&f->lock);
 	if (off == 0 || !f->valid)
 		ret = file_fill(c->vs, f);
+	/* After the fill: ids are never reused, so the node still there was the one read. */
+	if (!ret && !handle_live(c->vs, f))
+		ret = -ENODEV;
 	if (!ret) {
 		if ((size_t)off >= f->len)
 			ret = 0;
@@ -356,6 +382,9 @@ static int ctl_write(const char *path __unused, const char *buf, size_t size, of
 	struct ctl *c = ctl_self();
 	ssize_t ret;
 
+	/* A node replaced between this check and the write is not caught (two calls). */
+	if (!handle_live(c->vs, f))
+		return -ENODEV;
 	ret = ctl_forward(c, CTL_FWD_WRITE, f->group, f->name, buf, size);
 	if (ret <= 0)
 		;	/* served by whoever owns that part of the tree */
@@ -379,6 +408,8 @@ static int ctl_truncate(const char *path, off_t size __unused, struct fuse_file_
 	ret = op_resolve(c, path, fi, &n);
 	if (ret)
 		return fi ? -ENODEV : ret;
+	if (fi && fi->fh && !handle_live(c->vs, (struct ctl_file *)(uintptr_t)fi->fh))
+		return -ENODEV;
 	return n.kind == NODE_DIR ? -EISDIR : 0;
 }
 

@@ -120,6 +120,14 @@ int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, vo
  * (S_IFREG | 0644 / 0444), or -ENOENT. */
 int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *mode);
 
+/*
+ * The identity of a group directory (file == NULL) or of one of its files, as kernfs has one
+ * node per file: never the same for two nodes of one VM, even of one name (a group removed and
+ * made again; a cpu.* file after -cpu and +cpu on the parent). 0 or -ENOENT. An open file whose
+ * identity changed under it answers ENODEV on cgroupfs; the control directory checks this.
+ */
+int vsched_node_id(struct vsched *vs, const char *path, const char *file, uint64_t *id);
+
 /* Delegation: the owner of a group directory (chown on cgroupfs). */
 int vsched_chown(struct vsched *vs, const char *path, uid_t uid, gid_t gid);
 int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid);

@@ -168,8 +168,11 @@ int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable)
 				return -EBUSY;
 	}
 	g->subtree_cpu = enable;
-	if (!enable)
-		list_for_each_entry(c, &g->children, sibling)
+	list_for_each_entry(c, &g->children, sibling) {
+		if (enable)
+			c->cpu_serial = ++s->last_serial;	/* the cpu.* files are new */
+		else
 			group_reset_cpu(s, c);
+	}
 	return core_group_subtree(s, g);
 }

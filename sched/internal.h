@@ -172,6 +172,7 @@ struct sched {
 	struct sched_vcpu *vcpus;
 	pid_t pid;
 	const void *lock;	/* sched_set_lock(): held at every entry that changes the core */
+	uint64_t last_serial;	/* the last group->serial or cpu_serial handed out */
 	struct sched_core core;
 	struct trace *trace;		/* NULL: not recording (sched/trace.h) */
 };

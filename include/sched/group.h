@@ -111,6 +111,13 @@ struct group {
 
 	struct cpu_stat stat;		/* hierarchical, including removed children */
 
+	/*
+	 * Identities, never reused in a tree (kernfs nodes): the directory and its core files',
+	 * and its cpu.* files', new at every +cpu of the parent. An open file whose node is gone
+	 * answers ENODEV even if a node of the same name exists again.
+	 */
+	uint64_t serial, cpu_serial;
+
 	void *core;			/* scheduler core state, owned by sched/core */
 };
 

@@ -442,6 +442,43 @@ static void test_api_cpu_stat_from_core(void)
 	vsched_destroy(vs);
 }
 
+/* Node identities: one per kernfs node, never reused (a name made again is a new node). */
+static void test_api_node_id(void)
+{
+	struct vsched *vs = vs_new(2);
+	uint64_t dir, procs, weight, id;
+
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/a"), 0);
+	WRITE_OK(vs, "p", "cgroup.subtree_control", "+cpu");
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", NULL, &dir), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cgroup.procs", &procs), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cpu.weight", &weight), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "/p/a/", "cpu.weight", &id), 0);
+	CU_ASSERT_EQUAL(id, weight);
+	CU_ASSERT_NOT_EQUAL(weight, dir);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cpu.bogus", &id), -ENOENT);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/none", NULL, &id), -ENOENT);
+	/* -cpu, +cpu: new cpu.* files, the same directory and core files */
+	WRITE_OK(vs, "p", "cgroup.subtree_control", "-cpu");
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cpu.weight", &id), -ENOENT);
+	WRITE_OK(vs, "p", "cgroup.subtree_control", "+cpu");
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cpu.weight", &id), 0);
+	CU_ASSERT_NOT_EQUAL(id, weight);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cgroup.procs", &id), 0);
+	CU_ASSERT_EQUAL(id, procs);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", NULL, &id), 0);
+	CU_ASSERT_EQUAL(id, dir);
+	/* removed and made again: everything new */
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "p/a"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/a"), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", NULL, &id), 0);
+	CU_ASSERT_NOT_EQUAL(id, dir);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cgroup.procs", &id), 0);
+	CU_ASSERT_NOT_EQUAL(id, procs);
+	vsched_destroy(vs);
+}
+
 static CU_TestInfo api_tests[] = {
 	{ "create, pid and TIDs", test_api_create_and_ids },
 	{ "generic write rules (E2BIG, 0 bytes, NUL, read-only)", test_api_generic_write_rules },
@@ -451,6 +488,7 @@ static CU_TestInfo api_tests[] = {
 	{ "change notification and clock", test_api_notify_and_clock },
 	{ "concurrent writers and readers", test_api_concurrency },
 	{ "cpu.stat from the core's accounting", test_api_cpu_stat_from_core },
+	{ "node identities", test_api_node_id },
 	CU_TEST_INFO_NULL,
 };
 
