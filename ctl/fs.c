@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "vsched.h"
 #include "util/compiler.h"
@@ -469,6 +470,19 @@ static int ctl_utimens(const char *path, const struct timespec tv[2] __unused,
 	return op_resolve(ctl_self(), path, fi, &n);
 }
 
+/*
+ * statfs as kernfs's simple_statfs(): page-sized blocks, NAME_MAX, no block or inode counts
+ * (libfuse's default said 512-byte blocks). The type stays FUSE's: the kernel sets it.
+ */
+static int ctl_statfs(const char *path __unused, struct statvfs *sv)
+{
+	memset(sv, 0, sizeof(*sv));
+	sv->f_bsize = 4096;
+	sv->f_frsize = 4096;
+	sv->f_namemax = NAME_MAX;
+	return 0;
+}
+
 /* What the VFS answers for operations kernfs does not implement. */
 static int ctl_unlink(const char *path __unused)
 {
@@ -522,6 +536,7 @@ const struct fuse_operations ctl_fs_ops = {
 	.listxattr = ctl_fs_listxattr,
 	.removexattr = ctl_fs_removexattr,
 	.utimens = ctl_utimens,
+	.statfs = ctl_statfs,
 	.unlink = ctl_unlink,
 	.rename = ctl_rename,
 	.create = ctl_create,

@@ -32,6 +32,8 @@ st() { stat -c '%n %A %h %u %g' "$@"; }
 # The transcript of the same operations in directory $1.
 ops() {
 	cd "$1" || return 1
+	# statfs (simple_statfs(): page-sized blocks, NAME_MAX, no counts; the type differs: fuse)
+	stat -f -c 'statfs %s %S %l %b %f %a %c %d' .
 	r mkdir g; st g
 	# Names past 255 bytes (kernfs has no NAME_MAX); 4094 makes "g/NAME" longer than PATH_MAX.
 	# (vsched limits a group's whole path below the VM to 4095 bytes: 4090 fits under s/g/.)
