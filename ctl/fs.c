@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ struct ctl_file {
 	char group[PATH_MAX];
 	char name[NAME_MAX + 1];	/* "" for a directory */
 	uint64_t id;
+	uint64_t event;		/* vsched_file_events() at the last read (kernfs of->event) */
+	struct fuse_pollhandle *ph;	/* a poll(2) waiting for the next event; under ctl->lock */
 	char *buf;
 	size_t len;
 	bool valid;		/* buf holds the content produced by the last read at offset 0 */
@@ -163,6 +166,8 @@ static struct ctl_file *handle_new(struct ctl *c, const struct node *n, uint64_t
 
 static void handle_free(struct ctl_file *f)
 {
+	if (f->ph)
+		fuse_pollhandle_destroy(f->ph);
 	pthread_mutex_destroy(&f->lock);
 	free(f->buf);
 	free(f);
@@ -327,12 +332,18 @@ static int ctl_release(const char *path __unused, struct fuse_file_info *fi)
 	return 0;
 }
 
-/* Takes a fresh snapshot of the whole file into f->buf. */
+/*
+ * Takes a fresh snapshot of the whole file into f->buf. The event count is taken first: an
+ * event between the two leaves the next poll ready, never one missed (kernfs_seq_show()).
+ */
 static int file_fill(struct vsched *vs, struct ctl_file *f)
 {
 	char *buf = NULL;
+	uint64_t ev;
 	ssize_t n;
 
+	if (!vsched_file_events(vs, f->group, f->name, &ev))
+		f->event = ev;
 	n = vsched_read_alloc(vs, f->group, f->name, &buf);
 	if (n < 0) {
 		f->valid = false;
@@ -372,6 +383,52 @@ static int ctl_read(const char *path __unused, char *buf, size_t size, off_t off
 	}
 	pthread_mutex_unlock(&f->lock);
 	return ret;
+}
+
+/*
+ * poll(2) as kernfs_generic_poll(): always readable and writable, and POLLERR | POLLPRI while
+ * an event (cgroup.events: populated changed) came after the last read; a file not read since
+ * its open counts as such (kernfs's event count starts at 1, the open's at 0), so is a removed
+ * one. The handle is kept before the test, so an event right after it still wakes the poller.
+ */
+static int ctl_poll(const char *path __unused, struct fuse_file_info *fi,
+		    struct fuse_pollhandle *ph, unsigned int *reventsp)
+{
+	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+	struct ctl *c = ctl_self();
+	uint64_t ev, seen;
+
+	if (ph) {
+		pthread_mutex_lock(&c->lock);
+		if (f->ph)
+			fuse_pollhandle_destroy(f->ph);
+		f->ph = ph;
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_lock(&f->lock);
+	seen = f->event;
+	pthread_mutex_unlock(&f->lock);
+	*reventsp = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;
+	if (f->name[0] && (!handle_live(c->vs, f) ||
+			   vsched_file_events(c->vs, f->group, f->name, &ev) || ev != seen))
+		*reventsp |= POLLERR | POLLPRI;
+	return 0;
+}
+
+/* vsched_set_events_fn(): wakes every poller (the VM's lock is held: no API calls here). */
+void ctl_fs_events(struct vsched *vs __unused, void *arg)
+{
+	struct ctl *c = arg;
+	struct ctl_file *f;
+
+	pthread_mutex_lock(&c->lock);
+	list_for_each_entry(f, &c->files, node)
+		if (f->ph) {
+			fuse_notify_poll(f->ph);
+			fuse_pollhandle_destroy(f->ph);
+			f->ph = NULL;
+		}
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* One write(2) is one value, whatever the offset, as in cgroup_file_write(). */
@@ -526,6 +583,7 @@ const struct fuse_operations ctl_fs_ops = {
 	.release = ctl_release,
 	.read = ctl_read,
 	.write = ctl_write,
+	.poll = ctl_poll,
 	.truncate = ctl_truncate,
 	.mkdir = ctl_mkdir,
 	.rmdir = ctl_rmdir,

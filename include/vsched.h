@@ -149,6 +149,17 @@ typedef void (*vsched_notify_fn)(struct vsched *vs, enum vsched_event ev, const 
 void vsched_set_notify(struct vsched *vs, vsched_notify_fn fn, void *arg);
 
 /*
+ * File events, as kernfs_notify() raises them for poll(2): the event count of a file (1 plus
+ * the times its content changed by an event; only cgroup.events has them, when populated
+ * changes), 0 or -ENOENT; and a callback run after any call that raised one, with the VM's
+ * lock held, so it must not call this API (the control directory wakes its pollers). One
+ * callback per VM; NULL removes it, and once that returns the old one runs no more.
+ */
+int vsched_file_events(struct vsched *vs, const char *path, const char *file, uint64_t *events);
+typedef void (*vsched_events_fn)(struct vsched *vs, void *arg);
+void vsched_set_events_fn(struct vsched *vs, vsched_events_fn fn, void *arg);
+
+/*
  * Time source for cpu.stat and changes (default: CLOCK_MONOTONIC in ns). Called under the lock
  * before every read and change, so it may bring the core up to date first: the runtime charges
  * what the vCPUs inside KVM_RUN ran so far (runtime_bind()).

@@ -173,6 +173,7 @@ struct sched {
 	pid_t pid;
 	const void *lock;	/* sched_set_lock(): held at every entry that changes the core */
 	uint64_t last_serial;	/* the last group->serial or cpu_serial handed out */
+	uint64_t nr_events;	/* sum of every group's events_gen, removed ones included */
 	struct sched_core core;
 	struct trace *trace;		/* NULL: not recording (sched/trace.h) */
 };

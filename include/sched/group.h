@@ -117,6 +117,8 @@ struct group {
 	 * answers ENODEV even if a node of the same name exists again.
 	 */
 	uint64_t serial, cpu_serial;
+	/* cgroup_file_notify() of cgroup.events: populated changed this many times */
+	uint64_t events_gen;
 
 	void *core;			/* scheduler core state, owned by sched/core */
 };
@@ -189,6 +191,8 @@ bool group_is_thread_root(const struct group *g);
  * group_dom().
  */
 int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to);
+/* How many times any group's populated state changed (each bumps that group's events_gen). */
+uint64_t sched_nr_events(const struct sched *s);
 
 /*
  * cpu controller settings, validated as the kernel does; take effect at once in the core.

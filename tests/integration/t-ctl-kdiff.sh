@@ -85,6 +85,23 @@ else
 	bad "the control directory differs from the kernel's cgroup2:"
 	sed 's/^/    /' "$TMPD/diff" | head -60
 fi
+# poll(2) on cgroup.events, a task moved in while a poll waits: a sleep on the kernel's side, a
+# vCPU thread on vsched's.
+if command -v python3 >/dev/null; then
+	mkdir "$kdir/p" "$D/p"
+	echo threaded >"$D/p/cgroup.type"
+	sleep 30 &
+	spid=$!
+	kp=$(python3 "$here/helpers/poll_events.py" "$kdir/p" "echo $spid >$kdir/p/cgroup.procs")
+	kill $spid; wait $spid 2>/dev/null
+	vp=$(python3 "$here/helpers/poll_events.py" "$D/p" \
+		"echo $(vcpu_tids "$HPID" | head -n 1) >$D/p/cgroup.threads")
+	expect_eq "poll on cgroup.events as the kernel's" "$vp" "$kp"
+	echo "$kp" | grep -q "waiting poll: pri within 2 s" && ok "kernel: a move wakes the poll" ||
+		bad "kernel poll transcript: $kp"
+	echo "$(vcpu_tids "$HPID" | head -n 1)" >"$D/cgroup.threads"
+	rmdir "$kdir/p" "$D/p"
+fi
 # The transcript itself: what the kernel does, so that agreeing means something.
 grep -q "^name 4090: ok  ok" "$TMPD/kernel" && ok "kernel: 4090-byte names" ||
 	bad "kernel transcript: $(head -c 300 "$TMPD/kernel")"

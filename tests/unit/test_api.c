@@ -479,6 +479,46 @@ static void test_api_node_id(void)
 	vsched_destroy(vs);
 }
 
+static void count_events(struct vsched *vs __unused, void *arg)
+{
+	(*(int *)arg)++;
+}
+
+/* cgroup.events' event count: populated flips, in the group and its ancestors (kernfs_notify()). */
+static void test_api_file_events(void)
+{
+	struct vsched *vs = vs_new(2);
+	uint64_t ev;
+	int calls = 0;
+
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "g"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "g/t"), 0);
+	vsched_set_events_fn(vs, count_events, &calls);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 1);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "nope", &ev), -ENOENT);
+	WRITE_OK(vs, "/", "cgroup.procs", "4000");	/* nothing moves: no event */
+	CU_ASSERT_EQUAL(calls, 0);
+	WRITE_OK(vs, "g", "cgroup.procs", "4000");	/* g and g/t's parent populated */
+	CU_ASSERT_EQUAL(calls, 1);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 2);
+	WRITE_OK(vs, "g/t", "cgroup.threads", "4001");	/* g stays populated; g/t becomes so */
+	CU_ASSERT_EQUAL(calls, 2);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 2);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g/t", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 2);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g/t", "cgroup.procs", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 1);				/* only cgroup.events has events */
+	vsched_set_events_fn(vs, NULL, NULL);
+	WRITE_OK(vs, "/", "cgroup.procs", "4000");
+	CU_ASSERT_EQUAL(calls, 2);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 3);
+	vsched_destroy(vs);
+}
+
 static CU_TestInfo api_tests[] = {
 	{ "create, pid and TIDs", test_api_create_and_ids },
 	{ "generic write rules (E2BIG, 0 bytes, NUL, read-only)", test_api_generic_write_rules },
@@ -489,6 +529,7 @@ static CU_TestInfo api_tests[] = {
 	{ "concurrent writers and readers", test_api_concurrency },
 	{ "cpu.stat from the core's accounting", test_api_cpu_stat_from_core },
 	{ "node identities", test_api_node_id },
+	{ "file events (cgroup.events, poll)", test_api_file_events },
 	CU_TEST_INFO_NULL,
 };
 
