@@ -31,8 +31,8 @@ struct ctl_file {
 	char group[PATH_MAX];
 	char name[NAME_MAX + 1];	/* "" for a directory */
 	uint64_t id;
-	uint64_t event;		/* vsched_file_events() at the last read (kernfs of->event) */
-	struct fuse_pollhandle *ph;	/* a poll(2) waiting for the next event; under ctl->lock */
+	uint64_t event;		/* vsched_file_events() at the last read (of->event) */
+	struct fuse_pollhandle *ph;	/* a poll(2) waiting for an event; under ctl->lock */
 	char *buf;
 	size_t len;
 	bool valid;		/* buf holds the content produced by the last read at offset 0 */
