@@ -46,6 +46,8 @@ int ctl_forward(struct ctl *c, enum ctl_fwd_op op, const char *group, const char
 		const char *buf, size_t len);
 
 extern const struct fuse_operations ctl_fs_ops;
+/* The VM's file events (vsched_set_events_fn()): wakes the pollers of open files. */
+void ctl_fs_events(struct vsched *vs, void *arg);
 
 /*
  * A node as stat(2) shows it. key is its path in the directory ("/", "/a", "/a/cpu.max"),

@@ -10,23 +10,29 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "vsched.h"
 #include "util/compiler.h"
 
 /*
- * An open directory or interface file: its path (the ops get none: nullpath_ok) and, for a
- * file, a seq_file-like snapshot of its content.
+ * An open directory or interface file: its path (the ops get none: nullpath_ok), the identity
+ * of the node it was opened on (vsched_node_id()) and, for a file, a seq_file-like snapshot of
+ * its content.
  */
 struct ctl_file {
 	struct list_head node;	/* in ctl->files */
 	pthread_mutex_t lock;	/* one open file can be read by several threads */
 	char group[PATH_MAX];
 	char name[NAME_MAX + 1];	/* "" for a directory */
+	uint64_t id;
+	uint64_t event;		/* vsched_file_events() at the last read (of->event) */
+	struct fuse_pollhandle *ph;	/* a poll(2) waiting for an event; under ctl->lock */
 	char *buf;
 	size_t len;
 	bool valid;		/* buf holds the content produced by the last read at offset 0 */
@@ -38,17 +44,27 @@ static struct ctl *ctl_self(void)
 }
 
 /*
+ * Whether the node f was opened on still exists. A descriptor names a kernfs node, not a path:
+ * after rmdir and mkdir of the same name, or -cpu and +cpu on the parent of a cpu.* file's
+ * group, the node at the path is another one, and the old descriptor answers ENODEV.
+ */
+static bool handle_live(struct vsched *vs, const struct ctl_file *f)
+{
+	uint64_t id;
+
+	return !vsched_node_id(vs, f->group, f->name[0] ? f->name : NULL, &id) && id == f->id;
+}
+
+/*
  * An open file whose group (or, after -cpu, whose cpu.* file) is gone reads and writes as on
  * cgroupfs, where kernfs_get_active() fails: ENODEV. An -ENOENT from a file that still exists
  * is the handler's own answer (e.g. +cpu under a parent without it) and passes unchanged.
  */
 static int gone_errno(struct vsched *vs, const struct ctl_file *f, int err)
 {
-	mode_t mode;
-
 	if (err != -ENOENT)
 		return err;
-	return vsched_stat(vs, f->group, f->name[0] ? f->name : NULL, &mode) ? -ENODEV : err;
+	return handle_live(vs, f) ? err : -ENODEV;
 }
 
 /* Splits "/a/b/c" into "/a/b" and "c"; "/c" gives "/" and "c". */
@@ -132,12 +148,13 @@ static int op_resolve(struct ctl *c, const char *path, struct fuse_file_info *fi
 	return path ? ctl_node_resolve(c, path, n) : -ENODEV;
 }
 
-static struct ctl_file *handle_new(struct ctl *c, const struct node *n)
+static struct ctl_file *handle_new(struct ctl *c, const struct node *n, uint64_t id)
 {
 	struct ctl_file *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
+	f->id = id;
 	pthread_mutex_init(&f->lock, NULL);
 	snprintf(f->group, sizeof(f->group), "%s", n->group);
 	snprintf(f->name, sizeof(f->name), "%s", n->kind == NODE_FILE ? n->name : "");
@@ -149,6 +166,8 @@ static struct ctl_file *handle_new(struct ctl *c, const struct node *n)
 
 static void handle_free(struct ctl_file *f)
 {
+	if (f->ph)
+		fuse_pollhandle_destroy(f->ph);
 	pthread_mutex_destroy(&f->lock);
 	free(f->buf);
 	free(f);
@@ -203,6 +222,8 @@ static int ctl_getattr(const char *path, struct stat *st, struct fuse_file_info 
 	ret = op_resolve(c, path, fi, &n);
 	if (ret)
 		return fi ? -ENODEV : ret;	/* an open node whose group was removed */
+	if (fi && fi->fh && !handle_live(c->vs, (struct ctl_file *)(uintptr_t)fi->fh))
+		return -ENODEV;			/* ... and another of that name made since */
 	node_stat(c, &n, st);
 	return 0;
 }
@@ -232,12 +253,16 @@ static int ctl_opendir(const char *path, struct fuse_file_info *fi)
 	struct node n;
 	int ret;
 
+	uint64_t id;
+
 	ret = ctl_node_resolve(c, path, &n);
 	if (ret)
 		return ret;
 	if (n.kind != NODE_DIR)
 		return -ENOTDIR;
-	f = handle_new(c, &n);
+	if (vsched_node_id(c->vs, n.group, NULL, &id))
+		return -ENOENT;
+	f = handle_new(c, &n, id);
 	if (!f)
 		return -ENOMEM;
 	fi->fh = (uintptr_t)f;
@@ -275,12 +300,16 @@ static int ctl_open(const char *path, struct fuse_file_info *fi)
 	struct node n;
 	int ret;
 
+	uint64_t id;
+
 	ret = ctl_node_resolve(c, path, &n);
 	if (ret)
 		return ret;
 	if (n.kind != NODE_FILE)
 		return -EISDIR;
-	f = handle_new(c, &n);
+	if (vsched_node_id(c->vs, n.group, n.name, &id))
+		return -ENOENT;
+	f = handle_new(c, &n, id);
 	if (!f)
 		return -ENOMEM;
 	fi->fh = (uintptr_t)f;
@@ -303,12 +332,18 @@ static int ctl_release(const char *path __unused, struct fuse_file_info *fi)
 	return 0;
 }
 
-/* Takes a fresh snapshot of the whole file into f->buf. */
+/*
+ * Takes a fresh snapshot of the whole file into f->buf. The event count is taken first: an
+ * event between the two leaves the next poll ready, never one missed (kernfs_seq_show()).
+ */
 static int file_fill(struct vsched *vs, struct ctl_file *f)
 {
 	char *buf = NULL;
+	uint64_t ev;
 	ssize_t n;
 
+	if (!vsched_file_events(vs, f->group, f->name, &ev))
+		f->event = ev;
 	n = vsched_read_alloc(vs, f->group, f->name, &buf);
 	if (n < 0) {
 		f->valid = false;
@@ -335,6 +370,9 @@ static int ctl_read(const char *path __unused, char *buf, size_t size, off_t off
 	pthread_mutex_lock(&f->lock);
 	if (off == 0 || !f->valid)
 		ret = file_fill(c->vs, f);
+	/* After the fill: ids are never reused, so the node still there was the one read. */
+	if (!ret && !handle_live(c->vs, f))
+		ret = -ENODEV;
 	if (!ret) {
 		if ((size_t)off >= f->len)
 			ret = 0;
@@ -347,6 +385,52 @@ static int ctl_read(const char *path __unused, char *buf, size_t size, off_t off
 	return ret;
 }
 
+/*
+ * poll(2) as kernfs_generic_poll(): always readable and writable, and POLLERR | POLLPRI while
+ * an event (cgroup.events: populated changed) came after the last read; a file not read since
+ * its open counts as such (kernfs's event count starts at 1, the open's at 0), so is a removed
+ * one. The handle is kept before the test, so an event right after it still wakes the poller.
+ */
+static int ctl_poll(const char *path __unused, struct fuse_file_info *fi,
+		    struct fuse_pollhandle *ph, unsigned int *reventsp)
+{
+	struct ctl_file *f = (struct ctl_file *)(uintptr_t)fi->fh;
+	struct ctl *c = ctl_self();
+	uint64_t ev, seen;
+
+	if (ph) {
+		pthread_mutex_lock(&c->lock);
+		if (f->ph)
+			fuse_pollhandle_destroy(f->ph);
+		f->ph = ph;
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_lock(&f->lock);
+	seen = f->event;
+	pthread_mutex_unlock(&f->lock);
+	*reventsp = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;
+	if (f->name[0] && (!handle_live(c->vs, f) ||
+			   vsched_file_events(c->vs, f->group, f->name, &ev) || ev != seen))
+		*reventsp |= POLLERR | POLLPRI;
+	return 0;
+}
+
+/* vsched_set_events_fn(): wakes every poller (the VM's lock is held: no API calls here). */
+void ctl_fs_events(struct vsched *vs __unused, void *arg)
+{
+	struct ctl *c = arg;
+	struct ctl_file *f;
+
+	pthread_mutex_lock(&c->lock);
+	list_for_each_entry(f, &c->files, node)
+		if (f->ph) {
+			fuse_notify_poll(f->ph);
+			fuse_pollhandle_destroy(f->ph);
+			f->ph = NULL;
+		}
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* One write(2) is one value, whatever the offset, as in cgroup_file_write(). */
 static int ctl_write(const char *path __unused, const char *buf, size_t size, off_t off __unused,
 		     struct fuse_file_info *fi)
@@ -356,6 +440,9 @@ static int ctl_write(const char *path __unused, const char *buf, size_t size, of
 	struct ctl *c = ctl_self();
 	ssize_t ret;
 
+	/* A node replaced between this check and the write is not caught (two calls). */
+	if (!handle_live(c->vs, f))
+		return -ENODEV;
 	ret = ctl_forward(c, CTL_FWD_WRITE, f->group, f->name, buf, size);
 	if (ret <= 0)
 		;	/* served by whoever owns that part of the tree */
@@ -379,6 +466,8 @@ static int ctl_truncate(const char *path, off_t size __unused, struct fuse_file_
 	ret = op_resolve(c, path, fi, &n);
 	if (ret)
 		return fi ? -ENODEV : ret;
+	if (fi && fi->fh && !handle_live(c->vs, (struct ctl_file *)(uintptr_t)fi->fh))
+		return -ENODEV;
 	return n.kind == NODE_DIR ? -EISDIR : 0;
 }
 
@@ -442,6 +531,19 @@ static int ctl_utimens(const char *path, const struct timespec tv[2] __unused,
 	return op_resolve(ctl_self(), path, fi, &n);
 }
 
+/*
+ * statfs as kernfs's simple_statfs(): page-sized blocks, NAME_MAX, no block or inode counts
+ * (libfuse's default said 512-byte blocks). The type stays FUSE's: the kernel sets it.
+ */
+static int ctl_statfs(const char *path __unused, struct statvfs *sv)
+{
+	memset(sv, 0, sizeof(*sv));
+	sv->f_bsize = 4096;
+	sv->f_frsize = 4096;
+	sv->f_namemax = NAME_MAX;
+	return 0;
+}
+
 /* What the VFS answers for operations kernfs does not implement. */
 static int ctl_unlink(const char *path __unused)
 {
@@ -485,6 +587,7 @@ const struct fuse_operations ctl_fs_ops = {
 	.release = ctl_release,
 	.read = ctl_read,
 	.write = ctl_write,
+	.poll = ctl_poll,
 	.truncate = ctl_truncate,
 	.mkdir = ctl_mkdir,
 	.rmdir = ctl_rmdir,
@@ -495,6 +598,7 @@ const struct fuse_operations ctl_fs_ops = {
 	.listxattr = ctl_fs_listxattr,
 	.removexattr = ctl_fs_removexattr,
 	.utimens = ctl_utimens,
+	.statfs = ctl_statfs,
 	.unlink = ctl_unlink,
 	.rename = ctl_rename,
 	.create = ctl_create,

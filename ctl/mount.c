@@ -127,6 +127,7 @@ int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out)
 	/* The serving threads take no signals: SIGINT/SIGTERM belong to the VMM. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	vsched_set_events_fn(vs, ctl_fs_events, c);
 	ret = -pthread_create(&c->thread, NULL, ctl_thread, c);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
@@ -138,6 +139,7 @@ int ctl_mount(struct vsched *vs, const char *dir, struct ctl **out)
 	return 0;
 
 err_unmount:
+	vsched_set_events_fn(vs, NULL, NULL);
 	fuse_unmount(c->fuse);
 err_destroy:
 	fuse_destroy(c->fuse);
@@ -232,6 +234,7 @@ void ctl_unmount(struct ctl *c)
 {
 	if (!c)
 		return;
+	vsched_set_events_fn(c->vs, NULL, NULL);
 	fuse_exit(c->fuse);
 	/*
 	 * Sever the connection through fusectl: the loop's blocked reads of /dev/fuse return at

@@ -120,6 +120,14 @@ int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, vo
  * (S_IFREG | 0644 / 0444), or -ENOENT. */
 int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *mode);
 
+/*
+ * The identity of a group directory (file == NULL) or of one of its files, as kernfs has one
+ * node per file: never the same for two nodes of one VM, even of one name (a group removed and
+ * made again; a cpu.* file after -cpu and +cpu on the parent). 0 or -ENOENT. An open file whose
+ * identity changed under it answers ENODEV on cgroupfs; the control directory checks this.
+ */
+int vsched_node_id(struct vsched *vs, const char *path, const char *file, uint64_t *id);
+
 /* Delegation: the owner of a group directory (chown on cgroupfs). */
 int vsched_chown(struct vsched *vs, const char *path, uid_t uid, gid_t gid);
 int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid);
@@ -139,6 +147,17 @@ enum vsched_event {
 typedef void (*vsched_notify_fn)(struct vsched *vs, enum vsched_event ev, const char *path,
 				 const char *file, void *arg);
 void vsched_set_notify(struct vsched *vs, vsched_notify_fn fn, void *arg);
+
+/*
+ * File events, as kernfs_notify() raises them for poll(2): the event count of a file (1 plus
+ * the times its content changed by an event; only cgroup.events has them, when populated
+ * changes), 0 or -ENOENT; and a callback run after any call that raised one, with the VM's
+ * lock held, so it must not call this API (the control directory wakes its pollers). One
+ * callback per VM; NULL removes it, and once that returns the old one runs no more.
+ */
+int vsched_file_events(struct vsched *vs, const char *path, const char *file, uint64_t *events);
+typedef void (*vsched_events_fn)(struct vsched *vs, void *arg);
+void vsched_set_events_fn(struct vsched *vs, vsched_events_fn fn, void *arg);
 
 /*
  * Time source for cpu.stat and changes (default: CLOCK_MONOTONIC in ns). Called under the lock

@@ -103,16 +103,51 @@ static void throttle_account(struct sched *s, struct group_core *gc)
 	gc->throttle_clock = s->core.now;
 }
 
+static void local_account(struct sched *s, struct group_core *gc)
+{
+	gc->g->stat.local_throttled_ns += throttle_width(s, gc) * (s->core.now - gc->local_clock);
+	gc->local_clock = s->core.now;
+}
+
 void bw_runnable_changing(struct sched *s, struct group_core *gc)
 {
 	if (gc->throttled)
 		throttle_account(s, gc);
+	if (gc->throttle_count)
+		local_account(s, gc);
 }
 
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st)
 {
 	if (gc->throttled && s->core.now > gc->throttle_clock)
 		st->throttled_ns += throttle_width(s, gc) * (s->core.now - gc->throttle_clock);
+	if (gc->throttle_count && s->core.now > gc->local_clock)
+		st->local_throttled_ns += throttle_width(s, gc) * (s->core.now - gc->local_clock);
+}
+
+/*
+ * cpu.stat.local: tg_throttle_down() and tg_unthrottle_up() over the group's subtree. A group's
+ * clock runs while a group at or above it is throttled, weighted as throttled_ns is.
+ */
+static void local_throttle(struct sched *s, struct group *g, bool down)
+{
+	struct group_core *gc = gcore(g);
+	struct group *c;
+
+	if (down) {
+		if (!gc->throttle_count++)
+			gc->local_clock = s->core.now;
+	} else if (!--gc->throttle_count) {
+		local_account(s, gc);
+	}
+	list_for_each_entry(c, &g->children, sibling)
+		local_throttle(s, c, down);
+}
+
+void bw_group_init(struct group_core *gc, const struct group_core *parent, uint64_t now)
+{
+	gc->throttle_count = parent->throttle_count;
+	gc->local_clock = now;
 }
 
 /*
@@ -248,6 +283,7 @@ static void throttle(struct sched *s, struct group_core *gc)
 	}
 	throttle_rates(s, gc, true);
 	gc->throttle_clock = s->core.now;
+	local_throttle(s, gc->g, true);
 	if (heap_queued(&gc->se.node))
 		fair_dequeue(s, &gc->se);
 	for (l = 0; l < s->nr_lanes; l++) {
@@ -264,6 +300,7 @@ static void throttle(struct sched *s, struct group_core *gc)
 static void unthrottle(struct sched *s, struct group_core *gc)
 {
 	throttle_account(s, gc);
+	local_throttle(s, gc->g, false);
 	gc->se.lag += gc->throttle_credit;
 	gc->throttle_credit = 0;
 	gc->throttle_kept = false;

@@ -126,6 +126,7 @@ int core_group_init(struct sched *s, struct group *g)
 		return -ENOMEM;
 	parent->nr_children++;
 	g->core = gc;
+	bw_group_init(gc, parent, s->core.now);
 	return 0;
 }
 

@@ -115,6 +115,8 @@ int group_create(struct sched *s, struct group *parent, const char *name, struct
 		return -ENOMEM;
 	}
 	group_init(g, parent, copy);
+	g->serial = ++s->last_serial;
+	g->cpu_serial = ++s->last_serial;
 	ret = core_group_init(s, g);
 	if (ret) {
 		free(copy);

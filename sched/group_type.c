@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "internal.h"
+#include "sched/cftype.h"
 
 static bool group_threaded(const struct group *g)
 {
@@ -123,6 +124,26 @@ static void group_reset_cpu(struct sched *s, struct group *c)
 	core_group_bandwidth(s, c);
 	c->stat.nr_periods = c->stat.nr_throttled = c->stat.throttled_ns = 0;
 	c->stat.nr_bursts = c->stat.burst_ns = 0;
+	c->stat.local_throttled_ns = 0;
+	gcore(c)->local_clock = s->core.now;
+}
+
+/*
+ * kernfs holds a name once per directory: +cpu cannot add a cpu.* file to a child that has a
+ * subdirectory of that name (cgroup_add_file() fails in css_populate_dir(): EEXIST).
+ */
+static bool group_cpu_files_shadowed(const struct group *g)
+{
+	const struct group *c, *cc;
+	const struct cftype *cft;
+
+	list_for_each_entry(c, &g->children, sibling)
+		list_for_each_entry(cc, &c->children, sibling) {
+			cft = cftype_find(cc->name);
+			if (cft && (cft->flags & CFTYPE_CPU))
+				return true;
+		}
+	return false;
 }
 
 int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable)
@@ -139,14 +160,19 @@ int group_set_subtree_cpu(struct sched *s, struct group *g, bool enable)
 			return -EOPNOTSUPP;
 		if (g->parent && !group_threaded(g) && !group_can_be_thread_root(g) && g->nr_vcpus)
 			return -EBUSY;
+		if (group_cpu_files_shadowed(g))
+			return -EEXIST;
 	} else {
 		list_for_each_entry(c, &g->children, sibling)
 			if (c->subtree_cpu)
 				return -EBUSY;
 	}
 	g->subtree_cpu = enable;
-	if (!enable)
-		list_for_each_entry(c, &g->children, sibling)
+	list_for_each_entry(c, &g->children, sibling) {
+		if (enable)
+			c->cpu_serial = ++s->last_serial;	/* the cpu.* files are new */
+		else
 			group_reset_cpu(s, c);
+	}
 	return core_group_subtree(s, g);
 }

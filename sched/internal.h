@@ -77,6 +77,8 @@ struct group_core {
 	bool throttled;
 	bool dry;			/* ran dry in a report, not throttled yet (bw_charge()) */
 	uint64_t throttle_clock;	/* throttled_ns accounted up to here */
+	unsigned int throttle_count;	/* throttled groups at and above it (cfs_rq->throttle_count) */
+	uint64_t local_clock;		/* local_throttled_ns accounted up to here */
 	double throttle_credit;		/* lag owed (+) or owing (-) at the refill (throttle()) */
 	bool throttle_kept;		/* throttled where the reference is not: keeps its rate */
 	double ref_out;			/* throttled, not kept: the reference's dry point (ns) */
@@ -170,6 +172,8 @@ struct sched {
 	struct sched_vcpu *vcpus;
 	pid_t pid;
 	const void *lock;	/* sched_set_lock(): held at every entry that changes the core */
+	uint64_t last_serial;	/* the last group->serial or cpu_serial handed out */
+	uint64_t nr_events;	/* sum of every group's events_gen, removed ones included */
 	struct sched_core core;
 	struct trace *trace;		/* NULL: not recording (sched/trace.h) */
 };
@@ -310,6 +314,8 @@ double bw_waiters_end(struct sched *s, const struct group_core *gc, double win);
 double bw_ref_dry_in(const struct sched *s, const struct group_core *gc, double r, double left);
 uint64_t bw_lane_owed_end(const struct sched *s, const struct vcpu_core *vc, uint64_t end);
 void bw_runnable_changing(struct sched *s, struct group_core *gc);
+/* A new group starts held by the throttled groups above it (sync_throttle()). */
+void bw_group_init(struct group_core *gc, const struct group_core *parent, uint64_t now);
 void bw_throttle_pending(const struct sched *s, const struct group_core *gc, struct cpu_stat *st);
 void bw_group_exit(struct sched *s, struct group_core *gc);
 void bw_clock(struct sched *s, uint64_t dt);

@@ -141,6 +141,11 @@ void sched_set_lock(struct sched *s, const pthread_mutex_t *lock)
  * The cpu controller is threaded, so vCPU threads may sit in any group of the VM's tree,
  * inner ones included; only an invalid domain refuses members (cgroup_migrate_vet_dst()).
  */
+uint64_t sched_nr_events(const struct sched *s)
+{
+	return s->nr_events;
+}
+
 int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to)
 {
 	struct sched_vcpu *v = sched_vcpu(s, id);
@@ -158,13 +163,20 @@ int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to)
 		return -ENOMEM;
 	list_del(&v->group_node);
 	from->nr_vcpus--;
+	/* populated flips: cgroup.events changes (cgroup_update_populated()) */
 	for (a = from; a; a = a->parent)
-		a->nr_populated--;
+		if (!--a->nr_populated) {
+			a->events_gen++;
+			s->nr_events++;
+		}
 	v->group = to;
 	list_add_tail(&v->group_node, &to->vcpus);
 	to->nr_vcpus++;
 	for (a = to; a; a = a->parent)
-		a->nr_populated++;
+		if (!a->nr_populated++) {
+			a->events_gen++;
+			s->nr_events++;
+		}
 	core_vcpu_move(s, v, from);
 	return 0;
 }

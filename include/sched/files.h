@@ -54,6 +54,8 @@ int cpu_max_burst_write(struct sched *s, struct group *g, uint64_t burst);
 ssize_t cpu_max_show(struct sched *s, struct group *g, uint64_t now, char *buf, size_t size);
 int cpu_max_write(struct sched *s, struct group *g, char *buf, size_t len);
 ssize_t cpu_stat_show(struct sched *s, struct group *g, uint64_t now, char *buf, size_t size);
+ssize_t cpu_stat_local_show(struct sched *s, struct group *g, uint64_t now, char *buf,
+			    size_t size);
 
 /* cpu.weight.nice read: the nice whose sched_prio_to_weight[] entry is closest to shares. */
 int cpu_shares_to_nice(unsigned long shares);

@@ -75,6 +75,7 @@ enum group_type {
 struct cpu_stat {
 	uint64_t usage_ns, user_ns, system_ns;
 	uint64_t nr_periods, nr_throttled, throttled_ns;
+	uint64_t local_throttled_ns;	/* cpu.stat.local: held by its own pool or an ancestor's */
 	uint64_t nr_bursts, burst_ns;
 };
 
@@ -109,6 +110,15 @@ struct group {
 	uint64_t burst_us;
 
 	struct cpu_stat stat;		/* hierarchical, including removed children */
+
+	/*
+	 * Identities, never reused in a tree (kernfs nodes): the directory and its core files',
+	 * and its cpu.* files', new at every +cpu of the parent. An open file whose node is gone
+	 * answers ENODEV even if a node of the same name exists again.
+	 */
+	uint64_t serial, cpu_serial;
+	/* cgroup_file_notify() of cgroup.events: populated changed this many times */
+	uint64_t events_gen;
 
 	void *core;			/* scheduler core state, owned by sched/core */
 };
@@ -153,7 +163,8 @@ int group_set_max_descendants(struct sched *s, struct group *g, uint64_t nr);
 /*
  * Threaded mode (cgroup.type) and "cpu" in cgroup.subtree_control, with cgroupfs errnos:
  * group_enable_threaded() -EOPNOTSUPP; group_set_subtree_cpu() -ENOENT (parent lacks +cpu),
- * -EBUSY (a child still has +cpu), -EOPNOTSUPP (invalid domain). The root starts with +cpu.
+ * -EBUSY (a child still has +cpu), -EOPNOTSUPP (invalid domain), -EEXIST (a grandchild is named
+ * as a cpu.* file the children would get). The root starts with +cpu.
  * Disabling resets the children's cpu settings and bandwidth counters (fresh css later); the
  * core reschedules the vCPUs below at once.
  */
@@ -180,6 +191,8 @@ bool group_is_thread_root(const struct group *g);
  * group_dom().
  */
 int sched_vcpu_move(struct sched *s, unsigned int id, struct group *to);
+/* How many times any group's populated state changed (each bumps that group's events_gen). */
+uint64_t sched_nr_events(const struct sched *s);
 
 /*
  * cpu controller settings, validated as the kernel does; take effect at once in the core.

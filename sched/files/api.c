@@ -121,13 +121,30 @@ void api_notify(struct vsched *vs, enum vsched_event ev, const char *path, const
 {
 	vsched_notify_fn fn;
 	void *arg;
+	uint64_t n;
 
 	vsched_lock(vs);
 	fn = vs->notify;
 	arg = vs->notify_arg;
+	/* Under the lock: once vsched_set_events_fn() has removed it, it runs no more. */
+	n = sched_nr_events(vs->s);
+	if (n != vs->events_seen) {
+		vs->events_seen = n;
+		if (vs->events)
+			vs->events(vs, vs->events_arg);
+	}
 	vsched_unlock(vs);
 	if (fn)
 		fn(vs, ev, path, file, arg);
+}
+
+void vsched_set_events_fn(struct vsched *vs, vsched_events_fn fn, void *arg)
+{
+	vsched_lock(vs);
+	vs->events = fn;
+	vs->events_arg = arg;
+	vs->events_seen = sched_nr_events(vs->s);
+	vsched_unlock(vs);
 }
 
 int vsched_set_pid(struct vsched *vs, pid_t pid)

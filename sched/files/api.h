@@ -21,6 +21,9 @@ struct vsched {
 	void *clock_arg;
 	vsched_unlocked_fn unlocked;
 	void *unlocked_arg;
+	vsched_events_fn events;
+	void *events_arg;
+	uint64_t events_seen;	/* sched_nr_events() when events last ran */
 };
 
 void api_notify(struct vsched *vs, enum vsched_event ev, const char *path, const char *file);

@@ -295,6 +295,40 @@ int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *m
 	return ret;
 }
 
+int vsched_node_id(struct vsched *vs, const char *path, const char *file, uint64_t *id)
+{
+	const struct cftype *cft;
+	struct group *g;
+	int ret;
+
+	vsched_lock(vs);
+	if (!file) {
+		ret = api_group(vs, path, &g);
+		if (!ret)
+			*id = g->serial;
+	} else {
+		ret = api_file(vs, path, file, &g, &cft);
+		if (!ret)
+			*id = cft->flags & CFTYPE_CPU ? g->cpu_serial : g->serial;
+	}
+	vsched_unlock(vs);
+	return ret;
+}
+
+int vsched_file_events(struct vsched *vs, const char *path, const char *file, uint64_t *events)
+{
+	const struct cftype *cft;
+	struct group *g;
+	int ret;
+
+	vsched_lock(vs);
+	ret = api_file(vs, path, file, &g, &cft);
+	if (!ret)
+		*events = 1 + (strcmp(cft->name, "cgroup.events") ? 0 : g->events_gen);
+	vsched_unlock(vs);
+	return ret;
+}
+
 int vsched_chown(struct vsched *vs, const char *path, uid_t uid, gid_t gid)
 {
 	struct group *g;

@@ -37,6 +37,7 @@ const struct cftype cgroup_files[] = {
 	  .s64 = { 0, INT_MAX } },
 	{ .name = "cgroup.stat", .show = cgroup_stat_show },
 	{ .name = "cpu.stat", .show = cpu_stat_show },
+	{ .name = "cpu.stat.local", .show = cpu_stat_local_show },
 	{ .name = "cpu.weight", .flags = CPU_FILE,
 	  .read_u64 = cpu_weight_read, .write_u64 = cpu_weight_write,
 	  .u64 = { CGROUP_WEIGHT_MIN, CGROUP_WEIGHT_MAX } },

@@ -125,3 +125,22 @@ ssize_t cpu_stat_show(struct sched *s, struct group *g, uint64_t now, char *buf,
 	}
 	return seqbuf_end(&sb);
 }
+
+/*
+ * cpu_local_stat_show() (6.6+), a core file every group has: with a cpu css, the time the
+ * group's runnable vCPUs were held by its own cpu.max or an ancestor's (throttled_time_self());
+ * without one, nothing (0 bytes).
+ */
+ssize_t cpu_stat_local_show(struct sched *s, struct group *g, uint64_t now, char *buf,
+			    size_t size)
+{
+	struct seqbuf sb = { buf, size };
+	struct cpu_stat st;
+
+	if (group_has_cpu(g)) {
+		group_stat(s, g, now, &st);
+		seqbuf_printf(&sb, "throttled_usec %" PRIu64 "\n",
+			      st.local_throttled_ns / NSEC_PER_USEC);
+	}
+	return seqbuf_end(&sb);
+}

@@ -166,7 +166,31 @@ out=$({ echo 5 >&5; } 2>&1)
 case $out in *"$ENODEV"*) ok "write to a removed group: ENODEV" ;; *) bad "write after rmdir: $out" ;; esac
 out=$({ read -r x <&6; } 2>&1)
 case $out in *"$ENODEV"*) ok "read of a removed group: ENODEV" ;; *) bad "read after rmdir: $out" ;; esac
+# ... and stays so when a group of that name is made again: the descriptor names the old node
+# (kernfs), not the path; it neither reads nor changes the new group.
+mkdir gone
+out=$({ echo 5 >&5; } 2>&1)
+case $out in *"$ENODEV"*) ok "write to a removed group, name made again: ENODEV" ;;
+*) bad "write after rmdir + mkdir: '$out', cpu.weight now $(cat gone/cpu.weight)" ;; esac
+out=$({ read -r x <&6; } 2>&1)
+case $out in *"$ENODEV"*) ok "read of a removed group, name made again: ENODEV" ;;
+*) bad "read after rmdir + mkdir: '$out'" ;; esac
 exec 5>&- 6<&-
+rmdir gone
+# A cpu.* file after -cpu and +cpu on the parent is a new file too.
+mkdir p p/gone
+echo +cpu >p/cgroup.subtree_control
+exec 5>p/gone/cpu.weight 6<p/gone/cgroup.max.depth
+echo -cpu >p/cgroup.subtree_control
+echo +cpu >p/cgroup.subtree_control
+out=$({ echo 5 >&5; } 2>&1)
+case $out in *"$ENODEV"*) ok "cpu.weight after -cpu, +cpu: ENODEV" ;;
+*) bad "cpu.weight after -cpu, +cpu: '$out', now $(cat p/gone/cpu.weight)" ;; esac
+out=$({ read -r x <&6 && echo "$x"; } 2>&1)
+[ "$out" = max ] && ok "a core file stays the same file across -cpu, +cpu" ||
+	bad "cgroup.max.depth after -cpu, +cpu: '$out'"
+exec 5>&- 6<&-
+rmdir p/gone p
 
 # What kernfs does not implement.
 run_err "$EPERM" rm g/cpu.weight

@@ -14,14 +14,14 @@ t1=$(echo "$tids" | sed -n 2p)
 
 # File sets (ls sorts; the kernel's order does not matter for a listing).
 expect_eq "root files" "$(ls | tr '\n' ' ')" \
-	"cgroup.controllers cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cpu.stat vsched.lanes vsched.vcpu.stat vsched.vcpus "
+	"cgroup.controllers cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cpu.stat cpu.stat.local vsched.lanes vsched.vcpu.stat vsched.vcpus "
 # vsched's root starts with +cpu (a VM's groups exist to be scheduled); -cpu gives the kernel's
 # fresh-root state.
 expect_file cgroup.subtree_control 'cpu\n'
 echo -cpu >cgroup.subtree_control
 mkdir a
 expect_eq "group files without +cpu" "$(ls a | tr '\n' ' ')" \
-	"cgroup.controllers cgroup.events cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cgroup.type cpu.stat vsched.vcpu.stat vsched.vcpus "
+	"cgroup.controllers cgroup.events cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cgroup.type cpu.stat cpu.stat.local vsched.vcpu.stat vsched.vcpus "
 
 # Root defaults.
 expect_file cgroup.controllers 'cpu\n'
@@ -30,6 +30,7 @@ expect_file cgroup.max.depth 'max\n'
 expect_file cgroup.max.descendants 'max\n'
 expect_file cgroup.stat 'nr_descendants 1\nnr_subsys_cpu 1\nnr_dying_descendants 0\nnr_dying_subsys_cpu 0\n'
 expect_file cpu.stat 'usage_usec 0\nuser_usec 0\nsystem_usec 0\nnice_usec 0\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n'
+expect_file cpu.stat.local 'throttled_usec 0\n'
 expect_file cgroup.procs "$HPID\\n"
 expect_file cgroup.threads "$(echo "$tids" | tr '\n' '#' | sed 's/#/\\n/g')"
 expect_file vsched.vcpus '0-3\n'
@@ -47,19 +48,21 @@ expect_file a/vsched.vcpus '\n'
 expect_file a/vsched.vcpu.stat ''
 expect_file a/cgroup.stat 'nr_descendants 0\nnr_subsys_cpu 0\nnr_dying_descendants 0\nnr_dying_subsys_cpu 0\n'
 expect_file a/cpu.stat 'usage_usec 0\nuser_usec 0\nsystem_usec 0\nnice_usec 0\n'
+expect_file a/cpu.stat.local ''
 
 # +cpu at the root gives a its cpu.* files with the kernel's defaults.
 echo +cpu >cgroup.subtree_control
 expect_file cgroup.subtree_control 'cpu\n'
 expect_file a/cgroup.controllers 'cpu\n'
 expect_eq "group files with +cpu" "$(ls a | tr '\n' ' ')" \
-	"cgroup.controllers cgroup.events cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cgroup.type cpu.idle cpu.max cpu.max.burst cpu.stat cpu.weight cpu.weight.nice vsched.vcpu.stat vsched.vcpus "
+	"cgroup.controllers cgroup.events cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cgroup.type cpu.idle cpu.max cpu.max.burst cpu.stat cpu.stat.local cpu.weight cpu.weight.nice vsched.vcpu.stat vsched.vcpus "
 expect_file a/cpu.weight '100\n'
 expect_file a/cpu.weight.nice '0\n'
 expect_file a/cpu.idle '0\n'
 expect_file a/cpu.max 'max 100000\n'
 expect_file a/cpu.max.burst '0\n'
 expect_file a/cpu.stat 'usage_usec 0\nuser_usec 0\nsystem_usec 0\nnice_usec 0\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n'
+expect_file a/cpu.stat.local 'throttled_usec 0\n'
 expect_file cgroup.stat 'nr_descendants 1\nnr_subsys_cpu 2\nnr_dying_descendants 0\nnr_dying_subsys_cpu 0\n'
 
 # Weights and nice values (cpu-controller.md §2.2 tables).

@@ -77,6 +77,17 @@ echo 2000 >g/cpu.max
 expect_eq "first read" "$before" "max 100000"
 expect_eq "re-read from offset 0" "$(cat /proc/self/fd/4 2>/dev/null || cat g/cpu.max)" "2000 100000"
 exec 4<&-
+# poll(2) on cgroup.events: POLLPRI before the first read and when populated changes, a waiting
+# poll woken by a move (kernfs_notify()); t-ctl-kdiff runs the same against the kernel.
+if command -v python3 >/dev/null; then
+	mkdir pe
+	echo threaded >pe/cgroup.type
+	out=$(python3 "$here/helpers/poll_events.py" pe "echo $(vcpu_tids "$HPID" | head -n 1) >pe/cgroup.threads")
+	expect_eq "poll on cgroup.events" "$(echo "$out" | tr '\n' '|')" \
+		"before the first read: pri|read: populated 0|after the read: none|waiting poll: pri within 2 s|still, without a read: pri|read: populated 1|after the read: none|"
+	echo "$(vcpu_tids "$HPID" | head -n 1)" >cgroup.threads
+	rmdir pe
+fi
 ls -l >/dev/null && ok "ls -l" || bad "ls -l"
 expect_eq "find lists files and dirs" "$(find . -name cpu.weight | sort | tr '\n' ' ')" "./g/cpu.weight "
 rmdir g

@@ -32,6 +32,8 @@ st() { stat -c '%n %A %h %u %g' "$@"; }
 # The transcript of the same operations in directory $1.
 ops() {
 	cd "$1" || return 1
+	# statfs (simple_statfs(): page-sized blocks, NAME_MAX, no counts; the type differs: fuse)
+	stat -f -c 'statfs %s %S %l %b %f %a %c %d' .
 	r mkdir g; st g
 	# Names past 255 bytes (kernfs has no NAME_MAX); 4094 makes "g/NAME" longer than PATH_MAX.
 	# (vsched limits a group's whole path below the VM to 4095 bytes: 4090 fits under s/g/.)
@@ -82,6 +84,23 @@ if diff -u "$TMPD/kernel" "$TMPD/vsched" > "$TMPD/diff"; then
 else
 	bad "the control directory differs from the kernel's cgroup2:"
 	sed 's/^/    /' "$TMPD/diff" | head -60
+fi
+# poll(2) on cgroup.events, a task moved in while a poll waits: a sleep on the kernel's side, a
+# vCPU thread on vsched's.
+if command -v python3 >/dev/null; then
+	mkdir "$kdir/p" "$D/p"
+	echo threaded >"$D/p/cgroup.type"
+	sleep 30 &
+	spid=$!
+	kp=$(python3 "$here/helpers/poll_events.py" "$kdir/p" "echo $spid >$kdir/p/cgroup.procs")
+	kill $spid; wait $spid 2>/dev/null
+	vp=$(python3 "$here/helpers/poll_events.py" "$D/p" \
+		"echo $(vcpu_tids "$HPID" | head -n 1) >$D/p/cgroup.threads")
+	expect_eq "poll on cgroup.events as the kernel's" "$vp" "$kp"
+	echo "$kp" | grep -q "waiting poll: pri within 2 s" && ok "kernel: a move wakes the poll" ||
+		bad "kernel poll transcript: $kp"
+	echo "$(vcpu_tids "$HPID" | head -n 1)" >"$D/cgroup.threads"
+	rmdir "$kdir/p" "$D/p"
 fi
 # The transcript itself: what the kernel does, so that agreeing means something.
 grep -q "^name 4090: ok  ok" "$TMPD/kernel" && ok "kernel: 4090-byte names" ||

@@ -90,6 +90,28 @@ for accel in $(test_accels); do
 	if [ $((u1 - u0)) -le $((cap * 3 / 2)) ]; then ok "capped usage over $w us: $((u1 - u0)) us"; else
 		bad "capped usage over $w us: $((u1 - u0)) us (cap allows $cap)"; fi
 
+	# cpu.stat.local: a/k, below the capped a, is held by a's pool (its own cpu.stat counts
+	# none): throttled_usec grows there once a throttles after the move.
+	echo +cpu >"$D/a/cgroup.subtree_control"
+	mkdir "$D/a/k"
+	echo threaded >"$D/a/k/cgroup.type"
+	n0=$(sed -n 's/^nr_throttled //p' "$D/a/cpu.stat")
+	echo "$t1" >"$D/a/k/cgroup.threads"
+	for _ in $(seq 20); do
+		[ "$(sed -n 's/^nr_throttled //p' "$D/a/cpu.stat")" -gt $((n0 + 1)) ] && break
+		sleep 0.5
+	done
+	n1=$(sed -n 's/^nr_throttled //p' "$D/a/cpu.stat")
+	loc=$(sed -n 's/^throttled_usec //p' "$D/a/k/cpu.stat.local")
+	own=$(sed -n 's/^throttled_usec //p' "$D/a/k/cpu.stat")
+	if [ "$n1" -le $((n0 + 1)) ]; then
+		ok "a not throttled again after the move (host too loaded): local $loc us"
+	elif [ "${loc:-0}" -gt 0 ] && [ "$own" = 0 ]; then
+		ok "a/k held by a: cpu.stat.local throttled_usec $loc, cpu.stat's $own"
+	else
+		bad "a/k: cpu.stat.local '$(cat "$D/a/k/cpu.stat.local")', cpu.stat throttled_usec '$own'"
+	fi
+
 	kill -TERM "$VPID"
 	wait "$VPID"
 done

@@ -205,14 +205,15 @@ static void test_api_listings(void)
 			       "cgroup.procs:644 cgroup.threads:644 cgroup.controllers:444 "
 			       "cgroup.subtree_control:644 cgroup.max.descendants:644 "
 			       "cgroup.max.depth:644 cgroup.stat:444 cpu.stat:444 "
-			       "vsched.vcpus:644 vsched.vcpu.stat:444 vsched.lanes:444 ");
+			       "cpu.stat.local:444 vsched.vcpus:644 vsched.vcpu.stat:444 vsched.lanes:444 ");
 	nm = (struct names){ "", 0, 0 };
 	CU_ASSERT_EQUAL(vsched_list_files(vs, "a", collect, &nm), 0);
 	CU_ASSERT_STRING_EQUAL(nm.buf,
 			       "cgroup.type:644 cgroup.procs:644 cgroup.threads:644 "
 			       "cgroup.controllers:444 cgroup.subtree_control:644 cgroup.events:444 "
 			       "cgroup.max.descendants:644 cgroup.max.depth:644 cgroup.stat:444 "
-			       "cpu.stat:444 cpu.weight:644 cpu.weight.nice:644 cpu.idle:644 "
+			       "cpu.stat:444 cpu.stat.local:444 cpu.weight:644 cpu.weight.nice:644 "
+			       "cpu.idle:644 "
 			       "cpu.max:644 cpu.max.burst:644 vsched.vcpus:644 "
 			       "vsched.vcpu.stat:444 ");
 	nm = (struct names){ "", 2, 0 };
@@ -441,6 +442,83 @@ static void test_api_cpu_stat_from_core(void)
 	vsched_destroy(vs);
 }
 
+/* Node identities: one per kernfs node, never reused (a name made again is a new node). */
+static void test_api_node_id(void)
+{
+	struct vsched *vs = vs_new(2);
+	uint64_t dir, procs, weight, id;
+
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/a"), 0);
+	WRITE_OK(vs, "p", "cgroup.subtree_control", "+cpu");
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", NULL, &dir), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cgroup.procs", &procs), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cpu.weight", &weight), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "/p/a/", "cpu.weight", &id), 0);
+	CU_ASSERT_EQUAL(id, weight);
+	CU_ASSERT_NOT_EQUAL(weight, dir);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cpu.bogus", &id), -ENOENT);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/none", NULL, &id), -ENOENT);
+	/* -cpu, +cpu: new cpu.* files, the same directory and core files */
+	WRITE_OK(vs, "p", "cgroup.subtree_control", "-cpu");
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cpu.weight", &id), -ENOENT);
+	WRITE_OK(vs, "p", "cgroup.subtree_control", "+cpu");
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cpu.weight", &id), 0);
+	CU_ASSERT_NOT_EQUAL(id, weight);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cgroup.procs", &id), 0);
+	CU_ASSERT_EQUAL(id, procs);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", NULL, &id), 0);
+	CU_ASSERT_EQUAL(id, dir);
+	/* removed and made again: everything new */
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "p/a"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/a"), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", NULL, &id), 0);
+	CU_ASSERT_NOT_EQUAL(id, dir);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "p/a", "cgroup.procs", &id), 0);
+	CU_ASSERT_NOT_EQUAL(id, procs);
+	vsched_destroy(vs);
+}
+
+static void count_events(struct vsched *vs __unused, void *arg)
+{
+	(*(int *)arg)++;
+}
+
+/* cgroup.events' event count: populated flips, in the group and its ancestors (kernfs_notify()). */
+static void test_api_file_events(void)
+{
+	struct vsched *vs = vs_new(2);
+	uint64_t ev;
+	int calls = 0;
+
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "g"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "g/t"), 0);
+	vsched_set_events_fn(vs, count_events, &calls);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 1);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "nope", &ev), -ENOENT);
+	WRITE_OK(vs, "/", "cgroup.procs", "4000");	/* nothing moves: no event */
+	CU_ASSERT_EQUAL(calls, 0);
+	WRITE_OK(vs, "g", "cgroup.procs", "4000");	/* g and g/t's parent populated */
+	CU_ASSERT_EQUAL(calls, 1);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 2);
+	WRITE_OK(vs, "g/t", "cgroup.threads", "4001");	/* g stays populated; g/t becomes so */
+	CU_ASSERT_EQUAL(calls, 2);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 2);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g/t", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 2);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g/t", "cgroup.procs", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 1);				/* only cgroup.events has events */
+	vsched_set_events_fn(vs, NULL, NULL);
+	WRITE_OK(vs, "/", "cgroup.procs", "4000");
+	CU_ASSERT_EQUAL(calls, 2);
+	CU_ASSERT_EQUAL(vsched_file_events(vs, "g", "cgroup.events", &ev), 0);
+	CU_ASSERT_EQUAL(ev, 3);
+	vsched_destroy(vs);
+}
+
 static CU_TestInfo api_tests[] = {
 	{ "create, pid and TIDs", test_api_create_and_ids },
 	{ "generic write rules (E2BIG, 0 bytes, NUL, read-only)", test_api_generic_write_rules },
@@ -450,6 +528,8 @@ static CU_TestInfo api_tests[] = {
 	{ "change notification and clock", test_api_notify_and_clock },
 	{ "concurrent writers and readers", test_api_concurrency },
 	{ "cpu.stat from the core's accounting", test_api_cpu_stat_from_core },
+	{ "node identities", test_api_node_id },
+	{ "file events (cgroup.events, poll)", test_api_file_events },
 	CU_TEST_INFO_NULL,
 };
 

@@ -328,6 +328,38 @@ static void test_vsched_vcpus(void)
 	vsched_destroy(vs);
 }
 
+/*
+ * kernfs refuses a name twice in a directory: +cpu whose cpu.* files a child's subdirectory
+ * already names fails with EEXIST (cgroup_add_file() in css_populate_dir()) and changes nothing.
+ */
+static void test_cgroup_subtree_control_shadowed(void)
+{
+	static const char *names[] = { "cpu.weight", "cpu.weight.nice", "cpu.idle", "cpu.max",
+				       "cpu.max.burst" };
+	struct vsched *vs = vs_new(2);
+	char path[64];
+	size_t i;
+
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/c"), 0);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "p/c/%s", names[i]);
+		CU_ASSERT_EQUAL(vsched_mkdir(vs, path), 0);
+		WRITE_IS(vs, "p", "cgroup.subtree_control", "+cpu", -EEXIST);
+		READ_IS(vs, "p", "cgroup.subtree_control", "");
+		READ_IS(vs, "p/c", "cgroup.controllers", "");
+		CU_ASSERT_EQUAL(vsched_rmdir(vs, path), 0);
+	}
+	/* other names, and cpu.* names one level further down, are no files of p's children */
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/c/cpu.stat.x"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/c/cpu.stat.x/cpu.max"), 0);
+	WRITE_OK(vs, "p", "cgroup.subtree_control", "+cpu");
+	READ_IS(vs, "p/c", "cpu.max", "max 100000\n");
+	/* and with the files there, the name is taken: mkdir is EEXIST */
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "p/c/cpu.max"), -EEXIST);
+	vsched_destroy(vs);
+}
+
 static CU_TestInfo cgroup_files_tests[] = {
 	{ "root and child file set, defaults", test_cgroup_files_on_root_and_child },
 	{ "cgroup.type state machine", test_cgroup_type_state_machine },
@@ -335,6 +367,7 @@ static CU_TestInfo cgroup_files_tests[] = {
 	{ "cgroup.procs moves and errnos", test_cgroup_procs_moves },
 	{ "no-internal-process rule", test_cgroup_no_internal_process },
 	{ "cgroup.subtree_control", test_cgroup_subtree_control },
+	{ "+cpu shadowed by a subdirectory: EEXIST", test_cgroup_subtree_control_shadowed },
 	{ "cgroup.max.depth/descendants", test_cgroup_limits },
 	{ "vsched.vcpus and vsched_assign", test_vsched_vcpus },
 	CU_TEST_INFO_NULL,

@@ -248,6 +248,63 @@ static void test_core_throttled_time_width(void)
 }
 
 /*
+ * cpu.stat.local's throttled_usec: time a group's runnable vCPUs were held by its own pool or an
+ * ancestor's (tg_throttle_down() stamps every descendant), times min(runnable below, lanes).
+ * cpu.stat's throttled_usec counts only the group's own pool.
+ */
+static void test_core_throttled_local(void)
+{
+	struct sched *s = sched_create(2, 3);
+	struct sched_params p = { .slice_ns = 50 * MS, .min_run_ns = MS, .lag_ns = 100 * MS };
+	struct group *a, *b, *c, *d;
+	struct cpu_stat st;
+	unsigned int i;
+
+	CU_ASSERT_EQUAL(sched_set_params(s, &p), 0);
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, sched_root(s), true), 0);
+	CU_ASSERT_EQUAL(group_create(s, sched_root(s), "a", &a), 0);
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, a, true), 0);
+	CU_ASSERT_EQUAL(group_create(s, a, "b", &b), 0);
+	CU_ASSERT_EQUAL(group_create(s, a, "c", &c), 0);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(sched_vcpu_move(s, i, b), 0);
+	CU_ASSERT_EQUAL(group_set_bandwidth(s, a, 20000, 100000, 0), 0);
+	for (i = 0; i < 3; i++)
+		sched_vcpu_runnable(s, i, 0);
+	sched_vcpu_ran(s, sched_lane_vcpu(s, 0), 10 * MS, 0, 10 * MS);
+	sched_vcpu_ran(s, sched_lane_vcpu(s, 1), 10 * MS, 0, 10 * MS);
+	sched_timer(s, 10 * MS);
+	CU_ASSERT_TRUE(group_throttled(a));
+	/* made while a is throttled: held from its first runnable vCPU on */
+	CU_ASSERT_EQUAL(group_create(s, a, "d", &d), 0);
+	sched_vcpu_blocked(s, 2, 50 * MS);
+	sched_vcpu_blocked(s, 1, 60 * MS);
+	group_stat(s, b, 80 * MS, &st);	/* in progress, counted on read */
+	CU_ASSERT_EQUAL(st.throttled_ns, 0);
+	CU_ASSERT_EQUAL(st.local_throttled_ns, 2 * 40 * MS + 2 * 10 * MS + 1 * 20 * MS);
+	CU_ASSERT_EQUAL(sched_vcpu_move(s, 2, d), 0);
+	sched_vcpu_runnable(s, 2, 90 * MS);
+	sched_timer(s, 100 * MS);
+	CU_ASSERT_FALSE(group_throttled(a));
+	group_stat(s, a, 200 * MS, &st);
+	CU_ASSERT_EQUAL(st.throttled_ns, 2 * 40 * MS + 2 * 10 * MS + 1 * 30 * MS + 2 * 10 * MS);
+	CU_ASSERT_EQUAL(st.local_throttled_ns, st.throttled_ns);
+	group_stat(s, b, 200 * MS, &st);
+	CU_ASSERT_EQUAL(st.local_throttled_ns, 2 * 40 * MS + 2 * 10 * MS + 1 * 40 * MS);
+	group_stat(s, d, 200 * MS, &st);
+	CU_ASSERT_EQUAL(st.local_throttled_ns, 10 * MS);
+	group_stat(s, c, 200 * MS, &st);
+	CU_ASSERT_EQUAL(st.local_throttled_ns, 0);
+	group_stat(s, sched_root(s), 200 * MS, &st);
+	CU_ASSERT_EQUAL(st.local_throttled_ns, 0);
+	/* -cpu on a: b, c, d lose their task groups, and with them the counter */
+	CU_ASSERT_EQUAL(group_set_subtree_cpu(s, a, false), 0);
+	group_stat(s, b, 200 * MS, &st);
+	CU_ASSERT_EQUAL(st.local_throttled_ns, 0);
+	sched_destroy(s);
+}
+
+/*
  * A vCPU busy in bursts inside a group capped at 0.3 CPU, beside two hogs of a sibling group on
  * two lanes. Its burst is within the quota, so it runs at the full CPU its weight gives it: it
  * gets a lane within a rotation slice of waking (the sibling held both while it slept) and then
@@ -304,6 +361,7 @@ static CU_TestInfo core_bandwidth_tests[] = {
 	{ "remove a capped group", test_core_remove_capped_group },
 	{ "period timer stops and restarts", test_core_period_timer_stops_and_restarts },
 	{ "throttled time counts runnable vCPUs per lane", test_core_throttled_time_width },
+	{ "cpu.stat.local: throttled by itself or an ancestor", test_core_throttled_local },
 	CU_TEST_INFO_NULL,
 };
 

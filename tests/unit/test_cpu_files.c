@@ -283,11 +283,19 @@ static void test_cpu_files_visibility(void)
 	READ_IS(vs, "/", "cpu.stat",
 		"usage_usec 0\nuser_usec 0\nsystem_usec 0\nnice_usec 0\nnr_periods 0\n"
 		"nr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n");
+	/* cpu.stat.local, a core file too: its line only where the group has a cpu css */
+	READ_IS(vs, "/", "cpu.stat.local", "throttled_usec 0\n");
+	READ_IS(vs, "g", "cpu.stat.local", "throttled_usec 0\n");
 	/* only while the parent has +cpu; cpu.stat loses its bandwidth lines */
 	CU_ASSERT_EQUAL(vsched_mkdir(vs, "g/h"), 0);
 	CU_ASSERT_EQUAL(vsched_read(vs, "g/h", "cpu.weight", buf, sizeof(buf)), -ENOENT);
 	READ_IS(vs, "g/h", "cpu.stat", "usage_usec 0\nuser_usec 0\nsystem_usec 0\nnice_usec 0\n");
+	READ_IS(vs, "g/h", "cpu.stat.local", "");
+	CU_ASSERT_EQUAL(vsched_stat(vs, "g/h", "cpu.stat.local", &mode), 0);
+	CU_ASSERT_EQUAL(mode, S_IFREG | 0444);
+	WRITE_IS(vs, "g/h", "cpu.stat.local", "0", -EINVAL);
 	WRITE_OK(vs, "g", "cgroup.subtree_control", "+cpu");
+	READ_IS(vs, "g/h", "cpu.stat.local", "throttled_usec 0\n");
 	READ_IS(vs, "g/h", "cpu.weight", "100\n");
 	WRITE_OK(vs, "g/h", "cpu.weight", "7");
 	/* -cpu drops the settings: +cpu again gives fresh defaults */
@@ -319,7 +327,8 @@ static void test_cpu_stat_format(void)
 	g = group_lookup(vsched_sched(v), "g");
 	g->stat = (struct cpu_stat){ .usage_ns = 1999, .user_ns = 1500, .system_ns = 499,
 				     .nr_periods = 7, .nr_throttled = 3,
-				     .throttled_ns = 123456789, .nr_bursts = 2, .burst_ns = 999 };
+				     .throttled_ns = 123456789, .nr_bursts = 2, .burst_ns = 999,
+				     .local_throttled_ns = 7654321 };
 	sched_vcpu(vsched_sched(v), 1)->stat.usage_ns = 5000999;
 	sched_vcpu(vsched_sched(v), 1)->stat.user_ns = 4000999;
 	sched_vcpu(vsched_sched(v), 1)->stat.system_ns = 1000000;
@@ -327,6 +336,7 @@ static void test_cpu_stat_format(void)
 	READ_IS(v, "g", "cpu.stat",
 		"usage_usec 1\nuser_usec 1\nsystem_usec 0\nnice_usec 0\nnr_periods 7\n"
 		"nr_throttled 3\nthrottled_usec 123456\nnr_bursts 2\nburst_usec 0\n");
+	READ_IS(v, "g", "cpu.stat.local", "throttled_usec 7654\n");
 	READ_IS(v, "/", "vsched.vcpu.stat",
 		"0 tid=4001 usage_usec=0 user_usec=0 system_usec=0 state=idle lane=-1 wait_usec=0 "
 		"nr_waits=0 wait_hist=-\n"

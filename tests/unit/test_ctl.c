@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +232,56 @@ static void dir_types(const char *dir, const char *name, unsigned char want)
 	CU_ASSERT_TRUE(found);
 }
 
+struct poller {
+	int fd;
+	short revents;
+	int64_t ms;
+};
+
+static void *poller(void *arg)
+{
+	struct poller *w = arg;
+	struct pollfd pfd = { w->fd, POLLPRI, 0 };
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (poll(&pfd, 1, 3000) == 1)
+		w->revents = pfd.revents;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	w->ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+	return NULL;
+}
+
+/* poll(2) on cgroup.events: POLLPRI before the first read, and a waiting poll woken by a move. */
+static void ctl_poll_events(struct vsched *vs, const char *dir)
+{
+	struct pollfd pfd = { -1, POLLPRI, 0 };
+	struct poller w = { -1, 0, -1 };
+	char p[PATH_MAX + 32], buf[64];
+	pthread_t t;
+
+	CU_ASSERT_EQUAL_FATAL(vsched_mkdir_threaded(vs, "pt"), 0);
+	snprintf(p, sizeof(p), "%s/pt/cgroup.events", dir);
+	pfd.fd = w.fd = open(p, O_RDONLY);
+	CU_ASSERT_TRUE_FATAL(pfd.fd >= 0);
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 0), 1);
+	CU_ASSERT_EQUAL(pfd.revents, POLLPRI | POLLERR);
+	CU_ASSERT_EQUAL(pread(pfd.fd, buf, sizeof(buf), 0), 21);
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, poller, &w), 0);
+	usleep(100000);
+	CU_ASSERT_EQUAL(vsched_assign(vs, "0", "pt"), 0);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(w.revents, POLLPRI | POLLERR);
+	CU_ASSERT_TRUE(w.ms >= 0 && w.ms < 2000);
+	CU_ASSERT_EQUAL(pread(pfd.fd, buf, sizeof(buf), 0), 21);
+	CU_ASSERT_EQUAL(memcmp(buf, "populated 1\n", 12), 0);
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 0), 0);
+	close(pfd.fd);
+	CU_ASSERT_EQUAL(vsched_assign(vs, "0", "/"), 0);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "pt"), 0);
+}
+
 static void test_ctl_mount_serves_api(void)
 {
 	char dir[PATH_MAX], p[PATH_MAX + 32], buf[256];
@@ -284,6 +336,7 @@ static void test_ctl_mount_serves_api(void)
 	snprintf(p, sizeof(p), "%s/g", dir);
 	CU_ASSERT_EQUAL(rmdir(p), 0);
 	CU_ASSERT_EQUAL(vsched_stat(vs, "g", NULL, &st.st_mode), -ENOENT);
+	ctl_poll_events(vs, dir);
 
 	ctl_unmount(c);
 	CU_ASSERT_EQUAL(stat(dir, &st), -1);
