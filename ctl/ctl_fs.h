@@ -16,6 +16,7 @@
 #include "util/list.h"
 #include "vsched.h"
 
+struct statvfs;
 struct vsched;
 
 struct ctl {
@@ -105,6 +106,28 @@ struct ctl_xattr **ctl_attr_xattrs(struct ctl *c, const char *key, bool create);
 
 /* fs.c: the node at path; 0 or -ENOENT. */
 int ctl_node_resolve(struct ctl *c, const char *path, struct node *n);
+/* fs.c: the node an operation names, by path or by open handle; -ENODEV if the handle has none. */
+int ctl_op_resolve(struct ctl *c, const char *path, struct fuse_file_info *fi, struct node *n);
+
+/* The mounted instance, in a FUSE operation. */
+static inline struct ctl *ctl_self(void)
+{
+	return fuse_get_context()->private_data;
+}
+
+/* fs_tree.c: the FUSE operations on the tree (mkdir, rmdir, owners, modes) and the refused ones. */
+int ctl_fs_mkdir(const char *path, mode_t mode);
+int ctl_fs_rmdir(const char *path);
+int ctl_fs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi);
+int ctl_fs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi);
+int ctl_fs_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi);
+int ctl_fs_statfs(const char *path, struct statvfs *sv);
+int ctl_fs_unlink(const char *path);
+int ctl_fs_rename(const char *from, const char *to, unsigned int flags);
+int ctl_fs_create(const char *path, mode_t mode, struct fuse_file_info *fi);
+int ctl_fs_mknod(const char *path, mode_t mode, dev_t dev);
+int ctl_fs_symlink(const char *to, const char *path);
+int ctl_fs_link(const char *from, const char *to);
 /* xattr.c: the FUSE xattr operations. */
 int ctl_fs_setxattr(const char *path, const char *name, const char *value, size_t size,
 		    int flags);

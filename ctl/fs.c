@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * FUSE operations of the control directory. Paths map to groups and their interface files;
- * contents, errnos and the tree itself come from the public API (vsched.h), so this file only
- * translates between VFS calls and API calls, and adds what cgroupfs does at the VFS level:
- * modes, owners and xattrs (attr.c), delegation (deleg.c), seq_file-like reads and the errnos of
- * operations kernfs does not support.
+ * FUSE operations of the control directory: nodes and open handles. Paths map to groups and
+ * their interface files; contents, errnos and the tree itself come from the public API
+ * (vsched.h), so this file only translates between VFS calls and API calls, and adds what
+ * cgroupfs does at the VFS level: modes, owners and xattrs (attr.c), delegation (deleg.c),
+ * seq_file-like reads and poll. The tree's operations (mkdir, rmdir, chown, chmod, statfs and
+ * those kernfs does not support) are fs_tree.c's; the operations table is here.
  */
 #include "ctl_fs.h"
 
@@ -15,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 
 #include "vsched.h"
 #include "util/compiler.h"
@@ -37,11 +37,6 @@ struct ctl_file {
 	size_t len;
 	bool valid;		/* buf holds the content produced by the last read at offset 0 */
 };
-
-static struct ctl *ctl_self(void)
-{
-	return fuse_get_context()->private_data;
-}
 
 /*
  * Whether the node f was opened on still exists. A descriptor names a kernfs node, not a path:
@@ -140,7 +135,7 @@ static const char *op_path(const char *path, struct fuse_file_info *fi, char *bu
 }
 
 /* The node an operation names (by path or by open handle); -ENODEV if the handle has none. */
-static int op_resolve(struct ctl *c, const char *path, struct fuse_file_info *fi, struct node *n)
+int ctl_op_resolve(struct ctl *c, const char *path, struct fuse_file_info *fi, struct node *n)
 {
 	char buf[PATH_MAX + NAME_MAX + 2];
 
@@ -219,7 +214,7 @@ static int ctl_getattr(const char *path, struct stat *st, struct fuse_file_info 
 	struct node n;
 	int ret;
 
-	ret = op_resolve(c, path, fi, &n);
+	ret = ctl_op_resolve(c, path, fi, &n);
 	if (ret)
 		return fi ? -ENODEV : ret;	/* an open node whose group was removed */
 	if (fi && fi->fh && !handle_live(c->vs, (struct ctl_file *)(uintptr_t)fi->fh))
@@ -463,7 +458,7 @@ static int ctl_truncate(const char *path, off_t size __unused, struct fuse_file_
 	struct node n;
 	int ret;
 
-	ret = op_resolve(c, path, fi, &n);
+	ret = ctl_op_resolve(c, path, fi, &n);
 	if (ret)
 		return fi ? -ENODEV : ret;
 	if (fi && fi->fh && !handle_live(c->vs, (struct ctl_file *)(uintptr_t)fi->fh))
@@ -471,111 +466,6 @@ static int ctl_truncate(const char *path, off_t size __unused, struct fuse_file_
 	return n.kind == NODE_DIR ? -EISDIR : 0;
 }
 
-static int ctl_mkdir(const char *path, mode_t mode __unused)
-{
-	struct fuse_context *ctx = fuse_get_context();
-	int ret = ctl_forward(ctl_self(), CTL_FWD_MKDIR, path, NULL, NULL, 0);
-
-	if (!ret)
-		ctl_attr_forwarded(ctl_self(), path, true, ctx->uid, ctx->gid);
-	return ret <= 0 ? ret : ctl_attr_mkdir(ctl_self(), path, ctx->uid, ctx->gid);
-}
-
-static int ctl_rmdir(const char *path)
-{
-	int ret = ctl_forward(ctl_self(), CTL_FWD_RMDIR, path, NULL, NULL, 0);
-
-	if (!ret)
-		ctl_attr_forwarded(ctl_self(), path, false, 0, 0);
-	return ret <= 0 ? ret : ctl_attr_rmdir(ctl_self(), path);
-}
-
-/*
- * chown and chmod as on kernfs: any node takes them (the VFS has checked CAP_CHOWN, the
- * owner or CAP_FOWNER). A group's owner lives in the tree (vsched_owner()); the rest in attr.c.
- */
-static int ctl_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
-{
-	struct ctl *c = ctl_self();
-	struct node n;
-	int ret;
-
-	ret = op_resolve(c, path, fi, &n);
-	if (ret)
-		return ret;
-	if (uid == (uid_t)-1)
-		uid = n.uid;
-	if (gid == (gid_t)-1)
-		gid = n.gid;
-	if (n.kind == NODE_DIR)
-		return vsched_chown(c->vs, n.group, uid, gid);
-	return ctl_attr_chown_file(c, &n, uid, gid);
-}
-
-static int ctl_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
-{
-	struct ctl *c = ctl_self();
-	struct node n;
-	int ret;
-
-	ret = op_resolve(c, path, fi, &n);
-	return ret ? ret : ctl_attr_chmod(c, &n, mode);
-}
-
-/* `touch` on a cgroupfs file succeeds; there is no timestamp to keep. */
-static int ctl_utimens(const char *path, const struct timespec tv[2] __unused,
-		       struct fuse_file_info *fi)
-{
-	struct node n;
-
-	return op_resolve(ctl_self(), path, fi, &n);
-}
-
-/*
- * statfs as kernfs's simple_statfs(): page-sized blocks, NAME_MAX, no block or inode counts
- * (libfuse's default said 512-byte blocks). The type stays FUSE's: the kernel sets it.
- */
-static int ctl_statfs(const char *path __unused, struct statvfs *sv)
-{
-	memset(sv, 0, sizeof(*sv));
-	sv->f_bsize = 4096;
-	sv->f_frsize = 4096;
-	sv->f_namemax = NAME_MAX;
-	return 0;
-}
-
-/* What the VFS answers for operations kernfs does not implement. */
-static int ctl_unlink(const char *path __unused)
-{
-	return -EPERM;		/* vfs_unlink(): no ->unlink */
-}
-
-static int ctl_rename(const char *from __unused, const char *to __unused,
-		      unsigned int flags __unused)
-{
-	return -EPERM;		/* kernfs_iop_rename(): cgroup v2 has no ->rename */
-}
-
-static int ctl_create(const char *path __unused, mode_t mode __unused,
-		      struct fuse_file_info *fi __unused)
-{
-	return -EACCES;		/* lookup_open(): no ->create */
-}
-
-static int ctl_mknod(const char *path __unused, mode_t mode __unused, dev_t dev __unused)
-{
-	return -EPERM;		/* vfs_mknod(): no ->mknod */
-}
-
-static int ctl_symlink(const char *to __unused, const char *path __unused)
-{
-	return -EPERM;		/* vfs_symlink(): no ->symlink */
-}
-
-static int ctl_link(const char *from __unused, const char *to __unused)
-{
-	return -EPERM;		/* vfs_link(): no ->link */
-}
 
 const struct fuse_operations ctl_fs_ops = {
 	.init = ctl_init,
@@ -589,20 +479,20 @@ const struct fuse_operations ctl_fs_ops = {
 	.write = ctl_write,
 	.poll = ctl_poll,
 	.truncate = ctl_truncate,
-	.mkdir = ctl_mkdir,
-	.rmdir = ctl_rmdir,
-	.chown = ctl_chown,
-	.chmod = ctl_chmod,
+	.mkdir = ctl_fs_mkdir,
+	.rmdir = ctl_fs_rmdir,
+	.chown = ctl_fs_chown,
+	.chmod = ctl_fs_chmod,
 	.setxattr = ctl_fs_setxattr,
 	.getxattr = ctl_fs_getxattr,
 	.listxattr = ctl_fs_listxattr,
 	.removexattr = ctl_fs_removexattr,
-	.utimens = ctl_utimens,
-	.statfs = ctl_statfs,
-	.unlink = ctl_unlink,
-	.rename = ctl_rename,
-	.create = ctl_create,
-	.mknod = ctl_mknod,
-	.symlink = ctl_symlink,
-	.link = ctl_link,
+	.utimens = ctl_fs_utimens,
+	.statfs = ctl_fs_statfs,
+	.unlink = ctl_fs_unlink,
+	.rename = ctl_fs_rename,
+	.create = ctl_fs_create,
+	.mknod = ctl_fs_mknod,
+	.symlink = ctl_fs_symlink,
+	.link = ctl_fs_link,
 };
