@@ -48,12 +48,7 @@ static const struct cmd_desc list_desc = {
 /* Its control directory, <run dir>/host, when something is mounted there; else "-". */
 static const char *list_host_dir(char *buf, size_t len)
 {
-	struct stat dir, run;
-
-	snprintf(buf, len, "%s/" REGISTRY_HOST_DIR, registry_run_dir());
-	if (stat(buf, &dir) || stat(registry_run_dir(), &run) || dir.st_dev == run.st_dev)
-		return "-";
-	return buf;
+	return registry_host_dir(buf, len, NULL) ? "-" : buf;
 }
 
 static void list_host(struct list_cfg *cfg)
