@@ -23,8 +23,9 @@ void top_title(char *buf, size_t len, const struct top_view *view, const struct 
 	if (view->seconds > 0)
 		snprintf(interval, sizeof(interval), "%.2f s", view->seconds);
 	snprintf(buf, len, "vsched top - %s  interval %s (every %.2f s)  VMs %u%s%s%s", clock,
-		 interval, o->interval, top_view_vms(view), view->cur->host ? "  host scheduler" : "",
-		 o->vm ? "  focus " : "", o->vm ? o->vm : "");
+		 interval, o->interval, top_view_vms(view),
+		 view->cur->host ? "  host scheduler" : "", o->vm ? "  focus " : "",
+		 o->vm ? o->vm : "");
 }
 
 static int print_snapshot(FILE *out, const struct top_view *view, const struct top_opts *o,

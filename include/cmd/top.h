@@ -64,7 +64,7 @@ struct top_vm {
 
 struct top_snap {
 	uint64_t t_ns;			/* CLOCK_MONOTONIC when taken */
-	unsigned int nr_vms;		/* the host's tree first (if host), then VMs in name order */
+	unsigned int nr_vms;		/* the host's tree first (if host), VMs by name */
 	bool host;			/* vms[0] is the host scheduler's tree */
 	struct top_vm *vms;
 };
