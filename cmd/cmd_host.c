@@ -75,6 +75,12 @@ static int host_ctl_forward(enum ctl_fwd_op op, const char *group, const char *f
 	return host_forward(arg, ops[op], group, file, buf, len, perm);
 }
 
+/* A group the daemon removed itself: its directory forgets its owners and modes. */
+static void host_ctl_gone(void *arg, const char *path)
+{
+	ctl_forget(arg, path);
+}
+
 /*
  * SIGINT, SIGTERM and SIGHUP, blocked from the start and read by host_run() through a signalfd:
  * one that came between the socket's listen() and the mask killed the daemon (exit 143, its
@@ -119,8 +125,10 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 		rmdir(dir);
 	if (!cfg->no_ctl) {
 		ret = ctl_mount(host_vsched(h), dir, &ctl);
-		if (!ret)
+		if (!ret) {
 			ctl_set_forward(ctl, host_ctl_forward, h);
+			host_set_gone(h, host_ctl_gone, ctl);
+		}
 		if (ret)
 			fprintf(stderr, "vsched host: no control directory %s (%s); running "
 				"without one\n", dir, strerror(-ret));

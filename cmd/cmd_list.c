@@ -23,6 +23,8 @@
 struct list_cfg {
 	bool all;
 	bool header;	/* printed */
+	bool host_up;	/* a daemon of this build answered the probe */
+	char host_dir[PATH_MAX];	/* its control directory, "" if none (--no-ctl) */
 };
 
 static void list_header(struct list_cfg *cfg)
@@ -41,19 +43,16 @@ static const struct cmd_desc list_desc = {
 	.prog = "vsched list", .usage = "[--all]",
 	.about = "Lists the host scheduler (vsched host) when one runs, with its lanes and the VMs\n"
 		 "joined to it, then running VMs with their pid and control directory; a VM\n"
-		 "joined to the host scheduler shows its group there (host=/machine/NAME).\n",
+		 "joined to the host scheduler shows its group there (host=/machine/NAME), one\n"
+		 "that joined but runs unscheduled now (the daemon gone, not joined again yet)\n"
+		 "host=fallback:/machine/NAME.\n",
 	.opts = list_opts, .nr_opts = ARRAY_SIZE(list_opts),
 };
 
 /* Its control directory, <run dir>/host, when something is mounted there; else "-". */
 static const char *list_host_dir(char *buf, size_t len)
 {
-	struct stat dir, run;
-
-	snprintf(buf, len, "%s/" REGISTRY_HOST_DIR, registry_run_dir());
-	if (stat(buf, &dir) || stat(registry_run_dir(), &run) || dir.st_dev == run.st_dev)
-		return "-";
-	return buf;
+	return registry_host_dir(buf, len, NULL) ? "-" : buf;
 }
 
 static void list_host(struct list_cfg *cfg)
@@ -73,8 +72,31 @@ static void list_host(struct list_cfg *cfg)
 	if (ret)
 		return;
 	list_header(cfg);
+	cfg->host_up = true;
+	if (registry_host_dir(cfg->host_dir, sizeof(cfg->host_dir), NULL))
+		cfg->host_dir[0] = '\0';
 	printf("%-20s %-8d %s lanes=%u vms=%u\n", LIST_HOST_NAME, (int)w.pid,
-	       list_host_dir(dir, sizeof(dir)), w.nr_lanes, w.nr_vms);
+	       cfg->host_dir[0] ? cfg->host_dir : "-", w.nr_lanes, w.nr_vms);
+}
+
+/*
+ * Whether a VM whose record names group is in the daemon's tree now. Its record is written once,
+ * at its first join; a VM whose daemon died runs unscheduled (the fallback) until it joins a
+ * new one, and its group is in that one's tree only from then on (the tree saved across
+ * restarts is the one above VM groups). Without the daemon's directory (--no-ctl), an answering
+ * daemon is all there is to go by.
+ */
+static bool list_joined(const struct list_cfg *cfg, const char *group)
+{
+	char path[PATH_MAX + REGISTRY_HOST_LEN];
+	struct stat st;
+
+	if (!cfg->host_up)
+		return false;
+	if (!cfg->host_dir[0])
+		return true;
+	snprintf(path, sizeof(path), "%s%s", cfg->host_dir, group);
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
 /* A name or path as one column (a VM may be named "web 1"); see word_escape(). */
@@ -97,7 +119,8 @@ static int list_one(const struct registry_entry *e, void *arg)
 	printf("%-20s %-8d %s", list_word(name, sizeof(name), e->name), (int)e->pid,
 	       e->ctl[0] ? list_word(ctl, sizeof(ctl), e->ctl) : "-");
 	if (e->host[0])
-		printf(" host=%s", list_word(host, sizeof(host), e->host));
+		printf(" host=%s%s", e->alive && !list_joined(cfg, e->host) ? "fallback:" : "",
+		       list_word(host, sizeof(host), e->host));
 	printf("%s\n", e->alive ? "" : " (stale)");
 	return 0;
 }

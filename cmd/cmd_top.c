@@ -74,7 +74,8 @@ static const struct cmd_opt top_opts[] = {
 
 static const struct cmd_desc top_desc = {
 	.prog = "vsched top", .usage = "[-b] [-n N] [-d SECONDS] [--vm NAME] [-v] [-s KEY]",
-	.about = "A live view of every running VM's vCPU groups (like systemd-cgtop).\n",
+	.about = "A live view of every running VM's vCPU groups (like systemd-cgtop), the host\n"
+		 "scheduler's tree first when one runs (host:/: partitions, VM groups).\n",
 	.opts = top_opts, .nr_opts = ARRAY_SIZE(top_opts),
 	.footer = "Keys: arrows/j/k move, Enter/space expand or collapse, v vCPU rows, c/n/w sort,\n"
 		  "+/- interval, ? help, q quit. Columns and formulas: docs/top.md.\n",

@@ -22,8 +22,10 @@ void top_title(char *buf, size_t len, const struct top_view *view, const struct 
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
 	if (view->seconds > 0)
 		snprintf(interval, sizeof(interval), "%.2f s", view->seconds);
-	snprintf(buf, len, "vsched top - %s  interval %s (every %.2f s)  VMs %u%s%s", clock,
-		 interval, o->interval, view->nr, o->vm ? "  focus " : "", o->vm ? o->vm : "");
+	snprintf(buf, len, "vsched top - %s  interval %s (every %.2f s)  VMs %u%s%s%s", clock,
+		 interval, o->interval, top_view_vms(view),
+		 view->cur->host ? "  host scheduler" : "", o->vm ? "  focus " : "",
+		 o->vm ? o->vm : "");
 }
 
 static int print_snapshot(FILE *out, const struct top_view *view, const struct top_opts *o,
@@ -41,7 +43,7 @@ static int print_snapshot(FILE *out, const struct top_view *view, const struct t
 	fprintf(out, "%s\n%s\n", title, top_rows_header());
 	for (i = 0; i < n; i++)
 		fprintf(out, "%s\n", rows[i].text);
-	if (!view->nr)
+	if (!top_view_vms(view))
 		fprintf(out, "(no vsched VM running%s%s)\n", o->vm ? " named " : "",
 			o->vm ? o->vm : "");
 	fprintf(out, "\n");
@@ -63,6 +65,7 @@ int top_batch(const struct top_opts *o, FILE *out)
 	struct top_prefs p = { .sort = o->sort, .vcpus = o->vcpus };
 	struct top_snap snaps[2], *prev = NULL, *cur;
 	struct top_view view;
+	char host[PATH_MAX];
 	uint64_t start = 0;
 	long it;
 	int ret = 0;
@@ -71,7 +74,7 @@ int top_batch(const struct top_opts *o, FILE *out)
 		cur = &snaps[it & 1];
 		if (it)
 			sleep_until(start + (uint64_t)((double)it * o->interval * 1e9));
-		ret = top_snap_take(cur, o->vm);
+		ret = top_snap_take(cur, o->vm, top_host_dir(host, sizeof(host)));
 		if (ret) {
 			fprintf(stderr, "vsched top: registry of running VMs %s: %s\n",
 				registry_run_dir(), strerror(-ret));

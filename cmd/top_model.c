@@ -2,7 +2,9 @@
 /*
  * Snapshots for `vsched top`: the registry of running VMs (registry_list()) and, for each,
  * the group tree in its control directory, read with the files any user reads (no private
- * channel): cpu.stat, cpu.weight, cpu.max, cpu.max.burst and vsched.vcpu.stat per group.
+ * channel): cpu.stat, cpu.weight, cpu.max, cpu.max.burst and vsched.vcpu.stat per group. With
+ * a host scheduler running, its directory (<run dir>/host) is read the same way, first: the
+ * partitions, the VM groups and the VMs' subtrees below them, as one tree.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -143,7 +145,9 @@ static int add_vcpus(struct top_vm *vm, const char *buf, unsigned int group)
 			return -ENOMEM;
 		vm->vcpus = nv;
 		nv[vm->nr_vcpus].group = group;
-		if (!top_parse_vcpu_line(p, &nv[vm->nr_vcpus]))
+		/* The daemon's root lists its free slots too (tid 0): no vCPU of any VM. */
+		if (!top_parse_vcpu_line(p, &nv[vm->nr_vcpus]) &&
+		    (!vm->host || nv[vm->nr_vcpus].tid))
 			vm->nr_vcpus++;
 	}
 	return 0;
@@ -301,14 +305,43 @@ static int take_one(const struct registry_entry *e, void *arg)
 	return vm->err == -ENOMEM ? -ENOMEM : 0;
 }
 
-int top_snap_take(struct top_snap *s, const char *only)
+const char *top_host_dir(char *buf, size_t len)
+{
+	return registry_host_dir(buf, len, NULL) ? NULL : buf;
+}
+
+/* The daemon's tree as a section of its own, read as a VM's directory is. */
+static int take_host(struct top_snap *s, const char *dir)
+{
+	struct top_vm *vm = calloc(1, sizeof(*vm));
+	struct stat st;
+
+	if (!vm)
+		return -ENOMEM;
+	s->vms = vm;
+	s->nr_vms = 1;
+	s->host = true;
+	vm->host = true;
+	snprintf(vm->name, sizeof(vm->name), TOP_HOST_NAME);
+	snprintf(vm->ctl, sizeof(vm->ctl), "%s", dir);
+	/* Another daemon (a restart) has another mount: its counters start again. */
+	if (!stat(dir, &st))
+		vm->dev = st.st_dev;
+	top_vm_read(vm);
+	return vm->err == -ENOMEM ? -ENOMEM : 0;
+}
+
+int top_snap_take(struct top_snap *s, const char *only, const char *host_dir)
 {
 	struct take_ctx c = { s, only };
-	int ret;
+	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->t_ns = time_mono_ns();
-	ret = registry_list(take_one, &c);
+	if (host_dir && !only)
+		ret = take_host(s, host_dir);
+	if (!ret)
+		ret = registry_list(take_one, &c);
 	if (ret)
 		top_snap_free(s);
 	return ret;

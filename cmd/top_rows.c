@@ -54,7 +54,8 @@ int top_view_build(struct top_view *view, struct top_snap *prev, struct top_snap
 
 		vv->vm = vm;
 		for (j = 0; prev && j < prev->nr_vms; j++)
-			if (!strcmp(prev->vms[j].name, vm->name) && prev->vms[j].pid == vm->pid)
+			if (!strcmp(prev->vms[j].name, vm->name) && prev->vms[j].pid == vm->pid &&
+			    prev->vms[j].dev == vm->dev)
 				pvm = &prev->vms[j];
 		if (!pvm || view->seconds <= 0)
 			continue;
@@ -69,6 +70,11 @@ int top_view_build(struct top_view *view, struct top_snap *prev, struct top_snap
 			     (double)(vm->t_ns - pvm->t_ns) / 1e9 : view->seconds, vv->g, vv->v);
 	}
 	return 0;
+}
+
+unsigned int top_view_vms(const struct top_view *view)
+{
+	return view->nr - (view->cur && view->cur->host);
 }
 
 void top_view_free(struct top_view *view)
@@ -240,7 +246,8 @@ static void fmt_vcpu(struct top_row *row, const struct top_vmview *vv, unsigned 
 	char label[PATH_MAX], name[16], cpu[16] = "-", p99[16] = "-", steal[16] = "-";
 	char lane[16] = "-";
 
-	snprintf(name, sizeof(name), "vcpu%u", vc->id);
+	/* The daemon's tree numbers slots, not a VM's vCPUs (docs/host.md). */
+	snprintf(name, sizeof(name), "%s%u", vv->vm->host ? "slot" : "vcpu", vc->id);
 	fmt_label(label, sizeof(label), vv->vm->groups[vc->group].depth + 1, ' ', name);
 	if (vc->lane >= 0)
 		snprintf(lane, sizeof(lane), "%d", vc->lane);
@@ -326,10 +333,15 @@ int top_rows(const struct top_view *view, const struct top_prefs *p, struct top_
 		row->kind = TOP_ROW_VM;
 		row->vm = i;
 		/* The path is in `vsched list`; the reason is what fits here. */
-		snprintf(row->text, sizeof(row->text), " %-*.*s (pid %d) %s%s", LABEL_W - 1,
-			 LABEL_W - 1, vm->name, vm->pid,
-			 vm->ctl[0] ? "control directory unreadable: " : "no control directory",
-			 vm->ctl[0] ? strerror(-vm->err) : "");
+		if (vm->host)
+			snprintf(row->text, sizeof(row->text), " %-*.*s (host scheduler) control "
+				 "directory unreadable: %s", LABEL_W - 1, LABEL_W - 1, vm->name,
+				 strerror(-vm->err));
+		else
+			snprintf(row->text, sizeof(row->text), " %-*.*s (pid %d) %s%s", LABEL_W - 1,
+				 LABEL_W - 1, vm->name, vm->pid,
+				 vm->ctl[0] ? "control directory unreadable: " :
+				 "no control directory", vm->ctl[0] ? strerror(-vm->err) : "");
 	}
 	if (rs.err) {
 		free(rs.r);

@@ -98,7 +98,7 @@ static void tui_rows(struct tui *t, const char *want)
 static void tui_snapshot(struct tui *t)
 {
 	struct top_snap *next = t->cur == &t->snaps[0] ? &t->snaps[1] : &t->snaps[0];
-	char want[PATH_MAX + 200];
+	char want[PATH_MAX + 200], host[PATH_MAX];
 	int ret;
 
 	tui_cursor_key(t, want, sizeof(want));
@@ -107,7 +107,7 @@ static void tui_snapshot(struct tui *t)
 	t->view_ok = false;
 	if (t->prev)
 		top_snap_free(t->prev);
-	ret = top_snap_take(next, t->o.vm);
+	ret = top_snap_take(next, t->o.vm, top_host_dir(host, sizeof(host)));
 	if (ret) {
 		snprintf(t->msg, sizeof(t->msg), "registry %s: %s", registry_run_dir(),
 			 strerror(-ret));

@@ -164,6 +164,15 @@ void ctl_attr_forwarded(struct ctl *c, const char *path, bool made, uid_t uid, g
 	pthread_mutex_unlock(&c->attr_lock);
 }
 
+void ctl_forget(struct ctl *c, const char *path)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->attr_lock);
+	attr_drop_tree(c, path);
+	pthread_mutex_unlock(&c->attr_lock);
+}
+
 int ctl_attr_rmdir(struct ctl *c, const char *path)
 {
 	int ret;

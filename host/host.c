@@ -178,6 +178,9 @@ void host_destroy(struct host *h)
 	free(h->lane_cpu);
 	free(h->slot);
 	free(h->in_buf);
+	while (h->nr_gone)
+		free(h->gone[--h->nr_gone]);
+	free(h->gone);
 	free(h);
 }
 
@@ -388,6 +391,47 @@ static void host_tick(struct host *h)
 	host_timer(h);
 }
 
+void host_set_gone(struct host *h, void (*fn)(void *arg, const char *path), void *arg)
+{
+	vsched_lock(h->vs);
+	h->gone_fn = fn;
+	h->gone_arg = arg;
+	vsched_unlock(h->vs);
+}
+
+void host_gone(struct host *h, struct group *g)
+{
+	char path[GROUP_PATH_MAX], **ng;
+
+	if (!h->gone_fn || group_path(g, path, sizeof(path)) < 0)
+		return;
+	ng = realloc(h->gone, (h->nr_gone + 1) * sizeof(*ng));
+	if (!ng)
+		return;
+	h->gone = ng;
+	ng[h->nr_gone] = strdup(path);
+	h->nr_gone += !!ng[h->nr_gone];
+}
+
+/* The groups removed during the events just handled, told without the tree's lock. */
+static void host_gone_flush(struct host *h)
+{
+	unsigned int i, n;
+	char **gone;
+
+	vsched_lock(h->vs);
+	gone = h->gone;
+	n = h->nr_gone;
+	h->gone = NULL;
+	h->nr_gone = 0;
+	vsched_unlock(h->vs);
+	for (i = 0; i < n; i++) {
+		h->gone_fn(h->gone_arg, gone[i]);
+		free(gone[i]);
+	}
+	free(gone);
+}
+
 int host_run(struct host *h, int stop_fd)
 {
 	struct epoll_event ev[16];
@@ -422,5 +466,7 @@ int host_run(struct host *h, int stop_fd)
 			else
 				host_client_input(h, tag);
 		}
+		if (h->gone_fn)
+			host_gone_flush(h);
 	}
 }

@@ -256,8 +256,10 @@ static void host_prune(struct host *h, struct host_client *c, struct group *g)
 	list_for_each_entry_safe(child, tmp, &g->children, sibling) {
 		host_prune(h, c, child);
 		if (group_path(child, path, sizeof(path)) < 0 || strlen(path) <= base ||
-		    host_batch_find(c, path + base) < 0)
+		    host_batch_find(c, path + base) < 0) {
+			host_gone(h, child);
 			group_remove(h->s, child);
+		}
 	}
 }
 
@@ -337,6 +339,7 @@ void host_tree_leave(struct host *h, struct host_client *c)
 	vm = group_lookup(h->s, c->group);
 	if (vm) {
 		host_prune(h, c, vm);
+		host_gone(h, vm);
 		group_remove(h->s, vm);
 	}
 	c->joined = false;

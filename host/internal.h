@@ -128,6 +128,11 @@ struct host {
 	struct host_slot *slot;
 	struct list_head clients;
 	unsigned int nr_clients;
+	/* Groups the daemon removed itself, told to gone_fn after the event (host_set_gone()). */
+	void (*gone_fn)(void *arg, const char *path);
+	void *gone_arg;
+	char **gone;
+	unsigned int nr_gone;
 	uint64_t grace_ns;
 	uint64_t (*clock)(void);	/* time_mono_ns(); tests drive their own */
 	unsigned int nr_host_cpus;	/* online: the most CPU a VMM's threads can use */
@@ -310,6 +315,8 @@ void host_fwd_vmset(struct host *h, const char *path, const char *file);
 /* The joined VM whose group is g, or NULL. Lock held. */
 struct host_client *host_vm_of(struct host *h, struct group *g);
 int host_tree_join(struct host *h, struct host_client *c, const struct host_hello *m);
+/* g is about to be removed by the daemon itself: noted for gone_fn. Tree lock held. */
+void host_gone(struct host *h, struct group *g);
 int host_tree_commit(struct host *h, struct host_client *c);
 void host_tree_leave(struct host *h, struct host_client *c);
 int host_tree_vet_move(struct host *h, const struct host_client *c, const char *file,

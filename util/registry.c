@@ -40,6 +40,21 @@ const char *registry_run_dir(void)
 	return d && *d ? d : REGISTRY_RUN_DIR_DFL;
 }
 
+int registry_host_dir(char *buf, size_t len, dev_t *dev)
+{
+	struct stat dir, run;
+	int n = snprintf(buf, len, "%s/" REGISTRY_HOST_DIR, registry_run_dir());
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	/* A daemon gone leaves the bare directory (or none): not its tree. */
+	if (stat(buf, &dir) || stat(registry_run_dir(), &run) || dir.st_dev == run.st_dev)
+		return -ENOENT;
+	if (dev)
+		*dev = dir.st_dev;
+	return 0;
+}
+
 /* A libvirt domain name works as is: anything printable but '/', not hidden. */
 int registry_name_valid(const char *name)
 {

@@ -22,6 +22,8 @@
 
 #define TOP_QUOTA_MAX	UINT64_MAX	/* cpu.max "max" */
 #define TOP_BUSY_PCT	1.0		/* busy in an interval: used >= 1 % of a CPU */
+/* The label of the host scheduler's tree: has a '/', so no VM is named so (collapse keys). */
+#define TOP_HOST_NAME	"host:/"
 
 struct top_vcpu {
 	unsigned int id;
@@ -46,7 +48,9 @@ struct top_group {
 };
 
 struct top_vm {
-	char name[160];
+	char name[160];			/* TOP_HOST_NAME: the host scheduler's tree (host set) */
+	bool host;			/* the daemon's directory (<run dir>/host), not a VM's */
+	uint64_t dev;			/* host: its mount's st_dev, new with each daemon */
 	int pid;
 	char ctl[PATH_MAX];		/* "" without a control directory */
 	int err;			/* -errno reading the directory, 0 if read */
@@ -60,13 +64,20 @@ struct top_vm {
 
 struct top_snap {
 	uint64_t t_ns;			/* CLOCK_MONOTONIC when taken */
-	unsigned int nr_vms;		/* in name order */
+	unsigned int nr_vms;		/* the host's tree first (if host), VMs by name */
+	bool host;			/* vms[0] is the host scheduler's tree */
 	struct top_vm *vms;
 };
 
 /* top_model.c */
-/* Every running VM (only `only` if not NULL), read now. 0 or -errno (the registry). */
-int top_snap_take(struct top_snap *s, const char *only);
+/*
+ * The host scheduler's tree when a daemon's directory is mounted at host_dir (NULL: none; not
+ * with `only`), then every running VM (only `only` if not NULL), read now. 0 or -errno (the
+ * registry).
+ */
+int top_snap_take(struct top_snap *s, const char *only, const char *host_dir);
+/* <run dir>/host into buf when a daemon's directory is mounted there: buf, else NULL. */
+const char *top_host_dir(char *buf, size_t len);
 void top_snap_free(struct top_snap *s);
 /* Reads the tree below vm->ctl into vm (vm->err set too). 0 or -errno. */
 int top_vm_read(struct top_vm *vm);
@@ -136,6 +147,8 @@ struct top_row {
 };
 
 int top_view_build(struct top_view *view, struct top_snap *prev, struct top_snap *cur);
+/* The VMs in the view, the host scheduler's tree left out. */
+unsigned int top_view_vms(const struct top_view *view);
 void top_view_free(struct top_view *view);
 /* The rows to show, in order; *out is malloc'ed. -ENOMEM. */
 int top_rows(const struct top_view *view, const struct top_prefs *p, struct top_row **out,

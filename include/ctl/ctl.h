@@ -47,6 +47,12 @@ typedef int (*ctl_forward_fn)(enum ctl_fwd_op op, const char *group, const char 
 			      const char *buf, size_t len, const struct vsched_move_perm *perm,
 			      void *arg);
 void ctl_set_forward(struct ctl *c, ctl_forward_fn fn, void *arg);
+/*
+ * Forgets what chmod, chown and mkdir kept about path and below (modes, owners of files): the
+ * group went without this directory's rmdir (a VM that left the host scheduler's tree). Call
+ * without the tree's lock (this takes the directory's, which is taken before the tree's).
+ */
+void ctl_forget(struct ctl *c, const char *path);
 
 /* True if dir is a FUSE mount whose server is gone (stat() gives ENOTCONN). */
 bool ctl_dir_is_stale(const char *dir);

@@ -49,6 +49,12 @@ struct vsched *host_vsched(struct host *h);
  * file (nobody listening) is replaced.
  */
 int host_listen(struct host *h, const char *sock);
+/*
+ * fn(arg, path) for each group the daemon removes itself (a VM leaving, a group its VMM's batch
+ * no longer names), after the event, without the tree's lock: the control directory forgets
+ * the owners and modes it kept there (ctl_forget()), or a new VM of the name inherited them.
+ */
+void host_set_gone(struct host *h, void (*fn)(void *arg, const char *path), void *arg);
 /* Serves until stop_fd becomes readable (an eventfd or pipe). 0 or -errno. */
 int host_run(struct host *h, int stop_fd);
 

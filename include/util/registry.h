@@ -20,6 +20,11 @@
 #define REGISTRY_HOST_TREE	".host-tree"	/* its tree above the VMs (no VM's name) */
 
 const char *registry_run_dir(void);
+/*
+ * <run dir>/host into buf; 0 when a daemon's control directory is mounted there (another
+ * device than the run dir's; *dev set to it if dev), else -ENOENT (or -ENAMETOOLONG).
+ */
+int registry_host_dir(char *buf, size_t len, dev_t *dev);
 /* 0 or -EINVAL: 1..128 printable characters, no '/', no leading '.' (a libvirt domain name). */
 int registry_name_valid(const char *name);
 /* Whether <run dir>/<name> is the run dir's own (REGISTRY_HOST_*): no VM's directory. */

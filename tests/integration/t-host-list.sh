@@ -6,6 +6,8 @@
 #    (/machine/a, and /tenant/t1/p with --partition);
 #  - an embedded VM beside them: its line unchanged ("NAME PID DIR", nothing after);
 #  - no daemon: no host scheduler line;
+#  - a joined VM whose daemon died runs unscheduled: host=fallback:<its group> (it said
+#    host=<its group> as if joined), host=<its group> again once it joined a new daemon;
 #  - a partition inside a joined VM's group is refused naming both; a refused join
 #    (cgroup.max.descendants) leaves no partition group behind.
 . "$(dirname "$0")/runtime-lib.sh"
@@ -76,4 +78,24 @@ wait "$HP" || fail "the daemon exited $? on SIGHUP"
 grep -q " $H " /proc/self/mounts && fail "SIGHUP: $H still mounted"
 [ -e "$H" ] && fail "SIGHUP: $H left"
 listed '^\(host scheduler\)' && fail "SIGHUP: the host scheduler is still listed"
+
+# The daemon killed: a joined VM falls back (unscheduled) and says so; a new daemon: joined again.
+"$VSCHED" host --cpus 1 >"$TMPD/host-fb.log" 2>&1 &
+HP=$!
+PIDS="$PIDS $HP"
+wait_for 'listed "^\(host scheduler\) +$HP "' || fail "the third daemon is not listed"
+start_vm f 20 --host
+wait_for "listed '^f .* host=/machine/f\$'" || fail "f not listed with its group"
+kill -9 "$HP"
+wait "$HP" 2>/dev/null
+wait_for "listed '^f .* host=fallback:/machine/f\$'" || fail "f: not listed as fallback"
+"$VSCHED" list
+"$VSCHED" host --cpus 1 >"$TMPD/host-fb2.log" 2>&1 &
+HP=$!
+PIDS="$PIDS $HP"
+wait_for "listed '^f .* host=/machine/f\$'" || fail "f: not listed as joined again"
+listed "^\(host scheduler\) +$HP +$H lanes=1 vms=1\$" || fail "the new daemon: not 1 VM joined"
+kill -9 "$PID_f"
+kill -TERM "$HP"
+wait "$HP" || fail "the daemon exited $?"
 echo "ok"

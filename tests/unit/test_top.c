@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `vsched top`'s arithmetic on fixed snapshots (cmd/top_calc.c) and its vsched.vcpu.stat parser. */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/top.h"
 #include "test.h"
@@ -273,6 +277,106 @@ static void test_top_vm_interval(void)
 	top_view_free(&view);
 }
 
+/* A group of a fake host scheduler's directory: cpu.stat, cpu.weight, cpu.max, vcpu.stat. */
+static void host_group(const char *dir, const char *usage, const char *weight, const char *max,
+		       const char *vstat)
+{
+	static const char *const names[] = { "cpu.stat", "cpu.weight", "cpu.max",
+					     "vsched.vcpu.stat" };
+	const char *vals[] = { usage, weight, max, vstat };
+	char path[PATH_MAX];
+	unsigned int i;
+	FILE *f;
+
+	mkdir(dir, 0755);
+	for (i = 0; i < 4; i++) {
+		if (!vals[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		f = fopen(path, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fputs(vals[i], f);
+		fclose(f);
+	}
+}
+
+/*
+ * The host scheduler's tree (<run dir>/host) is a section of its own, first, read as a VM's
+ * directory is: partitions, VM groups and the VMs' subtrees with their weights and caps; its
+ * root's free slots (tid 0) are no vCPU rows, and a vCPU row there is a slot. Not with --vm, and
+ * no VM counted for it. Before, top read the registry of VMs alone: no partition, no VM group.
+ */
+static void test_top_host_tree(void)
+{
+	char run[] = "/tmp/vsched-top-host.XXXXXX", host[256], dir[PATH_MAX], title[512];
+	struct top_prefs prefs = { .sort = TOP_SORT_NAME, .vcpus = true };
+	struct top_opts o = { .interval = 1.0 };
+	struct top_snap s;
+	struct top_view view;
+	struct top_row *rows;
+	unsigned int n;
+	const struct top_vm *vm;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(run));
+	setenv("VSCHED_RUN_DIR", run, 1);
+	snprintf(host, sizeof(host), "%s/host", run);
+	/* A bare directory (a daemon gone): no host scheduler's tree. */
+	mkdir(host, 0755);
+	CU_ASSERT_PTR_NULL(top_host_dir(dir, sizeof(dir)));
+	host_group(host, "usage_usec 3000\n", NULL, NULL,
+		   "0 tid=0 usage_usec=0 state=idle lane=-1\n"
+		   "1 tid=0 usage_usec=0 state=idle lane=-1\n");
+	snprintf(dir, sizeof(dir), "%s/tenant", host);
+	host_group(dir, "usage_usec 3000\nnr_throttled 2\n", "300", "50000 100000\n", "");
+	snprintf(dir, sizeof(dir), "%s/tenant/web1", host);
+	host_group(dir, "usage_usec 3000\n", "100", "max 100000\n",
+		   "2 tid=77 usage_usec=1000 state=running lane=0\n");
+	snprintf(dir, sizeof(dir), "%s/tenant/web1/fe", host);
+	host_group(dir, "usage_usec 2000\n", "200", "max 100000\n",
+		   "3 tid=78 usage_usec=2000 state=waiting lane=-1\n");
+
+	CU_ASSERT_EQUAL_FATAL(top_snap_take(&s, NULL, host), 0);
+	CU_ASSERT_TRUE(s.host);
+	CU_ASSERT_EQUAL_FATAL(s.nr_vms, 1);
+	vm = &s.vms[0];
+	CU_ASSERT_TRUE(vm->host);
+	CU_ASSERT_EQUAL(vm->err, 0);
+	CU_ASSERT_STRING_EQUAL(vm->name, TOP_HOST_NAME);
+	CU_ASSERT_EQUAL_FATAL(vm->nr_groups, 4);
+	CU_ASSERT_STRING_EQUAL(vm->groups[3].path, "/tenant/web1/fe");
+	CU_ASSERT_EQUAL(vm->groups[1].weight, 300);
+	CU_ASSERT_EQUAL(vm->groups[1].quota_us, 50000);
+	CU_ASSERT_EQUAL(vm->groups[1].nr_throttled, 2);
+	CU_ASSERT_EQUAL(vm->nr_vcpus, 2);	/* the two free slots left out */
+
+	CU_ASSERT_EQUAL_FATAL(top_view_build(&view, NULL, &s), 0);
+	CU_ASSERT_EQUAL(top_view_vms(&view), 0);
+	top_title(title, sizeof(title), &view, &o);
+	CU_ASSERT_PTR_NOT_NULL(strstr(title, "VMs 0  host scheduler"));
+	CU_ASSERT_EQUAL_FATAL(top_rows(&view, &prefs, &rows, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 6);
+	CU_ASSERT_EQUAL(strncmp(rows[0].text, "-host:/ ", 8), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[1].text, "  -/tenant "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[1].text, " 300  50000/100000 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[2].text, "    -/tenant/web1 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[3].text, "slot2 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[3].text, " running "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[4].text, "/tenant/web1/fe "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[5].text, "slot3 "));
+	free(rows);
+	top_view_free(&view);
+	top_snap_free(&s);
+
+	/* --vm: that VM alone (none runs here), no host section. */
+	CU_ASSERT_EQUAL_FATAL(top_snap_take(&s, "web1", host), 0);
+	CU_ASSERT_FALSE(s.host);
+	CU_ASSERT_EQUAL(s.nr_vms, 0);
+	top_snap_free(&s);
+	unsetenv("VSCHED_RUN_DIR");
+	snprintf(dir, sizeof(dir), "rm -rf '%s'", run);
+	CU_ASSERT_EQUAL(system(dir), 0);
+}
+
 static CU_TestInfo top_tests[] = {
 	{ "deltas and percentages", test_top_delta },
 	{ "fluid share: weights of busy groups, caps", test_top_fluid_weights_caps },
@@ -282,6 +386,7 @@ static CU_TestInfo top_tests[] = {
 	{ "a VM's rates over its own reads' interval", test_top_vm_interval },
 	{ "vsched.vcpu.stat lines", test_top_parse },
 	{ "labels escape control bytes, spaces and backslashes", test_top_label_escape },
+	{ "the host scheduler's tree, first", test_top_host_tree },
 	CU_TEST_INFO_NULL,
 };
 
