@@ -173,95 +173,6 @@ static void throttle_rates(struct sched *s, struct group_core *gc, bool throttle
 }
 
 /*
- * How long the reference still serves gc at its rate: to its refill, but no longer than each
- * capped ancestor's pool lasts at that ancestor's rate, since the reference throttles the
- * ancestor there and serves nothing below it until the ancestor's refill. Counted to gc's own
- * refill, a child whose capped parent runs a window of a few ms a period (one lane) looked
- * drawn by the reference at its dry point, got its run ahead of the window's share back as
- * credit at every throttle and ran its pool first, every period, beside a sibling owed as much
- * (10 ms caps seed 9 reduced: /g1 capped at 2.874 ms per 10 ms with a hog, beside /g1/g16, one
- * hog capped at 1.694 ms: 1.67 % of capacity; docs/scheduler.md §4, "A throttle counts its
- * ancestors' windows").
- */
-static double ref_window(const struct sched *s, const struct group_core *gc)
-{
-	double t = (double)(gc->next_refill - s->core.now);
-	const struct group_core *a;
-
-	for (a = gc->se.parent; a; a = a->se.parent)
-		if (a->bw_enabled && a->se.rate > RATE_MIN &&
-		    (double)a->runtime < t * a->se.rate * s->core.deliver)
-			t = (double)a->runtime / (a->se.rate * s->core.deliver);
-	return t;
-}
-
-/*
- * What the reference would still serve the group before the refill. It has drawn `drawn` of
- * its pool this period (below); if that and its rate r to the refill reach the pool, the
- * reference throttles it too, at its own dry point: both have drawn the pool by the refill, so
- * the period is square, and the group is owed what the lag counts it ahead, or owes what it
- * counts it behind: min(pool - drawn, r * rest), of either sign.
- *
- * If they do not, the reference never throttles it: it is served r all period and its
- * siblings get none of its share. So it keeps its rate while throttled (throttle_kept; the
- * rates leave it in, sched/rates.c): time repays the debt of running its pool in one go, and
- * its siblings, running on its lanes, run into the matching debt. Out of the rates (demand 0,
- * the reference's throttle), its lag stood still until the refill while its siblings took its
- * share: the debt of each early run was never repaid by time, and the group ran its pool again
- * too soon (random caps, seed 686 reduced, one lane: 215 ms of 200 in 2 s, 0.77 %).
- *
- * What the reference drew is its rates integrated over the period (ref_used, bw_clock(); lane
- * time, so times what a lane delivers), not r times the period: r is the rate of the moment,
- * and a capped ancestor's throttles, or siblings', move it within the period. Judged by
- * r * period, a group nested in a capped parent that is served a tenth of the time looked
- * throttled by the reference, and its credit (r over the rest of the period) bought it its
- * whole pool every period (random caps, seed 1375 reduced, one lane: 113.6 ms of 66.7 in 2 s,
- * 2.35 %).
- *
- * The credit goes either way: pool - drawn is negative for a group its rates drew past its pool
- * (it got its lanes late after a refill, and the core throttles it after the reference's dry
- * point), and it is owed nothing for the overrun: the reference had it dry, and that lag would
- * come out of its siblings. Credited only (0 at least), and judged by the larger of ref_used
- * and r * ran, a group's lag took in every late start and never a run ahead at a rate of the
- * moment above its mean: a capped group that got its three lanes one by one after each refill
- * came back owed 5 ms period after period, and the cpu.idle sibling it took that from looked
- * ahead whenever a capped neighbour came back, lost its slices to it, and the neighbour ran its
- * pool dry early, beside the first one throttled: two lanes idle (test "a kept rate ends at the
- * reference's dry point", 0.100 % of capacity with every lane charged before a throttle; 0.025 %
- * now).
- *
- * A kept group leaves the rates when ref_used reaches the pool: the reference's own dry point
- * (bw_ref_dry()). One whose rate draws the pool exactly at the refill (to a nanosecond) is kept:
- * the reference is dry at the very moment its period ends, which is no throttle (bw_charge()).
- * Judged throttled, a group whose share is exactly its quota (caps.sim's /a/x) was credited the
- * rest of the period in wall time and came back level; whether it then spent its pool before the
- * refill hung on the phase of its siblings' slices, and it missed 25 ms in 10 s (0.135 % of
- * capacity with the refund below exact; 0.005 % kept).
- *
- * A group thrown out that the reference throttles too is dry there only at its own dry point,
- * (pool - drawn) / r from now (ref_out), later than the core's throttle wherever the core ran
- * it ahead: until then the reference still serves its children, and their draws go on
- * (bw_clock()). Stopped at the core's throttle, a child whose period spans several of its
- * parent's drew too little, looked short of its own dry point at its throttle and kept its rate
- * to its refill, leaving its sibling hog a sliver of its parent that the vt made ineligible: the
- * parent's pool expired unused (10 ms caps seed 5784, one lane, /g1/g2 at 4.548 ms per 20 ms
- * over /g1/g2/g3 at 15.971 ms per 100 ms: 3.74 % of capacity; docs/scheduler.md §4, "A child
- * draws to its parent's reference dry point").
- */
-static void throttle_credit(struct sched *s, struct group_core *gc)
-{
-	double drawn = gc->ref_used * s->core.deliver;
-	double left = (double)gc->runtime_snap - drawn;
-	double rest = gc->se.rate * ref_window(s, gc);
-
-	gc->throttle_kept = rest < (double)gc->runtime_snap - gc->ref_used + 1.0;
-	gc->throttle_credit = gc->throttle_kept ? 0 : left < rest ? left : rest;
-	gc->ref_out = (double)s->core.now;
-	if (!gc->throttle_kept && left > 0 && gc->se.rate > RATE_MIN)
-		gc->ref_out += left / (gc->se.rate * s->core.deliver);
-}
-
-/*
  * gc is thrown out. The slices its lanes paid up front (fair_prepay()) and did not run are
  * refunded first, while it is still in its parent's sum: the prepayment lowered its lag by
  * P (1 - r / R) (V moved by P / R with it), and refunded after it left, at rate 0, its saved lag
@@ -274,7 +185,7 @@ static void throttle(struct sched *s, struct group_core *gc)
 	unsigned int l;
 
 	fair_charge_held(s);
-	throttle_credit(s, gc);
+	bw_ref_throttle_credit(s, gc);
 	for (l = 0; l < s->nr_lanes; l++) {
 		struct vcpu_core *vc = s->core.lanes[l].cur;
 

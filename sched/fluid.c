@@ -180,7 +180,7 @@ static void solve(struct sched *s, const double *demand, double *rate,
 
 /*
  * The core's rates: a throttled group demands nothing until its refill, unless the reference
- * would not have throttled it (sched/bandwidth.c, throttle_credit()).
+ * would not have throttled it (sched/bandwidth_ref.c, bw_ref_throttle_credit()).
  */
 static bool core_throttled(const struct group *g, void *arg)
 {

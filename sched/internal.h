@@ -323,6 +323,8 @@ double bw_ref_rate(struct sched *s, const struct group_core *gc);
 unsigned int bw_ref_bound_beside(const struct sched *s, const struct group_core *p,
 				 const struct sched_entity *c, double w);
 void bw_ref_dry(struct sched *s);
+/* At gc's throttle: what the reference still owes it (throttle_credit), its dry point (ref_out). */
+void bw_ref_throttle_credit(struct sched *s, struct group_core *gc);
 void bw_ref_wait_begin(struct sched *s);
 void bw_ref_wait_end(struct sched *s, double wait);
 

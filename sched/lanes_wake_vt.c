@@ -1,35 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A virtual-time preemption decided ahead of the wake, for host mode's held-lane offers
- * (host/host_offer.c): the lane a blocked vCPU would take from its holder by lanes_waker_arrived()'s
- * virtual-time rule (behind the holder at the level where the two meet by more than min_run,
- * on several lanes min_run of service at its side's rate, wake_gran(), once the holder has run
- * min_run), computed read-only from the state between two events.
+ * (host/host_offer.c): the lane a blocked vCPU would take from its holder by
+ * lanes_waker_arrived()'s virtual-time rule (behind the holder at the level where the two meet by
+ * more than min_run, on several lanes min_run of service at its side's rate, wake_gran(), once the
+ * holder has run min_run), computed read-only from the state between two events.
  *
- * What a wake does there, in rates_update() and set_rate() (sched/rates.c), is replayed in
- * closed form, on one lane only. There, with nobody waiting, the holder h is the only runnable
- * vCPU: every entity with a demand has a demand of at least one CPU, no more than the one lane
- * to share, so water-filling gives each level's demanding children shares by weight, and a
- * wake below level P (where the waker's side ew and the holder's side er meet) changes no rate
- * above P. At P the demanding children D (er, and delayed siblings) are scaled by
- * W_D / (W_D + W_ew) and ew joins with W_ew / (W_D + W_ew) of P's rate: rebased around V
- * (which does not move), ew at V less its bounded lag, then the joiner's rule (it keeps
- * L S / (S + r) of its lag) and share_owed() charging what it kept to D by how much their rates
- * fell. A delayed ew (delayed by the waker itself) moves no rate: both keep their vt.
+ * What a wake does there, in rates_update() and set_rate() (sched/rates.c), is replayed in closed
+ * form, on one lane only. There, with nobody waiting, the holder h is the only runnable vCPU:
+ * every entity with a demand has a demand of at least one CPU, no more than the one lane to share,
+ * so water-filling gives each level's demanding children shares by weight, and a wake below level
+ * P (where the waker's side ew and the holder's side er meet) changes no rate above P. At P the
+ * demanding children D (er, and delayed siblings) are scaled by W_D / (W_D + W_ew) and ew joins
+ * with W_ew / (W_D + W_ew) of P's rate: rebased around V (which does not move), ew at V less its
+ * bounded lag, then the joiner's rule (it keeps L S / (S + r) of its lag) and share_owed()
+ * charging what it kept to D by how much their rates fell. A delayed ew (delayed by the waker
+ * itself) moves no rate: both keep their vt.
  *
  * Nothing else moves between the events: the holder is not charged until the claim is honoured
- * (host_offer_honour() charges every holder but it; on one lane there is no other), so the key
- * is the same at every wake time t and only lane_kept() depends on t: the answer is "from
- * start + min_run on, until the next event". So no latest moment is needed on one lane. On
- * several lanes the other holders' charges (the daemon's wall-time estimates) move V and the
- * other lanes' keys between events, and the water-filling is no longer by weight alone:
- * covered only where neither changes the answer (wake_vt_lanes(), below; docs/host.md,
- * "Held-lane offers: what the rule covers").
+ * (host_offer_honour() charges every holder but it; on one lane there is no other), so the key is
+ * the same at every wake time t and only lane_kept() depends on t: the answer is "from start +
+ * min_run on, until the next event". So no latest moment is needed on one lane. On several lanes
+ * the other holders' charges (the daemon's wall-time estimates) move V and the other lanes' keys
+ * between events, and the water-filling is no longer by weight alone: covered only where neither
+ * changes the answer (wake_vt_lanes(), below; docs/host.md, "Held-lane offers: what the rule
+ * covers").
  *
  * Conservative: any case outside the above (a cap on either path, an entity delayed by another
- * vCPU on the waker's path, whose release would redo every rate; a rate near a threshold; a
- * key within VT_MARGIN of the tie) names no lane. tests/unit/test_core_wake_lane.c replays every
- * lane named here on a twin core.
+ * vCPU on the waker's path, whose release would redo every rate; a rate near a threshold; a key
+ * within VT_MARGIN of the tie) names no lane. tests/unit/test_core_wake_lane.c replays every lane
+ * named here on a twin core.
  */
 #include <stdbool.h>
 #include <stdint.h>

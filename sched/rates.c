@@ -104,7 +104,7 @@ static void demand_refresh(struct sched *s, struct vcpu_core *vc)
 /*
  * The claims' demand of a group with a task group, from cached demands: no cap (see top), and
  * nothing while it is throttled where the reference throttles it too (sched/bandwidth.c,
- * throttle_credit()).
+ * bw_ref_throttle_credit()).
  */
 static double group_demand(struct sched *s, const struct group *g, struct fluid_claim *cl)
 {
