@@ -275,22 +275,24 @@ int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, vo
 	return ret;
 }
 
+/* A group (file NULL) or one of its files. */
+static int api_node(struct vsched *vs, const char *path, const char *file, struct group **g,
+		    const struct cftype **cft)
+{
+	*cft = NULL;
+	return file ? api_file(vs, path, file, g, cft) : api_group(vs, path, g);
+}
+
 int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *mode)
 {
 	const struct cftype *cft;
 	struct group *g;
-	int ret = 0;
+	int ret;
 
 	vsched_lock(vs);
-	if (!file) {
-		ret = api_group(vs, path, &g);
-		if (!ret)
-			*mode = S_IFDIR | 0755;
-	} else {
-		ret = api_file(vs, path, file, &g, &cft);
-		if (!ret)
-			*mode = S_IFREG | cftype_mode(cft);
-	}
+	ret = api_node(vs, path, file, &g, &cft);
+	if (!ret)
+		*mode = cft ? S_IFREG | cftype_mode(cft) : S_IFDIR | 0755;
 	vsched_unlock(vs);
 	return ret;
 }
@@ -302,15 +304,9 @@ int vsched_node_id(struct vsched *vs, const char *path, const char *file, uint64
 	int ret;
 
 	vsched_lock(vs);
-	if (!file) {
-		ret = api_group(vs, path, &g);
-		if (!ret)
-			*id = g->serial;
-	} else {
-		ret = api_file(vs, path, file, &g, &cft);
-		if (!ret)
-			*id = cft->flags & CFTYPE_CPU ? g->cpu_serial : g->serial;
-	}
+	ret = api_node(vs, path, file, &g, &cft);
+	if (!ret)
+		*id = cft && (cft->flags & CFTYPE_CPU) ? g->cpu_serial : g->serial;
 	vsched_unlock(vs);
 	return ret;
 }
