@@ -258,13 +258,15 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 		fprintf(stderr, "vsched host: %s: its threads other than vCPUs charged %llu us "
 			"(%llu us refused); PREEMPTs left to the kick %llu; published ahead %llu "
 			"(enforced at the grace %llu); silent past a slice end %llu (not stopped), "
-			"revoked %llu (the latest %llu us after its end)\n", c->group,
+			"revoked %llu (the latest %llu us after its end; at the grace %llu)\n",
+			c->group,
 			(unsigned long long)c->other_ns / 1000,
 			(unsigned long long)c->other_refused_ns / 1000,
 			(unsigned long long)c->nr_preempts_quiet,
 			(unsigned long long)c->nr_ahead_pre, (unsigned long long)c->nr_ahead_late,
 			(unsigned long long)c->nr_owe_runnable, (unsigned long long)c->nr_revokes,
-			(unsigned long long)c->revoke_late_ns / 1000);
+			(unsigned long long)c->revoke_late_ns / 1000,
+			(unsigned long long)c->nr_revokes_grace);
 	if (c->joined) {
 		uint64_t reads, charges, none = host_dcpu_uncharged(h, &reads, &charges);
 

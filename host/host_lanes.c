@@ -546,6 +546,7 @@ void host_revoke_due(struct host *h, uint64_t now)
 			continue;
 		}
 		host_revoke_late(h, l, (unsigned int)v, now);
+		sl->client->nr_revokes_grace += now >= sl->last_heard + h->grace_ns;
 		host_revoke_one(h, (unsigned int)v, now);
 		host_revoke_stopped(h, sl->client, now);
 		m.vcpu = sl->vcpu;

@@ -116,6 +116,7 @@ struct host_client {
 	uint64_t nr_revokes;		/* its vCPUs revoked, all told (logged as it leaves) */
 	uint64_t nr_owe_runnable;	/* ... not: silent past an end, its thread not stopped */
 	uint64_t revoke_late_ns;	/* ... the latest after its slice end */
+	uint64_t nr_revokes_grace;	/* ... of them, silent for the grace (any thread state) */
 	/* its holders preempted by the daemon, by the event that made the core decide */
 	uint64_t nr_pre[HOST_PRE_MAX];
 	/* host_dcpu.c: the daemon's own CPU for it (host_run()'s thread, or lock held) */
