@@ -12,8 +12,9 @@
  * each slice end the daemon told it (GRANT, RETIME) its SCHED_FIFO helper sends TICK (with a
  * RAN) or applies the end the daemon published (then the core no longer has it on the lane).
  * While another vCPU waits, a holder whose VMM said nothing about it by answer_ns after that
- * end, or for grace_ns at all, is stopped or stuck: it loses the lane (blocked in the core,
- * which hands the lane on) until its VMM speaks again, and is told PREEMPT for when it does.
+ * end and whose thread /proc shows stopped (or gone), or one silent for grace_ns whatever its
+ * state, loses the lane (blocked in the core, which hands the lane on) until its VMM speaks
+ * again, and is told PREEMPT for when it does.
  * The end is the one its VMM was told, not the core's `until`: a holder that reports nothing
  * looks owed to the core, which keeps it on its lane with a later one.
  */
@@ -484,7 +485,8 @@ static void host_revoke_one(struct host *h, unsigned int v, uint64_t now)
 /*
  * c's waiting vCPUs whose threads are stopped too (a SIGSTOP stops them all): revoked
  * with the holder. Left waiting, each was granted a lane in turn and held it its slice and the
- * answer time: 170-350 ms before a stopped 4-vCPU VM held no lane beside a 2-vCPU one.
+ * answer time (t-host.sh's poll saw a stopped 4-vCPU VM beside a 2-vCPU one hold lanes for
+ * 170-350 ms after SIGSTOP; the poll itself ~40 ms a read at that load).
  */
 static void host_revoke_stopped(struct host *h, struct host_client *c, uint64_t now)
 {
