@@ -124,6 +124,8 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->lock = vsched_mutex(h->vs);
 	h->nr_slots = h->nr_free = n;
 	h->grace_ns = o->grace_ns ? o->grace_ns : HOST_GRACE_NS;
+	h->answer_ns = o->answer_ns ? o->answer_ns : HOST_ANSWER_NS;
+	h->thread_state = host_kick_thread_state;
 	h->clock = time_mono_ns;
 	h->cpu_clock = time_thread_ns;
 	h->nr_host_cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
@@ -142,6 +144,12 @@ int host_create(const struct host_opts *o, struct host **out)
 	vsched_set_notify(h->vs, host_changed, h);
 	*out = h;
 	return 0;
+}
+
+void host_set_thread_state(struct host *h,
+			   char (*fn)(const struct host_client *c, unsigned int vcpu))
+{
+	h->thread_state = fn;
 }
 
 void host_set_clock(struct host *h, uint64_t (*clock)(void))
@@ -252,11 +260,16 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 	if (c->joined)
 		fprintf(stderr, "vsched host: %s: its threads other than vCPUs charged %llu us "
 			"(%llu us refused); PREEMPTs left to the kick %llu; published ahead %llu "
-			"(enforced at the grace %llu)\n", c->group,
+			"(enforced at the grace %llu); silent past a slice end %llu (not stopped), "
+			"revoked %llu (the latest %llu us after its end; at the grace %llu)\n",
+			c->group,
 			(unsigned long long)c->other_ns / 1000,
 			(unsigned long long)c->other_refused_ns / 1000,
 			(unsigned long long)c->nr_preempts_quiet,
-			(unsigned long long)c->nr_ahead_pre, (unsigned long long)c->nr_ahead_late);
+			(unsigned long long)c->nr_ahead_pre, (unsigned long long)c->nr_ahead_late,
+			(unsigned long long)c->nr_owe_runnable, (unsigned long long)c->nr_revokes,
+			(unsigned long long)c->revoke_late_ns / 1000,
+			(unsigned long long)c->nr_revokes_grace);
 	if (c->joined) {
 		uint64_t reads, charges, none = host_dcpu_uncharged(h, &reads, &charges);
 

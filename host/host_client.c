@@ -249,6 +249,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	if (m->type == HOST_MSG_TICK) {
 		h->cause = HOST_PRE_TICK;
 		host_slice_tick(h, c, now);
+		host_owe_tick(h, c, now);
 		host_charge_holders(h, now, UINT_MAX);
 		sched_timer(h->s, now);
 		return 0;

@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -120,6 +121,35 @@ int host_kick_tid(struct host_client *c, unsigned int vcpu, pid_t tid)
 	c->kick_fd[vcpu] = fd;
 	c->kick_tid[vcpu] = tid;
 	return 0;
+}
+
+/*
+ * The state of vcpu's thread (or, its TID unknown, its VMM's main thread) in /proc: R (wants
+ * a host CPU), D, S, T (stopped), t, Z...; '?': unknown (no /proc, no peer); 'X': gone.
+ */
+char host_kick_thread_state(const struct host_client *c, unsigned int vcpu)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (c->peer_pid <= 0)
+		return '?';
+	if (c->kick_tid && c->kick_tid[vcpu] > 0)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)c->peer_pid,
+			 (int)c->kick_tid[vcpu]);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)c->peer_pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? 'X' : '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the name may hold anything: the state follows its last ')' */
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
 }
 
 /* After the PREEMPT is in the page: the holder's thread out of the guest now. */

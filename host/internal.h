@@ -32,6 +32,9 @@ struct host_slot {
 	uint32_t nr_waits;		/* RUNNABLEs read: a new wait (host_xhand.c) */
 	uint64_t ahead_at;		/* host_ahead.c: a PREEMPT published for then, not
 					   followed by a message about this vCPU since; 0 */
+	uint64_t end_at;		/* host_lanes.c: the slice end its VMM was last told
+					   (GRANT, RETIME), to answer by answer_ns; 0: none */
+	uint64_t checked_at;		/* ... when its thread was last found not stopped */
 };
 
 #define HOST_OUTBOX	32	/* decisions queued for one VMM during one event */
@@ -110,6 +113,10 @@ struct host_client {
 	bool ahead;
 	uint64_t nr_ahead_pre;		/* PREEMPTs published for a slice end to come */
 	uint64_t nr_ahead_late;		/* ... preempted by the daemon at the grace after it */
+	uint64_t nr_revokes;		/* its vCPUs revoked, all told (logged as it leaves) */
+	uint64_t nr_owe_runnable;	/* ... not: silent past an end, its thread not stopped */
+	uint64_t revoke_late_ns;	/* ... the latest after its slice end */
+	uint64_t nr_revokes_grace;	/* ... of them, silent for the grace (any thread state) */
 	/* its holders preempted by the daemon, by the event that made the core decide */
 	uint64_t nr_pre[HOST_PRE_MAX];
 	/* host_dcpu.c: the daemon's own CPU for it (host_run()'s thread, or lock held) */
@@ -134,7 +141,10 @@ struct host {
 	char **gone;
 	unsigned int nr_gone;
 	uint64_t grace_ns;
+	uint64_t answer_ns;		/* host_revoke_due(): a told VMM's time to answer */
 	uint64_t (*clock)(void);	/* time_mono_ns(); tests drive their own */
+	/* host_kick_thread_state(); tests say their own */
+	char (*thread_state)(const struct host_client *c, unsigned int vcpu);
 	unsigned int nr_host_cpus;	/* online: the most CPU a VMM's threads can use */
 	int listen_fd, epoll_fd, timer_fd;
 	uint64_t timer_at;		/* what timer_fd is armed for, HOST_TIME_INF: nothing */
@@ -193,6 +203,7 @@ uint64_t host_lane_cpu(struct host *h, unsigned int lane);
 bool host_someone_waits(struct host *h);
 void host_arm(struct host *h);
 bool host_decision_due(struct host *h, uint64_t now);	/* the timer is not for a move only */
+void host_owe_tick(struct host *h, struct host_client *c, uint64_t now);
 void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
 
 /* host_charge.c: holders charged up to a decision; reports reconciled. Lock held. */
@@ -293,6 +304,7 @@ void host_page_destroy(struct host_client *c);
 void host_kick_peer(struct host_client *c);
 int host_kick_create(struct host_client *c);
 int host_kick_tid(struct host_client *c, unsigned int vcpu, pid_t tid);
+char host_kick_thread_state(const struct host_client *c, unsigned int vcpu);
 void host_kick(struct host_client *c, unsigned int vcpu);
 bool host_pin(struct host_client *c, unsigned int vcpu, uint64_t cpu);
 void host_pin_check(struct host_client *c);

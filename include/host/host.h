@@ -24,6 +24,9 @@
 #define HOST_MAX_VCPUS_DFL	256		/* slots: vCPUs of all joined VMs together */
 #define HOST_GRACE_NS		100000000ULL	/* a lane holder silent this long while others
 						   wait loses the lane (revocation) */
+#define HOST_ANSWER_NS		5000000ULL	/* a VMM silent this long after a slice end or
+						   PREEMPT it was told, while others wait, loses
+						   that vCPU's lane (host/host_lanes.c) */
 #define HOST_PARTITION_DFL	"/machine"
 
 struct host;
@@ -35,6 +38,7 @@ struct host_opts {
 	unsigned int nr_lanes;		/* host CPUs given to the VMs */
 	unsigned int max_vcpus;		/* slots; 0: HOST_MAX_VCPUS_DFL */
 	uint64_t grace_ns;		/* 0: HOST_GRACE_NS */
+	uint64_t answer_ns;		/* 0: HOST_ANSWER_NS */
 };
 
 int host_create(const struct host_opts *o, struct host **out);
@@ -119,6 +123,8 @@ uint64_t host_nr_arms(const struct host *h);
 /* System calls that read VMMs' datagrams (host_client_input(): one per batch). */
 uint64_t host_nr_input_reads(const struct host *h);
 uint64_t host_client_ahead_late(const struct host_client *c);
+/* c's vCPUs revoked by the daemon (silent past what it was told: host_revoke_due()), all told. */
+uint64_t host_client_revokes(const struct host_client *c);
 
 /*
  * A change in the daemon's directory (its FUSE threads; lock not held): op a HOST_CTL_* of
@@ -137,6 +143,9 @@ int host_forward(struct host *h, unsigned int op, const char *group, const char 
 
 /* The daemon's clock (default time_mono_ns()), for tests that drive time. */
 void host_set_clock(struct host *h, uint64_t (*clock)(void));
+/* Tests: a vCPU thread's state, as /proc says it (R, S, T...; the default reads /proc). */
+void host_set_thread_state(struct host *h,
+			   char (*fn)(const struct host_client *c, unsigned int vcpu));
 /* The peer's uid as host_client_add() read it (SO_PEERCRED), replaced: for the tests. */
 void host_client_set_uid(struct host_client *c, uid_t uid);
 /* Its thread's CPU clock (default time_thread_ns(), read by host_run()), for tests. */

@@ -120,7 +120,7 @@ esac
 
 # Weights 200:100 between two VMs.
 run_vm a 5
-run_vm b 12 --group g:weight=300 --assign 0-1=g
+run_vm b 20 --group g:weight=300 --assign 0-1=g
 wait_for "[ -d $H/machine/a ] && [ -d $H/machine/b ]" || fail "the VMs did not join"
 echo 200 >"$H/machine/a/cpu.weight" || fail "cannot write cpu.weight"
 sleep 0.5
@@ -168,9 +168,30 @@ wait_for "[ -d $H/machine/b/n ] && [ \"\$(cat $H/machine/b/g/cpu.weight)\" = 150
 	fail "a change in the VM's directory did not reach the daemon"
 
 # A stopped VMM holds no lane: c's hogs get both.
-run_vm c 4 --vcpus 2
+run_vm c 6 --vcpus 2
 wait_for "[ -d $H/machine/c ]" || fail "c did not join"
 sleep 0.3
+# b_held: lanes b's vCPUs hold in the daemon (read by the shell itself: polled every ~2 ms).
+b_held() {
+	local l x n=0
+	mapfile -t l <"$H/machine/b/vsched.vcpu.stat"
+	mapfile -t -O ${#l[@]} l <"$H/machine/b/g/vsched.vcpu.stat"
+	for x in "${l[@]}"; do [[ $x == *lane=[0-9]* ]] && n=$((n + 1)); done
+	echo $n
+}
+# From SIGSTOP to b holding no lane, five times: its slice (<= 8 ms) plus the answer time
+# (HOST_ANSWER_NS, 5 ms), plus the poll; before, up to the grace (100 ms) past the slice.
+took=""
+for i in 1 2 3 4 5; do
+	wait_for "[ \$(b_held) -gt 0 ]" || fail "b holds no lane before SIGSTOP"
+	t0=${EPOCHREALTIME/./}
+	kill -STOP "$PID_b"
+	for j in $(seq 1000); do [ "$(b_held)" = 0 ] && break; sleep 0.002; done
+	took="$took $(((${EPOCHREALTIME/./} - t0) / 1000))"
+	kill -CONT "$PID_b"
+	sleep 0.2
+done
+echo "b stopped: its lanes went to c in$took ms"
 kill -STOP "$PID_b"
 sleep 0.4
 held=$(cat "$H/machine/b/vsched.vcpu.stat" "$H/machine/b/g/vsched.vcpu.stat" | grep -c 'lane=[0-9]')
@@ -182,6 +203,10 @@ echo "b stopped: it holds $held lanes; c got $((c1 - c0)) us over $((t1 - t0)) u
 [ "$held" = 0 ] || fail "the stopped VM still holds $held lanes"
 wait "$PID_b" || fail "b exited $?"
 wait "$PID_c" || fail "c exited $?"
+# c ran all along: none of its vCPUs was revoked (the daemon's count as it left).
+rc=$(sed -nE 's|.*/machine/c: .* revoked ([0-9]+) \(.*|\1|p' "$TMPD/host2.log")
+echo "revoked as they left: c $rc, b $(sed -nE 's|.*/machine/b: .* (revoked [0-9]+ \(.*)|\1|p' "$TMPD/host2.log")"
+[ "$rc" = 0 ] || fail "the running VM c had $rc vCPUs revoked"
 
 # A stopped daemon (SIGSTOP; its socket stays open): s's waiting vCPUs hear nothing, s asks
 # (PING), falls back within RT_LIVE_QUIET_NS + RT_LIVE_REPLY_NS (0.5 s) and says so once; all

@@ -12,6 +12,7 @@
 
 #include "host_test.h"
 #include "host_vmm_test.h"
+#include "vsched.h"
 #include "sched/core.h"
 #include "sched/group.h"
 #include "test.h"
@@ -139,7 +140,175 @@ static void test_host_revoke(void)
 	host_destroy(h);
 }
 
+static uint64_t lanes_now;
+
+static uint64_t lanes_clock(void)
+{
+	return lanes_now;
+}
+
+static bool lanes_stopped;	/* every VMM's threads stopped (T), or wanting a CPU (R) */
+
+static char lanes_thread_state(const struct host_client *c, unsigned int vcpu)
+{
+	(void)c;
+	(void)vcpu;
+	return lanes_stopped ? 'T' : 'R';
+}
+
+/*
+ * A daemon of one lane on a driven clock, its VMMs' threads as lanes_stopped says; its timer is
+ * called every 100 us as timerfd would.
+ */
+static struct host *lanes_host(bool stopped)
+{
+	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };	/* the default grace, answer */
+	struct host *h = NULL;
+
+	CU_ASSERT_FATAL(host_create(&o, &h) == 0);
+	lanes_now = time_mono_ns() + NSEC_PER_SEC;	/* the core never goes back */
+	host_set_clock(h, lanes_clock);
+	lanes_stopped = stopped;
+	host_set_thread_state(h, lanes_thread_state);
+	return h;
+}
+
+/* The driven clock moved on by ns, the daemon's timer called at each 100 us. */
+static void lanes_advance(struct host *h, uint64_t ns)
+{
+	uint64_t end = lanes_now + ns;
+
+	while (lanes_now < end) {
+		lanes_now += 100000;
+		host_timer(h);
+	}
+}
+
+static int lanes_holder(struct host *h, uint64_t *until)
+{
+	struct sched *s = vsched_sched(host_vsched(h));
+	int v;
+
+	vsched_lock(host_vsched(h));
+	v = sched_lane_vcpu(s, 0);
+	*until = sched_lane_until(s, 0);
+	vsched_unlock(host_vsched(h));
+	return v;
+}
+
+/*
+ * a's holder's VMM stops (SIGSTOP) while b's vCPU waits: the lane goes to b within
+ * HOST_ANSWER_NS of a's slice end, not HOST_GRACE_NS (100 ms) after a's grant; a, silent, gets
+ * it back only once its VMM speaks. Before: b waited 100 ms past a's slice end.
+ */
+static void test_host_revoke_slice(void)
+{
+	struct host *h = lanes_host(true);
+	struct host_client *a, *b;
+	uint64_t until, u2, t0;
+	int fa, fb;
+
+	fa = host_test_join(h, "a", 1, UINT64_MAX, &a);
+	fb = host_test_join(h, "b", 1, UINT64_MAX, &b);
+	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(lanes_holder(h, &until), 0);
+	CU_ASSERT_FATAL(until != SCHED_TIME_NONE);
+	t0 = lanes_now;
+	while (lanes_holder(h, &u2) == 0 && lanes_now < t0 + 2 * HOST_GRACE_NS)
+		lanes_advance(h, 100000);
+	CU_ASSERT_EQUAL(lanes_holder(h, &u2), 1);
+	fprintf(stderr, "(b's lane %.1f ms after a's slice end) ", (lanes_now - until) / 1e6);
+	CU_ASSERT(lanes_now <= until + HOST_ANSWER_NS + 100000);
+	CU_ASSERT_EQUAL(host_client_revokes(a), 1);
+	/* b reports and ticks: a, still silent, does not get the lane back. */
+	lanes_advance(h, 10 * NSEC_PER_MSEC);
+	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RAN, 0, 0, lanes_now - t0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_TICK, 0, 0, 0, 0), 0);
+	lanes_advance(h, 20 * NSEC_PER_MSEC);
+	CU_ASSERT_EQUAL(lanes_holder(h, &u2), 1);
+	CU_ASSERT_EQUAL(host_client_revokes(b), 0);
+	host_test_leave(h, a, fa);
+	host_test_leave(h, b, fb);
+	host_destroy(h);
+}
+
+/*
+ * a's holder's thread woke late (a loaded host: 5-15 ms past its slice end at load 12, its VMM
+ * not yet aware it ran) and wants a host CPU: not revoked at its end + the answer time; the
+ * core, run then, preempts it as at any slice end (charged its wall time), and it waits.
+ */
+static void test_host_revoke_slice_loaded(void)
+{
+	struct host *h = lanes_host(false);
+	struct sched *s = vsched_sched(host_vsched(h));
+	struct host_client *a, *b;
+	uint64_t until, u2;
+	int fa, fb;
+
+	fa = host_test_join(h, "a", 1, UINT64_MAX, &a);
+	fb = host_test_join(h, "b", 1, UINT64_MAX, &b);
+	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(lanes_holder(h, &until), 0);
+	lanes_advance(h, until + 2 * HOST_ANSWER_NS - lanes_now);
+	CU_ASSERT_EQUAL(lanes_holder(h, &u2), 1);
+	CU_ASSERT_EQUAL(host_client_revokes(a), 0);
+	vsched_lock(host_vsched(h));
+	CU_ASSERT_STRING_EQUAL(sched_vcpu_state(s, 0), "waiting");
+	vsched_unlock(host_vsched(h));
+	host_test_leave(h, a, fa);
+	host_test_leave(h, b, fb);
+	host_destroy(h);
+}
+
+/*
+ * Two live VMs answering each slice end (RAN, TICK) 1 ms late, as a loaded host's SCHED_FIFO
+ * helper might, and each PREEMPT (the last part's RAN) 1 ms after it: in 1 s of lane changes,
+ * no vCPU is revoked.
+ */
+static void test_host_revoke_live(void)
+{
+	struct host *h = lanes_host(false);
+	struct host_client *c[2];
+	uint64_t until, last = 0, t0;
+	int f[2], v, changes = 0;
+
+	f[0] = host_test_join(h, "a", 1, UINT64_MAX, &c[0]);
+	f[1] = host_test_join(h, "b", 1, UINT64_MAX, &c[1]);
+	CU_ASSERT_EQUAL(host_test_ev(h, c[0], HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, c[1], HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	t0 = lanes_now;
+	while (lanes_now < t0 + NSEC_PER_SEC) {
+		v = lanes_holder(h, &until);
+		CU_ASSERT_FATAL(v == 0 || v == 1);
+		CU_ASSERT_FATAL(until != SCHED_TIME_NONE && until >= lanes_now);
+		lanes_advance(h, until + NSEC_PER_MSEC - lanes_now);
+		CU_ASSERT_EQUAL(host_test_ev(h, c[v], HOST_MSG_RAN, 0, 0,
+					     lanes_now - (last ? last : t0), 0), 0);
+		CU_ASSERT_EQUAL(host_test_ev(h, c[v], HOST_MSG_TICK, 0, 0, 0, 0), 0);
+		last = lanes_now;
+		if (lanes_holder(h, &until) == v)
+			continue;
+		/* Preempted (kicked): its report of its last part, 1 ms later. */
+		changes++;
+		lanes_advance(h, NSEC_PER_MSEC);
+		CU_ASSERT_EQUAL(host_test_ev(h, c[v], HOST_MSG_RAN, 0, 0, NSEC_PER_MSEC, 0), 0);
+	}
+	CU_ASSERT(changes > 50);
+	CU_ASSERT_EQUAL(host_client_revokes(c[0]), 0);
+	CU_ASSERT_EQUAL(host_client_revokes(c[1]), 0);
+	host_test_leave(h, c[0], f[0]);
+	host_test_leave(h, c[1], f[1]);
+	host_destroy(h);
+}
+
 static CU_TestInfo host_lanes_tests[] = {
+	{ "a stopped holder loses its lane at its slice end + the answer time",
+	  test_host_revoke_slice },
+	{ "live holders answering their slice ends are not revoked", test_host_revoke_live },
+	{ "a silent holder whose thread wants a CPU is not revoked",
+	  test_host_revoke_slice_loaded },
 	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
 	{ "a silent lane holder is revoked while others wait", test_host_revoke },
 	{ "a grant names its lane's host CPU", test_host_grant_cpu },
