@@ -32,24 +32,32 @@ static int cputune_cpuset(struct cputune_ctx *c, xmlNode *n, const char *elem,
 	return ret;
 }
 
+/* A pin's id attribute, an unsigned int as libvirt 9.0 reads it (virXMLPropUInt). */
+static int pin_id(struct cputune_ctx *c, xmlNode *n, const char *elem, const char *attr,
+		  unsigned long long *id)
+{
+	char *v = xml_prop(n, attr);
+	int ret = 0;
+
+	if (!v)
+		return xerr(c->d, n, elem, NULL, "missing %s id in %s", attr, elem);
+	if (parse_ull(v, id) || *id > UINT32_MAX)
+		ret = xerr(c->d, n, elem, v, "Invalid value for attribute '%s' in element '%s': "
+			   "'%s'. Expected non-negative integer value", attr, elem, v);
+	free(v);
+	return ret;
+}
+
 int cputune_vcpupin(struct cputune_ctx *c, xmlNode *n, const char *raw __unused)
 {
 	unsigned long long id;
 	struct cpuset set;
-	char *vcpu = xml_prop(n, "vcpu");
 	int ret;
 
-	if (!vcpu)
-		return xerr(c->d, n, "vcpupin", NULL, "missing vcpu id in vcpupin");
-	/* An unsigned int as libvirt 9.0 reads it (virXMLPropUInt): the schema's unsignedShort is
-	 * not enforced, and an id beyond the vCPUs is only warned about below. */
-	if (parse_ull(vcpu, &id) || id > UINT32_MAX) {
-		ret = xerr(c->d, n, "vcpupin", vcpu, "Invalid value for attribute 'vcpu' in "
-			   "element 'vcpupin': '%s'. Expected non-negative integer value", vcpu);
-		free(vcpu);
+	/* The schema's unsignedShort is not enforced: an id beyond the vCPUs is only warned about. */
+	ret = pin_id(c, n, "vcpupin", "vcpu", &id);
+	if (ret)
 		return ret;
-	}
-	free(vcpu);
 	/* libvirt only warns here, before it reads the cpuset (libvirtd 9.0 defines
 	 * <vcpupin vcpu='5'/> of 2 vCPUs, without a cpuset or with cpuset='x'). */
 	if (id >= c->max_vcpus)
@@ -99,19 +107,11 @@ int cputune_iothreadpin(struct cputune_ctx *c, xmlNode *n, const char *raw __unu
 	unsigned long long id;
 	struct cputune_pin *pins;
 	struct cpuset set;
-	char *s = xml_prop(n, "iothread");
 	int ret;
 
-	if (!s)
-		return xerr(c->d, n, "iothreadpin", NULL, "missing iothread id in iothreadpin");
-	if (parse_ull(s, &id) || id > UINT32_MAX) {
-		ret = xerr(c->d, n, "iothreadpin", s, "Invalid value for attribute 'iothread' in "
-			   "element 'iothreadpin': '%s'. Expected non-negative integer value", s);
-		free(s);
-		return ret;
-	}
-	free(s);
-	ret = cputune_iothread_id(c, n, "iothreadpin", id);
+	ret = pin_id(c, n, "iothreadpin", "iothread", &id);
+	if (!ret)
+		ret = cputune_iothread_id(c, n, "iothreadpin", id);
 	if (!ret)
 		ret = cputune_cpuset(c, n, "iothreadpin", &set);
 	if (ret)
