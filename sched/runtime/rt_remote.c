@@ -3,8 +3,9 @@
  * Host mode: the runtime's core is `vsched host` (host/, docs/host.md). rt_core.c hands every
  * event here, sent as one datagram (include/host/proto.h) without waiting; the daemon's
  * decisions come back to the agent thread (rt_remote_agent.c), which applies them under the
- * lock with the same rt_grant / rt_preempt / rt_set_until as the embedded core's. The VM's own tree stays the
- * source of truth for its subtree: it is sent whole at the join and after every change.
+ * lock with the same rt_grant / rt_preempt / rt_set_until as the embedded core's. The VM's own
+ * tree stays the source of truth for its subtree: it is sent whole at the join and after every
+ * change.
  *
  * Datagrams are queued under the lock and sent once it is dropped (rt_outbox.c): a send wakes
  * the daemon, whose wake-up may preempt the sender, which then must hold nothing the VMM's other
