@@ -225,6 +225,16 @@ void host_owe_tick(struct host *h, struct host_client *c, uint64_t now)
 	}
 }
 
+/* Holder v's slice end on lane l: the one its VMM was told, else the core's; 0: none. */
+static uint64_t slot_end(struct host *h, unsigned int l, unsigned int v)
+{
+	uint64_t u = sched_lane_until(h->s, l);
+
+	if (h->slot[v].end_at)
+		return h->slot[v].end_at;
+	return u == SCHED_TIME_NONE ? 0 : u;
+}
+
 /*
  * When the VMM of lane l's holder v is due to have spoken about it, HOST_TIME_INF: nothing it
  * owes. Its slice end (the one the daemon told it; else, granted otherwise, the core's), and
@@ -235,12 +245,10 @@ void host_owe_tick(struct host *h, struct host_client *c, uint64_t now)
 static uint64_t host_owe_due(struct host *h, unsigned int l, unsigned int v)
 {
 	const struct host_slot *sl = &h->slot[v];
-	uint64_t t, end = sl->end_at, base;
+	uint64_t t, end = slot_end(h, l, v), base;
 
 	if (!sl->client)
 		return HOST_TIME_INF;
-	if (!end && sched_lane_until(h->s, l) != SCHED_TIME_NONE)
-		end = sched_lane_until(h->s, l);
 	base = sl->last_heard > sl->checked_at ? sl->last_heard : sl->checked_at;
 	t = sl->last_heard + h->grace_ns;
 	if (end && base < end && end + h->answer_ns < t)
@@ -461,10 +469,8 @@ void host_arm(struct host *h)
 static void host_revoke_late(struct host *h, unsigned int l, unsigned int v, uint64_t now)
 {
 	struct host_slot *sl = &h->slot[v];
-	uint64_t end = sl->end_at;
+	uint64_t end = slot_end(h, l, v);
 
-	if (!end && sched_lane_until(h->s, l) != SCHED_TIME_NONE)
-		end = sched_lane_until(h->s, l);
 	if (!end || end > now)
 		end = sl->last_heard;
 	if (now - end > sl->client->revoke_late_ns)
@@ -521,19 +527,6 @@ void host_revoke_due(struct host *h, uint64_t now)
 		if (v < 0 || now < host_owe_due(h, l, (unsigned int)v))
 			continue;
 		sl = &h->slot[v];
-		/*
-		 * Silent past its end, its thread not stopped (T, t) nor gone (X, Z): a loaded
-		 * host or a thread between two steps, not a stopped VMM. Granted threads woke
-		 * 5-15 ms late at load 12, their VMM unaware they ran (553 revocations in one
-		 * t-host.sh), and some asleep (S: a grant from a later `at`, the runtime's lock):
-		 * 5 more. Checked now: what it owed so far is answered; the grace stands.
-		 */
-		if (now < sl->last_heard + h->grace_ns &&
-		    !strchr("TtXZ", h->thread_state(sl->client, sl->vcpu))) {
-			sl->checked_at = now;
-			sl->client->nr_owe_runnable++;
-			continue;
-		}
 		/*
 		 * Silent past its end, its thread not stopped (T, t) nor gone (X, Z): a loaded
 		 * host or a thread between two steps, not a stopped VMM. Granted threads woke

@@ -24,9 +24,10 @@
 #define HOST_MAX_VCPUS_DFL	256		/* slots: vCPUs of all joined VMs together */
 #define HOST_GRACE_NS		100000000ULL	/* a lane holder silent this long while others
 						   wait loses the lane (revocation) */
-#define HOST_ANSWER_NS		5000000ULL	/* a VMM silent this long after a slice end or
-						   PREEMPT it was told, while others wait, loses
-						   that vCPU's lane (host/host_lanes.c) */
+#define HOST_ANSWER_NS		5000000ULL	/* a VMM silent this long after a slice end it
+						   was told (GRANT, RETIME), while others wait and
+						   the thread is stopped, loses that vCPU's lane
+						   (host/host_lanes.c) */
 #define HOST_PARTITION_DFL	"/machine"
 
 struct host;
