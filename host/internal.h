@@ -203,7 +203,9 @@ uint64_t host_lane_cpu(struct host *h, unsigned int lane);
 bool host_someone_waits(struct host *h);
 void host_arm(struct host *h);
 bool host_decision_due(struct host *h, uint64_t now);	/* the timer is not for a move only */
+/* host_revoke.c: holders whose VMM stopped answering. Lock held. */
 void host_owe_tick(struct host *h, struct host_client *c, uint64_t now);
+uint64_t host_owe_due(struct host *h, unsigned int l, unsigned int v);
 void host_unrevoke(struct host *h, struct host_client *c, uint64_t now);
 
 /* host_charge.c: holders charged up to a decision; reports reconciled. Lock held. */
