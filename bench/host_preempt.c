@@ -30,32 +30,31 @@
  *              rt_offer_take(), and kicks H itself, as rt_preempt(); TOOK goes before A's
  *              next datagram. A round the offer was not there for asks by the socket (counted).
  * Both rows end where the vCPU experiences the preemption. Until 2026-12-04 they ended at the
- * kicker's store, so the kick's delivery (the signal to the other CPU and KVM's exit, paid on
- * both paths alike) was left out of both and the ratio was that of the decisions alone; the
- * "kick issued" columns still show that part.
- * The "vt" rows are the same paths for a preemption by virtual time, not by cpu.idle: vCPU 0 in
- * group lo (weight 100), vCPU 1 in group hi (weight 400), no cpu.idle group. Per round vCPU 0 is
- * granted; vCPU 1 wakes, is level with it and waits; 2 ms later it blocks again without having
- * run (owed what it waited); 200 us later it wakes (timed), behind vCPU 0 by more than min_run,
- * and takes the lane. In-process, vCPU 0's run time is reported before each of vCPU 1's events,
- * as the daemon charges a holder its wall time at each event (the core given the round's
- * planned times: vt_report()); in host mode vCPU 0's CPU time is reported (RAN) once it is out,
- * as its VMM does. `host, vt held`: the daemon offers the lane ahead (sched_wake_vt_lane(), one
- * lane); without it (`main`) every round asks by the socket. Under load a round's sleeps may
- * outlast vCPU 0's slice and the daemon hands vCPU 1 the lane before the timed wake: such a
- * round is not sampled, it is counted ("out before the timed wake"), and vCPU 0's grants are
- * counted (one a round, one more a stray: a claim the daemon did not honour would add one).
- * The daemon pins its thread off the lanes' CPUs as `vsched host` does (unpinned until
- * 2026-12-05; BENCH_PRE_PIN=0). BENCH_PRE_SET=idle|vt|slice runs one set of rows only. BENCH_PRE_LANES=2 runs the vt rows on two lanes:
- * a second VM ("other", one hog vCPU that holds lane 0 throughout, reporting its wall time every
- * millisecond as a running VMM does) beside the bench's VM, whose vCPU 0 holds lane 1 (H pinned to
- * CPU 1); in-process the same tree (/vm/lo, /vm/hi and /other at equal weights, vCPU 2 in
- * /other on lane 0). At equal VM weights the wake leaves "other" its whole lane, and the
- * daemon decides the preemption ahead on two lanes (sched_wake_vt_lane(), several lanes).
- * Idle-lane offers do not apply (the lane is held): the path is the same with them.
- * H is pinned to CPU 0, the one lane's CPU, as both runtimes pin a lane's holder.
- * Per round: vCPU 0 granted and inside its vCPU, then vCPU 1 runnable (timed until H is out),
- * then both blocked (0 first: its lane is not handed back). BENCH_PRE_ROUNDS overrides the
+ * kicker's store, so the kick's delivery (the signal to the other CPU and KVM's exit, paid on both
+ * paths alike) was left out of both and the ratio was that of the decisions alone; the "kick
+ * issued" columns still show that part. The "vt" rows are the same paths for a preemption by
+ * virtual time, not by cpu.idle: vCPU 0 in group lo (weight 100), vCPU 1 in group hi (weight 400),
+ * no cpu.idle group. Per round vCPU 0 is granted; vCPU 1 wakes, is level with it and waits; 2 ms
+ * later it blocks again without having run (owed what it waited); 200 us later it wakes (timed),
+ * behind vCPU 0 by more than min_run, and takes the lane. In-process, vCPU 0's run time is reported
+ * before each of vCPU 1's events, as the daemon charges a holder its wall time at each event (the
+ * core given the round's planned times: vt_report()); in host mode vCPU 0's CPU time is reported
+ * (RAN) once it is out, as its VMM does. `host, vt held`: the daemon offers the lane ahead
+ * (sched_wake_vt_lane(), one lane); without it (`main`) every round asks by the socket. Under load
+ * a round's sleeps may outlast vCPU 0's slice and the daemon hands vCPU 1 the lane before the timed
+ * wake: such a round is not sampled, it is counted ("out before the timed wake"), and vCPU 0's
+ * grants are counted (one a round, one more a stray: a claim the daemon did not honour would add
+ * one). The daemon pins its thread off the lanes' CPUs as `vsched host` does (unpinned until
+ * 2026-12-05; BENCH_PRE_PIN=0). BENCH_PRE_SET=idle|vt|slice runs one set of rows only.
+ * BENCH_PRE_LANES=2 runs the vt rows on two lanes: a second VM ("other", one hog vCPU that holds
+ * lane 0 throughout, reporting its wall time every millisecond as a running VMM does) beside the
+ * bench's VM, whose vCPU 0 holds lane 1 (H pinned to CPU 1); in-process the same tree (/vm/lo,
+ * /vm/hi and /other at equal weights, vCPU 2 in /other on lane 0). At equal VM weights the wake
+ * leaves "other" its whole lane, and the daemon decides the preemption ahead on two lanes
+ * (sched_wake_vt_lane(), several lanes). Idle-lane offers do not apply (the lane is held): the path
+ * is the same with them. H is pinned to CPU 0, the one lane's CPU, as both runtimes pin a lane's
+ * holder. Per round: vCPU 0 granted and inside its vCPU, then vCPU 1 runnable (timed until H is
+ * out), then both blocked (0 first: its lane is not handed back). BENCH_PRE_ROUNDS overrides the
  * number of rounds (default 5000); BENCH_PRE_ACCEL=thread|kvm runs one backend only.
  */
 #include <sched.h>

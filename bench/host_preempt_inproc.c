@@ -44,11 +44,11 @@ static int vt_groups(struct vsched *vs)
 }
 
 /*
- * vCPU 0's run time from its grant at g to g + at, reported as its VMM's reports would (vt
- * round). The in-process core is given the round's times as planned (g + 50 us, g + 2.05 ms,
- * g + 2.25 ms: host_preempt.h), not as the sleeps came out under load: its decisions are the same every round
- * (a late first wake, past vCPU 0's min_run, would take the lane there at once), and the
- * daemon's are those of the same plan.
+ * vCPU 0's run time from its grant at g to g + at, reported as its VMM's reports would (vt round).
+ * The in-process core is given the round's times as planned (g + 50 us, g + 2.05 ms, g + 2.25 ms:
+ * host_preempt.h), not as the sleeps came out under load: its decisions are the same every round (a
+ * late first wake, past vCPU 0's min_run, would take the lane there at once), and the daemon's are
+ * those of the same plan.
  */
 static uint64_t vt_report(struct sched *s, uint64_t g, uint64_t at, uint64_t *charged)
 {

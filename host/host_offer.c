@@ -27,17 +27,17 @@
  * daemon's mapping cannot fault.
  *
  * A held lane is offered the same way when no lane is idle and nobody waits, to the VM of its
- * holder (HOST_HELLO_HELD), for the vCPUs of that VM that would take it from the holder at once
- * if they woke (sched_wake_takes_lane(): the core's cpu.idle rule, a fact of the tree, still
- * true when the offer is taken, from not_before on: the lanes before it past their holders'
- * min_run, which can defer it until then; or virtual time: the waker behind the holder by more
- * than min_run after the wake's new rates, from the holder's min_run end on, which nothing
- * changes before the next event on one lane, and on several only where every other holder
- * keeps its whole lane and its charges cannot bring the key under the margin). The taker preempts the holder itself, as the VMM's
- * own core would, so a preemption costs the kick alone (docs/host.md, "Latency: preemptions").
- * The claim is honoured as any: the core then preempts the holder (sent as any PREEMPT; the
- * VMM applied it already and skips it) and grants the taker; if it kept the holder after all,
- * the holder is granted its lane again, as the VMM has let it go.
+ * holder (HOST_HELLO_HELD), for the vCPUs of that VM that would take it from the holder at once if
+ * they woke (sched_wake_takes_lane(): the core's cpu.idle rule, a fact of the tree, still true when
+ * the offer is taken, from not_before on: the lanes before it past their holders' min_run, which
+ * can defer it until then; or virtual time: the waker behind the holder by more than min_run after
+ * the wake's new rates, from the holder's min_run end on, which nothing changes before the next
+ * event on one lane, and on several only where every other holder keeps its whole lane and its
+ * charges cannot bring the key under the margin). The taker preempts the holder itself, as the
+ * VMM's own core would, so a preemption costs the kick alone (docs/host.md, "Latency:
+ * preemptions"). The claim is honoured as any: the core then preempts the holder (sent as any
+ * PREEMPT; the VMM applied it already and skips it) and grants the taker; if it kept the holder
+ * after all, the holder is granted its lane again, as the VMM has let it go.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -33,7 +33,9 @@ struct domain_launch {
 	struct diag diag;	/* warnings; the error of a failed call */
 };
 
-/* Whether the domain says it joins: <vsched:groups host='yes'>, or a <partition> and no host='no'. */
+/*
+ * Whether the domain says it joins: <vsched:groups host='yes'>, or a <partition> and no host='no'.
+ */
 bool domain_joins_host(const struct domain_def *def);
 /*
  * The VM group's settings on the host scheduler from def: partition, <shares> as cpu.weight

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Unix SOCK_SEQPACKET sockets by path: the host scheduler's and its clients' one way to make one. */
+/*
+ * Unix SOCK_SEQPACKET sockets by path: the host scheduler's and its clients' one way to make one.
+ */
 #ifndef VSCHED_UTIL_UNIXSOCK_H
 #define VSCHED_UTIL_UNIXSOCK_H
 

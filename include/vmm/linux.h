@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The Linux boot path: a bzImage (64-bit boot protocol) or an ELF vmlinux, with a zero page,
- * an MP table, hardware-reduced ACPI tables, per-vCPU CPUID and the PC devices a kernel needs (COM1 on stdio, i8042 reset,
- * CMOS RTC, PIT). `vsched run --kernel` sets vm->boot = &linux_boot_ops and vm->boot_data to
- * a struct linux_opts; a zero-initialised struct with .kernel set is a valid configuration.
- * docs/linux-boot.md describes the memory map and the boot sequence.
+ * The Linux boot path: a bzImage (64-bit boot protocol) or an ELF vmlinux, with a zero page, an MP
+ * table, hardware-reduced ACPI tables, per-vCPU CPUID and the PC devices a kernel needs (COM1 on
+ * stdio, i8042 reset, CMOS RTC, PIT). `vsched run --kernel` sets vm->boot = &linux_boot_ops and
+ * vm->boot_data to a struct linux_opts; a zero-initialised struct with .kernel set is a valid
+ * configuration. docs/linux-boot.md describes the memory map and the boot sequence.
  */
 #ifndef VSCHED_VMM_LINUX_H
 #define VSCHED_VMM_LINUX_H

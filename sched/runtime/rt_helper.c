@@ -170,10 +170,10 @@ static void rt_idle_detect(struct runtime *rt, uint64_t now)
 }
 
 /*
- * Liveness. A runnable vCPU of an unthrottled group that waited more than 1 s is a stall when
- * the scheduler is not making progress: a lane sits free, or a slice end was overrun by 1 s. (A vCPU of a cpu.idle or weight-1 group beside busy siblings
- * may wait that long by design: its fluid share is a few ms per second.) On a stall: log once
- * and hand every vCPU to the host kernel's scheduler.
+ * Liveness. A runnable vCPU of an unthrottled group that waited more than 1 s is a stall when the
+ * scheduler is not making progress: a lane sits free, or a slice end was overrun by 1 s. (A vCPU of
+ * a cpu.idle or weight-1 group beside busy siblings may wait that long by design: its fluid share
+ * is a few ms per second.) On a stall: log once and hand every vCPU to the host kernel's scheduler.
  */
 static bool rt_stalled(struct runtime *rt, uint64_t now)
 {

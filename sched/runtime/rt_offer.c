@@ -7,10 +7,11 @@
  * any kind (its revoking CAS fails), feeds its core the RUNNABLE it stands for and answers only
  * if the core decided otherwise (a GRANT of another lane or with a slice end, or PREEMPT).
  *
- * TOOK confirms the claim to the daemon, but not at once: sent at once, it woke the daemon
- * while the granted thread was waking, and on 2 CPUs the two competed (bench-host-latency, one
- * pair of runs: median 1.6x in-process against 0.65x deferred; docs/host.md). It goes before this VMM's next datagram (a
- * BLOCKED, the vCPU's next exit's RAN) or with the helper's next report (RT_REPORT_NS).
+ * TOOK confirms the claim to the daemon, but not at once: sent at once, it woke the daemon while
+ * the granted thread was waking, and on 2 CPUs the two competed (bench-host-latency, one pair of
+ * runs: median 1.6x in-process against 0.65x deferred; docs/host.md). It goes before this VMM's
+ * next datagram (a BLOCKED, the vCPU's next exit's RAN) or with the helper's next report
+ * (RT_REPORT_NS).
  *
  * Taken only when the daemon has read every datagram this VMM sent (the offer says how many):
  * with one in flight (a BLOCKED, a RUNNABLE of another vCPU) the daemon's view the offer was

@@ -35,7 +35,9 @@ struct arig {
 	uint32_t seq0;		/* vCPU 0's entry before the decision ahead */
 };
 
-/* The datagrams waiting on the VMM's socket, all read: how many of type for vcpu, *a: the last a. */
+/*
+ * The datagrams waiting on the VMM's socket, all read: how many of type for vcpu, *a: the last a.
+ */
 static unsigned int arig_count(struct arig *r, uint32_t type, uint32_t vcpu, uint64_t *a)
 {
 	struct host_ev ev;

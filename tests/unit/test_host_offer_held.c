@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Offers of a held lane (host/host_offer.c, HOST_HELLO_HELD): with every lane held and nobody
- * waiting, the lane of a cpu.idle holder (or one taken by virtual time) is offered to its own
- * VM for the vCPUs that would take it at once on waking; the taker preempts the holder itself. A claim ends the core as the
- * RUNNABLE it stands for would (a twin daemon fed it by the socket); a holder the core keeps
- * after all is granted its lane again; a VMM that did not ask is never offered a held lane.
+ * waiting, the lane of a cpu.idle holder (or one taken by virtual time) is offered to its own VM
+ * for the vCPUs that would take it at once on waking; the taker preempts the holder itself. A claim
+ * ends the core as the RUNNABLE it stands for would (a twin daemon fed it by the socket); a holder
+ * the core keeps after all is granted its lane again; a VMM that did not ask is never offered a
+ * held lane.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -260,12 +261,12 @@ static void vt_join(struct host *h, struct ovmm *m, uint32_t flags)
 }
 
 /*
- * One lane, no cpu.idle group: vCPU 0 (a/lo) holds it; vCPU 1 (a/hi) wakes, waits 2 ms and
- * blocks again without having run, owed what it waited. Woken again it is behind vCPU 0 by
- * more than min_run: the core takes the lane by virtual time (a twin daemon fed the RUNNABLE by
- * the socket does), so vCPU 1 is offered the held lane, from vCPU 0's min_run end on (past
- * already: from the offer's moment; sched_wake_vt_lane()). Taken, the core ends as the twin's. Before virtual time was decided
- * ahead, no held lane was offered here.
+ * One lane, no cpu.idle group: vCPU 0 (a/lo) holds it; vCPU 1 (a/hi) wakes, waits 2 ms and blocks
+ * again without having run, owed what it waited. Woken again it is behind vCPU 0 by more than
+ * min_run: the core takes the lane by virtual time (a twin daemon fed the RUNNABLE by the socket
+ * does), so vCPU 1 is offered the held lane, from vCPU 0's min_run end on (past already: from the
+ * offer's moment; sched_wake_vt_lane()). Taken, the core ends as the twin's. Before virtual time
+ * was decided ahead, no held lane was offered here.
  */
 static void test_held_vt(void)
 {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The daemon plans its rotation slice from what its lane changes cost (host/host_slice.c), as
- * an embedded runtime does (sched/slice_plan.c), up to 8 ms: with the core's fixed 3 ms, lane changes
- * across processes (wake-ups of the daemon, two agents and the granted thread) took the CPU
- * that the VM beside a capped partition missed (docs/host.md). Two VMs of one hog vCPU on one
- * lane, time driven (host_set_clock()): each slice end is told late by exit_us (the TICK) and
- * each preempted holder reports handoff_us after its PREEMPT.
+ * The daemon plans its rotation slice from what its lane changes cost (host/host_slice.c), as an
+ * embedded runtime does (sched/slice_plan.c), up to 8 ms: with the core's fixed 3 ms, lane changes
+ * across processes (wake-ups of the daemon, two agents and the granted thread) took the CPU that
+ * the VM beside a capped partition missed (docs/host.md). Two VMs of one hog vCPU on one lane, time
+ * driven (host_set_clock()): each slice end is told late by exit_us (the TICK) and each preempted
+ * holder reports handoff_us after its PREEMPT.
  */
 #include <string.h>
 #include <sys/socket.h>
@@ -85,7 +85,9 @@ static uint64_t rotate(struct host *h, struct svmm *vm, unsigned int n, uint64_t
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		/* The holder: the one with a slice end (granted, or re-timed when the other came). */
+		/*
+		 * The holder: the one with a slice end (granted, or re-timed when the other came).
+		 */
 		struct svmm *a = &vm[vm[1].until > vm[0].until], *b = &vm[vm[1].until <= vm[0].until];
 
 		slice_now = a->until + exit_us * NSEC_PER_USEC;

@@ -358,14 +358,13 @@ static void test_due_clock_kept_at_retag(void)
 }
 
 /*
- * A waker whose lane comes from a side holding several takes it, inside that side, from the
- * child holding the most over its rate, waiting for its min_run if need be, not from the first
- * lane by index. Two lanes: /w's duty vCPU (0.9 ms every 1.8 ms) beside /a (weight 35) holding
- * /a/b with a hog and /a/c (nice 19) with a duty vCPU. At each wake /a is owed one lane and /a/c
- * 0.01 of it; /a/c's vCPU, often inside its min_run, kept its lane and the hog gave its own up:
- * the hog got 1851 ms of the 1995 owed, a loss it can never make up, lanes idling later that
- * GPS keeps busy (3.60 % of capacity; 0.12 % now). `make fuzz-sim` kind 2 seed 1756, whose shape this is:
- * 3.82 %.
+ * A waker whose lane comes from a side holding several takes it, inside that side, from the child
+ * holding the most over its rate, waiting for its min_run if need be, not from the first lane by
+ * index. Two lanes: /w's duty vCPU (0.9 ms every 1.8 ms) beside /a (weight 35) holding /a/b with a
+ * hog and /a/c (nice 19) with a duty vCPU. At each wake /a is owed one lane and /a/c 0.01 of it;
+ * /a/c's vCPU, often inside its min_run, kept its lane and the hog gave its own up: the hog got
+ * 1851 ms of the 1995 owed, a loss it can never make up, lanes idling later that GPS keeps busy
+ * (3.60 % of capacity; 0.12 % now). `make fuzz-sim` kind 2 seed 1756, whose shape this is: 3.82 %.
  */
 static void test_waker_takes_lane_most_over_rate(void)
 {

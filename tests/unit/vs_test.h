@@ -64,7 +64,8 @@ static inline int vs_read_is(struct vsched *vs, const char *path, const char *fi
 	return 1;
 }
 
-#define READ_IS(vs, path, file, want) CU_ASSERT_TRUE(vs_read_is(vs, path, file, want, __FILE__, __LINE__))
+#define READ_IS(vs, path, file, want) \
+	CU_ASSERT_TRUE(vs_read_is(vs, path, file, want, __FILE__, __LINE__))
 
 /* Writes a C string; expects 0 or -errno and reports a mismatch. */
 static inline int vs_write_is(struct vsched *vs, const char *path, const char *file,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Legacy ports with fixed behaviour. A multi-byte access acts byte by byte on its first port
- * (so a dword at 0xcf8 never reaches the byte-wide reset register at 0xcf9). Serving them here keeps the VMM's "unhandled port" log
- * for accesses that really are unexpected.
+ * Legacy ports with fixed behaviour. A multi-byte access acts byte by byte on its first port (so a
+ * dword at 0xcf8 never reaches the byte-wide reset register at 0xcf9). Serving them here keeps the
+ * VMM's "unhandled port" log for accesses that really are unexpected.
  */
 #include "util/compiler.h"
 #include "vmm/legacy.h"

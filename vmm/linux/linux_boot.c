@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Linux boot method. setup_vm does a boot loader's and a BIOS's work: kernel, command line
- * and initrd into RAM, zero page with e820, MP table, ACPI tables, boot GDT and page tables,
- * then the PIT and the PC devices. setup_vcpu gives every vCPU its CPUID and LAPIC wiring, puts the BSP at
+ * The Linux boot method. setup_vm does a boot loader's and a BIOS's work: kernel, command line and
+ * initrd into RAM, zero page with e820, MP table, ACPI tables, boot GDT and page tables, then the
+ * PIT and the PC devices. setup_vcpu gives every vCPU its CPUID and LAPIC wiring, puts the BSP at
  * the kernel's 64-bit entry and leaves the APs waiting for INIT/SIPI.
  */
 #include <errno.h>

@@ -30,10 +30,11 @@ int lx_cpu_setup_ap(struct vcpu *vcpu);
 int lx_cpu_setup_lapic(struct vcpu *vcpu);
 
 /*
- * Emulates the few CPL0 instructions this machine's KVM cannot, when Linux uses them early:
- * INT3 (the int3 self test in start_kernel: RIP past it, #BP injected), CLAC/STAC (entry code
- * with SMAP), register-to-register POPCNT (hweight) and FWAIT (an AP's FPU setup). Called on an emulation failure;
- * 0 when done, -ENOTSUP for any other instruction (the VM then ends with a dump).
+ * Emulates the few CPL0 instructions this machine's KVM cannot, when Linux uses them early: INT3
+ * (the int3 self test in start_kernel: RIP past it, #BP injected), CLAC/STAC (entry code with
+ * SMAP), register-to-register POPCNT (hweight) and FWAIT (an AP's FPU setup). Called on an
+ * emulation failure; 0 when done, -ENOTSUP for any other instruction (the VM then ends with a
+ * dump).
  */
 int lx_cpu_emulate(struct vcpu *vcpu);
 
