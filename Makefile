@@ -173,7 +173,7 @@ install: $(VSCHED) $(BUILD)/api/libvsched.a
 	sed -e 's|@PREFIX@|$(PREFIX)|g' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
-		-e 's|@LIBS@|$(strip $(PKG_LIBS) -lpthread -lrt -lm)|g' vsched.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vsched.pc
+		vsched.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vsched.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/vsched.pc
 	$(if $(wildcard libvirt-hooks/qemu-hook),install -D -m 0755 libvirt-hooks/qemu-hook $(DESTDIR)/etc/libvirt/hooks/qemu.d/vsched)
 

@@ -79,6 +79,9 @@ if command -v c++ >/dev/null; then
 		fail "a C++ program against the installed API: $(cat "$tmp/log")"
 	"$tmp/api++" || fail "the C++ program against the installed API failed"
 fi
+# Libs names only what the installed objects need: a program needs no libfuse3 or libxml2
+# development files (branch apicheck: Libs had -lxml2 -lfuse3 that no API function uses).
+case " $libs " in *" -lfuse3 "* | *" -lxml2 "*) fail "vsched.pc's Libs: $libs";; esac
 # The .pc's directories are where the files went.
 [ -f "$(pc --variable=includedir)/vsched.h" ] || fail "includedir: $(pc --variable=includedir)"
 [ -f "$(pc --variable=libdir)/libvsched.a" ] || fail "libdir: $(pc --variable=libdir)"
