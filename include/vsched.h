@@ -68,7 +68,8 @@ int vsched_mkdir_threaded(struct vsched *vs, const char *path);
  * -ENOSPC (buf too small: retry larger, or use vsched_read_alloc()).
  */
 ssize_t vsched_read(struct vsched *vs, const char *path, const char *file, char *buf, size_t len);
-/* Same, into a malloc()ed buffer the caller frees: one consistent snapshot of the file. */
+/* Same, into a malloc()ed buffer the caller frees: one consistent snapshot of the file. *out
+ * is NULL after a failure. */
 ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file, char **out);
 
 /*

@@ -138,6 +138,7 @@ ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file,
 
 	if (!out)
 		return -EINVAL;
+	*out = NULL;	/* on failure too: free(*out) is always right */
 	for (;;) {
 		nbuf = realloc(buf, size);
 		if (!nbuf) {
