@@ -104,10 +104,26 @@ fi
 # module's, ~850 names such as cpuset_parse and xwarn).
 sed -n '/^typedef/d; s/^[a-z][^(]*[ *]\(vsched_[a-z_]*\)(.*/\1/p' "$inst/include/vsched.h" |
 	sort >"$tmp/want.syms"
+# Every vsched_*( the header names, however a declaration is laid out, is one of them.
+grep -o 'vsched_[a-z_]*(' "$inst/include/vsched.h" | tr -d '(' | sort -u |
+	cmp -s - "$tmp/want.syms" ||
+	fail "vsched.h names functions the symbol list (Makefile's API_SYMS sed) misses"
 nm -g --defined-only "$inst/lib/libvsched.a" | awk 'NF == 3 { print $3 }' | sort >"$tmp/got.syms"
 [ -s "$tmp/want.syms" ] && cmp -s "$tmp/want.syms" "$tmp/got.syms" ||
 	fail "libvsched.a's global symbols are not vsched.h's: $(diff "$tmp/want.syms" "$tmp/got.syms" |
 		grep '^[<>]' | head -5 | tr '\n' ' ')"
+# A program taking the address of each links: the library defines every one.
+{
+	echo '#include <vsched.h>'
+	echo 'int main(void)'
+	echo '{'
+	echo '	void (*volatile f)(void) = 0;'
+	sed 's/.*/	f = (void (*)(void))&;/' "$tmp/want.syms"
+	echo '	return f == 0;'
+	echo '}'
+} >"$tmp/all.c"
+cc -std=c99 -Wall -Wextra -Werror $flags -o "$tmp/all" "$tmp/all.c" $libs >"$tmp/log" 2>&1 ||
+	fail "a program using every function of vsched.h: $(head -5 "$tmp/log")"
 # So a program may have functions named as the library's internals: it links, runs, and the
 # library calls its own.
 cat >"$tmp/clash.c" <<'EOF2'
