@@ -12,6 +12,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 BUILD   ?= build
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
+OBJCOPY ?= objcopy
 
 PKGS     := libxml-2.0 fuse3
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -74,6 +75,25 @@ $(BUILD)/libvsched.a: $(LIB_OBJS) $(GEN_OBJS)
 	$(make-archive)
 
 $(BUILD)/debug/libvsched.a: $(DEBUG_LIB_OBJS) $(GEN_OBJS)
+	$(make-archive)
+
+# The installed library: one object whose only global symbols are the functions include/vsched.h
+# declares. The build's own libvsched.a exports every module's names (cpuset_parse, file_read,
+# xwarn, ...): a program with a function of one of those names failed to link, or had its own
+# called by the library. `ld -r` joins the objects the API reaches, objcopy makes the rest local.
+API_SYMS := $(BUILD)/api/vsched.syms
+$(API_SYMS): include/vsched.h
+	@mkdir -p $(@D)
+	sed -n '/^typedef/d; s/^[a-z][^(]*[ *]\(vsched_[a-z_]*\)(.*/\1/p' $< >$@.tmp
+	@test -s $@.tmp || { echo "$@: no function found in $<" >&2; exit 1; }
+	mv $@.tmp $@
+
+$(BUILD)/api/vsched-api.o: $(LIB_OBJS) $(GEN_OBJS) $(API_SYMS)
+	$(LD) -r --gc-sections $$(sed 's/^/-u /' $(API_SYMS)) -o $@.tmp $(LIB_OBJS) $(GEN_OBJS)
+	$(OBJCOPY) --keep-global-symbols=$(API_SYMS) $@.tmp $@
+	@rm -f $@.tmp
+
+$(BUILD)/api/libvsched.a: $(BUILD)/api/vsched-api.o
 	$(make-archive)
 
 $(BUILD)/asan/libvsched.a: $(ASAN_LIB_OBJS) $(GEN_OBJS)
@@ -141,19 +161,19 @@ demo: deps
 	@$(MAKE) --no-print-directory $(VSCHED)
 	$(VSCHED) run
 
-install: $(VSCHED)
+install: $(VSCHED) $(BUILD)/api/libvsched.a
 	install -D -m 0755 $(VSCHED) $(DESTDIR)$(BINDIR)/vsched
 	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' host/vsched-host.service > $(DESTDIR)$(UNITDIR)/vsched-host.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/vsched-host.service
 	install -D -m 0644 man/vsched.1 $(DESTDIR)$(PREFIX)/share/man/man1/vsched.1
 	install -D -m 0644 include/vsched.h $(DESTDIR)$(INCLUDEDIR)/vsched.h
-	install -D -m 0644 $(BUILD)/libvsched.a $(DESTDIR)$(LIBDIR)/libvsched.a
+	install -D -m 0644 $(BUILD)/api/libvsched.a $(DESTDIR)$(LIBDIR)/libvsched.a
 	@mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|g' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
-		-e 's|@LIBS@|$(strip $(PKG_LIBS) -lpthread -lrt -lm)|g' vsched.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vsched.pc
+		vsched.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vsched.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/vsched.pc
 	$(if $(wildcard libvirt-hooks/qemu-hook),install -D -m 0755 libvirt-hooks/qemu-hook $(DESTDIR)/etc/libvirt/hooks/qemu.d/vsched)
 

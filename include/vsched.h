@@ -15,6 +15,12 @@
  *    Leading and trailing slashes are ignored; a path of 4096 bytes or more (without them) is
  *    -ENAMETOOLONG for every call. A file is named by its cgroupfs name
  *    ("cpu.max"); docs/interface-files.md lists them with formats and errnos.
+ *  - A NULL handle, path, value, callback or result pointer is -EINVAL (a buffer may be NULL
+ *    when its length is 0), a NULL file -ENOENT as a missing one (where NULL does not name
+ *    the group itself); functions that return nothing then do nothing, vsched_mutex() and
+ *    vsched_sched() return NULL. A handle
+ *    already destroyed is refused the same way as long as its memory was not reused (best
+ *    effort: it is still the caller's bug).
  *  - All functions take the VM's lock themselves; do not call them while holding it
  *    (vsched_lock()), or from a listing callback.
  *  - Time for cpu.stat reads comes from CLOCK_MONOTONIC unless vsched_set_clock() says otherwise
@@ -62,7 +68,8 @@ int vsched_mkdir_threaded(struct vsched *vs, const char *path);
  * -ENOSPC (buf too small: retry larger, or use vsched_read_alloc()).
  */
 ssize_t vsched_read(struct vsched *vs, const char *path, const char *file, char *buf, size_t len);
-/* Same, into a malloc()ed buffer the caller frees: one consistent snapshot of the file. */
+/* Same, into a malloc()ed buffer the caller frees: one consistent snapshot of the file. *out
+ * is NULL after a failure. */
 ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file, char **out);
 
 /*
@@ -142,7 +149,7 @@ enum vsched_event {
 	VSCHED_EV_WRITE,	/* a file was written */
 	VSCHED_EV_MKDIR,
 	VSCHED_EV_RMDIR,
-	VSCHED_EV_ASSIGN,	/* vCPUs moved by vsched_assign() */
+	VSCHED_EV_ASSIGN	/* vCPUs moved by vsched_assign(); no comma: C89/C++98 */
 };
 typedef void (*vsched_notify_fn)(struct vsched *vs, enum vsched_event ev, const char *path,
 				 const char *file, void *arg);

@@ -56,13 +56,15 @@ struct vsched *vsched_create(unsigned int nr_lanes, unsigned int nr_vcpus)
 	api_lock_init(&vs->lock);
 	sched_set_lock(vs->s, &vs->lock);
 	vs->clock = api_monotonic_ns;
+	vs->magic = VSCHED_MAGIC;
 	return vs;
 }
 
 void vsched_destroy(struct vsched *vs)
 {
-	if (!vs)
+	if (!api_valid(vs))
 		return;
+	vs->magic = 0;
 	sched_destroy(vs->s);
 	pthread_mutex_destroy(&vs->lock);
 	free(vs);
@@ -70,14 +72,20 @@ void vsched_destroy(struct vsched *vs)
 
 void vsched_lock(struct vsched *vs)
 {
+	if (!api_valid(vs))
+		return;
 	mutex_lock(&vs->lock);
 }
 
 void vsched_unlock(struct vsched *vs)
 {
-	vsched_unlocked_fn fn = vs->unlocked;
-	void *arg = vs->unlocked_arg;
+	vsched_unlocked_fn fn;
+	void *arg;
 
+	if (!api_valid(vs))
+		return;
+	fn = vs->unlocked;
+	arg = vs->unlocked_arg;
 	mutex_unlock(&vs->lock);
 	if (fn)
 		fn(arg);
@@ -85,16 +93,18 @@ void vsched_unlock(struct vsched *vs)
 
 pthread_mutex_t *vsched_mutex(struct vsched *vs)
 {
-	return &vs->lock;
+	return api_valid(vs) ? &vs->lock : NULL;
 }
 
 struct sched *vsched_sched(struct vsched *vs)
 {
-	return vs->s;
+	return api_valid(vs) ? vs->s : NULL;
 }
 
 void vsched_set_notify(struct vsched *vs, vsched_notify_fn fn, void *arg)
 {
+	if (!api_valid(vs))
+		return;
 	vsched_lock(vs);
 	vs->notify = fn;
 	vs->notify_arg = arg;
@@ -103,6 +113,8 @@ void vsched_set_notify(struct vsched *vs, vsched_notify_fn fn, void *arg)
 
 void vsched_set_clock(struct vsched *vs, vsched_clock_fn fn, void *arg)
 {
+	if (!api_valid(vs))
+		return;
 	vsched_lock(vs);
 	vs->clock = fn ? fn : api_monotonic_ns;
 	vs->clock_arg = fn ? arg : NULL;
@@ -111,6 +123,8 @@ void vsched_set_clock(struct vsched *vs, vsched_clock_fn fn, void *arg)
 
 void vsched_set_unlocked(struct vsched *vs, vsched_unlocked_fn fn, void *arg)
 {
+	if (!api_valid(vs))
+		return;
 	vsched_lock(vs);
 	vs->unlocked = fn;
 	vs->unlocked_arg = arg;
@@ -140,6 +154,8 @@ void api_notify(struct vsched *vs, enum vsched_event ev, const char *path, const
 
 void vsched_set_events_fn(struct vsched *vs, vsched_events_fn fn, void *arg)
 {
+	if (!api_valid(vs))
+		return;
 	vsched_lock(vs);
 	vs->events = fn;
 	vs->events_arg = arg;
@@ -149,7 +165,7 @@ void vsched_set_events_fn(struct vsched *vs, vsched_events_fn fn, void *arg)
 
 int vsched_set_pid(struct vsched *vs, pid_t pid)
 {
-	if (pid < 0)
+	if (!api_valid(vs) || pid < 0)
 		return -EINVAL;
 	vsched_lock(vs);
 	sched_set_pid(vs->s, pid);
@@ -161,7 +177,7 @@ int vsched_set_vcpu_tid(struct vsched *vs, unsigned int vcpu, pid_t tid)
 {
 	int ret = 0;
 
-	if (tid < 0)
+	if (!api_valid(vs) || tid < 0)
 		return -EINVAL;
 	vsched_lock(vs);
 	if (vcpu >= sched_nr_vcpus(vs->s))
@@ -181,13 +197,14 @@ void api_advance(struct vsched *vs)
 	sched_advance(vs->s, vs->clock(vs->clock_arg));
 }
 
-/* "/a/b/" -> "a/b" in buf; -ENAMETOOLONG if it does not fit. */
+/* "/a/b/" -> "a/b" in buf; -ENAMETOOLONG if it does not fit, -EINVAL for no path (NULL). */
 int api_norm(const char *path, char *buf)
 {
 	size_t len;
 
+	buf[0] = '\0';
 	if (!path)
-		path = "";
+		return -EINVAL;
 	while (*path == '/')
 		path++;
 	len = strlen(path);

@@ -7,12 +7,17 @@
 #define SCHED_FILES_API_H
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "vsched.h"
 
 struct group;
 
+/* In a live handle's magic; vsched_destroy() clears it. "vsch". */
+#define VSCHED_MAGIC 0x76736368u
+
 struct vsched {
+	unsigned int magic;	/* first: free() overwrites it if nothing else does */
 	pthread_mutex_t lock;
 	struct sched *s;
 	vsched_notify_fn notify;
@@ -25,6 +30,16 @@ struct vsched {
 	void *events_arg;
 	uint64_t events_seen;	/* sched_nr_events() when events last ran */
 };
+
+/*
+ * Whether vs is a handle the API may use: a NULL or destroyed one (or a pointer to something
+ * else) is refused with -EINVAL, or ignored by the functions that return nothing, instead of
+ * crashing the caller's process. Best effort past NULL: a freed handle is read to tell.
+ */
+static inline bool api_valid(const struct vsched *vs)
+{
+	return vs && vs->magic == VSCHED_MAGIC;
+}
 
 void api_notify(struct vsched *vs, enum vsched_event ev, const char *path, const char *file);
 void api_advance(struct vsched *vs);

@@ -53,6 +53,8 @@ static int api_mkdir(struct vsched *vs, const char *path, bool threaded)
 	char norm[GROUP_PATH_MAX];
 	int ret;
 
+	if (!api_valid(vs))
+		return -EINVAL;
 	ret = api_norm(path, norm);
 	if (ret)
 		return ret;
@@ -79,6 +81,8 @@ int vsched_rmdir(struct vsched *vs, const char *path)
 	struct group *g;
 	int ret;
 
+	if (!api_valid(vs))
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_group(vs, path, &g);
 	if (!ret && group_is_root(g))
@@ -116,6 +120,8 @@ ssize_t vsched_read(struct vsched *vs, const char *path, const char *file, char 
 	struct group *g;
 	ssize_t ret;
 
+	if (!api_valid(vs) || (!buf && len))
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_file(vs, path, file, &g, &cft);
 	if (!ret)
@@ -130,6 +136,9 @@ ssize_t vsched_read_alloc(struct vsched *vs, const char *path, const char *file,
 	char *buf = NULL, *nbuf;
 	ssize_t ret;
 
+	if (!out)
+		return -EINVAL;
+	*out = NULL;	/* on failure too: free(*out) is always right */
 	for (;;) {
 		nbuf = realloc(buf, size);
 		if (!nbuf) {
@@ -168,6 +177,8 @@ ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file,
 	struct group *g;
 	ssize_t ret;
 
+	if (!api_valid(vs) || (!buf && len))
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_file(vs, path, file, &g, &cft);
 	if (!ret) {
@@ -188,6 +199,8 @@ int vsched_move_check_perm(unsigned int depth, void *arg)
 {
 	const struct vsched_move_perm *p = arg;
 
+	if (!p || (!p->may && p->nr))
+		return -EINVAL;
 	return depth < p->nr && p->may[depth] ? 0 : -EACCES;
 }
 
@@ -213,7 +226,11 @@ ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, cons
 
 int vsched_write_str(struct vsched *vs, const char *path, const char *file, const char *value)
 {
-	ssize_t ret = vsched_write(vs, path, file, value, strlen(value));
+	ssize_t ret;
+
+	if (!value)
+		return -EINVAL;
+	ret = vsched_write(vs, path, file, value, strlen(value));
 
 	return ret < 0 ? (int)ret : 0;
 }
@@ -224,6 +241,8 @@ int vsched_assign(struct vsched *vs, const char *cpuset, const char *path)
 	struct group *g;
 	int ret;
 
+	if (!api_valid(vs) || !cpuset)
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_group(vs, path, &g);
 	if (!ret)
@@ -243,6 +262,8 @@ int vsched_list_children(struct vsched *vs, const char *path, vsched_name_fn fn,
 	struct group *g, *c;
 	int ret = 0;
 
+	if (!api_valid(vs) || !fn)
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_group(vs, path, &g);
 	if (!ret)
@@ -261,6 +282,8 @@ int vsched_list_files(struct vsched *vs, const char *path, vsched_name_fn fn, vo
 	struct group *g;
 	int ret = 0;
 
+	if (!api_valid(vs) || !fn)
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_group(vs, path, &g);
 	if (!ret)
@@ -289,6 +312,8 @@ int vsched_stat(struct vsched *vs, const char *path, const char *file, mode_t *m
 	struct group *g;
 	int ret;
 
+	if (!api_valid(vs) || !mode)
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_node(vs, path, file, &g, &cft);
 	if (!ret)
@@ -303,6 +328,8 @@ int vsched_node_id(struct vsched *vs, const char *path, const char *file, uint64
 	struct group *g;
 	int ret;
 
+	if (!api_valid(vs) || !id)
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_node(vs, path, file, &g, &cft);
 	if (!ret)
@@ -317,6 +344,8 @@ int vsched_file_events(struct vsched *vs, const char *path, const char *file, ui
 	struct group *g;
 	int ret;
 
+	if (!api_valid(vs) || !events)
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_file(vs, path, file, &g, &cft);
 	if (!ret)
@@ -330,6 +359,8 @@ int vsched_chown(struct vsched *vs, const char *path, uid_t uid, gid_t gid)
 	struct group *g;
 	int ret;
 
+	if (!api_valid(vs))
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_group(vs, path, &g);
 	if (!ret) {
@@ -345,6 +376,8 @@ int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid)
 	struct group *g;
 	int ret;
 
+	if (!api_valid(vs) || !uid || !gid)
+		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_group(vs, path, &g);
 	if (!ret) {

@@ -3,7 +3,8 @@
 # the host scheduler (host/vsched-host.service) with its @BINDIR@ replaced; UNITDIR moves the
 # unit. Where systemd-analyze can read units, the installed unit has no key it does not know.
 # The C API (vsched.h, libvsched.a, vsched.pc): a C and a C++ program built from the installed
-# files alone, through pkg-config, run.
+# files alone, through pkg-config, run; the header strictly (C89/C99/C++98 -pedantic); the
+# library's global symbols only the API's; docs/api.md's example built and run as printed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -78,4 +79,89 @@ if command -v c++ >/dev/null; then
 		fail "a C++ program against the installed API: $(cat "$tmp/log")"
 	"$tmp/api++" || fail "the C++ program against the installed API failed"
 fi
-echo "installed: binary, man page, hook, unit, C API"
+# Libs names only what the installed objects need: a program needs no libfuse3 or libxml2
+# development files (branch apicheck: Libs had -lxml2 -lfuse3 that no API function uses).
+case " $libs " in *" -lfuse3 "* | *" -lxml2 "*) fail "vsched.pc's Libs: $libs";; esac
+# The .pc's directories are where the files went.
+[ -f "$(pc --variable=includedir)/vsched.h" ] || fail "includedir: $(pc --variable=includedir)"
+[ -f "$(pc --variable=libdir)/libvsched.a" ] || fail "libdir: $(pc --variable=libdir)"
+
+# The header alone, strictly: C99 and C89 (-pedantic), C++98 and later.
+printf '#include <vsched.h>\n' >"$tmp/h.c"
+for std in c99 c89 c11; do
+	cc -std=$std -pedantic -Wall -Wextra -Werror $flags -c -o "$tmp/h.o" "$tmp/h.c" \
+		>"$tmp/log" 2>&1 || fail "vsched.h with -std=$std -pedantic: $(cat "$tmp/log")"
+done
+if command -v c++ >/dev/null; then
+	cp "$tmp/h.c" "$tmp/h.cc"
+	for std in c++98 c++11; do
+		c++ -std=$std -pedantic -Wall -Wextra -Werror $flags -c -o "$tmp/h.o" "$tmp/h.cc" \
+			>"$tmp/log" 2>&1 || fail "vsched.h with -std=$std -pedantic: $(cat "$tmp/log")"
+	done
+fi
+
+# The library's global symbols are exactly the header's functions (branch apicheck: every
+# module's, ~850 names such as cpuset_parse and xwarn).
+sed -n '/^typedef/d; s/^[a-z][^(]*[ *]\(vsched_[a-z_]*\)(.*/\1/p' "$inst/include/vsched.h" |
+	sort >"$tmp/want.syms"
+# Every vsched_*( the header names, however a declaration is laid out, is one of them.
+grep -o 'vsched_[a-z_]*(' "$inst/include/vsched.h" | tr -d '(' | sort -u |
+	cmp -s - "$tmp/want.syms" ||
+	fail "vsched.h names functions the symbol list (Makefile's API_SYMS sed) misses"
+nm -g --defined-only "$inst/lib/libvsched.a" | awk 'NF == 3 { print $3 }' | sort >"$tmp/got.syms"
+[ -s "$tmp/want.syms" ] && cmp -s "$tmp/want.syms" "$tmp/got.syms" ||
+	fail "libvsched.a's global symbols are not vsched.h's: $(diff "$tmp/want.syms" "$tmp/got.syms" |
+		grep '^[<>]' | head -5 | tr '\n' ' ')"
+# A program taking the address of each links: the library defines every one.
+{
+	echo '#include <vsched.h>'
+	echo 'int main(void)'
+	echo '{'
+	echo '	void (*volatile f)(void) = 0;'
+	sed 's/.*/	f = (void (*)(void))&;/' "$tmp/want.syms"
+	echo '	return f == 0;'
+	echo '}'
+} >"$tmp/all.c"
+cc -std=c99 -Wall -Wextra -Werror $flags -o "$tmp/all" "$tmp/all.c" $libs >"$tmp/log" 2>&1 ||
+	fail "a program using every function of vsched.h: $(head -5 "$tmp/log")"
+# So a program may have functions named as the library's internals: it links, runs, and the
+# library calls its own.
+cat >"$tmp/clash.c" <<'EOF2'
+#include <vsched.h>
+
+int cpuset_parse(const char *s);
+int file_read(const char *path);
+void xwarn(const char *msg);
+
+int cpuset_parse(const char *s) { return s ? 99 : 98; }
+int file_read(const char *path) { return path ? 97 : 96; }
+void xwarn(const char *msg) { (void)msg; }
+
+int main(void)
+{
+	struct vsched *vs = vsched_create(1, 2);
+	char buf[16];
+
+	if (!vs || vsched_mkdir_threaded(vs, "g") || vsched_assign(vs, "1", "g") ||
+	    vsched_read(vs, "g", "vsched.vcpus", buf, sizeof(buf)) != 2 || buf[0] != '1')
+		return 1;
+	vsched_destroy(vs);
+	return cpuset_parse("x") == 99 && file_read("y") == 97 ? 0 : 1;
+}
+EOF2
+cc -std=c99 -Wall -Werror $flags -o "$tmp/clash" "$tmp/clash.c" $libs >"$tmp/log" 2>&1 ||
+	fail "a program with its own cpuset_parse(): $(head -3 "$tmp/log")"
+"$tmp/clash" || fail "a program with its own cpuset_parse() ran wrong"
+
+# docs/api.md's example as printed: its first C block, built with pkg-config alone, prints
+# the text block after it.
+doc=$root/docs/api.md
+awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' "$doc" >"$tmp/example.c"
+awk '/^```text$/ { on = 1; next } on && /^```$/ { exit } on' "$doc" >"$tmp/example.want"
+[ -s "$tmp/example.c" ] && [ -s "$tmp/example.want" ] || fail "no example in $doc"
+cc -std=c99 -pedantic -Wall -Wextra -Werror $flags -o "$tmp/example" "$tmp/example.c" $libs \
+	>"$tmp/log" 2>&1 || fail "docs/api.md's example does not build: $(head -5 "$tmp/log")"
+"$tmp/example" >"$tmp/example.out" 2>&1 || fail "docs/api.md's example failed"
+diff -u "$tmp/example.want" "$tmp/example.out" >"$tmp/log" ||
+	fail "docs/api.md's example prints otherwise: $(cat "$tmp/log")"
+echo "installed: binary, man page, hook, unit, C API (symbols, header, docs example)"
