@@ -126,6 +126,7 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->grace_ns = o->grace_ns ? o->grace_ns : HOST_GRACE_NS;
 	h->answer_ns = o->answer_ns ? o->answer_ns : HOST_ANSWER_NS;
 	h->thread_state = host_kick_thread_state;
+	h->thread_times = host_kick_thread_times;
 	h->clock = time_mono_ns;
 	h->cpu_clock = time_thread_ns;
 	h->nr_host_cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
@@ -150,6 +151,12 @@ void host_set_thread_state(struct host *h,
 			   char (*fn)(const struct host_client *c, unsigned int vcpu))
 {
 	h->thread_state = fn;
+}
+
+void host_set_thread_times(struct host *h, int (*fn)(const struct host_client *c,
+						      unsigned int vcpu, struct host_times *t))
+{
+	h->thread_times = fn;
 }
 
 void host_set_clock(struct host *h, uint64_t (*clock)(void))
@@ -261,7 +268,8 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 		fprintf(stderr, "vsched host: %s: its threads other than vCPUs charged %llu us "
 			"(%llu us refused); PREEMPTs left to the kick %llu; published ahead %llu "
 			"(enforced at the grace %llu); silent past a slice end %llu (not stopped), "
-			"revoked %llu (the latest %llu us after its end; at the grace %llu)\n",
+			"revoked %llu (the latest %llu us after its end; at the grace %llu; asleep %llu, "
+			"ran without a word %llu, the latest of them %llu us after its end)\n",
 			c->group,
 			(unsigned long long)c->other_ns / 1000,
 			(unsigned long long)c->other_refused_ns / 1000,
@@ -269,7 +277,10 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 			(unsigned long long)c->nr_ahead_pre, (unsigned long long)c->nr_ahead_late,
 			(unsigned long long)c->nr_owe_runnable, (unsigned long long)c->nr_revokes,
 			(unsigned long long)c->revoke_late_ns / 1000,
-			(unsigned long long)c->nr_revokes_grace);
+			(unsigned long long)c->nr_revokes_grace,
+			(unsigned long long)c->nr_revokes_asleep,
+			(unsigned long long)c->nr_revokes_ran,
+			(unsigned long long)c->judged_late_ns / 1000);
 	if (c->joined) {
 		uint64_t reads, charges, none = host_dcpu_uncharged(h, &reads, &charges);
 

@@ -47,7 +47,7 @@ static int host_pidfd_open(pid_t pid, unsigned int flags)
 }
 
 /* A pidfd's task is alive (readable: it exited). */
-static bool host_pidfd_alive(int fd)
+bool host_pidfd_alive(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 

@@ -8,10 +8,14 @@
  * While another vCPU waits, a holder whose VMM said nothing about it by answer_ns after that
  * end and whose thread /proc shows stopped (or gone), or one silent for grace_ns whatever its
  * state, loses the lane (blocked in the core, which hands the lane on) until its VMM speaks
- * again, and is told PREEMPT for when it does.
+ * again, and is told PREEMPT for when it does. One silent past that end whose thread is not
+ * stopped is judged by its schedstat times over answer_ns more (host_revoke_judge()): asleep
+ * or frozen, or running without a word, it loses the lane then; waiting for a CPU, it keeps
+ * the grace.
  * The end is the one its VMM was told, not the core's `until`: a holder that reports nothing
  * looks owed to the core, which keeps it on its lane with a later one.
  */
+#include <poll.h>
 #include <string.h>
 
 #include "internal.h"
@@ -56,6 +60,10 @@ uint64_t host_owe_due(struct host *h, unsigned int l, unsigned int v)
 		return HOST_TIME_INF;
 	base = sl->last_heard > sl->checked_at ? sl->last_heard : sl->checked_at;
 	t = sl->last_heard + h->grace_ns;
+	/* Its times read since its last word: judged from them answer_ns later. */
+	if (sl->times.vm_threads && sl->checked_at > sl->last_heard &&
+	    sl->checked_at + h->answer_ns < t)
+		t = sl->checked_at + h->answer_ns;
 	if (end && base < end && end + h->answer_ns < t)
 		t = end + h->answer_ns;
 	if (base + HOST_REPORT_NS + h->answer_ns < t)
@@ -63,16 +71,82 @@ uint64_t host_owe_due(struct host *h, unsigned int l, unsigned int v)
 	return t;
 }
 
-/* How late after its end (or, none, after it last spoke) holder v lost lane l: the worst kept. */
-static void host_revoke_late(struct host *h, unsigned int l, unsigned int v, uint64_t now)
+/*
+ * How late after its end (or, none, after it last spoke) holder v lost lane l: the worst kept,
+ * and apart the worst of those judged by their times.
+ */
+static void host_revoke_late(struct host *h, unsigned int l, unsigned int v, uint64_t now,
+			     bool judged)
 {
-	struct host_slot *sl = &h->slot[v];
+	struct host_client *c = h->slot[v].client;
 	uint64_t end = slot_end(h, l, v);
 
 	if (!end || end > now)
-		end = sl->last_heard;
-	if (now - end > sl->client->revoke_late_ns)
-		sl->client->revoke_late_ns = now - end;
+		end = h->slot[v].last_heard;
+	if (now - end > c->revoke_late_ns)
+		c->revoke_late_ns = now - end;
+	if (judged && now - end > c->judged_late_ns)
+		c->judged_late_ns = now - end;
+}
+
+/* A datagram of c's waits to be read (the daemon itself was late). */
+static bool host_client_pending(const struct host_client *c)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+
+	return c->fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* Why a silent holder whose thread is not stopped loses its lane (host_revoke_judge()). */
+enum host_stuck {
+	HOST_LATE,	/* none: it may be waiting for a CPU, or there is nothing to judge from */
+	HOST_ASLEEP,	/* it did not run nor wait, and no thread of its VMM wants a CPU */
+	HOST_RAN,	/* it ran answer_ns of CPU past its due without a word */
+};
+
+/*
+ * Holder sl silent past its due, its thread not stopped (R, S, D): its times and its VMM's
+ * threads' states now against its times read at the last check, answer_ns ago or more (none
+ * since its last word: read now, judged at the next). A live VMM late on a loaded host has a
+ * thread waiting on a runqueue (R: the holder, or the holder of a lock it sleeps on) or the
+ * holder ran (a thread that leaves R has run: its times moved) and answers at once: it does
+ * not sleep through answer_ns while none of its VMM's threads is in R, nor run answer_ns of
+ * CPU without a word while its VMM says nothing at all (one that talks may be catching up:
+ * t-host.sh's VMM, stopped and continued, lost a holder so once in 26 revocations before this
+ * check). A frozen VMM (a cgroup freezer) has no thread in R and no time moves. A thread that
+ * began or ended meanwhile, or a reading that failed, tells nothing: the grace stands.
+ */
+static enum host_stuck host_revoke_judge(struct host *h, struct host_slot *sl, uint64_t now)
+{
+	const struct host_times *o = &sl->times;
+	bool fresh = sl->checked_at > sl->last_heard;
+	enum host_stuck why = HOST_LATE;
+	struct host_times t;
+
+	if (fresh && o->vm_threads && now < sl->checked_at + h->answer_ns)
+		return HOST_LATE;	/* too soon: the reading kept */
+	if (!fresh)
+		sl->client->nr_owe_runnable++;
+	sl->checked_at = now;
+	host_dcpu_mark(h, sl->client);	/* the reading's CPU is the daemon's work for it */
+	if (h->thread_times(sl->client, sl->vcpu, &t) || !t.vm_threads) {
+		sl->times.vm_threads = 0;	/* none held: the next reading starts anew */
+		return HOST_LATE;
+	}
+	if (!fresh || !o->vm_threads) {
+		sl->run0 = t.run_ns;
+		sl->read0 = sl->client->nr_read;
+	} else if (t.vm_threads != o->vm_threads)
+		;	/* a thread began or ended: judged from the next pair */
+	else if (t.run_ns >= sl->run0 + h->answer_ns && sl->client->nr_read == sl->read0)
+		why = HOST_RAN;
+	else if (!t.vm_runnable && t.run_ns == o->run_ns && t.wait_ns == o->wait_ns)
+		why = HOST_ASLEEP;
+	sl->times = t;
+	/* Its word may have come, not read yet: the daemon's own wait for a CPU. */
+	if (why != HOST_LATE && host_client_pending(sl->client))
+		why = HOST_LATE;
+	return why;
 }
 
 static void host_revoke_one(struct host *h, unsigned int v, uint64_t now)
@@ -120,6 +194,7 @@ void host_revoke_due(struct host *h, uint64_t now)
 	for (l = 0; l < h->nr_lanes; l++) {
 		struct host_ev m = { .type = HOST_MSG_PREEMPT };
 		int v = sched_lane_vcpu(h->s, l);
+		enum host_stuck why = HOST_LATE;
 		struct host_slot *sl;
 
 		if (v < 0 || now < host_owe_due(h, l, (unsigned int)v))
@@ -127,18 +202,20 @@ void host_revoke_due(struct host *h, uint64_t now)
 		sl = &h->slot[v];
 		/*
 		 * Silent past its end, its thread not stopped (T, t) nor gone (X, Z): a loaded
-		 * host or a thread between two steps, not a stopped VMM. Granted threads woke
-		 * 5-15 ms late at load 12, their VMM unaware they ran (553 revocations in one
-		 * t-host.sh), and some asleep (S: a grant from a later `at`, the runtime's lock):
-		 * 5 more. Checked now: what it owed so far is answered; the grace stands.
+		 * host, a thread between two steps, or a stuck VMM. Granted threads woke 5-15 ms
+		 * late at load 12, their VMM unaware they ran (553 revocations in one t-host.sh),
+		 * and some asleep (S: a grant from a later `at`, the runtime's lock): 5 more.
+		 * Judged by its times; until then what it owed so far is answered.
 		 */
 		if (now < sl->last_heard + h->grace_ns &&
 		    !strchr("TtXZ", h->thread_state(sl->client, sl->vcpu))) {
-			sl->checked_at = now;
-			sl->client->nr_owe_runnable++;
-			continue;
+			why = host_revoke_judge(h, sl, now);
+			if (why == HOST_LATE)
+				continue;
 		}
-		host_revoke_late(h, l, (unsigned int)v, now);
+		host_revoke_late(h, l, (unsigned int)v, now, why != HOST_LATE);
+		sl->client->nr_revokes_asleep += why == HOST_ASLEEP;
+		sl->client->nr_revokes_ran += why == HOST_RAN;
 		sl->client->nr_revokes_grace += now >= sl->last_heard + h->grace_ns;
 		host_revoke_one(h, (unsigned int)v, now);
 		host_revoke_stopped(h, sl->client, now);

@@ -35,6 +35,10 @@ struct host_slot {
 	uint64_t end_at;		/* host_lanes.c: the slice end its VMM was last told
 					   (GRANT, RETIME), to answer by answer_ns; 0: none */
 	uint64_t checked_at;		/* ... when its thread was last found not stopped */
+	/* host_revoke.c: its times read then (vm_threads 0: none); at the first such reading
+	   since its last word, its thread's CPU (run0) and its VMM's datagrams read (read0) */
+	struct host_times times;
+	uint64_t run0, read0;
 };
 
 #define HOST_OUTBOX	32	/* decisions queued for one VMM during one event */
@@ -117,6 +121,9 @@ struct host_client {
 	uint64_t nr_owe_runnable;	/* ... not: silent past an end, its thread not stopped */
 	uint64_t revoke_late_ns;	/* ... the latest after its slice end */
 	uint64_t nr_revokes_grace;	/* ... of them, silent for the grace (any thread state) */
+	uint64_t nr_revokes_asleep;	/* ... its thread neither ran nor waited for a CPU */
+	uint64_t nr_revokes_ran;	/* ... its thread ran past its end without a word */
+	uint64_t judged_late_ns;	/* ... those two, the latest after its slice end */
 	/* its holders preempted by the daemon, by the event that made the core decide */
 	uint64_t nr_pre[HOST_PRE_MAX];
 	/* host_dcpu.c: the daemon's own CPU for it (host_run()'s thread, or lock held) */
@@ -145,6 +152,8 @@ struct host {
 	uint64_t (*clock)(void);	/* time_mono_ns(); tests drive their own */
 	/* host_kick_thread_state(); tests say their own */
 	char (*thread_state)(const struct host_client *c, unsigned int vcpu);
+	/* host_kick_thread_times(); tests say their own */
+	int (*thread_times)(const struct host_client *c, unsigned int vcpu, struct host_times *t);
 	unsigned int nr_host_cpus;	/* online: the most CPU a VMM's threads can use */
 	int listen_fd, epoll_fd, timer_fd;
 	uint64_t timer_at;		/* what timer_fd is armed for, HOST_TIME_INF: nothing */
@@ -307,6 +316,9 @@ void host_kick_peer(struct host_client *c);
 int host_kick_create(struct host_client *c);
 int host_kick_tid(struct host_client *c, unsigned int vcpu, pid_t tid);
 char host_kick_thread_state(const struct host_client *c, unsigned int vcpu);
+bool host_pidfd_alive(int fd);
+/* host_times.c: schedstat times of vcpu's thread and its VMM's (struct host_times). */
+int host_kick_thread_times(const struct host_client *c, unsigned int vcpu, struct host_times *t);
 void host_kick(struct host_client *c, unsigned int vcpu);
 bool host_pin(struct host_client *c, unsigned int vcpu, uint64_t cpu);
 void host_pin_check(struct host_client *c);

@@ -26,8 +26,9 @@
 						   wait loses the lane (revocation) */
 #define HOST_ANSWER_NS		5000000ULL	/* a VMM silent this long after a slice end it
 						   was told (GRANT, RETIME), while others wait and
-						   the thread is stopped, loses that vCPU's lane
-						   (host/host_lanes.c) */
+						   the thread is stopped, loses that vCPU's lane;
+						   one not stopped is judged by its schedstat times
+						   over as long again (host/host_revoke.c) */
 #define HOST_PARTITION_DFL	"/machine"
 
 struct host;
@@ -147,6 +148,19 @@ void host_set_clock(struct host *h, uint64_t (*clock)(void));
 /* Tests: a vCPU thread's state, as /proc says it (R, S, T...; the default reads /proc). */
 void host_set_thread_state(struct host *h,
 			   char (*fn)(const struct host_client *c, unsigned int vcpu));
+/*
+ * A silent holder's thread as the kernel counts it (/proc/<pid>/task/<tid>/schedstat, stat)
+ * and its VMM's threads' states, to tell a late VMM from a stuck one (host/host_times.c).
+ */
+struct host_times {
+	uint64_t run_ns, wait_ns;	/* the vCPU's thread: on a CPU, waiting on a runqueue */
+	char state;			/* its state (R, S, D...) */
+	unsigned int vm_threads;	/* threads of its VMM */
+	unsigned int vm_runnable;	/* ... in R: on a CPU or waiting for one */
+};
+/* Tests: the reader (0; -ESRCH: the thread or VMM gone; else unknown). Default: /proc. */
+void host_set_thread_times(struct host *h, int (*fn)(const struct host_client *c,
+						      unsigned int vcpu, struct host_times *t));
 /* The peer's uid as host_client_add() read it (SO_PEERCRED), replaced: for the tests. */
 void host_client_set_uid(struct host_client *c, uid_t uid);
 /* Its thread's CPU clock (default time_thread_ns(), read by host_run()), for tests. */

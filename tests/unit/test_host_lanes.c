@@ -147,20 +147,51 @@ static uint64_t lanes_clock(void)
 	return lanes_now;
 }
 
-static bool lanes_stopped;	/* every VMM's threads stopped (T), or wanting a CPU (R) */
+/* What every VMM's threads do, as the stubs of /proc below show them. */
+enum lanes_mode {
+	LANES_STOPPED,	/* SIGSTOP: T */
+	LANES_WAITING,	/* want a host CPU: R, waiting on a runqueue all along */
+	LANES_FROZEN1,	/* a cgroup v1 freezer: D, no time on a CPU nor on a runqueue */
+	LANES_FROZEN2,	/* cgroup v2's cgroup.freeze: S, the same */
+	LANES_SPIN,	/* R, on a CPU all along, never answering */
+	LANES_LOCK,	/* S on a lock whose holder, another thread of the VMM, waits for a CPU */
+};
+
+static enum lanes_mode lanes_mode;
 
 static char lanes_thread_state(const struct host_client *c, unsigned int vcpu)
 {
+	static const char st[] = { 'T', 'R', 'D', 'S', 'R', 'S' };
+
 	(void)c;
 	(void)vcpu;
-	return lanes_stopped ? 'T' : 'R';
+	return st[lanes_mode];
 }
 
 /*
- * A daemon of one lane on a driven clock, its VMMs' threads as lanes_stopped says; its timer is
+ * schedstat as the kernel keeps it: a thread's times move as it gets or leaves a CPU (and at
+ * its ticks while it runs), not while it waits on a runqueue; a spinning thread's run time
+ * grows with the driven clock. Three threads in each VMM.
+ */
+static int lanes_thread_times(const struct host_client *c, unsigned int vcpu,
+			      struct host_times *t)
+{
+	(void)c;
+	memset(t, 0, sizeof(*t));
+	t->state = lanes_thread_state(c, vcpu);
+	t->run_ns = lanes_mode == LANES_SPIN ? lanes_now : 1000000 + vcpu;
+	t->wait_ns = 2000000;
+	t->vm_threads = 3;
+	/* Itself in R; or, asleep on a lock, the lock's holder waiting for a CPU. */
+	t->vm_runnable = t->state == 'R' || lanes_mode == LANES_LOCK;
+	return 0;
+}
+
+/*
+ * A daemon of one lane on a driven clock, its VMMs' threads as mode says; its timer is
  * called every 100 us as timerfd would.
  */
-static struct host *lanes_host(bool stopped)
+static struct host *lanes_host(enum lanes_mode mode)
 {
 	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 4 };	/* the default grace, answer */
 	struct host *h = NULL;
@@ -168,8 +199,9 @@ static struct host *lanes_host(bool stopped)
 	CU_ASSERT_FATAL(host_create(&o, &h) == 0);
 	lanes_now = time_mono_ns() + NSEC_PER_SEC;	/* the core never goes back */
 	host_set_clock(h, lanes_clock);
-	lanes_stopped = stopped;
+	lanes_mode = mode;
 	host_set_thread_state(h, lanes_thread_state);
+	host_set_thread_times(h, lanes_thread_times);
 	return h;
 }
 
@@ -203,7 +235,7 @@ static int lanes_holder(struct host *h, uint64_t *until)
  */
 static void test_host_revoke_slice(void)
 {
-	struct host *h = lanes_host(true);
+	struct host *h = lanes_host(LANES_STOPPED);
 	struct host_client *a, *b;
 	uint64_t until, u2, t0;
 	int fa, fb;
@@ -240,7 +272,7 @@ static void test_host_revoke_slice(void)
  */
 static void test_host_revoke_slice_loaded(void)
 {
-	struct host *h = lanes_host(false);
+	struct host *h = lanes_host(LANES_WAITING);
 	struct sched *s = vsched_sched(host_vsched(h));
 	struct host_client *a, *b;
 	uint64_t until, u2;
@@ -263,13 +295,101 @@ static void test_host_revoke_slice_loaded(void)
 }
 
 /*
+ * a's VMM does not answer and its holder's thread is not stopped (mode): frozen by a cgroup
+ * freezer (D, S), or running without a word; b waits and answers each of its slice ends. In
+ * 400 ms a holds the lane at most its slice (8 ms at most) and twice the answer time at once
+ * (its times read at the first, judged at the second), then never again. Before: a looked
+ * owed to the core (charged nothing past HOST_REPORT_NS), which kept it on the lane until the
+ * grace, 100 ms after its grant. Returns a's longest hold.
+ */
+static uint64_t lanes_stuck(enum lanes_mode mode)
+{
+	struct host *h = lanes_host(mode);
+	struct host_client *a, *b;
+	uint64_t until, t0, from = 0, longest = 0, last_a = 0;
+	int fa, fb, v;
+
+	fa = host_test_join(h, "a", 1, UINT64_MAX, &a);
+	fb = host_test_join(h, "b", 1, UINT64_MAX, &b);
+	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(lanes_holder(h, &until), 0);
+	t0 = lanes_now;
+	while (lanes_now < t0 + 4 * HOST_GRACE_NS) {
+		v = lanes_holder(h, &until);
+		if (v == 0) {
+			from = from ? from : lanes_now;
+			last_a = lanes_now;
+			if (lanes_now - from > longest)
+				longest = lanes_now - from;
+		} else {
+			from = 0;
+		}
+		if (v == 1) {	/* b's VMM reports its holder's CPU and ticks */
+			CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RAN, 0, 0, 100000, 0), 0);
+			CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_TICK, 0, 0, 0, 0), 0);
+		}
+		lanes_advance(h, 100000);
+	}
+	CU_ASSERT(longest <= 8 * NSEC_PER_MSEC + 2 * HOST_ANSWER_NS + NSEC_PER_MSEC);
+	CU_ASSERT(last_a < t0 + 2 * HOST_GRACE_NS);
+	CU_ASSERT(host_client_revokes(a) >= 1);
+	CU_ASSERT_EQUAL(host_client_revokes(b), 0);
+	host_test_leave(h, a, fa);
+	host_test_leave(h, b, fb);
+	host_destroy(h);
+	return longest;
+}
+
+static void test_host_revoke_frozen(void)
+{
+	fprintf(stderr, "(a held the lane %.1f ms at most, v1 freezer; ",
+		lanes_stuck(LANES_FROZEN1) / 1e6);
+	fprintf(stderr, "%.1f ms, v2) ", lanes_stuck(LANES_FROZEN2) / 1e6);
+}
+
+static void test_host_revoke_spin(void)
+{
+	fprintf(stderr, "(a held the lane %.1f ms at most) ", lanes_stuck(LANES_SPIN) / 1e6);
+}
+
+/*
+ * a's holder's thread sleeps on a lock held by another thread of its VMM that waits for a
+ * host CPU (a loaded host): its VMM is late, not stuck. Not revoked while the grace lasts;
+ * the core, run at its end, preempts it as any holder (b gets the lane, a waits).
+ */
+static void test_host_revoke_lock(void)
+{
+	struct host *h = lanes_host(LANES_LOCK);
+	struct sched *s = vsched_sched(host_vsched(h));
+	struct host_client *a, *b;
+	uint64_t until, u2;
+	int fa, fb;
+
+	fa = host_test_join(h, "a", 1, UINT64_MAX, &a);
+	fb = host_test_join(h, "b", 1, UINT64_MAX, &b);
+	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(lanes_holder(h, &until), 0);
+	lanes_advance(h, until + 6 * HOST_ANSWER_NS - lanes_now);
+	CU_ASSERT_EQUAL(host_client_revokes(a), 0);
+	vsched_lock(host_vsched(h));
+	CU_ASSERT_STRING_NOT_EQUAL(sched_vcpu_state(s, 0), "blocked");
+	vsched_unlock(host_vsched(h));
+	(void)u2;
+	host_test_leave(h, a, fa);
+	host_test_leave(h, b, fb);
+	host_destroy(h);
+}
+
+/*
  * Two live VMs answering each slice end (RAN, TICK) 1 ms late, as a loaded host's SCHED_FIFO
  * helper might, and each PREEMPT (the last part's RAN) 1 ms after it: in 1 s of lane changes,
  * no vCPU is revoked.
  */
 static void test_host_revoke_live(void)
 {
-	struct host *h = lanes_host(false);
+	struct host *h = lanes_host(LANES_WAITING);
 	struct host_client *c[2];
 	uint64_t until, last = 0, t0;
 	int f[2], v, changes = 0;
@@ -309,6 +429,11 @@ static CU_TestInfo host_lanes_tests[] = {
 	{ "live holders answering their slice ends are not revoked", test_host_revoke_live },
 	{ "a silent holder whose thread wants a CPU is not revoked",
 	  test_host_revoke_slice_loaded },
+	{ "a frozen holder (cgroup freezer: D, S) loses its lane at its end + twice the answer",
+	  test_host_revoke_frozen },
+	{ "a holder running past its end without a word loses its lane", test_host_revoke_spin },
+	{ "a silent holder asleep on a lock whose holder waits for a CPU is not revoked",
+	  test_host_revoke_lock },
 	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
 	{ "a silent lane holder is revoked while others wait", test_host_revoke },
 	{ "a grant names its lane's host CPU", test_host_grant_cpu },
