@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "sched/cftype.h"
 #include "sched/group.h"
 #include "util/registry.h"
 #include "vsched.h"
@@ -103,7 +104,7 @@ int host_owners_restore(struct host *h, char **f, int n)
 {
 	struct host_kept *k;
 	char key[PATH_MAX];
-	unsigned long long pid, start, uid, gid;
+	unsigned long long pid = 0, start = 0, uid, gid;
 	char rec[PATH_MAX + 128];
 	bool attr = !strcmp(f[0], "attr");
 	int i, first = attr ? 1 : 3;
@@ -211,18 +212,20 @@ static struct host_client *host_owners_vm(struct host *h, const char *key)
 	return NULL;
 }
 
-/* The node of key is there: a group, or a group's file. */
+/* The node of key is there: a group, or a group's interface file. */
 static bool host_owners_node(struct host *h, const char *key)
 {
 	char path[GROUP_PATH_MAX];
 	const char *slash = strrchr(key, '/');
+	struct group *g;
 
 	if (group_lookup(h->s, key))
 		return true;
 	if (!slash || (size_t)(slash - key) >= sizeof(path))
 		return false;
 	snprintf(path, sizeof(path), "%.*s", slash == key ? 1 : (int)(slash - key), key);
-	return group_lookup(h->s, path);
+	g = group_lookup(h->s, path);
+	return g && cftype_lookup(g, slash + 1);
 }
 
 void host_owners_dump(struct host *h, const char *attrs, FILE *f)
