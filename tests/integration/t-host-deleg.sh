@@ -7,9 +7,9 @@
 # re-joins with every owner, mode and setting, and U still writes d/u. Before, the owners lived
 # in the old daemon's memory: the new daemon showed the VM group, d, d/u and its files as root's
 # and U's writes were refused. A new VM of the name (the old one killed while no daemon ran)
-# gets none of them.
+# gets none of them. The VM's own directory keeps its own owners (its VMM's, which lives on).
 . "$(dirname "$0")/runtime-lib.sh"
-[ -c /dev/fuse ] || { echo "no /dev/fuse: the test writes the daemon's control directory"; exit 77; }
+[ -c /dev/fuse ] || { echo "no /dev/fuse: the test writes the daemon's directory"; exit 77; }
 command -v setpriv >/dev/null || { echo "no setpriv"; exit 77; }
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-deleg
@@ -37,6 +37,8 @@ as_u mkdir "$D/d/u" || fail "U cannot make d/u"
 as_u bash -c "echo 50 >$D/d/u/cpu.weight && echo '20000 100000' >$D/d/u/cpu.max" ||
 	fail "U cannot write d/u's cpu.weight, cpu.max"
 as_u chmod 664 "$D/d/u/cpu.weight" || fail "U cannot chmod d/u/cpu.weight"
+V=$VSCHED_RUN_DIR/w	# the VM's own directory: a delegation there is its own
+chown $U:$U "$V/d" "$V/d/cgroup.procs" || fail "chown in w's own directory"
 OWNED="$D $D/d $D/d/cgroup.procs $D/d/cgroup.subtree_control $D/d/u $D/d/u/cgroup.type
 	$D/d/u/cgroup.procs $D/d/u/cpu.weight $D/d/u/cpu.max"
 # shellcheck disable=SC2086
@@ -58,6 +60,8 @@ check() {	# WHEN
 	as_u bash -c "echo 60 >$D/d/u/cpu.weight" || fail "U cannot write d/u/cpu.weight ($1)"
 	echo 50 >"$D/d/u/cpu.weight"
 	as_u mkdir "$D/d/u/v" && as_u rmdir "$D/d/u/v" || fail "U cannot make d/u/v ($1)"
+	[ "$(stat -c %u "$V/d" "$V/d/cgroup.procs" | sort -u)" = $U ] ||
+		fail "w's own directory lost its owners ($1)"
 }
 check "the first daemon"
 kill -9 "$HP"
