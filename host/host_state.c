@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tree above the VM groups (partitions, the root, groups made in the directory) kept across
- * a daemon's restart: saved to <run dir>/host.tree whenever it changed, restored by the next
- * daemon before it serves. The VM groups are not saved: each VMM re-sends its own at its
- * re-join, with the VM group's settings (VMSET). Before, a restarted daemon (a crash under
- * Restart=on-failure, `systemctl restart`) made the partitions again as VMs re-joined, with
- * none of their settings: a tenant's cap was gone.
+ * a daemon's restart: saved to <run dir>/.host-tree whenever it changed, restored by the next
+ * daemon before it serves. The VM groups are not made again from it: each VMM re-sends its own
+ * at its re-join, with the VM group's settings (VMSET). Before, a restarted daemon (a crash
+ * under Restart=on-failure, `systemctl restart`) made the partitions again as VMs re-joined,
+ * with none of their settings: a tenant's cap was gone.
  *
  * One line per step, tab-separated, parents first: "mkdir PATH", "write PATH FILE VALUE",
- * "chown PATH UID GID". A group whose name holds a tab is not saved (nor anything below it).
+ * "chown PATH UID GID"; then the owners and modes host_owners.c keeps ("attr", "vown",
+ * "vattr": the directory's records, and at and below VM groups for the VMM that re-joins). A
+ * group whose name holds a tab is not saved (nor anything below it).
  */
 #include <errno.h>
 #include <pthread.h>
