@@ -81,6 +81,17 @@ static void host_ctl_gone(void *arg, const char *path)
 	ctl_forget(arg, path);
 }
 
+/* The directory's modes and files' owners, saved with the tree (host/host_owners.c). */
+static char *host_ctl_attrs_save(void *arg)
+{
+	return ctl_attrs_save(arg);
+}
+
+static int host_ctl_attr_load(void *arg, const char *rec)
+{
+	return ctl_attr_load(arg, rec);
+}
+
 /*
  * SIGINT, SIGTERM and SIGHUP, blocked from the start and read by host_run() through a signalfd:
  * one that came between the socket's listen() and the mask killed the daemon (exit 143, its
@@ -128,6 +139,7 @@ static int host_serve(struct host *h, const struct host_cfg *cfg, unsigned int l
 		if (!ret) {
 			ctl_set_forward(ctl, host_ctl_forward, h);
 			host_set_gone(h, host_ctl_gone, ctl);
+			host_set_attrs(h, host_ctl_attrs_save, host_ctl_attr_load, ctl);
 		}
 		if (ret)
 			fprintf(stderr, "vsched host: no control directory %s (%s); running "

@@ -16,20 +16,14 @@
 
 #include "vsched.h"
 
-struct owner {
-	bool set;
-	uid_t uid;
-	gid_t gid;
-};
-
 struct ctl_attr {
 	struct list_head node;	/* in ctl->attrs */
 	char *key;
 	bool has_mode;
 	mode_t mode;
-	struct owner owner;	/* chown of this node (files; a group's is in the tree) */
-	struct owner files;	/* a group: who made its files */
-	struct owner cpu_files;	/* a group: who made its cpu.* files (+cpu in the parent) */
+	struct ctl_owner owner;	/* chown of this node (files; a group's is in the tree) */
+	struct ctl_owner files;	/* a group: who made its files */
+	struct ctl_owner cpu_files;	/* a group: who made its cpu.* files (+cpu in the parent) */
 	struct ctl_xattr *xattrs;
 };
 
@@ -109,7 +103,7 @@ struct ctl_xattr **ctl_attr_xattrs(struct ctl *c, const char *key, bool create)
 void ctl_node_attrs(struct ctl *c, struct node *n)
 {
 	struct ctl_attr *a, *g;
-	struct owner own = { 0 };
+	struct ctl_owner own = { 0 };
 
 	pthread_mutex_lock(&c->attr_lock);
 	a = attr_get(c, n->key, false);
@@ -139,7 +133,7 @@ static void attr_made(struct ctl *c, const char *path, uid_t uid, gid_t gid)
 	/* cgroup_mkdir(): the directory and its files are the creator's. */
 	vsched_chown(c->vs, path, uid, gid);
 	if ((uid || gid) && (a = attr_get(c, path, true)))
-		a->files = a->cpu_files = (struct owner){ true, uid, gid };
+		a->files = a->cpu_files = (struct ctl_owner){ true, uid, gid };
 }
 
 int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid)
@@ -197,7 +191,7 @@ struct children {
 	struct ctl *c;
 	const char *group;
 	bool created;
-	struct owner by;
+	struct ctl_owner by;
 };
 
 /* The cpu.* files of a child were removed, or made anew by the writer of +cpu. */
@@ -259,7 +253,7 @@ int ctl_attr_chown_file(struct ctl *c, const struct node *n, uid_t uid, gid_t gi
 	pthread_mutex_lock(&c->attr_lock);
 	a = attr_get(c, n->key, true);
 	if (a)
-		a->owner = (struct owner){ true, uid, gid };
+		a->owner = (struct ctl_owner){ true, uid, gid };
 	pthread_mutex_unlock(&c->attr_lock);
 	return a ? 0 : -ENOMEM;
 }
@@ -282,4 +276,65 @@ bool ctl_may_write(struct ctl *c, const char *group, const char *name, uid_t uid
 		if (groups[i] == n.gid)
 			gid = n.gid;
 	return gid == n.gid ? n.mode & S_IWGRP : n.mode & S_IWOTH;
+}
+
+char *ctl_attrs_save(struct ctl *c)
+{
+	struct ctl_attr_rec r;
+	struct ctl_attr *a;
+	char line[PATH_MAX + 128];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	pthread_mutex_lock(&c->attr_lock);
+	list_for_each_entry(a, &c->attrs, node) {
+		if (!a->has_mode && !a->owner.set && !a->files.set && !a->cpu_files.set)
+			continue;	/* xattrs alone */
+		if (strlen(a->key) >= sizeof(r.key))
+			continue;
+		strcpy(r.key, a->key);
+		r.has_mode = a->has_mode;
+		r.mode = a->mode;
+		r.owner = a->owner;
+		r.files = a->files;
+		r.cpu_files = a->cpu_files;
+		if (ctl_attr_rec_format(&r, line, sizeof(line)) > 0)
+			fprintf(f, "%s\n", line);
+	}
+	pthread_mutex_unlock(&c->attr_lock);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int ctl_attr_load(struct ctl *c, const char *line)
+{
+	struct ctl_attr_rec r;
+	struct node n;
+	struct ctl_attr *a;
+	int ret;
+
+	if (ctl_attr_rec_parse(line, &r))
+		return -EINVAL;
+	/* Resolved first: that takes attr_lock (ctl_node_attrs()). */
+	ret = ctl_node_resolve(c, r.key, &n);
+	pthread_mutex_lock(&c->attr_lock);
+	if (!ret && n.kind != NODE_DIR && (r.files.set || r.cpu_files.set))
+		ret = -EINVAL;
+	if (!ret && !(a = attr_get(c, r.key, true)))
+		ret = -ENOMEM;
+	if (!ret) {
+		a->has_mode = r.has_mode;
+		a->mode = r.mode;
+		a->owner = r.owner;
+		a->files = r.files;
+		a->cpu_files = r.cpu_files;
+	}
+	pthread_mutex_unlock(&c->attr_lock);
+	return ret;
 }

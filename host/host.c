@@ -135,6 +135,7 @@ int host_create(const struct host_opts *o, struct host **out)
 	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
 	h->timer_at = HOST_TIME_INF;
 	list_init(&h->clients);
+	list_init(&h->kept);
 	pthread_mutex_init(&h->fwd_serial, NULL);
 	pthread_mutex_init(&h->fwd_lock, NULL);
 	pthread_cond_init(&h->fwd_cond, NULL);
@@ -196,6 +197,7 @@ void host_destroy(struct host *h)
 	while (h->nr_gone)
 		free(h->gone[--h->nr_gone]);
 	free(h->gone);
+	host_owners_exit(h);
 	free(h);
 }
 
@@ -492,5 +494,7 @@ int host_run(struct host *h, int stop_fd)
 		}
 		if (h->gone_fn)
 			host_gone_flush(h);
+		if (h->nr_attrs_due)	/* a racy peek: set under the lock by this thread */
+			host_attrs_flush(h);
 	}
 }

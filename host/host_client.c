@@ -59,6 +59,7 @@ int host_client_add(struct host *h, int fd, struct host_client **out)
 	c->pin_unchecked = -1;
 	c->uid = host_client_peer_uid(fd);
 	host_kick_peer(c);
+	c->start = c->peer_pid > 0 ? registry_pid_start(c->peer_pid) : 0;
 	list_add_tail(&c->node, &h->clients);
 	h->nr_clients++;
 	*out = c;
@@ -241,6 +242,9 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	if (m->type == HOST_MSG_COMMIT) {
 		int ret = host_tree_commit(h, c);
 
+		/* The first after a join: the owners kept for this VMM (a daemon's restart). */
+		if (!c->owners_back && ret != -ENOENT && ret != -EINVAL)
+			host_owners_back(h, c);
 		c->nr_batch = 0;
 		memset(c->vcpu_group, 0, c->nr_vcpus * sizeof(*c->vcpu_group));
 		/* A batch the core refuses in part is the VMM's tree, not garbage: it stays. */

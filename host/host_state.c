@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tree above the VM groups (partitions, the root, groups made in the directory) kept across
- * a daemon's restart: saved to <run dir>/host.tree whenever it changed, restored by the next
- * daemon before it serves. The VM groups are not saved: each VMM re-sends its own at its
- * re-join, with the VM group's settings (VMSET). Before, a restarted daemon (a crash under
- * Restart=on-failure, `systemctl restart`) made the partitions again as VMs re-joined, with
- * none of their settings: a tenant's cap was gone.
+ * a daemon's restart: saved to <run dir>/.host-tree whenever it changed, restored by the next
+ * daemon before it serves. The VM groups are not made again from it: each VMM re-sends its own
+ * at its re-join, with the VM group's settings (VMSET). Before, a restarted daemon (a crash
+ * under Restart=on-failure, `systemctl restart`) made the partitions again as VMs re-joined,
+ * with none of their settings: a tenant's cap was gone.
  *
  * One line per step, tab-separated, parents first: "mkdir PATH", "write PATH FILE VALUE",
- * "chown PATH UID GID". A group whose name holds a tab is not saved (nor anything below it).
+ * "chown PATH UID GID"; then the owners and modes host_owners.c keeps ("attr", "vown",
+ * "vattr": the directory's records, and at and below VM groups for the VMM that re-joins). A
+ * group whose name holds a tab is not saved (nor anything below it).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -89,15 +91,20 @@ static void host_state_group(struct host *h, struct group *g, FILE *f, uint64_t 
 
 char *host_state_dump(struct host *h)
 {
-	char *buf = NULL;
+	char *buf = NULL, *attrs = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return NULL;
+	/* The directory's records first: its lock is taken before the tree's, never inside. */
+	if (h->attrs_save)
+		attrs = h->attrs_save(h->attrs_arg);
 	vsched_lock(h->vs);
 	host_state_group(h, sched_root(h->s), f, h->clock());
+	host_owners_dump(h, attrs, f);
 	vsched_unlock(h->vs);
+	free(attrs);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;
@@ -128,22 +135,35 @@ static int host_state_write(const char *file, const char *text)
 	return ret;
 }
 
-/* One line applied: 0 or -errno. */
-static int host_state_line(struct vsched *vs, char *line)
-{
-	char *f[5];
-	int n = 0;
+#define HOST_STATE_FIELDS	10	/* a line's at most (vattr: 3 and a record's 5) */
 
-	for (f[n++] = strtok(line, "\t"); n < 5 && (f[n] = strtok(NULL, "\t")); n++)
-		;
+/* One line applied (or kept for a VMM's re-join: host_owners.c): 0 or -errno. */
+static int host_state_line(struct host *h, char *line)
+{
+	char *f[HOST_STATE_FIELDS + 1];
+	unsigned long long uid, gid;
+	int n = 0, ret;
+
+	/* strsep, not strtok: an empty field is one, not run into the next. */
+	while (n <= HOST_STATE_FIELDS && (f[n] = strsep(&line, "\t")))
+		n++;
+	if (n > HOST_STATE_FIELDS)
+		return -EINVAL;
 	if (!strcmp(f[0], "mkdir") && n == 2)
-		return vsched_mkdir(vs, f[1]);
+		return vsched_mkdir(h->vs, f[1]);
 	if (!strcmp(f[0], "write") && n == 4)
-		return vsched_write_str(vs, f[1], f[2], f[3]);
+		return vsched_write_str(h->vs, f[1], f[2], f[3]);
+	/* Digits only: strtoul() read "-1" as (uid_t)-1, chown(2)'s "unchanged". */
 	if (!strcmp(f[0], "chown") && n == 4)
-		return vsched_chown(vs, f[1], (uid_t)strtoul(f[2], NULL, 10),
-				    (gid_t)strtoul(f[3], NULL, 10));
-	return -EINVAL;
+		return host_owners_number(f[2], 0xfffffffeULL, &uid) ||
+		       host_owners_number(f[3], 0xfffffffeULL, &gid) ? -EINVAL :
+		       vsched_chown(h->vs, f[1], (uid_t)uid, (gid_t)gid);
+	if (strcmp(f[0], "attr") && strcmp(f[0], "vown") && strcmp(f[0], "vattr"))
+		return -EINVAL;
+	vsched_lock(h->vs);
+	ret = host_owners_restore(h, f, n);
+	vsched_unlock(h->vs);
+	return ret;
 }
 
 int host_state_restore(struct host *h, const char *file, unsigned int *nr_refused)
@@ -163,7 +183,7 @@ int host_state_restore(struct host *h, const char *file, unsigned int *nr_refuse
 			continue;
 		}
 		line[len - 1] = '\0';
-		ret = host_state_line(h->vs, line);
+		ret = host_state_line(h, line);
 		if (ret && ret != -EEXIST)
 			(*nr_refused)++;
 		else

@@ -4,6 +4,7 @@
 #define VSCHED_HOST_INTERNAL_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -105,6 +106,9 @@ struct host_client {
 	uint64_t nr_pins;		/* host_pin()s checked to have reached the thread */
 	int pin_unchecked;		/* the vCPU host_pin() pinned, not checked yet; -1: none */
 	uid_t uid;			/* the peer's (SO_PEERCRED): where it may join */
+	unsigned long long start;	/* the peer's start time: with peer_pid, its identity
+					   (host_owners.c), 0: unknown */
+	bool owners_back;		/* its kept owners looked for (its first COMMIT) */
 	/* host_charge.c: its threads other than the vCPUs' (OTHER), charged to its VM group */
 	uint64_t other_at;		/* its allowance counted up to here (daemon's time) */
 	uint64_t other_allow;		/* ns it may still charge: elapsed time x host CPUs */
@@ -147,6 +151,14 @@ struct host {
 	void *gone_arg;
 	char **gone;
 	unsigned int nr_gone;
+	/* host_owners.c: the directory's records (host_set_attrs()); those kept in .host-tree
+	 * for VMMs not re-joined yet (struct host_kept); those due to the directory */
+	char *(*attrs_save)(void *arg);
+	int (*attrs_load)(void *arg, const char *rec);
+	void *attrs_arg;
+	struct list_head kept;
+	char **attrs_due;
+	unsigned int nr_attrs_due;
 	uint64_t grace_ns;
 	uint64_t answer_ns;		/* host_revoke_due(): a told VMM's time to answer */
 	uint64_t (*clock)(void);	/* time_mono_ns(); tests drive their own */
@@ -348,6 +360,21 @@ void host_tree_leave(struct host *h, struct host_client *c);
 int host_tree_vet_move(struct host *h, const struct host_client *c, const char *file,
 		       const char *buf, size_t len);
 int host_path_valid(const char *path, size_t size, bool absolute);
+
+/*
+ * host_owners.c: owners and modes at and below VM groups kept for the VMM that re-joins, and
+ * the directory's records above them. restore: one line of .host-tree split in fields (attr,
+ * vown, vattr; -EINVAL: garbage); back: c's kept owners given back (its first COMMIT); dump:
+ * those lines of the tree now, attrs the directory's records (ctl_attrs_save(); NULL: none).
+ * Tree lock held.
+ */
+struct host_kept;
+int host_owners_restore(struct host *h, char **f, int n);
+void host_owners_back(struct host *h, struct host_client *c);
+void host_owners_dump(struct host *h, const char *attrs, FILE *f);
+void host_owners_exit(struct host *h);
+/* A decimal number of digits alone, at most max: 0 or -EINVAL. */
+int host_owners_number(const char *s, unsigned long long max, unsigned long long *out);
 int host_settings_valid(const struct host_settings *st);
 
 #endif

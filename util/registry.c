@@ -87,7 +87,7 @@ int registry_default_dir(const char *name, char *buf, size_t len)
  * Start time of pid in clock ticks since boot (field 22 of /proc/pid/stat), 0 if it is gone or
  * has exited: a killed VMM its parent has not reaped yet (state Z, or X) runs no more.
  */
-static unsigned long long pid_start_time(pid_t pid)
+unsigned long long registry_pid_start(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long start = 0;
@@ -164,7 +164,7 @@ static int record_read(const char *path, struct vm_record *r)
 
 static bool record_alive(const struct vm_record *r)
 {
-	return r->pid > 0 && r->start && pid_start_time(r->pid) == r->start;
+	return r->pid > 0 && r->start && registry_pid_start(r->pid) == r->start;
 }
 
 /* Writes r as path's record. */
@@ -249,7 +249,7 @@ int registry_register(const char *name, const char *ctl_dir, char *stale, size_t
 
 	memset(&old, 0, sizeof(old));
 	old.pid = getpid();
-	old.start = pid_start_time(getpid());
+	old.start = registry_pid_start(getpid());
 	snprintf(old.ctl, sizeof(old.ctl), "%s", ctl_dir ? ctl_dir : "");
 	ret = record_write(path, &old);
 	close(lock);

@@ -16,6 +16,7 @@
 #ifndef VSCHED_CTL_CTL_H
 #define VSCHED_CTL_CTL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -53,6 +54,41 @@ void ctl_set_forward(struct ctl *c, ctl_forward_fn fn, void *arg);
  * without the tree's lock (this takes the directory's, which is taken before the tree's).
  */
 void ctl_forget(struct ctl *c, const char *path);
+
+/*
+ * What the directory keeps about a node beyond the tree (chmod; chown of a file; who made a
+ * group's files and its cpu.* files), saved across a restart of its server: the host
+ * scheduler's <run dir>/.host-tree (host/host_owners.c). One record a line,
+ * "KEY\tMODE\tOWNER\tFILES\tCPU_FILES": KEY the node's path ("/a", "/a/cpu.max"), MODE octal
+ * (at most 07777), each owner "UID:GID" in decimal, "-" for none. A group directory's own
+ * owner is the tree's (vsched_chown()), not in a record. Extended attributes are not saved.
+ */
+struct ctl_owner {
+	bool set;
+	uid_t uid;
+	gid_t gid;
+};
+
+struct ctl_attr_rec {
+	char key[PATH_MAX];
+	bool has_mode;
+	mode_t mode;
+	struct ctl_owner owner, files, cpu_files;
+};
+
+/* r as one line, no newline: its length, or -EINVAL (a bad key, mode) / -ENAMETOOLONG. */
+int ctl_attr_rec_format(const struct ctl_attr_rec *r, char *buf, size_t len);
+/* One line (no newline) read back, every field checked: 0 or -EINVAL. */
+int ctl_attr_rec_parse(const char *line, struct ctl_attr_rec *r);
+/* An absolute path of '/'-separated names, none empty, ".", ".." or holding a tab or newline. */
+bool ctl_attr_key_valid(const char *key);
+/* Every record the directory keeps, one a line (malloc'ed; NULL: no memory). */
+char *ctl_attrs_save(struct ctl *c);
+/*
+ * One record given back, replacing what was kept for its node: 0, -EINVAL (garbage; FILES or
+ * CPU_FILES on a file), -ENOENT (no such node). Without the tree's lock, as ctl_forget().
+ */
+int ctl_attr_load(struct ctl *c, const char *line);
 
 /* True if dir is a FUSE mount whose server is gone (stat() gives ENOTCONN). */
 bool ctl_dir_is_stale(const char *dir);

@@ -61,6 +61,17 @@ int host_listen(struct host *h, const char *sock);
  * the owners and modes it kept there (ctl_forget()), or a new VM of the name inherited them.
  */
 void host_set_gone(struct host *h, void (*fn)(void *arg, const char *path), void *arg);
+/*
+ * The control directory's own records of modes and files' owners (ctl_attrs_save(),
+ * ctl_attr_load(): one record a line) saved with the tree in .host-tree and given back: above
+ * the VM groups at once (those restored before this call), at and below a VM group to the VMM
+ * process it was saved for when it re-joins, never to another (host/host_owners.c). Records
+ * due are given to load after each event, without the tree's lock (host_attrs_flush(): how
+ * many it took, for the tests).
+ */
+void host_set_attrs(struct host *h, char *(*save)(void *arg),
+		    int (*load)(void *arg, const char *rec), void *arg);
+unsigned int host_attrs_flush(struct host *h);
 /* Serves until stop_fd becomes readable (an eventfd or pipe). 0 or -errno. */
 int host_run(struct host *h, int stop_fd);
 

@@ -27,6 +27,12 @@ const char *registry_run_dir(void);
 int registry_host_dir(char *buf, size_t len, dev_t *dev);
 /* 0 or -EINVAL: 1..128 printable characters, no '/', no leading '.' (a libvirt domain name). */
 int registry_name_valid(const char *name);
+/*
+ * Start time of pid in clock ticks since boot (/proc/pid/stat), 0 if it is gone or exited: with
+ * the pid, a process's identity for this boot (the registry's records, the host scheduler's
+ * owners kept for a VMM that re-joins).
+ */
+unsigned long long registry_pid_start(pid_t pid);
 /* Whether <run dir>/<name> is the run dir's own (REGISTRY_HOST_*): no VM's directory. */
 bool registry_name_reserved(const char *name);
 /*

@@ -19,7 +19,9 @@ PIDS="$PIDS $!"
 wait_for "[ -e $H/tenant/t1/v/cpu.max ]" || fail "v did not join"
 echo "50000 100000" >"$H/tenant/t1/cpu.max" && echo 300 >"$H/tenant/cpu.weight" &&
 	mkdir "$H/spare" && echo "max 50000" >"$H/spare/cpu.max" && chown 65534 "$H/spare" &&
-	echo 20 >"$H/cgroup.max.descendants" || fail "cannot set the tree up"
+	echo 20 >"$H/cgroup.max.descendants" && chown 65534:65534 "$H/spare/cpu.max" &&
+	chmod 640 "$H/tenant/cpu.weight" && chown 65534 "$H/tenant/t1/v/cpu.weight" ||
+	fail "cannot set the tree up"
 sleep 0.5	# the daemon saves within 250 ms of a change
 check() {
 	wait_for "[ -e $H/cgroup.procs ]" || fail "no control directory ($1)"
@@ -28,7 +30,13 @@ check() {
 	is spare/cpu.max "max 50000" "$1"
 	is cgroup.max.descendants 20 "$1"
 	[ "$(stat -c %u "$H/spare")" = 65534 ] || fail "/spare's owner lost ($1)"
+	# Files' owners and modes (the directory's records; before, lost at a restart).
+	[ "$(stat -c %u:%g "$H/spare/cpu.max")" = 65534:65534 ] ||
+		fail "/spare/cpu.max's owner lost ($1)"
+	[ "$(stat -c %a "$H/tenant/cpu.weight")" = 640 ] || fail "/tenant/cpu.weight's mode lost ($1)"
 	wait_for "[ -e $H/tenant/t1/v/cpu.max ]" || fail "v did not join again ($1)"
+	wait_for "[ \"\$(stat -c %u $H/tenant/t1/v/cpu.weight)\" = 65534 ]" ||
+		fail "v's group's cpu.weight's owner lost ($1)"
 	is tenant/t1/v/cpu.max "30000 100000" "$1"
 }
 check "the first daemon"

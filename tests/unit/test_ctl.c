@@ -298,10 +298,64 @@ static void test_ctl_move_check_atomic(void)
 	rm_run_dir();
 }
 
+/*
+ * What the directory keeps (chmod, chown of a file, a group's files' creator) saved as records
+ * and given back to a new mount (the host scheduler's restart, host/host_owners.c): stat shows
+ * the same; a record for a node that is not there, or with a creator on a file, is refused.
+ */
+static void test_ctl_attrs_saved(void)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 32], *text, *line, *save = NULL;
+	struct vsched *vs;
+	struct ctl *c;
+	struct stat st;
+
+	if (access("/dev/fuse", R_OK | W_OK) || geteuid()) {
+		test_skip("mounting needs /dev/fuse and root");
+		return;
+	}
+	set_run_dir();
+	snprintf(dir, sizeof(dir), "%s/mnt", run_dir);
+	vs = vsched_create(1, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL_FATAL(ctl_mount(vs, dir, &c), 0);
+	snprintf(p, sizeof(p), "%s/g", dir);
+	CU_ASSERT_EQUAL(mkdir(p, 0755), 0);
+	CU_ASSERT_EQUAL(chown(p, 65534, 65534), 0);	/* the tree's, not a record */
+	snprintf(p, sizeof(p), "%s/g/cgroup.procs", dir);
+	CU_ASSERT_EQUAL(chown(p, 65534, 65533), 0);
+	snprintf(p, sizeof(p), "%s/cgroup.subtree_control", dir);
+	CU_ASSERT_EQUAL(chmod(p, 0600), 0);
+	text = ctl_attrs_save(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "/g/cgroup.procs\t-\t65534:65533\t-\t-\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "/cgroup.subtree_control\t0600\t-\t-\t-\n"));
+	ctl_unmount(c);
+	CU_ASSERT_EQUAL_FATAL(ctl_mount(vs, dir, &c), 0);
+	snprintf(p, sizeof(p), "%s/g/cgroup.procs", dir);
+	CU_ASSERT_EQUAL(stat(p, &st), 0);
+	CU_ASSERT_EQUAL(st.st_uid, 0);			/* a new mount keeps nothing */
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		CU_ASSERT_EQUAL(ctl_attr_load(c, line), 0);
+	CU_ASSERT_EQUAL(stat(p, &st), 0);
+	CU_ASSERT_TRUE(st.st_uid == 65534 && st.st_gid == 65533);
+	snprintf(p, sizeof(p), "%s/cgroup.subtree_control", dir);
+	CU_ASSERT_EQUAL(stat(p, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 07777, 0600);
+	CU_ASSERT_EQUAL(ctl_attr_load(c, "/h/cpu.max\t0600\t-\t-\t-"), -ENOENT);
+	CU_ASSERT_EQUAL(ctl_attr_load(c, "/g/cgroup.procs\t-\t-\t1:1\t-"), -EINVAL);
+	CU_ASSERT_EQUAL(ctl_attr_load(c, "/g\t0600\t-1:0\t-\t-"), -EINVAL);
+	free(text);
+	ctl_unmount(c);
+	vsched_destroy(vs);
+	rm_run_dir();
+}
+
 static CU_TestInfo ctl_tests[] = {
 	{ "mount serves the API", test_ctl_mount_serves_api },
 	{ "unmount with a file open inside", test_ctl_unmount_with_open_file },
 	{ "a delegated move is checked with the write, atomically", test_ctl_move_check_atomic },
+	{ "what the directory keeps is saved and given back", test_ctl_attrs_saved },
 	CU_TEST_INFO_NULL,
 };
 
