@@ -15,6 +15,41 @@ for f in "$dir"/*.sim; do
 	n=$((n + 1))
 done
 [ "$n" -ge 12 ] || { echo "only $n scenarios"; exit 1; }
+# Ideals worked out by hand under cgroup v2 semantics (branch simcheck, tests/sim/hand/: a new
+# user's shapes of every directive): each "# expect WHO MS" is the ideal column of group WHO or
+# vCPU vN, and vsched is within 0.1 % (hog-only, uncapped) or 0.5 % of the ideal.
+h=0
+for f in "$here"/../sim/hand/*.sim; do
+	bound=0.1
+	grep -qE 'duty|bursty|sleep|max [0-9]|burst' "$f" && bound=0.5
+	"$VSCHED" sim "$f" > /tmp/vsched-t-sim.out.$$ ||
+		{ echo "$(basename "$f"): refused"; exit 1; }
+	awk -v name="$(basename "$f")" -v bound="$bound" '
+		FNR == NR { if ($1 == "#" && $2 == "expect") want[$3] = $4; next }
+		/^cpu.stat/ { sec = "" }
+		/^group .*weight/ { sec = "g"; next }
+		/^vcpu .*pattern/ { sec = "v"; next }
+		sec == "g" && NF >= 8 { got[$1] = $(NF - 1) }
+		sec == "v" && NF >= 6 { got["v" $1] = $(NF - 1) }
+		/^max group error/ { err = $(NF - 3) }
+		END {
+			for (w in want) {
+				d = got[w] - want[w]
+				if (!(w in got) || d > 0.002 + 1e-6 * want[w] || -d > 0.002 + 1e-6 * want[w]) {
+					printf "%s: ideal of %s %s, by hand %s\n", name, w, got[w], want[w]
+					bad = 1
+				}
+			}
+			if (err + 0 > bound + 0) {
+				printf "%s: error %s %% > %s %%\n", name, err, bound
+				bad = 1
+			}
+			exit bad
+		}' "$f" /tmp/vsched-t-sim.out.$$ || exit 1
+	h=$((h + 1))
+done
+rm -f /tmp/vsched-t-sim.out.$$
+[ "$h" -ge 50 ] || { echo "only $h hand scenarios"; exit 1; }
 # Bad input: a clear error and exit status 1; usage errors exit 2.
 printf 'lanes 0\n' > /tmp/vsched-t-sim.$$
 if "$VSCHED" sim /tmp/vsched-t-sim.$$ 2>/tmp/vsched-t-sim.err.$$; then exit 1; fi
@@ -46,4 +81,4 @@ rm -f /tmp/vsched-t-sim.$$ /tmp/vsched-t-sim.err.$$
 set +e
 "$VSCHED" sim >/dev/null 2>&1
 [ $? -eq 2 ] || exit 1
-echo "ok: $n scenarios"
+echo "ok: $n scenarios, $h by hand"
