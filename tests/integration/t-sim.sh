@@ -35,8 +35,10 @@ for f in "$here"/../sim/hand/*.sim; do
 		END {
 			for (w in want) {
 				d = got[w] - want[w]
-				if (!(w in got) || d > 0.002 + 1e-6 * want[w] || -d > 0.002 + 1e-6 * want[w]) {
-					printf "%s: ideal of %s %s, by hand %s\n", name, w, got[w], want[w]
+				tol = 0.002 + 1e-6 * want[w]
+				if (!(w in got) || d > tol || -d > tol) {
+					printf "%s: ideal of %s %s, by hand %s\n", name, w,
+						got[w], want[w]
 					bad = 1
 				}
 			}

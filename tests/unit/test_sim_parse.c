@@ -71,8 +71,9 @@ static uint64_t duration_of(const char *text)
 }
 
 /*
- * Times were read through a double: "0.4ns" became 0 and "1.6ns" 2 without a word; and cpu.max, a file of whole microseconds, took "1000500ns" as 1000 us and
- * "burst 1500ns" as 1 us (branch simcheck).
+ * Times were read through a double: "0.4ns" became 0 and "1.6ns" 2 without a word; and cpu.max,
+ * a file of whole microseconds, took "1000500ns" as 1000 us and "burst 1500ns" as 1 us (branch
+ * simcheck).
  */
 static void test_parse_exact_times(void)
 {
@@ -84,10 +85,12 @@ static void test_parse_exact_times(void)
 			1000000000000000000ULL);
 	refused("duration 1000000000000000001ns\nvcpu 0 / hog\n",
 		"line 1: bad time '1000000000000000001ns'");
-	refused("duration 0.4ns\nvcpu 0 / hog\n", "line 1: time '0.4ns' is finer than a nanosecond");
+	refused("duration 0.4ns\nvcpu 0 / hog\n",
+		"line 1: time '0.4ns' is finer than a nanosecond");
 	refused("duration 1.0005us\nvcpu 0 / hog\n",
 		"line 1: time '1.0005us' is finer than a nanosecond");
-	refused("vcpu 0 / hog\nat 0.5ns move 0 /\n", "line 2: time '0.5ns' is finer than a nanosecond");
+	refused("vcpu 0 / hog\nat 0.5ns move 0 /\n",
+		"line 2: time '0.5ns' is finer than a nanosecond");
 	refused("vcpu 0 / duty 1.6ns 2ns\n", "line 1: time '1.6ns' is finer than a nanosecond");
 	refused("vcpu 0 / duty 1ms 2ms phase 0.1ns\n",
 		"line 1: time '0.1ns' is finer than a nanosecond");
