@@ -24,7 +24,8 @@
  *   at 5s move 1 /c               timed events: move, weight, nice, max, burst, idle
  *   at 2s max /a/b 20ms 100ms
  *
- * Times are plain decimals (no sign, exponent, inf or nan). Groups are defined after their
+ * Times are plain decimals (no sign, exponent, inf or nan) of whole nanoseconds, cpu.max and
+ * burst values of whole microseconds (as the files take them). Groups are defined after their
  * parent, at most 256 deep; vCPU ids run from 0 without gaps, each once; every path names "/" or
  * a defined group; events happen before the end, in any order (sorted by time, then line); the
  * one-value keywords come once a file; a line gives each setting once, weight or nice, neither

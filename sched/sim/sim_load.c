@@ -80,7 +80,7 @@ static uint64_t group_periods(const struct sim_scenario *sc, const struct sim_gr
 	for (i = 0; i < sc->nr_events; i++) {
 		const struct sim_event *ev = &sc->events[i];
 
-		if (ev->type != SIM_EV_SET || strcmp(ev->path, g->path) || !ev->set.has_max)
+		if (ev->type != SIM_EV_SET || !ev->set.has_max || strcmp(ev->path, g->path))
 			continue;
 		capped = true;
 		if (ev->set.has_period && ev->set.period_us < period)

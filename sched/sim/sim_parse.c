@@ -65,8 +65,16 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 		/* The fields by the names docs/scheduler.md §8 gives them. */
 		busy = v->kind == SIM_BURSTY ? "BURST" : "BUSY";
 		period = v->kind == SIM_BURSTY ? "GAP" : v->kind == SIM_SLEEP ? "SLEEP" : "PERIOD";
-		if (n < 3 || sim_parse_time(tok[1], &v->busy) || sim_parse_time(tok[2], &v->period))
+		if (n < 3)
 			return perr(p, "%s needs %s and %s times", tok[0], busy, period);
+		for (i = 1; i < 3; i++) {
+			int ret = sim_parse_time(tok[i], i == 1 ? &v->busy : &v->period);
+
+			if (ret == -EDOM)
+				return sim_time_err(p, ret, tok[i]);
+			if (ret)
+				return perr(p, "%s needs %s and %s times", tok[0], busy, period);
+		}
 		if (v->kind == SIM_SLEEP && (!v->busy || !v->period))
 			return perr(p, "sleep needs BUSY and SLEEP above 0");
 		if (v->kind != SIM_SLEEP && (!v->busy || v->period < v->busy))
@@ -91,6 +99,8 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 				return perr(p, "phase is for duty, bursty and sleep vcpus");
 			if (sim_setting_once(p, &has_phase, "phase"))
 				return -EINVAL;
+			if (sim_parse_time(tok[i + 1], &v->phase) == -EDOM)
+				return sim_time_err(p, -EDOM, tok[i + 1]);
 			if (sim_parse_time(tok[i + 1], &v->phase))
 				return perr(p, "bad phase");
 		} else if (!strcmp(tok[i], "seed")) {
@@ -149,6 +159,7 @@ static int parse_at(struct parser *p, char **tok, int n)
 	struct sim_scenario *sc = p->sc;
 	struct sim_event *ev;
 	unsigned long id;
+	int ret;
 
 	if (n < 4)
 		return perr(p, "usage: at TIME move|weight|nice|max|burst|idle ...");
@@ -159,8 +170,9 @@ static int parse_at(struct parser *p, char **tok, int n)
 	ev = &sc->events[sc->nr_events];
 	memset(ev, 0, sizeof(*ev));
 	ev->line = p->line;
-	if (sim_parse_time(tok[1], &ev->at))
-		return perr(p, "bad time '%s'", tok[1]);
+	ret = sim_parse_time(tok[1], &ev->at);
+	if (ret)
+		return sim_time_err(p, ret, tok[1]);
 	if (!strcmp(tok[2], "move")) {
 		if (n != 5 || sim_parse_ulong(tok[3], &id))
 			return perr(p, "usage: at TIME move VCPU PATH");
@@ -191,7 +203,7 @@ static int parse_line(struct parser *p, char *line)
 	char *tok[SIM_MAX_TOKENS], *save = NULL, *t;
 	uint64_t ns;
 	size_t k;
-	int n = 0;
+	int n = 0, ret;
 
 	*strchrnul(line, '#') = '\0';
 	for (t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
@@ -237,8 +249,9 @@ static int parse_line(struct parser *p, char *line)
 		sc->deliver_pct = (unsigned int)v;
 		return 0;
 	}
-	if (sim_parse_time(tok[1], &ns))
-		return perr(p, "bad time '%s'", tok[1]);
+	ret = sim_parse_time(tok[1], &ns);
+	if (ret)
+		return sim_time_err(p, ret, tok[1]);
 	if (!strcmp(tok[0], "duration")) {
 		if (!ns)
 			return perr(p, "duration must be > 0");
@@ -304,8 +317,12 @@ int sim_parse(const char *text, struct sim_scenario **out, struct diag *d)
 			ret = parse_line(&p, line);
 	}
 	free(copy);
-	if (!ret)
+	if (!ret) {
+		/* The empty piece after a final newline is no line: "lanes 2\n" has one. */
+		if (p.line > 1 && text[strlen(text) - 1] == '\n')
+			p.line--;
 		ret = sim_check(sc, p.line, d);
+	}
 	if (ret) {
 		sim_scenario_free(sc);
 		return ret;

@@ -30,9 +30,14 @@ static inline __printf(2, 3) int perr(struct parser *p, const char *fmt, ...)
 	return ret;
 }
 
-/* sim_parse_value.c: a time with its unit (bare: microseconds) in ns; an unsigned integer. */
+/*
+ * sim_parse_value.c: a time with its unit (bare: microseconds) in whole ns (-EDOM: finer); an
+ * unsigned integer.
+ */
 int sim_parse_time(const char *tok, uint64_t *out);
 int sim_parse_ulong(const char *tok, unsigned long *out);
+/* Refuses tok, a time sim_parse_time() returned ret for, at the parser's line. */
+int sim_time_err(struct parser *p, int ret, const char *tok);
 /* A group path into out (GROUP_PATH_MAX bytes). */
 int sim_parse_path(struct parser *p, const char *tok, char *out);
 /* A setting marked given, refused if it was already: only one of the two would take. */

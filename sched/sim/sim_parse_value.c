@@ -12,7 +12,10 @@
 /*
  * A time: a plain decimal number (digits, maybe a fraction) with a unit (ns, us, ms, s); bare
  * numbers are microseconds. No sign, exponent, hex, inf or nan: strtod() takes all of those, and
- * NaN passed every range check into an undefined conversion (issue 13).
+ * NaN passed every range check into an undefined conversion (issue 13). Read in integers, to
+ * the nanosecond: through a double, "0.4ns" became 0 and "1.6ns" 2 without a word, and values
+ * past 2^53 ns moved ("999999999999999999ns" was 10^18). A fraction finer than 1 ns (other than
+ * trailing zeros) is refused, -EDOM; above 10^18 ns, -ERANGE.
  */
 int sim_parse_time(const char *tok, uint64_t *out)
 {
@@ -22,34 +25,50 @@ int sim_parse_time(const char *tok, uint64_t *out)
 	} units[] = {
 		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000 },
 	};
-	size_t n = strspn(tok, "0123456789"), i;
-	char num[32];
-	double v;
+	const uint64_t limit = 1000000000000000000ULL;
+	size_t n = strspn(tok, "0123456789"), frac = 0, i, k;
+	uint64_t v = 0, scale;
 
 	if (!n)
 		return -EINVAL;
 	if (tok[n] == '.') {
-		size_t frac = strspn(tok + n + 1, "0123456789");
-
+		frac = strspn(tok + n + 1, "0123456789");
 		if (!frac)
 			return -EINVAL;
-		n += 1 + frac;
 	}
-	if (n >= sizeof(num))
-		return -ERANGE;
-	memcpy(num, tok, n);
-	num[n] = '\0';
-	v = strtod(num, NULL);
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (strcmp(tok + n, units[i].unit))
-			continue;
-		v *= (double)units[i].mul;
-		if (!(v >= 0 && v <= 1e18))
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(tok + n + (frac ? 1 + frac : 0), units[i].unit))
+			break;
+	if (i == ARRAY_SIZE(units))
+		return -EINVAL;
+	for (k = 0; k < n; k++) {
+		if (v > (limit - (uint64_t)(tok[k] - '0')) / 10)
 			return -ERANGE;
-		*out = (uint64_t)(v + 0.5);
-		return 0;
+		v = v * 10 + (uint64_t)(tok[k] - '0');
 	}
-	return -EINVAL;
+	if (v > limit / units[i].mul)
+		return -ERANGE;
+	v *= units[i].mul;
+	for (k = 0, scale = units[i].mul; k < frac; k++) {
+		uint64_t d = (uint64_t)(tok[n + 1 + k] - '0');
+
+		scale /= 10;
+		if (!scale && d)
+			return -EDOM;
+		v += d * scale;
+	}
+	if (v > limit)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* Refuses a time sim_parse_time() did not take (ret), saying why. */
+int sim_time_err(struct parser *p, int ret, const char *tok)
+{
+	if (ret == -EDOM)
+		return perr(p, "time '%s' is finer than a nanosecond", tok);
+	return perr(p, "bad time '%s'", tok);
 }
 
 int sim_parse_ulong(const char *tok, unsigned long *out)
@@ -105,9 +124,13 @@ int sim_parse_path(struct parser *p, const char *tok, char *out)
 static int us_of(struct parser *p, const char *tok, uint64_t *us)
 {
 	uint64_t ns;
+	int ret = sim_parse_time(tok, &ns);
 
-	if (sim_parse_time(tok, &ns))
-		return perr(p, "bad time '%s'", tok);
+	if (ret)
+		return sim_time_err(p, ret, tok);
+	/* The files take whole microseconds: "1000500ns" was taken as 1000 us without a word. */
+	if (ns % 1000)
+		return perr(p, "cpu.max and cpu.max.burst are whole microseconds, not '%s'", tok);
 	*us = ns / 1000;
 	return 0;
 }

@@ -56,6 +56,54 @@ static void test_parse_numbers(void)
 	refused("group /a weight +5\nvcpu 0 / hog\n", "line 1: weight must be in [1, 10000]");
 }
 
+/* The duration text's scenario runs (one lane), 0 if refused. */
+static uint64_t duration_of(const char *text)
+{
+	struct sim_scenario *sc = NULL;
+	struct sim_result *r = NULL;
+	uint64_t ns = 0;
+
+	if (!sim_parse(text, &sc, NULL) && !sim_ideal_only(sc, &r, NULL))
+		ns = (uint64_t)sim_capacity_ns(r);
+	sim_result_free(r);
+	sim_scenario_free(sc);
+	return ns;
+}
+
+/*
+ * Times were read through a double: "0.4ns" became 0 and "1.6ns" 2 without a word; and cpu.max,
+ * a file of whole microseconds, took "1000500ns" as 1000 us and "burst 1500ns" as 1 us (branch
+ * simcheck).
+ */
+static void test_parse_exact_times(void)
+{
+	CU_ASSERT_EQUAL(duration_of("duration 1.5us\nvcpu 0 / hog\n"), 1500);
+	CU_ASSERT_EQUAL(duration_of("duration 2.000000001s\nvcpu 0 / hog\n"), 2000000001ULL);
+	CU_ASSERT_EQUAL(duration_of("duration 1.0ns\nvcpu 0 / hog\n"), 1);
+	CU_ASSERT_EQUAL(duration_of("duration 2.5\nvcpu 0 / hog\n"), 2500);
+	CU_ASSERT_EQUAL(duration_of("duration 1000000000s\nvcpu 0 / hog\n"),
+			1000000000000000000ULL);
+	refused("duration 1000000000000000001ns\nvcpu 0 / hog\n",
+		"line 1: bad time '1000000000000000001ns'");
+	refused("duration 0.4ns\nvcpu 0 / hog\n",
+		"line 1: time '0.4ns' is finer than a nanosecond");
+	refused("duration 1.0005us\nvcpu 0 / hog\n",
+		"line 1: time '1.0005us' is finer than a nanosecond");
+	refused("vcpu 0 / hog\nat 0.5ns move 0 /\n",
+		"line 2: time '0.5ns' is finer than a nanosecond");
+	refused("vcpu 0 / duty 1.6ns 2ns\n", "line 1: time '1.6ns' is finer than a nanosecond");
+	refused("vcpu 0 / duty 1ms 2ms phase 0.1ns\n",
+		"line 1: time '0.1ns' is finer than a nanosecond");
+	refused("group /a max 1000500ns 1s\nvcpu 0 / hog\n",
+		"line 1: cpu.max and cpu.max.burst are whole microseconds, not '1000500ns'");
+	refused("group /a max 10ms 100.0005ms\nvcpu 0 / hog\n",
+		"line 1: cpu.max and cpu.max.burst are whole microseconds, not '100.0005ms'");
+	refused("group /a burst 1500ns\nvcpu 0 / hog\n",
+		"line 1: cpu.max and cpu.max.burst are whole microseconds, not '1500ns'");
+	CU_ASSERT_EQUAL(duration_of("group /a max 1.5ms 10.5ms burst 0.5ms\nvcpu 0 / hog\n"),
+			1000000000ULL);
+}
+
 static void test_parse_structure(void)
 {
 	struct sim_scenario *sc = NULL;
@@ -63,7 +111,10 @@ static void test_parse_structure(void)
 	refused("vcpu 0 / hog\nvcpu 0 /a hog\n", "line 2: vcpu 0 already defined at line 1");
 	refused("vcpu 0 / hog\n\nvcpu 2 / hog\n",
 		"line 3: vcpu 1 is missing: ids run from 0, no gaps");
-	refused("lanes 2\n", "line 2: no vcpu line: not a scenario");
+	/* The empty piece after the final newline was named: "lanes 2\n" has no line 2. */
+	refused("lanes 2\n", "line 1: no vcpu line: not a scenario");
+	refused("lanes 2\n\n# end\n", "line 3: no vcpu line: not a scenario");
+	refused("lanes 2", "line 1: no vcpu line: not a scenario");
 	refused("", "line 1: no vcpu line: not a scenario");
 	refused("duration 1s\nvcpu 0 / hog\nat 2s weight / 5\n",
 		"line 3: event at 2 s is not before the end (duration 1 s)");
@@ -287,6 +338,7 @@ static void test_sim_scenario_errors(void)
 
 static CU_TestInfo parse_tests[] = {
 	{ "numbers are whole words", test_parse_numbers },
+	{ "times to the nanosecond, cpu.max to the microsecond", test_parse_exact_times },
 	{ "what only the whole file shows", test_parse_structure },
 	{ "what a new user's scenarios found", test_parse_audit },
 	{ "files that are no scenario", test_load_not_a_scenario },
