@@ -36,3 +36,37 @@ host_daemon_stop() {
 	kill -TERM "$HP"
 	wait "$HP" || fail "the daemon exited $? on SIGTERM"
 }
+# host_daemon_restart SIG ARGS...: the daemon killed with SIG (TERM: it must exit 0), a new one
+# started with ARGS
+host_daemon_restart() {
+	local sig=$1
+	shift
+	if [ "$sig" = TERM ]; then
+		host_daemon_stop
+	else
+		kill -"$sig" "$HP"
+		wait "$HP" 2>/dev/null
+	fi
+	host_daemon_start "$@"
+}
+# host_deleg_begin NAME: the delegation tests' start: host_test_begin, user U (65534) and as_u to
+# run as it, a daemon on 2 CPUs, and start_w LOG [run flags]: VM w (one hog vCPU, group d) in
+# the background ($WP), its directory in the daemon's $D
+host_deleg_begin() {
+	host_test_begin "$1"
+	U=65534
+	mkdir -p "$VSCHED_RUN_DIR"
+	chmod 755 "$TMPD" "$VSCHED_RUN_DIR"
+	host_daemon_start --cpus 2
+	wait_for "[ -e $H/cgroup.procs ]" || fail "no control directory $H"
+	D=$H/machine/w
+}
+as_u() { setpriv --reuid="$U" --regid="$U" --clear-groups "$@"; }
+start_w() {	# LOG [run flags]
+	local log=$1
+	shift
+	"$VSCHED" run --host --accel thread --name w --vcpus 1 --payload hog --duration 30s \
+		--group d "$@" >"$TMPD/$log.log" 2>&1 &
+	WP=$!
+	PIDS="$PIDS $WP"
+}

@@ -12,22 +12,7 @@
 [ -c /dev/fuse ] || { echo "no /dev/fuse: the test writes the daemon's directory"; exit 77; }
 command -v setpriv >/dev/null || { echo "no setpriv"; exit 77; }
 . "$(dirname "$0")/host-lib.sh"
-host_test_begin host-deleg
-U=65534
-as_u() { setpriv --reuid=$U --regid=$U --clear-groups "$@"; }
-mkdir -p "$VSCHED_RUN_DIR"
-chmod 755 "$TMPD" "$VSCHED_RUN_DIR"
-host_daemon_start --cpus 2
-wait_for "[ -e $H/cgroup.procs ]" || fail "no control directory $H"
-start_w() {	# LOG [run flags]
-	local log=$1
-	shift
-	"$VSCHED" run --host --accel thread --name w --vcpus 1 --payload hog --duration 30s \
-		--group d "$@" >"$TMPD/$log.log" 2>&1 &
-	WP=$!
-	PIDS="$PIDS $WP"
-}
-D=$H/machine/w
+host_deleg_begin host-deleg
 start_w w1
 wait_for "[ -d $D/d ]" || fail "w did not join"
 chown $U:$U "$D" "$D/d" "$D/d/cgroup.procs" "$D/d/cgroup.subtree_control" ||
@@ -64,13 +49,9 @@ check() {	# WHEN
 		fail "w's own directory lost its owners ($1)"
 }
 check "the first daemon"
-kill -9 "$HP"
-wait "$HP" 2>/dev/null
-host_daemon_start --cpus 2
+host_daemon_restart 9 --cpus 2
 check "after SIGKILL"
-kill -TERM "$HP"
-wait "$HP" || fail "the daemon exited $? on SIGTERM"
-host_daemon_start --cpus 2
+host_daemon_restart TERM --cpus 2
 check "after SIGTERM"
 
 # The VM killed while no daemon runs, a new VM of the name and groups: root's, all of it.

@@ -10,22 +10,7 @@
 [ -c /dev/fuse ] || { echo "no /dev/fuse: the test writes the daemon's control directory"; exit 77; }
 command -v setpriv >/dev/null || { echo "no setpriv"; exit 77; }
 . "$(dirname "$0")/host-lib.sh"
-host_test_begin host-own
-U=65534
-as_u() { setpriv --reuid=$U --regid=$U --clear-groups "$@"; }
-mkdir -p "$VSCHED_RUN_DIR"
-chmod 755 "$TMPD" "$VSCHED_RUN_DIR"
-host_daemon_start --cpus 2
-wait_for "[ -e $H/cgroup.procs ]" || fail "no control directory $H"
-start_w() {	# LOG [run flags]
-	local log=$1
-	shift
-	"$VSCHED" run --host --accel thread --name w --vcpus 1 --payload hog --duration 30s \
-		--group d "$@" >"$TMPD/$log.log" 2>&1 &
-	WP=$!
-	PIDS="$PIDS $WP"
-}
-D=$H/machine/w
+host_deleg_begin host-own
 start_w w1
 wait_for "[ -d $D/d ]" || fail "w did not join"
 chown $U:$U "$D/d" || fail "chown of d"

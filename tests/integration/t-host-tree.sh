@@ -42,15 +42,11 @@ check() {
 check "the first daemon"
 
 "$VSCHED" host --cpus 2 >"$TMPD/second.log" 2>&1 && fail "a second daemon started"
-kill -9 "$HP"
-wait "$HP" 2>/dev/null
-host_daemon_start --cpus 2
+host_daemon_restart 9 --cpus 2
 check "after SIGKILL"
 grep -q "restored from $VSCHED_RUN_DIR/.host-tree" "$TMPD/host.log" ||
 	fail "the new daemon did not say it restored the tree"
-kill -TERM "$HP"
-wait "$HP" || fail "the daemon exited $? on SIGTERM"
-host_daemon_start --cpus 2
+host_daemon_restart TERM --cpus 2
 check "after SIGTERM"
 
 # A daemon that answers v's re-join and refuses it (1 slot, v has 2 vCPUs): v says so once,
@@ -62,9 +58,7 @@ wait_for "grep -q 'the host scheduler refuses this VM (No space left on device)'
 	fail "v's refused re-join was not said"
 sleep 0.5
 [ "$(grep -c 'refuses this VM' "$TMPD/v.log")" = 1 ] || fail "v's refusal said more than once"
-kill -9 "$HP"
-wait "$HP" 2>/dev/null
-host_daemon_start --cpus 2
+host_daemon_restart 9 --cpus 2
 wait_for "[ -e $H/tenant/t1/v/cpu.max ]" || fail "v did not join the next daemon"
 host_daemon_stop
 echo "the tree above the VMs kept across SIGKILL and SIGTERM restarts"
