@@ -4,15 +4,18 @@
 # daemon decides it shortly before, publishes "PREEMPT at until" in the holder's entry and
 # "GRANT from until" in the successor's, and the holder's VMM applies it at its own slice end.
 # Judged on every host, per VM: none of the ends the daemon published was enforced by it at the
-# grace (the VMM applied each), and the VMM applied (--stats runtime.ahead_preempts) at least
-# half, less one, of what the daemon logs as published ahead as it leaves (the rest withdrawn by
-# a later decision: 0-6 of 31-44 at load 16, 1 of 1 at load 17). Judged only when the host gave the pair's vCPU threads at
-# least half of their lane (the daemon, a normal thread beside them, wakes HOST_AHEAD_NS before
-# an end only if it gets a CPU at once): each VM published and applied ahead at least a tenth
-# of its lane changes (grants) and at least 5. Under the machine's lock with nice-0 busy loops
-# beside (docs/host.md, "Slice ends decided ahead"): the vCPUs got 0.25 of the lane, ends
-# published ahead 46-70 % of the grants; 0.07, 0-23 %; 0.02, 0-10 %: the tenth failed in 3 of 4
-# runs at load 9-12 before this gate. Each backend. Before: no ahead_preempts in --stats, no log.
+# grace, and the VMM applied (--stats runtime.ahead_preempts) at least three quarters, less two,
+# of what the daemon logs as published ahead as it leaves (not counted: 0-6 of 31-44 at load 16,
+# 1 of 1 at load 17; a VMM that applies a PREEMPT at once, not at `at`, counted 24-37 of 52-56
+# when the daemon ran late: failed). Judged only where the host's
+# CPU pressure (/proc/pressure/cpu "some": the share of the pair's time in which a runnable
+# thread waited for a CPU) stayed under half, or cannot be read: each VM published and applied
+# ahead at least a tenth of its lane changes (grants), and at least 5. The daemon is a normal
+# thread that wakes HOST_AHEAD_NS (100 us) before an end; on a host whose runnable threads wait,
+# it wakes late and decides the end at once, as before (docs/host.md, "Slice ends decided
+# ahead"). At load 15-21 (pressure 99 %) ends published ahead were 0-25 % of the grants when the
+# vCPUs got 0.02-0.07 of their lane, 46-70 % at 0.25: the tenth failed in 4 of 4 runs at load
+# 18-21 (twice each) before this gate. Each backend. Before: no ahead_preempts in --stats, no log.
 . "$(dirname "$0")/runtime-lib.sh"
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-ahead
@@ -21,11 +24,22 @@ mkdir -p "$VSCHED_RUN_DIR"
 host_daemon_start --cpus 1 --no-ctl
 # A field of a --stats file: st_field FILE KEY (the first)
 st_field() { sed -nE "s/.*\"$2\": ([0-9]+).*/\1/p" "$1" | head -1; }
-# One pair of VMs, 2 s, on the backend $1. False if the host gave them at least half of their
-# lane and a VM applied fewer than a tenth of its lane changes ahead; fails the test on what
-# no load explains.
+# The host's CPU pressure: "some" total (us in which a runnable thread waited), "" if unknown.
+cpu_stall_us() { sed -nE 's/^some .*total=([0-9]+).*/\1/p' /proc/pressure/cpu 2>/dev/null; }
+# cpu_stall_since STALL0 WALL0: the share of the time since then with a thread waiting, or "".
+cpu_stall_since() {
+	local s1
+	s1=$(cpu_stall_us)
+	[ -n "$1" ] && [ -n "$s1" ] || return 0
+	awk "BEGIN { print ($s1 - $1) / (($EPOCHREALTIME - $2) * 1e6) }"
+}
+# One pair of VMs, 2 s, on the backend $1. False if the host was not too busy to judge and a VM
+# applied fewer than a tenth of its lane changes ahead; fails the test on what no load explains.
 pair() {
-	local accel=$1 vm pid_a pid_b st ahead grants cap=0 judged ok=0 line pub late
+	local accel=$1 vm pid_a pid_b st ahead grants judged ok=0 line pub late stall
+	local stall0 wall0=$EPOCHREALTIME
+
+	stall0=$(cpu_stall_us)
 	for vm in a b; do
 		"$VSCHED" run --host --accel "$accel" --name "$vm$accel$n" --vcpus 1 --payload hog \
 			--no-ctl --duration 2s --stats "$TMPD/$vm$accel$n.json" \
@@ -36,15 +50,9 @@ pair() {
 	wait "$pid_b" || fail "$accel: VM b exited $?"
 	wait_for '[ "$(grep -ac "published ahead" "$TMPD/host.log")" -ge $((n + 2)) ]' ||
 		fail "$accel: the daemon logged no PREEMPTs published ahead"
-	# The share of their one lane the host gave the two vCPU threads (from their first
-	# instruction to their end).
-	for vm in a b; do
-		st=$TMPD/$vm$accel$n.json
-		cap=$(awk "BEGIN { print $cap + $(vcpus_cpu_ns "$st") / \
-			($(stat_top "$st" wall_ns) - $(stat_top "$st" startup_ns)) }")
-	done
-	judged=0
-	check "$cap >= 0.5" && judged=1
+	judged=1
+	stall=$(cpu_stall_since "$stall0" "$wall0")
+	[ -z "$stall" ] || check "$stall < 0.5" || judged=0
 	for vm in a b; do
 		st=$TMPD/$vm$accel$n.json
 		ahead=$(st_field "$st" ahead_preempts)
@@ -60,13 +68,14 @@ pair() {
 		[ -n "$ahead" ] && [ -n "$grants" ] || fail "$accel $vm: no ahead_preempts or grants"
 		[ -n "$pub" ] && [ -n "$late" ] || fail "$accel $vm: no published ahead in the log: $line"
 		[ "$late" = 0 ] || fail "$accel $vm: the daemon enforced $late published ends: $line"
-		check "2 * $ahead + 2 >= $pub" ||
+		check "4 * $ahead + 8 >= 3 * $pub" ||
 			fail "$accel $vm: the VMM applied $ahead of $pub ends published ahead"
 		[ "$judged" = 1 ] || continue
 		check "$grants >= 20 && $ahead * 10 >= $grants && $pub >= 5" || ok=1
 	done
 	n=$((n + 2))
-	[ "$judged" = 1 ] || echo "$accel: host too busy: the vCPUs got $cap of their lane (under 0.5)," \
+	[ "$judged" = 1 ] || echo "$accel: host too busy: runnable threads waited for a CPU" \
+		"$(awk "BEGIN { printf \"%.0f\", 100 * $stall }") % of the pair's time (over 50 %)," \
 		"how many ends the daemon decided in time not judged"
 	return $ok
 }
