@@ -6,22 +6,23 @@
 # Judged on every host, per VM: none of the ends the daemon published was enforced by it at the
 # grace, and the VMM applied (--stats runtime.ahead_preempts) at least three quarters, less two,
 # of what the daemon logs as published ahead as it leaves (not counted: 0-6 of 31-44 at load 16,
-# 1 of 1 at load 17; a VMM that applies a PREEMPT at once, not at `at`, counted 24-37 of 52-56
-# when the daemon ran late: failed). Judged only where the host's
-# CPU pressure (/proc/pressure/cpu "some": the share of the pair's time in which a runnable
-# thread waited for a CPU) stayed under half, or cannot be read: each VM published and applied
-# ahead at least a tenth of its lane changes (grants), and at least 5. The daemon is a normal
-# thread that wakes HOST_AHEAD_NS (100 us) before an end; on a host whose runnable threads wait,
-# it wakes late and decides the end at once, as before (docs/host.md, "Slice ends decided
-# ahead"). At load 15-21 (pressure 99 %) ends published ahead were 0-25 % of the grants when the
-# vCPUs got 0.02-0.07 of their lane, 46-70 % at 0.25: the tenth failed in 4 of 4 runs at load
-# 18-21 (twice each) before this gate. Each backend. Before: no ahead_preempts in --stats, no log.
+# 1 of 1 at load 17; a VMM that applied a PREEMPT at once, not at `at`, counted 24-37 of 52-56
+# when the daemon ran late: failed). Judged only where the host's CPU pressure stayed under half
+# over the pair (/proc/pressure/cpu "some": the share of the time in which a runnable thread
+# waited for a CPU), or cannot be read: each VM published and applied ahead at least a tenth of
+# its lane changes (grants), and at least 5. The daemon is a normal thread that wakes
+# HOST_AHEAD_NS (100 us) before an end; on a host whose runnable threads wait, it wakes late and
+# decides the end at once, as before (docs/host.md, "Slice ends decided ahead"). At load 15-21
+# (pressure 96-99 %) 0-25 % of the ends were published ahead when the vCPUs got 0.02-0.07 of
+# their lane, 46-70 % at 0.25: the tenth failed in 4 of 4 runs at load 18-21 (twice each) before
+# this gate. Each backend. Before: no ahead_preempts in --stats, no such log.
 . "$(dirname "$0")/runtime-lib.sh"
 . "$(dirname "$0")/host-lib.sh"
 host_test_begin host-ahead
 mkdir -p "$VSCHED_RUN_DIR"
 
 host_daemon_start --cpus 1 --no-ctl
+pub_re='.*published ahead ([0-9]+) \(enforced at the grace ([0-9]+)\).*'
 # A field of a --stats file: st_field FILE KEY (the first)
 st_field() { sed -nE "s/.*\"$2\": ([0-9]+).*/\1/p" "$1" | head -1; }
 # The host's CPU pressure: "some" total (us in which a runnable thread waited), "" if unknown.
@@ -58,8 +59,8 @@ pair() {
 		ahead=$(st_field "$st" ahead_preempts)
 		grants=$(st_field "$st" grants)
 		line=$(grep -a "/machine/$vm$accel$n: its threads" "$TMPD/host.log")
-		pub=$(sed -nE 's/.*published ahead ([0-9]+) \(enforced at the grace ([0-9]+)\).*/\1/p' <<<"$line")
-		late=$(sed -nE 's/.*published ahead ([0-9]+) \(enforced at the grace ([0-9]+)\).*/\2/p' <<<"$line")
+		pub=$(sed -nE "s/$pub_re/\\1/p" <<<"$line")
+		late=$(sed -nE "s/$pub_re/\\2/p" <<<"$line")
 		echo "$accel $vm: ${ahead:-?} ends applied ahead of ${grants:-?} grants;" \
 			"the daemon published ${pub:-?} ahead, enforced ${late:-?};" \
 			"grants from an end taken $(st_field "$st" ahead_grants)," \

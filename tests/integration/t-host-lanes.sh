@@ -89,13 +89,16 @@ for accel in $(test_accels); do
 		done
 		kill -0 "$p" 2>/dev/null || whole=0
 	done
-	[ -z "$bad" ] || fail "$accel: vCPU threads may run on CPUs other than one lane's ($lane_cpus):$bad"
+	[ -z "$bad" ] ||
+		fail "$accel: vCPU threads may run on CPUs other than one lane's ($lane_cpus):$bad"
 	idle=$(awk "BEGIN { printf \"%.1f\", 100 * ($i1 - $i0) / ($t1 - $t0) }")
-	echo "$accel: the VMs got $(awk "BEGIN { printf \"%.2f\", ($v1 - $v0) / ($t1 - $t0) * 2 }") of the 2 CPUs over 2 s; they idled $idle %"
+	got=$(awk "BEGIN { printf \"%.2f\", ($v1 - $v0) / ($t1 - $t0) * 2 }")
+	echo "$accel: the VMs got $got of the 2 CPUs over 2 s; they idled $idle %"
 	if [ "$whole" = 1 ]; then
 		check "$idle <= 10" || fail "$accel: the lanes' CPUs idled $idle % beside 8 hogs"
 	else
-		echo "$accel: host too busy: a VM ended within the window (this shell ran late), idle time not judged"
+		echo "$accel: host too busy: a VM ended within the window (this shell ran late)," \
+			"idle time not judged"
 	fi
 	for p in $vms; do wait "$p" || fail "$accel: a VM exited $?"; done
 done
