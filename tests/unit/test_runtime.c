@@ -101,14 +101,17 @@ static void test_runtime_no_kicks_without_waiters(enum vm_accel accel)
 /*
  * vCPU 1 moves from a to b while both hog: from then on its time goes to b. The move charges
  * what it ran so far to a, and each usage read charges what it ran since, so the groups match
- * the threads' clocks up to the gap between reading usage and reading the clock: 10 ms covers
- * the test thread being preempted there for a host time slice with both CPUs busy.
+ * the threads' clocks. Each pair of usage reads is bracketed by clock reads before and after
+ * it, so however long the host keeps this thread off its CPU between them (a fixed 10 ms for
+ * that failed at load 18, the vCPUs running on meanwhile), a group's growth lies between the
+ * clocks' smallest and largest growth, within 10 ms.
  */
 static void test_runtime_move_charges_new_group(enum vm_accel accel)
 {
-	uint64_t a0, b0, a1, b1, c00, c01, c10, c11;
+	uint64_t a0, b0, a1, b1, c0[2][2], c1[2][2];	/* [before, after the usage reads][vCPU] */
 	char msg[256];
 	struct runvm r;
+	unsigned int i;
 
 	if (!vm_new(&r, "t-move", 2, 2, accel))
 		return;
@@ -118,22 +121,26 @@ static void test_runtime_move_charges_new_group(enum vm_accel accel)
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
 	msleep(300);
 	CU_ASSERT_EQUAL(vsched_assign(r.vs, "1", "b"), 0);
+	for (i = 0; i < 2; i++)
+		c0[0][i] = vcpu_cpu_ns(&r.vm.vcpus[i]);
 	a0 = vs_usage_usec(r.vs, "a");
 	b0 = vs_usage_usec(r.vs, "b");
-	c00 = vcpu_cpu_ns(&r.vm.vcpus[0]);
-	c01 = vcpu_cpu_ns(&r.vm.vcpus[1]);
+	for (i = 0; i < 2; i++)
+		c0[1][i] = vcpu_cpu_ns(&r.vm.vcpus[i]);
 	msleep(700);
+	for (i = 0; i < 2; i++)
+		c1[0][i] = vcpu_cpu_ns(&r.vm.vcpus[i]);
 	a1 = vs_usage_usec(r.vs, "a");
 	b1 = vs_usage_usec(r.vs, "b");
-	c10 = vcpu_cpu_ns(&r.vm.vcpus[0]);
-	c11 = vcpu_cpu_ns(&r.vm.vcpus[1]);
+	for (i = 0; i < 2; i++)
+		c1[1][i] = vcpu_cpu_ns(&r.vm.vcpus[i]);
 	runvm_stop(&r);
 	/* a grows by vCPU 0's time only, b by vCPU 1's. */
 	CU_ASSERT_TRUE(b1 > b0);
-	CU_ASSERT_TRUE((int64_t)(a1 - a0) * 1000 <= (int64_t)(c10 - c00) + 10000000);
-	CU_ASSERT_TRUE((int64_t)(a1 - a0) * 1000 >= (int64_t)(c10 - c00) - 10000000);
-	CU_ASSERT_TRUE((int64_t)(b1 - b0) * 1000 <= (int64_t)(c11 - c01) + 10000000);
-	CU_ASSERT_TRUE((int64_t)(b1 - b0) * 1000 >= (int64_t)(c11 - c01) - 10000000);
+	CU_ASSERT_TRUE((int64_t)(a1 - a0) * 1000 <= (int64_t)(c1[1][0] - c0[0][0]) + 10000000);
+	CU_ASSERT_TRUE((int64_t)(a1 - a0) * 1000 >= (int64_t)(c1[0][0] - c0[1][0]) - 10000000);
+	CU_ASSERT_TRUE((int64_t)(b1 - b0) * 1000 <= (int64_t)(c1[1][1] - c0[0][1]) + 10000000);
+	CU_ASSERT_TRUE((int64_t)(b1 - b0) * 1000 >= (int64_t)(c1[0][1] - c0[1][1]) - 10000000);
 	runvm_destroy(&r);
 }
 
