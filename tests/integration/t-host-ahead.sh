@@ -50,7 +50,7 @@ pair() {
 	wait "$pid_a" || fail "$accel: VM a exited $?"
 	wait "$pid_b" || fail "$accel: VM b exited $?"
 	wait_for '[ "$(grep -ac "published ahead" "$TMPD/host.log")" -ge $((n + 2)) ]' ||
-		fail "$accel: the daemon logged no PREEMPTs published ahead"
+		fail "$accel: the daemon logged no leave of the pair (published ahead)"
 	judged=1
 	stall=$(cpu_stall_since "$stall0" "$wall0")
 	[ -z "$stall" ] || check "$stall < 0.5" || judged=0
