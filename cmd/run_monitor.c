@@ -214,6 +214,7 @@ void run_monitor_json(struct json *j, void *arg)
 	json_kv_u64(j, "reclaims", st.reclaims);
 	json_kv_u64(j, "watch_events", st.watch_events);
 	json_kv_u64(j, "watchdog_trips", st.watchdog_trips);
+	json_kv_u64(j, "backstops", st.backstops);
 	json_kv_bool(j, "fallback", st.fallback);
 	json_kv_u64(j, "wakes", st.nr_wake);
 	json_kv_u64(j, "wake_p50_ns", runtime_wake_quantile(&st, 0.5));

@@ -94,6 +94,8 @@ struct runtime_stats {
 	uint64_t helper_cpu_ns;		/* the helper thread's CPU time: the runtime's own cost */
 	uint64_t slice_ns;		/* the rotation slice now (planned from switch costs) */
 	uint64_t watchdog_trips;
+	uint64_t backstops;		/* slice ends the helper ran RT_BACKSTOP_NS late: the
+					 * holder's own thread had not come back (a loaded host) */
 	bool fallback;			/* the watchdog handed scheduling to the host kernel */
 	uint64_t nr_wake;		/* wake-to-run samples (paravirtual sleeps) */
 	uint64_t wake_hist[RT_WAKE_BUCKETS];

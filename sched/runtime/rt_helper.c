@@ -329,8 +329,13 @@ static void *rt_helper(void *arg)
 		rt->st.helper_wakes++;
 		rt->relook_at = RT_INF;
 		if (!rt->fallback) {
-			if (rt_helper_timer(rt) <= now)
+			if (rt_helper_timer(rt) <= now) {
+				uint64_t end = rt_core_next_timer(rt);
+
+				if (end != RT_INF && end + RT_BACKSTOP_NS <= now)
+					rt->st.backstops++;
 				rt_core_tick(rt, now);
+			}
 			if (rt->nr_waiting || rt->nr_lent)
 				rt_idle_detect(rt, now);
 			rt_pin_rotate(rt, now);

@@ -10,6 +10,7 @@
  */
 #include <linux/futex.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -308,6 +309,7 @@ struct xwaiter {
 	const uint32_t *word;
 	uint32_t val;
 	long ret;
+	pid_t tid;
 };
 
 static void *xwaiter(void *arg)
@@ -315,8 +317,29 @@ static void *xwaiter(void *arg)
 	struct xwaiter *x = arg;
 	struct timespec ts = { 2, 0 };
 
+	__atomic_store_n(&x->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	x->ret = syscall(SYS_futex, x->word, FUTEX_WAIT, x->val, &ts, NULL, 0);
 	return NULL;
+}
+
+/*
+ * Whether thread tid sleeps in futex(): its /proc syscall file names the call it is blocked in
+ * ("running" while on a CPU), and a FUTEX_WAIT is queued on the word before it sleeps.
+ */
+static bool xwaiter_asleep(pid_t tid)
+{
+	char path[64], buf[64];
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr == SYS_futex;
 }
 
 /*
@@ -327,6 +350,7 @@ static void *xwaiter(void *arg)
 static void test_xhand_wakes_word(void)
 {
 	struct xwaiter x;
+	unsigned int i;
 	struct xrig r;
 	pthread_t t;
 
@@ -334,8 +358,17 @@ static void test_xhand_wakes_word(void)
 	x.word = host_offer_gen_futex(r.b.m.o);
 	x.val = __atomic_load_n(x.word, __ATOMIC_ACQUIRE);
 	x.ret = -2;
+	x.tid = 0;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, xwaiter, &x), 0);
-	usleep(50000);	/* asleep on the word: a change before it would not show a wake-up */
+	/*
+	 * Asleep on the word first: a change before it would not show a wake-up. A fixed 50 ms
+	 * sleep here assumed a quiet host: a waiter not yet in its futex finds the word changed
+	 * (EAGAIN) and the test failed with nothing wrong.
+	 */
+	for (i = 0; i < 2000 && !(__atomic_load_n(&x.tid, __ATOMIC_ACQUIRE) &&
+				   xwaiter_asleep(x.tid)); i++)
+		usleep(1000);
+	CU_ASSERT_TRUE(i < 2000);
 	xrig_finish(&r, true);
 	pthread_join(t, NULL);
 	CU_ASSERT_EQUAL(x.ret, 0);	/* woken, not timed out (-1, ETIMEDOUT) */

@@ -5,6 +5,7 @@
  * bench-fair, not here.
  */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -100,14 +101,17 @@ static void test_runtime_no_kicks_without_waiters(enum vm_accel accel)
 /*
  * vCPU 1 moves from a to b while both hog: from then on its time goes to b. The move charges
  * what it ran so far to a, and each usage read charges what it ran since, so the groups match
- * the threads' clocks up to the gap between reading usage and reading the clock: 10 ms covers
- * the test thread being preempted there for a host time slice with both CPUs busy.
+ * the threads' clocks. Each pair of usage reads is bracketed by clock reads before and after
+ * it, so however long the host keeps this thread off its CPU between them (a fixed 10 ms for
+ * that failed at load 18, the vCPUs running on meanwhile), a group's growth lies between the
+ * clocks' smallest and largest growth, within 10 ms.
  */
 static void test_runtime_move_charges_new_group(enum vm_accel accel)
 {
-	uint64_t a0, b0, a1, b1, c00, c01, c10, c11;
+	uint64_t a0, b0, a1, b1, c0[2][2], c1[2][2];	/* [before, after the usage reads][vCPU] */
 	char msg[256];
 	struct runvm r;
+	unsigned int i;
 
 	if (!vm_new(&r, "t-move", 2, 2, accel))
 		return;
@@ -117,22 +121,26 @@ static void test_runtime_move_charges_new_group(enum vm_accel accel)
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
 	msleep(300);
 	CU_ASSERT_EQUAL(vsched_assign(r.vs, "1", "b"), 0);
+	for (i = 0; i < 2; i++)
+		c0[0][i] = vcpu_cpu_ns(&r.vm.vcpus[i]);
 	a0 = vs_usage_usec(r.vs, "a");
 	b0 = vs_usage_usec(r.vs, "b");
-	c00 = vcpu_cpu_ns(&r.vm.vcpus[0]);
-	c01 = vcpu_cpu_ns(&r.vm.vcpus[1]);
+	for (i = 0; i < 2; i++)
+		c0[1][i] = vcpu_cpu_ns(&r.vm.vcpus[i]);
 	msleep(700);
+	for (i = 0; i < 2; i++)
+		c1[0][i] = vcpu_cpu_ns(&r.vm.vcpus[i]);
 	a1 = vs_usage_usec(r.vs, "a");
 	b1 = vs_usage_usec(r.vs, "b");
-	c10 = vcpu_cpu_ns(&r.vm.vcpus[0]);
-	c11 = vcpu_cpu_ns(&r.vm.vcpus[1]);
+	for (i = 0; i < 2; i++)
+		c1[1][i] = vcpu_cpu_ns(&r.vm.vcpus[i]);
 	runvm_stop(&r);
 	/* a grows by vCPU 0's time only, b by vCPU 1's. */
 	CU_ASSERT_TRUE(b1 > b0);
-	CU_ASSERT_TRUE((int64_t)(a1 - a0) * 1000 <= (int64_t)(c10 - c00) + 10000000);
-	CU_ASSERT_TRUE((int64_t)(a1 - a0) * 1000 >= (int64_t)(c10 - c00) - 10000000);
-	CU_ASSERT_TRUE((int64_t)(b1 - b0) * 1000 <= (int64_t)(c11 - c01) + 10000000);
-	CU_ASSERT_TRUE((int64_t)(b1 - b0) * 1000 >= (int64_t)(c11 - c01) - 10000000);
+	CU_ASSERT_TRUE((int64_t)(a1 - a0) * 1000 <= (int64_t)(c1[1][0] - c0[0][0]) + 10000000);
+	CU_ASSERT_TRUE((int64_t)(a1 - a0) * 1000 >= (int64_t)(c1[0][0] - c0[1][0]) - 10000000);
+	CU_ASSERT_TRUE((int64_t)(b1 - b0) * 1000 <= (int64_t)(c1[1][1] - c0[0][1]) + 10000000);
+	CU_ASSERT_TRUE((int64_t)(b1 - b0) * 1000 >= (int64_t)(c1[0][1] - c0[1][1]) - 10000000);
 	runvm_destroy(&r);
 }
 
@@ -321,10 +329,16 @@ static int slow_msr_start(struct runvm *r)
  * a turn. Flagged only once parked, it looked running for most of the other's turn (this
  * failed on both backends); flagged first, the other sees it parked in nearly all of its units
  * (> 0.5 here; not in the first turn, nor at slice ends where the holder keeps its lane).
+ * Not judged (a counted skip) if the helper decided a slice end in the window because the
+ * holder's own thread had not come back RT_BACKSTOP_NS after it (runtime.backstops): that
+ * holder flags itself only when its thread parks (docs/runtime.md, "Known limits"). With
+ * twelve busy loops beside (load 16-22) this failed in 7 of 27 runs; windows with 3-4 such
+ * ends saw 76-87 % of units flagged, with none or one 100 %.
  */
 static void test_runtime_parked_flagged_first(enum vm_accel accel)
 {
 	uint64_t u0[2], p0[2], u1[2], p1[2];
+	struct runtime_stats st0, st1;
 	struct runvm r;
 	unsigned int i;
 
@@ -333,6 +347,7 @@ static void test_runtime_parked_flagged_first(enum vm_accel accel)
 	r.po->spec[0].kind = r.po->spec[1].kind = PAYLOAD_STEAL;
 	CU_ASSERT_EQUAL_FATAL(slow_msr_start(&r), 0);
 	msleep(200);
+	runtime_get_stats(r.rt, &st0);
 	for (i = 0; i < 2; i++) {
 		u0[i] = r.po->vcpu[i].page->units;
 		p0[i] = r.po->vcpu[i].page->peer_preempted;
@@ -342,10 +357,20 @@ static void test_runtime_parked_flagged_first(enum vm_accel accel)
 		u1[i] = r.po->vcpu[i].page->units;
 		p1[i] = r.po->vcpu[i].page->peer_preempted;
 	}
+	runtime_get_stats(r.rt, &st1);
 	runvm_stop(&r);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 2; i++)
 		CU_ASSERT_TRUE_FATAL(u1[i] > u0[i]);
-		CU_ASSERT_TRUE(2 * (p1[i] - p0[i]) > u1[i] - u0[i]);
+	if (st1.backstops > st0.backstops) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "host too busy: %llu slice ends taken over by the helper "
+			 "(a holder's thread off its CPU 100 ms past its end); flags not judged",
+			 (unsigned long long)(st1.backstops - st0.backstops));
+		test_skip(why);
+	} else {
+		for (i = 0; i < 2; i++)
+			CU_ASSERT_TRUE(2 * (p1[i] - p0[i]) > u1[i] - u0[i]);
 	}
 	runvm_destroy(&r);
 }
@@ -358,16 +383,20 @@ static void test_runtime_parked_flagged_first(enum vm_accel accel)
 static void test_runtime_exit_forgets_tid(enum vm_accel accel)
 {
 	struct runvm r;
-	unsigned int i, started = 0;
+	unsigned int i, tries, started = 0;
 
 	if (!vm_new(&r, "t-tid", 2, 2, accel))
 		return;
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
-	msleep(100);
-	mutex_lock(r.rt->lock);
-	for (i = 0; i < 2; i++)
-		started += r.rt->v[i].tid > 0;
-	mutex_unlock(r.rt->lock);
+	/* Both threads started: up to 2 s (a fixed 100 ms failed at load 18: one not yet). */
+	for (tries = 0; tries < 200 && started < 2; tries++) {
+		msleep(10);
+		started = 0;
+		mutex_lock(r.rt->lock);
+		for (i = 0; i < 2; i++)
+			started += r.rt->v[i].tid > 0;
+		mutex_unlock(r.rt->lock);
+	}
 	runvm_stop(&r);
 	CU_ASSERT_EQUAL(started, 2);
 	for (i = 0; i < 2; i++)
