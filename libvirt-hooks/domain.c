@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,21 @@ int domain_scale_memory(const char *value, const char *unit, uint64_t *bytes)
 	return 0;
 }
 
+/*
+ * libvirt (virDomainParseMemory(), capped) takes at most LLONG_MAX bytes, keeps KiB rounded up
+ * and refuses 2^53 KiB and more ("size value too large", seen with `virsh define`): vsched took
+ * up to 16 EiB, and its VMM wrapped the mapping of 16 EiB - 1 KiB to 1 GiB.
+ */
+static int domain_memory_kib(xmlNode *n, const char *v, struct domain_def *def, struct diag *d)
+{
+	uint64_t kib = (def->memory + 1023) / 1024;
+
+	if (kib >= (((uint64_t)LLONG_MAX + 1023) / 1024))
+		return xerr(d, n, "memory", v, "size value too large");
+	def->memory = kib * 1024;
+	return 0;
+}
+
 static int domain_memory(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	xmlNode *n = xml_child(root, "memory");
@@ -71,9 +87,14 @@ static int domain_memory(xmlNode *root, struct domain_def *def, struct diag *d)
 	else if (ret)
 		ret = xerr(d, n, "memory", v, "Invalid value '%s' for element or attribute "
 			   "'./memory[1]'", v);
+	else if (def->memory > LLONG_MAX)
+		ret = xerr(d, n, "memory", v, "value too large: %s%s", v, unit ? unit : "KiB");
 	else if (!def->memory)
 		ret = xerr(d, n, "memory", v, "Memory size must be specified via <memory> or "
 			   "in the <numa> configuration");
+	else
+		ret = domain_memory_kib(n, v, def, d);
+	def->memory_line = xml_line(n);
 	free(v);
 	free(unit);
 	return ret;

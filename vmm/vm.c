@@ -47,6 +47,9 @@ void *vm_gpa(struct vm *vm, uint64_t gpa, uint64_t len)
 
 static int vm_init_ram(struct vm *vm)
 {
+	/* RAM above the gap moves up by its size: 16 EiB - 1 KiB wrapped to a 1 GiB mapping. */
+	if (vm->mem_size > UINT64_MAX - (VM_32BIT_GAP_END - VM_32BIT_GAP_START))
+		return -ENOMEM;
 	if (vm->mem_size > VM_32BIT_GAP_START)
 		vm->mem_map_size = VM_32BIT_GAP_END + (vm->mem_size - VM_32BIT_GAP_START);
 	else

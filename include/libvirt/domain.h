@@ -34,7 +34,8 @@ struct domain_def {
 	char *vcpu_cpuset;
 	bool vcpu_placement_auto;
 	struct iothread_ids iothreads;
-	uint64_t memory;		/* bytes, from <memory unit=...> */
+	uint64_t memory;		/* bytes (whole KiB, as libvirt), from <memory unit=...> */
+	int memory_line;
 	char *kernel;			/* <os><kernel>, NULL if absent */
 	char *initrd;
 	char *cmdline;

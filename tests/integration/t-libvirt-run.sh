@@ -97,6 +97,14 @@ printf '<domain><name>x</name><memory>1024</memory>\n<vcpu>200</vcpu></domain>' 
 grep -q "big.xml:2: <vcpu> '200': 200 vCPUs to start, this VMM runs at most 128" "$tmp/err" ||
 	fail "message: $(cat "$tmp/err")"
 
+# Too little RAM for payload guests: <memory> and its line, not the --memory flag it excludes.
+printf '<domain><name>x</name>\n<memory>1024</memory></domain>' > "$tmp/small.xml"
+out=$("$VSCHED" run --domain "$tmp/small.xml" --duration 300ms 2>"$tmp/err")
+[ $? = 2 ] || fail "1 MiB of RAM: not exit 2"
+[ -z "$out" ] || fail "something ran: $out"
+grep -q "small.xml:2: <memory>: 1024K of RAM; a VM of payload guests (no <os><kernel>) needs" \
+	"$tmp/err" || fail "message: $(cat "$tmp/err")"
+
 printf '<domain><name>x</name><memory>1024</memory>\n<cputune><shares>0</shares></cputune></domain>' \
 	> "$tmp/zero.xml"
 "$VSCHED" run --domain "$tmp/zero.xml" --duration 300ms >/dev/null 2>"$tmp/err" &&

@@ -191,6 +191,44 @@ static void test_memory_units(void)
 	CU_ASSERT_EQUAL(domain_scale_memory("16", "EiB", &b), -ERANGE);
 }
 
+/* <memory> bounds as `virsh define` (libvirtd 9.0) drew them: at most LLONG_MAX bytes, kept in
+ * KiB rounded up, below 2^53 KiB. 16 EiB - 1 KiB passed, and the VMM wrapped its mapping. */
+static void test_memory_libvirt_bounds(void)
+{
+	static const struct {
+		const char *mem;
+		uint64_t bytes;		/* 0: refused */
+		const char *why;
+	} cases[] = {
+		{ "<memory unit='b'>1</memory>", 1024, NULL },
+		{ "<memory unit='b'>1025</memory>", 2048, NULL },
+		{ "<memory unit='b'>9223372036854774784</memory>", 9223372036854774784ULL, NULL },
+		{ "<memory unit='KiB'>9007199254740991</memory>", 9223372036854774784ULL, NULL },
+		{ "<memory unit='EiB'>7</memory>", 7ULL << 60, NULL },
+		{ "<memory unit='b'>9223372036854775807</memory>", 0, "size value too large" },
+		{ "<memory unit='EiB'>8</memory>", 0, "value too large: 8EiB" },
+		{ "<memory>18014398509481983</memory>", 0, "value too large: 18014398509481983KiB" },
+		{ "<memory unit='EiB'>15</memory>", 0, "value too large: 15EiB" },
+	};
+	char xml[256];
+	struct domain_def def;
+	struct diag d;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(xml, sizeof(xml), "<domain><name>m</name>\n%s</domain>", cases[i].mem);
+		if (!cases[i].bytes) {
+			expect_parse_error(xml, "t.xml:2: <memory>", cases[i].why);
+			continue;
+		}
+		CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+		CU_ASSERT_EQUAL(def.memory, cases[i].bytes);
+		CU_ASSERT_EQUAL(def.memory_line, 2);
+		domain_free(&def);
+		diag_free(&d);
+	}
+}
+
 static void test_errors_name_element_value_line(void)
 {
 	expect_parse_error("<domain>\n<name>x</name>\n<vcpu>2</cpu>\n</domain>", "t.xml:3: ",
@@ -321,6 +359,7 @@ static CU_TestInfo tests[] = {
 	{ "libvirt testdata: vcpusched overlap is refused", test_testdata_vcpusched_overlap },
 	{ "name, uuid, memory, vcpu current, os", test_top_level },
 	{ "memory units", test_memory_units },
+	{ "memory bounds as libvirt's", test_memory_libvirt_bounds },
 	{ "errors name element, value, line", test_errors_name_element_value_line },
 	{ "entity declarations are refused", test_entities_refused },
 	{ "libxml2 errors: one line, nothing printed", test_xml_errors_one_line },

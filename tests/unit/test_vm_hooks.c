@@ -151,6 +151,13 @@ static void test_vm_create_rejects_bad_config(enum vm_accel accel)
 			  .accel = accel, .boot = &payload_boot_ops, .boot_data = &opts };
 	CU_ASSERT_EQUAL(vm_create(&vm), -EINVAL);
 	vm_destroy(&vm);
+	/* RAM whose mapping (the 32-bit gap added) passes 2^64 is refused, not wrapped. */
+	memset(&opts, 0, sizeof(opts));
+	CU_ASSERT_EQUAL(payload_parse_assign("hog", 1, opts.spec), 0);
+	vm = (struct vm){ .name = "t", .mem_size = UINT64_MAX - 1023, .nr_vcpus = 1,
+			  .accel = accel, .boot = &payload_boot_ops, .boot_data = &opts };
+	CU_ASSERT_EQUAL(vm_create(&vm), -ENOMEM);
+	vm_destroy(&vm);
 }
 
 /* No guest CPU: Linux and the kinds that test the CPU are refused before anything runs. */
