@@ -321,7 +321,7 @@ static int vg_host(struct vg_ctx *c, xmlNode *root)
 	return ret;
 }
 
-/* Finds our element; any other version of our namespace or a second element is an error. */
+/* Finds our element (the first of the namespace); any other version of it is an error. */
 static int vg_find_root(struct diag *d, xmlNode *metadata, xmlNode **out)
 {
 	xmlNode *n;
@@ -339,10 +339,16 @@ static int vg_find_root(struct diag *d, xmlNode *metadata, xmlNode **out)
 			return xerr(d, n, (const char *)n->name, href,
 				    "unsupported vsched groups namespace (this vsched reads %s)",
 				    VGROUPS_NS);
-		if (*out)
-			return xerr(d, n, (const char *)n->name, NULL,
-				    "only one top-level element per namespace (the first is on "
-				    "line %d)", xml_line(*out));
+		/* libvirt keeps the first element of a namespace in <metadata> and drops the others
+		 * at define (virDomainDefMetadataSanitize(), seen with `virsh define`): so does
+		 * vsched, aloud. Refusing made `vsched run` fail a file libvirt starts. */
+		if (*out) {
+			xwarn(d, n, (const char *)n->name,
+			      "a second element of namespace %s in <metadata>: only the first "
+			      "(line %d) is read, as libvirt keeps only it; this one is ignored",
+			      VGROUPS_NS, xml_line(*out));
+			continue;
+		}
 		if (strcmp((const char *)n->name, "groups"))
 			return xerr(d, n, (const char *)n->name, NULL,
 				    "unknown element; the top-level element is <groups>");

@@ -152,9 +152,33 @@ static void test_vgroups_errors(void)
 			  "https://vsched.dev/xmlns/groups/2.0'/></metadata></domain>",
 			  "t.xml:6: <groups> 'https://vsched.dev/xmlns/groups/2.0'",
 			  "unsupported vsched groups namespace");
-	expect_parse_error(DOM_HEAD("2") "<metadata>\n<v:groups xmlns:v='" NS "'/>\n"
+}
+
+/*
+ * A second element of our namespace in <metadata>: `virsh define` (libvirtd 9.0) keeps the first
+ * and drops it, so vsched reads the first and names the second; it refused the file before.
+ */
+static void test_vgroups_second_element(void)
+{
+	struct domain_def def;
+	struct diag d;
+
+	CU_ASSERT_EQUAL_FATAL(parse_str(DOM_HEAD("2") "<metadata>\n<v:groups xmlns:v='" NS "'>"
+					"<v:group name='a'/><v:assign vcpus='0' group='a'/>"
+					"</v:groups>\n<w:groups xmlns:w='" NS "'><w:group "
+					"name='b' weight='0'/></w:groups></metadata></domain>",
+					&def, &d), 0);
+	CU_ASSERT_EQUAL(def.groups.nr, 1);
+	CU_ASSERT_STRING_EQUAL(def.groups.g[0].name, "a");
+	CU_ASSERT_EQUAL(def.groups.vcpu_group[0], 0);
+	CU_ASSERT_TRUE(libvirt_has_warning(&d, "t.xml:7: <groups>: a second element of namespace"));
+	CU_ASSERT_TRUE(libvirt_has_warning(&d, "only the first (line 6) is read"));
+	domain_free(&def);
+	diag_free(&d);
+	/* The first element of the namespace is the one read: a wrong name there is refused. */
+	expect_parse_error(DOM_HEAD("2") "<metadata>\n<v:group xmlns:v='" NS "'/>\n"
 			  "<w:groups xmlns:w='" NS "'/></metadata></domain>",
-			  "t.xml:7: <groups>", "only one top-level element per namespace");
+			  "t.xml:6: <group>", "the top-level element is <groups>");
 }
 
 static void test_vgroups_depth(void)
@@ -187,6 +211,7 @@ static CU_TestInfo tests[] = {
 	{ "groups, nesting, assignment", test_vgroups_parse },
 	{ "validation errors", test_vgroups_errors },
 	{ "nesting depth limit", test_vgroups_depth },
+	{ "a second element of the namespace: the first read", test_vgroups_second_element },
 	CU_TEST_INFO_NULL,
 };
 
