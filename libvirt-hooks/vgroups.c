@@ -32,12 +32,22 @@ static int vg_check_attrs(struct vg_ctx *c, xmlNode *n, const char *const *allow
 	xmlAttr *p;
 
 	for (p = n->properties; p; p = p->next) {
+		char q[160];
+
 		for (a = allowed; *a; a++)
 			if (!p->ns && !strcmp((const char *)p->name, *a))
 				break;
-		if (!*a)
+		if (!*a && !p->ns)
 			return xerr(c->d, n, (const char *)n->name, (const char *)p->name,
 				    "unknown attribute");
+		if (*a)
+			continue;
+		/* vs:name='a' was "'name': unknown attribute", naming one it knows. */
+		snprintf(q, sizeof(q), "%s:%s", p->ns->prefix ? (const char *)p->ns->prefix : "",
+			 (const char *)p->name);
+		return xerr(c->d, n, (const char *)n->name, q,
+			    "attribute in namespace %s: vsched's attributes have no prefix",
+			    p->ns->href ? (const char *)p->ns->href : "");
 	}
 	return 0;
 }

@@ -176,6 +176,11 @@ static void test_vgroups_second_element(void)
 	domain_free(&def);
 	diag_free(&d);
 	/* The first element of the namespace is the one read: a wrong name there is refused. */
+	/* A prefixed attribute is named with its prefix ("'name': unknown attribute" before). */
+	expect_parse_error(META("<v:group v:name='a'/>"), "t.xml:7: <group> 'v:name'",
+			  "attribute in namespace " NS ": vsched's attributes have no prefix");
+	expect_parse_error(META("<v:group name='a' xml:lang='en'/>"), "<group> 'xml:lang'",
+			  "attribute in namespace http://www.w3.org/XML/1998/namespace");
 	expect_parse_error(DOM_HEAD("2") "<metadata>\n<v:group xmlns:v='" NS "'/>\n"
 			  "<w:groups xmlns:w='" NS "'/></metadata></domain>",
 			  "t.xml:6: <group>", "the top-level element is <groups>");
