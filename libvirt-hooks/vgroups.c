@@ -399,6 +399,12 @@ int vgroups_parse(xmlNode *metadata, unsigned int max_vcpus, struct vgroups *vg,
 			continue;
 		if (vg_is(n, "group"))
 			ret = vg_group(&c, n);
+		else if (!vg_is(n, "assign") && n->ns && n->ns->href &&
+			 strcmp((const char *)n->ns->href, VGROUPS_NS))
+			/* A prefix redeclared to another URI: <vs:group xmlns:vs='urn:x'>. */
+			ret = xerr(d, n, (const char *)n->name, (const char *)n->ns->href,
+				   "element in another namespace inside <groups> (expected <group> "
+				   "or <assign> in the namespace " VGROUPS_NS ")");
 		else if (!vg_is(n, "assign"))
 			ret = xerr(d, n, (const char *)n->name, NULL,
 				   "unknown element in <groups> (expected <group> or <assign>%s)",

@@ -179,6 +179,9 @@ static void test_vgroups_second_element(void)
 	/* A prefixed attribute is named with its prefix ("'name': unknown attribute" before). */
 	expect_parse_error(META("<v:group v:name='a'/>"), "t.xml:7: <group> 'v:name'",
 			  "attribute in namespace " NS ": vsched's attributes have no prefix");
+	/* Our prefix redeclared to another URI inside <groups>: that URI is named. */
+	expect_parse_error(META("<v:group name='a' xmlns:v='urn:x'/>"), "t.xml:7: <group> 'urn:x'",
+			  "element in another namespace inside <groups>");
 	expect_parse_error(META("<v:group name='a' xml:lang='en'/>"), "<group> 'xml:lang'",
 			  "attribute in namespace http://www.w3.org/XML/1998/namespace");
 	expect_parse_error(DOM_HEAD("2") "<metadata>\n<v:group xmlns:v='" NS "'/>\n"
