@@ -226,20 +226,11 @@ static int run_domain(struct run_cfg *cfg)
 	apply_report("vsched run", &cfg->launch.diag);
 	if (ret)
 		return ret;
-	if (def->vcpus > VM_MAX_VCPUS) {
-		fprintf(stderr, "vsched run: %s:%d: <vcpu> '%u': %u vCPUs to start, this VMM "
-			"runs at most %u (current='M' starts fewer)\n", cfg->domain,
-			def->vcpu_line, def->vcpus, def->vcpus, VM_MAX_VCPUS);
-		return -EINVAL;
-	}
-	/* Named here, with its line: run_boot()'s check speaks of --memory, which --domain
-	 * excludes. */
-	if (!def->kernel && def->memory < PAYLOAD_MIN_MEM) {
-		fprintf(stderr, "vsched run: %s:%d: <memory>: %lluK of RAM; a VM of payload "
-			"guests (no <os><kernel>) needs at least %lluK\n", cfg->domain,
-			def->memory_line, (unsigned long long)def->memory >> 10,
-			(unsigned long long)PAYLOAD_MIN_MEM >> 10);
-		return -EINVAL;
+	diag_free(&cfg->launch.diag);	/* reported */
+	ret = domain_launch_check(def, &cfg->launch.diag);
+	if (ret) {
+		apply_report("vsched run", &cfg->launch.diag);
+		return ret;
 	}
 	if (def->vcpus < def->max_vcpus)
 		fprintf(stderr, "vsched run: warning: %s: starting %u of %u vCPUs (current); "

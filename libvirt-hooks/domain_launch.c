@@ -8,6 +8,26 @@
 #include "libvirt/domain_launch.h"
 #include "libvirt/plan.h"
 #include "util/registry.h"
+#include "vmm/payload.h"
+#include "vmm/vm.h"
+
+int domain_launch_check(const struct domain_def *def, struct diag *d)
+{
+	char v[24];
+
+	if (def->vcpus > VM_MAX_VCPUS) {
+		snprintf(v, sizeof(v), "%u", def->vcpus);
+		return diag_at(d, -EINVAL, def->vcpu_line, "vcpu", v, "%u vCPUs to start, this "
+			       "VMM runs at most %u (current='M' starts fewer)", def->vcpus,
+			       VM_MAX_VCPUS);
+	}
+	if (!def->kernel && def->memory < PAYLOAD_MIN_MEM)
+		return diag_at(d, -EINVAL, def->memory_line, "memory", NULL, "%lluK of RAM; a VM "
+			       "of payload guests (no <os><kernel>) needs at least %lluK",
+			       (unsigned long long)def->memory >> 10,
+			       (unsigned long long)PAYLOAD_MIN_MEM >> 10);
+	return 0;
+}
 
 bool domain_joins_host(const struct domain_def *def)
 {

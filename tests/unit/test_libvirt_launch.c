@@ -306,7 +306,56 @@ static void test_apply_host_defaults(void)
 	diag_free(&d);
 }
 
+/*
+ * What `vsched run --domain` cannot start (more than VM_MAX_VCPUS vCPUs, too little RAM for
+ * payload guests) is refused naming the element and line, by run and by a dry run of a VM that
+ * does not run: that printed run's plan and exit 0 before branch libvirt4.
+ */
+static void test_launch_check_dry_run(void)
+{
+	static const struct {
+		const char *xml, *want;
+	} cases[] = {
+		{ "<domain><name>c1</name><memory>65536</memory>\n<vcpu current='129'>200</vcpu>"
+		  "</domain>", "t.xml:2: <vcpu> '129': 129 vCPUs to start, this VMM runs at most 128" },
+		{ "<domain><name>c2</name>\n<memory>3071</memory><vcpu>2</vcpu></domain>",
+		  "t.xml:2: <memory>: 3071K of RAM; a VM of payload guests (no <os><kernel>) needs "
+		  "at least 3072K" },
+	};
+	struct domain_def def;
+	struct diag d;
+	char *buf = NULL;
+	size_t i, len = 0;
+	FILE *out;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		CU_ASSERT_EQUAL_FATAL(parse_str(cases[i].xml, &def, &d), 0);
+		CU_ASSERT_EQUAL(domain_launch_check(&def, &d), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, cases[i].want));
+		diag_free(&d);
+		diag_init(&d, "t.xml");
+		out = open_memstream(&buf, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+		CU_ASSERT_EQUAL(apply_domain(&def, "/nonexistent/vsched-l4", 0,
+					     APPLY_DRY_RUN | APPLY_NOT_RUNNING, out, &d), -EINVAL);
+		fclose(out);
+		CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, cases[i].want));
+		CU_ASSERT_EQUAL(len, 0);
+		free(buf);
+		buf = NULL;
+		domain_free(&def);
+		diag_free(&d);
+	}
+	/* A kernel boot needs no payload area; 128 vCPUs start. */
+	CU_ASSERT_EQUAL_FATAL(parse_str("<domain><name>c3</name><memory>1024</memory><vcpu>128"
+					"</vcpu><os><kernel>/k</kernel></os></domain>", &def, &d), 0);
+	CU_ASSERT_EQUAL(domain_launch_check(&def, &d), 0);
+	domain_free(&def);
+	diag_free(&d);
+}
+
 static CU_TestInfo tests[] = {
+	{ "what run cannot start is refused, dry run included", test_launch_check_dry_run },
 	{ "apply resets a joined VM group's unset knobs", test_apply_host_defaults },
 	{ "joining the host scheduler", test_launch_host },
 	{ "plan applied through the C API", test_launch_apply_api },
