@@ -207,7 +207,8 @@ static void test_memory_libvirt_bounds(void)
 		{ "<memory unit='EiB'>7</memory>", 7ULL << 60, NULL },
 		{ "<memory unit='b'>9223372036854775807</memory>", 0, "size value too large" },
 		{ "<memory unit='EiB'>8</memory>", 0, "value too large: 8EiB" },
-		{ "<memory>18014398509481983</memory>", 0, "value too large: 18014398509481983KiB" },
+		{ "<memory>18014398509481983</memory>", 0,
+		  "value too large: 18014398509481983KiB" },
 		{ "<memory unit='EiB'>15</memory>", 0, "value too large: 15EiB" },
 	};
 	char xml[256];

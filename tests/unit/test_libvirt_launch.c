@@ -317,7 +317,8 @@ static void test_launch_check_dry_run(void)
 		const char *xml, *want;
 	} cases[] = {
 		{ "<domain><name>c1</name><memory>65536</memory>\n<vcpu current='129'>200</vcpu>"
-		  "</domain>", "t.xml:2: <vcpu> '129': 129 vCPUs to start, this VMM runs at most 128" },
+		  "</domain>",
+		  "t.xml:2: <vcpu> '129': 129 vCPUs to start, this VMM runs at most 128" },
 		{ "<domain><name>c2</name>\n<memory>3071</memory><vcpu>2</vcpu></domain>",
 		  "t.xml:2: <memory>: 3071K of RAM; a VM of payload guests (no <os><kernel>) needs "
 		  "at least 3072K" },
@@ -347,8 +348,9 @@ static void test_launch_check_dry_run(void)
 		diag_free(&d);
 	}
 	/* A kernel boot needs no payload area; 128 vCPUs start. */
-	CU_ASSERT_EQUAL_FATAL(parse_str("<domain><name>c3</name><memory>1024</memory><vcpu>128"
-					"</vcpu><os><kernel>/k</kernel></os></domain>", &def, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(parse_str("<domain><name>c3</name><memory>1024</memory>"
+					"<vcpu>128</vcpu><os><kernel>/k</kernel></os></domain>",
+					&def, &d), 0);
 	CU_ASSERT_EQUAL(domain_launch_check(&def, &d), 0);
 	domain_free(&def);
 	diag_free(&d);
