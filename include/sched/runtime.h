@@ -104,9 +104,9 @@ struct runtime_stats {
 	uint64_t handoff_hist[RT_WAKE_BUCKETS];
 	/*
 	 * A lent vCPU's wake-up (its halt inside KVM_RUN ended) to its lane: granted in place, or
-	 * after a wait, its next KVM_RUN. The wake is exact where the backend reports it
-	 * (vcpu_halt_end()), else the look's time less the CPU the vCPU used since it last
-	 * looked halted (it runs SCHED_FIFO while lent, so its CPU time is its time awake).
+	 * after a wait, its next KVM_RUN. The wake is the look's time less the CPU the vCPU used
+	 * since it last looked halted (rt_halt_woke_est(): it runs SCHED_FIFO while lent, so its
+	 * CPU time is its time awake).
 	 */
 	uint64_t nr_halt_wake;
 	uint64_t halt_wake_ns;		/* their sum */
