@@ -228,6 +228,16 @@ static int lanes_holder(struct host *h, uint64_t *until)
 	return v;
 }
 
+/* VMs a and b join with one vCPU each, both runnable: a's takes the one lane, b's waits. */
+static void lanes_two(struct host *h, struct host_client **a, int *fa, struct host_client **b,
+		      int *fb)
+{
+	*fa = host_test_join(h, "a", 1, UINT64_MAX, a);
+	*fb = host_test_join(h, "b", 1, UINT64_MAX, b);
+	CU_ASSERT_EQUAL(host_test_ev(h, *a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(host_test_ev(h, *b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+}
+
 /*
  * a's holder's VMM stops (SIGSTOP) while b's vCPU waits: the lane goes to b within
  * HOST_ANSWER_NS of a's slice end, not HOST_GRACE_NS (100 ms) after a's grant; a, silent, gets
@@ -240,10 +250,7 @@ static void test_host_revoke_slice(void)
 	uint64_t until, u2, t0;
 	int fa, fb;
 
-	fa = host_test_join(h, "a", 1, UINT64_MAX, &a);
-	fb = host_test_join(h, "b", 1, UINT64_MAX, &b);
-	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	lanes_two(h, &a, &fa, &b, &fb);
 	CU_ASSERT_EQUAL_FATAL(lanes_holder(h, &until), 0);
 	CU_ASSERT_FATAL(until != SCHED_TIME_NONE);
 	t0 = lanes_now;
@@ -278,10 +285,7 @@ static void test_host_revoke_slice_loaded(void)
 	uint64_t until, u2;
 	int fa, fb;
 
-	fa = host_test_join(h, "a", 1, UINT64_MAX, &a);
-	fb = host_test_join(h, "b", 1, UINT64_MAX, &b);
-	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	lanes_two(h, &a, &fa, &b, &fb);
 	CU_ASSERT_EQUAL_FATAL(lanes_holder(h, &until), 0);
 	lanes_advance(h, until + 2 * HOST_ANSWER_NS - lanes_now);
 	CU_ASSERT_EQUAL(lanes_holder(h, &u2), 1);
@@ -309,10 +313,7 @@ static uint64_t lanes_stuck(enum lanes_mode mode)
 	uint64_t until, t0, from = 0, longest = 0, last_a = 0;
 	int fa, fb, v;
 
-	fa = host_test_join(h, "a", 1, UINT64_MAX, &a);
-	fb = host_test_join(h, "b", 1, UINT64_MAX, &b);
-	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	lanes_two(h, &a, &fa, &b, &fb);
 	CU_ASSERT_EQUAL_FATAL(lanes_holder(h, &until), 0);
 	t0 = lanes_now;
 	while (lanes_now < t0 + 4 * HOST_GRACE_NS) {
@@ -366,10 +367,7 @@ static void test_host_revoke_lock(void)
 	uint64_t until, u2;
 	int fa, fb;
 
-	fa = host_test_join(h, "a", 1, UINT64_MAX, &a);
-	fb = host_test_join(h, "b", 1, UINT64_MAX, &b);
-	CU_ASSERT_EQUAL(host_test_ev(h, a, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
-	CU_ASSERT_EQUAL(host_test_ev(h, b, HOST_MSG_RUNNABLE, 0, 0, 0, 0), 0);
+	lanes_two(h, &a, &fa, &b, &fb);
 	CU_ASSERT_EQUAL_FATAL(lanes_holder(h, &until), 0);
 	lanes_advance(h, until + 6 * HOST_ANSWER_NS - lanes_now);
 	CU_ASSERT_EQUAL(host_client_revokes(a), 0);
