@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "cmd/cmd.h"
+#include "cmd/run.h"
 #include "libvirt/apply.h"
 #include "util/registry.h"
 
@@ -113,7 +114,11 @@ int cmd_apply(int argc, char **argv)
 	if (ret)
 		goto out_def;
 	flags |= cfg.dry_run ? APPLY_DRY_RUN : 0;
-	ret = apply_domain(&def, dir, pid, flags, stdout, &d);
+	/* What `vsched run --domain` would refuse, a dry run of it refuses (it printed a plan). */
+	if (flags & APPLY_NOT_RUNNING)
+		ret = run_domain_check(&def, &d);
+	if (!ret)
+		ret = apply_domain(&def, dir, pid, flags, stdout, &d);
 	if (!ret && (flags & APPLY_QEMU) && !cfg.dry_run)
 		apply_start_sync(&def, dir, pid);
 out_def:

@@ -216,6 +216,17 @@ int run_usage_error(const char *fmt, ...)
 	return cmd_usage_error(&run_desc, "%s", msg);
 }
 
+/* What `vsched run --domain` cannot start, with this VMM's limits (domain_launch_check()). */
+int run_domain_check(const struct domain_def *def, struct diag *d)
+{
+	static const struct domain_limits lim = {
+		.max_vcpus = VM_MAX_VCPUS,
+		.min_mem = PAYLOAD_MIN_MEM,
+	};
+
+	return domain_launch_check(def, &lim, d);
+}
+
 /* --domain FILE: everything validated (groups and <cputune> too) before anything starts. */
 static int run_domain(struct run_cfg *cfg)
 {
@@ -227,7 +238,7 @@ static int run_domain(struct run_cfg *cfg)
 	if (ret)
 		return ret;
 	diag_free(&cfg->launch.diag);	/* reported */
-	ret = domain_launch_check(def, &cfg->launch.diag);
+	ret = run_domain_check(def, &cfg->launch.diag);
 	if (ret) {
 		apply_report("vsched run", &cfg->launch.diag);
 		return ret;

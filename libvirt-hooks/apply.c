@@ -172,9 +172,6 @@ int apply_domain(const struct domain_def *def, const char *dir, pid_t pid, unsig
 	ret = apply_host_plan(def, flags, &host, d);
 	if (!ret && !qemu)
 		ret = plan_warn_vsched(def, d);
-	/* What `vsched run --domain` would refuse, a dry run of it refuses (it printed a plan). */
-	if (!ret && (flags & APPLY_NOT_RUNNING))
-		ret = domain_launch_check(def, d);
 	if (ret)
 		return ret;
 	ret = dir_target_open(&t, dir, def->name, pid, dry_run, out);

@@ -8,24 +8,23 @@
 #include "libvirt/domain_launch.h"
 #include "libvirt/plan.h"
 #include "util/registry.h"
-#include "vmm/payload.h"
-#include "vmm/vm.h"
 
-int domain_launch_check(const struct domain_def *def, struct diag *d)
+int domain_launch_check(const struct domain_def *def, const struct domain_limits *lim,
+			struct diag *d)
 {
 	char v[24];
 
-	if (def->vcpus > VM_MAX_VCPUS) {
+	if (def->vcpus > lim->max_vcpus) {
 		snprintf(v, sizeof(v), "%u", def->vcpus);
 		return diag_at(d, -EINVAL, def->vcpu_line, "vcpu", v, "%u vCPUs to start, this "
 			       "VMM runs at most %u (current='M' starts fewer)", def->vcpus,
-			       VM_MAX_VCPUS);
+			       lim->max_vcpus);
 	}
-	if (!def->kernel && def->memory < PAYLOAD_MIN_MEM)
+	if (!def->kernel && def->memory < lim->min_mem)
 		return diag_at(d, -EINVAL, def->memory_line, "memory", NULL, "%lluK of RAM; a VM "
 			       "of payload guests (no <os><kernel>) needs at least %lluK",
 			       (unsigned long long)def->memory >> 10,
-			       (unsigned long long)PAYLOAD_MIN_MEM >> 10);
+			       (unsigned long long)lim->min_mem >> 10);
 	return 0;
 }
 

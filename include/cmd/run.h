@@ -88,6 +88,8 @@ int run_parse(int argc, char **argv, struct run_cfg *cfg);
  * naming the file.
  */
 int run_check_files(struct run_cfg *cfg);
+/* What `vsched run --domain` cannot start (domain_launch_check() with this VMM's limits). */
+int run_domain_check(const struct domain_def *def, struct diag *d);
 /*
  * An output file (--stats, --trace) opened now, so a path that cannot be written is refused
  * before anything runs, but not truncated: a run that fails before the VM leaves a file that

@@ -47,12 +47,18 @@ int domain_host_settings(const struct domain_def *def, struct domain_host *h, st
  * host='no'). 0, or -errno with one message in l->diag.msg.
  */
 int domain_launch_load(const char *path, bool host, struct domain_launch *l);
+/* What the VMM can start: the caller's (libvirt-hooks uses no vmm module: make layers). */
+struct domain_limits {
+	unsigned int max_vcpus;
+	uint64_t min_mem;	/* bytes of RAM a VM of payload guests needs (no <os><kernel>) */
+};
 /*
- * What this VMM cannot start, named with the element's line: more vCPUs than VM_MAX_VCPUS, or
- * too little RAM for payload guests. `vsched run` and a dry run of a VM that does not run (what
- * run would do) check it. 0 or -EINVAL in d.
+ * What this VMM cannot start, named with the element's line: more vCPUs than lim->max_vcpus,
+ * or too little RAM for payload guests. `vsched run` and a dry run of a VM that does not run
+ * (what run would do) check it (run_domain_check()). 0 or -EINVAL in d.
  */
-int domain_launch_check(const struct domain_def *def, struct diag *d);
+int domain_launch_check(const struct domain_def *def, const struct domain_limits *lim,
+			struct diag *d);
 /* Executes the plan on the VM's groups (nr of vCPUs as the domain's "current"). 0 or -errno. */
 int domain_launch_apply(struct domain_launch *l, struct vsched *vs);
 void domain_launch_free(struct domain_launch *l);

@@ -104,6 +104,11 @@ out=$("$VSCHED" run --domain "$tmp/small.xml" --duration 300ms 2>"$tmp/err")
 [ -z "$out" ] || fail "something ran: $out"
 grep -q "small.xml:2: <memory>: 1024K of RAM; a VM of payload guests (no <os><kernel>) needs" \
 	"$tmp/err" || fail "message: $(cat "$tmp/err")"
+# A dry run of a VM that does not run shows what run would do: here, refuse (it printed a plan).
+out=$(VSCHED_RUN_DIR=$tmp/run "$VSCHED" apply --domain "$tmp/small.xml" --dry-run 2>"$tmp/err")
+[ $? != 0 ] || fail "apply --dry-run of a VM run refuses: exit 0"
+[ -z "$out" ] || fail "apply --dry-run printed a plan: $out"
+grep -q "small.xml:2: <memory>: 1024K of RAM" "$tmp/err" || fail "dry run: $(cat "$tmp/err")"
 
 printf '<domain><name>x</name><memory>1024</memory>\n<cputune><shares>0</shares></cputune></domain>' \
 	> "$tmp/zero.xml"
