@@ -90,7 +90,7 @@ errmsg "vsched top: option '--iter' needs a value" top -b --iter
 errmsg "vsched run: option '--no' is ambiguous (--no-sched, --no-pin, --no-ctl)" run --no
 errmsg "vsched list: option '--all' takes no value" list --all=x
 # Output lost to a full disk is an error (it exited 0 with nothing written; only sim checked).
-printf '<domain><name>t</name><memory>64</memory></domain>' >"$tmp/d.xml"
+printf '<domain><name>t</name><memory unit="MiB">64</memory></domain>' >"$tmp/d.xml"
 for c in version help list "top -b -n 1" "run --help" "apply --domain $tmp/d.xml --dry-run"; do
 	VSCHED_RUN_DIR=$tmp/run "$VSCHED" $c >/dev/full 2>"$tmp/err"
 	rc=$?
