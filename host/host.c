@@ -194,9 +194,7 @@ void host_destroy(struct host *h)
 	free(h->lane_cpu);
 	free(h->slot);
 	free(h->in_buf);
-	while (h->nr_gone)
-		free(h->gone[--h->nr_gone]);
-	free(h->gone);
+	strv_free(&h->gone);
 	host_owners_exit(h);
 	free(h);
 }
@@ -427,35 +425,25 @@ void host_set_gone(struct host *h, void (*fn)(void *arg, const char *path), void
 
 void host_gone(struct host *h, struct group *g)
 {
-	char path[GROUP_PATH_MAX], **ng;
+	char path[GROUP_PATH_MAX];
 
-	if (!h->gone_fn || group_path(g, path, sizeof(path)) < 0)
-		return;
-	ng = realloc(h->gone, (h->nr_gone + 1) * sizeof(*ng));
-	if (!ng)
-		return;
-	h->gone = ng;
-	ng[h->nr_gone] = strdup(path);
-	h->nr_gone += !!ng[h->nr_gone];
+	if (h->gone_fn && group_path(g, path, sizeof(path)) >= 0)
+		strv_push(&h->gone, path);	/* -ENOMEM: that removal goes untold */
 }
 
 /* The groups removed during the events just handled, told without the tree's lock. */
 static void host_gone_flush(struct host *h)
 {
-	unsigned int i, n;
-	char **gone;
+	struct strv gone;
+	size_t i;
 
 	vsched_lock(h->vs);
 	gone = h->gone;
-	n = h->nr_gone;
-	h->gone = NULL;
-	h->nr_gone = 0;
+	h->gone = (struct strv){ 0 };
 	vsched_unlock(h->vs);
-	for (i = 0; i < n; i++) {
-		h->gone_fn(h->gone_arg, gone[i]);
-		free(gone[i]);
-	}
-	free(gone);
+	for (i = 0; i < gone.nr; i++)
+		h->gone_fn(h->gone_arg, gone.v[i]);
+	strv_free(&gone);
 }
 
 int host_run(struct host *h, int stop_fd)
@@ -494,7 +482,7 @@ int host_run(struct host *h, int stop_fd)
 		}
 		if (h->gone_fn)
 			host_gone_flush(h);
-		if (h->nr_attrs_due)	/* a racy peek: set under the lock by this thread */
+		if (h->attrs_due.nr)	/* a racy peek: set under the lock by this thread */
 			host_attrs_flush(h);
 	}
 }

@@ -49,13 +49,10 @@ static void host_kept_free(struct host_kept *k)
 void host_owners_exit(struct host *h)
 {
 	struct host_kept *k, *n;
-	unsigned int i;
 
 	list_for_each_entry_safe(k, n, &h->kept, node)
 		host_kept_free(k);
-	for (i = 0; i < h->nr_attrs_due; i++)
-		free(h->attrs_due[i]);
-	free(h->attrs_due);
+	strv_free(&h->attrs_due);
 }
 
 /* Digits only, at most max (strtoul takes a sign, spaces, and wraps "-1"). */
@@ -156,13 +153,7 @@ bad:
 /* The directory's record rec given back after the event, without the tree's lock. */
 static void host_owners_due(struct host *h, const char *rec)
 {
-	char **due = realloc(h->attrs_due, (h->nr_attrs_due + 1) * sizeof(*due));
-
-	if (!due)
-		return;
-	h->attrs_due = due;
-	due[h->nr_attrs_due] = strdup(rec);
-	h->nr_attrs_due += !!due[h->nr_attrs_due];
+	strv_push(&h->attrs_due, rec);	/* -ENOMEM: that record is not given back */
 }
 
 void host_owners_back(struct host *h, struct host_client *c)
@@ -290,19 +281,16 @@ void host_set_attrs(struct host *h, char *(*save)(void *arg),
 
 unsigned int host_attrs_flush(struct host *h)
 {
-	unsigned int i, n, nr = 0;
-	char **due;
+	unsigned int nr = 0;
+	struct strv due;
+	size_t i;
 
 	vsched_lock(h->vs);
 	due = h->attrs_due;
-	n = h->nr_attrs_due;
-	h->attrs_due = NULL;
-	h->nr_attrs_due = 0;
+	h->attrs_due = (struct strv){ 0 };
 	vsched_unlock(h->vs);
-	for (i = 0; i < n; i++) {
-		nr += h->attrs_load && !h->attrs_load(h->attrs_arg, due[i]);
-		free(due[i]);
-	}
-	free(due);
+	for (i = 0; i < due.nr; i++)
+		nr += h->attrs_load && !h->attrs_load(h->attrs_arg, due.v[i]);
+	strv_free(&due);
 	return nr;
 }

@@ -14,6 +14,7 @@
 #include "sched/rotate.h"
 #include "sched/slice_plan.h"
 #include "util/list.h"
+#include "util/strv.h"
 
 struct sched;
 struct sched_decision;
@@ -149,16 +150,14 @@ struct host {
 	/* Groups the daemon removed itself, told to gone_fn after the event (host_set_gone()). */
 	void (*gone_fn)(void *arg, const char *path);
 	void *gone_arg;
-	char **gone;
-	unsigned int nr_gone;
+	struct strv gone;
 	/* host_owners.c: the directory's records (host_set_attrs()); those kept in .host-tree
 	 * for VMMs not re-joined yet (struct host_kept); those due to the directory */
 	char *(*attrs_save)(void *arg);
 	int (*attrs_load)(void *arg, const char *rec);
 	void *attrs_arg;
 	struct list_head kept;
-	char **attrs_due;
-	unsigned int nr_attrs_due;
+	struct strv attrs_due;
 	uint64_t grace_ns;
 	uint64_t answer_ns;		/* host_revoke_due(): a told VMM's time to answer */
 	uint64_t (*clock)(void);	/* time_mono_ns(); tests drive their own */

@@ -364,7 +364,7 @@ static void test_host_revoke_lock(void)
 	struct host *h = lanes_host(LANES_LOCK);
 	struct sched *s = vsched_sched(host_vsched(h));
 	struct host_client *a, *b;
-	uint64_t until, u2;
+	uint64_t until;
 	int fa, fb;
 
 	lanes_two(h, &a, &fa, &b, &fb);
@@ -374,7 +374,6 @@ static void test_host_revoke_lock(void)
 	vsched_lock(host_vsched(h));
 	CU_ASSERT_STRING_NOT_EQUAL(sched_vcpu_state(s, 0), "blocked");
 	vsched_unlock(host_vsched(h));
-	(void)u2;
 	host_test_leave(h, a, fa);
 	host_test_leave(h, b, fb);
 	host_destroy(h);
