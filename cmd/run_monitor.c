@@ -183,6 +183,7 @@ void run_monitor_json(struct json *j, void *arg)
 {
 	struct run_monitor_ctx *ctx = arg;
 	struct runtime_stats st;
+	double cpu, held;
 
 	json_key(j, "groups");
 	json_array_begin(j, 0);
@@ -234,6 +235,10 @@ void run_monitor_json(struct json *j, void *arg)
 	json_kv_u64(j, "slice_ns", st.slice_ns);
 	json_kv_u64(j, "helper_wakes", st.helper_wakes);
 	json_kv_u64(j, "helper_cpu_ns", st.helper_cpu_ns);
+	/* What the host gave the lanes: CPU over time held (a test tells a starved host by it). */
+	sched_delivery_totals(vsched_sched(ctx->vs), &cpu, &held);
+	json_kv_u64(j, "lane_cpu_ns", (uint64_t)cpu);
+	json_kv_u64(j, "lane_held_ns", (uint64_t)held);
 	json_object_end(j);
 }
 
