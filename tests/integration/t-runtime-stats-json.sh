@@ -3,7 +3,7 @@
 # are not UTF-8: all legal cgroup names), and the names read back through a JSON parser (jq).
 # The line-oriented helpers of runtime-lib.sh keep working on the same file.
 . "$(dirname "$0")/runtime-lib.sh"
-need_kvm 1
+need_cpus 1
 command -v jq >/dev/null || { echo "jq missing (scripts/deps.sh installs it)"; exit 77; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
