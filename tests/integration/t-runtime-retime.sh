@@ -6,7 +6,7 @@
 # 1000 times (about 10 per period are needed: throttles, refills, early ends; a spin would be
 # one per exit, tens of thousands), and the quota still holds within 10 %.
 . "$(dirname "$0")/runtime-lib.sh"
-need_kvm 1
+need_cpus 1
 command -v taskset >/dev/null || { echo "no taskset"; exit 77; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
