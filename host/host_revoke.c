@@ -113,7 +113,8 @@ enum host_stuck {
  * not sleep through answer_ns while none of its VMM's threads is in R, nor run answer_ns of
  * CPU without a word while its VMM says nothing at all (one that talks may be catching up:
  * t-host.sh's VMM, stopped and continued, lost a holder so once in 26 revocations before this
- * check). A frozen VMM (a cgroup freezer) has no thread in R and no time moves. A thread that
+ * check) while none of its threads but vCPUs is in R (its helper or agent waiting for a CPU
+ * carries its word, or has its new end unread: at load 27 t-host.sh's live c lost a holder so). A frozen VMM (a cgroup freezer) has no thread in R and no time moves. A thread that
  * began or ended meanwhile, or a reading that failed, tells nothing: the grace stands.
  */
 static enum host_stuck host_revoke_judge(struct host *h, struct host_slot *sl, uint64_t now)
@@ -138,7 +139,8 @@ static enum host_stuck host_revoke_judge(struct host *h, struct host_slot *sl, u
 		sl->read0 = sl->client->nr_read;
 	} else if (t.vm_threads != o->vm_threads)
 		;	/* a thread began or ended: judged from the next pair */
-	else if (t.run_ns >= sl->run0 + h->answer_ns && sl->client->nr_read == sl->read0)
+	else if (t.run_ns >= sl->run0 + h->answer_ns && sl->client->nr_read == sl->read0 &&
+		 !t.io_runnable)
 		why = HOST_RAN;
 	else if (!t.vm_runnable && t.run_ns == o->run_ns && t.wait_ns == o->wait_ns)
 		why = HOST_ASLEEP;

@@ -225,10 +225,18 @@ echo "b stopped: it holds $held lanes; c got $((c1 - c0)) us over $((t1 - t0)) u
 [ "$held" = 0 ] || fail "the stopped VM still holds $held lanes"
 wait "$PID_b" || fail "b exited $?"
 wait "$PID_c" || fail "c exited $?"
-# c ran all along: none of its vCPUs was revoked (the daemon's count as it left).
-rc=$(sed -nE 's|.*/machine/c: .* revoked ([0-9]+) \(.*|\1|p' "$TMPD/host2.log")
-echo "revoked as they left: c $rc, b $(sed -nE 's|.*/machine/b: .* (revoked [0-9]+ \(.*)|\1|p' "$TMPD/host2.log")"
-[ "$rc" = 0 ] || fail "the running VM c had $rc vCPUs revoked"
+# c ran all along: none of its vCPUs was revoked (the daemon's count as it left) as stuck (asleep
+# or running without a word). At the grace (100 ms without a word from its VMM) only where the
+# host is overloaded (load average above 4 per CPU: at load 16-19 c's VMM once went 100 ms
+# without a word; at CI's load 10-15, never).
+cline=$(grep -E "/machine/c: .* revoked [0-9]+ \(" "$TMPD/host2.log")
+rc=$(sed -nE 's|.* revoked ([0-9]+) \(.*|\1|p' <<<"$cline")
+rg=$(sed -nE 's|.*; at the grace ([0-9]+);.*|\1|p' <<<"$cline")
+load=$(cut -d' ' -f1 /proc/loadavg)
+echo "revoked as they left: c $rc (at the grace $rg, load $load), b $(sed -nE 's|.*/machine/b: .* (revoked [0-9]+ \(.*)|\1|p' "$TMPD/host2.log")"
+[ -n "$rc" ] && [ -n "$rg" ] || fail "no revocation counts for c in the daemon's log"
+[ "$rc" = "$rg" ] || fail "the running VM c had $((rc - rg)) vCPUs revoked as stuck"
+[ "$rg" = 0 ] || check "$load > 4 * $(nproc)" || fail "the running VM c had $rg vCPUs revoked at the grace (load $load)"
 
 # A stopped daemon (SIGSTOP; its socket stays open): s's waiting vCPUs hear nothing, s asks
 # (PING), falls back within RT_LIVE_QUIET_NS + RT_LIVE_REPLY_NS (0.5 s) and says so once; all
