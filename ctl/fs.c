@@ -51,13 +51,22 @@ static bool handle_live(struct vsched *vs, const struct ctl_file *f)
 }
 
 /*
+ * Whether err is the API's answer for a path that names no group: -ENOENT, or -ENOTDIR when a
+ * component is now a file (a group "cpu.weight" removed, then +cpu on its grandparent).
+ */
+static bool path_gone(int err)
+{
+	return err == -ENOENT || err == -ENOTDIR;
+}
+
+/*
  * An open file whose group (or, after -cpu, whose cpu.* file) is gone reads and writes as on
  * cgroupfs, where kernfs_get_active() fails: ENODEV. An -ENOENT from a file that still exists
  * is the handler's own answer (e.g. +cpu under a parent without it) and passes unchanged.
  */
 static int gone_errno(struct vsched *vs, const struct ctl_file *f, int err)
 {
-	if (err != -ENOENT)
+	if (!path_gone(err))
 		return err;
 	return handle_live(vs, f) ? err : -ENODEV;
 }
@@ -281,7 +290,7 @@ static int ctl_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_
 	ret = vsched_list_children(c->vs, path, fill_one, &fc);
 	if (!ret)
 		ret = vsched_list_files(c->vs, path, fill_one, &fc);
-	return ret == -ENOENT ? -ENODEV : ret;
+	return path_gone(ret) ? -ENODEV : ret;
 }
 
 /*
