@@ -42,9 +42,28 @@ struct ctl {
 	ctl_forward_fn fwd;
 };
 
-/* The forward's answer for a change (1: not forwarded, apply it here). */
+/*
+ * Credentials for cgroup v2 delegation's move rule. The kernel checks a write to cgroup.procs or
+ * cgroup.threads with the credentials of the file's opener (of->file->f_cred, since 5.16:
+ * CVE-2021-4197, an inherited descriptor must not move with its new holder's rights), so an
+ * open file keeps its opener's; the groups beyond CTL_NGROUPS are not seen.
+ */
+#define CTL_NGROUPS	64
+struct ctl_cred {
+	uid_t uid;
+	gid_t gid;
+	int nr_groups;
+	gid_t groups[CTL_NGROUPS];
+};
+/* The FUSE caller's (in an operation). */
+void ctl_cred_caller(struct ctl_cred *cr);
+
+/*
+ * The forward's answer for a change (1: not forwarded, apply it here). cr: whose permissions a
+ * move is checked with (the opener's), NULL for mkdir and rmdir.
+ */
 int ctl_forward(struct ctl *c, enum ctl_fwd_op op, const char *group, const char *file,
-		const char *buf, size_t len);
+		const char *buf, size_t len, const struct ctl_cred *cr);
 
 extern const struct fuse_operations ctl_fs_ops;
 /* The VM's file events (vsched_set_events_fn()): wakes the pollers of open files. */
@@ -138,17 +157,17 @@ int ctl_fs_removexattr(const char *path, const char *name);
 void ctl_fs_release_all(struct ctl *c);
 
 /*
- * Delegation (deleg.c): a write of buf to group/name by the FUSE caller, with the check of
- * __cgroup_procs_write() for vCPU moves (write access to cgroup.procs of the common ancestor of
+ * Delegation (deleg.c): a write of buf to group/name through a file cr opened, with the check of
+ * __cgroup_procs_write() for vCPU moves (cr may write cgroup.procs of the common ancestor of
  * source and destination) made under the tree's lock, together with the write.
  */
 ssize_t ctl_deleg_write(struct ctl *c, const char *group, const char *name, const char *buf,
-			size_t len);
+			size_t len, const struct ctl_cred *cr);
 /*
- * Whether uid/gid (and the FUSE caller's groups) may write each ancestor's cgroup.procs of
- * group, the root first: p->may is allocated (free() it). 0 or -ENOMEM.
+ * Whether cr may write each ancestor's cgroup.procs of group, the root first: p->may is
+ * allocated (free() it). 0 or -ENOMEM.
  */
-int ctl_deleg_perm(struct ctl *c, const char *group, uid_t uid, gid_t gid,
+int ctl_deleg_perm(struct ctl *c, const char *group, const struct ctl_cred *cr,
 		   struct vsched_move_perm *p);
 
 #endif

@@ -36,6 +36,7 @@ struct ctl_file {
 	char *buf;
 	size_t len;
 	bool valid;		/* buf holds the content produced by the last read at offset 0 */
+	struct ctl_cred *opener;	/* of a file whose writes move vCPUs (delegation), else NULL */
 };
 
 /*
@@ -173,6 +174,7 @@ static void handle_free(struct ctl_file *f)
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
 	pthread_mutex_destroy(&f->lock);
+	free(f->opener);
 	free(f->buf);
 	free(f);
 }
@@ -300,6 +302,7 @@ static int ctl_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_
 static int ctl_open(const char *path, struct fuse_file_info *fi)
 {
 	struct ctl *c = ctl_self();
+	struct ctl_cred *opener = NULL;
 	struct ctl_file *f;
 	struct node n;
 	int ret;
@@ -313,9 +316,19 @@ static int ctl_open(const char *path, struct fuse_file_info *fi)
 		return -EISDIR;
 	if (vsched_node_id(c->vs, n.group, n.name, &id))
 		return -ENOENT;
+	/* A move is checked with the opener's credentials, as the kernel does (struct ctl_cred). */
+	if (vsched_file_moves_vcpus(n.name)) {
+		opener = malloc(sizeof(*opener));
+		if (!opener)
+			return -ENOMEM;
+		ctl_cred_caller(opener);
+	}
 	f = handle_new(c, &n, id);
-	if (!f)
+	if (!f) {
+		free(opener);
 		return -ENOMEM;
+	}
+	f->opener = opener;
 	fi->fh = (uintptr_t)f;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
@@ -447,13 +460,14 @@ static int ctl_write(const char *path __unused, const char *buf, size_t size, of
 	/* A node replaced between this check and the write is not caught (two calls). */
 	if (!handle_live(c->vs, f))
 		return -ENODEV;
-	ret = ctl_forward(c, CTL_FWD_WRITE, f->group, f->name, buf, size);
+	ret = ctl_forward(c, CTL_FWD_WRITE, f->group, f->name, buf, size, f->opener);
 	if (ret <= 0)
 		;	/* served by whoever owns that part of the tree */
 	else if (!strcmp(f->name, "cgroup.subtree_control"))
 		ret = ctl_attr_subtree_write(c, f->group, buf, size, ctx->uid, ctx->gid);
 	else
-		ret = ctl_deleg_write(c, f->group, f->name, buf, size);
+		ret = f->opener ? ctl_deleg_write(c, f->group, f->name, buf, size, f->opener) :
+				  vsched_write(c->vs, f->group, f->name, buf, size);
 	pthread_mutex_lock(&f->lock);
 	f->valid = false;
 	pthread_mutex_unlock(&f->lock);

@@ -17,7 +17,7 @@
 int ctl_fs_mkdir(const char *path, mode_t mode __unused)
 {
 	struct fuse_context *ctx = fuse_get_context();
-	int ret = ctl_forward(ctl_self(), CTL_FWD_MKDIR, path, NULL, NULL, 0);
+	int ret = ctl_forward(ctl_self(), CTL_FWD_MKDIR, path, NULL, NULL, 0, NULL);
 
 	if (!ret)
 		ctl_attr_forwarded(ctl_self(), path, true, ctx->uid, ctx->gid);
@@ -26,7 +26,7 @@ int ctl_fs_mkdir(const char *path, mode_t mode __unused)
 
 int ctl_fs_rmdir(const char *path)
 {
-	int ret = ctl_forward(ctl_self(), CTL_FWD_RMDIR, path, NULL, NULL, 0);
+	int ret = ctl_forward(ctl_self(), CTL_FWD_RMDIR, path, NULL, NULL, 0, NULL);
 
 	if (!ret)
 		ctl_attr_forwarded(ctl_self(), path, false, 0, 0);

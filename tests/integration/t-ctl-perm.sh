@@ -91,6 +91,35 @@ run_err "$EACCES" as_o bash -c "echo 10 > d/x/cpu.weight"
 run_err "$EACCES" as_o bash -c "echo $t0 > d/x/cgroup.threads"
 expect_eq "others read" "$(as_o cat d/x/cpu.weight)" "50"
 
+# A move is checked with the credentials of the file's opener, as the kernel does since 5.16
+# (of->file->f_cred, CVE-2021-4197): an inherited descriptor moves with its opener's rights, not
+# its holder's. Root's descriptor, written by U: allowed (common ancestor the root); U's
+# descriptor, written by root: EACCES. Compared with the 6.18 kernel's cgroup2 (branch
+# ctlcheck); vsched checked the writer: the opposite answers.
+exec 3>d/x/cgroup.procs
+as_u bash -c "echo $HPID >&3" && ok "U moves the VM through root's descriptor" ||
+	bad "U through root's descriptor refused"
+exec 3>&-
+expect_file d/x/vsched.vcpus '0-3\n'
+echo "$HPID" >cgroup.procs
+if command -v python3 >/dev/null; then
+	out=$(python3 -c '
+import errno, os, sys
+os.setresgid(int(sys.argv[1]), int(sys.argv[1]), 0)
+os.setresuid(int(sys.argv[1]), int(sys.argv[1]), 0)
+fd = os.open(sys.argv[2], os.O_WRONLY)
+os.setresuid(0, 0, 0)
+os.setresgid(0, 0, 0)
+try:
+    os.write(fd, sys.argv[3].encode())
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+' $U d/x/cgroup.procs "$HPID")
+	expect_eq "root through U's descriptor" "$out" EACCES
+	expect_file vsched.vcpus '0-3\n'
+fi
+
 # chown by the delegatee of its own group to another user: EPERM (no CAP_CHOWN); chmod of its
 # own file is the owner's right.
 run_err "$EPERM" as_u chown $O d/x
