@@ -86,11 +86,12 @@ ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, cons
 /*
  * vsched_write() of a file whose writes move vCPUs (cgroup.procs, cgroup.threads, vsched.vcpus),
  * with a check made under the same lock, right before the move, so that no other change lands
- * in between: check is called for each vCPU the write would move out of another group, with
- * the depth (0: the root) of the nearest group holding both that group and path; 0 lets the
- * write go on, -errno refuses it (nothing changes). For rules that depend on the tree, such as
- * cgroup v2 delegation's (the control directory). A write the file refuses anyway (syntax, no
- * such thread) is not checked: it gets the file's own errno. Any other file: vsched_write().
+ * in between: check is called for each vCPU the write names (one already in path too, as the
+ * kernel checks a task moved where it is), with the depth (0: the root) of the nearest group
+ * holding both its group and path; 0 lets the write go on, -errno refuses it (nothing
+ * changes). For rules that depend on the tree, such as cgroup v2 delegation's (the control
+ * directory). A write the file refuses anyway (syntax, no such thread) is not checked: it gets
+ * the file's own errno. Any other file: vsched_write().
  */
 typedef int (*vsched_move_check_fn)(unsigned int depth, void *arg);
 ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file, const char *buf,

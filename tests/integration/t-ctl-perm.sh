@@ -120,6 +120,21 @@ except OSError as e:
 	expect_file vsched.vcpus '0-3\n'
 fi
 
+# A move to where the vCPU already is still needs the destination's cgroup.procs, as on the
+# kernel (the common ancestor of a group and itself): U holding only cgroup.threads gets EACCES.
+# Branch ctlcheck: nothing moved, nothing was checked, the write succeeded.
+mkdir n
+echo threaded >n/cgroup.type
+echo 2 >n/vsched.vcpus
+chown $U n/cgroup.threads
+t2=$(vcpu_tids "$HPID" | sed -n 3p)
+run_err "$EACCES" as_u bash -c "echo $t2 > n/cgroup.threads"
+chown $U n/cgroup.procs
+as_u bash -c "echo $t2 > n/cgroup.threads" && ok "with n/cgroup.procs U's too: ok" ||
+	bad "no-op move with n/cgroup.procs"
+echo "$HPID" >cgroup.procs
+rmdir n
+
 # chown by the delegatee of its own group to another user: EPERM (no CAP_CHOWN); chmod of its
 # own file is the owner's right.
 run_err "$EPERM" as_u chown $O d/x
