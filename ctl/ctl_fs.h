@@ -95,8 +95,11 @@ void ctl_attrs_init(struct ctl *c);
 void ctl_attrs_free(struct ctl *c);
 /* Fills mode, uid and gid of n from the defaults it has and what was set on it. */
 void ctl_node_attrs(struct ctl *c, struct node *n);
-/* mkdir and rmdir with the bookkeeping: the creator owns a new group and its files. */
-int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid);
+/*
+ * mkdir and rmdir with the bookkeeping: the creator owns a new group and its files; the group
+ * has mkdir(2)'s mode (after the umask), as on cgroupfs.
+ */
+int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid, mode_t mode);
 int ctl_attr_rmdir(struct ctl *c, const char *path);
 /*
  * A mkdir (made) or rmdir another owner served (ctl_forward()), whose mirror is in this tree
@@ -104,7 +107,8 @@ int ctl_attr_rmdir(struct ctl *c, const char *path);
  * (it was its parent's, its files root's: the creator could not write its cgroup.type); what
  * was kept under a group removed goes.
  */
-void ctl_attr_forwarded(struct ctl *c, const char *path, bool made, uid_t uid, gid_t gid);
+void ctl_attr_forwarded(struct ctl *c, const char *path, bool made, uid_t uid, gid_t gid,
+			mode_t mode);
 /* A write to cgroup.subtree_control by uid:gid: cpu.* files of the children come and go. */
 ssize_t ctl_attr_subtree_write(struct ctl *c, const char *group, const char *buf, size_t len,
 			       uid_t uid, gid_t gid);

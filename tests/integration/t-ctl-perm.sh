@@ -26,6 +26,16 @@ expect_eq "group dir" "$(statof d)" "drwxr-xr-x 0 0 0"
 expect_eq "rw file" "$(statof d/cpu.weight)" "-rw-r--r-- 0 0 0"
 expect_eq "ro file" "$(statof d/cpu.stat)" "-r--r--r-- 0 0 0"
 expect_eq "ro cgroup.events" "$(statof d/cgroup.events)" "-r--r--r-- 0 0 0"
+# A group has mkdir(2)'s mode after the umask, as kernfs_create_dir_ns() makes it (branch
+# ctlcheck: always 0755).
+(umask 077; mkdir m1)
+mkdir -m 0750 m2
+(umask 0; mkdir m3)
+expect_eq "umask 077" "$(statof m1)" "drwx------ 0 0 0"
+expect_eq "mkdir -m 0750" "$(statof m2)" "drwxr-x--- 0 0 0"
+expect_eq "umask 0" "$(statof m3)" "drwxrwxrwx 0 0 0"
+expect_eq "its files as ever" "$(statof m1/cgroup.procs)" "-rw-r--r-- 0 0 0"
+rmdir m1 m2 m3
 expect_eq "rw cgroup.procs" "$(statof cgroup.procs)" "-rw-r--r-- 0 0 0"
 
 # Before delegation nobody may change anything.
