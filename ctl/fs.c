@@ -314,6 +314,9 @@ static int ctl_open(const char *path, struct fuse_file_info *fi)
 		return ret;
 	if (n.kind != NODE_FILE)
 		return -EISDIR;
+	/* kernfs files cannot do O_DIRECT: do_dentry_open() refuses it, after the permissions. */
+	if (fi->flags & O_DIRECT)
+		return -EINVAL;
 	if (vsched_node_id(c->vs, n.group, n.name, &id))
 		return -ENOENT;
 	/* A move is checked with the opener's credentials, as the kernel does (struct ctl_cred). */
