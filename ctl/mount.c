@@ -166,7 +166,7 @@ void ctl_set_forward(struct ctl *c, ctl_forward_fn fn, void *arg)
 
 /*
  * A move is checked where it is made, by cgroup v2 delegation's rule with this directory's
- * owners and modes: the writer's permissions go with it (deleg.c).
+ * owners and modes: the opener's permissions go with it (deleg.c, struct ctl_cred).
  */
 int ctl_forward(struct ctl *c, enum ctl_fwd_op op, const char *group, const char *file,
 		const char *buf, size_t len, const struct ctl_cred *cr)
