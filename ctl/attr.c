@@ -123,8 +123,11 @@ void ctl_node_attrs(struct ctl *c, struct node *n)
 	pthread_mutex_unlock(&c->attr_lock);
 }
 
-/* A group just made at path: the creator's. attr_lock held. */
-static void attr_made(struct ctl *c, const char *path, uid_t uid, gid_t gid)
+/*
+ * A group just made at path with mode (mkdir(2)'s, the umask applied): the creator's. attr_lock
+ * held.
+ */
+static void attr_made(struct ctl *c, const char *path, uid_t uid, gid_t gid, mode_t mode)
 {
 	struct ctl_attr *a;
 
@@ -134,25 +137,32 @@ static void attr_made(struct ctl *c, const char *path, uid_t uid, gid_t gid)
 	vsched_chown(c->vs, path, uid, gid);
 	if ((uid || gid) && (a = attr_get(c, path, true)))
 		a->files = a->cpu_files = (struct ctl_owner){ true, uid, gid };
+	/* cgroup_create() makes the directory with mkdir(2)'s mode, as kernfs_create_dir_ns(). */
+	mode &= 07777;
+	if (mode != 0755 && (a = attr_get(c, path, true))) {
+		a->has_mode = true;
+		a->mode = mode;
+	}
 }
 
-int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid)
+int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid, mode_t mode)
 {
 	int ret;
 
 	pthread_mutex_lock(&c->attr_lock);
 	ret = vsched_mkdir(c->vs, path);
 	if (!ret)
-		attr_made(c, path, uid, gid);
+		attr_made(c, path, uid, gid, mode);
 	pthread_mutex_unlock(&c->attr_lock);
 	return ret;
 }
 
-void ctl_attr_forwarded(struct ctl *c, const char *path, bool made, uid_t uid, gid_t gid)
+void ctl_attr_forwarded(struct ctl *c, const char *path, bool made, uid_t uid, gid_t gid,
+			mode_t mode)
 {
 	pthread_mutex_lock(&c->attr_lock);
 	if (made && !vsched_stat(c->vs, path, NULL, &(mode_t){ 0 }))
-		attr_made(c, path, uid, gid);
+		attr_made(c, path, uid, gid, mode);
 	else if (!made)
 		attr_drop_tree(c, path);
 	pthread_mutex_unlock(&c->attr_lock);

@@ -42,9 +42,28 @@ struct ctl {
 	ctl_forward_fn fwd;
 };
 
-/* The forward's answer for a change (1: not forwarded, apply it here). */
+/*
+ * Credentials for cgroup v2 delegation's move rule. The kernel checks a write to cgroup.procs or
+ * cgroup.threads with the credentials of the file's opener (of->file->f_cred, since 5.16:
+ * CVE-2021-4197, an inherited descriptor must not move with its new holder's rights), so an
+ * open file keeps its opener's; the groups beyond CTL_NGROUPS are not seen.
+ */
+#define CTL_NGROUPS	64
+struct ctl_cred {
+	uid_t uid;
+	gid_t gid;
+	int nr_groups;
+	gid_t groups[CTL_NGROUPS];
+};
+/* The FUSE caller's (in an operation). */
+void ctl_cred_caller(struct ctl_cred *cr);
+
+/*
+ * The forward's answer for a change (1: not forwarded, apply it here). cr: whose permissions a
+ * move is checked with (the opener's), NULL for mkdir and rmdir.
+ */
 int ctl_forward(struct ctl *c, enum ctl_fwd_op op, const char *group, const char *file,
-		const char *buf, size_t len);
+		const char *buf, size_t len, const struct ctl_cred *cr);
 
 extern const struct fuse_operations ctl_fs_ops;
 /* The VM's file events (vsched_set_events_fn()): wakes the pollers of open files. */
@@ -76,8 +95,11 @@ void ctl_attrs_init(struct ctl *c);
 void ctl_attrs_free(struct ctl *c);
 /* Fills mode, uid and gid of n from the defaults it has and what was set on it. */
 void ctl_node_attrs(struct ctl *c, struct node *n);
-/* mkdir and rmdir with the bookkeeping: the creator owns a new group and its files. */
-int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid);
+/*
+ * mkdir and rmdir with the bookkeeping: the creator owns a new group and its files; the group
+ * has mkdir(2)'s mode (after the umask), as on cgroupfs.
+ */
+int ctl_attr_mkdir(struct ctl *c, const char *path, uid_t uid, gid_t gid, mode_t mode);
 int ctl_attr_rmdir(struct ctl *c, const char *path);
 /*
  * A mkdir (made) or rmdir another owner served (ctl_forward()), whose mirror is in this tree
@@ -85,7 +107,8 @@ int ctl_attr_rmdir(struct ctl *c, const char *path);
  * (it was its parent's, its files root's: the creator could not write its cgroup.type); what
  * was kept under a group removed goes.
  */
-void ctl_attr_forwarded(struct ctl *c, const char *path, bool made, uid_t uid, gid_t gid);
+void ctl_attr_forwarded(struct ctl *c, const char *path, bool made, uid_t uid, gid_t gid,
+			mode_t mode);
 /* A write to cgroup.subtree_control by uid:gid: cpu.* files of the children come and go. */
 ssize_t ctl_attr_subtree_write(struct ctl *c, const char *group, const char *buf, size_t len,
 			       uid_t uid, gid_t gid);
@@ -138,17 +161,17 @@ int ctl_fs_removexattr(const char *path, const char *name);
 void ctl_fs_release_all(struct ctl *c);
 
 /*
- * Delegation (deleg.c): a write of buf to group/name by the FUSE caller, with the check of
- * __cgroup_procs_write() for vCPU moves (write access to cgroup.procs of the common ancestor of
+ * Delegation (deleg.c): a write of buf to group/name through a file cr opened, with the check of
+ * __cgroup_procs_write() for vCPU moves (cr may write cgroup.procs of the common ancestor of
  * source and destination) made under the tree's lock, together with the write.
  */
 ssize_t ctl_deleg_write(struct ctl *c, const char *group, const char *name, const char *buf,
-			size_t len);
+			size_t len, const struct ctl_cred *cr);
 /*
- * Whether uid/gid (and the FUSE caller's groups) may write each ancestor's cgroup.procs of
- * group, the root first: p->may is allocated (free() it). 0 or -ENOMEM.
+ * Whether cr may write each ancestor's cgroup.procs of group, the root first: p->may is
+ * allocated (free() it). 0 or -ENOMEM.
  */
-int ctl_deleg_perm(struct ctl *c, const char *group, uid_t uid, gid_t gid,
+int ctl_deleg_perm(struct ctl *c, const char *group, const struct ctl_cred *cr,
 		   struct vsched_move_perm *p);
 
 #endif

@@ -36,6 +36,7 @@ struct ctl_file {
 	char *buf;
 	size_t len;
 	bool valid;		/* buf holds the content produced by the last read at offset 0 */
+	struct ctl_cred *opener;	/* of a file whose writes move vCPUs (delegation), else NULL */
 };
 
 /*
@@ -51,13 +52,22 @@ static bool handle_live(struct vsched *vs, const struct ctl_file *f)
 }
 
 /*
+ * Whether err is the API's answer for a path that names no group: -ENOENT, or -ENOTDIR when a
+ * component is now a file (a group "cpu.weight" removed, then +cpu on its grandparent).
+ */
+static bool path_gone(int err)
+{
+	return err == -ENOENT || err == -ENOTDIR;
+}
+
+/*
  * An open file whose group (or, after -cpu, whose cpu.* file) is gone reads and writes as on
  * cgroupfs, where kernfs_get_active() fails: ENODEV. An -ENOENT from a file that still exists
  * is the handler's own answer (e.g. +cpu under a parent without it) and passes unchanged.
  */
 static int gone_errno(struct vsched *vs, const struct ctl_file *f, int err)
 {
-	if (err != -ENOENT)
+	if (!path_gone(err))
 		return err;
 	return handle_live(vs, f) ? err : -ENODEV;
 }
@@ -164,6 +174,7 @@ static void handle_free(struct ctl_file *f)
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
 	pthread_mutex_destroy(&f->lock);
+	free(f->opener);
 	free(f->buf);
 	free(f);
 }
@@ -281,7 +292,7 @@ static int ctl_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_
 	ret = vsched_list_children(c->vs, path, fill_one, &fc);
 	if (!ret)
 		ret = vsched_list_files(c->vs, path, fill_one, &fc);
-	return ret == -ENOENT ? -ENODEV : ret;
+	return path_gone(ret) ? -ENODEV : ret;
 }
 
 /*
@@ -291,6 +302,7 @@ static int ctl_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_
 static int ctl_open(const char *path, struct fuse_file_info *fi)
 {
 	struct ctl *c = ctl_self();
+	struct ctl_cred *opener = NULL;
 	struct ctl_file *f;
 	struct node n;
 	int ret;
@@ -302,11 +314,24 @@ static int ctl_open(const char *path, struct fuse_file_info *fi)
 		return ret;
 	if (n.kind != NODE_FILE)
 		return -EISDIR;
+	/* kernfs files cannot do O_DIRECT: do_dentry_open() refuses it, after the permissions. */
+	if (fi->flags & O_DIRECT)
+		return -EINVAL;
 	if (vsched_node_id(c->vs, n.group, n.name, &id))
 		return -ENOENT;
+	/* A move is checked with the opener's credentials, as the kernel does (struct ctl_cred). */
+	if (vsched_file_moves_vcpus(n.name)) {
+		opener = malloc(sizeof(*opener));
+		if (!opener)
+			return -ENOMEM;
+		ctl_cred_caller(opener);
+	}
 	f = handle_new(c, &n, id);
-	if (!f)
+	if (!f) {
+		free(opener);
 		return -ENOMEM;
+	}
+	f->opener = opener;
 	fi->fh = (uintptr_t)f;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
@@ -438,13 +463,14 @@ static int ctl_write(const char *path __unused, const char *buf, size_t size, of
 	/* A node replaced between this check and the write is not caught (two calls). */
 	if (!handle_live(c->vs, f))
 		return -ENODEV;
-	ret = ctl_forward(c, CTL_FWD_WRITE, f->group, f->name, buf, size);
+	ret = ctl_forward(c, CTL_FWD_WRITE, f->group, f->name, buf, size, f->opener);
 	if (ret <= 0)
 		;	/* served by whoever owns that part of the tree */
 	else if (!strcmp(f->name, "cgroup.subtree_control"))
 		ret = ctl_attr_subtree_write(c, f->group, buf, size, ctx->uid, ctx->gid);
 	else
-		ret = ctl_deleg_write(c, f->group, f->name, buf, size);
+		ret = f->opener ? ctl_deleg_write(c, f->group, f->name, buf, size, f->opener) :
+				  vsched_write(c->vs, f->group, f->name, buf, size);
 	pthread_mutex_lock(&f->lock);
 	f->valid = false;
 	pthread_mutex_unlock(&f->lock);

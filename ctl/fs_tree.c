@@ -14,22 +14,22 @@
 #include "vsched.h"
 #include "util/compiler.h"
 
-int ctl_fs_mkdir(const char *path, mode_t mode __unused)
+int ctl_fs_mkdir(const char *path, mode_t mode)
 {
 	struct fuse_context *ctx = fuse_get_context();
-	int ret = ctl_forward(ctl_self(), CTL_FWD_MKDIR, path, NULL, NULL, 0);
+	int ret = ctl_forward(ctl_self(), CTL_FWD_MKDIR, path, NULL, NULL, 0, NULL);
 
 	if (!ret)
-		ctl_attr_forwarded(ctl_self(), path, true, ctx->uid, ctx->gid);
-	return ret <= 0 ? ret : ctl_attr_mkdir(ctl_self(), path, ctx->uid, ctx->gid);
+		ctl_attr_forwarded(ctl_self(), path, true, ctx->uid, ctx->gid, mode);
+	return ret <= 0 ? ret : ctl_attr_mkdir(ctl_self(), path, ctx->uid, ctx->gid, mode);
 }
 
 int ctl_fs_rmdir(const char *path)
 {
-	int ret = ctl_forward(ctl_self(), CTL_FWD_RMDIR, path, NULL, NULL, 0);
+	int ret = ctl_forward(ctl_self(), CTL_FWD_RMDIR, path, NULL, NULL, 0, NULL);
 
 	if (!ret)
-		ctl_attr_forwarded(ctl_self(), path, false, 0, 0);
+		ctl_attr_forwarded(ctl_self(), path, false, 0, 0, 0);
 	return ret <= 0 ? ret : ctl_attr_rmdir(ctl_self(), path);
 }
 

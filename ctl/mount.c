@@ -166,21 +166,19 @@ void ctl_set_forward(struct ctl *c, ctl_forward_fn fn, void *arg)
 
 /*
  * A move is checked where it is made, by cgroup v2 delegation's rule with this directory's
- * owners and modes: the writer's permissions go with it (deleg.c).
+ * owners and modes: the opener's permissions go with it (deleg.c, struct ctl_cred).
  */
 int ctl_forward(struct ctl *c, enum ctl_fwd_op op, const char *group, const char *file,
-		const char *buf, size_t len)
+		const char *buf, size_t len, const struct ctl_cred *cr)
 {
 	ctl_forward_fn fn = __atomic_load_n(&c->fwd, __ATOMIC_ACQUIRE);
 	struct vsched_move_perm p = { NULL, 0 };
-	struct fuse_context *ctx;
 	int ret;
 
 	if (!fn)
 		return 1;
-	if (op == CTL_FWD_WRITE && vsched_file_moves_vcpus(file)) {
-		ctx = fuse_get_context();
-		ret = ctl_deleg_perm(c, group, ctx->uid, ctx->gid, &p);
+	if (op == CTL_FWD_WRITE && cr && vsched_file_moves_vcpus(file)) {
+		ret = ctl_deleg_perm(c, group, cr, &p);
 		if (ret)
 			return ret;
 	}

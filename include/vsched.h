@@ -12,8 +12,11 @@
  *    for the same operation on cgroupfs (e.g. writing "0" to cpu.weight gives -ERANGE). A failed
  *    call changes nothing. Nothing here prints.
  *  - A path names a group: "" or "/" is the root (the whole VM), "a/b" or "/a/b" a nested group.
- *    Leading and trailing slashes are ignored; a path of 4096 bytes or more (without them) is
- *    -ENAMETOOLONG for every call. A file is named by its cgroupfs name
+ *    It resolves as the VFS resolves one on cgroupfs: runs of '/' and a trailing '/' do not
+ *    matter, "." is the group reached so far and ".." its parent (the root's ".." is the root),
+ *    a missing component is -ENOENT (one before ".." too), a file used as a directory -ENOTDIR.
+ *    A path of 4096 bytes or more (without leading and trailing slashes) is -ENAMETOOLONG for
+ *    every call. A file is named by its cgroupfs name
  *    ("cpu.max"); docs/interface-files.md lists them with formats and errnos.
  *  - A NULL handle, path, value, callback or result pointer is -EINVAL (a buffer may be NULL
  *    when its length is 0), a NULL file -ENOENT as a missing one (where NULL does not name
@@ -52,9 +55,10 @@ void vsched_destroy(struct vsched *vs);
 int vsched_set_pid(struct vsched *vs, pid_t pid);
 int vsched_set_vcpu_tid(struct vsched *vs, unsigned int vcpu, pid_t tid);	/* -ERANGE vcpu */
 
-/* Groups, as mkdir(2)/rmdir(2) on cgroupfs. mkdir: -ENOENT parent, -EEXIST, -EINVAL name,
- * -EAGAIN cgroup.max.depth/descendants, -ENAMETOOLONG. rmdir: -ENOENT, -EBUSY (populated, has
- * children, or the root), -ENAMETOOLONG. */
+/* Groups, as mkdir(2)/rmdir(2) on cgroupfs. mkdir: -ENOENT parent, -ENOTDIR, -EEXIST (also
+ * ".", ".." and the root), -EINVAL name, -EAGAIN cgroup.max.depth/descendants, -ENAMETOOLONG.
+ * rmdir: -ENOENT, -ENOTDIR, -EBUSY (populated, has children, or the root), -EINVAL (last
+ * component "."), -ENOTEMPTY (".."), -ENAMETOOLONG. */
 int vsched_mkdir(struct vsched *vs, const char *path);
 int vsched_rmdir(struct vsched *vs, const char *path);
 /* mkdir, then "threaded" into its cgroup.type, so single vCPUs can move into it, in one step:
@@ -82,11 +86,12 @@ ssize_t vsched_write(struct vsched *vs, const char *path, const char *file, cons
 /*
  * vsched_write() of a file whose writes move vCPUs (cgroup.procs, cgroup.threads, vsched.vcpus),
  * with a check made under the same lock, right before the move, so that no other change lands
- * in between: check is called for each vCPU the write would move out of another group, with
- * the depth (0: the root) of the nearest group holding both that group and path; 0 lets the
- * write go on, -errno refuses it (nothing changes). For rules that depend on the tree, such as
- * cgroup v2 delegation's (the control directory). A write the file refuses anyway (syntax, no
- * such thread) is not checked: it gets the file's own errno. Any other file: vsched_write().
+ * in between: check is called for each vCPU the write names (one already in path too, as the
+ * kernel checks a task moved where it is), with the depth (0: the root) of the nearest group
+ * holding both its group and path; 0 lets the write go on, -errno refuses it (nothing
+ * changes). For rules that depend on the tree, such as cgroup v2 delegation's (the control
+ * directory). A write the file refuses anyway (syntax, no such thread) is not checked: it gets
+ * the file's own errno. Any other file: vsched_write().
  */
 typedef int (*vsched_move_check_fn)(unsigned int depth, void *arg);
 ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file, const char *buf,

@@ -95,8 +95,8 @@ int cgroup_procs_parse(struct sched *s, char *buf, struct cpuset *set);
 int cgroup_threads_parse(struct sched *s, char *buf, struct cpuset *set);
 int vsched_vcpus_parse(struct sched *s, char *buf, struct cpuset *set);
 /*
- * Calls check for each vCPU in set that is not in dst yet, with the depth of the nearest group
- * holding both its group and dst; stops at the first non-zero return and returns it.
+ * Calls check for each vCPU in set, with the depth of the nearest group holding both its group
+ * and dst (dst's own for a vCPU already there); stops at the first non-zero return, returns it.
  */
 int cgroup_check_moves(struct sched *s, const struct cpuset *set, struct group *dst,
 		       int (*check)(unsigned int depth, void *arg), void *arg);

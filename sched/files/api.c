@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "vsched.h"
+#include "sched/cftype.h"
 #include "sched/core.h"
 #include "sched/files.h"
+#include "sched/group.h"
 #include "util/debug.h"
 #include "util/time.h"
 #include "api.h"
@@ -217,19 +219,78 @@ int api_norm(const char *path, char *buf)
 	return 0;
 }
 
+/* The child group of g called name: -ENOENT if none, -ENOTDIR if name is one of g's files. */
+int api_child(struct group *g, const char *name, struct group **out)
+{
+	*out = group_child(g, name);
+	if (*out)
+		return 0;
+	return cftype_exists(g, name) ? -ENOTDIR : -ENOENT;
+}
+
 /*
- * The group at path, under the lock, in *g: 0, -ENOENT if there is none, or -ENAMETOOLONG for a
- * path no group can have (as a path over PATH_MAX on cgroupfs, whatever the call).
+ * Walks path as the VFS walks a directory tree (link_path_walk()), under the lock: runs of '/'
+ * separate components, "." is the group reached so far, ".." its parent (the root's is the root,
+ * as "/.." is "/"), any other name must be a child group: -ENOENT if none, -ENOTDIR if it names
+ * a file. So "a/./b", "a/x/../b" (x must exist) and "a/b/" all name a/b. The last component is
+ * left to the caller, as mkdir and rmdir treat it their own way: in p.
+ */
+int api_walk(struct vsched *vs, const char *path, struct api_path *p)
+{
+	struct group *g = sched_root(vs->s);
+	char *c, *next;
+	int ret;
+
+	p->parent = g;
+	p->name = NULL;
+	p->last = API_LAST_ROOT;
+	ret = api_norm(path, p->buf);
+	if (ret)
+		return ret;
+	for (c = p->buf; *c; c = next) {
+		next = strchrnul(c, '/');
+		if (*next)
+			*next++ = '\0';
+		while (*next == '/')
+			next++;
+		if (!*next)
+			break;			/* c is the last component */
+		if (!strcmp(c, ".."))
+			g = g->parent ? g->parent : g;
+		else if (strcmp(c, ".") && (ret = api_child(g, c, &g)))
+			return ret;
+	}
+	p->parent = g;
+	if (!*c)
+		return 0;			/* "" or "/": the root */
+	p->last = !strcmp(c, ".") ? API_LAST_DOT : !strcmp(c, "..") ? API_LAST_DOTDOT :
+		  API_LAST_NAME;
+	p->name = c;
+	return 0;
+}
+
+/*
+ * The group at path, under the lock, in *g: 0, -ENOENT if there is none, -ENOTDIR if a
+ * component is a file, or -ENAMETOOLONG for a path no group can have (as a path over PATH_MAX on
+ * cgroupfs, whatever the call).
  */
 int api_group(struct vsched *vs, const char *path, struct group **g)
 {
-	char norm[GROUP_PATH_MAX];
+	struct api_path p;
 	int ret;
 
 	*g = NULL;
-	ret = api_norm(path, norm);
+	ret = api_walk(vs, path, &p);
 	if (ret)
 		return ret;
-	*g = group_lookup(vs->s, norm);
-	return *g ? 0 : -ENOENT;
+	switch (p.last) {
+	case API_LAST_NAME:
+		return api_child(p.parent, p.name, g);
+	case API_LAST_DOTDOT:
+		*g = p.parent->parent ? p.parent->parent : p.parent;
+		return 0;
+	default:
+		*g = p.parent;
+		return 0;
+	}
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "vsched.h"
+#include "sched/group.h"
 
 struct group;
 
@@ -44,6 +45,19 @@ static inline bool api_valid(const struct vsched *vs)
 void api_notify(struct vsched *vs, enum vsched_event ev, const char *path, const char *file);
 void api_advance(struct vsched *vs);
 int api_norm(const char *path, char *buf);
+
+/* A path's last component, as the VFS's LAST_NORM, LAST_DOT, LAST_DOTDOT, LAST_ROOT. */
+enum api_last { API_LAST_NAME, API_LAST_DOT, API_LAST_DOTDOT, API_LAST_ROOT };
+
+struct api_path {
+	struct group *parent;	/* the group the last component is in (the root for ROOT) */
+	const char *name;	/* the last component (in buf), NULL for ROOT */
+	enum api_last last;
+	char buf[GROUP_PATH_MAX];
+};
+
+int api_walk(struct vsched *vs, const char *path, struct api_path *p);
+int api_child(struct group *g, const char *name, struct group **out);
 int api_group(struct vsched *vs, const char *path, struct group **g);
 
 #endif

@@ -16,27 +16,24 @@
 #include "api.h"
 
 /*
- * Under the lock: the group at norm ("a/b", not the root), and for threaded its "threaded"
- * cgroup.type in the same lock section, so no other call sees or populates it in between and
- * a refused type change is undone before anyone could notice.
+ * Under the lock: the group at path, and for threaded its "threaded" cgroup.type in the same
+ * lock section, so no other call sees or populates it in between and a refused type change is
+ * undone before anyone could notice. A last component ".", ".." or none (the root) names a
+ * directory that exists: EEXIST, as the VFS's filename_create().
  */
-static int api_mkdir_locked(struct vsched *vs, char *norm, bool threaded)
+static int api_mkdir_locked(struct vsched *vs, const char *path, bool threaded)
 {
-	char *name = strrchr(norm, '/');
-	struct group *parent, *g;
+	struct api_path p;
+	struct group *g;
 	ssize_t ret;
 
-	if (name) {
-		*name++ = '\0';
-		parent = group_lookup(vs->s, norm);
-	} else {
-		name = norm;
-		parent = sched_root(vs->s);
-	}
-	if (!parent)
-		return -ENOENT;
+	ret = api_walk(vs, path, &p);
+	if (ret)
+		return (int)ret;
+	if (p.last != API_LAST_NAME)
+		return -EEXIST;
 	api_advance(vs);
-	ret = group_create(vs->s, parent, name, &g);
+	ret = group_create(vs->s, p.parent, p.name, &g);
 	if (ret || !threaded)
 		return (int)ret;
 	ret = cftype_write(vs->s, g, cftype_lookup(g, "cgroup.type"), "threaded",
@@ -50,18 +47,12 @@ static int api_mkdir_locked(struct vsched *vs, char *norm, bool threaded)
 
 static int api_mkdir(struct vsched *vs, const char *path, bool threaded)
 {
-	char norm[GROUP_PATH_MAX];
 	int ret;
 
 	if (!api_valid(vs))
 		return -EINVAL;
-	ret = api_norm(path, norm);
-	if (ret)
-		return ret;
-	if (!norm[0])
-		return -EEXIST;	/* the root */
 	vsched_lock(vs);
-	ret = api_mkdir_locked(vs, norm, threaded);
+	ret = api_mkdir_locked(vs, path, threaded);
 	vsched_unlock(vs);
 	if (ret)
 		return ret;
@@ -76,21 +67,44 @@ int vsched_mkdir(struct vsched *vs, const char *path)
 	return api_mkdir(vs, path, false);
 }
 
+/*
+ * Under the lock. The last component as the VFS's do_rmdir(): "." EINVAL, ".." ENOTEMPTY, none
+ * (the root) EBUSY; a name that is a file ENOTDIR.
+ */
+static int api_rmdir_locked(struct vsched *vs, const char *path)
+{
+	struct api_path p;
+	struct group *g;
+	int ret;
+
+	ret = api_walk(vs, path, &p);
+	if (ret)
+		return ret;
+	switch (p.last) {
+	case API_LAST_DOT:
+		return -EINVAL;
+	case API_LAST_DOTDOT:
+		return -ENOTEMPTY;
+	case API_LAST_ROOT:
+		return -EBUSY;
+	default:
+		break;
+	}
+	ret = api_child(p.parent, p.name, &g);
+	if (ret)
+		return ret;
+	api_advance(vs);
+	return group_remove(vs->s, g);
+}
+
 int vsched_rmdir(struct vsched *vs, const char *path)
 {
-	struct group *g;
 	int ret;
 
 	if (!api_valid(vs))
 		return -EINVAL;
 	vsched_lock(vs);
-	ret = api_group(vs, path, &g);
-	if (!ret && group_is_root(g))
-		ret = -EBUSY;
-	if (!ret) {
-		api_advance(vs);
-		ret = group_remove(vs->s, g);
-	}
+	ret = api_rmdir_locked(vs, path);
 	vsched_unlock(vs);
 	if (!ret)
 		api_notify(vs, VSCHED_EV_RMDIR, path, NULL);

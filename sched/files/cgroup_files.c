@@ -171,9 +171,12 @@ int cgroup_check_moves(struct sched *s, const struct cpuset *set, struct group *
 	for (i = 0; i < n; i++) {
 		struct sched_vcpu *v = sched_vcpu(s, i);
 
-		if (!cpuset_test(set, i) || v->group == dst)
+		if (!cpuset_test(set, i))
 			continue;
-		/* Both are in the one tree: the root at least is common. */
+		/*
+		 * Both are in the one tree: the root at least is common. A vCPU already in dst is
+		 * checked at dst, as __cgroup_procs_write() checks a task moved where it is.
+		 */
 		ret = check(cgroup_common_ancestor(v->group, dst)->depth, arg);
 		if (ret)
 			return ret;

@@ -191,6 +191,24 @@ out=$({ read -r x <&6 && echo "$x"; } 2>&1)
 	bad "cgroup.max.depth after -cpu, +cpu: '$out'"
 exec 5>&- 6<&-
 rmdir p/gone p
+# A group named as a cpu.* file, removed, then +cpu on its grandparent: the old path now runs
+# through a file, which the API calls ENOTDIR (a VFS walk); the descriptor still says ENODEV.
+mkdir q q/p q/p/cpu.weight
+exec 5>q/p/cpu.weight/cgroup.max.depth 6<q/p/cpu.weight/cgroup.max.depth
+rmdir q/p/cpu.weight
+echo +cpu >q/cgroup.subtree_control
+out=$({ echo 5 >&5; } 2>&1)
+case $out in *"$ENODEV"*) ok "write, its group's name now a file: ENODEV" ;; *) bad "write: '$out'" ;; esac
+out=$({ read -r x <&6; } 2>&1)
+case $out in *"$ENODEV"*) ok "read, its group's name now a file: ENODEV" ;; *) bad "read: '$out'" ;; esac
+exec 5>&- 6<&-
+echo -cpu >q/cgroup.subtree_control
+rmdir q/p q
+
+# O_DIRECT: kernfs files cannot (do_dentry_open()); the 6.18 kernel's cgroup2 says EINVAL
+# (branch ctlcheck: the directory opened them).
+run_err "$EINVAL" dd if=g/cpu.stat of=/dev/null iflag=direct status=none
+run_err "$EINVAL" dd if=/dev/zero of=g/cpu.weight oflag=direct bs=1 count=1 status=none
 
 # What kernfs does not implement.
 run_err "$EPERM" rm g/cpu.weight

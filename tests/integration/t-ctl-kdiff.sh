@@ -38,6 +38,9 @@ ops() {
 	# Names past 255 bytes (kernfs has no NAME_MAX); 4094 makes "g/NAME" longer than PATH_MAX.
 	# (vsched limits a group's whole path below the VM to 4095 bytes: 4090 fits under s/g/.)
 	r mkdir g/a g/b; st g
+	# mkdir(2)'s mode, after the umask, is the group's (kernfs_create_dir_ns())
+	(umask 077; r mkdir g/um); r mkdir -m 0750 g/m2; (umask 0; r mkdir g/m3); st g/um g/m2 g/m3
+	r rmdir g/um g/m2 g/m3
 	r rmdir g/b; st g
 	for n in 255 256 1025 4090 4094; do
 		name=$(head -c $n /dev/zero | tr '\0' n)

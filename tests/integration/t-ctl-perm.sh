@@ -26,6 +26,16 @@ expect_eq "group dir" "$(statof d)" "drwxr-xr-x 0 0 0"
 expect_eq "rw file" "$(statof d/cpu.weight)" "-rw-r--r-- 0 0 0"
 expect_eq "ro file" "$(statof d/cpu.stat)" "-r--r--r-- 0 0 0"
 expect_eq "ro cgroup.events" "$(statof d/cgroup.events)" "-r--r--r-- 0 0 0"
+# A group has mkdir(2)'s mode after the umask, as kernfs_create_dir_ns() makes it (branch
+# ctlcheck: always 0755).
+(umask 077; mkdir m1)
+mkdir -m 0750 m2
+(umask 0; mkdir m3)
+expect_eq "umask 077" "$(statof m1)" "drwx------ 0 0 0"
+expect_eq "mkdir -m 0750" "$(statof m2)" "drwxr-x--- 0 0 0"
+expect_eq "umask 0" "$(statof m3)" "drwxrwxrwx 0 0 0"
+expect_eq "its files as ever" "$(statof m1/cgroup.procs)" "-rw-r--r-- 0 0 0"
+rmdir m1 m2 m3
 expect_eq "rw cgroup.procs" "$(statof cgroup.procs)" "-rw-r--r-- 0 0 0"
 
 # Before delegation nobody may change anything.
@@ -90,6 +100,50 @@ run_err "$EACCES" as_o mkdir d/y
 run_err "$EACCES" as_o bash -c "echo 10 > d/x/cpu.weight"
 run_err "$EACCES" as_o bash -c "echo $t0 > d/x/cgroup.threads"
 expect_eq "others read" "$(as_o cat d/x/cpu.weight)" "50"
+
+# A move is checked with the credentials of the file's opener, as the kernel does since 5.16
+# (of->file->f_cred, CVE-2021-4197): an inherited descriptor moves with its opener's rights, not
+# its holder's. Root's descriptor, written by U: allowed (common ancestor the root); U's
+# descriptor, written by root: EACCES. Compared with the 6.18 kernel's cgroup2 (branch
+# ctlcheck); vsched checked the writer: the opposite answers.
+exec 3>d/x/cgroup.procs
+as_u bash -c "echo $HPID >&3" && ok "U moves the VM through root's descriptor" ||
+	bad "U through root's descriptor refused"
+exec 3>&-
+expect_file d/x/vsched.vcpus '0-3\n'
+echo "$HPID" >cgroup.procs
+if command -v python3 >/dev/null; then
+	out=$(python3 -c '
+import errno, os, sys
+os.setresgid(int(sys.argv[1]), int(sys.argv[1]), 0)
+os.setresuid(int(sys.argv[1]), int(sys.argv[1]), 0)
+fd = os.open(sys.argv[2], os.O_WRONLY)
+os.setresuid(0, 0, 0)
+os.setresgid(0, 0, 0)
+try:
+    os.write(fd, sys.argv[3].encode())
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+' $U d/x/cgroup.procs "$HPID")
+	expect_eq "root through U's descriptor" "$out" EACCES
+	expect_file vsched.vcpus '0-3\n'
+fi
+
+# A move to where the vCPU already is still needs the destination's cgroup.procs, as on the
+# kernel (the common ancestor of a group and itself): U holding only cgroup.threads gets EACCES.
+# Branch ctlcheck: nothing moved, nothing was checked, the write succeeded.
+mkdir n
+echo threaded >n/cgroup.type
+echo 2 >n/vsched.vcpus
+chown $U n/cgroup.threads
+t2=$(vcpu_tids "$HPID" | sed -n 3p)
+run_err "$EACCES" as_u bash -c "echo $t2 > n/cgroup.threads"
+chown $U n/cgroup.procs
+as_u bash -c "echo $t2 > n/cgroup.threads" && ok "with n/cgroup.procs U's too: ok" ||
+	bad "no-op move with n/cgroup.procs"
+echo "$HPID" >cgroup.procs
+rmdir n
 
 # chown by the delegatee of its own group to another user: EPERM (no CAP_CHOWN); chmod of its
 # own file is the owner's right.

@@ -173,6 +173,72 @@ static void test_api_mkdir_rmdir(void)
 	vsched_destroy(vs);
 }
 
+/*
+ * Paths resolve as the VFS resolves them on cgroupfs (the kernel's answers, measured on its
+ * cgroup2 with the same tree): "." and ".." are the group and its parent (the root's is the
+ * root), "//" and a trailing "/" do not matter, a component before ".." must exist, a file used
+ * as a directory is ENOTDIR. Last components of mkdir and rmdir as filename_create() and
+ * do_rmdir(). Before branch ctlcheck "." and ".." were looked up as names: ENOENT.
+ */
+static void test_api_path_walk(void)
+{
+	struct vsched *vs = vs_new(2);
+	const char *same[] = { "a/b", "a//b/", "./a/b", "a/./b", "a/b/.", "a/b/c/..", "a/../a/b",
+			       "../a/b", "/../../a/b", "a/b/c/../../b", NULL };
+	const char *root[] = { ".", "./", "..", "/..", "a/..", "a/b/../..", "a/b/../../..", NULL };
+	uint64_t ab, r, id;
+	char buf[64];
+	int i;
+
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a/./b"), 0);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a/b/../b/c"), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "a/b", NULL, &ab), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "/", NULL, &r), 0);
+	for (i = 0; same[i]; i++) {
+		id = 0;
+		CU_ASSERT_EQUAL(vsched_node_id(vs, same[i], NULL, &id), 0);
+		CU_ASSERT_EQUAL(id, ab);
+		CU_ASSERT_EQUAL(vsched_read(vs, same[i], "cgroup.type", buf, sizeof(buf)), 7);
+	}
+	for (i = 0; root[i]; i++) {
+		id = 0;
+		CU_ASSERT_EQUAL(vsched_node_id(vs, root[i], NULL, &id), 0);
+		CU_ASSERT_EQUAL(id, r);
+		CU_ASSERT_EQUAL(vsched_read(vs, root[i], "vsched.lanes", buf, sizeof(buf)), 2);
+	}
+	/* A component before ".." must exist; a file is not a directory. */
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "x/../a", NULL, &id), -ENOENT);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "a/cgroup.procs", NULL, &id), -ENOTDIR);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "a/cgroup.procs/..", NULL, &id), -ENOTDIR);
+	CU_ASSERT_EQUAL(vsched_read(vs, "a/cpu.max", "x", buf, sizeof(buf)), -ENOTDIR);
+	CU_ASSERT_EQUAL(vsched_write(vs, "a/cgroup.procs/", "cpu.max", "max", 3), -ENOTDIR);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "a/...", NULL, &id), -ENOENT);
+	/* mkdir: ".", ".." and the root exist (EEXIST); the rest resolves. */
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a/."), -EEXIST);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a/.."), -EEXIST);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, ".."), -EEXIST);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "x/../d"), -ENOENT);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a/cgroup.procs/d"), -ENOTDIR);
+	CU_ASSERT_EQUAL(vsched_mkdir(vs, "a/b/../../d"), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "d", NULL, &id), 0);
+	/* rmdir: "." EINVAL, ".." ENOTEMPTY, the root EBUSY, a file ENOTDIR. */
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "d/."), -EINVAL);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "a/b/c/.."), -ENOTEMPTY);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "/"), -EBUSY);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "a/cgroup.procs"), -ENOTDIR);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "x/../d"), -ENOENT);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "a/../d/"), 0);
+	CU_ASSERT_EQUAL(vsched_rmdir(vs, "a/b/./c"), 0);
+	CU_ASSERT_EQUAL(vsched_node_id(vs, "a/b/c", NULL, &id), -ENOENT);
+	/* Moves and listings take the same paths. */
+	CU_ASSERT_EQUAL(vsched_mkdir_threaded(vs, "./t"), 0);
+	CU_ASSERT_EQUAL(vsched_assign(vs, "1", "a/../t/."), 0);
+	READ_IS(vs, "t", "vsched.vcpus", "1\n");
+	CU_ASSERT_EQUAL(vsched_list_children(vs, "a/b/..", collect_none, NULL), 0);
+	vsched_destroy(vs);
+}
+
 struct names {
 	char buf[1024];
 	int stop_at;
@@ -285,6 +351,7 @@ static CU_TestInfo api_tests[] = {
 	{ "mkdir and rmdir errnos", test_api_mkdir_rmdir },
 	{ "listings, stat, ownership", test_api_listings },
 	{ "node identities", test_api_node_id },
+	{ "paths: \".\", \"..\", \"//\", files as directories (the VFS's walk)", test_api_path_walk },
 	CU_TEST_INFO_NULL,
 };
 

@@ -25,7 +25,7 @@ struct fwd_vmm {
 	bool answered;
 	struct host_ctl_msg got;	/* the CTL the answering thread read */
 	int answer;			/* the errno it answers with */
-	const struct vsched_move_perm *perm;	/* the writer's, as ctl_forward() gives it */
+	const struct vsched_move_perm *perm;	/* the opener's, as ctl_forward() gives it */
 };
 
 static int fwd_msg(struct fwd_vmm *m, const void *buf, size_t len)
