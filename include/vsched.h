@@ -147,8 +147,8 @@ int vsched_owner(struct vsched *vs, const char *path, uid_t *uid, gid_t *gid);
 /*
  * Change notification, called after a successful change, outside the lock (so it may lock and
  * call the core, e.g. to kick vCPUs so the change takes effect within one slice). path is the
- * group as the caller spelled it (not normalized: "a", "/a/" and "//a" all arrive verbatim),
- * file the file written (NULL for mkdir/rmdir/assign).
+ * group's own path, however the caller spelled it ("a", "/a/", "//a" and "b/../a" all arrive
+ * as "/a"; the root as "/"), file the file written (NULL for mkdir/rmdir/assign).
  */
 enum vsched_event {
 	VSCHED_EV_WRITE,	/* a file was written */

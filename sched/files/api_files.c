@@ -4,6 +4,7 @@
  * writes and moves, listings, modes and owners, each under the façade's lock (api.c).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,13 +16,20 @@
 #include "sched/group.h"
 #include "api.h"
 
+/* Under the lock: g's path as notifications name it ("/a/b"), else path as spelled. */
+static void api_canon(const struct group *g, const char *path, char *canon)
+{
+	if (group_path(g, canon, GROUP_PATH_MAX) < 0)
+		snprintf(canon, GROUP_PATH_MAX, "%s", path);
+}
+
 /*
  * Under the lock: the group at path, and for threaded its "threaded" cgroup.type in the same
  * lock section, so no other call sees or populates it in between and a refused type change is
  * undone before anyone could notice. A last component ".", ".." or none (the root) names a
  * directory that exists: EEXIST, as the VFS's filename_create().
  */
-static int api_mkdir_locked(struct vsched *vs, const char *path, bool threaded)
+static int api_mkdir_locked(struct vsched *vs, const char *path, bool threaded, char *canon)
 {
 	struct api_path p;
 	struct group *g;
@@ -34,8 +42,11 @@ static int api_mkdir_locked(struct vsched *vs, const char *path, bool threaded)
 		return -EEXIST;
 	api_advance(vs);
 	ret = group_create(vs->s, p.parent, p.name, &g);
-	if (ret || !threaded)
+	if (ret)
 		return (int)ret;
+	api_canon(g, path, canon);
+	if (!threaded)
+		return 0;
 	ret = cftype_write(vs->s, g, cftype_lookup(g, "cgroup.type"), "threaded",
 			   strlen("threaded"));
 	if (ret < 0) {
@@ -47,18 +58,19 @@ static int api_mkdir_locked(struct vsched *vs, const char *path, bool threaded)
 
 static int api_mkdir(struct vsched *vs, const char *path, bool threaded)
 {
+	char canon[GROUP_PATH_MAX];
 	int ret;
 
 	if (!api_valid(vs))
 		return -EINVAL;
 	vsched_lock(vs);
-	ret = api_mkdir_locked(vs, path, threaded);
+	ret = api_mkdir_locked(vs, path, threaded, canon);
 	vsched_unlock(vs);
 	if (ret)
 		return ret;
-	api_notify(vs, VSCHED_EV_MKDIR, path, NULL);
+	api_notify(vs, VSCHED_EV_MKDIR, canon, NULL);
 	if (threaded)
-		api_notify(vs, VSCHED_EV_WRITE, path, "cgroup.type");
+		api_notify(vs, VSCHED_EV_WRITE, canon, "cgroup.type");
 	return 0;
 }
 
@@ -71,7 +83,7 @@ int vsched_mkdir(struct vsched *vs, const char *path)
  * Under the lock. The last component as the VFS's do_rmdir(): "." EINVAL, ".." ENOTEMPTY, none
  * (the root) EBUSY; a name that is a file ENOTDIR.
  */
-static int api_rmdir_locked(struct vsched *vs, const char *path)
+static int api_rmdir_locked(struct vsched *vs, const char *path, char *canon)
 {
 	struct api_path p;
 	struct group *g;
@@ -94,20 +106,22 @@ static int api_rmdir_locked(struct vsched *vs, const char *path)
 	if (ret)
 		return ret;
 	api_advance(vs);
+	api_canon(g, path, canon);
 	return group_remove(vs->s, g);
 }
 
 int vsched_rmdir(struct vsched *vs, const char *path)
 {
+	char canon[GROUP_PATH_MAX];
 	int ret;
 
 	if (!api_valid(vs))
 		return -EINVAL;
 	vsched_lock(vs);
-	ret = api_rmdir_locked(vs, path);
+	ret = api_rmdir_locked(vs, path, canon);
 	vsched_unlock(vs);
 	if (!ret)
-		api_notify(vs, VSCHED_EV_RMDIR, path, NULL);
+		api_notify(vs, VSCHED_EV_RMDIR, canon, NULL);
 	return ret;
 }
 
@@ -187,6 +201,7 @@ static int api_check_moves(struct vsched *vs, struct group *g, const struct cfty
 ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file, const char *buf,
 			  size_t len, vsched_move_check_fn check, void *arg)
 {
+	char canon[GROUP_PATH_MAX];
 	const struct cftype *cft;
 	struct group *g;
 	ssize_t ret;
@@ -196,6 +211,7 @@ ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file,
 	vsched_lock(vs);
 	ret = api_file(vs, path, file, &g, &cft);
 	if (!ret) {
+		api_canon(g, path, canon);
 		if (len && cftype_writable(cft))
 			api_advance(vs);
 		/* In the same lock section as the write: the tree cannot change in between. */
@@ -205,7 +221,7 @@ ssize_t vsched_write_move(struct vsched *vs, const char *path, const char *file,
 	}
 	vsched_unlock(vs);
 	if (ret > 0)
-		api_notify(vs, VSCHED_EV_WRITE, path, file);
+		api_notify(vs, VSCHED_EV_WRITE, canon, file);
 	return ret;
 }
 
@@ -251,6 +267,7 @@ int vsched_write_str(struct vsched *vs, const char *path, const char *file, cons
 
 int vsched_assign(struct vsched *vs, const char *cpuset, const char *path)
 {
+	char canon[GROUP_PATH_MAX];
 	struct cpuset set;
 	struct group *g;
 	int ret;
@@ -259,15 +276,17 @@ int vsched_assign(struct vsched *vs, const char *cpuset, const char *path)
 		return -EINVAL;
 	vsched_lock(vs);
 	ret = api_group(vs, path, &g);
-	if (!ret)
+	if (!ret) {
+		api_canon(g, path, canon);
 		ret = cpuset_parse(cpuset, sched_nr_vcpus(vs->s), &set);
+	}
 	if (!ret) {
 		api_advance(vs);
 		ret = cgroup_move_vcpus(vs->s, &set, g, true);
 	}
 	vsched_unlock(vs);
 	if (!ret)
-		api_notify(vs, VSCHED_EV_ASSIGN, path, NULL);
+		api_notify(vs, VSCHED_EV_ASSIGN, canon, NULL);
 	return ret;
 }
 

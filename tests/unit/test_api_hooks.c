@@ -52,10 +52,18 @@ static void test_api_notify_and_clock(void)
 	CU_ASSERT_EQUAL(e.n[VSCHED_EV_MKDIR], 1);
 	CU_ASSERT_EQUAL(e.n[VSCHED_EV_WRITE], 1);	/* cgroup.type */
 	WRITE_OK(vs, "t", "cpu.weight", "300");
-	CU_ASSERT_STRING_EQUAL(e.last, "t cpu.weight");
+	CU_ASSERT_STRING_EQUAL(e.last, "/t cpu.weight");
+	/* The group's own path however spelled (a daemon's forward matches it by prefix). */
+	WRITE_OK(vs, "//t/./", "cpu.weight", "300");
+	CU_ASSERT_STRING_EQUAL(e.last, "/t cpu.weight");
+	WRITE_OK(vs, "t/../t", "cpu.weight", "300");
+	CU_ASSERT_STRING_EQUAL(e.last, "/t cpu.weight");
+	CU_ASSERT_EQUAL(vsched_assign(vs, "0", "t/.."), 0);
+	CU_ASSERT_STRING_EQUAL(e.last, "/ -");
+	e.n[VSCHED_EV_ASSIGN]--;
 	WRITE_IS(vs, "t", "cpu.weight", "0", -ERANGE);	/* failures notify nobody */
 	CU_ASSERT_EQUAL(vsched_write(vs, "t", "cpu.weight", "", 0), 0);	/* neither do no-ops */
-	CU_ASSERT_EQUAL(e.n[VSCHED_EV_WRITE], 2);
+	CU_ASSERT_EQUAL(e.n[VSCHED_EV_WRITE], 4);
 	CU_ASSERT_EQUAL(vsched_assign(vs, "1", "t"), 0);
 	CU_ASSERT_EQUAL(vsched_assign(vs, "7", "t"), -ERANGE);
 	CU_ASSERT_EQUAL(e.n[VSCHED_EV_ASSIGN], 1);
