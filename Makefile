@@ -56,7 +56,7 @@ ASAN_TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/asan/%.o)
 
 VSCHED := $(BUILD)/vsched
 
-.PHONY: all check layers unit unit-asan integration bench demo install clean deps help
+.PHONY: all check layers doc-links unit unit-asan integration bench demo install clean deps help
 all: $(VSCHED)
 
 -include $(sort $(wildcard */*.mk */*/*.mk))
@@ -147,10 +147,15 @@ integration: $(VSCHED)
 layers:
 	@scripts/check-layers.sh
 
-# The test command: the layering, unit tests, the same under ASan+UBSan, the fuzz corpus replayed
-# (fuzz/fuzz.mk), the benchmarks built (not run: timing is `make bench`'s), then integration tests.
+# Every relative link and anchor of the docs resolves.
+doc-links:
+	@scripts/doc-links.py
+
+# The test command: the layering, the docs' links, unit tests, the same under ASan+UBSan, the
+# fuzz corpus replayed (fuzz/fuzz.mk), the benchmarks built (not run: timing is `make bench`'s), then integration tests.
 check: deps
-	@$(MAKE) --no-print-directory layers unit unit-asan fuzz-replay $(BENCH_BINS) integration
+	@$(MAKE) --no-print-directory layers doc-links unit unit-asan fuzz-replay $(BENCH_BINS) \
+		integration
 
 bench: deps
 	@$(MAKE) --no-print-directory $(VSCHED) $(BENCH_BINS)

@@ -2,8 +2,9 @@
 # Install the Debian packages that build, test and demo need. Idempotent; silent when all are present.
 set -e
 PKGS="gcc make pkg-config libxml2-dev libxml2-utils libfuse3-dev fuse3 libcunit1-dev binutils lz4 xz-utils zstd bzip2"
-# Tests: jq checks that every JSON document vsched writes parses.
-PKGS="$PKGS jq"
+# Tests: jq checks that every JSON document vsched writes parses; python3 runs the tests'
+# helpers and the docs' link check.
+PKGS="$PKGS jq python3"
 # vsched top: ncurses; its tests drive it in tmux. Bench plots: gnuplot.
 PKGS="$PKGS libncurses-dev tmux gnuplot-nox"
 # libvirt hook tests: a real libvirtd running a real QEMU/KVM domain.
