@@ -203,6 +203,14 @@ out:
 			unlink(cfg->stats);
 	}
 	vm_destroy(vm);
+	/*
+	 * A stop asked again during the teardown (`timeout -s INT` signals the process and its
+	 * group: two SIGINTs) is the stop already done: taken here, it would kill the process by
+	 * the old action as the mask is restored, before stdout's summary is flushed.
+	 */
+	fflush(stdout);
+	while (sigtimedwait(&set, NULL, &(struct timespec){ 0, 0 }) > 0)
+		;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
