@@ -97,4 +97,15 @@ for c in version help list "top -b -n 1" "run --help" "apply --domain $tmp/d.xml
 	[ $rc -eq 1 ] && grep -q "^vsched [a-z]*: writing standard output" "$tmp/err" ||
 		fail "vsched $c >/dev/full: exit $rc, $(cat "$tmp/err")"
 done
-echo "ok: $(echo "$cmds" | wc -w) subcommands, $n table options in --help"
+# Every option a command's --help lists is in the man page (as \-\-long and \-x); ten were not.
+man=$(dirname "$0")/../../man/vsched.1
+nman=0
+for c in $cmds; do
+	for o in $("$VSCHED" $c --help 2>&1 | grep -oE "^ +(-[a-zA-Z], )?--[a-z][a-z-]*" |
+		   tr -d ' ,' | sed -E 's/--/ --/'); do
+		[ "$o" = --help ] || [ "$o" = -h ] && continue
+		grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$man" || fail "vsched $c: $o is not in man/vsched.1"
+		nman=$((nman + 1))
+	done
+done
+echo "ok: $(echo "$cmds" | wc -w) subcommands, $n table options in --help, $nman in the man page"
