@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `vsched top` where reading the VMs takes longer than the interval, and on terminals ncurses
+# cannot drive. A fake VM (a registry record of a live process, a plain directory whose
+# cpu.weight is a FIFO fed every 0.8 s) makes every snapshot slower than `-d 0.1`.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/ctl-lib.sh"
+command -v tmux >/dev/null || { echo "no tmux (scripts/deps.sh installs it)"; exit 77; }
+ctl_tmp
+TMUX_SOCK=vsched-topslow-$$
+trap 'tmux -L "$TMUX_SOCK" kill-server 2>/dev/null; ctl_teardown' EXIT
+tm() { tmux -L "$TMUX_SOCK" "$@"; }
+
+# The fake VM "slow": a record naming a live process (its start time as registry_pid_start()
+# reads it) and a directory with the root group's files.
+mkdir -p "$VSCHED_RUN_DIR/.vms" "$TMPD/slow"
+sleep 300 &
+HPIDS="$HPIDS $!"
+start=$(awk '{ print $22 }' "/proc/$!/stat")
+printf 'pid %d %s\nctl %s\n' "$!" "$start" "$TMPD/slow" >"$VSCHED_RUN_DIR/.vms/slow"
+printf 'usage_usec 1000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n' >"$TMPD/slow/cpu.stat"
+echo "max 100000" >"$TMPD/slow/cpu.max"
+echo 1 >"$TMPD/slow/vsched.lanes"
+mkfifo "$TMPD/slow/cpu.weight"
+# Each read of cpu.weight waits for the next write: a snapshot takes up to 0.8 s.
+# (python: bash's echo closed the FIFO late, and a reader quick enough to open it before that
+# read an EOF at once: a fast snapshot now and then)
+python3 -c '
+import os, sys, time
+while True:
+    fd = os.open(sys.argv[1], os.O_WRONLY)
+    os.write(fd, b"100\n")
+    os.close(fd)
+    time.sleep(0.8)' "$TMPD/slow/cpu.weight" &
+HPIDS="$HPIDS $!"
+if "$VSCHED" list | grep -q '^slow '; then ok "the fake VM is listed"; else bad "no fake VM"; fi
+
+# Snapshots slower than the interval: top drew and read keys only between two snapshots, and
+# with the next one due at once it took them back to back forever: q never quit.
+tm new-session -d -s slow -x 150 -y 20 \
+	"env VSCHED_RUN_DIR='$VSCHED_RUN_DIR' '$VSCHED' top -d 0.1; echo \$? >'$TMPD/slow.rc'; sleep 60"
+for i in $(seq 50); do tm capture-pane -p -t slow | grep -q '^>.slow ' && break; sleep 0.1; done
+if [ "$i" -lt 50 ]; then ok "slow snapshots: the VM is drawn"; else bad "slow: nothing drawn"; fi
+sleep 1	# several snapshots, each slower than the interval
+tm send-keys -t slow n
+for i in $(seq 25); do tm capture-pane -p -t slow | grep -q 'sorted by name' && break; sleep 0.1; done
+if [ "$i" -lt 25 ]; then ok "slow snapshots: a key is taken within 2.5 s"
+else bad "slow snapshots: key n not taken in 2.5 s"; fi
+tm send-keys -t slow j k q
+for i in $(seq 25); do [ -f "$TMPD/slow.rc" ] && break; sleep 0.1; done
+expect_eq "slow snapshots: q behind other keys quits within 2.5 s, status 0" \
+	"$(cat "$TMPD/slow.rc" 2>/dev/null)" 0
+
+ctl_finish
