@@ -107,9 +107,15 @@ void top_vm_delta(const struct top_vm *prev, const struct top_vm *cur, double se
 			group_delta(&prev->groups[j], &cur->groups[i], seconds, &g[i]);
 	}
 	for (i = 0; i < cur->nr_vcpus; i++) {
-		j = find_vcpu(prev, cur->vcpus[i].id, i);
-		if (j >= 0)
-			vcpu_delta(&prev->vcpus[j], &cur->vcpus[i], seconds, &v[i]);
+		const struct top_vcpu *a, *b = &cur->vcpus[i];
+
+		j = find_vcpu(prev, b->id, i);
+		if (j < 0)
+			continue;
+		a = &prev->vcpus[j];
+		/* Over the time between its own two reads: its group's file came late or early. */
+		vcpu_delta(a, b, a->t_ns && b->t_ns > a->t_ns ? (double)(b->t_ns - a->t_ns) / 1e9
+							      : seconds, &v[i]);
 	}
 	top_fluid(cur, v, g);
 }
