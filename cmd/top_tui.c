@@ -286,14 +286,45 @@ static void tui_key(struct tui *t, int ch)
 		snprintf(t->msg, sizeof(t->msg), "unknown key (? for help)");
 }
 
+/*
+ * The screen, on a terminal ncurses can draw on: initscr() exits by itself where TERM names no
+ * terminal ("Error opening terminal: unknown.", status 1), and on TERM=dumb, which cannot move
+ * the cursor, every screen came out as one long line. Both are the no-terminal case: status 2.
+ */
+static SCREEN *tui_screen(void)
+{
+	const char *term = getenv("TERM");
+	SCREEN *scr = newterm(NULL, stdout, stdin);
+	const char *why = "is unknown to ncurses";
+	char *cup;
+
+	if (scr) {
+		cup = tigetstr("cup");
+		if (cup && cup != (char *)-1)
+			return scr;
+		endwin();
+		delscreen(scr);
+		why = "cannot move the cursor";
+	}
+	fprintf(stderr, "vsched top: the terminal type '%s' (TERM) %s; use -b for plain text\n",
+		term ? term : "", why);
+	return NULL;
+}
+
 int top_tui(const struct top_opts *o)
 {
 	struct sigaction sa = { .sa_handler = tui_on_signal };
-	struct tui *t = calloc(1, sizeof(*t));
+	struct tui *t;
+	SCREEN *scr = tui_screen();
 	uint64_t next;
 	int ch;
 
+	if (!scr)
+		return 2;
+	t = calloc(1, sizeof(*t));
 	if (!t) {
+		endwin();
+		delscreen(scr);
 		fprintf(stderr, "vsched top: %s\n", strerror(ENOMEM));
 		return 1;
 	}
@@ -303,7 +334,6 @@ int top_tui(const struct top_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	initscr();
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -338,6 +368,7 @@ int top_tui(const struct top_opts *o)
 			next = t->cur->t_ns + (uint64_t)(t->o.interval * 1e9);
 	}
 	endwin();
+	delscreen(scr);
 	if (t->view_ok)
 		top_view_free(&t->view);
 	if (t->prev)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `vsched top` where reading the VMs takes longer than the interval, and on terminals ncurses
-# cannot drive. A fake VM (a registry record of a live process, a plain directory whose
+# cannot draw on. A fake VM (a registry record of a live process, a plain directory whose
 # cpu.weight is a FIFO fed every 0.8 s) makes every snapshot slower than `-d 0.1`.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ctl-lib.sh"
@@ -49,5 +49,27 @@ tm send-keys -t slow j k q
 for i in $(seq 25); do [ -f "$TMPD/slow.rc" ] && break; sleep 0.1; done
 expect_eq "slow snapshots: q behind other keys quits within 2.5 s, status 0" \
 	"$(cat "$TMPD/slow.rc" 2>/dev/null)" 0
+
+# Terminals ncurses cannot draw on: initscr() exited by itself with its own message and status 1
+# (TERM unknown or unset), and TERM=dumb got every screen as one long line, status 0 after q.
+for term in nosuchterm dumb -; do
+	rm -f "$TMPD/term.rc"
+	if [ "$term" = - ]; then run="env -u TERM"; else run="env TERM=$term"; fi
+	tm new-session -d -s "t$$" -x 150 -y 20 "env VSCHED_RUN_DIR='$VSCHED_RUN_DIR' $run \
+		'$VSCHED' top 2>'$TMPD/term.err'; echo \$? >'$TMPD/term.rc'"
+	for i in $(seq 30); do [ -f "$TMPD/term.rc" ] && break; sleep 0.1; done
+	[ -f "$TMPD/term.rc" ] || tm send-keys -t "t$$" q
+	for i in $(seq 30); do [ -f "$TMPD/term.rc" ] && break; sleep 0.1; done
+	tm kill-session -t "t$$" 2>/dev/null
+	expect_eq "TERM=$term: exit status 2" "$(cat "$TMPD/term.rc" 2>/dev/null)" 2
+	case $term in dumb) want="'dumb' (TERM) cannot move the cursor; use -b" ;;
+	-) want="'' (TERM) is unknown to ncurses; use -b" ;;
+	*) want="'$term' (TERM) is unknown to ncurses; use -b" ;;
+	esac
+	case $(cat "$TMPD/term.err") in
+	"vsched top: the terminal type $want"*) ok "TERM=$term: says so" ;;
+	*) bad "TERM=$term: stderr '$(cat "$TMPD/term.err")', want '$want'" ;;
+	esac
+done
 
 ctl_finish
