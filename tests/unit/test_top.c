@@ -275,6 +275,36 @@ static void test_top_label_escape(void)
 }
 
 /*
+ * WAIT99 fits its 7 columns: a p99 of 2.1 s showed as "2097.2ms" and pushed STEAL% out of a
+ * 120-column line; the last bucket (waits over 11.9 s) has no upper edge to show.
+ */
+static void test_top_wait_width(void)
+{
+	struct top_snap a = { .t_ns = 1000000000, .nr_vms = 1, .vms = &vms[0] };
+	struct top_snap b = { .t_ns = 2000000000, .nr_vms = 1, .vms = &vms[1] };
+	struct top_prefs prefs = { .sort = TOP_SORT_NAME, .vcpus = true };
+	size_t width = strlen(top_rows_header());
+	struct top_view view;
+	struct top_row *rows;
+	unsigned int n, i, seen = 0;
+
+	vm_fill(0, 1000000, 500000, 0, 0);
+	vm_fill(1, 2000000, 1000000, 0, 0);
+	vcpus[1][0].hist[84] = 1;			/* 2^(84/4) us: 2.1 s */
+	vcpus[1][2].hist[SCHED_WAIT_BUCKETS - 1] = 1;	/* over 11.9 s */
+	CU_ASSERT_EQUAL_FATAL(top_view_build(&view, &a, &b), 0);
+	CU_ASSERT_EQUAL_FATAL(top_rows(&view, &prefs, &rows, &n), 0);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(strlen(rows[i].text), width);
+		seen += strstr(rows[i].text, " 2.10s ") != NULL;
+		seen += strstr(rows[i].text, " >11.9s ") != NULL;
+	}
+	CU_ASSERT_EQUAL(seen, 2);
+	free(rows);
+	top_view_free(&view);
+}
+
+/*
  * A VM's rates are over the time between its own reads: its counters are read a varying time
  * after the snapshot starts (other VMs first, a loaded host), and over the snapshots' interval a
  * vCPU waiting all along showed STEAL% 107.8. Here the snapshots are 1 s apart, the VM's reads
@@ -439,6 +469,7 @@ static CU_TestInfo top_tests[] = {
 	{ "a vCPU's rates over its own lines' reads", test_top_vcpu_interval },
 	{ "vsched.vcpu.stat lines", test_top_parse },
 	{ "labels escape control bytes, spaces and backslashes", test_top_label_escape },
+	{ "WAIT99 of seconds fits its column", test_top_wait_width },
 	{ "the host scheduler's tree, first", test_top_host_tree },
 	CU_TEST_INFO_NULL,
 };
