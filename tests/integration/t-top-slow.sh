@@ -50,6 +50,14 @@ for i in $(seq 25); do [ -f "$TMPD/slow.rc" ] && break; sleep 0.1; done
 expect_eq "slow snapshots: q behind other keys quits within 2.5 s, status 0" \
 	"$(cat "$TMPD/slow.rc" 2>/dev/null)" 0
 
+# Batch mode on a full disk: without -n it ran until killed, writing nothing, saying nothing.
+timeout 20 "$VSCHED" top -b -d 0.1 >/dev/full 2>"$TMPD/full.err"
+expect_eq "top -b >/dev/full: exit status 1" "$?" 1
+case $(cat "$TMPD/full.err") in
+"vsched top: writing standard output: No space left on device") ok "top -b >/dev/full: says so" ;;
+*) bad "top -b >/dev/full: '$(cat "$TMPD/full.err")'" ;;
+esac
+
 # Terminals ncurses cannot draw on: initscr() exited by itself with its own message and status 1
 # (TERM unknown or unset), and TERM=dumb got every screen as one long line, status 0 after q.
 for term in nosuchterm dumb -; do
