@@ -269,6 +269,9 @@ static void tui_key(struct tui *t, int ch)
 	char want[PATH_MAX + 200];
 	unsigned int i;
 
+	/* A resize is no key typed: it re-draws, and the help stays open. */
+	if (ch == KEY_RESIZE)
+		return;
 	if (t->help && ch != '?' && ch != 'h') {
 		t->help = false;	/* any key closes the help */
 		if (ch != 'q' && ch != 'Q')
@@ -282,8 +285,7 @@ static void tui_key(struct tui *t, int ch)
 			tui_rows(t, want);
 			return;
 		}
-	if (ch != KEY_RESIZE)
-		snprintf(t->msg, sizeof(t->msg), "unknown key (? for help)");
+	snprintf(t->msg, sizeof(t->msg), "unknown key (? for help)");
 }
 
 /*

@@ -50,6 +50,20 @@ for i in $(seq 25); do [ -f "$TMPD/slow.rc" ] && break; sleep 0.1; done
 expect_eq "slow snapshots: q behind other keys quits within 2.5 s, status 0" \
 	"$(cat "$TMPD/slow.rc" 2>/dev/null)" 0
 
+# A resize is no key: the help stayed up only until the terminal changed size (fast snapshots:
+# a run directory without VMs).
+mkdir -p "$TMPD/empty"
+tm new-session -d -s help -x 150 -y 20 \
+	"env VSCHED_RUN_DIR='$TMPD/empty' '$VSCHED' top -d 0.2; sleep 60"
+for i in $(seq 50); do tm capture-pane -p -t help | grep -q 'no vsched VM' && break; sleep 0.1; done
+tm send-keys -t help '?'
+for i in $(seq 25); do tm capture-pane -p -t help | grep -q 'vsched top: keys' && break; sleep 0.1; done
+tm resize-window -t help -x 120 -y 30
+sleep 1	# snapshots later
+if tm capture-pane -p -t help | grep -q 'vsched top: keys'; then ok "help: stays open on a resize"
+else bad "help: closed by a resize"; tm capture-pane -p -t help | head -n 5; fi
+tm kill-session -t help
+
 # Batch mode on a full disk: without -n it ran until killed, writing nothing, saying nothing.
 timeout 20 "$VSCHED" top -b -d 0.1 >/dev/full 2>"$TMPD/full.err"
 expect_eq "top -b >/dev/full: exit status 1" "$?" 1
