@@ -21,16 +21,19 @@ printf 'usage_usec 1000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n' >"$TM
 echo "max 100000" >"$TMPD/slow/cpu.max"
 echo 1 >"$TMPD/slow/vsched.lanes"
 mkfifo "$TMPD/slow/cpu.weight"
-# Each read of cpu.weight waits for the next write: a snapshot takes up to 0.8 s.
-# (python: bash's echo closed the FIFO late, and a reader quick enough to open it before that
-# read an EOF at once: a fast snapshot now and then)
+# Each read of cpu.weight waits for the next write, 0.8 s apart: every snapshot is slow. The
+# writer holds the FIFO open all along (a write with no reader fails and is dropped): one that
+# closed and reopened it let a reader in between read an EOF at once, a fast snapshot now and
+# then, and the old loop drew and took keys in those.
 python3 -c '
 import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY)
 while True:
-    fd = os.open(sys.argv[1], os.O_WRONLY)
-    os.write(fd, b"100\n")
-    os.close(fd)
-    time.sleep(0.8)' "$TMPD/slow/cpu.weight" &
+    time.sleep(0.8)
+    try:
+        os.write(fd, b"100\n")
+    except BrokenPipeError:
+        pass' "$TMPD/slow/cpu.weight" &
 HPIDS="$HPIDS $!"
 if "$VSCHED" list | grep -q '^slow '; then ok "the fake VM is listed"; else bad "no fake VM"; fi
 
