@@ -289,6 +289,21 @@ struct take_ctx {
 	const char *only;
 };
 
+/*
+ * A stopped VMM (SIGSTOP, a debugger: state T or t) answers no read of its FUSE directory, which
+ * has no timeout: reading it blocked top, every VM's view and q with it.
+ */
+static bool vmm_stopped(int pid)
+{
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (file_read(path, buf, sizeof(buf)))
+		return false;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+}
+
 static int take_one(const struct registry_entry *e, void *arg)
 {
 	struct take_ctx *c = arg;
@@ -308,7 +323,11 @@ static int take_one(const struct registry_entry *e, void *arg)
 	snprintf(vm->ctl, sizeof(vm->ctl), "%s", e->ctl);
 	vm->pid = (int)e->pid;
 	/* A VM whose directory cannot be read still shows, with the reason (vm->err). */
-	top_vm_read(vm);
+	vm->stopped = vm->ctl[0] && vmm_stopped(vm->pid);
+	if (vm->stopped)
+		vm->err = -EAGAIN;
+	else
+		top_vm_read(vm);
 	return vm->err == -ENOMEM ? -ENOMEM : 0;
 }
 

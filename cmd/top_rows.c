@@ -346,6 +346,10 @@ int top_rows(const struct top_view *view, const struct top_prefs *p, struct top_
 			snprintf(row->text, sizeof(row->text), " %-*.*s (host scheduler) control "
 				 "directory unreadable: %s", LABEL_W - 1, LABEL_W - 1, vm->name,
 				 strerror(-vm->err));
+		else if (vm->stopped)
+			snprintf(row->text, sizeof(row->text), " %-*.*s (pid %d) stopped (SIGSTOP or "
+				 "a debugger): not read", LABEL_W - 1, LABEL_W - 1, vm->name,
+				 vm->pid);
 		else
 			snprintf(row->text, sizeof(row->text), " %-*.*s (pid %d) %s%s", LABEL_W - 1,
 				 LABEL_W - 1, vm->name, vm->pid,

@@ -55,6 +55,7 @@ struct top_vm {
 	int pid;
 	char ctl[PATH_MAX];		/* "" without a control directory */
 	int err;			/* -errno reading the directory, 0 if read */
+	bool stopped;			/* its VMM was stopped (SIGSTOP, a debugger): not read */
 	unsigned int lanes;		/* vsched.lanes, 0 if unknown */
 	uint64_t t_ns;			/* CLOCK_MONOTONIC its counters were read at, 0 if not */
 	unsigned int nr_groups;		/* depth first, parents before children */

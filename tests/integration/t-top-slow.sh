@@ -67,6 +67,29 @@ if tm capture-pane -p -t help | grep -q 'vsched top: keys'; then ok "help: stays
 else bad "help: closed by a resize"; tm capture-pane -p -t help | head -n 5; fi
 tm kill-session -t help
 
+# A stopped VMM (SIGSTOP, a debugger) answers no read of its control directory: top -b blocked
+# in the read (and the interactive view with q) until the VMM went on.
+if [ -c /dev/fuse ]; then
+	"$VSCHED" run --accel thread --name frozen --vcpus 1 --duration 60 >"$TMPD/frozen.log" 2>&1 &
+	fpid=$!
+	HPIDS="$HPIDS $fpid"
+	for i in $(seq 100); do
+		[ -f "$VSCHED_RUN_DIR/frozen/vsched.lanes" ] && break
+		sleep 0.1
+	done
+	kill -STOP "$fpid"
+	out=$(timeout 10 "$VSCHED" top -b -n 1 --vm frozen 2>&1)
+	expect_eq "a stopped VMM: top -b ends, status 0" "$?" 0
+	case $out in
+	*" frozen "*"(pid $fpid) stopped (SIGSTOP or a debugger): not read"*)
+		ok "a stopped VMM: its row says so" ;;
+	*) bad "a stopped VMM: $out" ;;
+	esac
+	kill -CONT "$fpid"
+else
+	echo "note: no /dev/fuse: the stopped-VMM check needs a control directory"
+fi
+
 # Batch mode on a full disk: without -n it ran until killed, writing nothing, saying nothing.
 timeout 20 "$VSCHED" top -b -d 0.1 >/dev/full 2>"$TMPD/full.err"
 expect_eq "top -b >/dev/full: exit status 1" "$?" 1
