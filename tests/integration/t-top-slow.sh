@@ -9,6 +9,15 @@ ctl_tmp
 TMUX_SOCK=vsched-topslow-$$
 trap 'tmux -L "$TMUX_SOCK" kill-server 2>/dev/null; ctl_teardown' EXIT
 tm() { tmux -L "$TMUX_SOCK" "$@"; }
+# until_pane SESSION PATTERN [TENTHS]: up to 2.5 s (or TENTHS / 10) for the pane to match
+until_pane() {
+	local i
+	for i in $(seq "${3:-25}"); do
+		tm capture-pane -p -t "$1" | grep -q -- "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 
 # The fake VM "slow": a record naming a live process (its start time as registry_pid_start()
 # reads it) and a directory with the root group's files.
@@ -41,12 +50,11 @@ if "$VSCHED" list | grep -q '^slow '; then ok "the fake VM is listed"; else bad 
 # with the next one due at once it took them back to back forever: q never quit.
 tm new-session -d -s slow -x 150 -y 20 \
 	"env VSCHED_RUN_DIR='$VSCHED_RUN_DIR' '$VSCHED' top -d 0.1; echo \$? >'$TMPD/slow.rc'; sleep 60"
-for i in $(seq 50); do tm capture-pane -p -t slow | grep -q '^>.slow ' && break; sleep 0.1; done
-if [ "$i" -lt 50 ]; then ok "slow snapshots: the VM is drawn"; else bad "slow: nothing drawn"; fi
+if until_pane slow '^>.slow ' 50; then ok "slow snapshots: the VM is drawn"
+else bad "slow: nothing drawn"; fi
 sleep 1	# several snapshots, each slower than the interval
 tm send-keys -t slow n
-for i in $(seq 25); do tm capture-pane -p -t slow | grep -q 'sorted by name' && break; sleep 0.1; done
-if [ "$i" -lt 25 ]; then ok "slow snapshots: a key is taken within 2.5 s"
+if until_pane slow 'sorted by name'; then ok "slow snapshots: a key is taken within 2.5 s"
 else bad "slow snapshots: key n not taken in 2.5 s"; fi
 tm send-keys -t slow j k q
 for i in $(seq 25); do [ -f "$TMPD/slow.rc" ] && break; sleep 0.1; done
@@ -58,9 +66,9 @@ expect_eq "slow snapshots: q behind other keys quits within 2.5 s, status 0" \
 mkdir -p "$TMPD/empty"
 tm new-session -d -s help -x 150 -y 20 \
 	"env VSCHED_RUN_DIR='$TMPD/empty' '$VSCHED' top -d 0.2; sleep 60"
-for i in $(seq 50); do tm capture-pane -p -t help | grep -q 'no vsched VM' && break; sleep 0.1; done
+until_pane help 'no vsched VM' 50
 tm send-keys -t help '?'
-for i in $(seq 25); do tm capture-pane -p -t help | grep -q 'vsched top: keys' && break; sleep 0.1; done
+until_pane help 'vsched top: keys'
 tm resize-window -t help -x 120 -y 30
 sleep 1	# snapshots later
 if tm capture-pane -p -t help | grep -q 'vsched top: keys'; then ok "help: stays open on a resize"

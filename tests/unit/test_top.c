@@ -346,7 +346,7 @@ static void test_top_vcpu_interval(void)
 
 	vm_fill(0, 1000000, 0, 0, 0);
 	vm_fill(1, 1000000 + 800000, 0, 0, 0);
-	/* vCPU 2 was read 0.3 s after the VM's midpoint the first time, 0.2 s after the second: 0.9 s apart */
+	/* vCPU 2 read 0.3 s after the VM's midpoint the first time, 0.2 s the second: 0.9 s apart */
 	vcpus[0][2].t_ns = 1300000000;
 	vcpus[1][2].t_ns = 2200000000;
 	vcpus[1][2].wait_usec = 900000;
