@@ -48,6 +48,7 @@ int cmd_sim(int argc, char **argv)
 	const char *file;
 	FILE *tf = NULL;
 	struct diag d;
+	bool trace_lost;
 	size_t ring;
 	int ret;
 
@@ -81,11 +82,17 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	ret = sim_run_traced(sc, &r, cfg.decisions ? stdout : NULL, tf, &d);
+	trace_lost = ret && tf && ferror(tf);
 	sim_scenario_free(sc);
 	if (tf && fclose(tf) && !ret) {
 		ret = errno ? -errno : -EIO;
 		sim_result_free(r);
 		diag_set(&d, ret, "writing %s: %s", cfg.trace, strerror(-ret));
+	}
+	/* A trace that could not be written is named, not the scenario it came from. */
+	if (trace_lost) {
+		fprintf(stderr, "vsched sim: --trace %s: %s\n", cfg.trace, strerror(-ret));
+		goto out;
 	}
 	if (ret) {
 		fprintf(stderr, "vsched sim: %s: %s\n", file, d.msg);
