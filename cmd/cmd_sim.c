@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/run.h"
 #include "sched/sim.h"
+#include "sched/trace.h"
 #include "util/diag.h"
 
 struct sim_cfg {
@@ -46,6 +48,8 @@ int cmd_sim(int argc, char **argv)
 	const char *file;
 	FILE *tf = NULL;
 	struct diag d;
+	bool trace_lost;
+	size_t ring;
 	int ret;
 
 	ret = cmd_parse(&sim_desc, argc, argv, &cfg, NULL);
@@ -56,6 +60,13 @@ int cmd_sim(int argc, char **argv)
 	if (cfg.trace && run_same_file(cfg.trace, file)) {
 		cmd_usage_error(&sim_desc, "--trace '%s' is the scenario file: it would be "
 				"overwritten", cfg.trace);
+		return CMD_EXIT_USAGE;
+	}
+	if (cfg.trace && trace_ring_events_env(&ring)) {
+		cmd_usage_error(&sim_desc, TRACE_RING_EVENTS_ENV " '%s' is no count of %u to %u "
+				"(trace events per recording thread)",
+				getenv(TRACE_RING_EVENTS_ENV), TRACE_RING_EVENTS_MIN,
+				TRACE_RING_EVENTS_MAX);
 		return CMD_EXIT_USAGE;
 	}
 	diag_init(&d, NULL);
@@ -71,11 +82,17 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	ret = sim_run_traced(sc, &r, cfg.decisions ? stdout : NULL, tf, &d);
+	trace_lost = ret && tf && ferror(tf);
 	sim_scenario_free(sc);
 	if (tf && fclose(tf) && !ret) {
 		ret = errno ? -errno : -EIO;
 		sim_result_free(r);
 		diag_set(&d, ret, "writing %s: %s", cfg.trace, strerror(-ret));
+	}
+	/* A trace that could not be written is named, not the scenario it came from. */
+	if (trace_lost) {
+		fprintf(stderr, "vsched sim: --trace %s: %s\n", cfg.trace, strerror(-ret));
+		goto out;
 	}
 	if (ret) {
 		fprintf(stderr, "vsched sim: %s: %s\n", file, d.msg);

@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "cmd/run.h"
 #include "libvirt/apply.h"
+#include "sched/trace.h"
 #include "util/registry.h"
 #include "vmm/linux/cpuid.h"
 #include "vmm/opts.h"
@@ -309,6 +310,8 @@ static int run_check_outputs(const struct run_cfg *cfg)
 
 static int run_check_kernel(const struct run_cfg *cfg)
 {
+	size_t ring;
+
 	if (cfg->kernel.kernel && cfg->nr_payload)
 		return run_usage_error("--kernel and --payload exclude each other");
 	if (!cfg->kernel.kernel &&
@@ -322,6 +325,12 @@ static int run_check_kernel(const struct run_cfg *cfg)
 	if (cfg->no_sched && cfg->trace)
 		return run_usage_error("--no-sched excludes --trace (it records the vCPU "
 				       "scheduler's decisions)");
+	/* Was taken as the default, silently: VSCHED_TRACE_EVENTS=1M gave 64 Ki events. */
+	if (cfg->trace && trace_ring_events_env(&ring))
+		return run_usage_error(TRACE_RING_EVENTS_ENV " '%s' is no count of %u to %u "
+				       "(trace events per recording thread)",
+				       getenv(TRACE_RING_EVENTS_ENV), TRACE_RING_EVENTS_MIN,
+				       TRACE_RING_EVENTS_MAX);
 	/* Each writes a JSON document of its own at exit: one would replace the other. */
 	if (cfg->trace && cfg->stats && run_same_file(cfg->trace, cfg->stats))
 		return run_usage_error("--trace and --stats name the same file ('%s', '%s')",

@@ -47,8 +47,11 @@ static int print_snapshot(FILE *out, const struct top_view *view, const struct t
 		fprintf(out, "(no vsched VM running%s%s)\n", o->vm ? " named " : "",
 			o->vm ? o->vm : "");
 	fprintf(out, "\n");
-	fflush(out);
 	free(rows);
+	/* Without -n batch mode runs until killed: a full disk ended nothing, silently. */
+	errno = 0;
+	if (fflush(out) || ferror(out))
+		return errno ? -errno : -EIO;
 	return 0;
 }
 
@@ -91,7 +94,8 @@ int top_batch(const struct top_opts *o, FILE *out)
 			top_snap_free(prev);
 		prev = cur;
 		if (ret) {
-			fprintf(stderr, "vsched top: %s\n", strerror(-ret));
+			fprintf(stderr, "vsched top: %s%s\n", ret == -ENOMEM ? "" :
+				"writing standard output: ", strerror(-ret));
 			break;
 		}
 	}

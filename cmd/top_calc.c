@@ -107,9 +107,15 @@ void top_vm_delta(const struct top_vm *prev, const struct top_vm *cur, double se
 			group_delta(&prev->groups[j], &cur->groups[i], seconds, &g[i]);
 	}
 	for (i = 0; i < cur->nr_vcpus; i++) {
-		j = find_vcpu(prev, cur->vcpus[i].id, i);
-		if (j >= 0)
-			vcpu_delta(&prev->vcpus[j], &cur->vcpus[i], seconds, &v[i]);
+		const struct top_vcpu *a, *b = &cur->vcpus[i];
+
+		j = find_vcpu(prev, b->id, i);
+		if (j < 0)
+			continue;
+		a = &prev->vcpus[j];
+		/* Over the time between its own two reads: its group's file came late or early. */
+		vcpu_delta(a, b, a->t_ns && b->t_ns > a->t_ns ? (double)(b->t_ns - a->t_ns) / 1e9
+							      : seconds, &v[i]);
 	}
 	top_fluid(cur, v, g);
 }
@@ -195,9 +201,13 @@ static double vcpu_demand(const struct top_vcpu *vc, const struct top_vstat *v, 
 	return !vc->state[0] || d > lane ? lane : d;
 }
 
+/*
+ * Runnable for 1 % of the interval: ran or waited for a lane. A vCPU starved all along (steal
+ * 100, CPU 0) wants a lane: counted by its CPU alone it was idle, and its group's fluid share 0.
+ */
 static bool vcpu_busy(const struct top_vstat *v)
 {
-	return v->valid && v->cpu_pct >= TOP_BUSY_PCT;
+	return v->valid && v->cpu_pct + v->steal_pct >= TOP_BUSY_PCT;
 }
 
 void top_fluid(const struct top_vm *vm, struct top_vstat *v, struct top_gstat *g)
@@ -233,7 +243,8 @@ void top_fluid(const struct top_vm *vm, struct top_vstat *v, struct top_gstat *g
 	for (p = 0; p < vm->nr_groups; p++) {
 		k = 0;
 		for (i = p + 1; i < vm->nr_groups; i++) {
-			if (vm->groups[i].parent != (int)p || !g[i].valid || !g[i].busy)
+			if (vm->groups[i].parent != (int)p || !g[i].valid ||
+			    (!g[i].busy && !g[i].nr_busy_vcpus))
 				continue;
 			w[k] = group_weight(&vm->groups[i]);
 			/* busy on its own but no busy vCPU below (each under 1 %): a lane */

@@ -254,7 +254,16 @@ static void fmt_vcpu(struct top_row *row, const struct top_vmview *vv, unsigned 
 	if (v) {
 		snprintf(cpu, sizeof(cpu), "%.1f", v->cpu_pct);
 		snprintf(steal, sizeof(steal), "%.1f", v->steal_pct);
-		if (v->wait_p99_ns >= 1000000)
+		/*
+		 * 7 columns: waits of a second and more in seconds ("2097.2ms" pushed STEAL% out
+		 * of a 120-column line); the last bucket has no upper edge, only a lower one.
+		 */
+		if (v->wait_p99_ns >= sched_wait_bucket_ceil_ns(SCHED_WAIT_BUCKETS - 1))
+			snprintf(p99, sizeof(p99), ">%.1fs",
+				 (double)sched_wait_bucket_ceil_ns(SCHED_WAIT_BUCKETS - 2) / 1e9);
+		else if (v->wait_p99_ns >= 1000000000)
+			snprintf(p99, sizeof(p99), "%.2fs", (double)v->wait_p99_ns / 1e9);
+		else if (v->wait_p99_ns >= 1000000)
 			snprintf(p99, sizeof(p99), "%.1fms", (double)v->wait_p99_ns / 1e6);
 		else if (v->wait_p99_ns)
 			snprintf(p99, sizeof(p99), "%lluus",
@@ -337,6 +346,10 @@ int top_rows(const struct top_view *view, const struct top_prefs *p, struct top_
 			snprintf(row->text, sizeof(row->text), " %-*.*s (host scheduler) control "
 				 "directory unreadable: %s", LABEL_W - 1, LABEL_W - 1, vm->name,
 				 strerror(-vm->err));
+		else if (vm->stopped)
+			snprintf(row->text, sizeof(row->text), " %-*.*s (pid %d) stopped (SIGSTOP or "
+				 "a debugger): not read", LABEL_W - 1, LABEL_W - 1, vm->name,
+				 vm->pid);
 		else
 			snprintf(row->text, sizeof(row->text), " %-*.*s (pid %d) %s%s", LABEL_W - 1,
 				 LABEL_W - 1, vm->name, vm->pid,

@@ -34,6 +34,7 @@ struct top_vcpu {
 	int lane;			/* -1: none */
 	uint64_t wait_usec, nr_waits;
 	uint64_t hist[SCHED_WAIT_BUCKETS];
+	uint64_t t_ns;			/* CLOCK_MONOTONIC its line was read at, 0 if not known */
 };
 
 struct top_group {
@@ -54,6 +55,7 @@ struct top_vm {
 	int pid;
 	char ctl[PATH_MAX];		/* "" without a control directory */
 	int err;			/* -errno reading the directory, 0 if read */
+	bool stopped;			/* its VMM was stopped (SIGSTOP, a debugger): not read */
 	unsigned int lanes;		/* vsched.lanes, 0 if unknown */
 	uint64_t t_ns;			/* CLOCK_MONOTONIC its counters were read at, 0 if not */
 	unsigned int nr_groups;		/* depth first, parents before children */
@@ -105,7 +107,10 @@ struct top_vstat {
 	uint64_t d_waits;
 	double demand_pct;		/* busy: CPU got + waited, at most a lane (top_fluid()) */
 };
-/* Fills g[cur->nr_groups], v[cur->nr_vcpus]; seconds > 0. Groups match by path, vCPUs by id. */
+/*
+ * Fills g[cur->nr_groups], v[cur->nr_vcpus]; seconds > 0. Groups match by path, vCPUs by id; a
+ * vCPU whose lines both have a read time is rated over the time between them instead.
+ */
 void top_vm_delta(const struct top_vm *prev, const struct top_vm *cur, double seconds,
 		  struct top_gstat *g, struct top_vstat *v);
 /* The fluid shares (docs/top.md): fills g[].fluid_pct and the demands from the rates, weights,

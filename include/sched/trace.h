@@ -23,6 +23,8 @@
 
 #define TRACE_RING_EVENTS_DFL	(64U * 1024)	/* per recording thread: 2 MiB */
 #define TRACE_RING_EVENTS_ENV	"VSCHED_TRACE_EVENTS"	/* overrides the size */
+#define TRACE_RING_EVENTS_MIN	16
+#define TRACE_RING_EVENTS_MAX	(1U << 26)
 #define TRACE_SAMPLE_NS		10000000ULL	/* group counters at most this often */
 
 /* What a vCPU track shows. */
@@ -74,6 +76,11 @@ struct trace;
  */
 int trace_create(unsigned int nr_vcpus, unsigned int nr_lanes, size_t ring_events, uint64_t t0,
 		 struct trace **out);
+/*
+ * TRACE_RING_EVENTS_ENV's count into *n (0: unset or empty). -EINVAL if it is no count in
+ * TRACE_RING_EVENTS_MIN..MAX: the commands refuse it (trace_create() took the default silently).
+ */
+int trace_ring_events_env(size_t *n);
 void trace_destroy(struct trace *tr);
 size_t trace_ring_events(const struct trace *tr);
 

@@ -142,11 +142,13 @@ int sim_run_traced(const struct sim_scenario *sc, struct sim_result **out, FILE 
 		   FILE *timeline, struct diag *d)
 {
 	struct trace *tr = NULL;
+	size_t ring;
 	int ret;
 
-	if (timeline && (ret = trace_create(sc->nr_vcpus, sc->lanes,
-					    getenv(TRACE_RING_EVENTS_ENV) ? 0 : SIM_TRACE_EVENTS,
-					    0, &tr)))
+	/* The simulator's own default unless the variable gives a count (empty: unset) */
+	if (trace_ring_events_env(&ring) || !ring)
+		ring = SIM_TRACE_EVENTS;
+	if (timeline && (ret = trace_create(sc->nr_vcpus, sc->lanes, ring, 0, &tr)))
 		return sim_fail(d, ret, 0, "setting up", "the trace");
 	ret = sim_do(sc, out, decisions, tr, false, d);
 	if (!ret && tr && (ret = trace_write_json(tr, timeline))) {

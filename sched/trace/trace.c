@@ -16,19 +16,21 @@ static uint64_t trace_next_gen = 1;
 static __thread struct trace_ring *tls_ring;
 static __thread uint64_t tls_gen;
 
-static size_t trace_env_events(void)
+int trace_ring_events_env(size_t *n)
 {
 	const char *s = getenv(TRACE_RING_EVENTS_ENV);
 	char *end;
-	unsigned long long n;
+	unsigned long long v;
 
+	*n = 0;
 	if (!s || !*s)
-		return TRACE_RING_EVENTS_DFL;
+		return 0;
 	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || *end || n < 16 || n > (1ULL << 26))
-		return TRACE_RING_EVENTS_DFL;
-	return (size_t)n;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || s[0] == '-' || v < TRACE_RING_EVENTS_MIN || v > TRACE_RING_EVENTS_MAX)
+		return -EINVAL;
+	*n = (size_t)v;
+	return 0;
 }
 
 int trace_create(unsigned int nr_vcpus, unsigned int nr_lanes, size_t ring_events, uint64_t t0,
@@ -46,7 +48,9 @@ int trace_create(unsigned int nr_vcpus, unsigned int nr_lanes, size_t ring_event
 	pthread_mutex_init(&tr->lock, NULL);
 	tr->nr_vcpus = nr_vcpus;
 	tr->nr_lanes = nr_lanes;
-	tr->ring_events = ring_events ? ring_events : trace_env_events();
+	if (!ring_events && (trace_ring_events_env(&ring_events) || !ring_events))
+		ring_events = TRACE_RING_EVENTS_DFL;
+	tr->ring_events = ring_events;
 	tr->t0 = t0;
 	tr->gen = __atomic_fetch_add(&trace_next_gen, 1, __ATOMIC_RELAXED);
 	*out = tr;

@@ -97,6 +97,13 @@ for c in version help list "top -b -n 1" "run --help" "apply --domain $tmp/d.xml
 	[ $rc -eq 1 ] && grep -q "^vsched [a-z]*: writing standard output" "$tmp/err" ||
 		fail "vsched $c >/dev/full: exit $rc, $(cat "$tmp/err")"
 done
+# A trace lost to a full disk names the trace, not the scenario ("vsched sim: SCENARIO: writing
+# the trace: No space left on device").
+"$VSCHED" sim --trace /dev/full "$(dirname "$0")/../../sim/scenarios/mixed.sim" \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "vsched sim: --trace /dev/full: No space left on device" ] ||
+	fail "vsched sim --trace /dev/full: exit $rc, $(cat "$tmp/err")"
 # Every option a command's --help lists is in the man page (as \-\-long and \-x); ten were not.
 man=$(dirname "$0")/../../man/vsched.1
 nman=0

@@ -138,6 +138,31 @@ if ! kvm_usable; then
 		[ ! -e "$out/s.json" ] || fail "'$b' without KVM: a VM ran"
 	done
 fi
+# VSCHED_TRACE_EVENTS that is no count of 16..2^26 with --trace: was taken as the default
+# silently (1M gave 64 Ki events, and a simulation 64 Ki instead of its 4 Mi).
+for v in 1M abc 15 -16 67108865 99999999999999999999; do
+	VSCHED_TRACE_EVENTS=$v "$VSCHED" run --accel thread --duration 0.1 --no-ctl \
+		--trace "$out/t.json" >"$out/log" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || { cat "$out/log"; fail "VSCHED_TRACE_EVENTS=$v: exit $rc, want 2"; }
+	grep -q "^vsched run: VSCHED_TRACE_EVENTS '$v' is no count of 16 to 67108864" "$out/log" ||
+		fail "VSCHED_TRACE_EVENTS=$v: $(cat "$out/log")"
+	[ ! -e "$out/t.json" ] || fail "VSCHED_TRACE_EVENTS=$v: a VM ran"
+	VSCHED_TRACE_EVENTS=$v "$VSCHED" sim --trace "$out/t.json" \
+		"$(dirname "$0")/../../sim/scenarios/mixed.sim" >"$out/log" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || { cat "$out/log"; fail "sim, VSCHED_TRACE_EVENTS=$v: exit $rc, want 2"; }
+	grep -q "^vsched sim: VSCHED_TRACE_EVENTS '$v' is no count" "$out/log" ||
+		fail "sim, VSCHED_TRACE_EVENTS=$v: $(cat "$out/log")"
+	[ ! -e "$out/t.json" ] || fail "sim, VSCHED_TRACE_EVENTS=$v: a trace written"
+done
+# Without --trace the variable means nothing and is not checked; empty is unset.
+VSCHED_TRACE_EVENTS=abc "$VSCHED" sim -q "$(dirname "$0")/../../sim/scenarios/mixed.sim" \
+	>"$out/log" 2>&1 || fail "VSCHED_TRACE_EVENTS=abc without --trace: $(cat "$out/log")"
+VSCHED_TRACE_EVENTS= "$VSCHED" sim --trace "$out/t.json" \
+	"$(dirname "$0")/../../sim/scenarios/mixed.sim" >"$out/log" 2>&1 ||
+	fail "VSCHED_TRACE_EVENTS empty: $(cat "$out/log")"
+rm -f "$out/t.json"
 "$VSCHED" run --help | grep -q -- "--payload" || fail "--help lacks --payload"
 "$VSCHED" run --help | grep -q -- "--accel BACKEND" || fail "--help lacks --accel"
 echo "bad flags refused"

@@ -174,6 +174,33 @@ static void test_top_fluid_demand(void)
 	NEAR(g[1].fluid_pct, 119.3);
 }
 
+/*
+ * A starved group: /batch's vCPU waited 95 % of the interval and ran 0.5 %. Counted by its CPU
+ * alone it was idle and /batch's fluid share 0 (web took all 200.5): the starvation top is for
+ * did not show. Runnable, it asks for a lane and gets its cap (branch seecheck).
+ */
+static void test_top_fluid_starved(void)
+{
+	struct top_gstat g[4];
+	struct top_vstat v[3];
+	unsigned int k, i;
+
+	for (k = 0; k < 2; k++) {
+		vm_fill(k, k * 2000000, k * 5000, 0, 0);
+		for (i = 0; i < 3; i++)
+			snprintf(vms[k].vcpus[i].state, sizeof(vms[k].vcpus[i].state), "waiting");
+		vms[k].vcpus[2].wait_usec = k * 950000;
+	}
+	top_vm_delta(&vms[0], &vms[1], 1.0, g, v);
+	NEAR(g[0].cpu_pct, 200.5);
+	NEAR(v[2].cpu_pct, 0.5);
+	NEAR(v[2].demand_pct, 95.5);
+	CU_ASSERT_EQUAL(g[0].nr_busy_vcpus, 3);
+	NEAR(g[2].fluid_pct, 50.0);
+	NEAR(g[1].fluid_pct, 150.5);
+	NEAR(g[3].fluid_pct, 0.0);
+}
+
 static void test_top_waits(void)
 {
 	uint64_t a[SCHED_WAIT_BUCKETS] = { 0 }, b[SCHED_WAIT_BUCKETS] = { 0 };
@@ -248,6 +275,36 @@ static void test_top_label_escape(void)
 }
 
 /*
+ * WAIT99 fits its 7 columns: a p99 of 2.1 s showed as "2097.2ms" and pushed STEAL% out of a
+ * 120-column line; the last bucket (waits over 11.9 s) has no upper edge to show.
+ */
+static void test_top_wait_width(void)
+{
+	struct top_snap a = { .t_ns = 1000000000, .nr_vms = 1, .vms = &vms[0] };
+	struct top_snap b = { .t_ns = 2000000000, .nr_vms = 1, .vms = &vms[1] };
+	struct top_prefs prefs = { .sort = TOP_SORT_NAME, .vcpus = true };
+	size_t width = strlen(top_rows_header());
+	struct top_view view;
+	struct top_row *rows;
+	unsigned int n, i, seen = 0;
+
+	vm_fill(0, 1000000, 500000, 0, 0);
+	vm_fill(1, 2000000, 1000000, 0, 0);
+	vcpus[1][0].hist[84] = 1;			/* 2^(84/4) us: 2.1 s */
+	vcpus[1][2].hist[SCHED_WAIT_BUCKETS - 1] = 1;	/* over 11.9 s */
+	CU_ASSERT_EQUAL_FATAL(top_view_build(&view, &a, &b), 0);
+	CU_ASSERT_EQUAL_FATAL(top_rows(&view, &prefs, &rows, &n), 0);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(strlen(rows[i].text), width);
+		seen += strstr(rows[i].text, " 2.10s ") != NULL;
+		seen += strstr(rows[i].text, " >11.9s ") != NULL;
+	}
+	CU_ASSERT_EQUAL(seen, 2);
+	free(rows);
+	top_view_free(&view);
+}
+
+/*
  * A VM's rates are over the time between its own reads: its counters are read a varying time
  * after the snapshot starts (other VMs first, a loaded host), and over the snapshots' interval a
  * vCPU waiting all along showed STEAL% 107.8. Here the snapshots are 1 s apart, the VM's reads
@@ -275,6 +332,30 @@ static void test_top_vm_interval(void)
 	CU_ASSERT_EQUAL_FATAL(top_view_build(&view, &a, &b), 0);
 	NEAR(view.vms[0].v[2].steal_pct, 110.0);
 	top_view_free(&view);
+}
+
+/*
+ * Each vCPU over the time between its own lines' reads: with 55 groups the vsched.vcpu.stat pass
+ * took 0.5-2 s under load, and over the VM's reads (halfway through all files) a vCPU waiting
+ * all along showed STEAL% up to 113 (branch seecheck).
+ */
+static void test_top_vcpu_interval(void)
+{
+	struct top_gstat g[4];
+	struct top_vstat v[3];
+
+	vm_fill(0, 1000000, 0, 0, 0);
+	vm_fill(1, 1000000 + 800000, 0, 0, 0);
+	/* vCPU 2 read 0.3 s after the VM's midpoint the first time, 0.2 s the second: 0.9 s apart */
+	vcpus[0][2].t_ns = 1300000000;
+	vcpus[1][2].t_ns = 2200000000;
+	vcpus[1][2].wait_usec = 900000;
+	top_vm_delta(&vms[0], &vms[1], 0.8, g, v);
+	CU_ASSERT_TRUE_FATAL(v[2].valid);
+	NEAR(v[2].steal_pct, 100.0);
+	NEAR(g[1].cpu_pct, 100.0);
+	/* vCPU 0 without read times: the VM's interval */
+	NEAR(v[0].cpu_pct, 50.0);
 }
 
 /* A group of a fake host scheduler's directory: cpu.stat, cpu.weight, cpu.max, vcpu.stat. */
@@ -382,10 +463,13 @@ static CU_TestInfo top_tests[] = {
 	{ "fluid share: weights of busy groups, caps", test_top_fluid_weights_caps },
 	{ "fluid share: one lane per vCPU", test_top_fluid_lanes },
 	{ "fluid share: demand from waits", test_top_fluid_demand },
+	{ "fluid share: a starved group asks for its share", test_top_fluid_starved },
 	{ "wait p99 of an interval", test_top_waits },
 	{ "a VM's rates over its own reads' interval", test_top_vm_interval },
+	{ "a vCPU's rates over its own lines' reads", test_top_vcpu_interval },
 	{ "vsched.vcpu.stat lines", test_top_parse },
 	{ "labels escape control bytes, spaces and backslashes", test_top_label_escape },
+	{ "WAIT99 of seconds fits its column", test_top_wait_width },
 	{ "the host scheduler's tree, first", test_top_host_tree },
 	CU_TEST_INFO_NULL,
 };
