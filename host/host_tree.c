@@ -91,6 +91,24 @@ static int host_undo_enable_cpu(struct host *h, struct host_undo *u, struct grou
 	return ret;
 }
 
+int host_tree_id(const struct host_client *c, const char *path, uint64_t *id)
+{
+	size_t n = strlen(c->group);
+	unsigned int i;
+
+	if (!c->joined || strncmp(path, c->group, n) || (path[n] && path[n] != '/'))
+		return -ENOENT;
+	*id = 0;
+	if (!path[n])
+		return 0;
+	for (i = 0; i < c->nr_tree; i++)
+		if (!strcmp(c->tree[i].path, path + n + 1)) {
+			*id = c->tree[i].id;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 /* A failed join changes nothing: the groups it made go, "cpu" goes off where it turned it on. */
 static void host_undo(struct host *h, struct host_undo *u)
 {
@@ -336,6 +354,7 @@ void host_tree_leave(struct host *h, struct host_client *c)
 	}
 	h->nr_free += c->nr_vcpus;
 	c->nr_batch = 0;
+	c->nr_tree = 0;
 	vm = group_lookup(h->s, c->group);
 	if (vm) {
 		host_prune(h, c, vm);
