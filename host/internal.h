@@ -368,7 +368,8 @@ int host_tree_id(const struct host_client *c, const char *path, uint64_t *id);
 /*
  * host_owners.c: owners and modes at and below VM groups kept for the VMM that re-joins, and
  * the directory's records above them. restore: one line of .host-tree split in fields (attr,
- * vown, vattr; -EINVAL: garbage); back: c's kept owners given back (its first COMMIT); dump:
+ * vown, vattr; -EINVAL: garbage); back: c's kept owners given back (its first COMMIT) to its
+ * groups of the same path and id (GROUP's; 0: the VM group), the rest dropped; dump:
  * those lines of the tree now, attrs the directory's records (ctl_attrs_save(); NULL: none).
  * Tree lock held.
  */
