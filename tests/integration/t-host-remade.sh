@@ -24,16 +24,23 @@ host_daemon_stop
 rmdir "$V/x" && mkdir "$V/x" || fail "x not made again in w's own directory"
 host_daemon_start --cpus 2
 wait_for "[ -d $D/x ] && [ -d $D/y ]" || fail "w did not join again"
-# What is given back reaches the directory right after the re-join's event: wait for y's.
-wait_for '[ "$(stat -c %u "$D/y/cgroup.procs")" = $U ]' ||
+# What is given back reaches the directory right after the re-join's event: wait for y's. A VMM
+# that leaves the new daemon once more (on a loaded machine it may judge it stuck: "stopped
+# answering") takes its delegations with it, by design (ctl_forget()): y is not judged then.
+if wait_for '[ "$(stat -c %u "$D/y/cgroup.procs" 2>&1)" = $U ]'; then
+	[ "$(stat -c %u "$D/y")" = $U ] || fail "y's directory lost its owner"
+	as_u mkdir "$D/y/u" && as_u rmdir "$D/y/u" || fail "U cannot make y/u (after)"
+elif [ "$(grep -c "joined the host scheduler again" "$TMPD/w1.log")" -gt 1 ]; then
+	echo "w left the new daemon and joined again (load): y's delegation went with it; not judged"
+else
 	fail "y lost its owners: $(stat -c '%n %u' "$D/y" "$D/y/cgroup.procs" | tr '\n' ' ')"
-[ "$(stat -c %u "$D/y")" = $U ] || fail "y's directory lost its owner"
+fi
 sleep 0.3	# anything still due would land by now
+wait_for "[ -e $D/x/cgroup.procs ]" || fail "x is gone"
 own=$(stat -c '%n %u' "$D/x" "$D/x/cgroup.procs")
 [ "$(awk '{ print $2 }' <<<"$own" | sort -u)" = 0 ] ||
 	fail "the new x got the old x's owners: $(tr '\n' ' ' <<<"$own")"
 as_u mkdir "$D/x/u" 2>/dev/null && fail "U made a group in the new x"
-as_u mkdir "$D/y/u" && as_u rmdir "$D/y/u" || fail "U cannot make y/u (after)"
 kill -9 "$WP"
 host_daemon_stop
 echo "a kept delegation goes back to its group only, not to one made again under its path"
