@@ -298,7 +298,8 @@ static void test_owners_ids(void)
 		       "vown\t%s\t/machine/w/d\t65534\t65534\n"		/* old: below it */
 		       "vattr\t%s\t/machine/w/cgroup.procs\t-\t7:7\t-\t-\n"
 		       "vattr\t%s\t/machine/w/d/cgroup.procs\t-\t8:8\t-\t-\n"
-		       "vown\t%s\t/machine/w/d/u\t5\t5\t18446744073709551615\n"	/* no match */
+		       /* the largest id: read, matches nothing here */
+		       "vown\t%s\t/machine/w/d/u\t5\t5\t18446744073709551615\n"
 		       "vown\t%s\t/machine/w/d\t1\t1\t-1\n"
 		       "vown\t%s\t/machine/w/d\t1\t1\t+1\n"
 		       "vown\t%s\t/machine/w/d\t1\t1\t0x1\n"
