@@ -16,6 +16,7 @@
 
 #include "ctl/ctl.h"
 #include "host_vmm_test.h"
+#include "vs_test.h"
 #include "util/registry.h"
 
 static void test_attr_rec(void)
@@ -328,12 +329,64 @@ static void test_owners_ids(void)
 	host_destroy(h);
 }
 
+/* d (id_d) and d/u (id_u) with vCPU 0 in d/u, a batch as rt_remote_config() sends it. */
+static void owners_live_batch(struct host *h, struct vmm *m, uint64_t id_d, uint64_t id_u)
+{
+	struct host_group_msg gm = {
+		.type = HOST_MSG_GROUP, .path = "d", .id = id_d,
+		.set = { .quota_us = UINT64_MAX, .period_us = 100000, .threaded = true,
+			 .subtree_cpu = true },
+	};
+
+	CU_ASSERT_EQUAL(vmm_msg(h, m, &gm, sizeof(gm)), 0);
+	gm.index = 1;
+	gm.id = id_u;
+	gm.set.subtree_cpu = false;
+	snprintf(gm.path, sizeof(gm.path), "d/u");
+	CU_ASSERT_EQUAL(vmm_msg(h, m, &gm, sizeof(gm)), 0);
+	CU_ASSERT_EQUAL(vmm_ev(h, m, HOST_MSG_VCPU, 0, 2, 0, 0), 0);
+	CU_ASSERT_EQUAL(vmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0, 0), 0);
+}
+
+/*
+ * While the daemon runs: d/u removed and made again in the VMM between two batches (both
+ * changes' callbacks after both), so no batch lacks it: the next batch names d/u with a new
+ * id, and the daemon's d/u is made anew (d's owner, as any group a batch makes below d), its
+ * vCPU in it again. Before, the new d/u kept the old one's owner (65533).
+ */
+static void test_owners_remade_live(void)
+{
+	struct host *h = vmm_host_new(2, 4);
+	struct vsched *vs = host_vsched(h);
+	struct host_welcome w;
+	struct vmm m;
+
+	vmm_join(h, &m, "w", 1, &w);
+	owners_live_batch(h, &m, 1, 2);
+	CU_ASSERT_EQUAL(vsched_chown(vs, "/machine/w/d", 65534, 65534), 0);
+	CU_ASSERT_EQUAL(vsched_chown(vs, "/machine/w/d/u", 65533, 65533), 0);
+	owners_live_batch(h, &m, 1, 2);		/* the same groups: kept as they are */
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d/u"), 65533);
+	owners_live_batch(h, &m, 1, 3);
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d"), 65534);
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d/u"), 65534);
+	READ_IS(vs, "/machine/w/d/u", "vsched.vcpus", "0\n");
+	owners_live_batch(h, &m, 4, 5);		/* d made again, d/u with it */
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d"), 0);
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d/u"), 0);
+	READ_IS(vs, "/machine/w/d/u", "vsched.vcpus", "0\n");
+	vmm_leave(h, &m);
+	host_destroy(h);
+}
+
 static CU_TestInfo host_owners_tests[] = {
 	{ "a directory's record is read back as written, garbage refused", test_attr_rec },
 	{ "owners below a VM group go back to the VMM process that saved them",
 	  test_owners_rejoin },
 	{ "a group made again under its path (a new id) gets nothing of the old one",
 	  test_owners_remade },
+	{ "a group made again between two batches (a new id) is made anew in the daemon",
+	  test_owners_remade_live },
 	{ "a kept record's id: any u64, garbage refused, none (old) the VM group's only",
 	  test_owners_ids },
 	CU_TEST_INFO_NULL,
