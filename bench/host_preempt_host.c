@@ -321,7 +321,7 @@ static int run_host(struct pre *p, const char *sock)
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
 	};
 	struct host_group_msg gm = {
-		.type = HOST_MSG_GROUP, .path = "idle",
+		.type = HOST_MSG_GROUP, .path = "idle", .id = 1,
 		.set = { .shares = 1024, .quota_us = UINT64_MAX, .period_us = 100000, .idle = 1,
 			 .threaded = 1 },
 	};
@@ -330,12 +330,13 @@ static int run_host(struct pre *p, const char *sock)
 	unsigned int i;
 
 	struct host_group_msg lo = {
-		.type = HOST_MSG_GROUP, .path = "lo",
+		.type = HOST_MSG_GROUP, .path = "lo", .id = 1,
 		.set = { .shares = 1024, .quota_us = UINT64_MAX, .period_us = 100000,
 			 .threaded = 1 },
 	}, hi = lo;
 
 	hi.index = 1;
+	hi.id = 2;
 	hi.set.shares = 4096;
 	strcpy(hi.path, "hi");
 	if (p->held)

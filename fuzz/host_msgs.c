@@ -15,7 +15,7 @@
  *   0 CONNECT            a new connection in that VMM's place (if none)
  *   1 HELLO u16 nr_vcpus, u16 flags, u8 partition, settings (u64 shares, quota, period, burst,
  *       u8 idle/threaded/subtree bits): name "vmN", this process's pid, this version
- *   2 GROUP u16 index, string path, settings
+ *   2 GROUP u16 index, string path, settings (id: index + 1)
  *   3 EV u8 type, u16 vcpu, u16 arg, u64 a, u64 b: a struct host_ev
  *   4 RAW u16 length (at most 1100), then the bytes: one datagram as is
  *   5 TID u16 vcpu: a live thread of this process (fuzz_stand_in(), takes the kick signal)
@@ -303,6 +303,7 @@ static void hm_op(struct hm *f)
 
 		hm_str(f, m.path, sizeof(m.path));
 		m.set = hm_settings(f);
+		m.id = m.index + 1;	/* a VMM's (the corpus had none); RAW sends any */
 		hm_send(v, &m, sizeof(m));
 		break;
 	}

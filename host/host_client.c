@@ -84,6 +84,7 @@ void host_client_remove(struct host *h, struct host_client *c)
 	host_kick_destroy(c);
 	free(c->slot);
 	free(c->batch);
+	free(c->tree);
 	free(c->vcpu_group);
 	free(c);
 }
@@ -162,7 +163,8 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 		c->slot = calloc(m->nr_vcpus, sizeof(*c->slot));
 		c->vcpu_group = calloc(m->nr_vcpus, sizeof(*c->vcpu_group));
 		c->batch = calloc(HOST_MAX_GROUPS, sizeof(*c->batch));
-		ret = c->slot && c->vcpu_group && c->batch ? 0 : -ENOMEM;
+		c->tree = calloc(HOST_MAX_GROUPS, sizeof(*c->tree));
+		ret = c->slot && c->vcpu_group && c->batch && c->tree ? 0 : -ENOMEM;
 	}
 	if (!ret)
 		ret = host_tree_join(h, c, m);
@@ -200,7 +202,10 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	return ret ? 1 : 0;
 }
 
-/* A group of the batch: the next index, a valid relative path whose parent came before. */
+/*
+ * A group of the batch: the next index, a valid relative path whose parent came before, an id
+ * (not 0, another group's in the batch: -EINVAL; what owners go back to, host_owners.c).
+ */
 static int host_group(struct host_client *c, const struct host_group_msg *m)
 {
 	char parent[HOST_PATH_LEN];
@@ -225,8 +230,10 @@ static int host_group(struct host_client *c, const struct host_group_msg *m)
 		if (i == c->nr_batch)
 			return -EINVAL;
 	}
+	if (!m->id)
+		return -EINVAL;
 	for (i = 0; i < c->nr_batch; i++)
-		if (!strcmp(c->batch[i].path, m->path))
+		if (!strcmp(c->batch[i].path, m->path) || c->batch[i].id == m->id)
 			return -EINVAL;
 	c->batch[c->nr_batch++] = *m;
 	return 0;
@@ -241,7 +248,12 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 	h->cause_c = c;
 	if (m->type == HOST_MSG_COMMIT) {
 		int ret = host_tree_commit(h, c);
+		struct host_group_msg *t = c->tree;
 
+		/* The batch is the mirror now (its ids); the next is received in the old array. */
+		c->tree = c->batch;
+		c->nr_tree = c->nr_batch;
+		c->batch = t;
 		/* The first after a join: the owners kept for this VMM (a daemon's restart). */
 		if (!c->owners_back && ret != -ENOENT && ret != -EINVAL)
 			host_owners_back(h, c);

@@ -6,12 +6,18 @@
  * (host_state.c), and gives it back itself:
  *  - above the VM groups, the control directory's records (modes, files' owners: ctl/attr.c)
  *    as "attr REC", applied once the directory is there (host_set_attrs());
- *  - at and below a VM group, every group's owner ("vown PID START PATH UID GID") and the
- *    directory's records ("vattr PID START REC"), keyed by the VMM's process: its pid by the
- *    kernel's word (SO_PEERCRED) and its start time (/proc), unique for the boot. Given back at
- *    that process's first COMMIT after it re-joins, only at or below its own group; dropped
- *    once it is gone. A new VMM of the name (a new process) gets nothing, as a new VM of the
- *    name gets nothing of its predecessor while the daemon runs (ctl_forget()).
+ *  - at and below a VM group, every group's owner ("vown PID START PATH UID GID ID") and the
+ *    directory's records ("vattr PID START ID REC"), keyed by the VMM's process: its pid by the
+ *    kernel's word (SO_PEERCRED) and its start time (/proc), unique for the boot; and by the
+ *    group's identity in that process, ID (GROUP's id; 0: the VM group itself, which is the
+ *    process), the group of the record's node for vattr. Given back at that process's first
+ *    COMMIT after it re-joins, only at or below its own group, only where that COMMIT has a
+ *    group of the same path and the same id: a group removed and made again in the VM's own
+ *    directory while no daemon ran is a new group (a new id) and gets nothing, as it would
+ *    while the daemon runs. Dropped once given back or the process is gone. A new VMM of the
+ *    name (a new process) gets nothing, as a new VM of the name gets nothing of its
+ *    predecessor while the daemon runs (ctl_forget()). A line of a daemon before ids (no ID)
+ *    reads as ID 0: the VM group's own only (no group below has 0).
  * No VMM says anything about owners: a VMM cannot grant a user anything in the daemon's
  * directory, and no record is applied outside the group of the process it was saved for.
  */
@@ -33,6 +39,7 @@ struct host_kept {
 	pid_t pid;
 	unsigned long long start;
 	bool own;		/* vown: path, uid, gid; else rec */
+	uint64_t id;		/* vown, vattr: the VMM's id of the group (0: the VM group) */
 	char path[HOST_PATH_LEN];
 	uid_t uid;
 	gid_t gid;
@@ -101,20 +108,25 @@ int host_owners_restore(struct host *h, char **f, int n)
 {
 	struct host_kept *k;
 	char key[PATH_MAX];
-	unsigned long long pid = 0, start = 0, uid, gid;
+	unsigned long long pid = 0, start = 0, uid, gid, id = 0;
 	char rec[PATH_MAX + 128];
-	bool attr = !strcmp(f[0], "attr");
-	int i, first = attr ? 1 : 3;
+	bool attr = !strcmp(f[0], "attr"), vattr = !strcmp(f[0], "vattr");
+	int i, first = attr ? 1 : vattr && n == 9 ? 4 : 3;
 
 	if (n < first + 1)
 		return -EINVAL;
 	if (!attr && (host_owners_number(f[1], INT_MAX, &pid) || !pid ||
 		      host_owners_number(f[2], ULLONG_MAX, &start) || !start))
 		return -EINVAL;
+	/* The group's id: vown's last field, vattr's before the record; none (old): 0. */
+	if ((vattr && n == 9 && host_owners_number(f[3], ULLONG_MAX, &id)) ||
+	    (!strcmp(f[0], "vown") && n == 7 && host_owners_number(f[6], ULLONG_MAX, &id)))
+		return -EINVAL;
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	if (!strcmp(f[0], "vown") && n == 6) {
+	k->id = id;
+	if (!strcmp(f[0], "vown") && (n == 6 || n == 7)) {
 		k->own = true;
 		if (host_path_valid(f[3], sizeof(k->path), true) || !strcmp(f[3], "/") ||
 		    host_owners_number(f[4], 0xfffffffeULL, &uid) ||
@@ -123,7 +135,7 @@ int host_owners_restore(struct host *h, char **f, int n)
 		strcpy(k->path, f[3]);
 		k->uid = (uid_t)uid;
 		k->gid = (gid_t)gid;
-	} else if ((attr || !strcmp(f[0], "vattr")) && n == first + 5) {
+	} else if ((attr || vattr) && n == first + 5) {
 		/* The record's own tabs were split: joined again, then checked whole. */
 		rec[0] = '\0';
 		for (i = first; i < n; i++)
@@ -156,22 +168,50 @@ static void host_owners_due(struct host *h, const char *rec)
 	strv_push(&h->attrs_due, rec);	/* -ENOMEM: that record is not given back */
 }
 
+/*
+ * The group a record's node is (path of it in gpath): key itself, or the group whose interface
+ * file key names. NULL: no such node.
+ */
+static struct group *host_owners_group_of(struct host *h, const char *key, char *gpath,
+					  size_t size)
+{
+	const char *slash = strrchr(key, '/');
+	struct group *g;
+
+	if (snprintf(gpath, size, "%s", key) < (int)size && (g = group_lookup(h->s, gpath)))
+		return g;
+	if (!slash || (size_t)(slash - key) >= size)
+		return NULL;
+	snprintf(gpath, size, "%.*s", slash == key ? 1 : (int)(slash - key), key);
+	g = group_lookup(h->s, gpath);
+	return g && cftype_lookup(g, slash + 1) ? g : NULL;
+}
+
+/* c's mirror has the group at path with that id: the one the record was kept for. */
+static bool host_owners_same(const struct host_client *c, const char *path, uint64_t id)
+{
+	uint64_t now;
+
+	return !host_tree_id(c, path, &now) && now == id;
+}
+
 void host_owners_back(struct host *h, struct host_client *c)
 {
+	char key[PATH_MAX], gpath[GROUP_PATH_MAX];
 	struct host_kept *k, *n;
-	char key[PATH_MAX];
 	struct group *g;
 
 	c->owners_back = true;
 	list_for_each_entry_safe(k, n, &h->kept, node) {
 		if (!k->pid || k->pid != c->peer_pid || k->start != c->start)
 			continue;
-		if (k->own && host_owners_below(k->path, c->group) &&
+		if (k->own && host_owners_same(c, k->path, k->id) &&
 		    (g = group_lookup(h->s, k->path))) {
 			g->uid = k->uid;
 			g->gid = k->gid;
 		} else if (!k->own && !host_owners_key(k->rec, key, sizeof(key)) &&
-			   host_owners_below(key, c->group)) {
+			   host_owners_group_of(h, key, gpath, sizeof(gpath)) &&
+			   host_owners_same(c, gpath, k->id)) {
 			host_owners_due(h, k->rec);
 		}
 		host_kept_free(k);
@@ -183,11 +223,14 @@ static void host_owners_groups(struct host_client *c, struct group *g, FILE *f)
 {
 	char path[GROUP_PATH_MAX];
 	struct group *child;
+	uint64_t id;
 
-	if (group_path(g, path, sizeof(path)) < 0 || strpbrk(path, "\t\n"))
+	/* Not in the mirror (none: not committed yet): no identity to keep it for. */
+	if (group_path(g, path, sizeof(path)) < 0 || strpbrk(path, "\t\n") ||
+	    host_tree_id(c, path, &id))
 		return;
-	fprintf(f, "vown\t%d\t%llu\t%s\t%u\t%u\n", (int)c->peer_pid, c->start, path,
-		(unsigned int)g->uid, (unsigned int)g->gid);
+	fprintf(f, "vown\t%d\t%llu\t%s\t%u\t%u\t%llu\n", (int)c->peer_pid, c->start, path,
+		(unsigned int)g->uid, (unsigned int)g->gid, (unsigned long long)id);
 	list_for_each_entry(child, &g->children, sibling)
 		host_owners_groups(c, child, f);
 }
@@ -203,29 +246,14 @@ static struct host_client *host_owners_vm(struct host *h, const char *key)
 	return NULL;
 }
 
-/* The node of key is there: a group, or a group's interface file. */
-static bool host_owners_node(struct host *h, const char *key)
-{
-	char path[GROUP_PATH_MAX];
-	const char *slash = strrchr(key, '/');
-	struct group *g;
-
-	if (group_lookup(h->s, key))
-		return true;
-	if (!slash || (size_t)(slash - key) >= sizeof(path))
-		return false;
-	snprintf(path, sizeof(path), "%.*s", slash == key ? 1 : (int)(slash - key), key);
-	g = group_lookup(h->s, path);
-	return g && cftype_lookup(g, slash + 1);
-}
-
 void host_owners_dump(struct host *h, const char *attrs, FILE *f)
 {
 	struct host_kept *k, *n;
 	struct host_client *c;
-	char key[PATH_MAX], rec[PATH_MAX + 128];
+	char key[PATH_MAX], rec[PATH_MAX + 128], gpath[GROUP_PATH_MAX];
 	const char *line, *end;
 	struct group *g;
+	uint64_t id;
 
 	list_for_each_entry(c, &h->clients, node)
 		if (c->joined && c->start && c->peer_pid > 0 &&
@@ -236,13 +264,15 @@ void host_owners_dump(struct host *h, const char *attrs, FILE *f)
 		if ((size_t)(end - line) >= sizeof(rec))
 			continue;
 		snprintf(rec, sizeof(rec), "%.*s", (int)(end - line), line);
-		if (host_owners_key(rec, key, sizeof(key)) || !host_owners_node(h, key))
+		if (host_owners_key(rec, key, sizeof(key)) ||
+		    !host_owners_group_of(h, key, gpath, sizeof(gpath)))
 			continue;
 		c = host_owners_vm(h, key);
 		if (!c)
 			fprintf(f, "attr\t%s\n", rec);
-		else if (c->start && c->peer_pid > 0)
-			fprintf(f, "vattr\t%d\t%llu\t%s\n", (int)c->peer_pid, c->start, rec);
+		else if (c->start && c->peer_pid > 0 && !host_tree_id(c, gpath, &id))
+			fprintf(f, "vattr\t%d\t%llu\t%llu\t%s\n", (int)c->peer_pid, c->start,
+				(unsigned long long)id, rec);
 	}
 	/* Kept for a VMM not re-joined yet, while it lives; for a directory not there yet. */
 	list_for_each_entry_safe(k, n, &h->kept, node) {
@@ -253,10 +283,12 @@ void host_owners_dump(struct host *h, const char *attrs, FILE *f)
 		if (!k->pid)
 			fprintf(f, "attr\t%s\n", k->rec);
 		else if (k->own)
-			fprintf(f, "vown\t%d\t%llu\t%s\t%u\t%u\n", (int)k->pid, k->start, k->path,
-				(unsigned int)k->uid, (unsigned int)k->gid);
+			fprintf(f, "vown\t%d\t%llu\t%s\t%u\t%u\t%llu\n", (int)k->pid, k->start,
+				k->path, (unsigned int)k->uid, (unsigned int)k->gid,
+				(unsigned long long)k->id);
 		else
-			fprintf(f, "vattr\t%d\t%llu\t%s\n", (int)k->pid, k->start, k->rec);
+			fprintf(f, "vattr\t%d\t%llu\t%llu\t%s\n", (int)k->pid, k->start,
+				(unsigned long long)k->id, k->rec);
 	}
 }
 

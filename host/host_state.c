@@ -9,8 +9,8 @@
  *
  * One line per step, tab-separated, parents first: "mkdir PATH", "write PATH FILE VALUE",
  * "chown PATH UID GID"; then the owners and modes host_owners.c keeps ("attr", "vown",
- * "vattr": the directory's records, and at and below VM groups for the VMM that re-joins). A
- * group whose name holds a tab is not saved (nor anything below it).
+ * "vattr": the directory's records, and at and below VM groups for the VMM that re-joins, with
+ * the group's id in it). A group whose name holds a tab is not saved (nor anything below it).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -135,7 +135,7 @@ static int host_state_write(const char *file, const char *text)
 	return ret;
 }
 
-#define HOST_STATE_FIELDS	10	/* a line's at most (vattr: 3 and a record's 5) */
+#define HOST_STATE_FIELDS	10	/* a line's at most (vattr: 4 and a record's 5) */
 
 /* One line applied (or kept for a VMM's re-join: host_owners.c): 0 or -errno. */
 static int host_state_line(struct host *h, char *line)

@@ -91,6 +91,24 @@ static int host_undo_enable_cpu(struct host *h, struct host_undo *u, struct grou
 	return ret;
 }
 
+int host_tree_id(const struct host_client *c, const char *path, uint64_t *id)
+{
+	size_t n = strlen(c->group);
+	unsigned int i;
+
+	if (!c->joined || strncmp(path, c->group, n) || (path[n] && path[n] != '/'))
+		return -ENOENT;
+	*id = 0;
+	if (!path[n])
+		return 0;
+	for (i = 0; i < c->nr_tree; i++)
+		if (!strcmp(c->tree[i].path, path + n + 1)) {
+			*id = c->tree[i].id;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 /* A failed join changes nothing: the groups it made go, "cpu" goes off where it turned it on. */
 static void host_undo(struct host *h, struct host_undo *u)
 {
@@ -263,6 +281,44 @@ static void host_prune(struct host *h, struct host_client *c, struct group *g)
 	}
 }
 
+/* g and its subtree go; c's vCPUs there wait in its VM group vm for the batch's moves. */
+static void host_drop(struct host *h, struct host_client *c, struct group *g, struct group *vm)
+{
+	struct group *child, *tmp;
+	unsigned int v;
+
+	list_for_each_entry_safe(child, tmp, &g->children, sibling)
+		host_drop(h, c, child, vm);
+	for (v = 0; v < c->nr_vcpus; v++)
+		if (sched_vcpu(h->s, c->slot[v])->group == g)
+			sched_vcpu_move(h->s, c->slot[v], vm);
+	host_gone(h, g);
+	group_remove(h->s, g);
+}
+
+/*
+ * A group of the last batch that this one names with another id was removed and made again in
+ * the VMM between two batches (two changes whose callbacks ran after both): the daemon's copy
+ * goes with its subtree (and what the directory kept of it, host_gone()), and the batch makes
+ * it anew, as a batch without it and one with it would have. Else the new group kept the old
+ * one's owners and records.
+ */
+static void host_drop_remade(struct host *h, struct host_client *c, struct group *vm)
+{
+	struct group *g;
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < c->nr_tree; i++) {
+		j = host_batch_find(c, c->tree[i].path);
+		if (j < 0 || c->batch[j].id == c->tree[i].id)
+			continue;
+		g = host_lookup(h, c->group, c->tree[i].path);
+		if (g)	/* else gone with an ancestor */
+			host_drop(h, c, g, vm);
+	}
+}
+
 static int host_keep_err(int err, int ret)
 {
 	return err ? err : ret;
@@ -277,6 +333,7 @@ int host_tree_commit(struct host *h, struct host_client *c)
 	if (!vm)
 		return -ENOENT;
 	sched_advance(h->s, h->clock());
+	host_drop_remade(h, c, vm);
 	for (i = 0; i < n; i++) {
 		const struct host_group_msg *m = &c->batch[i];
 		char *slash, parent_rel[HOST_PATH_LEN];
@@ -336,6 +393,7 @@ void host_tree_leave(struct host *h, struct host_client *c)
 	}
 	h->nr_free += c->nr_vcpus;
 	c->nr_batch = 0;
+	c->nr_tree = 0;
 	vm = group_lookup(h->s, c->group);
 	if (vm) {
 		host_prune(h, c, vm);

@@ -66,6 +66,9 @@ struct host_client {
 	struct host_group_msg *batch;
 	unsigned int nr_batch;
 	unsigned int *vcpu_group;	/* per vCPU: batch index + 1, 0 the VM group */
+	/* The last batch committed: the groups mirrored below the VM group, their ids */
+	struct host_group_msg *tree;
+	unsigned int nr_tree;
 	/* The grant page (host_page.c): the daemon's own seq per vCPU, and the mapping. */
 	uint32_t *seq;
 	struct host_grant *page;	/* NULL: none, decisions go by the socket alone */
@@ -359,11 +362,14 @@ void host_tree_leave(struct host *h, struct host_client *c);
 int host_tree_vet_move(struct host *h, const struct host_client *c, const char *file,
 		       const char *buf, size_t len);
 int host_path_valid(const char *path, size_t size, bool absolute);
+/* The VMM's id of c's group at path (absolute; 0: the VM group itself), or -ENOENT. */
+int host_tree_id(const struct host_client *c, const char *path, uint64_t *id);
 
 /*
  * host_owners.c: owners and modes at and below VM groups kept for the VMM that re-joins, and
  * the directory's records above them. restore: one line of .host-tree split in fields (attr,
- * vown, vattr; -EINVAL: garbage); back: c's kept owners given back (its first COMMIT); dump:
+ * vown, vattr; -EINVAL: garbage); back: c's kept owners given back (its first COMMIT) to its
+ * groups of the same path and id (GROUP's; 0: the VM group), the rest dropped; dump:
  * those lines of the tree now, attrs the directory's records (ctl_attrs_save(); NULL: none).
  * Tree lock held.
  */

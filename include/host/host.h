@@ -65,7 +65,8 @@ void host_set_gone(struct host *h, void (*fn)(void *arg, const char *path), void
  * The control directory's own records of modes and files' owners (ctl_attrs_save(),
  * ctl_attr_load(): one record a line) saved with the tree in .host-tree and given back: above
  * the VM groups at once (those restored before this call), at and below a VM group to the VMM
- * process it was saved for when it re-joins, never to another (host/host_owners.c). Records
+ * process it was saved for when it re-joins, never to another, and only to the group of the
+ * same id (GROUP's), not to one made again under its path (host/host_owners.c). Records
  * due are given to load after each event, without the tree's lock (host_attrs_flush(): how
  * many it took, for the tests).
  */

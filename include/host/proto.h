@@ -73,8 +73,10 @@
  * HOST_TIME_INF: at once);
  * 14: a successor's take of a handoff across VMs sends no TOOK (settled from its word);
  * 15: a grant-page entry's cpu carries HOST_CPU_PINNED where the daemon pinned the grantee's
- * thread to it for that grant (HOST_HELLO_PIN): the thread does not pin itself again */
-#define HOST_PROTO_VERSION	15
+ * thread to it for that grant (HOST_HELLO_PIN): the thread does not pin itself again;
+ * 16: GROUP's id, the group's identity in the VMM's process (owners kept across a daemon's
+ * restart go back to the same group only, not to one made again under its path) */
+#define HOST_PROTO_VERSION	16
 #define HOST_SOCK_NAME		REGISTRY_HOST_SOCK	/* in the run dir */
 #define HOST_NAME_LEN		129		/* a VM name (registry_name_valid()) + NUL */
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
@@ -198,6 +200,13 @@ struct host_group_msg {
 	uint32_t index;		/* 0, 1, ... in the batch */
 	char path[HOST_PATH_LEN];	/* relative to the VM group: "a", "a/b" */
 	struct host_settings set;
+	/*
+	 * The group's identity in the VMM's process (its serial, never reused in its tree): not 0,
+	 * one per group of the batch. A group removed and made again under the same path has a
+	 * new one, so what the daemon kept for the old one is not given to it (host_owners.c).
+	 * VMSET: 0.
+	 */
+	uint64_t id;
 };
 
 /* HOST_MSG_CTL: what a write in the daemon's directory below a VM group asks of its VMM. */

@@ -199,6 +199,7 @@ void rt_remote_config(struct runtime *rt)
 		gm.type = HOST_MSG_GROUP;
 		gm.index = sent++;
 		strcpy(gm.path, path + 1);
+		gm.id = gs[i]->serial;	/* >= 1 below the root, new for a group made again */
 		rt_remote_settings(gs[i], &gm.set);
 		rt_remote_send(rt, &gm, sizeof(gm));
 	}

@@ -194,7 +194,7 @@ static void test_host_garbage(void)
 {
 	struct host *h = vmm_host_new(2, 4);
 	struct host_hello hm = vmm_hello("a", 2);
-	struct host_group_msg gm = { .type = HOST_MSG_GROUP, .path = "g" };
+	struct host_group_msg gm = { .type = HOST_MSG_GROUP, .path = "g", .id = 1 };
 	struct host_welcome w;
 	struct host_ev ev = { .type = HOST_MSG_RUNNABLE };
 	char big[2048] = { 0 };
@@ -234,7 +234,14 @@ static void test_host_garbage(void)
 	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
 	gm.set.idle = 0;
 	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), 0);
-	gm.index = 1;							/* the same path again */
+	gm.index = 1;
+	strcpy(gm.path, "y");
+	gm.id = 0;							/* no id */
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
+	gm.id = 1;							/* x's */
+	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
+	strcpy(gm.path, "x");
+	gm.id = 2;							/* the same path again */
 	CU_ASSERT_EQUAL(vmm_msg(h, &m, &gm, sizeof(gm)), -EINVAL);
 	/* Nothing of the refused batch reached the tree. */
 	CU_ASSERT_EQUAL(vsched_stat(host_vsched(h), "/machine/a/x", NULL, &(mode_t){ 0 }), -ENOENT);
@@ -247,7 +254,7 @@ static void send_group(struct host *h, struct vmm *m, unsigned int index, const 
 		       unsigned int weight, bool threaded, bool subtree_cpu)
 {
 	struct host_group_msg gm = {
-		.type = HOST_MSG_GROUP, .index = index,
+		.type = HOST_MSG_GROUP, .index = index, .id = index + 1,
 		.set = { .shares = sched_weight_from_cgroup(weight), .quota_us = UINT64_MAX,
 			 .period_us = 100000, .threaded = threaded, .subtree_cpu = subtree_cpu },
 	};

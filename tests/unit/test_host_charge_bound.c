@@ -132,7 +132,7 @@ static void bound_join(struct bworld *w, struct bvm *m, const char *name)
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
 	};
 	struct host_group_msg gm = {
-		.type = HOST_MSG_GROUP, .path = "bg",
+		.type = HOST_MSG_GROUP, .path = "bg", .id = 1,
 		.set = { .shares = 1024, .quota_us = UINT64_MAX, .period_us = 100000, .idle = 1,
 			 .threaded = 1 },
 	};

@@ -113,7 +113,7 @@ static void test_host_kick_preempt(void)
 {
 	struct host_opts o = { .nr_lanes = 1, .max_vcpus = 8 };
 	struct host_group_msg gm = {
-		.type = HOST_MSG_GROUP, .path = "idle",
+		.type = HOST_MSG_GROUP, .path = "idle", .id = 1,
 		.set = { .shares = 1024, .quota_us = UINT64_MAX, .period_us = 100000, .idle = 1,
 			 .threaded = 1 },
 	};

@@ -23,7 +23,7 @@ static void held_group(struct host *h, struct ovmm *m, unsigned int index, const
 		       bool idle, uint64_t quota_us)
 {
 	struct host_group_msg gm = {
-		.type = HOST_MSG_GROUP, .index = index,
+		.type = HOST_MSG_GROUP, .index = index, .id = index + 1,
 		.set = { .shares = 1024, .quota_us = quota_us, .period_us = 100000, .idle = idle,
 			 .threaded = 1 },
 	};
@@ -247,7 +247,7 @@ static void vt_join(struct host *h, struct ovmm *m, uint32_t flags)
 	ovmm_hello(h, m, 2, flags);
 	for (i = 0; i < 2; i++) {
 		struct host_group_msg gm = {
-			.type = HOST_MSG_GROUP, .index = i,
+			.type = HOST_MSG_GROUP, .index = i, .id = i + 1,
 			.set = { .shares = 1024 << (2 * i), .quota_us = UINT64_MAX,
 				 .period_us = 100000, .threaded = 1 },
 		};

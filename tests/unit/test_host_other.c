@@ -207,7 +207,7 @@ static void ot_quiet(bool in_guest)
 		.vm = { .quota_us = UINT64_MAX, .period_us = 100000, .subtree_cpu = 1 },
 	};
 	struct host_group_msg gm = {
-		.type = HOST_MSG_GROUP, .path = "idle",
+		.type = HOST_MSG_GROUP, .path = "idle", .id = 1,
 		.set = { .shares = 1024, .quota_us = UINT64_MAX, .period_us = 100000, .idle = 1,
 			 .threaded = 1 },
 	};

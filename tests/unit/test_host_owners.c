@@ -4,7 +4,9 @@
  * control directory's records read back as written and garbage refused; at and below a VM
  * group, given back to the VMM process they were saved for, within its group only, never to
  * another process; a tampered .host-tree refused line by line. Before, nothing below a VM group
- * was saved: a re-joined VM's groups were root's (t-host-deleg.sh).
+ * was saved: a re-joined VM's groups were root's (t-host-deleg.sh). Within that process, only
+ * to the group of the same id (GROUP's): one removed and made again under its path while no
+ * daemon ran gets nothing (before ids, it got its predecessor's owners: t-host-remade.sh).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "ctl/ctl.h"
 #include "host_vmm_test.h"
+#include "vs_test.h"
 #include "util/registry.h"
 
 static void test_attr_rec(void)
@@ -71,11 +74,11 @@ static int owners_load(void *arg, const char *rec)
 	return 0;
 }
 
-/* VM w's groups d (cpu on) and d/u: the whole batch, as at every change. */
-static void owners_batch(struct host *h, struct vmm *m)
+/* VM w's groups d (cpu on) and d/u of those ids: the whole batch, as at every change. */
+static void owners_batch_ids(struct host *h, struct vmm *m, uint64_t id_d, uint64_t id_u)
 {
 	struct host_group_msg gm = {
-		.type = HOST_MSG_GROUP,
+		.type = HOST_MSG_GROUP, .id = id_d,
 		.set = { .quota_us = UINT64_MAX, .period_us = 100000, .threaded = true,
 			 .subtree_cpu = true },
 	};
@@ -83,18 +86,29 @@ static void owners_batch(struct host *h, struct vmm *m)
 	snprintf(gm.path, sizeof(gm.path), "d");
 	CU_ASSERT_EQUAL(vmm_msg(h, m, &gm, sizeof(gm)), 0);
 	gm.index = 1;
+	gm.id = id_u;
 	gm.set.subtree_cpu = false;
 	snprintf(gm.path, sizeof(gm.path), "d/u");
 	CU_ASSERT_EQUAL(vmm_msg(h, m, &gm, sizeof(gm)), 0);
 	CU_ASSERT_EQUAL(vmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0, 0), 0);
 }
 
-static void owners_join(struct host *h, struct vmm *m)
+static void owners_batch(struct host *h, struct vmm *m)
+{
+	owners_batch_ids(h, m, 1, 2);
+}
+
+static void owners_join_ids(struct host *h, struct vmm *m, uint64_t id_d, uint64_t id_u)
 {
 	struct host_welcome w;
 
 	vmm_join(h, m, "w", 1, &w);
-	owners_batch(h, m);
+	owners_batch_ids(h, m, id_d, id_u);
+}
+
+static void owners_join(struct host *h, struct vmm *m)
+{
+	owners_join_ids(h, m, 1, 2);
 }
 
 static uid_t owner_of(struct host *h, const char *path)
@@ -138,9 +152,12 @@ static void test_owners_rejoin(void)
 	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w/d/u", 65533, 65533), 0);
 	d1 = host_state_dump(h);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d1);
-	snprintf(line, sizeof(line), "vown\t%s\t/machine/w/d/u\t65533\t65533\n", me);
+	snprintf(line, sizeof(line), "vown\t%s\t/machine/w/d/u\t65533\t65533\t2\n", me);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d1, line));
-	snprintf(line, sizeof(line), "vattr\t%s\t/machine/w/d/u/cpu.weight\t0664\t-\t-\t-\n", me);
+	snprintf(line, sizeof(line), "vown\t%s\t/machine/w\t65534\t65534\t0\n", me);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d1, line));
+	snprintf(line, sizeof(line), "vattr\t%s\t2\t/machine/w/d/u/cpu.weight\t0664\t-\t-\t-\n",
+		 me);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d1, line));
 	CU_ASSERT_PTR_NOT_NULL(strstr(d1, "\nattr\t/machine/cpu.max\t0640\t7:7\t-\t-\n"));
 	CU_ASSERT_PTR_NULL(strstr(d1, "gone"));
@@ -187,8 +204,8 @@ static void test_owners_rejoin(void)
 	 * records stay for that process while it lives.
 	 */
 	snprintf(other, sizeof(other), "%d\t%llu", 1, registry_pid_start(1));
-	ret = asprintf(&text, "vown\t%s\t/machine/w/d\t65534\t65534\n"
-		       "vattr\t%s\t/machine/w/d/cgroup.procs\t-\t65534:65534\t-\t-\n",
+	ret = asprintf(&text, "vown\t%s\t/machine/w/d\t65534\t65534\t1\n"
+		       "vattr\t%s\t1\t/machine/w/d/cgroup.procs\t-\t65534:65534\t-\t-\n",
 		       other, other);
 	CU_ASSERT_TRUE_FATAL(ret > 0);
 	owners_file(file3, text);
@@ -212,10 +229,166 @@ static void test_owners_rejoin(void)
 	host_destroy(h3);
 }
 
+/*
+ * The same process re-joins, its group d/u removed and made again meanwhile (a new id): d/u
+ * and its file get nothing, d (the same id) and the VM group get theirs. Before ids, d/u was
+ * given its predecessor's owner and its record.
+ */
+static void test_owners_remade(void)
+{
+	struct host *h = vmm_host_new(2, 4), *h2 = vmm_host_new(2, 4);
+	char file[] = "/tmp/vsched-owners.XXXXXX", *d1, *d2, line[256], me[64];
+	unsigned long long start = registry_pid_start(getpid());
+	unsigned int refused;
+	struct vmm m;
+	char recs[] = "/machine/w/d/u/cpu.weight\t0664\t-\t-\t-\n"
+		      "/machine/w/d/cgroup.procs\t-\t65534:65534\t-\t-\n";
+
+	CU_ASSERT_TRUE_FATAL(start > 0);
+	snprintf(me, sizeof(me), "%d\t%llu", (int)getpid(), start);
+	host_set_attrs(h, owners_save, NULL, recs);
+	owners_join(h, &m);
+	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w", 65534, 65534), 0);
+	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w/d", 65534, 65534), 0);
+	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w/d/u", 65533, 65533), 0);
+	d1 = host_state_dump(h);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d1);
+	vmm_leave(h, &m);
+	owners_file(file, d1);
+	CU_ASSERT_TRUE(host_state_restore(h2, file, &refused) > 0);
+	CU_ASSERT_EQUAL(refused, 0);
+	unlink(file);
+	owners_loaded[0] = '\0';
+	host_set_attrs(h2, owners_save, owners_load, "");
+	owners_join_ids(h2, &m, 1, 3);
+	CU_ASSERT_EQUAL(owner_of(h2, "/machine/w"), 65534);
+	CU_ASSERT_EQUAL(owner_of(h2, "/machine/w/d"), 65534);
+	CU_ASSERT_EQUAL(owner_of(h2, "/machine/w/d/u"), 0);
+	CU_ASSERT_EQUAL(host_attrs_flush(h2), 1);
+	CU_ASSERT_STRING_EQUAL(owners_loaded, "/machine/w/d/cgroup.procs\t-\t65534:65534\t-\t-\n");
+	/* The new d/u is saved with its own id; nothing of the old one is kept. */
+	d2 = host_state_dump(h2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d2);
+	snprintf(line, sizeof(line), "vown\t%s\t/machine/w/d/u\t0\t0\t3\n", me);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d2, line));
+	CU_ASSERT_PTR_NULL(strstr(d2, "65533"));
+	free(d1);
+	free(d2);
+	vmm_leave(h2, &m);
+	host_destroy(h);
+	host_destroy(h2);
+}
+
+/*
+ * The id's field: any decimal u64 (0: the VM group), anything else refused; a line of a daemon
+ * before ids (none) reads as 0, given back at the VM group only.
+ */
+static void test_owners_ids(void)
+{
+	struct host *h = vmm_host_new(2, 4);
+	char file[] = "/tmp/vsched-owners.XXXXXX", me[64], *text;
+	unsigned long long start = registry_pid_start(getpid());
+	unsigned int refused;
+	struct vmm m;
+	int ret;
+
+	CU_ASSERT_TRUE_FATAL(start > 0);
+	snprintf(me, sizeof(me), "%d\t%llu", (int)getpid(), start);
+	ret = asprintf(&text,
+		       "vown\t%s\t/machine/w\t65534\t65534\n"		/* old: the VM group */
+		       "vown\t%s\t/machine/w/d\t65534\t65534\n"		/* old: below it */
+		       "vattr\t%s\t/machine/w/cgroup.procs\t-\t7:7\t-\t-\n"
+		       "vattr\t%s\t/machine/w/d/cgroup.procs\t-\t8:8\t-\t-\n"
+		       /* the largest id: read, matches nothing here */
+		       "vown\t%s\t/machine/w/d/u\t5\t5\t18446744073709551615\n"
+		       "vown\t%s\t/machine/w/d\t1\t1\t-1\n"
+		       "vown\t%s\t/machine/w/d\t1\t1\t+1\n"
+		       "vown\t%s\t/machine/w/d\t1\t1\t0x1\n"
+		       "vown\t%s\t/machine/w/d\t1\t1\t\n"
+		       "vown\t%s\t/machine/w/d\t1\t1\t18446744073709551616\n"
+		       "vown\t%s\t/machine/w/d\t1\t1\t1\t1\n"
+		       "vattr\t%s\t-1\t/machine/w/d/cgroup.procs\t-\t8:8\t-\t-\n"
+		       "vattr\t%s\t\t/machine/w/d/cgroup.procs\t-\t8:8\t-\t-\n"
+		       "vattr\t%s\t1\t1\t/machine/w/d/cgroup.procs\t-\t8:8\t-\t-\n",
+		       me, me, me, me, me, me, me, me, me, me, me, me, me, me);
+	CU_ASSERT_TRUE_FATAL(ret > 0);
+	owners_file(file, text);
+	free(text);
+	CU_ASSERT_EQUAL(host_state_restore(h, file, &refused), 5);
+	CU_ASSERT_EQUAL(refused, 9);
+	unlink(file);
+	owners_loaded[0] = '\0';
+	host_set_attrs(h, owners_save, owners_load, "");
+	owners_join(h, &m);
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w"), 65534);
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d"), 0);
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d/u"), 0);
+	CU_ASSERT_EQUAL(host_attrs_flush(h), 1);
+	CU_ASSERT_STRING_EQUAL(owners_loaded, "/machine/w/cgroup.procs\t-\t7:7\t-\t-\n");
+	vmm_leave(h, &m);
+	host_destroy(h);
+}
+
+/* d (id_d) and d/u (id_u) with vCPU 0 in d/u, a batch as rt_remote_config() sends it. */
+static void owners_live_batch(struct host *h, struct vmm *m, uint64_t id_d, uint64_t id_u)
+{
+	struct host_group_msg gm = {
+		.type = HOST_MSG_GROUP, .path = "d", .id = id_d,
+		.set = { .quota_us = UINT64_MAX, .period_us = 100000, .threaded = true,
+			 .subtree_cpu = true },
+	};
+
+	CU_ASSERT_EQUAL(vmm_msg(h, m, &gm, sizeof(gm)), 0);
+	gm.index = 1;
+	gm.id = id_u;
+	gm.set.subtree_cpu = false;
+	snprintf(gm.path, sizeof(gm.path), "d/u");
+	CU_ASSERT_EQUAL(vmm_msg(h, m, &gm, sizeof(gm)), 0);
+	CU_ASSERT_EQUAL(vmm_ev(h, m, HOST_MSG_VCPU, 0, 2, 0, 0), 0);
+	CU_ASSERT_EQUAL(vmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0, 0), 0);
+}
+
+/*
+ * While the daemon runs: d/u removed and made again in the VMM between two batches (both
+ * changes' callbacks after both), so no batch lacks it: the next batch names d/u with a new
+ * id, and the daemon's d/u is made anew (d's owner, as any group a batch makes below d), its
+ * vCPU in it again. Before, the new d/u kept the old one's owner (65533).
+ */
+static void test_owners_remade_live(void)
+{
+	struct host *h = vmm_host_new(2, 4);
+	struct vsched *vs = host_vsched(h);
+	struct host_welcome w;
+	struct vmm m;
+
+	vmm_join(h, &m, "w", 1, &w);
+	owners_live_batch(h, &m, 1, 2);
+	CU_ASSERT_EQUAL(vsched_chown(vs, "/machine/w/d", 65534, 65534), 0);
+	CU_ASSERT_EQUAL(vsched_chown(vs, "/machine/w/d/u", 65533, 65533), 0);
+	owners_live_batch(h, &m, 1, 2);		/* the same groups: kept as they are */
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d/u"), 65533);
+	owners_live_batch(h, &m, 1, 3);
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d"), 65534);
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d/u"), 65534);
+	READ_IS(vs, "/machine/w/d/u", "vsched.vcpus", "0\n");
+	owners_live_batch(h, &m, 4, 5);		/* d made again, d/u with it */
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d"), 0);
+	CU_ASSERT_EQUAL(owner_of(h, "/machine/w/d/u"), 0);
+	READ_IS(vs, "/machine/w/d/u", "vsched.vcpus", "0\n");
+	vmm_leave(h, &m);
+	host_destroy(h);
+}
+
 static CU_TestInfo host_owners_tests[] = {
 	{ "a directory's record is read back as written, garbage refused", test_attr_rec },
 	{ "owners below a VM group go back to the VMM process that saved them",
 	  test_owners_rejoin },
+	{ "a group made again under its path (a new id) gets nothing of the old one",
+	  test_owners_remade },
+	{ "a group made again between two batches (a new id) is made anew in the daemon",
+	  test_owners_remade_live },
+	{ "a kept record's id: any u64, garbage refused, none (old) the VM group's only",
+	  test_owners_ids },
 	CU_TEST_INFO_NULL,
 };
 
