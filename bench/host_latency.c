@@ -144,14 +144,18 @@ static void run_inprocess(struct lat *l)
 static void lat_verdict(const struct lat *in, const struct lat *const *l, const char *const *name,
 			unsigned int n)
 {
-	unsigned int i, pass;
+	unsigned int i, pass, any;
 
 	for (pass = 0; pass < 2; pass++) {
 		printf(pass ? "; MISSED by:" : "  goal met by:");
-		for (i = 0; i < n; i++)
+		for (i = any = 0; i < n; i++)
 			if (((double)l[i]->samples[l[i]->n / 2] / in->samples[in->n / 2] <= 1.10) ==
-			    !pass)
+			    !pass) {
 				printf(" %s", name[i]);
+				any++;
+			}
+		if (!any)
+			printf(" none");
 	}
 	printf("\n");
 }
