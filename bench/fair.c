@@ -4,7 +4,8 @@
  * host kernel's cgroup cpu controller, in the same run, against the fluid ideal; then cpu.max
  * accuracy, guest throughput scheduled vs unscheduled, and wake-to-run delays.
  *
- * Usage: bench-fair [-s SECONDS] [-P LANES] [-a kvm|thread] [SCENARIO... | tput]
+ * Usage: bench-fair [-n] [-s SECONDS] [-P LANES] [-a kvm|thread] [SCENARIO... | tput]
+ * -n: only check that every scenario's groups and ideal can be made (integration test).
  * Goals (reported, not enforced): max group error <= 1 % of capacity on hogs, <= 2 % with
  * duty or halt-duty vCPUs, never worse than the kernel (beyond the window noise, noise.c);
  * cpu.max within +-1 %; throughput loss <= 1 % uncontended, <= 3 % contended on KVM (tput.c).
@@ -25,6 +26,7 @@
 #include "noise.h"
 #include "tput.h"
 #include "vmside.h"
+#include "vsched.h"
 
 #define MIN_SECONDS	5.0
 
@@ -73,7 +75,12 @@ struct summary {
 	double vmax, hmax, goal;
 	double vnoise, hnoise;	/* standard error of vmax, hmax (noise.c) */
 	bool hok, capped;
+	/* Capped scenarios: the binding caps' worst use, % off quota (cap_worst()); the CPUs
+	   the side was given and the ideal needs (all its groups at their ideal). */
+	double vcap, hcap, used, need;
 };
+
+#define CAP_GOAL	1.0	/* cpu.max: use within +-1 % of quota */
 
 /* Twice the standard error of vmax - hmax: a difference within it is the windows' luck. */
 static double sum_noise(const struct summary *s)
@@ -166,6 +173,45 @@ static bool cap_binds(const struct scenario *s, const double *ideal, unsigned in
 			(double)(sg->period_us ? sg->period_us : 100000) / lanes) < 0.01;
 }
 
+/* A binding cap's quota in % of capacity. */
+static double cap_pct(const struct scn_group *sg, unsigned int lanes)
+{
+	return 100.0 * (double)sg->quota_us / (double)(sg->period_us ? sg->period_us : 100000) /
+	       lanes;
+}
+
+/* The largest deviation (signed) of a binding cap's use from its quota, in % of quota. */
+static double cap_worst(const struct scenario *s, const double *ideal, unsigned int lanes,
+			const struct side *sd)
+{
+	double worst = 0;
+	unsigned int g;
+
+	for (g = 0; g < scn_nr_groups(s); g++) {
+		double cap, dev;
+
+		if (!cap_binds(s, ideal, g, lanes))
+			continue;
+		cap = cap_pct(&s->groups[g], lanes);
+		dev = 100.0 * (result_pct(&sd->r, sd->r.group_ns[g]) - cap) / cap;
+		if (fabs(dev) > fabs(worst))
+			worst = dev;
+	}
+	return worst;
+}
+
+/* CPUs the ideal gives all groups together. */
+static double ideal_cpus(const struct scenario *s, const double *ideal, unsigned int lanes)
+{
+	unsigned int g;
+	double tot = 0;
+
+	for (g = 0; g < scn_nr_groups(s); g++)
+		if (scn_parent_index(s, g) < 0)
+			tot += ideal[g];
+	return tot * lanes / 100.0;
+}
+
 /* Every side's shares beside the ideal; a summary per vsched side against the kernel. */
 static void print_scenario(const struct scenario *s, const double *ideal, unsigned int lanes,
 			   struct summary *sums, unsigned int *nsum)
@@ -211,6 +257,9 @@ static void print_scenario(const struct scenario *s, const double *ideal, unsign
 			.goal = s->has_sleepers ? 2.0 : 1.0, .capped = capped,
 			.hok = kside && kside->ok, .hmax = kside && kside->ok ? kside->max : NAN,
 			.hnoise = kside && kside->ok ? kside->noise : NAN,
+			.vcap = cap_worst(s, ideal, lanes, sd),
+			.hcap = kside && kside->ok ? cap_worst(s, ideal, lanes, kside) : NAN,
+			.used = sd->used, .need = ideal_cpus(s, ideal, lanes),
 		};
 	}
 }
@@ -226,26 +275,34 @@ static void print_caps(const struct scenario *s, const double *ideal, unsigned i
 
 		if (!cap_binds(s, ideal, g, lanes))
 			continue;
-		cap = 100.0 * (double)sg->quota_us / (double)(sg->period_us ? sg->period_us : 100000) /
-		      lanes;
+		cap = cap_pct(sg, lanes);
 		printf("  cpu.max %-10s %-6s quota %.2f %%:", s->name, sg->path, cap);
 		for (k = 0; k < nr_sides; k++) {
 			const struct side *sd = &sides[k];
-			double v = result_pct(&sd->r, sd->r.group_ns[g]);
+			double v = result_pct(&sd->r, sd->r.group_ns[g]), dev;
 
-			if (sd->ok)
-				printf(" %s %+.2f %% of quota (nr_throttled +%llu)%s", sd->name,
-				       100.0 * (v - cap) / cap, (unsigned long long)sd->r.nr_throttled[g],
-				       k + 1 < nr_sides ? "," : "");
+			if (!sd->ok)
+				continue;
+			dev = 100.0 * (v - cap) / cap;
+			printf(" %s %+.2f %% of quota (nr_throttled +%llu) %s%s", sd->name, dev,
+			       (unsigned long long)sd->r.nr_throttled[g],
+			       fabs(dev) <= CAP_GOAL ? "met" : "MISSED",
+			       k + 1 < nr_sides ? "," : "");
 		}
-		printf("\n");
+		printf("; goal +-%.0f %%\n", CAP_GOAL);
 	}
 }
 
-/* Wake-to-run, lane handoffs and the runtime's counters of one vsched side. */
-static void print_runtime(const struct side *sd, double secs, unsigned int lanes)
+/*
+ * Wake-to-run, lane handoffs and the runtime's counters of one vsched side. The counters span
+ * the VM's whole life (start, warm-up, window), which on a loaded host is longer than the
+ * nominal warm-up + window: shares of it are of the life measured (lane handoffs read 110 % of
+ * the nominal one at load 26).
+ */
+static void print_runtime(const struct side *sd, unsigned int lanes)
 {
 	const struct runtime_stats *st = &sd->rst;
+	double secs = sd->r.life_s;
 
 	if (st->nr_wake)
 		printf("  %s: wake-to-run of sleeping vCPUs p50 %.0f us p99 %.0f us (%llu wakes)",
@@ -262,7 +319,7 @@ static void print_runtime(const struct side *sd, double secs, unsigned int lanes
 		       "handoffs %.2f %% (whole run)\n", sd->name,
 		       runtime_hist_quantile(st->handoff_hist, st->nr_handoff, 0.5) / 1e3,
 		       runtime_hist_quantile(st->handoff_hist, st->nr_handoff, 0.99) / 1e3,
-		       100.0 * (double)st->handoff_ns / ((secs + 0.3) * 1e9 * lanes));
+		       100.0 * (double)st->handoff_ns / (secs * 1e9 * lanes));
 	if (st->nr_halt_wake)
 		printf("  %s: halted vCPUs' wake-up -> lane p50 %.0f us p90 %.0f us p99 %.0f us "
 		       "mean %.0f us (%llu wakes)\n", sd->name,
@@ -278,7 +335,7 @@ static void print_runtime(const struct side *sd, double secs, unsigned int lanes
 	       (unsigned long long)st->timer_arms, (unsigned long long)st->lends,
 	       (unsigned long long)st->reclaims, (unsigned long long)st->watch_events,
 	       (unsigned long long)st->helper_wakes,
-	       100.0 * (double)st->helper_cpu_ns / ((secs + 0.3) * 1e9), st->slice_ns / 1e6,
+	       100.0 * (double)st->helper_cpu_ns / (secs * 1e9), st->slice_ns / 1e6,
 	       st->fallback ? ", WATCHDOG FALLBACK" : "");
 }
 
@@ -288,10 +345,24 @@ static void print_runtime(const struct side *sd, double secs, unsigned int lanes
  */
 static const char *summary_verdict(const struct summary *s)
 {
-	if (s->capped)
-		return "(caps: see the cpu.max lines)";
+	static char buf[160];
+
 	if (s->vmax > s->goal || (s->hok && s->vmax > s->hmax + sum_noise(s)))
 		return "MISSED";
+	if (s->capped && fabs(s->vcap) > CAP_GOAL) {
+		/* A cap not reached on a host that gave less than the ideal needs is still
+		   not met: say by how much the host fell short, so nobody reads it as a pass. */
+		snprintf(buf, sizeof(buf), "MISSED (cpu.max %+.2f %% of quota, kernel %+.2f %%%s)",
+			 s->vcap, s->hcap, s->used < 0.99 * s->need ? "; the host gave less than "
+			 "the ideal needs" : "");
+		return buf;
+	}
+	if (s->capped) {
+		snprintf(buf, sizeof(buf), "%s (cpu.max %+.2f %% of quota, kernel %+.2f %%)",
+			 s->hok && s->vmax > s->hmax ? "met, worse than the kernel within noise" :
+			 "met", s->vcap, s->hcap);
+		return buf;
+	}
 	return s->hok && s->vmax > s->hmax ? "met (worse than the kernel within noise)" : "met";
 }
 
@@ -321,6 +392,18 @@ static void csv_scenario(const struct scenario *s, struct csv_summary *sum)
 		printf("  csv: %s/summary.csv: %s\n", dir, strerror(-err));
 }
 
+/* What did not run, repeated under the summary: a row missing there is never silent. */
+static char not_run[1024];
+
+static void fail_row(const char *name, const char *what, int err)
+{
+	size_t n = strlen(not_run);
+
+	printf("%s: %s failed: %s\n", name, what, strerror(-err));
+	snprintf(not_run + n, sizeof(not_run) - n, "  %-12s %s failed: %s\n", name, what,
+		 strerror(-err));
+}
+
 /* Runs scenario s on every side. */
 static void run_scenario(const struct scenario *s, unsigned int lanes, double secs)
 {
@@ -329,13 +412,48 @@ static void run_scenario(const struct scenario *s, unsigned int lanes, double se
 
 	for (k = 0; k < nr_sides; k++) {
 		struct side *sd = &sides[k];
+		char what[32];
 
 		err = sd->vsched ? vmside_run(s, sd->accel, lanes, secs, true, &sd->r, &sd->rst) :
 				   host_run(s, lanes, secs, &sd->r);
 		sd->ok = !err;
+		snprintf(what, sizeof(what), "%s side", sd->name);
 		if (err)
-			printf("%s: %s side failed: %s\n", s->name, sd->name, strerror(-err));
+			fail_row(s->name, what, err);
 	}
+}
+
+/*
+ * -n: every scenario's ideal and its groups as the vsched side makes them (the launch specs),
+ * nothing run: what `make check` can afford to show every row can be produced.
+ */
+static int check_scenarios(unsigned int lanes)
+{
+	double ideal[SCN_MAX_GROUPS];
+	unsigned int i;
+	int err, bad = 0;
+
+	for (i = 0; i < nr_scenarios; i++) {
+		const struct scenario *s = &scenarios[i];
+		struct vsched *vs = vsched_create(lanes, scn_nr_vcpus(s));
+
+		err = vs ? vmside_groups(vs, s) : -ENOMEM;
+		if (vs)
+			vsched_destroy(vs);
+		if (err) {
+			fail_row(s->name, "vsched side's groups", err);
+			bad = 1;
+			continue;
+		}
+		err = ideal_shares(s, lanes, ideal);
+		if (err) {
+			fail_row(s->name, "fluid ideal", err);
+			bad = 1;
+			continue;
+		}
+		printf("%s: groups and ideal ok\n", s->name);
+	}
+	return bad;
 }
 
 /* The sides: vsched on each backend there is (or the one asked for), then the kernel. */
@@ -380,10 +498,14 @@ int main(int argc, char **argv)
 	unsigned int lanes = 2, i, k, nsum = 0;
 	double secs = MIN_SECONDS;
 	const char *only = NULL;
+	bool check = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:P:a:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:P:a:nh")) != -1) {
 		switch (opt) {
+		case 'n':
+			check = true;
+			break;
 		case 's':
 			secs = atof(optarg);
 			break;
@@ -394,8 +516,8 @@ int main(int argc, char **argv)
 			only = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: bench-fair [-s SECONDS] [-P LANES] [-a kvm|thread] "
-				"[SCENARIO... | tput]\n");
+			fprintf(stderr, "usage: bench-fair [-n] [-s SECONDS] [-P LANES] "
+				"[-a kvm|thread] [SCENARIO... | tput]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -403,6 +525,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-fair: -P must be 1..%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
 		return 2;
 	}
+	if (check)
+		return check_scenarios(lanes);
 	printf("bench-fair: %u lanes, %.1f s per side per scenario; errors in %% of capacity; "
 	       "ideal = the core's fluid_solve() (GPS for duty vCPUs; cpu.max as the kernel: "
 	       "burst at the weighted share, then throttle)\n"
@@ -425,7 +549,7 @@ int main(int argc, char **argv)
 		}
 		err = ideal_shares(s, lanes, ideal);
 		if (err) {
-			printf("%s: fluid ideal failed: %s\n", s->name, strerror(-err));
+			fail_row(s->name, "fluid ideal", err);
 			continue;
 		}
 		run_scenario(s, lanes, secs);
@@ -434,7 +558,7 @@ int main(int argc, char **argv)
 		csv_scenario(s, &csv);
 		for (k = 0; k < nr_sides; k++)
 			if (sides[k].vsched && sides[k].ok)
-				print_runtime(&sides[k], secs, lanes);
+				print_runtime(&sides[k], lanes);
 		fflush(stdout);
 	}
 	for (opt = optind; opt < argc && strcmp(argv[opt], "tput"); opt++)
@@ -453,5 +577,7 @@ int main(int argc, char **argv)
 		       sums[i].hok && sums[i].hmax > 0.005 ? sums[i].vmax / sums[i].hmax : NAN,
 		       sums[i].hok ? sum_noise(&sums[i]) : NAN, sums[i].goal,
 		       summary_verdict(&sums[i]));
-	return 0;
+	if (not_run[0])
+		printf("not run (make bench fails):\n%s", not_run);
+	return not_run[0] ? 1 : 0;
 }

@@ -68,13 +68,21 @@ static int write_file(const char *dir, const char *file, const char *val)
 	return file_write(path, val, strlen(val));
 }
 
+/*
+ * The root's subtree_control names "cpu" as a word: the kernel lists cpuset first ("cpuset cpu
+ * io memory ..."), where a substring search for "cpu" lands on "cpuset" and missed the cpu
+ * controller on every systemd host (the kernel side was skipped as if it had none).
+ */
 static bool v2_has_cpu(void)
 {
-	char buf[512];
+	char buf[512], *tok, *save = NULL;
 
 	if (file_read(V2_ROOT "/cgroup.subtree_control", buf, sizeof(buf)))
 		return false;
-	return strstr(buf, "cpu") != NULL && strstr(buf, "cpuset") != strstr(buf, "cpu");
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, "cpu"))
+			return true;
+	return false;
 }
 
 int host_probe(const char **reason)

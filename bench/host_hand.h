@@ -20,7 +20,9 @@ void bench_pin_lane(void);
 #include <stdint.h>
 struct xrel;
 struct xrel *bench_xhand_start(unsigned int rounds, unsigned int gap_us);
+/* 0, 1: redo the round (no offer: the holder's slice ended first), or -1. */
 int bench_xhand_round(struct xrel *r, pthread_mutex_t *vmm);
+unsigned int bench_xhand_missed(const struct xrel *r);
 void bench_xhand_stop(struct xrel *r);
 uint64_t bench_xhand_q(struct xrel *r, unsigned int pct);
 

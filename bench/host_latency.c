@@ -140,6 +140,26 @@ static void run_inprocess(struct lat *l)
 	pthread_join(b, NULL);
 }
 
+/* Which host-mode paths meet issue 17's goal (median <= 1.10x in-process), in words. */
+static void lat_verdict(const struct lat *in, const struct lat *const *l, const char *const *name,
+			unsigned int n)
+{
+	unsigned int i, pass, any;
+
+	for (pass = 0; pass < 2; pass++) {
+		printf(pass ? "; MISSED by:" : "  goal met by:");
+		for (i = any = 0; i < n; i++)
+			if (((double)l[i]->samples[l[i]->n / 2] / in->samples[in->n / 2] <= 1.10) ==
+			    !pass) {
+				printf(" %s", name[i]);
+				any++;
+			}
+		if (!any)
+			printf(" none");
+	}
+	printf("\n");
+}
+
 static struct lat *lat_new(unsigned int rounds)
 {
 	struct lat *l = calloc(1, sizeof(*l));
@@ -250,6 +270,8 @@ int main(void)
 	       (double)pn->samples[pn->n / 2] / in->samples[in->n / 2],
 	       (double)pg->samples[pg->n / 2] / in->samples[in->n / 2],
 	       (double)ag->samples[ag->n / 2] / in->samples[in->n / 2]);
+	lat_verdict(in, (const struct lat *[]){ of, pk, pn, pg, ag },
+		    (const char *[]){ "offer", "parked", "pinned", "page", "agent" }, 5);
 	printf("host mode / in-process (p90): offer %.2f, parked %.2f, pinned %.2f, page %.2f, "
 	       "agent %.2f\n",
 	       (double)of->samples[of->n * 9 / 10] / in->samples[in->n * 9 / 10],

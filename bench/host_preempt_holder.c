@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bench-host-preempt: the holder H, the round's flags, the statistics (host_preempt.h). */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host_daemon.h"
@@ -166,11 +168,30 @@ void signal_flag(struct pre *p, bool *flag)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/*
+ * A round whose preemption never comes ends the bench with what it waited for, not a hang: in
+ * make bench at load 17-24 (2026-12-07 00:00) the "host, vt held" row's round 3432 waited 19
+ * minutes, holding the machine's lock, vCPU 1 runnable and vCPU 0 on lane 0 with no end in its
+ * grant page, the daemon's timer disarmed (docs/bench/README.md, "Check of 2026-12-06/07").
+ */
+#define WAIT_FLAG_S	30
+
 void wait_flag(struct pre *p, bool *flag)
 {
+	struct timespec end;
+
+	clock_gettime(CLOCK_REALTIME, &end);	/* the condition variable's clock */
+	end.tv_sec += WAIT_FLAG_S;
 	pthread_mutex_lock(&p->lock);
 	while (!*flag)
-		pthread_cond_wait(&p->cond, &p->lock);
+		if (pthread_cond_timedwait(&p->cond, &p->lock, &end) == ETIMEDOUT && !*flag) {
+			bool in = __atomic_load_n(&p->inside, __ATOMIC_ACQUIRE);
+
+			fprintf(stderr, "bench-host-preempt: no preemption in %d s (holder "
+				"inside %d, granted %d; the daemon's log above)\n", WAIT_FLAG_S,
+				in, p->granted);
+			_exit(1);	/* H spins in its vCPU: nothing else ends it */
+		}
 	*flag = false;
 	pthread_mutex_unlock(&p->lock);
 }

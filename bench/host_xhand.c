@@ -71,6 +71,7 @@ struct xrel {
 	uint32_t gen, seen;	/* the round's gen; b's entry seq when it was armed */
 	uint64_t t0, *samples;
 	unsigned int n, rounds, gap_us, taken;
+	unsigned int missed;	/* rounds redone: no offer (a's slice ended first) */
 	pid_t pid;
 	char sock[64];
 	bool waker;		/* BENCH_XVM_WAKER=1: the waker takes (the path before) */
@@ -363,8 +364,16 @@ int bench_xhand_round(struct xrel *r, pthread_mutex_t *vmm)
 	x_fence(r, &r->a);
 	x_send(&r->b, HOST_MSG_RUNNABLE, 0, 0, 0);
 	x_fence(r, &r->b);
-	if (!x_offered(r))
-		return -1;
+	if (!x_offered(r)) {
+		/* a's slice ended before the timed part (a loaded host): the lane went on and
+		   nothing was offered. Both blocked and fenced, the round is redone. */
+		r->missed++;
+		x_send(&r->a, HOST_MSG_BLOCKED, 0, 0, 0);
+		x_fence(r, &r->a);
+		x_send(&r->b, HOST_MSG_BLOCKED, 0, 0, 0);
+		x_fence(r, &r->b);
+		return 1;
+	}
 	r->seen = __atomic_load_n(&r->b.page[0].seq, __ATOMIC_ACQUIRE);
 	pthread_mutex_lock(&r->lock);
 	r->vdone = r->wdone = false;
@@ -413,6 +422,11 @@ static int x_cmp(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+unsigned int bench_xhand_missed(const struct xrel *r)
+{
+	return r ? r->missed : 0;
 }
 
 uint64_t bench_xhand_q(struct xrel *r, unsigned int pct)

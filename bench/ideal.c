@@ -47,8 +47,10 @@ static int scn_to_sim(const struct scenario *s, unsigned int lanes, double deliv
 	for (g = 0; g < ng && n < len; g++) {
 		const struct scn_group *sg = &s->groups[g];
 
-		n += (size_t)snprintf(buf + n, len - n, "group /%s weight %u", sg->path,
-				      sg->weight ? sg->weight : 100);
+		/* An idle group has no weight of its own: `vsched sim` refuses one beside idle. */
+		n += sg->idle ? (size_t)snprintf(buf + n, len - n, "group /%s", sg->path) :
+				(size_t)snprintf(buf + n, len - n, "group /%s weight %u", sg->path,
+						 sg->weight ? sg->weight : 100);
 		if (sg->quota_us && n < len)
 			n += (size_t)snprintf(buf + n, len - n, " max %lluus %lluus burst %lluus",
 					      (unsigned long long)sg->quota_us,

@@ -12,6 +12,7 @@
 
 struct bench_result {
 	double seconds;				/* measurement window (wall) */
+	double life_s;				/* the VM's start to its counters' read */
 	unsigned int lanes;			/* capacity P */
 	uint64_t group_ns[SCN_MAX_GROUPS];	/* CPU time, hierarchical */
 	uint64_t vcpu_ns[SCN_MAX_VCPUS];

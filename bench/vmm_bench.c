@@ -9,6 +9,7 @@
  *     entry (startup_ns in --stats).
  * Prints numbers; timing never decides pass/fail.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -91,10 +92,17 @@ static int bench_backend(const char *vsched, const char *accel, const char *stat
 {
 	uint64_t ext[STARTUP_RUNS], in[STARTUP_RUNS], units, cpu, first, t0;
 	double guest;
-	int i;
+	int i, fd = -1;
 
 	char *hog[] = { (char *)vsched, "run", "--accel", (char *)accel, "--payload", "hog",
 			"--duration", "3", "--stats", (char *)stats, NULL };
+	/* Say why a backend is missing, not only that its run failed. */
+	if (!strcmp(accel, "kvm") && (fd = open("/dev/kvm", O_RDWR | O_CLOEXEC)) < 0) {
+		printf("%-6s skipped: /dev/kvm: %s\n", accel, strerror(errno));
+		return 1;
+	}
+	if (fd >= 0)
+		close(fd);
 	if (run_vsched(vsched, hog, &t0) || json_u64(stats, "units", &units) ||
 	    json_u64(stats, "cpu_ns", &cpu) || !cpu) {
 		printf("%-6s skipped: vsched run --accel %s failed\n", accel, accel);

@@ -42,8 +42,10 @@ int vmside_groups(struct vsched *vs, const struct scenario *s)
 
 	for (i = 0; i < n; i++) {
 		const struct scn_group *g = &s->groups[i];
-		int len = snprintf(spec, sizeof(spec), "%s:weight=%u", g->path,
-				   g->weight ? g->weight : 100);
+		/* An idle group's weight is fixed: --group refuses one beside idle=1 (fdd1cfb). */
+		int len = g->idle ? snprintf(spec, sizeof(spec), "%s:idle=1", g->path) :
+				    snprintf(spec, sizeof(spec), "%s:weight=%u", g->path,
+					     g->weight ? g->weight : 100);
 
 		if (g->quota_us)
 			len += snprintf(spec + len, sizeof(spec) - len, ",max=%llu %llu",
@@ -52,8 +54,6 @@ int vmside_groups(struct vsched *vs, const struct scenario *s)
 		if (g->burst_us)
 			len += snprintf(spec + len, sizeof(spec) - len, ",burst=%llu",
 					(unsigned long long)g->burst_us);
-		if (g->idle)
-			snprintf(spec + len, sizeof(spec) - len, ",idle=1");
 		ret = run_group_add(vs, spec, msg, sizeof(msg));
 		if (ret) {
 			fprintf(stderr, "bench: --group %s: %s\n", spec, msg);
@@ -121,7 +121,7 @@ int vmside_run_traced(const struct scenario *s, enum vm_accel accel, unsigned in
 		      struct runtime_stats *rst)
 {
 	unsigned int i, n = scn_nr_vcpus(s), ng = scn_nr_groups(s);
-	uint64_t per0[SCN_MAX_GROUPS], thr0[SCN_MAX_GROUPS];
+	uint64_t per0[SCN_MAX_GROUPS], thr0[SCN_MAX_GROUPS], t0;
 	cpu_set_t set, old;
 	struct runvm vm;
 	int ret;
@@ -141,6 +141,7 @@ int vmside_run_traced(const struct scenario *s, enum vm_accel accel, unsigned in
 	for (i = 0; i < lanes; i++)
 		CPU_SET(i, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+	t0 = time_mono_ns();
 	ret = runvm_start(&vm);
 	sched_setaffinity(0, sizeof(old), &old);
 	if (ret)
@@ -156,6 +157,7 @@ int vmside_run_traced(const struct scenario *s, enum vm_accel accel, unsigned in
 		runtime_set_trace(vm.rt, NULL);
 	if (rst && vm.rt)
 		runtime_get_stats(vm.rt, rst);
+	r->life_s = (double)(time_mono_ns() - t0) / 1e9;
 	for (i = 0; i < ng && scheduled; i++) {
 		uint64_t per, thr;
 
