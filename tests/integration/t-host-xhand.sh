@@ -86,14 +86,15 @@ for accel in $(test_accels); do
 		xs=$((xs + x))
 		gs=$((gs + grants))
 	done
-	# A third where the daemon's main thread waited for a CPU under 500 us a run at the mean
-	# (as t-host-ahead): it settles the claims, and late it settles them before the waker
-	# takes them. Busier (load 13-14: 26-31 % crossed, 2 of 3 runs failed), a tenth.
-	if [ $dwait -lt 500 ]; then
+	# A third where the daemon's main thread waited for a CPU under 200 us a run at the mean
+	# (its schedstat, as t-host-ahead: a quiet host), else a fifth. Loaded (load 12-26, 13 runs:
+	# the daemon waited 239-1553 us a run) the thread backend crossed 25.7-49 % whatever the
+	# wait (457 us: 30 %, failed a third); before the waker 10-24 % at load 8-12, 1-6 % quiet.
+	if [ $dwait -lt 200 ]; then
 		check "$xs * 3 >= $gs" || fail "$accel: only $xs of both VMs' $gs grants crossed"
 	else
-		echo "$accel: host too busy (the daemon waited $dwait us a run): a tenth judged"
-		check "$xs * 10 >= $gs" || fail "$accel: only $xs of both VMs' $gs grants crossed"
+		echo "$accel: host busy (the daemon waited $dwait us a run): a fifth judged"
+		check "$xs * 5 >= $gs" || fail "$accel: only $xs of both VMs' $gs grants crossed"
 	fi
 done
 host_daemon_stop
