@@ -169,16 +169,27 @@ static void test_rt_agent_fifo(void)
 {
 	struct unl_daemon d;
 	struct runvm r;
-	int helper, agent;
+	int helper = -1, agent = -1, i;
 
 	unl_daemon_start(&d);
 	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "fifo", 2, 2, true), 0);
 	r.vm.accel = VM_ACCEL_THREAD;
 	r.host_sock = d.sock;
 	CU_ASSERT_EQUAL_FATAL(runvm_start(&r), 0);
-	unl_sleep_ms(50);
-	helper = unl_policy("vsched-rt");
-	agent = unl_policy("vsched-host");
+	/*
+	 * Each thread names itself and takes SCHED_FIFO as it starts: polled, not read once after
+	 * 50 ms (under load neither thread was named yet: both -1, failed). Up to 5 s for both to
+	 * be SCHED_FIFO; a helper named but still SCHED_OTHER after 1 s was refused it.
+	 */
+	for (i = 0; i < 500; i++) {
+		helper = unl_policy("vsched-rt");
+		agent = unl_policy("vsched-host");
+		if (helper == SCHED_FIFO && agent == SCHED_FIFO)
+			break;
+		if (i >= 100 && helper != -1 && agent != -1 && helper != SCHED_FIFO)
+			break;
+		unl_sleep_ms(10);
+	}
 	runvm_destroy(&r);
 	unl_daemon_stop(&d);
 	CU_ASSERT_NOT_EQUAL(helper, -1);
