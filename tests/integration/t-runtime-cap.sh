@@ -14,9 +14,10 @@ vcpu_stat() {
 }
 # A loaded host may give the lane less than the quota (load 22: 6.5 ms a period, nr_throttled
 # 0: failed). The vCPU threads' run-queue waits in the host (guest steal less what vsched
-# added; the steal payload is a hog that keeps the steal-time area) measure it: the floor and the throttling are judged unless those waits cover the
-# shortfall below 90 % of the quota; then the VM runs again, up to 3 times, and if the host
-# starves every run, they are not judged (said). The ceiling is judged on every run.
+# added; the steal payload is a hog that keeps the steal-time area) measure it: the floor and
+# the throttling are judged unless those waits cover the shortfall below 90 % of the quota;
+# then the VM runs again, up to 3 times, and if the host starves every run, they are not
+# judged (said). The ceiling is judged on every run.
 for accel in $(test_accels); do
 	judged=0
 	for run in 1 2 3; do
