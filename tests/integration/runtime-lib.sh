@@ -41,16 +41,3 @@ need_capacity() {
 	fi
 }
 
-# Skip when the lanes' holders got less than MIN CPU per second of lane held (the scheduler's
-# own measure, --stats runtime.lane_cpu_ns / lane_held_ns): a cap's throttles and usage cannot
-# be judged where the host does not run the holder. need_delivery FILE MIN
-need_delivery() {
-	local cpu held
-	cpu=$(sed -nE 's/.*"lane_cpu_ns": ([0-9]+).*/\1/p' "$1")
-	held=$(sed -nE 's/.*"lane_held_ns": ([0-9]+).*/\1/p' "$1")
-	[ -n "$cpu" ] && [ -n "$held" ] || { echo "no lane_cpu_ns/lane_held_ns in $1"; exit 1; }
-	if ! check "$held > 0 && $cpu >= $2 * $held"; then
-		echo "host too busy: the lanes delivered $(awk "BEGIN { printf \"%.2f\", $held ? $cpu / $held : 0 }") CPU per second held"
-		exit 77
-	fi
-}

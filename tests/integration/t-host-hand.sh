@@ -23,23 +23,27 @@ mkdir -p "$VSCHED_RUN_DIR"
 
 host_daemon_start --cpus 1 --no-ctl
 
+# A loaded host starves the vCPUs (t-host-xhand saw 33 grants in 2 s at load 26): the VM runs
+# again, up to 4 times, until its grants add up to 50; the ratio is judged on the sums, the
+# daemon's revocations run by run. No handoff fails at any count.
 n=0
 for accel in $(test_accels); do
-	for spec in 3,duty:1000/1000; do
-		nr=${spec%%,*} payload=${spec#*,}
-		st=$TMPD/$accel-${payload%%:*}.json
-		"$VSCHED" run --host --accel "$accel" --name "hand$accel" --vcpus $nr \
+	payload=duty:1000/1000
+	hands=0 grants=0 runs=0
+	while [ $runs -lt 4 ] && [ $grants -lt 50 ]; do
+		runs=$((runs + 1))
+		st=$TMPD/$accel-$runs.json
+		"$VSCHED" run --host --accel "$accel" --name "hand$accel" --vcpus 3 \
 			--payload "$payload" --no-ctl --duration 2s --stats "$st" \
 			>"$TMPD/$accel.log" 2>&1 || fail "$accel $payload: the VM exited $?"
-		hands=$(sed -nE 's/.*"handoffs": ([0-9]+).*/\1/p' "$st")
-		grants=$(sed -nE 's/.*"grants": ([0-9]+).*/\1/p' "$st")
+		h=$(sed -nE 's/.*"handoffs": ([0-9]+).*/\1/p' "$st")
+		g=$(sed -nE 's/.*"grants": ([0-9]+).*/\1/p' "$st")
 		cpu0=$(sed -nE 's/.*"id": 0,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
 		cpu1=$(sed -nE 's/.*"id": 1,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-		echo "$accel $payload: ${hands:-?} handoffs of ${grants:-?} grants; vCPU CPU ${cpu0:-?} / ${cpu1:-?} ns"
-		[ -n "$hands" ] && [ -n "$grants" ] || fail "$accel $payload: no handoffs or grants in --stats"
-		check "$grants >= 50" || fail "$accel $payload: only $grants grants"
-		check "$hands * 10 >= $grants" || fail "$accel $payload: $hands handoffs in $grants grants"
+		echo "$accel $payload run $runs: ${h:-?} handoffs of ${g:-?} grants; vCPU CPU ${cpu0:-?} / ${cpu1:-?} ns"
+		[ -n "$h" ] && [ -n "$g" ] || fail "$accel $payload: no handoffs or grants in --stats"
 		check "$cpu0 > 0 && $cpu1 > 0" || fail "$accel $payload: a vCPU did not run"
+		hands=$((hands + h)) grants=$((grants + g))
 		# The daemon's count when the VM left: confirmed and revoked by its core.
 		n=$((n + 1))
 		wait_for '[ "$(grep -ac "left: hung up (handoffs" "$TMPD/host.log")" -ge $n ]' ||
@@ -48,8 +52,10 @@ for accel in $(test_accels); do
 		echo "daemon: $line"
 		rev=$(echo "$line" | sed -nE 's/.*\(handoffs: [0-9]+, revoked ([0-9]+);.*/\1/p')
 		[ -n "$rev" ] || fail "$accel $payload: no count of revoked handoffs"
-		check "$rev * 5 <= $hands" || fail "$accel $payload: $rev of $hands handoffs revoked"
+		check "$rev * 5 <= $h" || fail "$accel $payload: $rev of $h handoffs revoked"
 	done
+	check "$grants >= 50" || fail "$accel $payload: only $grants grants in $runs runs"
+	check "$hands * 10 >= $grants" || fail "$accel $payload: $hands handoffs in $grants grants"
 done
 host_daemon_stop
 echo "ok"

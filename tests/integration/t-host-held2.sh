@@ -17,22 +17,31 @@ mkdir -p "$VSCHED_RUN_DIR"
 host_daemon_start --cpus 2 --no-ctl
 
 min=${CHECK_HELD2_MIN:-100}
+# A loaded host starves the vCPUs (load 18: 78 wake-ups in 2 s, each one waits for a CPU): the
+# VM runs again, up to 4 times, until vCPU 2's wake-ups add up to 100; the ratio is judged on
+# the sums. A daemon that offers no held lane fails at any count.
 for accel in $(test_accels); do
-	st=$TMPD/$accel.json
-	"$VSCHED" run --host --accel "$accel" --name "held2$accel" --vcpus 3 \
-		--payload 0=hog,1=hog,2=duty:200/2000 --group bg:idle=1 --assign 0=bg \
-		--group "half:max=50000 100000" --assign 1=half --no-ctl \
-		--duration 2s --stats "$st" >"$TMPD/$accel.log" 2>&1 || fail "$accel: the VM exited $?"
-	held=$(sed -nE 's/.*"held_offers": ([0-9]+).*/\1/p' "$st")
-	sleeps=$(sed -nE 's/.*"id": 2,.*"sleeps": ([0-9]+),.*/\1/p' "$st")
-	cpu0=$(sed -nE 's/.*"id": 0,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-	cpu1=$(sed -nE 's/.*"id": 1,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-	cpu2=$(sed -nE 's/.*"id": 2,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-	echo "$accel: ${held:-?} held lanes taken by vCPU 2 in ${sleeps:-?} wake-ups; vCPU CPU ${cpu0:-?} / ${cpu1:-?} / ${cpu2:-?} ns"
-	[ -n "$held" ] && [ -n "$sleeps" ] || fail "$accel: no held_offers or sleeps in --stats"
-	check "$sleeps >= 100" || fail "$accel: vCPU 2 slept only $sleeps times"
+	held=0 sleeps=0 runs=0
+	while [ $runs -lt 4 ] && [ $sleeps -lt 100 ]; do
+		runs=$((runs + 1))
+		st=$TMPD/$accel-$runs.json
+		"$VSCHED" run --host --accel "$accel" --name "held2$accel" --vcpus 3 \
+			--payload 0=hog,1=hog,2=duty:200/2000 --group bg:idle=1 --assign 0=bg \
+			--group "half:max=50000 100000" --assign 1=half --no-ctl \
+			--duration 2s --stats "$st" >"$TMPD/$accel.log" 2>&1 ||
+			fail "$accel: the VM exited $?"
+		h=$(sed -nE 's/.*"held_offers": ([0-9]+).*/\1/p' "$st")
+		s=$(sed -nE 's/.*"id": 2,.*"sleeps": ([0-9]+),.*/\1/p' "$st")
+		cpu0=$(sed -nE 's/.*"id": 0,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
+		cpu1=$(sed -nE 's/.*"id": 1,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
+		cpu2=$(sed -nE 's/.*"id": 2,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
+		echo "$accel run $runs: ${h:-?} held lanes taken by vCPU 2 in ${s:-?} wake-ups; vCPU CPU ${cpu0:-?} / ${cpu1:-?} / ${cpu2:-?} ns"
+		[ -n "$h" ] && [ -n "$s" ] || fail "$accel: no held_offers or sleeps in --stats"
+		check "$cpu0 > 0 && $cpu1 > 0 && $cpu2 > 0" || fail "$accel: a vCPU did not run"
+		held=$((held + h)) sleeps=$((sleeps + s))
+	done
+	check "$sleeps >= 100" || fail "$accel: vCPU 2 slept only $sleeps times in $runs runs"
 	check "$held * 1000 >= $sleeps * $min" || fail "$accel: $held held lanes taken in $sleeps wake-ups"
-	check "$cpu0 > 0 && $cpu1 > 0 && $cpu2 > 0" || fail "$accel: a vCPU did not run"
 done
 host_daemon_stop
 echo "ok"

@@ -118,9 +118,11 @@ case " $(test_accels) " in
 	;;
 esac
 
-# Weights 200:100 between two VMs.
-run_vm a 5
-run_vm b 20 --group g:weight=300 --assign 0-1=g
+# Weights 200:100 between two VMs. The VMs below run until the test stops them (SIGKILL,
+# SIGTERM): at load 25 the test reached b's re-join after b's 20 s had run out (b joined the
+# new daemon and left at once: "b did not join the new daemon").
+run_vm a 300
+run_vm b 300 --group g:weight=300 --assign 0-1=g
 wait_for "[ -d $H/machine/a ] && [ -d $H/machine/b ]" || fail "the VMs did not join"
 echo 200 >"$H/machine/a/cpu.weight" || fail "cannot write cpu.weight"
 sleep 0.5
@@ -190,7 +192,8 @@ wait_for "[ -d $H/machine/b/n ] && [ \"\$(cat $H/machine/b/g/cpu.weight)\" = 150
 	fail "a change in the VM's directory did not reach the daemon"
 
 # A stopped VMM holds no lane: c's hogs get both.
-run_vm c 6 --vcpus 2
+read -r _ dw0 dn0 </proc/$HP/schedstat
+run_vm c 8 --vcpus 2	# ends by itself: a SIGTERM revokes its lanes as its threads go
 wait_for "[ -d $H/machine/c ]" || fail "c did not join"
 sleep 0.3
 # b_held: lanes b's vCPUs hold in the daemon (read by the shell itself: polled every ~2 ms).
@@ -223,20 +226,29 @@ usage_at c; c1=$U t1=$T
 kill -CONT "$PID_b"
 echo "b stopped: it holds $held lanes; c got $((c1 - c0)) us over $((t1 - t0)) us"
 [ "$held" = 0 ] || fail "the stopped VM still holds $held lanes"
-wait "$PID_b" || fail "b exited $?"
+kill -TERM "$PID_b"
+wait "$PID_b"
+rc=$?
+[ $rc = 143 ] || fail "b exited $rc on SIGTERM"
 wait "$PID_c" || fail "c exited $?"
-# c ran all along: none of its vCPUs was revoked (the daemon's count as it left) as stuck (asleep
-# or running without a word). At the grace (100 ms without a word from its VMM) only where the
-# host is overloaded (load average above 4 per CPU: at load 16-19 c's VMM once went 100 ms
-# without a word; at CI's load 10-15, never).
-cline=$(grep -E "/machine/c: .* revoked [0-9]+ \(" "$TMPD/host2.log")
-rc=$(sed -nE 's|.* revoked ([0-9]+) \(.*|\1|p' <<<"$cline")
-rg=$(sed -nE 's|.*; at the grace ([0-9]+);.*|\1|p' <<<"$cline")
-load=$(cut -d' ' -f1 /proc/loadavg)
-echo "revoked as they left: c $rc (at the grace $rg, load $load), b $(sed -nE 's|.*/machine/b: .* (revoked [0-9]+ \(.*)|\1|p' "$TMPD/host2.log")"
-[ -n "$rc" ] && [ -n "$rg" ] || fail "no revocation counts for c in the daemon's log"
-[ "$rc" = "$rg" ] || fail "the running VM c had $((rc - rg)) vCPUs revoked as stuck"
-[ "$rg" = 0 ] || check "$load > 4 * $(nproc)" || fail "the running VM c had $rg vCPUs revoked at the grace (load $load)"
+# c ran all along: none of its vCPUs was revoked (the daemon's count as it left). At the grace
+# (100 ms without a word: the old rule) is allowed only where the daemon's main thread waited
+# for a CPU 500 us a run or more at the mean over c's life (its schedstat, as t-host-ahead): a
+# host that busy starves a live VM's threads past the grace (t-host-freeze: 133 ms at load 28).
+wait_for "grep -q '/machine/c: .* revoked' '$TMPD/host2.log'" || fail "the daemon did not log c"
+read -r _ dw1 dn1 </proc/$HP/schedstat
+dwait=$(((dw1 - dw0) / 1000 / (dn1 - dn0 + 1)))
+rc=$(sed -nE 's|.*/machine/c: .* revoked ([0-9]+) \(.*|\1|p' "$TMPD/host2.log")
+grace=$(sed -nE 's|.*/machine/c: .* revoked [0-9]+ \(.*; at the grace ([0-9]+);.*|\1|p' \
+	"$TMPD/host2.log")
+echo "revoked as they left: c $rc (at the grace $grace; the daemon waited for a CPU $dwait us" \
+	"a run), b $(sed -nE 's|.*/machine/b: .* (revoked [0-9]+ \(.*)|\1|p' "$TMPD/host2.log")"
+[ -n "$rc" ] && [ -n "$grace" ] || fail "no count of c's revocations"
+if [ "$dwait" -ge 500 ]; then
+	[ "$rc" = "$grace" ] || fail "the running VM c had $rc vCPUs revoked, $grace at the grace"
+else
+	[ "$rc" = 0 ] || fail "the running VM c had $rc vCPUs revoked"
+fi
 
 # A stopped daemon (SIGSTOP; its socket stays open): s's waiting vCPUs hear nothing, s asks
 # (PING), falls back within RT_LIVE_QUIET_NS + RT_LIVE_REPLY_NS (0.5 s) and says so once; all
@@ -249,7 +261,7 @@ vcpu_ticks() {
 		awk '{ print $14 + $15 }' "/proc/$PID_s/task/$tid/stat"
 	done
 }
-run_vm s 12
+run_vm s 300
 wait_for "[ -d $H/machine/s ] && [ -e $VSCHED_RUN_DIR/s/vsched.vcpu.stat ]" || fail "s did not join"
 sleep 0.3
 kill -STOP "$HP"
@@ -279,15 +291,25 @@ wait "$PID_s"
 # falls back 300 ms after an unanswered PING: 0.5 s after the stop at most, plus the agent's
 # wake-up on a host whose two CPUs l's hogs fill. Judged within 1 s (the test polls every
 # 10 ms); before, such a VM never noticed. SIGCONT: it joins again and its vCPUs hold lanes.
-run_vm l 12 --vcpus 2
+run_vm l 300 --vcpus 2
 wait_for "[ \"\$(grep -c 'lane=[0-9]' $H/machine/l/vsched.vcpu.stat 2>/dev/null)\" = 2 ]" ||
 	fail "l's two vCPUs do not hold the two lanes"
 sleep 0.3
+# Polled by the shell itself (no fork: a grep and a sleep each 10 ms took so long at load 25
+# that the test saw l's message 1691 ms after the stop, failed), up to 10 s.
+mkfifo "$TMPD/nap"
+exec {nap_fd}<>"$TMPD/nap"
+lost_said() {	# LOG: whether it says the daemon stopped answering
+	local x
+	mapfile -t x <"$1"
+	[[ ${x[*]} == *"host scheduler lost (it stopped answering)"* ]]
+}
 kill -STOP "$HP"
-t0=$(date +%s%N)
-wait_for "grep -q 'host scheduler lost (it stopped answering)' $TMPD/l.log" ||
+t0=${EPOCHREALTIME/./}
+for i in $(seq 1000); do lost_said "$TMPD/l.log" && break; read -r -t 0.01 -u "$nap_fd"; done
+dt=$(((${EPOCHREALTIME/./} - t0) / 1000))
+lost_said "$TMPD/l.log" ||
 	{ kill -CONT "$HP"; fail "l (all vCPUs on lanes) did not notice the stopped daemon"; }
-dt=$((($(date +%s%N) - t0) / 1000000))
 kill -CONT "$HP"
 echo "stopped daemon: l, its vCPUs all on lanes, fell back after $dt ms (polled every 10 ms)"
 [ "$dt" -le 1000 ] || fail "l noticed the stopped daemon after $dt ms, more than 1 s"

@@ -2,24 +2,48 @@
 # A group capped at cpu.max "25000 100000" holding two hogs on one lane: over 3 s (30 periods) it
 # uses 25 ms per period within 10 % and nr_throttled grows (nothing else runs, so the pool runs
 # dry every period). 10 % is the kernel selftest's own window for cpu.max; bench-fair's cap-alone
-# scenario measures the real accuracy. The host only has to give the VM a quarter of a CPU; the
-# lanes' holders must get half a CPU per second held (else skipped: the host starves the VM).
+# scenario measures the real accuracy. The host only has to give the VM a quarter of a CPU.
 # On every backend.
 . "$(dirname "$0")/runtime-lib.sh"
 need_cpus 1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+# vcpu_stat FILE ID FIELD: a per-vCPU field
+vcpu_stat() {
+	grep -E "\{\"id\": $2," "$1" | sed -E "s/.*\"$3\": ([0-9]+).*/\1/"
+}
+# A loaded host may give the lane less than the quota (load 22: 6.5 ms a period, nr_throttled
+# 0: failed). The vCPU threads' run-queue waits in the host (guest steal less what vsched
+# added; the steal payload is a hog that keeps the steal-time area) measure it: the floor and
+# the throttling are judged unless those waits cover the shortfall below 90 % of the quota;
+# then the VM runs again, up to 3 times, and if the host starves every run, they are not
+# judged (said). The ceiling is judged on every run.
 for accel in $(test_accels); do
-	"$VSCHED" run --accel "$accel" --vcpus 2 --payload hog --cpus 1 --duration 3s \
-		--stats "$out" --group c:max="25000 100000" --assign 0-1=c >/dev/null || exit 1
-	# Half a CPU per second held lets the group use its 25 ms within 50 ms of its period.
-	need_delivery "$out" 0.5
-	usage=$(group_stat "$out" /c usage_usec)
-	periods=$(group_stat "$out" /c nr_periods)
-	thr=$(group_stat "$out" /c nr_throttled)
-	echo "$accel: c: usage ${usage} us over ${periods} periods, nr_throttled ${thr}"
+	judged=0
+	for run in 1 2 3; do
+		"$VSCHED" run --accel "$accel" --vcpus 2 --payload steal --cpus 1 --duration 3s \
+			--stats "$out" --group c:max="25000 100000" --assign 0-1=c >/dev/null || exit 1
+		usage=$(group_stat "$out" /c usage_usec)
+		periods=$(group_stat "$out" /c nr_periods)
+		thr=$(group_stat "$out" /c nr_throttled)
+		hw=0
+		for id in 0 1; do
+			hw=$((hw + ($(vcpu_stat "$out" $id guest_steal_ns) - $(vcpu_stat "$out" $id steal_ns)) / 1000))
+		done
+		echo "$accel: c: usage ${usage} us over ${periods} periods, nr_throttled ${thr};" \
+			"the vCPUs waited ${hw} us for a host CPU"
+		check "$periods >= 25 && $usage <= 1.1 * 25000 * $periods" ||
+			{ echo "$accel: usage above 110 % of 25 ms x $periods periods"; exit 1; }
+		if check "0.9 * 25000 * $periods - $usage > $hw"; then
+			echo "$accel: usage below 90 % of 25 ms x $periods periods, more than the host's waits"
+			exit 1
+		fi
+		if check "$usage >= 0.9 * 25000 * $periods"; then
+			judged=1
+			break
+		fi
+		echo "$accel: host too busy: the floor and the throttling not judged on run $run"
+	done
+	[ $judged = 1 ] || { echo "$accel: host too busy in 3 runs: floor not judged"; continue; }
 	[ "$thr" -ge 10 ] || { echo "$accel: nr_throttled did not grow with the periods"; exit 1; }
-	# The quota over the periods that ran: 25 ms each.
-	check "$periods >= 25 && $usage >= 0.9 * 25000 * $periods && $usage <= 1.1 * 25000 * $periods" ||
-		{ echo "$accel: usage not within 10 % of 25 ms x $periods periods"; exit 1; }
 done

@@ -8,7 +8,20 @@ for accel in $(test_accels); do
 	"$VSCHED" run --accel "$accel" --vcpus 2 --payload hog --cpus 1 --stats "$out" \
 		--group c:max="1000 100000" --assign 0-1=c >/dev/null &
 	pid=$!
-	sleep 1
+	# SIGTERM once the vCPUs ran 5 ms (the group's 1 ms quota used up, so throttled), not
+	# after a fixed 1 s: at load 21 they had not run 1 ms by then (nr_throttled 0, failed).
+	# Up to 20 s.
+	for i in $(seq 200); do
+		ran=0
+		for t in /proc/$pid/task/*; do
+			case $(cat "$t/comm" 2>/dev/null) in
+			vcpu*) read -r r _ <"$t/schedstat" 2>/dev/null && ran=$((ran + r)) ;;
+			esac
+		done
+		[ $ran -ge 5000000 ] && break
+		sleep 0.1
+	done
+	sleep 0.2
 	kill -TERM $pid
 	for i in $(seq 50); do
 		kill -0 $pid 2>/dev/null || break

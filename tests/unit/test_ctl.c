@@ -84,7 +84,7 @@ static void *poller(void *arg)
 	struct timespec a, b;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	if (poll(&pfd, 1, 3000) == 1)
+	if (poll(&pfd, 1, 20000) == 1)
 		w->revents = pfd.revents;
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	w->ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
@@ -111,8 +111,12 @@ static void ctl_poll_events(struct vsched *vs, const char *dir)
 	usleep(100000);
 	CU_ASSERT_EQUAL(vsched_assign(vs, "0", "pt"), 0);
 	pthread_join(t, NULL);
+	/*
+	 * Woken by the move, not the 20 s timeout (the revents say so too). Not under 2 s: at load
+	 * 20 under nice 19 the move came 2-3 s after the poll began (failed).
+	 */
 	CU_ASSERT_EQUAL(w.revents, POLLPRI | POLLERR);
-	CU_ASSERT_TRUE(w.ms >= 0 && w.ms < 2000);
+	CU_ASSERT_TRUE(w.ms >= 0 && w.ms < 20000);
 	CU_ASSERT_EQUAL(pread(pfd.fd, buf, sizeof(buf), 0), 21);
 	CU_ASSERT_EQUAL(memcmp(buf, "populated 1\n", 12), 0);
 	CU_ASSERT_EQUAL(poll(&pfd, 1, 0), 0);
