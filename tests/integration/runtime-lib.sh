@@ -40,4 +40,3 @@ need_capacity() {
 		exit 77
 	fi
 }
-
