@@ -5,6 +5,7 @@
  * without the lock), asks a silent daemon whether it lives (rt_remote_live.c), and after a
  * loss dials again every RUNTIME_HOST_RETRY_NS, re-sending the subtree and the vCPUs' states.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -84,6 +85,43 @@ static void rt_remote_retry(struct runtime *rt)
 	rt_unlock(rt);
 }
 
+/*
+ * Whether a thread of the daemon at the other end of fd waits for a CPU (R in its /proc stat):
+ * late on a loaded host, not stuck (stopped: T; asleep with a PING unread: deadlocked). At load
+ * 27 a live daemon missed the 300 ms and its VMs fell back and joined again as new groups.
+ */
+static bool rt_remote_daemon_runnable(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char path[64], buf[512], *p;
+	struct dirent *d;
+	bool r = false;
+	DIR *dir;
+	FILE *f;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)cred.pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!r && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", (int)cred.pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		/* The state follows the name's last ')': the name may hold anything. */
+		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
+			r = p[2] == 'R';
+		fclose(f);
+	}
+	closedir(dir);
+	return r;
+}
+
 /* The daemon was silent until its liveness was due: ask it, or give up on it. Lock held. */
 static void rt_remote_live_check(struct runtime *rt)
 {
@@ -95,6 +133,8 @@ static void rt_remote_live_check(struct runtime *rt)
 		rt_remote_event(rt, HOST_MSG_PING, 0, now, 0);
 		break;
 	case RT_LIVE_LOST:
+		if (rt_remote_daemon_runnable(r->fd) && rt_remote_live_wait_more(&r->live))
+			break;
 		rt_remote_lost(rt, "it stopped answering");
 		break;
 	case RT_LIVE_OK:

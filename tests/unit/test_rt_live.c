@@ -40,8 +40,40 @@ static void test_rt_live_due(void)
 	CU_ASSERT_EQUAL(rt_remote_live_next(&l), t0 + RT_LIVE_REPLY_NS + MS + RT_LIVE_QUIET_NS);
 }
 
+/*
+ * A daemon that waits for a CPU (a loaded host: at load 27 a live one missed the 300 ms) gets
+ * RT_LIVE_REPLY_NS more at a time, up to RT_LIVE_LATE_NS after the PING, then is gone; a word
+ * from it ends the extension, and the next PING starts without one.
+ */
+static void test_rt_live_late(void)
+{
+	struct rt_remote_live l = { 0 };
+	uint64_t t0 = 1000 * MS, ping = t0 + RT_LIVE_QUIET_NS, n = 0;
+
+	rt_remote_live_heard(&l, t0);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, ping), RT_LIVE_PING);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, ping + RT_LIVE_REPLY_NS), RT_LIVE_LOST);
+	while (rt_remote_live_wait_more(&l)) {
+		n++;
+		CU_ASSERT_EQUAL(rt_remote_live_next(&l), ping + (n + 1) * RT_LIVE_REPLY_NS);
+		CU_ASSERT_EQUAL(rt_remote_live_due(&l, ping + (n + 1) * RT_LIVE_REPLY_NS - 1),
+				RT_LIVE_OK);
+		CU_ASSERT_EQUAL(rt_remote_live_due(&l, ping + (n + 1) * RT_LIVE_REPLY_NS),
+				RT_LIVE_LOST);
+	}
+	CU_ASSERT(n >= 1);
+	CU_ASSERT((n + 1) * RT_LIVE_REPLY_NS <= RT_LIVE_LATE_NS);
+	CU_ASSERT((n + 2) * RT_LIVE_REPLY_NS > RT_LIVE_LATE_NS);
+	/* Answered: quiet again; the next question has the plain bound. */
+	rt_remote_live_heard(&l, ping + RT_LIVE_LATE_NS);
+	ping += RT_LIVE_LATE_NS + RT_LIVE_QUIET_NS;
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, ping), RT_LIVE_PING);
+	CU_ASSERT_EQUAL(rt_remote_live_due(&l, ping + RT_LIVE_REPLY_NS), RT_LIVE_LOST);
+}
+
 static CU_TestInfo rt_live_tests[] = {
 	{ "a silent daemon is asked, then given up on", test_rt_live_due },
+	{ "a daemon waiting for a CPU is given more time, bounded", test_rt_live_late },
 	CU_TEST_INFO_NULL,
 };
 
