@@ -114,8 +114,9 @@ enum host_stuck {
  * CPU without a word while its VMM says nothing at all (one that talks may be catching up:
  * t-host.sh's VMM, stopped and continued, lost a holder so once in 26 revocations before this
  * check) while none of its threads but vCPUs is in R (its helper or agent waiting for a CPU
- * carries its word, or has its new end unread: at load 27 t-host.sh's live c lost a holder so). A frozen VMM (a cgroup freezer) has no thread in R and no time moves. A thread that
- * began or ended meanwhile, or a reading that failed, tells nothing: the grace stands.
+ * carries its word, or has its new end unread: at load 27 t-host.sh's live c lost a holder so).
+ * A frozen VMM (a cgroup freezer) has no thread in R and no time moves. A thread that began or
+ * ended meanwhile, or a reading that failed, tells nothing: the grace stands.
  */
 static enum host_stuck host_revoke_judge(struct host *h, struct host_slot *sl, uint64_t now)
 {
