@@ -70,3 +70,20 @@ start_w() {	# LOG [run flags]
 	WP=$!
 	PIDS="$PIDS $WP"
 }
+# held_stats FILE WAKER NR_VCPUS WHAT: one run's --stats of the held-lane tests: held lanes taken
+# and the waker's wake-ups added to $held and $sleeps, said with every vCPU's CPU time; fails
+# when a figure is missing or a vCPU did not run.
+held_stats() {
+	local f=$1 w=$2 n=$3 what=$4 h s c i cpus="" ran=1
+	h=$(sed -nE 's/.*"held_offers": ([0-9]+).*/\1/p' "$f")
+	s=$(sed -nE "s/.*\"id\": $w,.*\"sleeps\": ([0-9]+),.*/\1/p" "$f")
+	for ((i = 0; i < n; i++)); do
+		c=$(sed -nE "s/.*\"id\": $i,.*\"cpu_ns\": ([0-9]+),.*/\1/p" "$f")
+		cpus="$cpus${cpus:+ / }${c:-?}"
+		[ "${c:-0}" -gt 0 ] || ran=0
+	done
+	echo "$what run $runs: ${h:-?} held lanes taken by vCPU $w in ${s:-?} wake-ups; vCPU CPU $cpus ns"
+	[ -n "$h" ] && [ -n "$s" ] || fail "$what: no held_offers or sleeps in --stats"
+	[ $ran = 1 ] || fail "$what: a vCPU did not run"
+	held=$((held + h)) sleeps=$((sleeps + s))
+}

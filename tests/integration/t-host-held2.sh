@@ -30,15 +30,7 @@ for accel in $(test_accels); do
 			--group "half:max=50000 100000" --assign 1=half --no-ctl \
 			--duration 2s --stats "$st" >"$TMPD/$accel.log" 2>&1 ||
 			fail "$accel: the VM exited $?"
-		h=$(sed -nE 's/.*"held_offers": ([0-9]+).*/\1/p' "$st")
-		s=$(sed -nE 's/.*"id": 2,.*"sleeps": ([0-9]+),.*/\1/p' "$st")
-		cpu0=$(sed -nE 's/.*"id": 0,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-		cpu1=$(sed -nE 's/.*"id": 1,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-		cpu2=$(sed -nE 's/.*"id": 2,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-		echo "$accel run $runs: ${h:-?} held lanes taken by vCPU 2 in ${s:-?} wake-ups; vCPU CPU ${cpu0:-?} / ${cpu1:-?} / ${cpu2:-?} ns"
-		[ -n "$h" ] && [ -n "$s" ] || fail "$accel: no held_offers or sleeps in --stats"
-		check "$cpu0 > 0 && $cpu1 > 0 && $cpu2 > 0" || fail "$accel: a vCPU did not run"
-		held=$((held + h)) sleeps=$((sleeps + s))
+		held_stats "$st" 2 3 "$accel"
 	done
 	check "$sleeps >= 100" || fail "$accel: vCPU 2 slept only $sleeps times in $runs runs"
 	check "$held * 1000 >= $sleeps * $min" || fail "$accel: $held held lanes taken in $sleeps wake-ups"

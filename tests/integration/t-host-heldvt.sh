@@ -41,14 +41,7 @@ for lanes in 1 2; do
 				--stats "$st" >"$TMPD/$lanes-$accel.log" 2>&1 ||
 				fail "$what: the VM exited $?"
 			[ -z "$op" ] || wait "$op" || fail "$what: VM other exited $?"
-			h=$(sed -nE 's/.*"held_offers": ([0-9]+).*/\1/p' "$st")
-			s=$(sed -nE 's/.*"id": 1,.*"sleeps": ([0-9]+),.*/\1/p' "$st")
-			cpu0=$(sed -nE 's/.*"id": 0,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-			cpu1=$(sed -nE 's/.*"id": 1,.*"cpu_ns": ([0-9]+),.*/\1/p' "$st")
-			echo "$what run $runs: ${h:-?} held lanes taken by vCPU 1 in ${s:-?} wake-ups; vCPU CPU ${cpu0:-?} / ${cpu1:-?} ns"
-			[ -n "$h" ] && [ -n "$s" ] || fail "$what: no held_offers or sleeps in --stats"
-			check "$cpu0 > 0 && $cpu1 > 0" || fail "$what: a vCPU did not run"
-			held=$((held + h)) sleeps=$((sleeps + s))
+			held_stats "$st" 1 2 "$what"
 		done
 		check "$sleeps >= 100" || fail "$what: vCPU 1 slept only $sleeps times in $runs runs"
 		check "$held > 0" || fail "$what: no held lane taken in $sleeps wake-ups"
