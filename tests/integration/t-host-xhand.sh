@@ -35,7 +35,7 @@ for accel in $(test_accels); do
 	gs=0
 	payload=duty:1000/500
 	declare -A X=() O=() G=()
-	runs=0
+	runs=0 taken=0 revoked=0
 	read -r _ dw0 dn0 </proc/$HP/schedstat
 	while [ $runs -lt 4 ] && { [ ${G[a]:-0} -lt 50 ] || [ ${G[b]:-0} -lt 50 ]; }; do
 		runs=$((runs + 1))
@@ -67,14 +67,18 @@ for accel in $(test_accels); do
 		n=$((n + 2))
 		wait_for '[ "$(grep -ac "left: hung up (handoffs" "$TMPD/host.log")" -ge $n ]' ||
 			fail "$accel: the daemon did not log the VMs leaving"
-		grep -a "left: hung up (handoffs" "$TMPD/host.log" | tail -2 | while read -r line; do
+		# Summed over the runs: a starved run may cross nothing (load 20: a VM's first guest
+		# instruction 0.9 s after its start, 18 grants).
+		while read -r line; do
 			echo "daemon: $line"
 			t=$(echo "$line" | sed -nE 's/.*from other VMs: ([0-9]+), revoked ([0-9]+),.*/\1/p')
 			r=$(echo "$line" | sed -nE 's/.*from other VMs: ([0-9]+), revoked ([0-9]+),.*/\2/p')
 			[ -n "$t" ] && [ -n "$r" ] || fail "$accel: no count of lanes taken from other VMs"
-			check "$t > 0 && $r * 5 <= $t" || fail "$accel: $r of $t taken from other VMs revoked"
-		done || exit 1
+			taken=$((taken + t)) revoked=$((revoked + r))
+		done < <(grep -a "left: hung up (handoffs" "$TMPD/host.log" | tail -2)
 	done
+	check "$taken > 0 && $revoked * 5 <= $taken" ||
+		fail "$accel: $revoked of $taken taken from other VMs revoked"
 	read -r _ dw1 dn1 </proc/$HP/schedstat
 	dwait=$(((dw1 - dw0) / 1000 / (dn1 - dn0 + 1)))
 	echo "$accel: the daemon waited for a CPU $dwait us a run at the mean"

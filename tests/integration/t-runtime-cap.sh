@@ -32,7 +32,8 @@ for accel in $(test_accels); do
 		done
 		echo "$accel: c: usage ${usage} us over ${periods} periods, nr_throttled ${thr};" \
 			"the vCPUs waited ${hw} us for a host CPU"
-		check "$periods >= 25 && $usage <= 1.1 * 25000 * $periods" ||
+		# Periods count while the group runs: a starved one (load 20: 23 in 3 s) has fewer.
+		check "$usage <= 1.1 * 25000 * $periods" ||
 			{ echo "$accel: usage above 110 % of 25 ms x $periods periods"; exit 1; }
 		if check "0.9 * 25000 * $periods - $usage > $hw"; then
 			echo "$accel: usage below 90 % of 25 ms x $periods periods, more than the host's waits"
@@ -45,5 +46,6 @@ for accel in $(test_accels); do
 		echo "$accel: host too busy: the floor and the throttling not judged on run $run"
 	done
 	[ $judged = 1 ] || { echo "$accel: host too busy in 3 runs: floor not judged"; continue; }
+	[ "$periods" -ge 25 ] || { echo "$accel: $periods periods in 3 s"; exit 1; }
 	[ "$thr" -ge 10 ] || { echo "$accel: nr_throttled did not grow with the periods"; exit 1; }
 done
