@@ -229,8 +229,6 @@ static void kick_out(struct pre *p)
  * VMM, waiting without a word, never got another decision: 19 minutes in `make bench` at load
  * 17-24 (docs/host.md). Past ROUND_STALL_MS the round ends unsampled, counted, H kicked out.
  */
-static void kick_out(struct pre *p);
-
 static void wait_round(struct pre *p)
 {
 	bool late;
