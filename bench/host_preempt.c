@@ -104,6 +104,9 @@ static int run_accel(bool kvm, unsigned int rounds)
 		ratio(name, "host, held", hd, in);
 		printf("%-6s host, held: %u of %u rounds asked by the socket (no offer to take)\n",
 		       name, hd->by_socket, hd->n);
+		printf("%-6s rounds ended with no preemption in %d ms (not sampled): host %u, "
+		       "kick %u, held %u\n", name, ROUND_STALL_MS, ho->stalled, dk->stalled,
+		       hd->stalled);
 	}
 	if (in)
 		pre_free(in);
@@ -144,6 +147,8 @@ static int run_accel_vt(bool kvm, unsigned int rounds)
 		ratio(name, "host, vt held", hd, in);
 		printf("%-6s host, vt held: %u of %u rounds asked by the socket (no offer to take)\n",
 		       name, hd->by_socket, hd->n);
+		printf("%-6s rounds ended with no preemption in %d ms (not sampled): host %u, held %u\n",
+		       name, ROUND_STALL_MS, ho->stalled, hd->stalled);
 		printf("%-6s vCPU 0 granted: host %u, held %u times in %u rounds (and strays)\n",
 		       name, ho->grants, hd->grants, hd->n);
 		printf("%-6s vt rounds with the holder out before the timed wake (not sampled): "

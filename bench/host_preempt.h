@@ -22,6 +22,8 @@
  */
 #define VT_WAIT_US	2000
 #define VT_GAP_US	200
+/* A host round with no preemption this long ends unsampled (host_preempt_host.c wait_round()) */
+#define ROUND_STALL_MS	500
 #define VT_BLOCK_NS	(50000ULL + VT_WAIT_US * 1000ULL)
 #define VT_WAKE_NS	(VT_BLOCK_NS + VT_GAP_US * 1000ULL)
 
@@ -63,6 +65,7 @@ struct pre {
 	bool took_due;
 	uint32_t took_gen, took_lane;
 	unsigned int by_socket;	/* held rounds without an offer */
+	unsigned int stalled;	/* host mode: rounds ended with no preemption (wait_round()) */
 	const struct host_grant *page;
 	uint32_t grant_seq;	/* the seq of vCPU 0's last GRANT */
 	uint32_t applied;	/* the last decision applied (lock) */
@@ -76,6 +79,7 @@ void pre_kick(struct pre *p);
 void *holder(void *arg);
 void signal_flag(struct pre *p, bool *flag);
 void wait_flag(struct pre *p, bool *flag);
+bool wait_flag_ms(struct pre *p, bool *flag, unsigned int ms);
 void wait_inside(struct pre *p);
 void report(const char *accel, const char *what, struct pre *p);
 void ratio(const char *accel, const char *what, struct pre *ho, struct pre *in);

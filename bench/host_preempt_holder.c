@@ -196,6 +196,28 @@ void wait_flag(struct pre *p, bool *flag)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* As wait_flag(), for ms at most: false, the flag not set by then (left as it is). */
+bool wait_flag_ms(struct pre *p, bool *flag, unsigned int ms)
+{
+	struct timespec end;
+	bool set;
+
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&p->lock);
+	while (!*flag && pthread_cond_timedwait(&p->cond, &p->lock, &end) != ETIMEDOUT)
+		;
+	set = *flag;
+	*flag = false;
+	pthread_mutex_unlock(&p->lock);
+	return set;
+}
+
 /* The holder granted and inside its vCPU for a while, as a vCPU in KVM_RUN is when preempted. */
 void wait_inside(struct pre *p)
 {

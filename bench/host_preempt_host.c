@@ -219,6 +219,34 @@ static void kick_out(struct pre *p)
 	}
 }
 
+/*
+ * A round's end: H out on the timed wake's preemption. Under load H can be out already when the
+ * wake reaches the daemon (a stale kick or the vt wake's PREEMPT, applied before `timing`), or go
+ * back in on a GRANT older than a PREEMPT the agent applied meanwhile: the wake's preemption
+ * then kicks nobody, or none comes (vCPU 0 held no lane). vCPU 1 (no thread here: it never
+ * reports) then holds the lane silent, the daemon revokes it at its grace and grants vCPU 0 the
+ * lane again with no end (nobody waits: a revoked vCPU waits for its VMM's next word), and this
+ * VMM, waiting without a word, never got another decision: 19 minutes in `make bench` at load
+ * 17-24 (docs/host.md). Past ROUND_STALL_MS the round ends unsampled, counted, H kicked out.
+ */
+static void wait_round(struct pre *p)
+{
+	bool late;
+
+	if (wait_flag_ms(p, &p->done, ROUND_STALL_MS))
+		return;
+	pthread_mutex_lock(&p->lock);
+	late = !p->done;
+	if (late) {
+		p->timing = false;
+		p->stalled++;
+	}
+	p->done = false;
+	pthread_mutex_unlock(&p->lock);
+	if (late)
+		kick_out(p);
+}
+
 /* The WELCOME and its grant page, mapped read-only as rt_page_map() maps it. */
 static int recv_welcome(struct pre *p, struct host_welcome *w)
 {
@@ -415,7 +443,7 @@ static int run_host(struct pre *p, const char *sock)
 				p->by_socket += p->held;
 				send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
 			}
-			wait_flag(p, &p->done);
+			wait_round(p);
 		}
 		/*
 		 * vt: vCPU 0's CPU time, as its VMM reports it when it leaves the guest. It pays

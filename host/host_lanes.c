@@ -371,6 +371,11 @@ uint64_t host_nr_arms(const struct host *h)
 	return h->nr_arms;
 }
 
+uint64_t host_timer_at(const struct host *h)
+{
+	return h->timer_at;
+}
+
 bool host_decision_due(struct host *h, uint64_t now)
 {
 	return host_next_due(h) <= now;

@@ -134,6 +134,8 @@ uint64_t host_client_pins(const struct host_client *c);
  * whose published end the daemon enforced at the grace (host/host_ahead.c). */
 uint64_t host_nr_ahead(const struct host *h);
 uint64_t host_nr_arms(const struct host *h);
+/* What the daemon's timer is armed for (HOST_TIME_INF: nothing), for the tests. */
+uint64_t host_timer_at(const struct host *h);
 /* System calls that read VMMs' datagrams (host_client_input(): one per batch). */
 uint64_t host_nr_input_reads(const struct host *h);
 uint64_t host_client_ahead_late(const struct host_client *c);
