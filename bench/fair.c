@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "fair.h"
 #include "host.h"
 #include "ideal.h"
 #include "noise.h"
@@ -29,21 +30,6 @@
 #include "vsched.h"
 
 #define MIN_SECONDS	5.0
-
-/* One side of a scenario: vsched on a vCPU backend, or the host kernel's cgroups. */
-struct side {
-	const char *name;	/* "kvm", "thread", "kernel" */
-	bool vsched;
-	enum vm_accel accel;
-	bool ok;		/* it ran the current scenario */
-	struct bench_result r;
-	struct runtime_stats rst;
-	/* Judged against the fluid ideal (eval_side()). */
-	double used;		/* CPUs the host gave all vCPUs */
-	double given[SCN_MAX_GROUPS];	/* the ideal on that, percent of lanes */
-	double nerr[SCN_MAX_GROUPS];
-	double max, noise;	/* the largest nerr and its standard error */
-};
 
 #define MAX_SIDES	3	/* vsched on kvm and on thread, then the kernel */
 
@@ -69,149 +55,6 @@ static uint64_t host_wake_quantile(struct bench_result *r, double q)
 	return r->wake_ns[i < r->nr_wake ? i : r->nr_wake - 1];
 }
 
-/* A vsched side's result in one scenario, against the kernel's in the same run. */
-struct summary {
-	const char *name, *side;
-	double vmax, hmax, goal;
-	double vnoise, hnoise;	/* standard error of vmax, hmax (noise.c) */
-	bool hok, capped;
-	/* Capped scenarios: the binding caps' worst use, % off quota (cap_worst()); the CPUs
-	   the side was given and the ideal needs (all its groups at their ideal). */
-	double vcap, hcap, used, need;
-};
-
-#define CAP_GOAL	1.0	/* cpu.max: use within +-1 % of quota */
-
-/* Twice the standard error of vmax - hmax: a difference within it is the windows' luck. */
-static double sum_noise(const struct summary *s)
-{
-	return 2.0 * sqrt(s->vnoise * s->vnoise + s->hnoise * s->hnoise);
-}
-
-/* CPUs the host gave all vCPUs together over the window. */
-static double used_cpus(const struct bench_result *r, unsigned int n)
-{
-	uint64_t ns = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		ns += r->vcpu_ns[i];
-	return (double)ns / (r->seconds * 1e9);
-}
-
-/* A group's share of what all vCPUs together got, in percent of lanes. */
-static double norm_pct(const struct bench_result *r, unsigned int g, unsigned int n)
-{
-	uint64_t all = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		all += r->vcpu_ns[i];
-	return all ? 100.0 * (double)r->group_ns[g] / (double)all : 0;
-}
-
-/*
- * The ideal on the CPU the host actually gave a side, in percent of lanes: with every lane busy
- * (the ideal at full capacity saturates P), each lane delivered used / P CPU. Weights share that;
- * caps stay absolute. Where the ideal does not saturate P, lanes sat idle by design and nothing
- * says what they would have delivered: the full-capacity ideal is used.
- */
-static void ideal_given(const struct scenario *s, const double *ideal, double used,
-			unsigned int lanes, double *out)
-{
-	unsigned int g, ng = scn_nr_groups(s);
-	double tot = 0, deliver = used / lanes;
-
-	for (g = 0; g < ng; g++) {
-		out[g] = ideal[g];
-		if (scn_parent_index(s, g) < 0)
-			tot += ideal[g];
-	}
-	if (tot < 99.9 || !(deliver > 0) || deliver >= 1.0)
-		return;
-	if (ideal_shares_at(s, lanes, deliver, out))
-		for (g = 0; g < ng; g++)
-			out[g] = ideal[g];
-}
-
-/*
- * err is the error at full capacity P, as the brief defines it. This machine is shared, so the
- * host gives each side less than P by an amount neither scheduler controls; "nerr" compares each
- * group's share of the CPU its side actually got with its share of the ideal on that capacity
- * (ideal_given(): weights share what was given, cpu.max caps stay absolute), which takes that
- * out.
- */
-static void eval_side(const struct scenario *s, const double *ideal, unsigned int lanes,
-		      struct side *sd)
-{
-	unsigned int g, ng = scn_nr_groups(s), nv = scn_nr_vcpus(s);
-	double tot = 0;
-
-	sd->used = used_cpus(&sd->r, nv);
-	ideal_given(s, ideal, sd->used, lanes, sd->given);
-	for (g = 0; g < ng; g++)
-		if (scn_parent_index(s, g) < 0)
-			tot += sd->given[g];
-	sd->max = sd->noise = 0;
-	for (g = 0; g < ng; g++) {
-		sd->nerr[g] = tot > 0 ? fabs(norm_pct(&sd->r, g, nv) - 100.0 * sd->given[g] / tot) :
-					NAN;
-		if (sd->nerr[g] > sd->max) {
-			sd->max = sd->nerr[g];
-			sd->noise = noise_nerr(&sd->r, s, g, sd->given[g] / tot);
-		}
-	}
-}
-
-/* A cap that binds in the ideal: judged by its cpu.max line instead. */
-static bool cap_binds(const struct scenario *s, const double *ideal, unsigned int g,
-		      unsigned int lanes)
-{
-	const struct scn_group *sg = &s->groups[g];
-
-	return sg->quota_us && fabs(ideal[g] - 100.0 * (double)sg->quota_us /
-			(double)(sg->period_us ? sg->period_us : 100000) / lanes) < 0.01;
-}
-
-/* A binding cap's quota in % of capacity. */
-static double cap_pct(const struct scn_group *sg, unsigned int lanes)
-{
-	return 100.0 * (double)sg->quota_us / (double)(sg->period_us ? sg->period_us : 100000) /
-	       lanes;
-}
-
-/* The largest deviation (signed) of a binding cap's use from its quota, in % of quota. */
-static double cap_worst(const struct scenario *s, const double *ideal, unsigned int lanes,
-			const struct side *sd)
-{
-	double worst = 0;
-	unsigned int g;
-
-	for (g = 0; g < scn_nr_groups(s); g++) {
-		double cap, dev;
-
-		if (!cap_binds(s, ideal, g, lanes))
-			continue;
-		cap = cap_pct(&s->groups[g], lanes);
-		dev = 100.0 * (result_pct(&sd->r, sd->r.group_ns[g]) - cap) / cap;
-		if (fabs(dev) > fabs(worst))
-			worst = dev;
-	}
-	return worst;
-}
-
-/* CPUs the ideal gives all groups together. */
-static double ideal_cpus(const struct scenario *s, const double *ideal, unsigned int lanes)
-{
-	unsigned int g;
-	double tot = 0;
-
-	for (g = 0; g < scn_nr_groups(s); g++)
-		if (scn_parent_index(s, g) < 0)
-			tot += ideal[g];
-	return tot * lanes / 100.0;
-}
-
 /* Every side's shares beside the ideal; a summary per vsched side against the kernel. */
 static void print_scenario(const struct scenario *s, const double *ideal, unsigned int lanes,
 			   struct summary *sums, unsigned int *nsum)
@@ -222,7 +65,7 @@ static void print_scenario(const struct scenario *s, const double *ideal, unsign
 	printf("\n%s: %s\n  CPUs the host gave:", s->name, s->what);
 	for (k = 0; k < nr_sides; k++) {
 		if (sides[k].ok)
-			eval_side(s, ideal, lanes, &sides[k]);
+			fair_eval_side(s, ideal, lanes, &sides[k]);
 		printf(" %s %.3f%s", sides[k].name, sides[k].ok ? sides[k].used : NAN,
 		       k + 1 < nr_sides ? "," : "");
 	}
@@ -240,7 +83,7 @@ static void print_scenario(const struct scenario *s, const double *ideal, unsign
 			       sd->ok ? sd->given[g] : NAN, sd->ok ? sd->nerr[g] : NAN);
 		}
 		printf("\n");
-		capped |= cap_binds(s, ideal, g, lanes);
+		capped |= fair_cap_binds(s, ideal, g, lanes);
 	}
 	printf("  max nerr (+-: standard error, from %d readings in the window):", RESULT_STEPS + 1);
 	for (k = 0; k < nr_sides; k++)
@@ -257,9 +100,9 @@ static void print_scenario(const struct scenario *s, const double *ideal, unsign
 			.goal = s->has_sleepers ? 2.0 : 1.0, .capped = capped,
 			.hok = kside && kside->ok, .hmax = kside && kside->ok ? kside->max : NAN,
 			.hnoise = kside && kside->ok ? kside->noise : NAN,
-			.vcap = cap_worst(s, ideal, lanes, sd),
-			.hcap = kside && kside->ok ? cap_worst(s, ideal, lanes, kside) : NAN,
-			.used = sd->used, .need = ideal_cpus(s, ideal, lanes),
+			.vcap = fair_cap_worst(s, ideal, lanes, sd),
+			.hcap = kside && kside->ok ? fair_cap_worst(s, ideal, lanes, kside) : NAN,
+			.used = sd->used, .need = fair_ideal_cpus(s, ideal, lanes),
 		};
 	}
 }
@@ -273,9 +116,9 @@ static void print_caps(const struct scenario *s, const double *ideal, unsigned i
 		const struct scn_group *sg = &s->groups[g];
 		double cap;
 
-		if (!cap_binds(s, ideal, g, lanes))
+		if (!fair_cap_binds(s, ideal, g, lanes))
 			continue;
-		cap = cap_pct(sg, lanes);
+		cap = fair_cap_pct(sg, lanes);
 		printf("  cpu.max %-10s %-6s quota %.2f %%:", s->name, sg->path, cap);
 		for (k = 0; k < nr_sides; k++) {
 			const struct side *sd = &sides[k];
@@ -337,33 +180,6 @@ static void print_runtime(const struct side *sd, unsigned int lanes)
 	       (unsigned long long)st->helper_wakes,
 	       100.0 * (double)st->helper_cpu_ns / (secs * 1e9), st->slice_ns / 1e6,
 	       st->fallback ? ", WATCHDOG FALLBACK" : "");
-}
-
-/*
- * Against the kernel, a difference inside the noise is not a loss: both sides at their noise
- * floor win and lose such runs by turns. It is still printed, so nobody mistakes it for a win.
- */
-static const char *summary_verdict(const struct summary *s)
-{
-	static char buf[160];
-
-	if (s->vmax > s->goal || (s->hok && s->vmax > s->hmax + sum_noise(s)))
-		return "MISSED";
-	if (s->capped && fabs(s->vcap) > CAP_GOAL) {
-		/* A cap not reached on a host that gave less than the ideal needs is still
-		   not met: say by how much the host fell short, so nobody reads it as a pass. */
-		snprintf(buf, sizeof(buf), "MISSED (cpu.max %+.2f %% of quota, kernel %+.2f %%%s)",
-			 s->vcap, s->hcap, s->used < 0.99 * s->need ? "; the host gave less than "
-			 "the ideal needs" : "");
-		return buf;
-	}
-	if (s->capped) {
-		snprintf(buf, sizeof(buf), "%s (cpu.max %+.2f %% of quota, kernel %+.2f %%)",
-			 s->hok && s->vmax > s->hmax ? "met, worse than the kernel within noise" :
-			 "met", s->vcap, s->hcap);
-		return buf;
-	}
-	return s->hok && s->vmax > s->hmax ? "met (worse than the kernel within noise)" : "met";
 }
 
 /* $BENCH_CSV_DIR: each side's shares over the window and the summary, for bench/plot.sh. */
@@ -575,8 +391,8 @@ int main(int argc, char **argv)
 		printf("  %-12s %-7s %8.2f %8.2f %7.2f %6.2f %5.0f%%  %s\n", sums[i].name,
 		       sums[i].side, sums[i].vmax, sums[i].hok ? sums[i].hmax : NAN,
 		       sums[i].hok && sums[i].hmax > 0.005 ? sums[i].vmax / sums[i].hmax : NAN,
-		       sums[i].hok ? sum_noise(&sums[i]) : NAN, sums[i].goal,
-		       summary_verdict(&sums[i]));
+		       sums[i].hok ? fair_noise(&sums[i]) : NAN, sums[i].goal,
+		       fair_verdict(&sums[i]));
 	if (not_run[0])
 		printf("not run (make bench fails):\n%s", not_run);
 	return not_run[0] ? 1 : 0;
