@@ -295,13 +295,10 @@ struct take_ctx {
  */
 static bool vmm_stopped(int pid)
 {
-	char path[64], buf[1024], *p;
+	char path[64], buf[1024];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (file_read(path, buf, sizeof(buf)))
-		return false;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+	return !file_read(path, buf, sizeof(buf)) && strchr("Tt", file_proc_state(buf));
 }
 
 static int take_one(const struct registry_entry *e, void *arg)

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "util/file.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD	O_EXCL
@@ -129,7 +130,7 @@ int host_kick_tid(struct host_client *c, unsigned int vcpu, pid_t tid)
  */
 char host_kick_thread_state(const struct host_client *c, unsigned int vcpu)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[512];
 	ssize_t n;
 	int fd;
 
@@ -148,8 +149,7 @@ char host_kick_thread_state(const struct host_client *c, unsigned int vcpu)
 	if (n <= 0)
 		return '?';
 	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the name may hold anything: the state follows its last ')' */
-	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+	return file_proc_state(buf);
 }
 
 /* After the PREEMPT is in the page: the holder's thread out of the guest now. */

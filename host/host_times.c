@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "util/file.h"
 
 /* Threads of a VMM besides its vCPUs' read at most (its agent, main, I/O threads: 2-7 here). */
 #define HOST_TIMES_OTHERS	64
@@ -46,13 +47,12 @@ static int host_times_file(int dirfd, const char *path, char *buf, size_t size)
 /* A thread's state from its stat (after the name's last ')'), '?' if unreadable. */
 static char host_times_state(int dirfd, const char *tid)
 {
-	char path[32], buf[512], *p;
+	char path[32], buf[512];
 
 	snprintf(path, sizeof(path), "%.16s/stat", tid);
 	if (host_times_file(dirfd, path, buf, sizeof(buf)))
 		return '?';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+	return file_proc_state(buf);
 }
 
 /* "run wait slices" of tid: 0, -ENOENT, -EINVAL. */

@@ -102,3 +102,10 @@ void file_rmdir_made(const char *dir, unsigned int made)
 		*slash = '\0';
 	}
 }
+
+char file_proc_state(const char *stat)
+{
+	const char *p = strrchr(stat, ')');
+
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}

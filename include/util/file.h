@@ -19,6 +19,11 @@ int file_write(const char *path, const char *buf, size_t len);
  * path), also when it failed part way.
  */
 int file_mkdir_p(const char *dir, mode_t mode, unsigned int *made);
+/*
+ * The state of a /proc/.../stat text (R, S, D, T, Z...): the field after the name's last ')',
+ * since the name may hold spaces and parentheses; '?' if the text has none.
+ */
+char file_proc_state(const char *stat);
 /* Removes what file_mkdir_p() made: dir and its parents, made in all; stops at one not empty. */
 void file_rmdir_made(const char *dir, unsigned int made);
 

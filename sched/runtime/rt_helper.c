@@ -13,6 +13,7 @@
 
 #include "rt.h"
 #include "vmm/vm.h"
+#include "util/file.h"
 
 /*
  * How often to look for halted lane holders while some vCPU waits (or is lent). A vCPU that
@@ -37,7 +38,7 @@ static uint64_t rt_idle_period(const struct runtime *rt, uint64_t now)
 /* Whether the thread sleeps in the kernel ('S' in /proc/self/task/TID/stat). */
 static bool rt_thread_sleeping(const struct rt_vcpu *rv)
 {
-	char buf[256], *p;
+	char buf[256], st;
 	ssize_t n;
 
 	if (rv->stat_fd < 0)
@@ -46,8 +47,8 @@ static bool rt_thread_sleeping(const struct rt_vcpu *rv)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the comm field may contain anything */
-	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+	st = file_proc_state(buf);
+	return st == 'S' || st == 'D';
 }
 
 enum rt_halt {

@@ -17,6 +17,7 @@
 
 #include "rt_remote.h"
 #include "vmm/kick.h"
+#include "util/file.h"
 
 /*
  * Joined again: every vCPU that held a lane or ran in the fallback asks the new daemon for
@@ -94,11 +95,10 @@ static bool rt_remote_daemon_runnable(int fd)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	char path[64], buf[512], *p;
+	char path[64], buf[512];
 	struct dirent *d;
 	bool r = false;
 	DIR *dir;
-	FILE *f;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0)
 		return false;
@@ -110,13 +110,7 @@ static bool rt_remote_daemon_runnable(int fd)
 		if (d->d_name[0] < '1' || d->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", (int)cred.pid, d->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		/* The state follows the name's last ')': the name may hold anything. */
-		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
-			r = p[2] == 'R';
-		fclose(f);
+		r = !file_read(path, buf, sizeof(buf)) && file_proc_state(buf) == 'R';
 	}
 	closedir(dir);
 	return r;

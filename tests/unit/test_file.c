@@ -55,7 +55,23 @@ static void test_file_mkdir_fails_part_way(void)
 	CU_ASSERT_EQUAL(rmdir(top), 0);
 }
 
+/* A /proc stat's state follows the name's last ')': names may hold ") R (", spaces, anything. */
+static void test_file_proc_state(void)
+{
+	char self[512];
+
+	CU_ASSERT_EQUAL(file_proc_state("42 (vcpu0) R 1 42"), 'R');
+	CU_ASSERT_EQUAL(file_proc_state("42 (a) S (b) T 1 42"), 'T');
+	CU_ASSERT_EQUAL(file_proc_state("42 (x y) D 1"), 'D');
+	CU_ASSERT_EQUAL(file_proc_state("42 (x)"), '?');
+	CU_ASSERT_EQUAL(file_proc_state("42 (x)Z"), '?');
+	CU_ASSERT_EQUAL(file_proc_state(""), '?');
+	CU_ASSERT_EQUAL_FATAL(file_read("/proc/self/stat", self, sizeof(self)), 0);
+	CU_ASSERT_EQUAL(file_proc_state(self), 'R');	/* reading it, this thread runs */
+}
+
 static CU_TestInfo file_tests[] = {
+	{ "a /proc stat's state, whatever the name", test_file_proc_state },
 	{ "mkdir -p counts what it made; exactly that is removed", test_file_mkdir_made_removed },
 	{ "mkdir -p failing part way leaves nothing made", test_file_mkdir_fails_part_way },
 	CU_TEST_INFO_NULL,
