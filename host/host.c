@@ -133,7 +133,8 @@ int host_create(const struct host_opts *o, struct host **out)
 			  (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	h->pre_stats = getenv("VSCHED_HOST_PRE_STATS") != NULL;
 	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
-	h->timer_at = HOST_TIME_INF;
+	h->timer_at = h->timer_ahead_end = HOST_TIME_INF;
+	h->ahead_lead_ns = HOST_AHEAD_NS;
 	list_init(&h->clients);
 	list_init(&h->kept);
 	pthread_mutex_init(&h->fwd_serial, NULL);
@@ -267,7 +268,8 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 	if (c->joined)
 		fprintf(stderr, "vsched host: %s: its threads other than vCPUs charged %llu us "
 			"(%llu us refused); PREEMPTs left to the kick %llu; published ahead %llu "
-			"(enforced at the grace %llu); silent past a slice end %llu (not stopped), "
+			"(enforced at the grace %llu; the daemon's lead %llu us, %llu of %llu runs "
+			"late); silent past a slice end %llu (not stopped), "
 			"revoked %llu (the latest %llu us after its end; at the grace %llu; asleep %llu, "
 			"ran without a word %llu, the latest of them %llu us after its end)\n",
 			c->group,
@@ -275,6 +277,8 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 			(unsigned long long)c->other_refused_ns / 1000,
 			(unsigned long long)c->nr_preempts_quiet,
 			(unsigned long long)c->nr_ahead_pre, (unsigned long long)c->nr_ahead_late,
+			(unsigned long long)h->ahead_lead_ns / 1000,
+			(unsigned long long)h->nr_ahead_missed, (unsigned long long)h->nr_ahead_runs,
 			(unsigned long long)c->nr_owe_runnable, (unsigned long long)c->nr_revokes,
 			(unsigned long long)c->revoke_late_ns / 1000,
 			(unsigned long long)c->nr_revokes_grace,
@@ -377,13 +381,15 @@ uint64_t host_nr_input_reads(const struct host *h)
  */
 void host_timer(struct host *h)
 {
-	uint64_t now;
+	uint64_t now, armed, end;
 
 	vsched_lock(h->vs);
 	host_dcpu_begin(h);
 	host_offer_settle(h);
 	now = h->clock();
-	h->timer_at = HOST_TIME_INF;
+	armed = h->timer_at;
+	end = h->timer_ahead_end;
+	h->timer_at = h->timer_ahead_end = HOST_TIME_INF;
 	h->cause = HOST_PRE_TIMER;
 	h->cause_c = NULL;
 	host_rotate_due(h, now);
@@ -396,11 +402,13 @@ void host_timer(struct host *h)
 		host_charge_holders(h, now, UINT_MAX);
 		host_revoke_due(h, now);
 		host_ahead_enforce(h, now);
-		/* A slice end due within HOST_AHEAD_NS: decided at it, published ahead. */
+		/* A slice end due within the lead: decided at it, published ahead. */
 		if (!host_ahead_run(h, now))
 			sched_timer(h->s, now);
 	}
 	host_drain(h);
+	if (end != HOST_TIME_INF)
+		host_ahead_learn(h, armed, end);
 	host_offer_make(h);
 	host_dcpu_end(h, NULL);
 	vsched_unlock(h->vs);

@@ -5,8 +5,8 @@
  * own timer ended the slice, its VMM sent RAN and TICK, and only then did the daemon wake,
  * decide and write the entries (2.15-2.40x the in-process figure on the thread backend).
  *
- * So while someone waits, the daemon wakes HOST_AHEAD_NS before the earliest slice end and runs
- * its core's timer *at* that end: every holder charged up to it, the core's clock moved there.
+ * So while someone waits, the daemon wakes a lead before the earliest slice end and runs its
+ * core's timer *at* that end: every holder charged up to it, the core's clock moved there.
  * Each decision it makes is written in the grant page with that moment (`at`): "PREEMPT at
  * until" in the holder's entry (no kick: its VMM's own slice timer fires there already and
  * applies it), "GRANT from until" in the successor's (its thread, woken early, waits for `at`).
@@ -22,6 +22,12 @@
  * (the entry rewritten as a PREEMPT at once, its thread kicked, the datagram sent), unless a
  * message about that vCPU came at or after `at` (its VMM applied it and reported). Decisions are
  * made ahead only while every joined VM asked for it.
+ *
+ * The lead is the daemon's own path from its timer's moment to the decisions written (the timer
+ * interrupt, its thread's wake-up, the work), learnt as it runs: a fixed 100 us was about that
+ * path's median on one machine, and on a machine whose idle CPU wakes more slowly whole runs
+ * published nothing ahead (CI: 1 of ~110 ends, twice). Its p90, HOST_AHEAD_NS to
+ * HOST_AHEAD_MAX_NS: events read inside the lead count from the end, so it stays short.
  */
 #include <limits.h>
 
@@ -65,8 +71,10 @@ uint64_t host_ahead_next(struct host *h)
 	uint64_t t = host_ahead_end(h);
 	unsigned int i;
 
+	h->ahead_wake_end = t;
 	if (t != HOST_TIME_INF)
-		t = t > HOST_AHEAD_NS ? t - HOST_AHEAD_NS : 0;
+		t = t > h->ahead_lead_ns ? t - h->ahead_lead_ns : 0;
+	h->ahead_wake = t;
 	for (i = 0; i < h->nr_slots; i++)
 		if (h->slot[i].ahead_at && h->slot[i].ahead_at + h->grace_ns < t)
 			t = h->slot[i].ahead_at + h->grace_ns;
@@ -74,19 +82,47 @@ uint64_t host_ahead_next(struct host *h)
 }
 
 /*
- * The daemon's timer at now: if a slice end is due within HOST_AHEAD_NS, the core's timer runs
- * at that end (holders charged up to it) and true is returned; the caller drains. Lock held.
+ * The daemon's timer at now: if a slice end is due within the lead, the core's timer runs at
+ * that end (holders charged up to it) and true is returned; the caller drains. Lock held.
  */
 bool host_ahead_run(struct host *h, uint64_t now)
 {
 	uint64_t t = host_ahead_end(h);
 
-	if (t == HOST_TIME_INF || t > now + HOST_AHEAD_NS)
+	if (t == HOST_TIME_INF || t > now + h->ahead_lead_ns)
 		return false;
 	h->nr_ahead++;
 	host_charge_holders(h, t, UINT_MAX);
 	sched_timer(h->s, t);
 	return true;
+}
+
+/*
+ * After a timer run armed to decide the slice end at end ahead, the timer having been armed for
+ * armed, its decisions written (in time or not): the path since learnt as its p90 (nine steps
+ * up on a longer one, one down otherwise), and the lead set from it. Late runs are counted.
+ */
+void host_ahead_learn(struct host *h, uint64_t armed, uint64_t end)
+{
+	uint64_t now = h->clock(), path = now > armed ? now - armed : 0;
+	const uint64_t step = 1000;
+
+	h->nr_ahead_runs++;
+	if (now >= end)
+		h->nr_ahead_missed++;
+	if (path > h->ahead_path_ns)
+		h->ahead_path_ns += 9 * step;
+	else if (h->ahead_path_ns >= step)
+		h->ahead_path_ns -= step;
+	if (h->ahead_path_ns > HOST_AHEAD_MAX_NS)
+		h->ahead_path_ns = HOST_AHEAD_MAX_NS;
+	h->ahead_lead_ns = h->ahead_path_ns > HOST_AHEAD_NS ? h->ahead_path_ns : HOST_AHEAD_NS;
+}
+
+/* What the timer armed for t is for: the slice end it decides ahead, HOST_TIME_INF: none. */
+uint64_t host_ahead_armed(struct host *h, uint64_t t)
+{
+	return t != HOST_TIME_INF && t == h->ahead_wake ? h->ahead_wake_end : HOST_TIME_INF;
 }
 
 /* The moment a decision about c's vCPU made now takes effect: 0 (at once), or the core's. */
@@ -144,4 +180,13 @@ uint64_t host_client_ahead_late(const struct host_client *c)
 uint64_t host_nr_ahead(const struct host *h)
 {
 	return h->nr_ahead;
+}
+
+uint64_t host_ahead_lead(const struct host *h, uint64_t *runs, uint64_t *missed)
+{
+	if (runs)
+		*runs = h->nr_ahead_runs;
+	if (missed)
+		*missed = h->nr_ahead_missed;
+	return h->ahead_lead_ns;
 }

@@ -208,6 +208,12 @@ struct host {
 	uint64_t dcpu_uncharged;	/* no VM's (accepts, hang-ups, idle ticks, leavers) */
 	uint64_t nr_dcpu_reads, nr_dcpu_charges;
 	uint64_t nr_ahead;		/* host_ahead.c: the core's timer run ahead of a slice end */
+	uint64_t nr_ahead_runs;		/* ... timer runs armed for it */
+	uint64_t nr_ahead_missed;	/* ... of them, done at or after the end */
+	uint64_t ahead_path_ns;		/* ... its timer-to-decisions path, p90 (learnt) */
+	uint64_t ahead_lead_ns;		/* ... how long before an end the timer wakes */
+	uint64_t ahead_wake, ahead_wake_end;	/* ... host_ahead_next()'s last: when, for what */
+	uint64_t timer_ahead_end;	/* the end timer_at is to decide ahead, HOST_TIME_INF */
 	uint64_t nr_arms;		/* host_arm(): the timer set to a new moment */
 	/* host_client_input(): one VMM's batch, read with one recvmmsg() */
 	char (*in_buf)[HOST_MSG_MAX_LEN];	/* HOST_INPUT_BATCH of them */
@@ -309,14 +315,17 @@ void host_slice_reported(struct host *h, unsigned int slot, uint64_t now);
 void host_slice_tick(struct host *h, struct host_client *c, uint64_t now);
 
 /*
- * host_ahead.c: slice ends decided HOST_AHEAD_NS ahead (HOST_HELLO_AHEAD). next: when the timer
- * is due for it; run: the core's timer run at the slice end (the caller drains); at: the moment
- * a decision about c's vCPU made now holds from (0: at once); heard: a message about slot;
- * enforce: published ends not applied by the grace. Lock held.
+ * host_ahead.c: slice ends decided ahead (HOST_HELLO_AHEAD), by a lead learnt from the daemon's
+ * own timer path, HOST_AHEAD_NS to HOST_AHEAD_MAX_NS. next: when the timer is due for it; run:
+ * the core's timer run at the slice end (the caller drains); armed: the end a timer armed for t
+ * is to decide ahead; learn: the timer's run for it done; at: the moment a decision about c's
+ * vCPU made now holds from (0: at once); heard: a message about slot; enforce: published ends
+ * not applied by the grace. Lock held.
  */
-#define HOST_AHEAD_NS	100000ULL
 uint64_t host_ahead_next(struct host *h);
 bool host_ahead_run(struct host *h, uint64_t now);
+void host_ahead_learn(struct host *h, uint64_t armed, uint64_t end);
+uint64_t host_ahead_armed(struct host *h, uint64_t t);
 uint64_t host_ahead_at(struct host *h, const struct host_client *c);
 bool host_ahead_holds_offers(struct host *h);
 void host_ahead_heard(struct host *h, unsigned int slot, uint64_t now);

@@ -133,6 +133,11 @@ uint64_t host_client_pins(const struct host_client *c);
 /* Slice ends decided ahead (HOST_HELLO_AHEAD): the core's timer runs ahead of one; c's holders
  * whose published end the daemon enforced at the grace (host/host_ahead.c). */
 uint64_t host_nr_ahead(const struct host *h);
+/* The lead its timer wakes by before an end, ns (learnt, HOST_AHEAD_NS to HOST_AHEAD_MAX_NS);
+ * *runs: the timer's runs for an end; *missed: those done at or after it (decided at once). */
+#define HOST_AHEAD_NS		100000ULL
+#define HOST_AHEAD_MAX_NS	400000ULL
+uint64_t host_ahead_lead(const struct host *h, uint64_t *runs, uint64_t *missed);
 uint64_t host_nr_arms(const struct host *h);
 /* What the daemon's timer is armed for (HOST_TIME_INF: nothing), for the tests. */
 uint64_t host_timer_at(const struct host *h);
