@@ -5,7 +5,8 @@
  * (vsched.h), so this file only translates between VFS calls and API calls, and adds what
  * cgroupfs does at the VFS level: modes, owners and xattrs (attr.c), delegation (deleg.c),
  * seq_file-like reads and poll. The tree's operations (mkdir, rmdir, chown, chmod, statfs and
- * those kernfs does not support) are fs_tree.c's; the operations table is here.
+ * those kernfs does not support) are fs_tree.c's, a path's node fs_node.c's; the operations
+ * table is here.
  */
 #include "ctl_fs.h"
 
@@ -70,62 +71,6 @@ static int gone_errno(struct vsched *vs, const struct ctl_file *f, int err)
 	if (!path_gone(err))
 		return err;
 	return handle_live(vs, f) ? err : -ENODEV;
-}
-
-/* Splits "/a/b/c" into "/a/b" and "c"; "/c" gives "/" and "c". */
-static int path_split(const char *path, char *dir, size_t dlen, char *name, size_t nlen)
-{
-	const char *slash = strrchr(path, '/');
-	size_t n;
-
-	if (!slash || !slash[1])
-		return -ENOENT;
-	if (strlen(slash + 1) >= nlen)
-		return -ENAMETOOLONG;
-	n = slash == path ? 1 : (size_t)(slash - path);
-	if (n >= dlen)
-		return -ENAMETOOLONG;
-	memcpy(dir, path, n);
-	dir[n] = '\0';
-	strcpy(name, slash + 1);
-	return 0;
-}
-
-static int count_one(const char *name __unused, mode_t mode __unused, void *arg)
-{
-	(*(nlink_t *)arg)++;
-	return 0;
-}
-
-int ctl_node_resolve(struct ctl *c, const char *path, struct node *n)
-{
-	struct vsched *vs = c->vs;
-	char dir[PATH_MAX];
-	mode_t mode;
-
-	memset(n, 0, sizeof(*n));
-	if (!vsched_stat(vs, path, NULL, &mode) && !vsched_owner(vs, path, &n->uid, &n->gid)) {
-		n->kind = NODE_DIR;
-		snprintf(n->group, sizeof(n->group), "%s", path);
-		snprintf(n->key, sizeof(n->key), "%s", path);
-		n->mode = mode & 07777;
-		/* As kernfs: 2, plus one per subdirectory. */
-		n->nlink = 2;
-		vsched_list_children(vs, path, count_one, &n->nlink);
-		ctl_node_attrs(c, n);
-		return 0;
-	}
-	if (path_split(path, dir, sizeof(dir), n->name, sizeof(n->name)))
-		return -ENOENT;
-	if (vsched_stat(vs, dir, n->name, &mode))
-		return -ENOENT;
-	n->kind = NODE_FILE;
-	snprintf(n->group, sizeof(n->group), "%s", dir);
-	snprintf(n->key, sizeof(n->key), "%s", path);
-	n->mode = mode & 07777;
-	n->nlink = 1;
-	ctl_node_attrs(c, n);
-	return 0;
 }
 
 /* The path of an operation: given, or that of the open handle. */

@@ -35,6 +35,11 @@ for accel in $(test_accels); do
 		# Periods count while the group runs: a starved one (load 20: 23 in 3 s) has fewer.
 		check "$usage <= 1.1 * 25000 * $periods" ||
 			{ echo "$accel: usage above 110 % of 25 ms x $periods periods"; exit 1; }
+		# A floor met is met whatever the waits (CI: usage 756 ms of 750 with waits of -81 ms
+		# failed). They are below 0 on a quiet host (-61 to -81 ms): the guest's steal area
+		# is brought up to date at its next entry, so a throttle the run ends in is vsched's
+		# count only. Waits below 0 count as none.
+		[ "$hw" -ge 0 ] || hw=0
 		if check "0.9 * 25000 * $periods - $usage > $hw"; then
 			echo "$accel: usage below 90 % of 25 ms x $periods periods, more than the host's waits"
 			exit 1
