@@ -268,15 +268,17 @@ static void host_hangup(struct host *h, struct host_client *c, const char *why)
 	if (c->joined)
 		fprintf(stderr, "vsched host: %s: its threads other than vCPUs charged %llu us "
 			"(%llu us refused); PREEMPTs left to the kick %llu; published ahead %llu "
-			"(enforced at the grace %llu; the daemon's lead %llu us, %llu of %llu runs "
-			"late); silent past a slice end %llu (not stopped), "
+			"(withdrawn %llu; enforced at the grace %llu; the daemon's lead %llu us, %llu of "
+			"%llu runs late); silent past a slice end %llu (not stopped), "
 			"revoked %llu (the latest %llu us after its end; at the grace %llu; asleep %llu, "
 			"ran without a word %llu, the latest of them %llu us after its end)\n",
 			c->group,
 			(unsigned long long)c->other_ns / 1000,
 			(unsigned long long)c->other_refused_ns / 1000,
 			(unsigned long long)c->nr_preempts_quiet,
-			(unsigned long long)c->nr_ahead_pre, (unsigned long long)c->nr_ahead_late,
+			(unsigned long long)c->nr_ahead_pre,
+			(unsigned long long)c->nr_ahead_withdrawn,
+			(unsigned long long)c->nr_ahead_late,
 			(unsigned long long)h->ahead_lead_ns / 1000,
 			(unsigned long long)h->nr_ahead_missed, (unsigned long long)h->nr_ahead_runs,
 			(unsigned long long)c->nr_owe_runnable, (unsigned long long)c->nr_revokes,

@@ -227,6 +227,9 @@ void host_decide_kick(struct host *h, const struct sched_decision *d, bool kick)
 		 d->type == SCHED_PREEMPT ? HOST_MSG_PREEMPT : HOST_MSG_RETIME;
 	host_end_decided(sl, d);
 	if (d->type == SCHED_RUN) {
+		/* A PREEMPT published for an end to come, withdrawn: its VMM applies none. */
+		if (sl->ahead_at && h->clock() < sl->ahead_at)
+			sl->client->nr_ahead_withdrawn++;
 		host_charge_granted(h, d->vcpu, sched_now(h->s));
 		/*
 		 * Its silence on the lane starts here: waiting, it had nothing to say. Counted from

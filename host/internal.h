@@ -125,6 +125,7 @@ struct host_client {
 	bool ahead;
 	uint64_t nr_ahead_pre;		/* PREEMPTs published for a slice end to come */
 	uint64_t nr_ahead_late;		/* ... preempted by the daemon at the grace after it */
+	uint64_t nr_ahead_withdrawn;	/* ... replaced by a grant before the end came */
 	uint64_t nr_revokes;		/* its vCPUs revoked, all told (logged as it leaves) */
 	uint64_t nr_owe_runnable;	/* ... not: silent past an end, its thread not stopped */
 	uint64_t revoke_late_ns;	/* ... the latest after its slice end */

@@ -23,6 +23,18 @@ bool rt_ahead_defer(struct runtime *rt, struct rt_vcpu *rv, uint32_t seq, uint32
 {
 	uint64_t now = rt_now();
 
+	/*
+	 * A published end that has come and was not applied: its thread had no CPU at it (on the
+	 * thread backend the successor, woken at `at` on the lane's CPU, runs first and the holder
+	 * waits behind it, out of the guest; seen 3 ms, until its next grant). It is off the lane
+	 * since `at`: applied before the newer decision, which then holds from its own `at`.
+	 */
+	if (rv->ahead_seq && rv->state == RT_RUNNING && now >= rv->ahead_at &&
+	    rv->ahead_seq == rv->seq_applied) {
+		rv->ahead_seq = 0;
+		rt->st.ahead_preempts++;
+		rt_preempt(rt, rv->id);
+	}
 	/* Its moment passed already (read late): applied now as any, counted as published. */
 	if (at && at != HOST_TIME_INF && at <= now && lane == HOST_LANE_NONE &&
 	    rv->state == RT_RUNNING)
