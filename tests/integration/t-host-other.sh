@@ -48,7 +48,10 @@ for accel in $(test_accels); do
 	# a zombie: none of its threads read, p1 0) took its CPU out of p1, which then bounds
 	# neither side: the ceiling failed a charge above 20 ms. Said, not judged; a VM whole at
 	# both reads (every run on a quiet host: 4 other threads, charged 11-15 ms) is judged.
-	if [ "$k1" -lt "$k0" ]; then
+	if [ "$k0" = 0 ]; then
+		echo "$accel: no thread's schedstat could be read here: the charge not judged against it"
+		continue
+	elif [ "$k1" -lt "$k0" ]; then
 		echo "$accel: host too busy: $k0 other threads at the first read, $k1 at the" \
 			"second (the VM was ending): the charge not judged against them"
 		continue
