@@ -247,10 +247,10 @@ wait_for '[ "$(grep -c "/machine/c: .* revoked" "$TMPD/host2.log")" -ge $nc ]' |
 	fail "the daemon did not log c's $nc leaves"
 read -r _ dw1 dn1 </proc/$HP/schedstat
 dwait=$(((dw1 - dw0) / 1000 / (dn1 - dn0 + 1)))
-sum() { awk '{ s += $1; n++ } END { if (n) print s }'; }
-rc=$(sed -nE 's|.*/machine/c: .* revoked ([0-9]+) \(.*|\1|p' "$TMPD/host2.log" | sum)
+sum_lines() { awk '{ s += $1; n++ } END { if (n) print s }'; }
+rc=$(sed -nE 's|.*/machine/c: .* revoked ([0-9]+) \(.*|\1|p' "$TMPD/host2.log" | sum_lines)
 grace=$(sed -nE 's|.*/machine/c: .* revoked [0-9]+ \(.*; at the grace ([0-9]+);.*|\1|p' \
-	"$TMPD/host2.log" | sum)
+	"$TMPD/host2.log" | sum_lines)
 echo "revoked as they left: c $rc (at the grace $grace; the daemon waited for a CPU $dwait us" \
 	"a run), b $(sed -nE 's|.*/machine/b: .* (revoked [0-9]+ \(.*)|\1|p' "$TMPD/host2.log")"
 [ -n "$rc" ] && [ -n "$grace" ] || fail "no count of c's revocations"
