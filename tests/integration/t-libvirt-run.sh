@@ -10,6 +10,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A private run directory: the domain's name is fixed (fromxml), and another run of the test (a
+# second make check on the machine) or a VM of that name in /run/vsched refused this one.
+export VSCHED_RUN_DIR=$tmp/run
 
 dom() { # type
 	cat > "$tmp/ok.xml" <<XML

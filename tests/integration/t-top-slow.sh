@@ -86,6 +86,14 @@ if [ -c /dev/fuse ]; then
 		sleep 0.1
 	done
 	kill -STOP "$fpid"
+	# kill returns before the group stop is done: each thread stops once it gets a CPU. top
+	# judges the main thread's state, a FUSE thread not stopped yet still answers: top starts
+	# once every thread shows T (at once on a quiet host; up to 5 s).
+	for i in $(seq 100); do
+		st=$(cat /proc/"$fpid"/task/*/stat 2>/dev/null | sed -E 's/.*\) (.).*/\1/' | sort -u)
+		[ "$st" = T ] && break
+		sleep 0.05
+	done
 	out=$(timeout 10 "$VSCHED" top -b -n 1 --vm frozen 2>&1)
 	expect_eq "a stopped VMM: top -b ends, status 0" "$?" 0
 	case $out in

@@ -4,6 +4,9 @@ set -u
 . "$(dirname "$0")/lib-vmm.sh"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# A private run directory: the name is the test's, and another run of it (a second make check
+# on the machine) or a VM of that name in /run/vsched refused this one ("already running").
+export VSCHED_RUN_DIR=$out/run
 
 for accel in $(test_accels); do
 	"$VSCHED" run --accel "$accel" --name lanes-test --vcpus 4 --payload hog --cpus 2 \
