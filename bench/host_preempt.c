@@ -184,6 +184,8 @@ static int run_accel_slice(bool kvm, unsigned int rounds)
 	const char *name = kvm ? "kvm" : "thread";
 	struct pre *in = pre_new(rounds, kvm), *ho = pre_new(rounds, kvm);
 	struct sched_param fifo = { .sched_priority = 2 }, other = { 0 };
+	cpu_set_t all, off;
+	bool pinned = false;
 	int ret = 0;
 
 	if (!in || !ho) {
@@ -194,10 +196,26 @@ static int run_accel_slice(bool kvm, unsigned int rounds)
 		ho->dkick = true;
 		ho->watch = !kvm && !getenv("BENCH_PRE_NOWATCH");
 		ho->ahead = !getenv("BENCH_PRE_AHEAD") || strcmp(getenv("BENCH_PRE_AHEAD"), "0");
+		/*
+		 * The helper off the holder's CPU, in both rows (BENCH_PRE_PIN=0: floating). A
+		 * SCHED_FIFO thread stays on the CPU it woke on, so where it first landed decided the
+		 * run: on the holder's CPU the holder left ~10 us after each kick (once the helper
+		 * slept), elsewhere at once, after a wake-up that was often an idle CPU's; floating,
+		 * 0.62-1.51x in-process over 21 runs, pinned 0.51-0.90x over 13 (docs/host.md).
+		 */
+		if (bench_daemon_pin && !sched_getaffinity(0, sizeof(all), &all)) {
+			bench_daemon_mask = all;	/* the daemon's lanes: the whole mask */
+			bench_daemon_has_mask = true;
+			off = all;
+			CPU_CLR(in->lane, &off);
+			pinned = CPU_COUNT(&off) && !sched_setaffinity(0, sizeof(off), &off);
+		}
 		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo);
 		if (run_inprocess(in) || run_daemon(ho))
 			ret = -1;
 		sched_setscheduler(0, SCHED_OTHER, &other);
+		if (pinned)
+			sched_setaffinity(0, sizeof(all), &all);
 	}
 	if (!ret) {
 		report(name, "in-process, slice", in);
@@ -205,6 +223,19 @@ static int run_accel_slice(bool kvm, unsigned int rounds)
 		ratio(name, "host, slice", ho, in);
 		printf("%-6s slice rounds not timed (vCPU 1 took the lane at its wake, or no end): "
 		       "in-process %u, host %u\n", name, in->missed, ho->missed);
+		/* The bench's own bookkeeping: a round whose wait ended before the holder's exit
+		 * timed the next round's datagrams, not the path (pre_wait_out()). */
+		printf("%-6s slice rounds whose wait ended before the holder was out: in-process %u, "
+		       "host %u\n", name, in->unpaired, ho->unpaired);
+		/*
+		 * The helper (this thread, SCHED_FIFO) stays on the CPU it woke on: on the holder's,
+		 * each kick waits for the helper to sleep (~10 us), and the wake-up is one of a busy
+		 * CPU; on the other, the kick lands at once but the wake-up may be an idle CPU's.
+		 */
+		printf("%-6s slice kicks from the holder's CPU: in-process %u of %u, host %u of %u\n",
+		       name, in->kicks_here, in->kicks_all, ho->kicks_here, ho->kicks_all);
+		if (in->unpaired || ho->unpaired)
+			ret = -1;
 	}
 	if (in)
 		pre_free(in);

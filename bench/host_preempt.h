@@ -57,6 +57,8 @@ struct pre {
 	unsigned int stray;	/* H out before the timed wake (a vt round's first wake) */
 	unsigned int early;	/* slice round: H out before the slice end it was timed from */
 	unsigned int retimed;	/* host slice round: its end moved (RETIME) while timed */
+	unsigned int unpaired;	/* slice rounds whose wait ended before H's exit (pre_wait_out()) */
+	unsigned int kicks_here, kicks_all;	/* kicks from H's CPU (lane), all kicks */
 	unsigned int missed;	/* in-process: the timed wake did not take the lane */
 	unsigned int grants;	/* host mode: GRANTs of vCPU 0 (one a round, one more a stray) */
 	pid_t tid;		/* H's */
@@ -81,6 +83,8 @@ void signal_flag(struct pre *p, bool *flag);
 void wait_flag(struct pre *p, bool *flag);
 bool wait_flag_ms(struct pre *p, bool *flag, unsigned int ms);
 void wait_inside(struct pre *p);
+unsigned int pre_exits(struct pre *p);
+void pre_wait_out(struct pre *p, unsigned int before);
 void report(const char *accel, const char *what, struct pre *p);
 void ratio(const char *accel, const char *what, struct pre *ho, struct pre *in);
 

@@ -29,6 +29,9 @@ void pre_kick(struct pre *p)
 {
 	p->tk = time_mono_ns();
 	spin_vcpu_kick(&p->v, p->h);
+	/* From H's own CPU, H runs again only once the kicker sleeps (slice rows: the helper). */
+	p->kicks_here += sched_getcpu() == (int)p->lane;
+	p->kicks_all++;
 }
 
 /*
@@ -216,6 +219,31 @@ bool wait_flag_ms(struct pre *p, bool *flag, unsigned int ms)
 	*flag = false;
 	pthread_mutex_unlock(&p->lock);
 	return set;
+}
+
+/* H's timed exits so far (samples, and those not sampled: early, re-timed). */
+unsigned int pre_exits(struct pre *p)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->n + p->early + p->retimed;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+/*
+ * A timed slice round's end: H's exit (`done`), which must be this round's: `before` is
+ * pre_exits() at the round's start. A `done` left from an earlier round let the bench's main
+ * thread (SCHED_FIFO, the helper) go on to the next round's datagrams before H was out, on H's
+ * CPU in the runs where it ran there, ahead of H: 1679-4888 rounds of ~4900 in every run until
+ * 2026-12-07, the row's slow mode (docs/host.md). Counted (the row fails on any).
+ */
+void pre_wait_out(struct pre *p, unsigned int before)
+{
+	wait_flag(p, &p->done);
+	if (pre_exits(p) == before)
+		p->unpaired++;
 }
 
 /* The holder granted and inside its vCPU for a while, as a vCPU in KVM_RUN is when preempted. */

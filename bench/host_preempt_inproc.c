@@ -85,6 +85,7 @@ static bool slice_tick(struct pre *p, struct vsched *vs, struct sched *s, uint64
 	if (drain(p, s) || until == SCHED_TIME_NONE)
 		return false;
 	pthread_mutex_lock(&p->lock);
+	p->done = false;	/* an earlier round's exit: not this one's (host_preempt_host.c) */
 	p->timing = true;
 	p->t0 = until;
 	pthread_mutex_unlock(&p->lock);
@@ -122,6 +123,7 @@ int run_inprocess(struct pre *p)
 	pthread_create(&p->h, NULL, holder, p);
 	for (i = 0; i < p->rounds; i++) {
 		uint64_t g, charged = 0;
+		unsigned int before = pre_exits(p);
 		bool pre;
 
 		vsched_lock(vs);
@@ -148,6 +150,7 @@ int run_inprocess(struct pre *p)
 			pre = slice_tick(p, vs, s, g);
 		} else {
 			pthread_mutex_lock(&p->lock);
+			p->done = false;
 			p->timing = true;
 			p->t0 = time_mono_ns();
 			pthread_mutex_unlock(&p->lock);
@@ -175,7 +178,10 @@ int run_inprocess(struct pre *p)
 			}
 		} else {
 			vsched_unlock(vs);
-			wait_flag(p, &p->done);
+			if (p->slice)
+				pre_wait_out(p, before);
+			else
+				wait_flag(p, &p->done);
 		}
 		vsched_lock(vs);
 		/* The preempted one first: blocking 1 first would hand 0 the lane again. */
