@@ -133,7 +133,7 @@ int host_create(const struct host_opts *o, struct host **out)
 			  (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	h->pre_stats = getenv("VSCHED_HOST_PRE_STATS") != NULL;
 	h->listen_fd = h->epoll_fd = h->timer_fd = -1;
-	h->timer_at = h->timer_ahead_end = HOST_TIME_INF;
+	h->timer_at = HOST_TIME_INF;
 	h->ahead_lead_ns = HOST_AHEAD_NS;
 	list_init(&h->clients);
 	list_init(&h->kept);
@@ -386,12 +386,12 @@ void host_timer(struct host *h)
 	uint64_t now, armed, end;
 
 	vsched_lock(h->vs);
+	armed = h->timer_at;
+	end = host_ahead_armed(h, armed);	/* the slice end it woke to decide ahead, if any */
 	host_dcpu_begin(h);
 	host_offer_settle(h);
 	now = h->clock();
-	armed = h->timer_at;
-	end = h->timer_ahead_end;
-	h->timer_at = h->timer_ahead_end = HOST_TIME_INF;
+	h->timer_at = HOST_TIME_INF;
 	h->cause = HOST_PRE_TIMER;
 	h->cause_c = NULL;
 	host_rotate_due(h, now);

@@ -409,7 +409,6 @@ void host_arm(struct host *h)
 	if (t == h->timer_at)
 		return;
 	h->timer_at = t;
-	h->timer_ahead_end = host_ahead_armed(h, t);
 	h->nr_arms++;
 	if (h->timer_fd < 0)	/* not running (unit tests): counted only */
 		return;

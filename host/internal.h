@@ -214,7 +214,6 @@ struct host {
 	uint64_t ahead_path_ns;		/* ... its timer-to-decisions path, p90 (learnt) */
 	uint64_t ahead_lead_ns;		/* ... how long before an end the timer wakes */
 	uint64_t ahead_wake, ahead_wake_end;	/* ... host_ahead_next()'s last: when, for what */
-	uint64_t timer_ahead_end;	/* the end timer_at is to decide ahead, HOST_TIME_INF */
 	uint64_t nr_arms;		/* host_arm(): the timer set to a new moment */
 	/* host_client_input(): one VMM's batch, read with one recvmmsg() */
 	char (*in_buf)[HOST_MSG_MAX_LEN];	/* HOST_INPUT_BATCH of them */
