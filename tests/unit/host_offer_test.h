@@ -134,4 +134,25 @@ static inline bool ovmm_hung_up(struct ovmm *m)
 	return n == 0;
 }
 
+/* A joined VM's groups lo (weight 100) and hi (weight 400), vCPU 0 in lo, 1 in hi, committed. */
+static inline void ovmm_vt_groups(struct host *h, struct ovmm *m)
+{
+	static const char *const path[] = { "lo", "hi" };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct host_group_msg gm = {
+			.type = HOST_MSG_GROUP, .index = i, .id = i + 1,
+			.set = { .shares = 1024 << (2 * i), .quota_us = UINT64_MAX,
+				 .period_us = 100000, .threaded = 1 },
+		};
+		struct host_ev ev = { .type = HOST_MSG_VCPU, .vcpu = i, .arg = i + 1 };
+
+		snprintf(gm.path, sizeof(gm.path), "%s", path[i]);
+		CU_ASSERT_EQUAL(host_test_msg(h, m->c, &gm, sizeof(gm)), 0);
+		CU_ASSERT_EQUAL(host_test_msg(h, m->c, &ev, sizeof(ev)), 0);
+	}
+	CU_ASSERT_EQUAL(ovmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+}
+
 #endif

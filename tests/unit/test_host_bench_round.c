@@ -221,7 +221,6 @@ static uint64_t sm_sleep(void)
 /* seed's run of rounds; whether a round hung. */
 static bool sm_run(unsigned int seed, uint64_t stall_ns, unsigned int rounds)
 {
-	static const char *const path[] = { "lo", "hi" };
 	struct host_hello hm = {
 		.type = HOST_MSG_HELLO, .version = HOST_PROTO_VERSION, .pid = 4242, .nr_vcpus = 2,
 		.flags = HOST_HELLO_PAGE | HOST_HELLO_OFFER | HOST_HELLO_HELD,
@@ -239,19 +238,7 @@ static bool sm_run(unsigned int seed, uint64_t stall_ns, unsigned int rounds)
 	host_set_thread_times(s->h, sm_times);
 	snprintf(hm.name, sizeof(hm.name), "a");
 	s->a.fd = host_test_join_pages(s->h, &hm, &s->a.c, &s->a.o, NULL, &s->page);
-	for (i = 0; i < 2; i++) {
-		struct host_group_msg gm = {
-			.type = HOST_MSG_GROUP, .index = i, .id = i + 1,
-			.set = { .shares = 1024 << (2 * i), .quota_us = UINT64_MAX,
-				 .period_us = 100000, .threaded = 1 },
-		};
-		struct host_ev ev = { .type = HOST_MSG_VCPU, .vcpu = i, .arg = i + 1 };
-
-		snprintf(gm.path, sizeof(gm.path), "%s", path[i]);
-		CU_ASSERT_EQUAL(host_test_msg(s->h, s->a.c, &gm, sizeof(gm)), 0);
-		CU_ASSERT_EQUAL(host_test_msg(s->h, s->a.c, &ev, sizeof(ev)), 0);
-	}
-	CU_ASSERT_EQUAL(ovmm_ev(s->h, &s->a, HOST_MSG_COMMIT, 0, 0, 0), 0);
+	ovmm_vt_groups(s->h, &s->a);
 	s->sent = 5;
 	while (s->round < rounds && !s->hung) {
 		offer_now += 20000;

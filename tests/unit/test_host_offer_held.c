@@ -241,23 +241,8 @@ static void test_held_not_before(void)
 /* The VM "a" of vt_take: vCPU 0 in a/lo (weight 100), vCPU 1 in a/hi (weight 400). */
 static void vt_join(struct host *h, struct ovmm *m, uint32_t flags)
 {
-	static const char *const path[] = { "lo", "hi" };
-	unsigned int i;
-
 	ovmm_hello(h, m, 2, flags);
-	for (i = 0; i < 2; i++) {
-		struct host_group_msg gm = {
-			.type = HOST_MSG_GROUP, .index = i, .id = i + 1,
-			.set = { .shares = 1024 << (2 * i), .quota_us = UINT64_MAX,
-				 .period_us = 100000, .threaded = 1 },
-		};
-		struct host_ev ev = { .type = HOST_MSG_VCPU, .vcpu = i, .arg = i + 1 };
-
-		snprintf(gm.path, sizeof(gm.path), "%s", path[i]);
-		CU_ASSERT_EQUAL(host_test_msg(h, m->c, &gm, sizeof(gm)), 0);
-		CU_ASSERT_EQUAL(host_test_msg(h, m->c, &ev, sizeof(ev)), 0);
-	}
-	CU_ASSERT_EQUAL(ovmm_ev(h, m, HOST_MSG_COMMIT, 0, 0, 0), 0);
+	ovmm_vt_groups(h, m);
 }
 
 /*

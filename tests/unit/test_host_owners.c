@@ -130,6 +130,20 @@ static void owners_file(char *file, const char *text)
 	close(fd);
 }
 
+/*
+ * h with the directory's records recs and VM w joined, w and w/d delegated to 65534 and w/d/u to
+ * 65533: the state h saves then (a new string).
+ */
+static char *owners_delegated(struct host *h, char *recs, struct vmm *m)
+{
+	host_set_attrs(h, owners_save, NULL, recs);
+	owners_join(h, m);
+	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w", 65534, 65534), 0);
+	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w/d", 65534, 65534), 0);
+	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w/d/u", 65533, 65533), 0);
+	return host_state_dump(h);
+}
+
 static void test_owners_rejoin(void)
 {
 	struct host *h = vmm_host_new(2, 4), *h2 = vmm_host_new(2, 4), *h3 = vmm_host_new(2, 4);
@@ -145,12 +159,7 @@ static void test_owners_rejoin(void)
 
 	CU_ASSERT_TRUE_FATAL(start > 0);
 	snprintf(me, sizeof(me), "%d\t%llu", (int)getpid(), start);
-	host_set_attrs(h, owners_save, NULL, recs);
-	owners_join(h, &m);
-	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w", 65534, 65534), 0);
-	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w/d", 65534, 65534), 0);
-	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w/d/u", 65533, 65533), 0);
-	d1 = host_state_dump(h);
+	d1 = owners_delegated(h, recs, &m);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d1);
 	snprintf(line, sizeof(line), "vown\t%s\t/machine/w/d/u\t65533\t65533\t2\n", me);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d1, line));
@@ -246,12 +255,7 @@ static void test_owners_remade(void)
 
 	CU_ASSERT_TRUE_FATAL(start > 0);
 	snprintf(me, sizeof(me), "%d\t%llu", (int)getpid(), start);
-	host_set_attrs(h, owners_save, NULL, recs);
-	owners_join(h, &m);
-	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w", 65534, 65534), 0);
-	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w/d", 65534, 65534), 0);
-	CU_ASSERT_EQUAL(vsched_chown(host_vsched(h), "/machine/w/d/u", 65533, 65533), 0);
-	d1 = host_state_dump(h);
+	d1 = owners_delegated(h, recs, &m);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d1);
 	vmm_leave(h, &m);
 	owners_file(file, d1);

@@ -59,6 +59,15 @@ static void vm_fill(unsigned int k, uint64_t web, uint64_t batch, uint64_t thr_u
 	v[2] = (struct top_vcpu){ .id = 2, .group = 2, .usage_usec = batch };
 }
 
+/* Every vCPU of snapshot k in state (as its vcpu.stat's state line says). */
+static void vm_state(unsigned int k, const char *state)
+{
+	unsigned int i;
+
+	for (i = 0; i < vms[k].nr_vcpus; i++)
+		snprintf(vms[k].vcpus[i].state, sizeof(vms[k].vcpus[i].state), "%s", state);
+}
+
 static void test_top_delta(void)
 {
 	struct top_gstat g[4];
@@ -155,12 +164,11 @@ static void test_top_fluid_demand(void)
 {
 	struct top_gstat g[4];
 	struct top_vstat v[3];
-	unsigned int k, i;
+	unsigned int k;
 
 	for (k = 0; k < 2; k++) {
 		vm_fill(k, k * 1200000, k * 200000, 0, 0);
-		for (i = 0; i < 3; i++)
-			snprintf(vms[k].vcpus[i].state, sizeof(vms[k].vcpus[i].state), "running");
+		vm_state(k, "running");
 		vms[k].vcpus[0].wait_usec = vms[k].vcpus[1].wait_usec = k * 400000;
 		vms[k].vcpus[2].wait_usec = k * 10000;
 	}
@@ -183,12 +191,11 @@ static void test_top_fluid_starved(void)
 {
 	struct top_gstat g[4];
 	struct top_vstat v[3];
-	unsigned int k, i;
+	unsigned int k;
 
 	for (k = 0; k < 2; k++) {
 		vm_fill(k, k * 2000000, k * 5000, 0, 0);
-		for (i = 0; i < 3; i++)
-			snprintf(vms[k].vcpus[i].state, sizeof(vms[k].vcpus[i].state), "waiting");
+		vm_state(k, "waiting");
 		vms[k].vcpus[2].wait_usec = k * 950000;
 	}
 	top_vm_delta(&vms[0], &vms[1], 1.0, g, v);
