@@ -49,6 +49,17 @@ host_daemon_restart() {
 	fi
 	host_daemon_start "$@"
 }
+# host_tree_saved PATTERN...: up to 5 s each for the daemon's saved tree (<run dir>/.host-tree,
+# written within 250 ms of a change, by a thread that may wait for a CPU) to hold a line matching
+# each Perl regex (\t a tab): what a SIGKILLed daemon's successor restores, not a sleep's guess.
+host_tree_has() { grep -qP -- "$1" "$VSCHED_RUN_DIR/.host-tree" 2>/dev/null; }
+host_tree_saved() {
+	local p
+	for p in "$@"; do
+		wait_for 'host_tree_has "$p"' || fail "the daemon did not save a line like '$p': \
+$(cat "$VSCHED_RUN_DIR/.host-tree" 2>&1)"
+	done
+}
 # host_deleg_begin NAME: the delegation tests' start: host_test_begin, user U (65534) and as_u to
 # run as it, a daemon on 2 CPUs, and start_w LOG [run flags]: VM w (one hog vCPU, group d) in
 # the background ($WP), its directory in the daemon's $D

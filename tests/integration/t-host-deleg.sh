@@ -28,7 +28,9 @@ OWNED="$D $D/d $D/d/cgroup.procs $D/d/cgroup.subtree_control $D/d/u $D/d/u/cgrou
 	$D/d/u/cgroup.procs $D/d/u/cpu.weight $D/d/u/cpu.max"
 # shellcheck disable=SC2086
 want=$(stat -c '%n %u:%g %a' $OWNED)
-sleep 0.5	# the daemon saves within 250 ms of a change
+host_tree_saved 'vown\t.*\t/machine/w/d/u\t65534\t65534\t' \
+	'vattr\t.*\t/machine/w/d/u/cpu.weight\t0664\t' \
+	'vattr\t.*\t/machine/w/d/cgroup.subtree_control\t-\t65534:65534\t'
 check() {	# WHEN
 	wait_for "[ -d $D/d/u ]" || fail "w did not join again ($1)"
 	local now

@@ -18,7 +18,7 @@ mkdir "$V/x" "$V/y" || fail "mkdir x, y in w's own directory"
 wait_for "[ -d $D/x ] && [ -d $D/y ]" || fail "x, y not mirrored in the daemon's directory"
 chown $U:$U "$D/x" "$D/x/cgroup.procs" "$D/y" "$D/y/cgroup.procs" || fail "chown of x, y"
 as_u mkdir "$D/x/u" && as_u rmdir "$D/x/u" || fail "U cannot make x/u (before)"
-sleep 0.5	# the daemon saves within 250 ms of a change
+host_tree_saved 'vown\t.*\t/machine/w/x\t65534\t65534\t' 'vown\t.*\t/machine/w/y\t65534\t65534\t'
 host_daemon_stop
 # No daemon: the VMM falls back, its own directory is its own to change.
 rmdir "$V/x" && mkdir "$V/x" || fail "x not made again in w's own directory"

@@ -22,7 +22,10 @@ echo "50000 100000" >"$H/tenant/t1/cpu.max" && echo 300 >"$H/tenant/cpu.weight" 
 	echo 20 >"$H/cgroup.max.descendants" && chown 65534:65534 "$H/spare/cpu.max" &&
 	chmod 640 "$H/tenant/cpu.weight" && chown 65534 "$H/tenant/t1/v/cpu.weight" ||
 	fail "cannot set the tree up"
-sleep 0.5	# the daemon saves within 250 ms of a change
+host_tree_saved 'write\t/tenant/t1\tcpu.max\t50000 100000$' 'write\t/tenant\tcpu.weight\t300$' \
+	'write\t/spare\tcpu.max\tmax 50000$' '^chown\t/spare\t65534\t' \
+	'write\t/\tcgroup.max.descendants\t20$' 'attr\t/spare/cpu.max\t-\t65534:65534\t' \
+	'attr\t/tenant/cpu.weight\t0640\t' 'vattr\t.*\t/tenant/t1/v/cpu.weight\t-\t65534:'
 check() {
 	wait_for "[ -e $H/cgroup.procs ]" || fail "no control directory ($1)"
 	is tenant/t1/cpu.max "50000 100000" "$1"
