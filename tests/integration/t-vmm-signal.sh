@@ -52,13 +52,23 @@ done
 # 6 of 6 runs, 0 lines).
 for accel in $(test_accels); do
 	python3 - "$VSCHED" "$accel" "$out/two" <<'PY' || fail "$accel: a second SIGINT in the teardown"
-import signal, subprocess, sys, time
+import os, signal, subprocess, sys, time
 vs, accel, path = sys.argv[1:4]
 for gap in (0.003, 0.004, 0.005, 0.003, 0.004):
     with open(path, "w") as f:
         p = subprocess.Popen([vs, "run", "--accel", accel, "--vcpus", "4", "--payload", "hog",
                               "--duration", "5s"], stdout=f, stderr=subprocess.DEVNULL)
-        time.sleep(0.6)
+        # Its handlers are set before the VM is made: wait for the vCPU threads, not a guess.
+        for _ in range(1000):
+            try:
+                names = [open("/proc/%d/task/%s/comm" % (p.pid, t)).read().strip()
+                         for t in os.listdir("/proc/%d/task" % p.pid)]
+            except OSError:
+                names = []
+            if sum(n.startswith("vcpu") for n in names) == 4:
+                break
+            time.sleep(0.01)
+        time.sleep(0.1)
         p.send_signal(signal.SIGINT)
         time.sleep(gap)
         if p.poll() is None:
