@@ -116,7 +116,7 @@ static void place_sleep_ms(unsigned int ms)
 }
 
 /*
- * Polls (up to 5 s: threads name themselves as they start, a VMM learns the daemon's lanes at
+ * Polls (up to 10 s: threads name themselves as they start, a VMM learns the daemon's lanes at
  * its first grant) until each of the threads named in comms has the mask want; true if all did.
  * The last mask read of a thread that did not is in got.
  */
@@ -125,7 +125,7 @@ static bool place_wait(const char *const *comms, const cpu_set_t *want, cpu_set_
 	unsigned int i, k;
 	pid_t tid;
 
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 1000; i++) {
 		for (k = 0; comms[k]; k++) {
 			tid = place_tid(comms[k]);
 			CPU_ZERO(got);
