@@ -40,14 +40,17 @@ unsigned int rt_place_off(const cpu_set_t *mask, const cpu_set_t *lanes, cpu_set
 
 static int rt_place_set(struct runtime *rt, pid_t tid, const cpu_set_t *set)
 {
+	int err;
+
 	if (!sched_setaffinity(tid, sizeof(*set), set))
 		return 0;
+	err = errno;
 	/* Only slower where it fails (a cpuset changed under the VMM): said once. */
 	if (!rt->place_warned)
 		fprintf(stderr, "vsched: the runtime's threads stay where they were (%s)\n",
-			strerror(errno));
+			strerror(err));
 	rt->place_warned = true;
-	return -errno;
+	return -err;
 }
 
 /* The lanes' CPUs changed: the threads that run move. Lock held. */
