@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,6 +76,30 @@ static void test_place_off(void)
 	place_set(&lanes, c1);
 	CU_ASSERT_EQUAL(rt_place_off(&mask, &lanes, &off), 1);
 	CU_ASSERT_TRUE(place_is(&off, c3));
+}
+
+/*
+ * A mask the kernel refuses (a cpuset changed under the VMM; here CPUs that do not exist): the
+ * thread stays where it was, the runtime goes on and says so once.
+ */
+static void test_place_refused(void)
+{
+	struct runtime *rt = calloc(1, sizeof(*rt));
+	cpu_set_t before, after;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rt);
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(before), &before), 0);
+	CPU_ZERO(&rt->host_cpus);
+	CPU_SET(CPU_SETSIZE - 2, &rt->host_cpus);
+	CPU_SET(CPU_SETSIZE - 1, &rt->host_cpus);
+	rt_place_init(rt);
+	rt->place_tid[RT_PLACE_HELPER] = (pid_t)syscall(SYS_gettid);
+	rt_place_seen(rt, CPU_SETSIZE - 2);	/* off the lanes: CPU_SETSIZE - 1 */
+	CU_ASSERT_TRUE(rt->place_warned);
+	rt_place_reset(rt);			/* refused again, not said again */
+	CU_ASSERT_EQUAL(sched_getaffinity(0, sizeof(after), &after), 0);
+	CU_ASSERT_TRUE(CPU_EQUAL(&before, &after));
+	free(rt);
 }
 
 /* The TID of this process's thread named comm, 0 if there is none. */
@@ -255,6 +280,7 @@ static void test_place_host(void)
 
 static CU_TestInfo tests[] = {
 	{ "the CPUs off the lanes for given masks", test_place_off },
+	{ "a mask the kernel refuses: the thread stays, said once", test_place_refused },
 	{ "embedded, one lane of two CPUs: the helper off the lane's CPU", test_place_embedded },
 	{ "embedded, a lane on every CPU: the helper floats", test_place_every_cpu },
 	{ "host mode: helper, agent and waker off the daemon's lanes, float after it is gone",
