@@ -142,6 +142,14 @@ struct rt_vcpu {
 	uint64_t ahead_at;
 };
 
+/* The runtime's SCHED_FIFO threads (rt_place.c). */
+enum rt_place_thread {
+	RT_PLACE_HELPER,
+	RT_PLACE_AGENT,
+	RT_PLACE_WAKER,
+	RT_PLACE_NR,
+};
+
 struct runtime {
 	struct vm *vm;
 	struct sched *s;
@@ -151,6 +159,11 @@ struct runtime {
 	int *lane_cpu;		/* host CPU of each lane, NULL: not pinned */
 	struct lane_rotate pin_rot;	/* the lanes' moves over their CPUs (embedded) */
 	cpu_set_t host_cpus;	/* the process affinity mask at creation */
+	/* The runtime's SCHED_FIFO threads off the lanes' CPUs (rt_place.c), lock held. */
+	pid_t place_tid[RT_PLACE_NR];	/* those running, 0: not */
+	cpu_set_t place_lanes;	/* the CPUs lanes use (host mode: those seen so far) */
+	cpu_set_t place_set;	/* where those threads run */
+	bool place_warned;
 	bool fallback;
 	unsigned int nr_vcpus;
 	struct rt_vcpu *v;
@@ -283,6 +296,17 @@ void rt_pin_float(struct runtime *rt, struct rt_vcpu *rv);
 int rt_pin_host(struct runtime *rt, unsigned int lane, int cpu);
 int rt_pin_moved(struct runtime *rt, struct rt_vcpu *rv, unsigned int lane, int cpu);
 void rt_pin_rotate(struct runtime *rt, uint64_t now);
+
+/*
+ * The runtime's SCHED_FIFO threads off the lanes' CPUs (rt_place.c). rt_place_off(): the CPUs
+ * of mask no lane uses, how many; none: off is mask (they float).
+ */
+unsigned int rt_place_off(const cpu_set_t *mask, const cpu_set_t *lanes, cpu_set_t *off);
+void rt_place_init(struct runtime *rt);
+void rt_place_lanes(struct runtime *rt);
+void rt_place_seen(struct runtime *rt, int cpu);
+void rt_place_reset(struct runtime *rt);
+void rt_place_join(struct runtime *rt, enum rt_place_thread t);
 
 /* What wakes the helper (rt_watch.c). */
 int rt_watch_init(struct runtime *rt);

@@ -324,6 +324,7 @@ static void *rt_helper(void *arg)
 
 	pthread_setname_np(pthread_self(), "vsched-rt");
 	rt_thread_boost();
+	rt_place_join(rt, RT_PLACE_HELPER);
 	mutex_lock(rt->lock);
 	while (!rt->helper_stop) {
 		now = rt_now();
@@ -356,6 +357,7 @@ static void *rt_helper(void *arg)
 		rt->helper_at = RT_INF;
 	}
 	rt->st.helper_cpu_ns = time_thread_ns();
+	rt->place_tid[RT_PLACE_HELPER] = 0;
 	rt_unlock(rt);
 	return NULL;
 }

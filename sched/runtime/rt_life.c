@@ -62,7 +62,11 @@ static int rt_create(struct vm *vm, struct sched *s, pthread_mutex_t *lock, unsi
 		vm->vcpus[i].sched = rv;
 	}
 	pthread_condattr_destroy(&ca);
-	err = rt_watch_init(rt);
+	/* The process's mask, from the thread that makes the VM (the runtime's own get pinned). */
+	err = sched_getaffinity(0, sizeof(rt->host_cpus), &rt->host_cpus) ? -errno : 0;
+	rt_place_init(rt);
+	if (!err)
+		err = rt_watch_init(rt);
 	if (!err && !rt->unscheduled && !(flags & RUNTIME_NO_PIN))
 		err = rt_pin_init(rt);
 	if (err) {

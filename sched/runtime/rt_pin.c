@@ -25,8 +25,6 @@ int rt_pin_init(struct runtime *rt)
 	unsigned int cpu, n = 0;
 
 	rt->lane_cpu = NULL;
-	if (sched_getaffinity(0, sizeof(rt->host_cpus), &rt->host_cpus))
-		return -errno;
 	if ((unsigned int)CPU_COUNT(&rt->host_cpus) < rt->nr_lanes)
 		return 0;	/* more lanes than CPUs: the host kernel places the threads */
 	rt->lane_cpu = calloc(rt->nr_lanes, sizeof(*rt->lane_cpu));
@@ -35,13 +33,14 @@ int rt_pin_init(struct runtime *rt)
 	for (cpu = 0; cpu < CPU_SETSIZE && n < rt->nr_lanes; cpu++)
 		if (CPU_ISSET(cpu, &rt->host_cpus))
 			rt->lane_cpu[n++] = (int)cpu;
+	rt_place_lanes(rt);	/* the helper off them, where the mask has other CPUs */
 	return 0;
 }
 
 /*
  * Host mode: the daemon says lane's CPU (-1: it floats) with each grant; the map is made at the
- * first one (again after a fallback released it). The process's mask is taken then, from the
- * agent's thread, which is never pinned. Lock held.
+ * first one (again after a fallback released it). The runtime's own threads leave each CPU seen
+ * (rt_place.c). Lock held.
  */
 int rt_pin_host(struct runtime *rt, unsigned int lane, int cpu)
 {
@@ -50,8 +49,6 @@ int rt_pin_host(struct runtime *rt, unsigned int lane, int cpu)
 	if (lane >= rt->nr_lanes)
 		return -EINVAL;
 	if (!rt->lane_cpu) {
-		if (sched_getaffinity(0, sizeof(rt->host_cpus), &rt->host_cpus))
-			return -errno;
 		rt->lane_cpu = calloc(rt->nr_lanes, sizeof(*rt->lane_cpu));
 		if (!rt->lane_cpu)
 			return -ENOMEM;
@@ -59,6 +56,7 @@ int rt_pin_host(struct runtime *rt, unsigned int lane, int cpu)
 			rt->lane_cpu[i] = -1;
 	}
 	rt->lane_cpu[lane] = cpu;
+	rt_place_seen(rt, cpu);
 	return 0;
 }
 
@@ -160,4 +158,5 @@ void rt_pin_release(struct runtime *rt)
 		rv->cpu = -1;
 	}
 	rt_pin_exit(rt);
+	rt_place_reset(rt);
 }

@@ -159,10 +159,13 @@ static void *rt_remote_agent(void *arg)
 
 	pthread_setname_np(pthread_self(), "vsched-host");
 	rt_thread_boost();	/* as the helper: it takes the lock a granted vCPU waits for */
+	rt_place_join(rt, RT_PLACE_AGENT);
 	for (;;) {
 		mutex_lock(rt->lock);
 		fd = r->stop ? -2 : r->fd;
 		next = rt_remote_live_next(&r->live);
+		if (fd == -2)
+			rt->place_tid[RT_PLACE_AGENT] = 0;	/* its TID may be another's next */
 		rt_unlock(rt);
 		if (fd == -2)
 			return NULL;

@@ -212,6 +212,7 @@ static void *rt_xwait(void *arg)
 
 	pthread_setname_np(pthread_self(), "vsched-xw");
 	rt_thread_boost();	/* as the helper: it acts where a vCPU's thread waits for a CPU */
+	rt_place_join(rt, RT_PLACE_WAKER);
 	rt_xwait_self = &rt->xw_word;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -228,6 +229,7 @@ static void *rt_xwait(void *arg)
 		rt->xw_started = false;
 		timer_delete(rt->xw_timer);
 	}
+	rt->place_tid[RT_PLACE_WAKER] = 0;
 	rt_unlock(rt);
 	rt_xwait_self = NULL;
 	return NULL;
