@@ -33,7 +33,7 @@ daemon_sched() { local run wait n; read -r run wait n </proc/$HP/schedstat; echo
 # One pair of VMs, 2 s, on the backend $1. False if the host was not too busy to judge and a VM
 # applied fewer than a tenth of its lane changes ahead; fails the test on what no load explains.
 pair() {
-	local accel=$1 vm pid_a pid_b st ahead grants judged ok=0 line pub wd late d0 d1 wait
+	local accel=$1 vm pid_a pid_b st ahead grants judged ok=0 line pub wd late d0 d1 wait starved=
 
 	d0=$(daemon_sched)
 	for vm in a b; do
@@ -72,13 +72,17 @@ pair() {
 		check "4 * $ahead + 8 >= 3 * ($pub - $wd)" ||
 			fail "$accel $vm: the VMM applied $ahead of $pub ends published ahead" \
 				"($wd withdrawn)"
+		# A hog VM of a 2 s pair on one lane gets ~300 grants; under 20 its threads hardly
+		# had a CPU (load 13: 8 and 9, the daemon's wait 200 us): nothing to judge a tenth of.
+		[ "$grants" -ge 20 ] || { starved="$starved $vm ($grants grants)"; continue; }
 		[ "$judged" = 1 ] || continue
-		check "$grants >= 20 && $ahead * 10 >= $grants && $pub >= 5" || ok=1
+		check "$ahead * 10 >= $grants && $pub >= 5" || ok=1
 	done
 	n=$((n + 2))
 	echo "$accel: the daemon waited for a CPU $wait us a run at the mean"
 	[ "$judged" = 1 ] || echo "$accel: host too busy: the daemon waited 500 us or more a run," \
 		"how many ends it decided in time not judged"
+	[ -z "$starved" ] || echo "$accel: host too busy: VM$starved not judged"
 	return $ok
 }
 
