@@ -59,8 +59,9 @@ SEEDS = {
     'bz-no-64bit': bz(xload=0),
     'bz-zimage': bz(load=0),
     'bz-too-big': bz(init=0x40000000),
-    'bz-tiny': bz(kernel=64, version=0x0209),
-    'bz-pref-wraps': bz(pref=2**64 - 0x1000, init=0x2000),
+    # found by the target: an entry past the kernel's bytes, pref_address + init_size wrapping
+    'repro-bz-entry-past-kernel': bz(kernel=64, version=0x0209),
+    'repro-bz-pref-address-wraps': bz(pref=2**64 - 0x1000, init=0x2000),
     'elf-ok': elf([(0x100000, HIGH, b'\x90' * 512, 0x2000)], HIGH + 16),
     'elf-physical': elf([(0x100000, 0x100000, b'\xf4' * 64, 64)], 0x100000),
     'elf-two': elf([(0x100000, HIGH, b'\x90' * 64, 0x1000),

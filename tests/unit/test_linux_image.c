@@ -106,6 +106,36 @@ static void test_bzimage_refuses_bad_images(void)
 	free(f);
 }
 
+/*
+ * Offsets a hostile header names stay in bounds (fuzz/kimage.c found both): a protected-mode part
+ * that ends before the 64-bit entry at +0x200, and pref_address + init_size wrapping around.
+ */
+static void test_bzimage_refuses_wild_offsets(void)
+{
+	uint8_t *f = bz_make();
+	struct kimage img;
+
+	bz_hdr(f)->syssize = 0;
+	bz_hdr(f)->version = 0x0209;
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SETUP + 0x200, &img), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(kimage_strerror(), "entry"));
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SETUP + 0x201, &img), 0);
+	CU_ASSERT(img.entry < img.load_end);
+	bz_hdr(f)->version = 0x020f;
+	bz_hdr(f)->syssize = (BZ_SIZE - BZ_SETUP) / 16;
+
+	bz_hdr(f)->pref_address = UINT64_MAX - 0xfff;
+	bz_hdr(f)->init_size = 0x2000;
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SIZE, &img), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(kimage_strerror(), "pref_address"));
+	bz_hdr(f)->init_size = 0x1000;
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SIZE, &img), -EINVAL);
+	bz_hdr(f)->init_size = 0xfff;
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SIZE, &img), 0);
+	CU_ASSERT_EQUAL(img.load_end, UINT64_MAX);
+	free(f);
+}
+
 /* A vmlinux with text at virtual 0xffffffff81000000 / physical 16 MiB and data + bss after. */
 #define ELF_SIZE 0x3000
 
@@ -328,6 +358,7 @@ static void test_linux_setup_diag(void)
 static CU_TestInfo linux_image_tests[] = {
 	{ "bzImage parse and load", test_bzimage_parse_and_load },
 	{ "bzImage bad and truncated images refused", test_bzimage_refuses_bad_images },
+	{ "bzImage wild offsets refused", test_bzimage_refuses_wild_offsets },
 	{ "ELF vmlinux load", test_elf_vmlinux_load },
 	{ "ELF bad and truncated images refused", test_elf_refuses_bad_images },
 	{ "initrd placement", test_initrd_place },

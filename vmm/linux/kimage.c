@@ -69,6 +69,9 @@ int bzimage_parse(const void *file, size_t size, struct kimage *img)
 		return fail(-EINVAL, "bzImage: truncated, %zu bytes but setup alone is %llu", size,
 			    (unsigned long long)setup_size);
 	kernel_size = size - setup_size;
+	if (kernel_size <= BZ_ENTRY64_OFFSET)
+		return fail(-EINVAL, "bzImage: truncated, the 64-bit entry at 0x%x is past the "
+			    "kernel's %llu bytes", BZ_ENTRY64_OFFSET, (unsigned long long)kernel_size);
 	/* syssize counts 16-byte paragraphs of the protected-mode part. */
 	if ((uint64_t)hdr.syssize * 16 > kernel_size)
 		return fail(-EINVAL, "bzImage: truncated, kernel needs %llu bytes, file has %llu",
@@ -90,6 +93,9 @@ int bzimage_parse(const void *file, size_t size, struct kimage *img)
 		uint64_t run = (BZ_LOAD_ADDR + align - 1) / align * align;
 
 		run = max_t(uint64_t, run, hdr.pref_address);
+		if (hdr.init_size > UINT64_MAX - run)
+			return fail(-EINVAL, "bzImage: pref_address 0x%llx + init_size 0x%x wraps "
+				    "around", (unsigned long long)run, hdr.init_size);
 		img->load_end = max_t(uint64_t, img->load_end, run + hdr.init_size);
 	}
 	return 0;
