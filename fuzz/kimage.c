@@ -11,9 +11,9 @@
  * -EINVAL (one we cannot boot) or -ENOMEM (too big for the RAM) and a message naming the format
  * ("bzImage: ", "vmlinux: ", "kernel: "); parse and load agree; an accepted kernel starts at or
  * above 1 MiB, its entry point lies in what is loaded (the protected-mode part a bzImage's file
- * holds, a PT_LOAD segment of an ELF file), its end covers what the loader wrote and, for a bzImage of
- * boot protocol 2.10+, the decompressor's init_size at pref_address without wrapping, and fits the
- * RAM; the load wrote nothing outside [load_addr, load_end).
+ * holds, a PT_LOAD segment of an ELF file), its end covers what the loader wrote and, for a
+ * bzImage of boot protocol 2.10+, the decompressor's init_size at pref_address without
+ * wrapping, and fits the RAM; the load wrote nothing outside [load_addr, load_end).
  */
 #include <elf.h>
 #include <errno.h>
@@ -52,11 +52,12 @@ static bool ki_elf_entry_loaded(const uint8_t *data, const struct kimage *img)
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
 	unsigned int i;
 
-	for (i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(data + eh->e_phoff + i * sizeof(*ph));
+	Elf64_Phdr ph;
 
-		if (ph->p_type == PT_LOAD && ph->p_memsz && img->entry >= ph->p_paddr &&
-		    img->entry - ph->p_paddr < ph->p_memsz)
+	for (i = 0; i < eh->e_phnum; i++) {
+		memcpy(&ph, data + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_LOAD && ph.p_memsz && img->entry >= ph.p_paddr &&
+		    img->entry - ph.p_paddr < ph.p_memsz)
 			return true;
 	}
 	return false;

@@ -34,13 +34,13 @@ def bz(kernel=4096, sects=1, version=0x020f, xload=1, load=1, init=0x400000,
     return bytes(f)
 
 
-def elf(segs, entry, etype=2, machine=62):
+def elf(segs, entry, etype=2, machine=62, phoff=64):
     """An x86-64 ELF64 executable; segs: (paddr, vaddr, data, memsz)."""
-    phoff = 64
     off = phoff + 56 * len(segs)
     eh = b'\x7fELF' + bytes([2, 1, 1]) + bytes(9)
     eh += struct.pack('<HHIQQQIHHHHHH', etype, machine, 1, entry, phoff, 0, 0, 64, 56,
                       len(segs), 64, 0, 0)
+    eh += bytes(phoff - 64)
     ph, body = b'', b''
     for paddr, vaddr, data, memsz in segs:
         ph += struct.pack('<IIQQQQQQ', 1, 5, off + len(body), vaddr, paddr, len(data), memsz,
@@ -66,6 +66,8 @@ SEEDS = {
     'elf-physical': elf([(0x100000, 0x100000, b'\xf4' * 64, 64)], 0x100000),
     'elf-two': elf([(0x100000, HIGH, b'\x90' * 64, 0x1000),
                     (0x180000, HIGH + 0x80000, b'\xcc' * 64, 0x8000)], HIGH + 0x80010),
+    # found by the target: program headers at an offset not 8-byte aligned
+    'repro-elf-phdrs-misaligned': elf([(0x100000, HIGH, b'\x90' * 64, 64)], HIGH, phoff=68),
     'elf-low': elf([(0x1000, 0x1000, b'\x90' * 64, 64)], 0x1000),
     'elf-no-entry': elf([(0x100000, HIGH, b'\x90' * 64, 64)], HIGH + 0x1000),
     'elf-dyn': elf([(0x100000, HIGH, b'\x90' * 64, 64)], HIGH, etype=3),

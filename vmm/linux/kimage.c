@@ -120,11 +120,14 @@ int bzimage_load(const void *file, size_t size, void *mem, uint64_t mem_size, st
 	return 0;
 }
 
-static const Elf64_Phdr *elf_phdr(const void *file, unsigned int i)
+/* A copy: e_phoff is the file's word, and need not be aligned for an Elf64_Phdr. */
+static Elf64_Phdr elf_phdr(const void *file, unsigned int i)
 {
 	const Elf64_Ehdr *eh = file;
+	Elf64_Phdr ph;
 
-	return (const Elf64_Phdr *)((const uint8_t *)file + eh->e_phoff + (uint64_t)i * eh->e_phentsize);
+	memcpy(&ph, (const uint8_t *)file + eh->e_phoff + (uint64_t)i * eh->e_phentsize, sizeof(ph));
+	return ph;
 }
 
 int elf_parse(const void *file, size_t size, struct kimage *img)
@@ -148,7 +151,7 @@ int elf_parse(const void *file, size_t size, struct kimage *img)
 
 	entry = eh->e_entry;
 	for (i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = elf_phdr(file, i);
+		const Elf64_Phdr phdr = elf_phdr(file, i), *ph = &phdr;
 
 		if (ph->p_type != PT_LOAD || !ph->p_memsz)
 			continue;
@@ -201,7 +204,7 @@ int elf_load(const void *file, size_t size, void *mem, uint64_t mem_size, struct
 		return fail(-EINVAL, "vmlinux: segment at 0x%llx overlaps the boot tables below 1 MiB",
 			    (unsigned long long)img->load_addr);
 	for (i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = elf_phdr(file, i);
+		const Elf64_Phdr phdr = elf_phdr(file, i), *ph = &phdr;
 		uint8_t *dst;
 
 		if (ph->p_type != PT_LOAD || !ph->p_memsz)
