@@ -68,6 +68,10 @@ SEEDS = {
                     (0x180000, HIGH + 0x80000, b'\xcc' * 64, 0x8000)], HIGH + 0x80010),
     # found by the target: program headers at an offset not 8-byte aligned
     'repro-elf-phdrs-misaligned': elf([(0x100000, HIGH, b'\x90' * 64, 64)], HIGH, phoff=68),
+    # the target's invariant: a physical entry between two segments
+    'repro-elf-entry-between-segments': elf([(0x100000, HIGH, b'\x90' * 64, 0x1000),
+                                             (0x180000, HIGH + 0x80000, b'\xcc' * 64, 0x1000)],
+                                            0x140000),
     'elf-low': elf([(0x1000, 0x1000, b'\x90' * 64, 64)], 0x1000),
     'elf-no-entry': elf([(0x100000, HIGH, b'\x90' * 64, 64)], HIGH + 0x1000),
     'elf-dyn': elf([(0x100000, HIGH, b'\x90' * 64, 64)], HIGH, etype=3),

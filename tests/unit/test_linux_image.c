@@ -223,6 +223,26 @@ static void test_elf_misaligned_phdrs(void)
 	free(f);
 }
 
+/*
+ * A physical entry between two segments (fuzz/kimage.c's invariant: the entry lies in what is
+ * loaded) is refused, as a virtual one in no segment is: it would start the guest in RAM no
+ * segment wrote.
+ */
+static void test_elf_entry_between_segments(void)
+{
+	uint8_t *f = elf_make();
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)f;
+	struct kimage img;
+
+	eh->e_entry = 0x1100000;
+	CU_ASSERT_EQUAL(elf_parse(f, ELF_SIZE, &img), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(kimage_strerror(), "segment"));
+	eh->e_entry = 0x1201fff;	/* the last byte of the bss: in a segment */
+	CU_ASSERT_EQUAL(elf_parse(f, ELF_SIZE, &img), 0);
+	CU_ASSERT_EQUAL(img.entry, 0x1201fff);
+	free(f);
+}
+
 static void test_elf_refuses_bad_images(void)
 {
 	uint8_t *f = elf_make(), *mem = calloc(1, 32 * MiB);
@@ -384,6 +404,7 @@ static CU_TestInfo linux_image_tests[] = {
 	{ "ELF vmlinux load", test_elf_vmlinux_load },
 	{ "ELF bad and truncated images refused", test_elf_refuses_bad_images },
 	{ "ELF program headers at an odd offset", test_elf_misaligned_phdrs },
+	{ "ELF physical entry between segments refused", test_elf_entry_between_segments },
 	{ "initrd placement", test_initrd_place },
 	{ "e820 map", test_e820_map },
 	{ "zero page", test_zero_page },

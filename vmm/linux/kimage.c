@@ -135,7 +135,7 @@ int elf_parse(const void *file, size_t size, struct kimage *img)
 	const Elf64_Ehdr *eh = file;
 	uint64_t lo = UINT64_MAX, hi = 0, entry;
 	unsigned int i, nr_load = 0;
-	bool entry_found = false;
+	bool entry_found = false, phys_in_segment = false;
 
 	kimage_err[0] = 0;
 	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG))
@@ -163,6 +163,8 @@ int elf_parse(const void *file, size_t size, struct kimage *img)
 		lo = min_t(uint64_t, lo, ph->p_paddr);
 		hi = max_t(uint64_t, hi, ph->p_paddr + ph->p_memsz);
 		nr_load++;
+		if (eh->e_entry >= ph->p_paddr && eh->e_entry - ph->p_paddr < ph->p_memsz)
+			phys_in_segment = true;
 		/* e_entry is virtual (startup_64 at 0xffffffff81...) or already physical. */
 		if (!entry_found && eh->e_entry >= ph->p_vaddr && eh->e_entry - ph->p_vaddr < ph->p_memsz) {
 			entry = ph->p_paddr + (eh->e_entry - ph->p_vaddr);
@@ -175,8 +177,9 @@ int elf_parse(const void *file, size_t size, struct kimage *img)
 		if (entry >= KERNEL_HIGH_BASE)
 			return fail(-EINVAL, "vmlinux: entry 0x%llx is in no segment",
 				    (unsigned long long)entry);
-		if (entry < lo || entry >= hi)
-			return fail(-EINVAL, "vmlinux: entry 0x%llx is outside the image",
+		/* Between segments too: the guest would start in RAM no segment wrote. */
+		if (!phys_in_segment)
+			return fail(-EINVAL, "vmlinux: entry 0x%llx is in no segment",
 				    (unsigned long long)entry);
 	}
 	memset(img, 0, sizeof(*img));
