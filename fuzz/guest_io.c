@@ -69,10 +69,17 @@
 static const struct {
 	uint16_t base, len;
 } gi_ports[] = {
-	{ I8042_DATA_PORT, 1 },	{ I8042_CMD_PORT, 1 },	  { RTC_INDEX_PORT, 2 },
-	{ LEGACY_POST_PORT, 1 }, { LEGACY_SYSCTL_A, 1 },  { 0x2e8, 8 },
-	{ 0x2f8, 8 },		{ 0x3e8, 8 },		  { SERIAL_COM1_BASE, SERIAL_NR_REGS },
-	{ LEGACY_POWEROFF_PORT, 1 }, { ACPI_SLEEP_CTL_PORT, 2 },
+	{ I8042_DATA_PORT, 1 },
+	{ I8042_CMD_PORT, 1 },
+	{ RTC_INDEX_PORT, 2 },
+	{ LEGACY_POST_PORT, 1 },
+	{ LEGACY_SYSCTL_A, 1 },
+	{ 0x2e8, 8 },		/* absent COM4, COM2, COM3 */
+	{ 0x2f8, 8 },
+	{ 0x3e8, 8 },
+	{ SERIAL_COM1_BASE, SERIAL_NR_REGS },
+	{ LEGACY_POWEROFF_PORT, 1 },
+	{ ACPI_SLEEP_CTL_PORT, 2 },
 	{ PAYLOAD_PORT_HELLO, PAYLOAD_PORT_EXIT - PAYLOAD_PORT_HELLO + 1 },
 	{ LEGACY_PCI_CONF, 8 },
 };

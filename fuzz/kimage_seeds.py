@@ -9,7 +9,7 @@ from fuzz_seeds import write_seeds  # noqa: E402
 HDR = 0x1f1
 
 
-def bz(kernel=4096, sects=1, version=0x020f, xload=1, load=1, init=0x400000,
+def bz(kernel=1024, sects=1, version=0x020f, xload=1, load=1, init=0x400000,
        pref=0x1000000, align=0x200000, syssize=None):
     """A bzImage: boot sector and setup sectors, then the protected-mode kernel."""
     setup = (sects + 1) * 512
@@ -52,6 +52,8 @@ def elf(segs, entry, etype=2, machine=62, phoff=64):
 HIGH = 0xffffffff81000000
 SEEDS = {
     'bz-ok': bz(),
+    # one that fits the target's 2 MiB of RAM: loaded
+    'bz-loads': bz(pref=0x100000, init=0x10000, align=0x1000),
     'bz-2.06': bz(version=0x0206),
     'bz-setup-sects-0': bz(sects=0),
     'bz-truncated': bz(syssize=512),

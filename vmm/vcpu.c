@@ -216,7 +216,8 @@ void vcpu_exit_dispatch(struct vcpu *vcpu)
 	case KVM_EXIT_SHUTDOWN:
 		if (!vcpu->vm->boot->shutdown_is_reset) {
 			fprintf(stderr, "vsched: vcpu%u: triple fault\n", vcpu->id);
-			vcpu_dump(vcpu);
+			if (vcpu->vm->aops->cpu)	/* registers to dump: as vcpu_fail() */
+				vcpu_dump(vcpu);
 		}
 		vm_stop(vcpu->vm, VM_EXIT_RESET);
 		break;
