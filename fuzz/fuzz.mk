@@ -1,7 +1,7 @@
 # Fuzz targets (docs/fuzzing.md). Each fuzz/TARGET.c defines LLVMFuzzerTestOneInput() and is built
 # twice: with gcc and ASan+UBSan as a replay program that `make check` runs over the committed
 # corpus fuzz/corpus/TARGET/ (fuzz-replay), and with clang's libFuzzer for `make fuzz`.
-FUZZ_TARGETS ?= api_files domain_xml sim_scenario cli_specs host_msgs vmm_peer
+FUZZ_TARGETS ?= api_files domain_xml sim_scenario cli_specs host_msgs vmm_peer guest_io kimage
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_PKGS := clang libclang-rt-14-dev

@@ -90,25 +90,67 @@ static void vcpu_park(struct vcpu *vcpu)
 	pthread_mutex_unlock(&vm->lock);
 }
 
-static void vcpu_handle_io(struct vcpu *vcpu)
-{
-	struct kvm_run *run = vcpu->run;
-	uint8_t *data = (uint8_t *)run + run->io.data_offset;
-	bool out = run->io.direction == KVM_EXIT_IO_OUT;
-	uint32_t i;
-
-	vcpu->stats.exits_io++;
-	/* String I/O (rep ins/outs) arrives as count back-to-back elements. */
-	for (i = 0; i < run->io.count; i++)
-		ioport_dispatch(vcpu, run->io.port, data + i * run->io.size, run->io.size, out);
-}
-
 static void vcpu_fail(struct vcpu *vcpu, const char *what)
 {
 	fprintf(stderr, "vsched: vcpu%u: %s; stopping the VM\n", vcpu->id, what);
 	if (vcpu->vm->aops->cpu)
 		vcpu_dump(vcpu);
 	vm_stop(vcpu->vm, VM_EXIT_ERROR);
+}
+
+/*
+ * KVM puts the data of a port exit in the kvm_run mapping (the page after the struct) and
+ * keeps count * size within it; the guest picks port, size and, with rep ins/outs, count.
+ * Checked anyway, as every exit field is, so that no backend's slip reads or writes outside
+ * the mapping: a malformed exit ends the VM.
+ */
+static bool vcpu_io_valid(const struct vcpu *vcpu)
+{
+	const struct kvm_run *run = vcpu->run;
+	uint64_t len = (uint64_t)run->io.count * run->io.size;
+
+	if (run->io.size != 1 && run->io.size != 2 && run->io.size != 4)
+		return false;
+	return run->io.data_offset >= sizeof(*run) && run->io.data_offset <= vcpu->run_size &&
+	       len <= vcpu->run_size - run->io.data_offset;
+}
+
+static void vcpu_handle_io(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	bool out = run->io.direction == KVM_EXIT_IO_OUT;
+	char msg[96];
+	uint32_t i;
+
+	vcpu->stats.exits_io++;
+	if (!vcpu_io_valid(vcpu)) {
+		snprintf(msg, sizeof(msg), "malformed port exit: port %#x size %u count %u at %llu",
+			 run->io.port, run->io.size, run->io.count,
+			 (unsigned long long)run->io.data_offset);
+		vcpu_fail(vcpu, msg);
+		return;
+	}
+	/* String I/O (rep ins/outs) arrives as count back-to-back elements. */
+	for (i = 0; i < run->io.count; i++)
+		ioport_dispatch(vcpu, run->io.port, data + i * run->io.size, run->io.size, out);
+}
+
+static void vcpu_handle_mmio(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	char msg[96];
+
+	vcpu->stats.exits_mmio++;
+	/* KVM splits accesses into pieces of at most 8 bytes, the size of mmio.data. */
+	if (!run->mmio.len || run->mmio.len > sizeof(run->mmio.data)) {
+		snprintf(msg, sizeof(msg), "malformed MMIO exit: %#llx length %u",
+			 (unsigned long long)run->mmio.phys_addr, run->mmio.len);
+		vcpu_fail(vcpu, msg);
+		return;
+	}
+	mmio_dispatch(vcpu, run->mmio.phys_addr, run->mmio.data, run->mmio.len,
+		      run->mmio.is_write);
 }
 
 static void vcpu_handle_system_event(struct vcpu *vcpu)
@@ -146,7 +188,7 @@ static void vcpu_handle_internal_error(struct vcpu *vcpu)
 	vcpu_fail(vcpu, msg);
 }
 
-static void vcpu_handle_exit(struct vcpu *vcpu)
+void vcpu_exit_dispatch(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 	char msg[96];
@@ -156,9 +198,7 @@ static void vcpu_handle_exit(struct vcpu *vcpu)
 		vcpu_handle_io(vcpu);
 		return;
 	case KVM_EXIT_MMIO:
-		vcpu->stats.exits_mmio++;
-		mmio_dispatch(vcpu, run->mmio.phys_addr, run->mmio.data, run->mmio.len,
-			      run->mmio.is_write);
+		vcpu_handle_mmio(vcpu);
 		return;
 	case KVM_EXIT_INTR:
 		vcpu->stats.exits_intr++;
@@ -176,7 +216,8 @@ static void vcpu_handle_exit(struct vcpu *vcpu)
 	case KVM_EXIT_SHUTDOWN:
 		if (!vcpu->vm->boot->shutdown_is_reset) {
 			fprintf(stderr, "vsched: vcpu%u: triple fault\n", vcpu->id);
-			vcpu_dump(vcpu);
+			if (vcpu->vm->aops->cpu)	/* registers to dump: as vcpu_fail() */
+				vcpu_dump(vcpu);
 		}
 		vm_stop(vcpu->vm, VM_EXIT_RESET);
 		break;
@@ -252,7 +293,7 @@ void *vcpu_thread(void *arg)
 			vm_stop(vm, VM_EXIT_ERROR);
 			break;
 		}
-		vcpu_handle_exit(vcpu);
+		vcpu_exit_dispatch(vcpu);
 	}
 
 	vcpu->stats.cpu_ns = time_thread_ns();

@@ -10,6 +10,12 @@
 /* The backend's vCPU (KVM: KVM_CREATE_VCPU and the kvm_run mapping); 0 or -errno. */
 int vcpu_create(struct vm *vm, struct vcpu *vcpu, unsigned int id);
 void vcpu_destroy(struct vcpu *vcpu);
+/*
+ * What the vCPU loop does with the exit the backend left in vcpu->run: port I/O and MMIO to
+ * their handlers (a malformed exit, e.g. port data outside vcpu->run_size, ends the VM), the
+ * rest counted or ending the VM. On the vCPU's thread; the guest_io fuzz target calls it too.
+ */
+void vcpu_exit_dispatch(struct vcpu *vcpu);
 /* The vCPU thread body (arg is the struct vcpu). */
 void *vcpu_thread(void *arg);
 /* The thread's CPU time so far, readable from any thread while it runs. */

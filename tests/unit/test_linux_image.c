@@ -106,6 +106,36 @@ static void test_bzimage_refuses_bad_images(void)
 	free(f);
 }
 
+/*
+ * Offsets a hostile header names stay in bounds (fuzz/kimage.c found both): a protected-mode part
+ * that ends before the 64-bit entry at +0x200, and pref_address + init_size wrapping around.
+ */
+static void test_bzimage_refuses_wild_offsets(void)
+{
+	uint8_t *f = bz_make();
+	struct kimage img;
+
+	bz_hdr(f)->syssize = 0;
+	bz_hdr(f)->version = 0x0209;
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SETUP + 0x200, &img), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(kimage_strerror(), "entry"));
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SETUP + 0x201, &img), 0);
+	CU_ASSERT(img.entry < img.load_end);
+	bz_hdr(f)->version = 0x020f;
+	bz_hdr(f)->syssize = (BZ_SIZE - BZ_SETUP) / 16;
+
+	bz_hdr(f)->pref_address = UINT64_MAX - 0xfff;
+	bz_hdr(f)->init_size = 0x2000;
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SIZE, &img), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(kimage_strerror(), "pref_address"));
+	bz_hdr(f)->init_size = 0x1000;
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SIZE, &img), -EINVAL);
+	bz_hdr(f)->init_size = 0xfff;
+	CU_ASSERT_EQUAL(bzimage_parse(f, BZ_SIZE, &img), 0);
+	CU_ASSERT_EQUAL(img.load_end, UINT64_MAX);
+	free(f);
+}
+
 /* A vmlinux with text at virtual 0xffffffff81000000 / physical 16 MiB and data + bss after. */
 #define ELF_SIZE 0x3000
 
@@ -168,6 +198,48 @@ static void test_elf_vmlinux_load(void)
 	CU_ASSERT_EQUAL(elf_parse(f, ELF_SIZE, &img), 0);
 	CU_ASSERT_EQUAL(img.entry, 0x1000000);
 	free(mem);
+	free(f);
+}
+
+/*
+ * Program headers at an offset that is not 8-byte aligned are read as well (fuzz/kimage.c: they
+ * were read in place, a misaligned access UBSan reports).
+ */
+static void test_elf_misaligned_phdrs(void)
+{
+	uint8_t *f = elf_make(), *mem = malloc(32 * MiB);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)f;
+	struct kimage img;
+
+	memmove(f + sizeof(*eh) + 4, f + sizeof(*eh), 3 * sizeof(Elf64_Phdr));
+	eh->e_phoff = sizeof(*eh) + 4;
+	memset(mem, 0xaa, 32 * MiB);
+	CU_ASSERT_EQUAL(kimage_load(f, ELF_SIZE, mem, 32 * MiB, &img), 0);
+	CU_ASSERT_EQUAL(img.entry, 0x1000040);
+	CU_ASSERT_EQUAL(img.load_end, 0x1202000);
+	CU_ASSERT_EQUAL(mem[0x12007ff], 0x11);
+	CU_ASSERT_EQUAL(mem[0x1200800], 0);
+	free(mem);
+	free(f);
+}
+
+/*
+ * A physical entry between two segments (fuzz/kimage.c's invariant: the entry lies in what is
+ * loaded) is refused, as a virtual one in no segment is: it would start the guest in RAM no
+ * segment wrote.
+ */
+static void test_elf_entry_between_segments(void)
+{
+	uint8_t *f = elf_make();
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)f;
+	struct kimage img;
+
+	eh->e_entry = 0x1100000;
+	CU_ASSERT_EQUAL(elf_parse(f, ELF_SIZE, &img), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(kimage_strerror(), "segment"));
+	eh->e_entry = 0x1201fff;	/* the last byte of the bss: in a segment */
+	CU_ASSERT_EQUAL(elf_parse(f, ELF_SIZE, &img), 0);
+	CU_ASSERT_EQUAL(img.entry, 0x1201fff);
 	free(f);
 }
 
@@ -328,8 +400,11 @@ static void test_linux_setup_diag(void)
 static CU_TestInfo linux_image_tests[] = {
 	{ "bzImage parse and load", test_bzimage_parse_and_load },
 	{ "bzImage bad and truncated images refused", test_bzimage_refuses_bad_images },
+	{ "bzImage wild offsets refused", test_bzimage_refuses_wild_offsets },
 	{ "ELF vmlinux load", test_elf_vmlinux_load },
 	{ "ELF bad and truncated images refused", test_elf_refuses_bad_images },
+	{ "ELF program headers at an odd offset", test_elf_misaligned_phdrs },
+	{ "ELF physical entry between segments refused", test_elf_entry_between_segments },
 	{ "initrd placement", test_initrd_place },
 	{ "e820 map", test_e820_map },
 	{ "zero page", test_zero_page },

@@ -2,15 +2,19 @@
 /* The Linux path's devices without a VM: 8250 UART, i8042, CMOS RTC, legacy ports. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
 #include "vmm/i8042.h"
 #include "vmm/legacy.h"
 #include "vmm/rtc.h"
+#include "vmm/kick.h"
 #include "vmm/serial.h"
+#include "vmm/vm.h"
 
 enum { THR = 0, IER = 1, IIR = 2, FCR = 2, LCR = 3, MCR = 4, LSR = 5, MSR = 6, SCR = 7 };
 
@@ -153,6 +157,60 @@ static uint8_t kio(struct i8042 *k, uint16_t port, int val)
 	return v;
 }
 
+static void *transmit_a_byte(void *arg)
+{
+	wr(arg, THR, 'x');
+	return NULL;
+}
+
+/*
+ * A guest writing COM1 while the console's reader reads nothing blocks in write(): output is
+ * bounded by the pipe, not buffered. A stopping VM must still get the vCPU out: vm_join()'s
+ * kicks (EINTR) ended the write only to have it retried, and `vsched run | sleep 1000` with a
+ * chatty guest never stopped at --duration or Ctrl-C.
+ */
+static void test_serial_stop_ends_blocked_write(void)
+{
+	struct vm vm = { .exit_reason = VM_EXIT_NONE };
+	struct serial s;
+	char buf[4096] = { 0 };
+	bool ended = false;
+	struct timespec ts;
+	unsigned int i;
+	pthread_t t;
+	int p[2];
+
+	CU_ASSERT_EQUAL_FATAL(kick_init(), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe2(p, O_NONBLOCK), 0);
+	while (write(p[1], buf, sizeof(buf)) > 0)
+		;
+	CU_ASSERT_EQUAL_FATAL(fcntl(p[1], F_SETFL, 0), 0);	/* a full, blocking console */
+	CU_ASSERT_EQUAL_FATAL(serial_setup(&s, 0x3f8, 4, -1, p[1], NULL), 0);
+	s.vm = &vm;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, transmit_a_byte, &s), 0);
+	usleep(20000);
+	__atomic_store_n(&vm.exit_reason, VM_EXIT_STOPPED, __ATOMIC_SEQ_CST);
+	/* What vm_join() does: kick every 50 ms until the thread ends (10 s: a loaded machine). */
+	for (i = 0; i < 200 && !ended; i++) {
+		pthread_kill(t, VCPU_KICK_SIGNAL);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 50000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		ended = !pthread_timedjoin_np(t, NULL, &ts);
+	}
+	CU_ASSERT(ended);
+	if (!ended) {
+		CU_ASSERT(read(p[0], buf, sizeof(buf)) > 0);	/* let the write finish */
+		pthread_join(t, NULL);
+	}
+	serial_exit(&s);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void test_i8042(void)
 {
 	struct i8042 k;
@@ -287,6 +345,7 @@ static CU_TestInfo pc_devices_tests[] = {
 	{ "8250 transmit and THRE interrupt", test_serial_transmit_and_thre_irq },
 	{ "8250 receive FIFO and RDI", test_serial_receive },
 	{ "8250 divisor latch, scratch, loopback", test_serial_probe_registers },
+	{ "8250 output blocked on the console ends with the VM", test_serial_stop_ends_blocked_write },
 	{ "i8042 self test, control byte, reset line", test_i8042 },
 	{ "CMOS RTC clock and RAM", test_rtc },
 	{ "legacy ports: A20, resets, power-off", test_legacy_ports },

@@ -148,6 +148,9 @@ static int thread_vcpu_init(struct vcpu *vcpu)
 	t->schedstat_fd = -1;
 	vcpu->accel_data = t;
 	vcpu->run = &t->run;
+	/* What the exit handler may read: the run and the port data after it (thread_out()). */
+	vcpu->run_size = offsetof(struct thread_vcpu, io_data) + sizeof(t->io_data) -
+			 offsetof(struct thread_vcpu, run);
 	return 0;
 }
 
@@ -160,6 +163,7 @@ static void thread_vcpu_exit(struct vcpu *vcpu)
 	free(t);
 	vcpu->accel_data = NULL;
 	vcpu->run = NULL;
+	vcpu->run_size = 0;
 }
 
 static int thread_vcpu_run(struct vcpu *vcpu)

@@ -111,11 +111,18 @@ static void serial_transmit(struct serial *s, uint8_t c)
 		serial_rx_push(s, &c, 1);
 		return;
 	}
-	if (s->out_dead)
-		return;
-	do
+	/*
+	 * A console whose reader reads nothing blocks the vCPU here (output is bounded by the
+	 * pipe, never buffered); a kick (EINTR) retries, unless the VM is ending: then the byte
+	 * is dropped and so is the rest, or vm_join() would wait for the reader forever.
+	 */
+	for (;;) {
+		if (s->out_dead || (s->vm && vm_stopping(s->vm)))
+			return;
 		r = write(s->out_fd, &c, 1);
-	while (r < 0 && errno == EINTR);
+		if (r >= 0 || errno != EINTR)
+			break;
+	}
 	/* The reader went away (`vsched run | head`): the guest goes on, its output is dropped. */
 	if (r < 0 && (errno == EPIPE || errno == EBADF))
 		s->out_dead = true;

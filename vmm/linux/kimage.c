@@ -69,6 +69,9 @@ int bzimage_parse(const void *file, size_t size, struct kimage *img)
 		return fail(-EINVAL, "bzImage: truncated, %zu bytes but setup alone is %llu", size,
 			    (unsigned long long)setup_size);
 	kernel_size = size - setup_size;
+	if (kernel_size <= BZ_ENTRY64_OFFSET)
+		return fail(-EINVAL, "bzImage: truncated, the 64-bit entry at 0x%x is past the "
+			    "kernel's %llu bytes", BZ_ENTRY64_OFFSET, (unsigned long long)kernel_size);
 	/* syssize counts 16-byte paragraphs of the protected-mode part. */
 	if ((uint64_t)hdr.syssize * 16 > kernel_size)
 		return fail(-EINVAL, "bzImage: truncated, kernel needs %llu bytes, file has %llu",
@@ -90,6 +93,9 @@ int bzimage_parse(const void *file, size_t size, struct kimage *img)
 		uint64_t run = (BZ_LOAD_ADDR + align - 1) / align * align;
 
 		run = max_t(uint64_t, run, hdr.pref_address);
+		if (hdr.init_size > UINT64_MAX - run)
+			return fail(-EINVAL, "bzImage: pref_address 0x%llx + init_size 0x%x wraps "
+				    "around", (unsigned long long)run, hdr.init_size);
 		img->load_end = max_t(uint64_t, img->load_end, run + hdr.init_size);
 	}
 	return 0;
@@ -114,11 +120,14 @@ int bzimage_load(const void *file, size_t size, void *mem, uint64_t mem_size, st
 	return 0;
 }
 
-static const Elf64_Phdr *elf_phdr(const void *file, unsigned int i)
+/* A copy: e_phoff is the file's word, and need not be aligned for an Elf64_Phdr. */
+static Elf64_Phdr elf_phdr(const void *file, unsigned int i)
 {
 	const Elf64_Ehdr *eh = file;
+	Elf64_Phdr ph;
 
-	return (const Elf64_Phdr *)((const uint8_t *)file + eh->e_phoff + (uint64_t)i * eh->e_phentsize);
+	memcpy(&ph, (const uint8_t *)file + eh->e_phoff + (uint64_t)i * eh->e_phentsize, sizeof(ph));
+	return ph;
 }
 
 int elf_parse(const void *file, size_t size, struct kimage *img)
@@ -126,7 +135,7 @@ int elf_parse(const void *file, size_t size, struct kimage *img)
 	const Elf64_Ehdr *eh = file;
 	uint64_t lo = UINT64_MAX, hi = 0, entry;
 	unsigned int i, nr_load = 0;
-	bool entry_found = false;
+	bool entry_found = false, phys_in_segment = false;
 
 	kimage_err[0] = 0;
 	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG))
@@ -142,7 +151,7 @@ int elf_parse(const void *file, size_t size, struct kimage *img)
 
 	entry = eh->e_entry;
 	for (i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = elf_phdr(file, i);
+		const Elf64_Phdr phdr = elf_phdr(file, i), *ph = &phdr;
 
 		if (ph->p_type != PT_LOAD || !ph->p_memsz)
 			continue;
@@ -154,6 +163,8 @@ int elf_parse(const void *file, size_t size, struct kimage *img)
 		lo = min_t(uint64_t, lo, ph->p_paddr);
 		hi = max_t(uint64_t, hi, ph->p_paddr + ph->p_memsz);
 		nr_load++;
+		if (eh->e_entry >= ph->p_paddr && eh->e_entry - ph->p_paddr < ph->p_memsz)
+			phys_in_segment = true;
 		/* e_entry is virtual (startup_64 at 0xffffffff81...) or already physical. */
 		if (!entry_found && eh->e_entry >= ph->p_vaddr && eh->e_entry - ph->p_vaddr < ph->p_memsz) {
 			entry = ph->p_paddr + (eh->e_entry - ph->p_vaddr);
@@ -166,8 +177,9 @@ int elf_parse(const void *file, size_t size, struct kimage *img)
 		if (entry >= KERNEL_HIGH_BASE)
 			return fail(-EINVAL, "vmlinux: entry 0x%llx is in no segment",
 				    (unsigned long long)entry);
-		if (entry < lo || entry >= hi)
-			return fail(-EINVAL, "vmlinux: entry 0x%llx is outside the image",
+		/* Between segments too: the guest would start in RAM no segment wrote. */
+		if (!phys_in_segment)
+			return fail(-EINVAL, "vmlinux: entry 0x%llx is in no segment",
 				    (unsigned long long)entry);
 	}
 	memset(img, 0, sizeof(*img));
@@ -195,7 +207,7 @@ int elf_load(const void *file, size_t size, void *mem, uint64_t mem_size, struct
 		return fail(-EINVAL, "vmlinux: segment at 0x%llx overlaps the boot tables below 1 MiB",
 			    (unsigned long long)img->load_addr);
 	for (i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = elf_phdr(file, i);
+		const Elf64_Phdr phdr = elf_phdr(file, i), *ph = &phdr;
 		uint8_t *dst;
 
 		if (ph->p_type != PT_LOAD || !ph->p_memsz)

@@ -17,8 +17,6 @@
 #include <linux/kvm.h>
 
 #include "util/compiler.h"
-#include "vmm/i8042.h"
-#include "vmm/legacy.h"
 #include "vmm/linux.h"
 #include "vmm/linux/acpi.h"
 #include "vmm/linux/bootparam.h"
@@ -26,18 +24,14 @@
 #include "vmm/linux/cpuid.h"
 #include "vmm/linux/kimage.h"
 #include "vmm/linux/mptable.h"
-#include "vmm/rtc.h"
-#include "vmm/serial.h"
+#include "vmm/pc.h"
 #include "vmm/vm.h"
 
 #define LX_MAX_FILE (1ULL << 31)	/* kernel or initrd: 2 GiB is already absurd */
 
 struct linux_state {
 	struct kimage img;
-	struct serial com1;
-	struct i8042 kbd;
-	struct rtc rtc;
-	bool com1_up, kbd_up;
+	struct pc_devices pc;
 };
 
 static int __printf(3, 4) lx_fail(struct linux_opts *o, int err, const char *fmt, ...)
@@ -229,23 +223,13 @@ static int lx_create_pit(struct vm *vm, struct linux_opts *o)
 
 static int lx_devices_init(struct vm *vm, struct linux_opts *o)
 {
-	struct linux_state *st = o->state;
+	const char *what;
 	int err;
 
-	err = serial_init(&st->com1, vm, SERIAL_COM1_BASE, SERIAL_COM1_IRQ, o->console_in,
-			  o->console_out > 0 ? o->console_out : 1);
+	err = pc_devices_init(&o->state->pc, vm, o->console_in,
+			      o->console_out > 0 ? o->console_out : 1, &what);
 	if (err)
-		return lx_fail(o, err, "COM1: %s", strerror(-err));
-	st->com1_up = true;
-	err = i8042_init(&st->kbd, vm);
-	if (err)
-		return lx_fail(o, err, "i8042: %s", strerror(-err));
-	st->kbd_up = true;
-	err = rtc_init(&st->rtc, vm);
-	if (!err)
-		err = legacy_init(vm);
-	if (err)
-		return lx_fail(o, err, "legacy ports: %s", strerror(-err));
+		return lx_fail(o, err, "%s: %s", what, strerror(-err));
 	return 0;
 }
 
@@ -256,10 +240,7 @@ static void linux_teardown(struct vm *vm)
 
 	if (!st)
 		return;
-	if (st->com1_up)
-		serial_exit(&st->com1);
-	if (st->kbd_up)
-		i8042_exit(&st->kbd);
+	pc_devices_exit(&st->pc);
 	free(st);
 	o->state = NULL;
 }
