@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Found by sweeping libvirt's own test suite files through `vsched apply --dry-run` and
+ * `vsched run --domain` (branch xmlcorpus, docs/libvirt.md "libvirt's test suite, swept"):
+ * each case is a file libvirt's suite parses that vsched refused, or a knob a vsched VM
+ * does not honour that passed without a word.
+ */
+#include <string.h>
+
+#include "libvirt_util.h"
+#include "util/compiler.h"
+#include "test.h"
+
+#define CT_HEAD "<domain><name>t</name><memory>64</memory>\n<vcpu>4</vcpu>\n<cputune>\n"
+
+static void parses(const char *xml)
+{
+	struct domain_def def;
+	struct diag d;
+	int ret = parse_str(xml, &def, &d);
+
+	if (ret)
+		printf("\n    refused: %s\n", d.msg);
+	CU_ASSERT_EQUAL(ret, 0);
+	if (!ret)
+		domain_free(&def);
+	diag_free(&d);
+}
+
+/*
+ * A monitor may share vCPUs with earlier ones when it names all of its element's vCPUs
+ * (libvirt's virDomainResctrlValidateMonitor(); genericxml2xmlindata/cachetune-small.xml, a
+ * DO_TEST of genericxml2xmltest.c, has monitors 0, 1 and 0-1 of vcpus 0-1: vsched refused it,
+ * "vcpus overlaps in resctrl groups"). The first earlier monitor that meets it decides.
+ */
+static void test_monitor_of_all_vcpus(void)
+{
+	static const struct {
+		const char *body, *msg;	/* msg NULL: parses */
+	} cases[] = {
+		{ "<cachetune vcpus='0-1'><monitor level='3' vcpus='0'/><monitor level='3' "
+		  "vcpus='1'/><monitor level='3' vcpus='0-1'/></cachetune>", NULL },
+		{ "<cachetune vcpus='0-1'><monitor level='3' vcpus='0-1'/><monitor level='3' "
+		  "vcpus='0'/></cachetune>", "vcpus overlaps in resctrl groups" },
+		{ "<cachetune vcpus='0-1'><monitor level='3' vcpus='0-1'/><monitor level='3' "
+		  "vcpus='0-1'/></cachetune>", "Identical vcpus found in same type monitors" },
+		/* The overlap with monitor 0 decides before the equal one is seen. */
+		{ "<cachetune vcpus='0-1'><monitor level='3' vcpus='0'/><monitor level='3' "
+		  "vcpus='0-1'/><monitor level='3' vcpus='0-1'/></cachetune>", NULL },
+		{ "<cachetune vcpus='0-2'><monitor level='3' vcpus='0-1'/><monitor level='3' "
+		  "vcpus='1-2'/></cachetune>", "vcpus overlaps in resctrl groups" },
+		{ "<memorytune vcpus='2-3'><node id='0' bandwidth='10'/><monitor vcpus='2'/>"
+		  "<monitor vcpus='2-3'/></memorytune>", NULL },
+	};
+	char xml[1024];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(xml, sizeof(xml), CT_HEAD "%s</cputune></domain>", cases[i].body);
+		if (cases[i].msg)
+			expect_parse_error(xml, "t.xml:4: <monitor>", cases[i].msg);
+		else
+			parses(xml);
+	}
+}
+
+static CU_TestInfo tests[] = {
+	{ "a monitor of all the element's vCPUs may overlap", test_monitor_of_all_vcpus },
+	CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE("libvirt_corpus", tests);
