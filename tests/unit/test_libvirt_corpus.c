@@ -64,8 +64,62 @@ static void test_monitor_of_all_vcpus(void)
 	}
 }
 
+/* Parses to def (the caller frees it), or fails the test. */
+static bool parses_to(const char *xml, struct domain_def *def)
+{
+	struct diag d;
+	int ret = parse_str(xml, def, &d);
+
+	if (ret)
+		printf("\n    refused: %s\n", d.msg);
+	CU_ASSERT_EQUAL(ret, 0);
+	diag_free(&d);
+	return !ret;
+}
+
+#define NUMA_CELLS "<cpu><numa><cell id='0' cpus='0' memory='109550' unit='KiB'/>\n" \
+		   "<cell id='1' cpus='1' memory='1' unit='MiB'/></numa></cpu>\n"
+
+/*
+ * Without <memory> (or with 0) the guest NUMA cells give the memory, their sum, as libvirt's
+ * virDomainDefPostParseMemory() infers it (qemuxml2argvdata/cpu-numa-no-memory-element.xml, a
+ * DO_TEST: vsched refused it, "Memory size must be specified via <memory> or in the <numa>
+ * configuration"). A given <memory> stays as it is; a cell's bad memory is refused.
+ */
+static void test_memory_from_numa_cells(void)
+{
+	struct domain_def def;
+
+	if (parses_to("<domain><name>t</name><vcpu>2</vcpu>\n" NUMA_CELLS "</domain>", &def)) {
+		CU_ASSERT_EQUAL(def.memory, (109550ULL + 1024) * 1024);
+		CU_ASSERT_EQUAL(def.memory_line, 2);
+		domain_free(&def);
+	}
+	if (parses_to("<domain><name>t</name><memory>0</memory><vcpu>2</vcpu>\n" NUMA_CELLS
+		      "</domain>", &def)) {
+		CU_ASSERT_EQUAL(def.memory, (109550ULL + 1024) * 1024);
+		domain_free(&def);
+	}
+	if (parses_to("<domain><name>t</name><memory>4096</memory><vcpu>2</vcpu>\n" NUMA_CELLS
+		      "</domain>", &def)) {
+		CU_ASSERT_EQUAL(def.memory, 4096ULL * 1024);
+		domain_free(&def);
+	}
+	expect_parse_error("<domain><name>t</name><vcpu>2</vcpu>\n<cpu><numa>\n"
+			   "<cell id='0' cpus='0-1' memory='x'/></numa></cpu></domain>",
+			   "t.xml:3: <cell> 'x'", "Invalid value 'x' for element or attribute "
+			   "'./@memory'");
+	expect_parse_error("<domain><name>t</name><vcpu>2</vcpu>\n<cpu><numa>\n"
+			   "<cell id='0' cpus='0-1'/></numa></cpu></domain>", "t.xml:3: <cell>",
+			   "missing element or attribute './@memory'");
+	expect_parse_error("<domain><name>t</name><vcpu>2</vcpu><cpu/></domain>", "<memory>",
+			   "Memory size must be specified via <memory> or in the <numa> "
+			   "configuration");
+}
+
 static CU_TestInfo tests[] = {
 	{ "a monitor of all the element's vCPUs may overlap", test_monitor_of_all_vcpus },
+	{ "without <memory> the NUMA cells give it", test_memory_from_numa_cells },
 	CU_TEST_INFO_NULL,
 };
 
