@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libvirt_util.h"
+#include "libvirt/plan.h"
 #include "util/compiler.h"
 #include "test.h"
 
@@ -117,9 +118,59 @@ static void test_memory_from_numa_cells(void)
 			   "configuration");
 }
 
+/* The warnings a vsched VM gives for xml (parse and plan_warn_vsched()), each followed by '|'. */
+static void vsched_warnings(const char *xml, char *out, size_t len)
+{
+	struct domain_def def;
+	struct diag d;
+	size_t i, n = 0;
+
+	out[0] = '\0';
+	CU_ASSERT_EQUAL_FATAL(parse_str(xml, &def, &d), 0);
+	CU_ASSERT_EQUAL(plan_warn_vsched(&def, &d), 0);
+	for (i = 0; i < d.nr_warn && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s|", d.warn[i]);
+	domain_free(&def);
+	diag_free(&d);
+}
+
+/*
+ * What a vsched VM cannot honour is named with its line (no silent no-ops): <iothreads> (libvirt's
+ * iothreads-ids.xml), <perf> with an enabled event (perf.xml), <launchSecurity> (launch-security-
+ * sev.xml: the guest ran unencrypted without a word) and a <seclabel> other than type='none'
+ * (seclabel-dynamic.xml). All four passed `vsched run --domain` silently. The names must outlive
+ * the document (an <iothreads> name taken from the node printed as garbage).
+ */
+static void test_more_knobs_named(void)
+{
+	static const char xml[] = "<domain><name>t</name><memory>64</memory>\n"
+		"<vcpu>2</vcpu><iothreads>2</iothreads>\n"
+		"<perf><event name='cmt' enabled='no'/><event name='cpu_cycles' enabled='yes'/></perf>\n"
+		"<launchSecurity type='sev'><policy>0x0001</policy></launchSecurity>\n"
+		"<seclabel type='none'/><seclabel model='selinux' type='dynamic'/>\n</domain>";
+	char w[4096];
+
+	vsched_warnings(xml, w, sizeof(w));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:2: <iothreads>: 2 iothread(s): a vsched VM has no "
+				      "iothreads; not applied|"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:3: <perf>: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:4: <launchSecurity>: type 'sev': "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:5: <seclabel>: vsched does not label"));
+	/* Nothing asked for: no events enabled, no iothreads, seclabel none. */
+	vsched_warnings("<domain><name>t</name><memory>64</memory><iothreads>0</iothreads>"
+			"<perf><event name='cmt' enabled='no'/></perf><seclabel type='none'/>"
+			"</domain>", w, sizeof(w));
+	CU_ASSERT_STRING_EQUAL(w, "");
+	/* <iothreadids> alone make iothreads too. */
+	vsched_warnings("<domain><name>t</name><memory>64</memory>\n<iothreadids><iothread id='3'/>"
+			"</iothreadids></domain>", w, sizeof(w));
+	CU_ASSERT_PTR_NOT_NULL(strstr(w, "t.xml:2: <iothreadids>: 1 iothread(s)"));
+}
+
 static CU_TestInfo tests[] = {
 	{ "a monitor of all the element's vCPUs may overlap", test_monitor_of_all_vcpus },
 	{ "without <memory> the NUMA cells give it", test_memory_from_numa_cells },
+	{ "iothreads, perf, launchSecurity, seclabel named", test_more_knobs_named },
 	CU_TEST_INFO_NULL,
 };
 
