@@ -294,12 +294,42 @@ static void test_run_current_named_once(void)
 	domain_file_remove(path);
 }
 
+/*
+ * The repository's copies of libvirt's files (tests/libvirt/suite; tests run from the
+ * repository root) that vsched refused before: both parse, the second with 219100 KiB.
+ */
+static void test_suite_files_parse(void)
+{
+	static const char *const files[] = {
+		"tests/libvirt/suite/genericxml2xmlindata__cachetune-small.xml",
+		"tests/libvirt/suite/qemuxml2argvdata__cpu-numa-no-memory-element.xml",
+	};
+	struct domain_def def;
+	struct diag d;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		diag_init(&d, files[i]);
+		ret = domain_parse_file(files[i], &def, &d);
+		if (ret)
+			printf("\n    refused: %s\n", d.msg);
+		CU_ASSERT_EQUAL(ret, 0);
+		if (!ret && i == 1)
+			CU_ASSERT_EQUAL(def.memory, 219100ULL * 1024);
+		if (!ret)
+			domain_free(&def);
+		diag_free(&d);
+	}
+}
+
 static CU_TestInfo tests[] = {
 	{ "a monitor of all the element's vCPUs may overlap", test_monitor_of_all_vcpus },
 	{ "without <memory> the NUMA cells give it", test_memory_from_numa_cells },
 	{ "iothreads, perf, launchSecurity, seclabel named", test_more_knobs_named },
 	{ "run --domain frees what it parsed", test_run_domain_freed },
 	{ "fewer vCPUs started: named once, with <vcpu>", test_run_current_named_once },
+	{ "libvirt's files in tests/libvirt/suite parse", test_suite_files_parse },
 	CU_TEST_INFO_NULL,
 };
 
