@@ -104,8 +104,8 @@ static void knob_more(xmlNode *root, struct domain_def *def)
 
 		/* libvirt's default type is 'dynamic'; only 'none' asks for nothing. */
 		if (xml_is(n, "seclabel") && (!type || strcmp(type, "none"))) {
-			knob_add(def, n, "seclabel", "vsched does not label or confine a VM's process "
-				 "(SELinux, AppArmor, DAC); not applied");
+			knob_add(def, n, "seclabel", "vsched does not label or confine a VM's "
+				 "process (SELinux, AppArmor, DAC); not applied");
 			free(type);
 			break;
 		}

@@ -149,7 +149,8 @@ static void test_more_knobs_named(void)
 {
 	static const char xml[] = "<domain><name>t</name><memory>64</memory>\n"
 		"<vcpu>2</vcpu><iothreads>2</iothreads>\n"
-		"<perf><event name='cmt' enabled='no'/><event name='cpu_cycles' enabled='yes'/></perf>\n"
+		"<perf><event name='cmt' enabled='no'/>"
+		"<event name='cpu_cycles' enabled='yes'/></perf>\n"
 		"<launchSecurity type='sev'><policy>0x0001</policy></launchSecurity>\n"
 		"<seclabel type='none'/><seclabel model='selinux' type='dynamic'/>\n</domain>";
 	char w[4096];
