@@ -114,6 +114,10 @@ $(VSCHED): $(BUILD)/cmd/main.o $(BUILD)/libcmd.a $(BUILD)/libvsched.a
 $(BUILD)/unit-tests: $(TEST_OBJS) $(BUILD)/libcmd.a $(BUILD)/debug/libvsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CUNIT_LIBS) $(LDLIBS)
 
+# vsched under ASan+UBSan, for sweeping inputs through the command line (docs/libvirt.md).
+$(BUILD)/asan/vsched: $(BUILD)/asan/cmd/main.o $(BUILD)/asan/libcmd.a $(BUILD)/asan/libvsched.a
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/asan/unit-tests: $(ASAN_TEST_OBJS) $(BUILD)/asan/libcmd.a $(BUILD)/asan/libvsched.a
 	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(CUNIT_LIBS) $(LDLIBS)
 
@@ -194,6 +198,7 @@ help:
 	@echo "make bench-plots  the PNGs again from the last bench run's CSV (build/plots)"
 	@echo "make fuzz-sim     random scenarios against the fluid ideal, reports the worst"
 	@echo "make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each (clang; docs/fuzzing.md)"
+	@echo "make build/asan/vsched  vsched under ASan+UBSan, to sweep inputs (docs/libvirt.md)"
 	@echo "make install PREFIX=/usr/local DESTDIR=  binary, man page, libvirt hook, unit,"
 	@echo "                  vsched.h, libvsched.a and vsched.pc"
 

@@ -129,58 +129,66 @@ static int run_out_failed(struct run_sched *rs, const char *msg)
 	return RUN_EXIT_FAILURE;
 }
 
-int cmd_run(int argc, char **argv)
+static int run_start(int argc, char **argv, struct run_cfg *cfg)
 {
 	uint64_t start_ns = time_mono_ns();
 	static struct payload_opts popts;
 	struct run_accel_req areq;
 	struct run_sched rs;
 	FILE *stats = NULL;
-	struct run_cfg cfg;
 	unsigned int lanes;
 	char msg[512];
 	struct vm vm;
 	int ret;
 
-	ret = run_parse(argc, argv, &cfg);
+	ret = run_parse(argc, argv, cfg);
 	if (ret)
 		return ret > 0 ? RUN_EXIT_OK : RUN_EXIT_USAGE;
 	vm = (struct vm){
-		.name = cfg.name, .mem_size = cfg.mem, .nr_vcpus = cfg.vcpus,
-		.nr_lanes = cfg.cpus, .verbose = cfg.verbose,
+		.name = cfg->name, .mem_size = cfg->mem, .nr_vcpus = cfg->vcpus,
+		.nr_lanes = cfg->cpus, .verbose = cfg->verbose,
 	};
-	if (run_boot(&cfg, &vm, &popts))
+	if (run_boot(cfg, &vm, &popts))
 		return RUN_EXIT_USAGE;
 	areq = (struct run_accel_req){
-		.accel = cfg.accel, .domain = cfg.domain, .domain_type = cfg.launch.def.type,
-		.kernel = cfg.kernel.kernel, .specs = cfg.kernel.kernel ? NULL : popts.spec,
-		.nr_vcpus = cfg.vcpus,
+		.accel = cfg->accel, .domain = cfg->domain, .domain_type = cfg->launch.def.type,
+		.kernel = cfg->kernel.kernel, .specs = cfg->kernel.kernel ? NULL : popts.spec,
+		.nr_vcpus = cfg->vcpus,
 	};
 	/* Flags first, then the files they name, then KVM: nothing has started before. */
 	ret = run_accel_check(&areq);
 	if (ret)
 		return -ret;
-	if (run_check_files(&cfg) || run_ctl_check_name(&cfg) ||
-	    (cfg.host && run_host_check(&cfg)))
+	if (run_check_files(cfg) || run_ctl_check_name(cfg) ||
+	    (cfg->host && run_host_check(cfg)))
 		return RUN_EXIT_FAILURE;
 	ret = run_accel_choose(&areq, &vm.accel);
 	if (ret)
 		return -ret;
-	lanes = cfg.cpus ? cfg.cpus : run_sched_lanes();
+	lanes = cfg->cpus ? cfg->cpus : run_sched_lanes();
 	vm.nr_lanes = lanes;
-	ret = run_groups(&cfg, &rs, &popts, lanes);
+	ret = run_groups(cfg, &rs, &popts, lanes);
 	if (ret) {
 		run_sched_destroy(&rs);
 		return ret == -ENOMEM ? RUN_EXIT_FAILURE : RUN_EXIT_USAGE;
 	}
-	if (cfg.demo)
-		run_demo_banner(&cfg, lanes, vm.accel);
+	if (cfg->demo)
+		run_demo_banner(cfg, lanes, vm.accel);
 	/* Opened now, so a path that cannot be written is refused before anything runs. */
-	if (cfg.trace && run_sched_trace(&rs, cfg.trace, msg, sizeof(msg)))
+	if (cfg->trace && run_sched_trace(&rs, cfg->trace, msg, sizeof(msg)))
 		return run_out_failed(&rs, msg);
-	if (cfg.stats && !(stats = run_out_open(cfg.stats, &cfg.stats_created))) {
-		snprintf(msg, sizeof(msg), "--stats %s: %s", cfg.stats, strerror(errno));
+	if (cfg->stats && !(stats = run_out_open(cfg->stats, &cfg->stats_created))) {
+		snprintf(msg, sizeof(msg), "--stats %s: %s", cfg->stats, strerror(errno));
 		return run_out_failed(&rs, msg);
 	}
-	return run_vm(&cfg, &vm, &rs, stats, start_ns);
+	return run_vm(cfg, &vm, &rs, stats, start_ns);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_cfg cfg;
+	int ret = run_start(argc, argv, &cfg);
+
+	run_cfg_free(&cfg);
+	return ret;
 }

@@ -113,6 +113,31 @@ static int rc_monitor(struct cputune_ctx *c, xmlNode *n, bool mem, const struct 
 	return ret;
 }
 
+/*
+ * libvirt's virDomainResctrlValidateMonitor(): the first earlier monitor that equals m or shares
+ * a vCPU with it decides. Sharing is allowed to a monitor of all the element's vCPUs (libvirt's
+ * cachetune-small.xml has monitors 0, 1 and 0-1 of vcpus 0-1: vsched refused it); an equal one
+ * is refused, as all monitors of one element are of one type.
+ */
+static int rc_monitor_against(struct cputune_ctx *c, xmlNode *n, const struct cpuset *set,
+			      const struct cpuset *mons, unsigned int nr, const struct cpuset *m)
+{
+	bool whole = !memcmp(m, set, sizeof(*m));
+	unsigned int i, w;
+
+	for (i = 0; i < nr; i++) {
+		if (!memcmp(m, &mons[i], sizeof(*m)))
+			return xerr(c->d, n, "monitor", NULL, "Identical vcpus found in same type "
+				    "monitors");
+		for (w = 0; w < CPUSET_MAX / 64 && !(m->bits[w] & mons[i].bits[w]); w++)
+			;
+		if (w < CPUSET_MAX / 64)
+			return whole ? 0 : xerr(c->d, n, "monitor", NULL, "vcpus overlaps in "
+						"resctrl groups");
+	}
+	return 0;
+}
+
 /* "Colliding cache allocations": same level and id, and one of them 'both' or the same type. */
 static int rc_cache_collides(struct cputune_ctx *c, xmlNode *n, const struct rc_cache_key *keys,
 			     unsigned int nr, const struct rc_cache_key *k)
@@ -133,7 +158,7 @@ int cputune_resctrl_body(struct cputune_ctx *c, xmlNode *rc, bool mem, const str
 	struct rc_cache_key keys[RC_MAX_CHILDREN], key = { 0 };
 	unsigned int nodes[RC_MAX_CHILDREN], nr_keys = 0, nr_nodes = 0;
 	struct cpuset mons[RC_MAX_CHILDREN];
-	unsigned int nr_mons = 0, i, w;
+	unsigned int nr_mons = 0, i;
 	xmlNode *n;
 	int ret = 0;
 
@@ -163,16 +188,8 @@ int cputune_resctrl_body(struct cputune_ctx *c, xmlNode *rc, bool mem, const str
 			struct cpuset m;
 
 			ret = rc_monitor(c, n, mem, set, &m);
-			for (i = 0; !ret && i < nr_mons; i++) {
-				for (w = 0; w < CPUSET_MAX / 64 && !(m.bits[w] & mons[i].bits[w]); w++)
-					;
-				if (w == CPUSET_MAX / 64)
-					continue;
-				ret = xerr(c->d, n, "monitor", NULL, "%s",
-					   memcmp(&m, &mons[i], sizeof(m)) ?
-					   "vcpus overlaps in resctrl groups" :
-					   "Identical vcpus found in same type monitors");
-			}
+			if (!ret)
+				ret = rc_monitor_against(c, n, set, mons, nr_mons, &m);
 			if (!ret && nr_mons < RC_MAX_CHILDREN)
 				mons[nr_mons++] = m;
 		}

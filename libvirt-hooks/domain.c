@@ -67,12 +67,60 @@ static int domain_memory_kib(xmlNode *n, const char *v, struct domain_def *def, 
 	return 0;
 }
 
+/*
+ * The sum of the guest NUMA cells of <cpu><numa> (virDomainNumaGetMemorySize()), in KiB; 0
+ * without cells. Each cell's memory is required and read as <memory> is (unit, KiB rounded up).
+ */
+static int domain_numa_kib(xmlNode *root, uint64_t *kib, int *line, struct diag *d)
+{
+	xmlNode *cpu = xml_child(root, "cpu"), *numa = cpu ? xml_child(cpu, "numa") : NULL, *c;
+	int ret = 0;
+
+	*kib = 0;
+	for (c = numa ? numa->children : NULL; c && !ret; c = c->next) {
+		char *v, *unit;
+		uint64_t b;
+
+		if (!xml_is(c, "cell"))
+			continue;
+		v = xml_prop(c, "memory");
+		unit = xml_prop(c, "unit");
+		if (!v)
+			ret = xerr(d, c, "cell", NULL, "missing element or attribute './@memory'");
+		else if (domain_scale_memory(v, unit, &b))
+			ret = xerr(d, c, "cell", v, "Invalid value '%s' for element or attribute "
+				   "'./@memory'", v);
+		else if ((b + 1023) / 1024 >= ((uint64_t)LLONG_MAX / 1024) - *kib)
+			ret = xerr(d, c, "cell", v, "size value too large");
+		else
+			*kib += (b + 1023) / 1024;
+		free(v);
+		free(unit);
+	}
+	*line = numa ? xml_line(numa) : 0;
+	return ret;
+}
+
+/*
+ * <memory>; where it is absent or 0, the sum of the guest NUMA cells, as libvirt's
+ * virDomainDefPostParseMemory() infers the initial memory (its cpu-numa-no-memory-element.xml,
+ * a DO_TEST, has cells and no <memory>: vsched refused it).
+ */
 static int domain_memory(xmlNode *root, struct domain_def *def, struct diag *d)
 {
 	xmlNode *n = xml_child(root, "memory");
+	uint64_t numa_kib;
 	char *v, *unit;
-	int ret;
+	int ret, numa_line;
 
+	ret = domain_numa_kib(root, &numa_kib, &numa_line, d);
+	if (ret)
+		return ret;
+	if (!n && numa_kib) {
+		def->memory = numa_kib * 1024;
+		def->memory_line = numa_line;
+		return 0;
+	}
 	if (!n)
 		return xerr(d, root, "memory", NULL,
 			    "Memory size must be specified via <memory> or in the <numa> "
@@ -89,6 +137,8 @@ static int domain_memory(xmlNode *root, struct domain_def *def, struct diag *d)
 			   "'./memory[1]'", v);
 	else if (def->memory > LLONG_MAX)
 		ret = xerr(d, n, "memory", v, "value too large: %s%s", v, unit ? unit : "KiB");
+	else if (!def->memory && numa_kib)
+		def->memory = numa_kib * 1024;
 	else if (!def->memory)
 		ret = xerr(d, n, "memory", v, "Memory size must be specified via <memory> or "
 			   "in the <numa> configuration");

@@ -2,9 +2,9 @@
 /*
  * Domain-level tuning a vsched VM does not apply: <vcpus> (which vCPUs are online), <cpu>,
  * <numatune>, <memtune>, <blkiotune>, <memoryBacking>, <currentMemory> below <memory> and
- * <maxMemory>. On a QEMU domain they are libvirt's; started by vsched they were dropped without
- * a word, and <vcpus> put other vCPUs online than the domain enabled. Kept here, with their
- * lines, for plan_warn_vsched() to name.
+ * <maxMemory>, and <iothreads>, <perf>, <launchSecurity>, <seclabel>. On a QEMU domain they are
+ * libvirt's; started by vsched they were dropped without a word, and <vcpus> put other vCPUs
+ * online than the domain enabled. Kept here, with their lines, for plan_warn_vsched() to name.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,6 +55,64 @@ static void knob_vcpus(xmlNode *vcpus, struct domain_def *def)
 		 "vCPUs '%s'; not applied", w, o);
 }
 
+/* An element with a child <name> whose attr is yes (<perf><event enabled='yes'/>). */
+static bool knob_any_yes(xmlNode *n, const char *name, const char *attr)
+{
+	xmlNode *c;
+	bool yes = false;
+
+	for (c = n->children; c && !yes; c = c->next) {
+		char *v = xml_is(c, name) ? xml_prop(c, attr) : NULL;
+
+		yes = v && !strcmp(v, "yes");
+		free(v);
+	}
+	return yes;
+}
+
+/*
+ * Elements of a domain a vsched VM cannot honour beyond tuning: iothreads, perf events, memory
+ * encryption, security labels. Found by sweeping libvirt's test files (branch xmlcorpus): each
+ * passed `vsched run --domain` without a word, <launchSecurity type='sev'> included.
+ */
+static void knob_more(xmlNode *root, struct domain_def *def)
+{
+	xmlNode *n;
+	const char *io = "iothreads";
+
+	n = xml_child(root, io);
+	if (!n)
+		n = xml_child(root, io = "iothreadids");
+	/* elem must outlive the document: a literal, never n->name. */
+	if (n && def->iothreads.count)
+		knob_add(def, n, io, "%u iothread(s): a vsched VM has no iothreads; not applied",
+			 def->iothreads.count);
+	n = xml_child(root, "perf");
+	if (n && knob_any_yes(n, "event", "enabled"))
+		knob_add(def, n, "perf", "vsched does not count perf events for a VM; not applied");
+	n = xml_child(root, "launchSecurity");
+	if (n) {
+		char *type = xml_prop(n, "type");
+
+		knob_add(def, n, "launchSecurity", "type '%s': vsched has no confidential VMs, the "
+			 "guest's memory is neither encrypted nor attested; not applied",
+			 type ? type : "");
+		free(type);
+	}
+	for (n = root->children; n; n = n->next) {
+		char *type = xml_is(n, "seclabel") ? xml_prop(n, "type") : NULL;
+
+		/* libvirt's default type is 'dynamic'; only 'none' asks for nothing. */
+		if (xml_is(n, "seclabel") && (!type || strcmp(type, "none"))) {
+			knob_add(def, n, "seclabel", "vsched does not label or confine a VM's "
+				 "process (SELinux, AppArmor, DAC); not applied");
+			free(type);
+			break;
+		}
+		free(type);
+	}
+}
+
 void domain_knobs(xmlNode *root, struct domain_def *def)
 {
 	static const struct {
@@ -91,4 +149,5 @@ void domain_knobs(xmlNode *root, struct domain_def *def)
 		if (n)
 			knob_add(def, n, whole[i].elem, "%s", whole[i].why);
 	}
+	knob_more(root, def);
 }

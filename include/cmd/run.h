@@ -79,8 +79,12 @@ struct run_cfg {
 	struct domain_launch launch;	/* --domain: its strings back the fields above */
 };
 
-/* Flags into cfg, checked against one another. 0, 1 after --help, or -EINVAL after a message. */
+/*
+ * Flags into cfg, checked against one another. 0, 1 after --help, or -EINVAL after a message
+ * (what it allocated is freed then). After 0, run_cfg_free() frees the --domain description.
+ */
 int run_parse(int argc, char **argv, struct run_cfg *cfg);
+void run_cfg_free(struct run_cfg *cfg);
 /*
  * The files the command line (or --domain) names (cmd/run_files.c): --kernel and --initrd
  * readable and of a format the Linux boot path takes, --ctl-dir a directory or one that can be

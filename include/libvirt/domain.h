@@ -15,7 +15,7 @@
 
 #define DOMAIN_VCPUS_MAX	CPUSET_MAX
 
-#define DOMAIN_KNOBS_MAX	8
+#define DOMAIN_KNOBS_MAX	16
 
 struct domain_def {
 	char *name;
