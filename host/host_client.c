@@ -303,7 +303,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_blocked(h->s, slot, now);
 	case HOST_MSG_RAN:
-		if (m->a > HOST_RAN_MAX_NS || m->b > HOST_RAN_MAX_NS)
+		if (!host_ran_count(h, slot, m->a, m->b, now))
 			return -ERANGE;
 		h->cause = HOST_PRE_RAN;
 		host_slice_reported(h, slot, now);
