@@ -193,7 +193,7 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	c->guest = c->kick_fd && offer_fd >= 0 && (m->flags & HOST_HELLO_GUEST);
 	/* Decisions ahead of a slice end need the page (the `at`) and the parked bits (offers). */
 	c->ahead = offer_fd >= 0 && (m->flags & HOST_HELLO_AHEAD);
-	c->other_at = h->clock();	/* its other threads' CPU is charged from the join on */
+	c->other_at = c->other_joined = h->clock();	/* its other threads' CPU: from here */
 	host_welcome(h, c, ret, page_fd, offer_fd);
 	if (page_fd >= 0)
 		close(page_fd);

@@ -116,6 +116,7 @@ struct host_client {
 					   (host_owners.c), 0: unknown */
 	bool owners_back;		/* its kept owners looked for (its first COMMIT) */
 	/* host_charge.c: its threads other than the vCPUs' (OTHER), charged to its VM group */
+	uint64_t other_joined;		/* its join (daemon's time): host_other_possible() */
 	uint64_t other_at;		/* its allowance counted up to here (daemon's time) */
 	uint64_t other_allow;		/* ns it may still charge: elapsed time x host CPUs */
 	uint64_t other_ns;		/* charged since the join */
