@@ -252,8 +252,9 @@ void pre_wait_out(struct pre *p, unsigned int before)
  * The holder granted and inside its vCPU for a while, as a vCPU in KVM_RUN is when preempted.
  * Asleep until H is in: until 2026-12-07 the helper (SCHED_FIFO, pinned off the lane's CPU,
  * where the daemon is pinned too) polled with 10 us sleeps, ~22000 wake-ups a second that
- * preempted the daemon while it decided that very grant; on a loaded machine the daemon then
- * ran ~7 % of its CPU and each grant took up to seconds: the host row's stalls (docs/host.md).
+ * preempted the daemon while it decided that very grant; on a loaded machine its thread got
+ * 7-32 % of that CPU, nearly all of it spent coming back from those preemptions, and a grant
+ * took up to 23 s: the host row's stalls (docs/host.md, Limits).
  */
 void wait_inside(struct pre *p)
 {
