@@ -98,8 +98,10 @@ void *holder(void *arg)
 		}
 		p->in_guest = true;
 		pre_guest(p, true);
-		pthread_mutex_unlock(&p->lock);
+		/* Told under the lock: the helper waits for it asleep (wait_inside()). */
 		__atomic_store_n(&p->inside, true, __ATOMIC_RELEASE);
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
 		for (;;) {
 			if (spin_vcpu_run(&p->v))
 				abort();
@@ -246,11 +248,29 @@ void pre_wait_out(struct pre *p, unsigned int before)
 		p->unpaired++;
 }
 
-/* The holder granted and inside its vCPU for a while, as a vCPU in KVM_RUN is when preempted. */
+/*
+ * The holder granted and inside its vCPU for a while, as a vCPU in KVM_RUN is when preempted.
+ * Asleep until H is in: until 2026-12-07 the helper (SCHED_FIFO, pinned off the lane's CPU,
+ * where the daemon is pinned too) polled with 10 us sleeps, ~22000 wake-ups a second that
+ * preempted the daemon while it decided that very grant; on a loaded machine its thread got
+ * 7-32 % of that CPU, nearly all of it spent coming back from those preemptions, and a grant
+ * took up to 23 s: the host row's stalls (docs/host.md, Limits).
+ */
 void wait_inside(struct pre *p)
 {
+	struct timespec end;
+
+	clock_gettime(CLOCK_REALTIME, &end);	/* the condition variable's clock */
+	end.tv_sec += WAIT_FLAG_S;
+	pthread_mutex_lock(&p->lock);
 	while (!__atomic_load_n(&p->inside, __ATOMIC_ACQUIRE))
-		usleep(10);
+		if (pthread_cond_timedwait(&p->cond, &p->lock, &end) == ETIMEDOUT &&
+		    !__atomic_load_n(&p->inside, __ATOMIC_ACQUIRE)) {
+			fprintf(stderr, "bench-host-preempt: no grant in %d s (granted %d; the "
+				"daemon's log above)\n", WAIT_FLAG_S, p->granted);
+			_exit(1);
+		}
+	pthread_mutex_unlock(&p->lock);
 	usleep(50);
 }
 

@@ -33,8 +33,12 @@ static void *agent(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			signal_flag(p, &p->granted);
 		}
-		if (m.type == HOST_MSG_RETIME && m.vcpu == 0 && m.a != HOST_TIME_INF)
+		if (m.type == HOST_MSG_RETIME && m.vcpu == 0 && m.a != HOST_TIME_INF) {
+			pthread_mutex_lock(&p->lock);
 			__atomic_store_n(&p->until, m.a, __ATOMIC_RELEASE);
+			pthread_cond_broadcast(&p->cond);	/* slice_tick() waits for it */
+			pthread_mutex_unlock(&p->lock);
+		}
 		/* A PREEMPT at a slice end to come (HOST_HELLO_AHEAD): the helper applies it
 		 * there, as rt_ahead_tick() (slice_tick()); the agent only records it. */
 		if (m.type == HOST_MSG_PREEMPT && m.a != HOST_TIME_INF && m.a > time_mono_ns())
@@ -191,13 +195,21 @@ static bool slice_tick(struct pre *p, uint64_t g)
 {
 	struct timespec ts;
 	uint64_t until = 0, now;
-	unsigned int k;
 
 	__atomic_store_n(&p->until, 0, __ATOMIC_RELEASE);
 	send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
-	for (k = 0; k < 400 && !(until = __atomic_load_n(&p->until, __ATOMIC_ACQUIRE)); k++)
-		usleep(25);
+	/* The RETIME, 10 ms at most: asleep, not polled (wait_inside() says why). */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 10000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
 	pthread_mutex_lock(&p->lock);
+	while (!(until = __atomic_load_n(&p->until, __ATOMIC_ACQUIRE)) &&
+	       pthread_cond_timedwait(&p->cond, &p->lock, &ts) != ETIMEDOUT)
+		;
+	until = __atomic_load_n(&p->until, __ATOMIC_ACQUIRE);
 	p->round_ahead = false;
 	p->done = false;	/* an exit of an earlier round's (round_timed()) */
 	if (until && p->in_guest) {
@@ -424,11 +436,13 @@ static int run_host(struct pre *p, const char *sock)
 		send_msg(p, &t);
 	}
 	for (i = 0; i < p->rounds; i++) {
-		uint64_t g = time_mono_ns();
+		uint64_t g;
 		unsigned int k;
 
 		send_ev(p, HOST_MSG_RUNNABLE, 0, 0);
 		wait_inside(p);	/* granted, H in its vCPU */
+		/* vCPU 0's CPU time (its RANs) from here: its wait for the grant is none. */
+		g = time_mono_ns();
 		if (p->vt) {
 			send_ev(p, HOST_MSG_RUNNABLE, 1, 0);
 			usleep(VT_WAIT_US);

@@ -193,7 +193,7 @@ static int host_hello(struct host *h, struct host_client *c, const struct host_h
 	c->guest = c->kick_fd && offer_fd >= 0 && (m->flags & HOST_HELLO_GUEST);
 	/* Decisions ahead of a slice end need the page (the `at`) and the parked bits (offers). */
 	c->ahead = offer_fd >= 0 && (m->flags & HOST_HELLO_AHEAD);
-	c->other_at = h->clock();	/* its other threads' CPU is charged from the join on */
+	c->other_at = c->other_joined = h->clock();	/* its other threads' CPU: from here */
 	host_welcome(h, c, ret, page_fd, offer_fd);
 	if (page_fd >= 0)
 		close(page_fd);
@@ -303,7 +303,7 @@ static int host_event(struct host *h, struct host_client *c, const struct host_e
 		host_charge_holders(h, now, UINT_MAX);
 		return sched_vcpu_blocked(h->s, slot, now);
 	case HOST_MSG_RAN:
-		if (m->a > HOST_RAN_MAX_NS || m->b > HOST_RAN_MAX_NS)
+		if (!host_ran_count(h, slot, m->a, m->b, now))
 			return -ERANGE;
 		h->cause = HOST_PRE_RAN;
 		host_slice_reported(h, slot, now);

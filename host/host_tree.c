@@ -240,7 +240,9 @@ int host_tree_join(struct host *h, struct host_client *c, const struct host_hell
 	for (i = 0; i < h->nr_slots && n < c->nr_vcpus; i++) {
 		if (h->slot[i].client)
 			continue;
-		h->slot[i] = (struct host_slot){ .client = c, .vcpu = n, .last_heard = sched_now(h->s) };
+		h->slot[i] = (struct host_slot){ .client = c, .vcpu = n,
+						 .last_heard = sched_now(h->s),
+						 .joined_at = h->clock() };
 		c->slot[n++] = i;
 		sched_vcpu_move(h->s, i, vm);
 	}

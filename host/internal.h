@@ -30,6 +30,8 @@ struct host_slot {
 	/* host_charge.c: the holder's estimate since its last report or grant */
 	uint64_t charged_at;		/* daemon's time of that report or grant */
 	uint64_t ahead_ns;		/* charged beyond what its VMM reported */
+	uint64_t joined_at;		/* host_ran_count(): its VM's join, daemon's time */
+	uint64_t reported_ns;		/* ... the CPU its RANs reported since */
 	uint64_t preempt_at;		/* host_slice.c: PREEMPT sent, not reported since; 0 */
 	uint32_t nr_waits;		/* RUNNABLEs read: a new wait (host_xhand.c) */
 	uint64_t ahead_at;		/* host_ahead.c: a PREEMPT published for then, not
@@ -114,6 +116,7 @@ struct host_client {
 					   (host_owners.c), 0: unknown */
 	bool owners_back;		/* its kept owners looked for (its first COMMIT) */
 	/* host_charge.c: its threads other than the vCPUs' (OTHER), charged to its VM group */
+	uint64_t other_joined;		/* its join (daemon's time): host_other_possible() */
 	uint64_t other_at;		/* its allowance counted up to here (daemon's time) */
 	uint64_t other_allow;		/* ns it may still charge: elapsed time x host CPUs */
 	uint64_t other_ns;		/* charged since the join */
@@ -244,6 +247,9 @@ void host_charge_granted(struct host *h, unsigned int slot, uint64_t now);
 int host_charge_other(struct host *h, struct host_client *c, uint64_t user, uint64_t sys,
 		      uint64_t now);
 int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
+		       uint64_t now);
+/* A RAN of user + sys ns about slot counted; false (not counted): it cannot be true. */
+bool host_ran_count(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
 		       uint64_t now);
 
 /*

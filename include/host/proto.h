@@ -82,7 +82,9 @@
 #define HOST_PATH_LEN		256		/* a group path, NUL included */
 #define HOST_MAX_GROUPS		256		/* groups in one VM's subtree */
 #define HOST_MAX_VM_VCPUS	1024		/* vCPUs of one VM */
-#define HOST_RAN_MAX_NS		10000000000ULL	/* one report's CPU time: above is garbage */
+/* One report's CPU time: above, garbage if more than could have run since the join
+ * (host_ran_count(), host_other.c) */
+#define HOST_RAN_MAX_NS		10000000000ULL
 #define HOST_REPORT_NS		20000000ULL	/* a VMM reports a running holder's CPU time at least
 						   this often (its slice ends sooner) */
 #define HOST_TIME_INF		UINT64_MAX

@@ -6,6 +6,7 @@
  * noticed late, picks on stale virtual time). Reports stay the truth: what was charged ahead
  * of them is paid back first. Time is driven (host_set_clock()).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -135,11 +136,43 @@ static void test_host_charge_throttle(void)
 	host_destroy(h);
 }
 
+/*
+ * A vCPU that really ran 12 s without a report (its helper held off its CPU, the daemon itself
+ * stalled) reports it in one RAN: charged, not garbage, also where the daemon reads it right
+ * after an earlier report it read late. More than the vCPU could have run since its join, its
+ * reports so far included, is still garbage: its VMM is hung up on.
+ */
+static void test_host_charge_long_report(void)
+{
+	struct host *h = charge_host(1);
+	struct cvmm a;
+
+	cvmm_join(h, &a, "a", UINT64_MAX);
+	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RUNNABLE, 0, 0, 0), 0);	/* granted */
+	charge_now += 12 * NSEC_PER_SEC;
+	/* A report sent before the stall, read after it; then the 12 s at once. */
+	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RAN, 0, 5 * NSEC_PER_MSEC, 0), 0);
+	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RAN, 0, 11 * NSEC_PER_SEC,
+				NSEC_PER_SEC - 5 * NSEC_PER_MSEC), 0);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 12000000);
+	/* Within HOST_RAN_MAX_NS, as always: 10 s more, charged, though not run. */
+	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RAN, 0, HOST_RAN_MAX_NS, 0), 0);
+	/* Above it and beyond its life (12 s, 10 s of slack) with what it reported (22 s). */
+	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RAN, 0, HOST_RAN_MAX_NS + 1, 0), -ERANGE);
+	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RAN, 0, 0, UINT64_MAX), -ERANGE);
+	CU_ASSERT_EQUAL(cvmm_ev(h, &a, HOST_MSG_RAN, 0, UINT64_MAX, UINT64_MAX), -ERANGE);
+	CU_ASSERT_EQUAL(host_test_usage_us(h, "/machine/a"), 22000000);
+	cvmm_leave(h, &a);
+	host_destroy(h);
+}
+
 static CU_TestInfo host_charge_tests[] = {
 	{ "holders are charged up to a decision; reports pay it back",
 	  test_host_charge_holders },
 	{ "a holder past its quota is throttled at another VM's event",
 	  test_host_charge_throttle },
+	{ "a RAN above HOST_RAN_MAX_NS the vCPU could have run is charged, not garbage",
+	  test_host_charge_long_report },
 	CU_TEST_INFO_NULL,
 };
 

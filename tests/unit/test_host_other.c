@@ -125,6 +125,37 @@ static void test_host_other_bounded(void)
 	host_destroy(h);
 }
 
+/*
+ * An OTHER above HOST_RAN_MAX_NS that the VMM's threads could have used (12 s after its join,
+ * its helper held off its CPU until then) is no garbage: charged within the allowance (at most
+ * HOST_RAN_MAX_NS saved up), the rest refused; until 2026-12-07 it hung the VMM up. Beyond
+ * the time since the join on every host CPU (and the slack) it still does.
+ */
+static void test_host_other_long(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct host *h = ot_host(1);
+	struct host_client *c;
+	uint64_t refused, got;
+	int fd;
+
+	fd = host_test_join(h, "a", 1, UINT64_MAX, &c);
+	ot_now += 12000 * OT_MS;
+	CU_ASSERT_EQUAL(host_test_ev(h, c, HOST_MSG_OTHER, 0, 0, 11000 * OT_MS, 0), 0);
+	vsched_lock(host_vsched(h));
+	got = host_client_other_ns(c, &refused);
+	vsched_unlock(host_vsched(h));
+	CU_ASSERT_EQUAL(got, HOST_RAN_MAX_NS);
+	CU_ASSERT_EQUAL(refused, 1000 * OT_MS);
+	CU_ASSERT_EQUAL(host_test_ev(h, c, HOST_MSG_OTHER, 0, 0,
+				     12000 * OT_MS * (uint64_t)cpus + HOST_RAN_MAX_NS, 0),
+			-ERANGE);
+	CU_ASSERT_EQUAL(host_test_ev(h, c, HOST_MSG_OTHER, 0, 0, UINT64_MAX, UINT64_MAX),
+			-ERANGE);
+	host_test_leave(h, c, fd);
+	host_destroy(h);
+}
+
 /* Applies what the daemon sent a VMM of one vCPU: whether it holds the lane. */
 static void ot_track(int fd, bool *holds)
 {
@@ -253,6 +284,8 @@ static void test_host_other_quiet_preempt(void)
 static CU_TestInfo host_other_tests[] = {
 	{ "a VMM's other threads charged to its VM group", test_host_other_charged },
 	{ "a VMM's other threads: no more than its process could use", test_host_other_bounded },
+	{ "an OTHER above HOST_RAN_MAX_NS its threads could have used is no garbage",
+	  test_host_other_long },
 	{ "the partition's VMMs' threads out of its quota", test_host_other_partition },
 	{ "a PREEMPT kicked into the guest goes without a datagram",
 	  test_host_other_quiet_preempt },
