@@ -90,10 +90,11 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 	while (i < n) {
 		unsigned long val;
 
-		if (i + 1 >= n)
-			return perr(p, "'%s' needs a value", tok[i]);
+		/* The name first: a misspelt one at the end of a line was "'x' needs a value". */
 		if (strcmp(tok[i], "phase") && strcmp(tok[i], "seed") && strcmp(tok[i], "sys"))
 			return perr(p, "unknown vcpu option '%s'", tok[i]);
+		if (i + 1 >= n)
+			return perr(p, "'%s' needs a value", tok[i]);
 		if (!strcmp(tok[i], "phase")) {
 			if (v->kind == SIM_HOG || v->kind == SIM_IDLE)
 				return perr(p, "phase is for duty, bursty and sleep vcpus");
@@ -181,9 +182,17 @@ static int parse_at(struct parser *p, char **tok, int n)
 		if (sim_parse_path(p, tok[4], ev->path))
 			return -EINVAL;
 	} else {
+		static const char *const kinds[] = { "weight", "nice", "max", "burst", "idle" };
 		char *set[SIM_MAX_TOKENS];
 		int i, m = 0;
+		size_t k;
 
+		/* Named before the path: "at 1ms frob /" said "'frob' needs a value". */
+		for (k = 0; k < ARRAY_SIZE(kinds) && strcmp(tok[2], kinds[k]); k++)
+			;
+		if (k == ARRAY_SIZE(kinds))
+			return perr(p, "unknown event '%s' (move, weight, nice, max, burst, idle)",
+				    tok[2]);
 		ev->type = SIM_EV_SET;
 		if (sim_parse_path(p, tok[3], ev->path))
 			return -EINVAL;
@@ -232,7 +241,7 @@ static int parse_line(struct parser *p, char *line)
 		unsigned long v;
 
 		if (sim_parse_ulong(tok[1], &v) || !v || v > 1024)
-			return perr(p, "lanes must be in [1, 1024]");
+			return perr(p, "lanes is a whole number, 1 to 1024");
 		sc->lanes = (unsigned int)v;
 		return 0;
 	}
@@ -245,7 +254,7 @@ static int parse_line(struct parser *p, char *line)
 		if (pct)
 			*pct = '\0';
 		if (sim_parse_ulong(tok[1], &v) || !v || v > 100)
-			return perr(p, "deliver must be in [1, 100] %%");
+			return perr(p, "deliver is a whole percentage, 1%% to 100%%");
 		sc->deliver_pct = (unsigned int)v;
 		return 0;
 	}

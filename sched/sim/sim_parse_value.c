@@ -95,7 +95,7 @@ static int parse_long(const char *tok, long *out)
 }
 
 /*
- * "/" or "/a/b": components of 1 to GROUP_NAME_MAX bytes, no empty one, no trailing '/', at
+ * "/" or "/a/b": components of 1 to GROUP_NAME_MAX bytes, no empty one, "." or "..", no trailing '/', at
  * most GROUP_DEPTH_MAX deep (deeper, the tree's EAGAIN came at run time, its message cut off
  * inside the long path).
  */
@@ -113,6 +113,9 @@ int sim_parse_path(struct parser *p, const char *tok, char *out)
 
 		if (!len || len > GROUP_NAME_MAX)
 			return perr(p, "bad group path '%s'", tok);
+		/* Taken as names, they reached the tree's mkdir as "File exists". */
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return perr(p, "bad group path '%s': '.' and '..' name no group", tok);
 		if (++depth > GROUP_DEPTH_MAX)
 			return perr(p, "group path deeper than %u levels", GROUP_DEPTH_MAX);
 		c += len;
@@ -155,6 +158,10 @@ int sim_parse_settings(struct parser *p, char **tok, int n, struct sim_settings 
 	while (i < n) {
 		const char *key = tok[i];
 
+		/* The name first: a misspelt one at the end of a line was "'x' needs a value". */
+		if (strcmp(key, "weight") && strcmp(key, "nice") && strcmp(key, "max") &&
+		    strcmp(key, "burst") && strcmp(key, "idle"))
+			return perr(p, "unknown setting '%s'", key);
 		if (i + 1 >= n)
 			return perr(p, "'%s' needs a value", key);
 		if (!strcmp(key, "weight")) {

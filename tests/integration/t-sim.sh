@@ -55,7 +55,7 @@ rm -f /tmp/vsched-t-sim.out.$$
 # Bad input: a clear error and exit status 1; usage errors exit 2.
 printf 'lanes 0\n' > /tmp/vsched-t-sim.$$
 if "$VSCHED" sim /tmp/vsched-t-sim.$$ 2>/tmp/vsched-t-sim.err.$$; then exit 1; fi
-grep -q 'line 1: lanes must be' /tmp/vsched-t-sim.err.$$
+grep -q 'line 1: lanes is a whole number' /tmp/vsched-t-sim.err.$$
 # Input that is no scenario (issue 18 item 12): refused naming the file, exit status 1.
 head -c 4096 "$VSCHED" > /tmp/vsched-t-sim.$$
 for f in /dev/zero /dev/null /tmp/vsched-t-sim.$$ /tmp; do

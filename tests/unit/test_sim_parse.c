@@ -189,6 +189,33 @@ static void test_parse_audit(void)
 }
 
 /* A file with these len bytes; its path in path (PATH_MAX). */
+/*
+ * An outsider's corpus (branch simcorpus, 73 malformed files): a misspelt word named the wrong
+ * fault ("'x' needs a value" for an unknown option, event or setting), "." and ".." passed as
+ * group names into the tree's "File exists", a fractional percentage was "not in [1, 100]".
+ */
+static void test_parse_corpus(void)
+{
+	refused("vcpu 0 / hog\nat 1ms frob /\n",
+		"line 2: unknown event 'frob' (move, weight, nice, max, burst, idle)");
+	refused("vcpu 0 / hog\nat 1ms frob / 5\n",
+		"line 2: unknown event 'frob' (move, weight, nice, max, burst, idle)");
+	refused("vcpu 0 / hog x\n", "line 1: unknown vcpu option 'x'");
+	refused("vcpu 0 / duty 1ms 2ms phse 1ms seed\n", "line 1: unknown vcpu option 'phse'");
+	refused("group /a b\nvcpu 0 / hog\n", "line 1: unknown setting 'b'");
+	refused("group /a weight 5 colour\nvcpu 0 / hog\n", "line 1: unknown setting 'colour'");
+	refused("group /a weight\nvcpu 0 / hog\n", "line 1: 'weight' needs a value");
+	refused("group /a\ngroup /a/..\nvcpu 0 / hog\n",
+		"line 2: bad group path '/a/..': '.' and '..' name no group");
+	refused("group /.\nvcpu 0 / hog\n",
+		"line 1: bad group path '/.': '.' and '..' name no group");
+	refused("vcpu 0 /.. hog\n", "line 1: bad group path '/..': '.' and '..' name no group");
+	refused("deliver 33.3%\nvcpu 0 / hog\n",
+		"line 1: deliver is a whole percentage, 1% to 100%");
+	refused("deliver 0%\nvcpu 0 / hog\n", "line 1: deliver is a whole percentage, 1% to 100%");
+	refused("lanes 0x2\nvcpu 0 / hog\n", "line 1: lanes is a whole number, 1 to 1024");
+}
+
 static void write_file(char *path, const void *buf, size_t len)
 {
 	int fd;
@@ -344,6 +371,7 @@ static CU_TestInfo parse_tests[] = {
 	{ "files that are no scenario", test_load_not_a_scenario },
 	{ "runs that would record without bound", test_parse_samples },
 	{ "scenario errors", test_sim_scenario_errors },
+	{ "what an outsider's corpus found", test_parse_corpus },
 	CU_TEST_INFO_NULL,
 };
 
