@@ -95,9 +95,9 @@ static int parse_long(const char *tok, long *out)
 }
 
 /*
- * "/" or "/a/b": components of 1 to GROUP_NAME_MAX bytes, no empty one, "." or "..", no trailing '/', at
- * most GROUP_DEPTH_MAX deep (deeper, the tree's EAGAIN came at run time, its message cut off
- * inside the long path).
+ * "/" or "/a/b": components of 1 to GROUP_NAME_MAX bytes, no empty one, "." or "..", no
+ * trailing '/', at most GROUP_DEPTH_MAX deep (deeper, the tree's EAGAIN came at run time, its
+ * message cut off inside the long path).
  */
 int sim_parse_path(struct parser *p, const char *tok, char *out)
 {
