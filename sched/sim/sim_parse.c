@@ -34,11 +34,12 @@ static int parse_group(struct parser *p, char **tok, int n)
 	if (!strcmp(g->path, "/"))
 		return perr(p, "the root group takes no settings here");
 	if (sim_find_group(sc, g->path))
-		return perr(p, "group %s already defined at line %u", g->path,
+		return perr(p, "group %s already defined at line %u", SIM_WORD(g->path),
 			    sim_find_group(sc, g->path)->line);
 	*strrchr(g->path, '/') = '\0';
 	if (g->path[0] && !sim_find_group(sc, g->path))
-		return perr(p, "parent %s of a group is not defined above", g->path);
+		return perr(p, "parent %s of a group is not defined above",
+				    SIM_WORD(g->path));
 	strcpy(g->path, tok[1]);
 	g->line = p->line;
 	sc->nr_groups++;
@@ -81,7 +82,7 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 			return perr(p, "%s needs 0 < %s <= %s", tok[0], busy, period);
 		i = 3;
 	} else {
-		return perr(p, "unknown pattern '%s'", tok[0]);
+		return perr(p, "unknown pattern '%s'", SIM_WORD(tok[0]));
 	}
 	/*
 	 * Each option once, and only where it acts: phase on duty, bursty and sleep, seed on bursty (a
@@ -92,7 +93,7 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 
 		/* The name first: a misspelt one at the end of a line was "'x' needs a value". */
 		if (strcmp(tok[i], "phase") && strcmp(tok[i], "seed") && strcmp(tok[i], "sys"))
-			return perr(p, "unknown vcpu option '%s'", tok[i]);
+			return perr(p, "unknown vcpu option '%s'", SIM_WORD(tok[i]));
 		if (i + 1 >= n)
 			return perr(p, "'%s' needs a value", tok[i]);
 		if (!strcmp(tok[i], "phase")) {
@@ -119,7 +120,7 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 				return perr(p, "sys is a percentage");
 			v->sys_pct = (unsigned int)val;
 		} else {
-			return perr(p, "unknown vcpu option '%s'", tok[i]);
+			return perr(p, "unknown vcpu option '%s'", SIM_WORD(tok[i]));
 		}
 		i += 2;
 	}
@@ -192,7 +193,7 @@ static int parse_at(struct parser *p, char **tok, int n)
 			;
 		if (k == ARRAY_SIZE(kinds))
 			return perr(p, "unknown event '%s' (move, weight, nice, max, burst, idle)",
-				    tok[2]);
+				    SIM_WORD(tok[2]));
 		ev->type = SIM_EV_SET;
 		if (sim_parse_path(p, tok[3], ev->path))
 			return -EINVAL;
@@ -231,7 +232,7 @@ static int parse_line(struct parser *p, char *line)
 	for (k = 0; k < ARRAY_SIZE(keywords) && strcmp(tok[0], keywords[k]); k++)
 		;
 	if (k == ARRAY_SIZE(keywords))
-		return perr(p, "unknown keyword '%s'", tok[0]);
+		return perr(p, "unknown keyword '%s'", SIM_WORD(tok[0]));
 	if (n != 2)
 		return perr(p, "'%s' takes one value", tok[0]);
 	if (p->keyword_line[k])

@@ -216,6 +216,35 @@ static void test_parse_corpus(void)
 	refused("lanes 0x2\nvcpu 0 / hog\n", "line 1: lanes is a whole number, 1 to 1024");
 }
 
+/*
+ * A long word is cut in its middle: a 600-byte path filled the 512-byte message, and the reason
+ * after it ("is not defined") was lost.
+ */
+static void test_parse_long_words(void)
+{
+	char text[1024], want[256], x[601];
+
+	memset(x, 'x', 600);
+	x[600] = '\0';
+	snprintf(text, sizeof(text), "vcpu 0 /%s hog\n", x);
+	snprintf(want, sizeof(want), "line 1: group /%.47s...%.28s is not defined", x, x);
+	refused(text, want);
+	snprintf(text, sizeof(text), "%s 2\nvcpu 0 / hog\n", x);
+	snprintf(want, sizeof(want), "line 1: unknown keyword '%.48s...%.28s'", x, x);
+	refused(text, want);
+	snprintf(text, sizeof(text), "vcpu 0 / hog %s\n", x);
+	snprintf(want, sizeof(want), "line 1: unknown vcpu option '%.48s...%.28s'", x, x);
+	refused(text, want);
+	snprintf(text, sizeof(text), "group /a/%s\nvcpu 0 / hog\n", x);
+	snprintf(want, sizeof(want), "line 1: parent /a of a group is not defined above");
+	refused(text, want);
+	/* 79 bytes are shown whole. */
+	x[79] = '\0';
+	snprintf(text, sizeof(text), "%s 2\nvcpu 0 / hog\n", x);
+	snprintf(want, sizeof(want), "line 1: unknown keyword '%.79s'", x);
+	refused(text, want);
+}
+
 static void write_file(char *path, const void *buf, size_t len)
 {
 	int fd;
@@ -372,6 +401,7 @@ static CU_TestInfo parse_tests[] = {
 	{ "runs that would record without bound", test_parse_samples },
 	{ "scenario errors", test_sim_scenario_errors },
 	{ "what an outsider's corpus found", test_parse_corpus },
+	{ "long words cut, the reason kept", test_parse_long_words },
 	CU_TEST_INFO_NULL,
 };
 
