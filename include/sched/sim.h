@@ -11,8 +11,9 @@
  *                                 work: steal); default 100 %
  *   duration 10s
  *   slice 3ms | min_run 1ms | lag 6ms          core parameters (optional)
- *   group /a weight 200           weight W | nice N | max QUOTA PERIOD | max max [PERIOD]
- *   group /a/b max 20ms 100ms burst 10ms       | burst B | idle 0|1   (parents first)
+ *   group /a weight 200           weight W | nice N | max QUOTA|max [PERIOD] (kept if not
+ *   group /a/b max 20ms 100ms burst 10ms       given, as cpu.max) | burst B | idle 0|1
+ *   group /c idle 1               (parents first)
  *   vcpu 0 /a hog                 always runnable
  *   vcpu 1 /a/b duty 3ms 10ms     BUSY of work arrives every PERIOD [phase T]
  *   vcpu 2 / bursty 5ms 20ms      work of 0.5-1.5 x BURST arrives every 0.5-1.5 x GAP [seed N]

@@ -159,7 +159,7 @@ static int apply_event(struct sim *sim, const struct sim_event *ev)
 			return fail(sim, ret, ev->line, "event on", ev->path);
 	} else if ((ret = sim_apply_settings(sim->s, g, &ev->set, &why))) {
 		return diag_at(sim->diag, ret, (int)ev->line, NULL, NULL, "event on %s: %s: %s",
-			       ev->path, why, strerror(-ret));
+			       SIM_WORD(ev->path), why, strerror(-ret));
 	}
 	return sim_ideal_event(sim->ideal, ev);
 }

@@ -16,8 +16,9 @@
  *
  * A closed-loop sleeper (`sleep BUSY SLEEP`: its next work comes SLEEP after it did the last) has
  * no arrivals of its own to replay: they depend on how it is served. It demands its mean,
- * BUSY / (BUSY + SLEEP), at every moment, as bench-fair's ideal takes its duty and halt-duty
- * guests: what it gets when it is served at once. Every wait for a lane it pays for good.
+ * BUSY / (BUSY / deliver + SLEEP), at every moment, as bench-fair's ideal takes its duty and
+ * halt-duty guests: what it gets when it is served at once. Every wait for a lane it pays for
+ * good.
  *
  * Caps are the kernel's: cpu.max is not a rate. A capped group runs at its weighted share until
  * its pool runs dry, then demands nothing until the refill, while its siblings share its part;
@@ -358,8 +359,13 @@ int sim_ideal_create(const struct sim_scenario *sc, struct sched *s, struct grou
 		struct ideal_work *w = &id->work[i];
 
 		id->demand[i] = c->kind == SIM_HOG;
+		/*
+		 * Served at once, its BUSY takes BUSY / deliver of wall: BUSY / (BUSY + SLEEP) alone
+		 * owed a lane at 50 % a third more than it can take (300 ms of 1 s for 231).
+		 */
 		if (c->kind == SIM_SLEEP)
-			id->demand[i] = (double)c->busy / (double)(c->busy + c->period);
+			id->demand[i] = (double)c->busy /
+					((double)c->busy / id->deliver + (double)c->period);
 		w->on = c->kind == SIM_DUTY || c->kind == SIM_BURSTY;
 		w->rng = sim_rng_seed(c->seed);
 		if (c->kind == SIM_DUTY)

@@ -108,7 +108,7 @@ static int check_samples(const struct sim_scenario *sc, struct diag *d)
 		if (n > SIM_SAMPLES_MAX)
 			return cerr(d, sc->groups[i].line, "group %s: %llu wakes and periods in "
 				    "%.9g s so far, above the %llu a run records (make its period "
-				    "longer or the duration shorter)", sc->groups[i].path,
+				    "longer or the duration shorter)", SIM_WORD(sc->groups[i].path),
 				    (unsigned long long)n, (double)sc->duration / 1e9,
 				    SIM_SAMPLES_MAX);
 	}
@@ -133,7 +133,7 @@ int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, struct diag 
 		if (!v->line)
 			return cerr(d, last, "vcpu %u is missing: ids run from 0, no gaps", i);
 		if (!known(sc, v->path))
-			return cerr(d, v->line, "group %s is not defined", v->path);
+			return cerr(d, v->line, "group %s is not defined", SIM_WORD(v->path));
 	}
 	for (i = 0; i < sc->nr_events; i++) {
 		const struct sim_event *ev = &sc->events[i];
@@ -145,7 +145,7 @@ int sim_check(const struct sim_scenario *sc, unsigned int nr_lines, struct diag 
 		if (ev->type == SIM_EV_MOVE && ev->vcpu >= sc->nr_vcpus)
 			return cerr(d, ev->line, "vcpu %u does not exist", ev->vcpu);
 		if (!known(sc, ev->path))
-			return cerr(d, ev->line, "group %s is not defined", ev->path);
+			return cerr(d, ev->line, "group %s is not defined", SIM_WORD(ev->path));
 		if (ev->type == SIM_EV_SET && !strcmp(ev->path, "/"))
 			return cerr(d, ev->line, "the root group takes no settings here");
 	}

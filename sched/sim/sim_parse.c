@@ -34,11 +34,12 @@ static int parse_group(struct parser *p, char **tok, int n)
 	if (!strcmp(g->path, "/"))
 		return perr(p, "the root group takes no settings here");
 	if (sim_find_group(sc, g->path))
-		return perr(p, "group %s already defined at line %u", g->path,
+		return perr(p, "group %s already defined at line %u", SIM_WORD(g->path),
 			    sim_find_group(sc, g->path)->line);
 	*strrchr(g->path, '/') = '\0';
 	if (g->path[0] && !sim_find_group(sc, g->path))
-		return perr(p, "parent %s of a group is not defined above", g->path);
+		return perr(p, "parent %s of a group is not defined above",
+				    SIM_WORD(g->path));
 	strcpy(g->path, tok[1]);
 	g->line = p->line;
 	sc->nr_groups++;
@@ -81,7 +82,7 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 			return perr(p, "%s needs 0 < %s <= %s", tok[0], busy, period);
 		i = 3;
 	} else {
-		return perr(p, "unknown pattern '%s'", tok[0]);
+		return perr(p, "unknown pattern '%s'", SIM_WORD(tok[0]));
 	}
 	/*
 	 * Each option once, and only where it acts: phase on duty, bursty and sleep, seed on bursty (a
@@ -90,10 +91,11 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 	while (i < n) {
 		unsigned long val;
 
+		/* The name first: a misspelt one at the end of a line was "'x' needs a value". */
+		if (strcmp(tok[i], "phase") && strcmp(tok[i], "seed") && strcmp(tok[i], "sys"))
+			return perr(p, "unknown vcpu option '%s'", SIM_WORD(tok[i]));
 		if (i + 1 >= n)
 			return perr(p, "'%s' needs a value", tok[i]);
-		if (strcmp(tok[i], "phase") && strcmp(tok[i], "seed") && strcmp(tok[i], "sys"))
-			return perr(p, "unknown vcpu option '%s'", tok[i]);
 		if (!strcmp(tok[i], "phase")) {
 			if (v->kind == SIM_HOG || v->kind == SIM_IDLE)
 				return perr(p, "phase is for duty, bursty and sleep vcpus");
@@ -118,7 +120,7 @@ static int parse_pattern(struct parser *p, char **tok, int n, struct sim_vcpu_cf
 				return perr(p, "sys is a percentage");
 			v->sys_pct = (unsigned int)val;
 		} else {
-			return perr(p, "unknown vcpu option '%s'", tok[i]);
+			return perr(p, "unknown vcpu option '%s'", SIM_WORD(tok[i]));
 		}
 		i += 2;
 	}
@@ -181,9 +183,17 @@ static int parse_at(struct parser *p, char **tok, int n)
 		if (sim_parse_path(p, tok[4], ev->path))
 			return -EINVAL;
 	} else {
+		static const char *const kinds[] = { "weight", "nice", "max", "burst", "idle" };
 		char *set[SIM_MAX_TOKENS];
 		int i, m = 0;
+		size_t k;
 
+		/* Named before the path: "at 1ms frob /" said "'frob' needs a value". */
+		for (k = 0; k < ARRAY_SIZE(kinds) && strcmp(tok[2], kinds[k]); k++)
+			;
+		if (k == ARRAY_SIZE(kinds))
+			return perr(p, "unknown event '%s' (move, weight, nice, max, burst, idle)",
+				    SIM_WORD(tok[2]));
 		ev->type = SIM_EV_SET;
 		if (sim_parse_path(p, tok[3], ev->path))
 			return -EINVAL;
@@ -222,7 +232,7 @@ static int parse_line(struct parser *p, char *line)
 	for (k = 0; k < ARRAY_SIZE(keywords) && strcmp(tok[0], keywords[k]); k++)
 		;
 	if (k == ARRAY_SIZE(keywords))
-		return perr(p, "unknown keyword '%s'", tok[0]);
+		return perr(p, "unknown keyword '%s'", SIM_WORD(tok[0]));
 	if (n != 2)
 		return perr(p, "'%s' takes one value", tok[0]);
 	if (p->keyword_line[k])
@@ -232,7 +242,7 @@ static int parse_line(struct parser *p, char *line)
 		unsigned long v;
 
 		if (sim_parse_ulong(tok[1], &v) || !v || v > 1024)
-			return perr(p, "lanes must be in [1, 1024]");
+			return perr(p, "lanes is a whole number, 1 to 1024");
 		sc->lanes = (unsigned int)v;
 		return 0;
 	}
@@ -245,7 +255,7 @@ static int parse_line(struct parser *p, char *line)
 		if (pct)
 			*pct = '\0';
 		if (sim_parse_ulong(tok[1], &v) || !v || v > 100)
-			return perr(p, "deliver must be in [1, 100] %%");
+			return perr(p, "deliver is a whole percentage, 1%% to 100%%");
 		sc->deliver_pct = (unsigned int)v;
 		return 0;
 	}

@@ -63,12 +63,24 @@ int sim_parse_time(const char *tok, uint64_t *out)
 	return 0;
 }
 
+const char *sim_word(const char *w, char *buf)
+{
+	size_t len = strlen(w), head = 48, tail = SIM_WORD_MAX - head - 4;
+
+	if (len < SIM_WORD_MAX)
+		return w;
+	memcpy(buf, w, head);
+	memcpy(buf + head, "...", 3);
+	memcpy(buf + head + 3, w + len - tail, tail + 1);
+	return buf;
+}
+
 /* Refuses a time sim_parse_time() did not take (ret), saying why. */
 int sim_time_err(struct parser *p, int ret, const char *tok)
 {
 	if (ret == -EDOM)
-		return perr(p, "time '%s' is finer than a nanosecond", tok);
-	return perr(p, "bad time '%s'", tok);
+		return perr(p, "time '%s' is finer than a nanosecond", SIM_WORD(tok));
+	return perr(p, "bad time '%s'", SIM_WORD(tok));
 }
 
 int sim_parse_ulong(const char *tok, unsigned long *out)
@@ -95,9 +107,9 @@ static int parse_long(const char *tok, long *out)
 }
 
 /*
- * "/" or "/a/b": components of 1 to GROUP_NAME_MAX bytes, no empty one, no trailing '/', at
- * most GROUP_DEPTH_MAX deep (deeper, the tree's EAGAIN came at run time, its message cut off
- * inside the long path).
+ * "/" or "/a/b": components of 1 to GROUP_NAME_MAX bytes, no empty one, "." or "..", no
+ * trailing '/', at most GROUP_DEPTH_MAX deep (deeper, the tree's EAGAIN came at run time, its
+ * message cut off inside the long path).
  */
 int sim_parse_path(struct parser *p, const char *tok, char *out)
 {
@@ -105,14 +117,18 @@ int sim_parse_path(struct parser *p, const char *tok, char *out)
 	unsigned int depth = 0;
 
 	if (tok[0] != '/')
-		return perr(p, "group path '%s' must start with '/'", tok);
+		return perr(p, "group path '%s' must start with '/'", SIM_WORD(tok));
 	if (strlen(tok) >= GROUP_PATH_MAX)
 		return perr(p, "group path too long");
 	while (tok[1] && *c) {
 		size_t len = strcspn(++c, "/");
 
 		if (!len || len > GROUP_NAME_MAX)
-			return perr(p, "bad group path '%s'", tok);
+			return perr(p, "bad group path '%s'", SIM_WORD(tok));
+		/* Taken as names, they reached the tree's mkdir as "File exists". */
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return perr(p, "bad group path '%s': '.' and '..' name no group",
+				    SIM_WORD(tok));
 		if (++depth > GROUP_DEPTH_MAX)
 			return perr(p, "group path deeper than %u levels", GROUP_DEPTH_MAX);
 		c += len;
@@ -130,7 +146,8 @@ static int us_of(struct parser *p, const char *tok, uint64_t *us)
 		return sim_time_err(p, ret, tok);
 	/* The files take whole microseconds: "1000500ns" was taken as 1000 us without a word. */
 	if (ns % 1000)
-		return perr(p, "cpu.max and cpu.max.burst are whole microseconds, not '%s'", tok);
+		return perr(p, "cpu.max and cpu.max.burst are whole microseconds, not '%s'",
+			    SIM_WORD(tok));
 	*us = ns / 1000;
 	return 0;
 }
@@ -155,6 +172,10 @@ int sim_parse_settings(struct parser *p, char **tok, int n, struct sim_settings 
 	while (i < n) {
 		const char *key = tok[i];
 
+		/* The name first: a misspelt one at the end of a line was "'x' needs a value". */
+		if (strcmp(key, "weight") && strcmp(key, "nice") && strcmp(key, "max") &&
+		    strcmp(key, "burst") && strcmp(key, "idle"))
+			return perr(p, "unknown setting '%s'", SIM_WORD(key));
 		if (i + 1 >= n)
 			return perr(p, "'%s' needs a value", key);
 		if (!strcmp(key, "weight")) {
@@ -201,7 +222,7 @@ int sim_parse_settings(struct parser *p, char **tok, int n, struct sim_settings 
 			set->idle = tok[i + 1][0] == '1';
 			i += 2;
 		} else {
-			return perr(p, "unknown setting '%s'", key);
+			return perr(p, "unknown setting '%s'", SIM_WORD(key));
 		}
 	}
 	/*

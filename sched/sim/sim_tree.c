@@ -39,7 +39,8 @@ int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settin
 
 int sim_fail(struct diag *d, int ret, unsigned int line, const char *what, const char *path)
 {
-	return diag_at(d, ret, (int)line, NULL, NULL, "%s %s: %s", what, path, strerror(-ret));
+	return diag_at(d, ret, (int)line, NULL, NULL, "%s %s: %s", what, SIM_WORD(path),
+		       strerror(-ret));
 }
 
 /*
@@ -78,7 +79,7 @@ int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group 
 		ret = sim_apply_settings(s, g, &gc->set, &why);
 		if (ret)
 			return diag_at(d, ret, (int)gc->line, NULL, NULL, "settings of %s: %s: %s",
-				       gc->path, why, strerror(-ret));
+				       SIM_WORD(gc->path), why, strerror(-ret));
 		groups[i + 1] = g;
 	}
 	for (i = 0; i < sc->nr_vcpus; i++) {

@@ -139,5 +139,13 @@ int sim_build_tree(const struct sim_scenario *sc, struct sched *s, struct group 
 int sim_apply_settings(struct sched *s, struct group *g, const struct sim_settings *set,
 		       const char **why);
 const char *sim_pattern_name(enum sim_pattern p);
+/*
+ * A word of the file as an error shows it (sim_parse_value.c): one over SIM_WORD_MAX - 1 bytes
+ * cut in its middle, so the reason after it fits the message (a 600-byte path filled it, and
+ * "is not defined" was lost). SIM_WORD(w) is valid to the end of the enclosing block.
+ */
+#define SIM_WORD_MAX	80
+const char *sim_word(const char *w, char *buf);
+#define SIM_WORD(w)	sim_word((w), (char[SIM_WORD_MAX]){ 0 })
 
 #endif

@@ -189,6 +189,62 @@ static void test_parse_audit(void)
 }
 
 /* A file with these len bytes; its path in path (PATH_MAX). */
+/*
+ * An outsider's corpus (branch simcorpus, 73 malformed files): a misspelt word named the wrong
+ * fault ("'x' needs a value" for an unknown option, event or setting), "." and ".." passed as
+ * group names into the tree's "File exists", a fractional percentage was "not in [1, 100]".
+ */
+static void test_parse_corpus(void)
+{
+	refused("vcpu 0 / hog\nat 1ms frob /\n",
+		"line 2: unknown event 'frob' (move, weight, nice, max, burst, idle)");
+	refused("vcpu 0 / hog\nat 1ms frob / 5\n",
+		"line 2: unknown event 'frob' (move, weight, nice, max, burst, idle)");
+	refused("vcpu 0 / hog x\n", "line 1: unknown vcpu option 'x'");
+	refused("vcpu 0 / duty 1ms 2ms phse 1ms seed\n", "line 1: unknown vcpu option 'phse'");
+	refused("group /a b\nvcpu 0 / hog\n", "line 1: unknown setting 'b'");
+	refused("group /a weight 5 colour\nvcpu 0 / hog\n", "line 1: unknown setting 'colour'");
+	refused("group /a weight\nvcpu 0 / hog\n", "line 1: 'weight' needs a value");
+	refused("group /a\ngroup /a/..\nvcpu 0 / hog\n",
+		"line 2: bad group path '/a/..': '.' and '..' name no group");
+	refused("group /.\nvcpu 0 / hog\n",
+		"line 1: bad group path '/.': '.' and '..' name no group");
+	refused("vcpu 0 /.. hog\n", "line 1: bad group path '/..': '.' and '..' name no group");
+	refused("deliver 33.3%\nvcpu 0 / hog\n",
+		"line 1: deliver is a whole percentage, 1% to 100%");
+	refused("deliver 0%\nvcpu 0 / hog\n", "line 1: deliver is a whole percentage, 1% to 100%");
+	refused("lanes 0x2\nvcpu 0 / hog\n", "line 1: lanes is a whole number, 1 to 1024");
+}
+
+/*
+ * A long word is cut in its middle: a 600-byte path filled the 512-byte message, and the reason
+ * after it ("is not defined") was lost.
+ */
+static void test_parse_long_words(void)
+{
+	char text[1024], want[256], x[601];
+
+	memset(x, 'x', 600);
+	x[600] = '\0';
+	snprintf(text, sizeof(text), "vcpu 0 /%s hog\n", x);
+	snprintf(want, sizeof(want), "line 1: group /%.47s...%.28s is not defined", x, x);
+	refused(text, want);
+	snprintf(text, sizeof(text), "%s 2\nvcpu 0 / hog\n", x);
+	snprintf(want, sizeof(want), "line 1: unknown keyword '%.48s...%.28s'", x, x);
+	refused(text, want);
+	snprintf(text, sizeof(text), "vcpu 0 / hog %s\n", x);
+	snprintf(want, sizeof(want), "line 1: unknown vcpu option '%.48s...%.28s'", x, x);
+	refused(text, want);
+	snprintf(text, sizeof(text), "group /a/%s\nvcpu 0 / hog\n", x);
+	snprintf(want, sizeof(want), "line 1: parent /a of a group is not defined above");
+	refused(text, want);
+	/* 79 bytes are shown whole. */
+	x[79] = '\0';
+	snprintf(text, sizeof(text), "%s 2\nvcpu 0 / hog\n", x);
+	snprintf(want, sizeof(want), "line 1: unknown keyword '%.79s'", x);
+	refused(text, want);
+}
+
 static void write_file(char *path, const void *buf, size_t len)
 {
 	int fd;
@@ -344,6 +400,8 @@ static CU_TestInfo parse_tests[] = {
 	{ "files that are no scenario", test_load_not_a_scenario },
 	{ "runs that would record without bound", test_parse_samples },
 	{ "scenario errors", test_sim_scenario_errors },
+	{ "what an outsider's corpus found", test_parse_corpus },
+	{ "long words cut, the reason kept", test_parse_long_words },
 	CU_TEST_INFO_NULL,
 };
 
