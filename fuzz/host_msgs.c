@@ -27,7 +27,8 @@
  *  10 TIMER              the daemon's timer
  *  11 WRITE u8 file, string value: a write in the daemon's tree to that VMM's VM group
  *  12 HAND u16 vcpu: a handoff offered claimed by its holder vcpu, as rt_hand_off(), and its
- *       TOOK sent
+ *       TOOK sent; bit 15 set: the other VMMs' successors take it (XTAKE) before the TOOK;
+ *       bit 14: no TOOK
  *  13 XTAKE u16 vcpu: a successor's offer (a lane another VMM claimed) taken for vcpu, as
  *       rt_xhand_take() (no TOOK)
  *  14 FWD u8 op, u8 path, u8 file, u8 value kind, string value, u8 perm, u64 dseq, u64 err:
@@ -254,33 +255,23 @@ static void hm_send(struct hm_vmm *v, const void *buf, size_t len)
 	send(v->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-/* v's offer word from w to a claim of lane by vcpu; TOOK sent if took. */
-static void hm_claim(struct hm_vmm *v, uint64_t w, uint32_t lane, uint16_t vcpu, bool took)
+static void hm_claim_took(struct hm_vmm *v, uint32_t gen, uint32_t lane, uint16_t vcpu)
 {
-	struct host_ev m = { .type = HOST_MSG_TOOK, .vcpu = vcpu, .a = host_offer_gen(w),
-			     .b = lane };
+	struct host_ev m = { .type = HOST_MSG_TOOK, .vcpu = vcpu, .a = gen, .b = lane };
 
-	if (__atomic_compare_exchange_n(&v->offer->word, &w,
-					host_offer_word(host_offer_gen(w), lane, vcpu), false,
-					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) && took)
-		hm_send(v, &m, sizeof(m));
+	hm_send(v, &m, sizeof(m));
 }
 
-static void hm_hand(struct hm_vmm *v, uint16_t vcpu)
+/* v's offer word from w to a claim of lane by vcpu; TOOK sent if took. Whether it claimed. */
+static bool hm_claim(struct hm_vmm *v, uint64_t w, uint32_t lane, uint16_t vcpu, bool took)
 {
-	unsigned int l;
-	uint64_t w;
-
-	if (!v->offer)
-		return;
-	w = __atomic_load_n(&v->offer->word, __ATOMIC_ACQUIRE);
-	if (host_offer_lane(w) != HOST_OFFER_HAND || host_offer_vcpu(w) != HOST_OFFER_FREE)
-		return;
-	for (l = 0; l < HOST_HAND_LANES; l++)
-		if (__atomic_load_n(&v->offer->hand[l].holder, __ATOMIC_RELAXED) == vcpu) {
-			hm_claim(v, w, l, vcpu, true);
-			return;
-		}
+	if (!__atomic_compare_exchange_n(&v->offer->word, &w,
+					 host_offer_word(host_offer_gen(w), lane, vcpu), false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return false;
+	if (took)
+		hm_claim_took(v, host_offer_gen(w), lane, vcpu);
+	return true;
 }
 
 /* The lane a peer (another VMM here) claimed in its word of v's gen. */
@@ -305,6 +296,38 @@ static void hm_xtake(struct hm *f, struct hm_vmm *v, uint16_t vcpu)
 			return;
 		}
 	}
+}
+
+/*
+ * v's holder vcpu claims its handoff; bit 15 of vcpu: every other VMM whose successor's side
+ * is of that gen takes it first for its published successor (x_succ), as its waker thread
+ * does before the daemon reads the TOOK (else the daemon settles the offer untaken); bit 14:
+ * no TOOK sent (the daemon settles at v's next event).
+ */
+static void hm_hand(struct hm *f, struct hm_vmm *v, uint16_t vcpu)
+{
+	bool xtake = vcpu & 0x8000, took = !(vcpu & 0x4000);
+	unsigned int l, i;
+	uint64_t w;
+
+	vcpu &= 0x3fff;
+	if (!v->offer)
+		return;
+	w = __atomic_load_n(&v->offer->word, __ATOMIC_ACQUIRE);
+	if (host_offer_lane(w) != HOST_OFFER_HAND || host_offer_vcpu(w) != HOST_OFFER_FREE)
+		return;
+	for (l = 0; l < HOST_HAND_LANES; l++)
+		if (__atomic_load_n(&v->offer->hand[l].holder, __ATOMIC_RELAXED) == vcpu)
+			break;
+	if (l == HOST_HAND_LANES || !hm_claim(v, w, l, vcpu, took && !xtake) || !xtake)
+		return;
+	for (i = 0; i < HM_VMMS; i++)
+		if (&f->vmm[i] != v && f->vmm[i].offer)
+			hm_xtake(f, &f->vmm[i],
+				 (uint16_t)__atomic_load_n(&f->vmm[i].offer->x_succ,
+							   __ATOMIC_RELAXED));
+	if (took)
+		hm_claim_took(v, host_offer_gen(w), l, vcpu);
 }
 
 static const char *const hm_partitions[] = {
@@ -527,7 +550,7 @@ static void hm_op(struct hm *f)
 		break;
 	}
 	case 12:
-		hm_hand(v, fuzz_u16(&f->in));
+		hm_hand(f, v, fuzz_u16(&f->in));
 		break;
 	case 13:
 		hm_xtake(f, v, fuzz_u16(&f->in));

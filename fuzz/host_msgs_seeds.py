@@ -96,6 +96,9 @@ def run(vm, nr):
         ev(vm, BLOCKED, 1) + clock(1000000) + ev(vm, RAN, 1, a=1000000, b=5000)
 
 
+XVM = bytes([0]) + connect(0) + hello(0, 1, 0x53) + connect(1) + hello(1, 1, 0x53) + \
+    ev(0, COMMIT) + ev(1, COMMIT) + ev(0, RUNNABLE, 0) + ev(1, RUNNABLE, 0)
+
 SEEDS = {
     'join-run': bytes([1]) + connect() + hello(nr=2) + run(0, 2) + clock(200000000) + close(),
     'join-pages-two-vms': bytes([1]) + connect(0) + hello(0, 3, ALL_FLAGS) + tid(0, 0) +
@@ -129,6 +132,11 @@ SEEDS = {
         hello(1, 1, 0x53) + ev(0, RUNNABLE, 0) + ev(1, RUNNABLE, 0) + hand(0, 0) +
         xtake(1, 0) + clock(2000000) + ev(1, RAN, 0, a=2000000) + ev(0, RUNNABLE, 0) +
         hand(1, 0) + xtake(0, 0) + clock(2000000),
+    # a cross-VM handoff taken by the successor's VM before the TOOK (HAND bit 15), both ways;
+    # then one whose releasing VM rewrote its claim after the take (bit 14: no TOOK): refused
+    'handoff-xvm-taken': XVM + hand(0, 0x8000) + clock(2000000) + ev(1, RAN, 0, a=2000000) +
+        ev(0, RUNNABLE, 0) + hand(1, 0x8000) + clock(2000000),
+    'handoff-xvm-refused': XVM + hand(0, 0xc000) + store(0, 0, 0) + clock(2000000),
     'forwards': bytes([1]) + connect(0) + hello(0, 2, ALL_FLAGS) + tid(0, 0) + tid(0, 1) +
         group(0, 0, b'a', cpu=1) + group(0, 1, b'a/b', threaded=1) + ev(0, VCPU, 1, 2) +
         ev(0, COMMIT) + connect(1) + hello(1, 1, ALL_FLAGS) + tid(1, 0) +
