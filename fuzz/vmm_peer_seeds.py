@@ -124,7 +124,7 @@ SEEDS = {
     raw(vmset(path=b'a')) + raw(vmset(2**19)) + raw(vmset(quota=1000, burst=2000)),
     # datagrams through the agent's socket: a PEER with its page, with none, with two or
     # three fds; a GRANT with an fd; a VMSET; a datagram of nothing
-    'recv-fds': shape(2, 2) + op(PEER, 0) + recv(ev(host_type('PEER'), arg=1, a=7), 1) +
+    'repro-recv-fds': shape(2, 2) + op(PEER, 0) + recv(ev(host_type('PEER'), arg=1, a=7), 1) +
     xsucc(0, 0, 1) + claim(0, 0) + op(TAKE, 0) +
     recv(ev(host_type('PEER'), arg=1, a=9), 2) + recv(ev(host_type('PEER'), arg=1, a=9), 3) +
     recv(ev(host_type('PEER'), arg=0, a=9)) + recv(ev(host_type('PEER'), arg=1, a=9)) +
