@@ -123,7 +123,8 @@ SEEDS = {
     raw(vmset(1)) + raw(vmset(quota=500)) + raw(vmset(threaded=1)) + raw(vmset(cpu=1)) +
     raw(vmset(path=b'a')) + raw(vmset(2**19)) + raw(vmset(quota=1000, burst=2000)),
     # datagrams through the agent's socket: a PEER with its page, with none, with two or
-    # three fds; a GRANT with an fd; a VMSET; a datagram of nothing
+    # three fds (the second was left open: rt_peer_recv()); a GRANT with an fd; a VMSET; a
+    # datagram of nothing
     'repro-recv-fds': shape(2, 2) + op(PEER, 0) + recv(ev(host_type('PEER'), arg=1, a=7), 1) +
     xsucc(0, 0, 1) + claim(0, 0) + op(TAKE, 0) +
     recv(ev(host_type('PEER'), arg=1, a=9), 2) + recv(ev(host_type('PEER'), arg=1, a=9), 3) +
@@ -131,6 +132,8 @@ SEEDS = {
     recv(ev(host_type('GRANT'), 1, 1, 1, 2**64 - 1, 1), 1) +
     recv(ev(host_type('GRANT'), 1, 1, 1, 2**64 - 1, 1)) + recv(vmset(300), 0) +
     recv(vmset(300), 2) + recv(b'') + recv(b'', 1),
+    # a PEER one byte too long with an fd: refused, its fd was left open (rt_peer_msg())
+    'repro-recv-peer-size': shape(1, 1) + recv(ev(host_type('PEER'), arg=1, a=7) + b'\0', 1),
 }
 
 write_seeds(SEEDS, 'vmm_peer')

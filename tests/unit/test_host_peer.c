@@ -247,10 +247,34 @@ static void test_peer_recv_fds(void)
 	close(sv[1]);
 }
 
+/* A PEER refused closes the fd it came with, whatever is wrong with it (its size too). */
+static void test_peer_msg_garbage_fd(void)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct runtime rt = { .lock = &lock };
+	struct host_ev m = { .type = HOST_MSG_PEER, .arg = 1, .a = 7 };
+	struct host_ev bad[] = { m, m, m };
+	unsigned int before = open_fds(), i;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	bad[1].arg = 2;
+	bad[2].a = 1ULL << 32;
+	mutex_lock(&lock);
+	CU_ASSERT_EQUAL(rt_peer_msg(&rt, &m, sizeof(m) - 1, dup(fd)), -EPROTO);
+	CU_ASSERT_EQUAL(rt_peer_msg(&rt, &m, sizeof(m) + 4, dup(fd)), -EPROTO);
+	for (i = 1; i < ARRAY_SIZE(bad); i++)
+		CU_ASSERT_EQUAL(rt_peer_msg(&rt, &bad[i], sizeof(m), dup(fd)), -EPROTO);
+	mutex_unlock(&lock);
+	close(fd);
+	CU_ASSERT_EQUAL(open_fds(), before);
+}
+
 static CU_TestInfo host_peer_tests[] = {
 	{ "offer pages sealed once mapped, shared read-only with peers", test_peer_share },
 	{ "a peer page not sealed against writes is refused", test_peer_map },
 	{ "a datagram of more than one fd closes them all", test_peer_recv_fds },
+	{ "a PEER refused closes its fd, one of the wrong size too", test_peer_msg_garbage_fd },
 	CU_TEST_INFO_NULL,
 };
 
