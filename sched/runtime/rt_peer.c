@@ -124,7 +124,7 @@ ssize_t rt_peer_recv(int fd, char *buf, size_t len, int *pfd)
 	}
 	if (nr == 1 && !(mh.msg_flags & MSG_CTRUNC))
 		*pfd = fds[0];
-	else if (cm)
+	else if (cm || (n >= 0 && (mh.msg_flags & MSG_CTRUNC)))
 		*pfd = -2;	/* not one fd: those that came are closed, the kernel closed the rest */
 	for (i = 0; *pfd == -2 && i < nr; i++)
 		close(fds[i]);
