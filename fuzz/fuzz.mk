@@ -76,3 +76,7 @@ FUZZ_TARGET_OBJS := $(FUZZ_TARGETS:%=fuzz/%.o) $(FUZZ_PARTS:.c=.o)
 # Objects only pattern rules name: keep them, so a rebuild relinks instead of recompiling.
 .SECONDARY: $(FUZZ_ASAN_OBJS) $(FUZZ_OBJS) $(FUZZ_TARGET_OBJS:%=$(BUILD)/asan/%) \
 	$(FUZZ_TARGET_OBJS:%=$(FUZZ_DIR)/%)
+
+# A variable's value, for fuzz/cov.sh (source-based coverage of one target).
+fuzz-var-%:
+	@echo '$($*)'

@@ -27,9 +27,19 @@
  *  10 TIMER              the daemon's timer
  *  11 WRITE u8 file, string value: a write in the daemon's tree to that VMM's VM group
  *  12 HAND u16 vcpu: a handoff offered claimed by its holder vcpu, as rt_hand_off(), and its
- *       TOOK sent
+ *       TOOK sent; bit 15 set: the other VMMs' successors take it (XTAKE) before the TOOK;
+ *       bit 14: no TOOK
  *  13 XTAKE u16 vcpu: a successor's offer (a lane another VMM claimed) taken for vcpu, as
  *       rt_xhand_take() (no TOOK)
+ *  14 FWD u8 op, u8 path, u8 file, u8 value kind, string value, u8 perm, u64 dseq, u64 err:
+ *       host_forward() (a FUSE thread's write, mkdir or rmdir in the daemon's directory) in a
+ *       thread of its own; the VMM its CTL went to answers CTL_DONE with the CTL's seq + dseq
+ *       and that errno, then (the forward still waiting) with the right seq
+ *  15 PROC u8 state, u64 run, u64 wait, u8 threads: from here on what the daemon reads in
+ *       /proc of every vCPU's thread (host_set_thread_times(), _state()): that state (of
+ *       "RSDTtZX"), its times moved on by run and wait ns, its VMM's threads (bits 0-3), of
+ *       them in R (bits 4-5) and not vCPUs (bit 6); bit 7: the thread is gone (-ESRCH)
+ * The first byte's bit 7 turns the daemon's preemption causes on (VSCHED_HOST_PRE_STATS).
  * At the end every VMM hangs up. HM_DEBUG set in the environment: each operation and each
  * datagram the daemon sent is printed (to read a finding).
  *
@@ -39,7 +49,9 @@
  * lane or none; once every VMM left, every slot is free again.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +68,9 @@
 
 static uint64_t hm_now;
 bool hm_debug;
+/* PROC's reading of every vCPU's thread, and whether one was given (else /proc's). */
+static struct host_times hm_times;
+static int hm_times_err;
 
 static uint64_t hm_clock(void)
 {
@@ -65,6 +80,38 @@ static uint64_t hm_clock(void)
 static uint64_t hm_cpu_clock(void)
 {
 	return 0;
+}
+
+static int hm_thread_times(const struct host_client *c, unsigned int vcpu, struct host_times *t)
+{
+	(void)c;
+	(void)vcpu;
+	*t = hm_times;
+	return hm_times_err;
+}
+
+static char hm_thread_state(const struct host_client *c, unsigned int vcpu)
+{
+	(void)c;
+	(void)vcpu;
+	return hm_times.state;
+}
+
+static void hm_proc(struct hm *f)
+{
+	static const char states[] = "RSDTtZX";
+	uint8_t bits;
+
+	hm_times.state = states[fuzz_u8(&f->in) % (sizeof(states) - 1)];
+	hm_times.run_ns += fuzz_u64(&f->in) % HM_CLOCK_MAX;
+	hm_times.wait_ns += fuzz_u64(&f->in) % HM_CLOCK_MAX;
+	bits = fuzz_u8(&f->in);
+	hm_times.vm_threads = bits & 0xf;
+	hm_times.vm_runnable = (bits >> 4) & 3;
+	hm_times.io_runnable = (bits >> 6) & 1;
+	hm_times_err = bits & 0x80 ? -ESRCH : 0;
+	host_set_thread_times(f->h, hm_thread_times);
+	host_set_thread_state(f->h, hm_thread_state);
 }
 
 static void hm_init_once(void)
@@ -208,33 +255,23 @@ static void hm_send(struct hm_vmm *v, const void *buf, size_t len)
 	send(v->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-/* v's offer word from w to a claim of lane by vcpu; TOOK sent if took. */
-static void hm_claim(struct hm_vmm *v, uint64_t w, uint32_t lane, uint16_t vcpu, bool took)
+static void hm_claim_took(struct hm_vmm *v, uint32_t gen, uint32_t lane, uint16_t vcpu)
 {
-	struct host_ev m = { .type = HOST_MSG_TOOK, .vcpu = vcpu, .a = host_offer_gen(w),
-			     .b = lane };
+	struct host_ev m = { .type = HOST_MSG_TOOK, .vcpu = vcpu, .a = gen, .b = lane };
 
-	if (__atomic_compare_exchange_n(&v->offer->word, &w,
-					host_offer_word(host_offer_gen(w), lane, vcpu), false,
-					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) && took)
-		hm_send(v, &m, sizeof(m));
+	hm_send(v, &m, sizeof(m));
 }
 
-static void hm_hand(struct hm_vmm *v, uint16_t vcpu)
+/* v's offer word from w to a claim of lane by vcpu; TOOK sent if took. Whether it claimed. */
+static bool hm_claim(struct hm_vmm *v, uint64_t w, uint32_t lane, uint16_t vcpu, bool took)
 {
-	unsigned int l;
-	uint64_t w;
-
-	if (!v->offer)
-		return;
-	w = __atomic_load_n(&v->offer->word, __ATOMIC_ACQUIRE);
-	if (host_offer_lane(w) != HOST_OFFER_HAND || host_offer_vcpu(w) != HOST_OFFER_FREE)
-		return;
-	for (l = 0; l < HOST_HAND_LANES; l++)
-		if (__atomic_load_n(&v->offer->hand[l].holder, __ATOMIC_RELAXED) == vcpu) {
-			hm_claim(v, w, l, vcpu, true);
-			return;
-		}
+	if (!__atomic_compare_exchange_n(&v->offer->word, &w,
+					 host_offer_word(host_offer_gen(w), lane, vcpu), false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return false;
+	if (took)
+		hm_claim_took(v, host_offer_gen(w), lane, vcpu);
+	return true;
 }
 
 /* The lane a peer (another VMM here) claimed in its word of v's gen. */
@@ -261,6 +298,38 @@ static void hm_xtake(struct hm *f, struct hm_vmm *v, uint16_t vcpu)
 	}
 }
 
+/*
+ * v's holder vcpu claims its handoff; bit 15 of vcpu: every other VMM whose successor's side
+ * is of that gen takes it first for its published successor (x_succ), as its waker thread
+ * does before the daemon reads the TOOK (else the daemon settles the offer untaken); bit 14:
+ * no TOOK sent (the daemon settles at v's next event).
+ */
+static void hm_hand(struct hm *f, struct hm_vmm *v, uint16_t vcpu)
+{
+	bool xtake = vcpu & 0x8000, took = !(vcpu & 0x4000);
+	unsigned int l, i;
+	uint64_t w;
+
+	vcpu &= 0x3fff;
+	if (!v->offer)
+		return;
+	w = __atomic_load_n(&v->offer->word, __ATOMIC_ACQUIRE);
+	if (host_offer_lane(w) != HOST_OFFER_HAND || host_offer_vcpu(w) != HOST_OFFER_FREE)
+		return;
+	for (l = 0; l < HOST_HAND_LANES; l++)
+		if (__atomic_load_n(&v->offer->hand[l].holder, __ATOMIC_RELAXED) == vcpu)
+			break;
+	if (l == HOST_HAND_LANES || !hm_claim(v, w, l, vcpu, took && !xtake) || !xtake)
+		return;
+	for (i = 0; i < HM_VMMS; i++)
+		if (&f->vmm[i] != v && f->vmm[i].offer)
+			hm_xtake(f, &f->vmm[i],
+				 (uint16_t)__atomic_load_n(&f->vmm[i].offer->x_succ,
+							   __ATOMIC_RELAXED));
+	if (took)
+		hm_claim_took(v, host_offer_gen(w), l, vcpu);
+}
+
 static const char *const hm_partitions[] = {
 	"", "/", "/machine", "/machine/vm0", "/a/b", "machine", "/../x", "/machine/", "//a",
 	"/machine/vm0/a", "/m/cpu.max", "/a b",
@@ -270,6 +339,133 @@ static const char *const hm_files[] = {
 	"cpu.weight", "cpu.max", "cpu.max.burst", "cpu.idle", "cpu.weight.nice",
 	"cgroup.subtree_control", "cgroup.type", "vsched.vcpus",
 };
+
+static const char *const hm_fwd_paths[] = {
+	"/machine/vm#", "/machine/vm#/a", "/machine/vm#/a/b", "/machine", "/",
+	"/machine/vm#/cpu.max", "machine/vm#", "/machine/vm#/", "/machine/vm#/../x",
+	"/machine/vm#2", "/a/b",
+};	/* # is the VMM's number */
+
+static const char *const hm_fwd_files[] = {
+	"cgroup.threads", "cgroup.procs", "vsched.vcpus", "cpu.weight", "cpu.max", "cpu.idle",
+	"cgroup.subtree_control", "cgroup.type", "nosuch", NULL,
+};
+
+struct hm_fwd {
+	struct host *h;
+	unsigned int op;
+	char path[64];
+	const char *file;
+	char buf[64];
+	size_t len;
+	bool perm;
+	int ret;
+	int done_fd;	/* written once host_forward() returned */
+};
+
+static void *hm_fwd_thread(void *arg)
+{
+	static const bool may[HOST_PATH_LEN] = { true, true, false, true };
+	struct vsched_move_perm perm = { .may = may, .nr = 4 };
+	struct hm_fwd *w = arg;
+
+	w->ret = host_forward(w->h, w->op, w->path, w->file, w->buf, w->len,
+			      w->perm ? &perm : NULL);
+	if (write(w->done_fd, "", 1) != 1)
+		abort();
+	return NULL;
+}
+
+/* The VMM the CTL went to, if one did. */
+static struct hm_vmm *hm_ctl_owner(struct hm *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < HM_VMMS; i++)
+		if (f->vmm[i].live && f->vmm[i].ctl_seq)
+			return &f->vmm[i];
+	return NULL;
+}
+
+static void hm_ctl_done(struct hm *f, struct hm_vmm *v, uint64_t seq, uint64_t err)
+{
+	struct host_ev m = { .type = HOST_MSG_CTL_DONE, .a = seq, .b = err };
+
+	hm_send(v, &m, sizeof(m));
+	hm_serve(f);
+}
+
+/* host_forward() as a FUSE thread calls it; the VMMs answer here, the thread waits there. */
+static void hm_forward(struct hm *f, unsigned int vi)
+{
+	struct hm_fwd w = { .h = f->h };
+	struct hm_vmm *owner;
+	uint64_t dseq, err, seq;
+	unsigned int i, kind;
+	const char *path;
+	int tries, done[2];
+	bool answered;
+	pthread_t t;
+
+	w.op = fuzz_u8(&f->in) % (HOST_CTL_MAX + 1);
+	path = hm_fwd_paths[fuzz_u8(&f->in) % ARRAY_SIZE(hm_fwd_paths)];
+	w.file = hm_fwd_files[fuzz_u8(&f->in) % ARRAY_SIZE(hm_fwd_files)];
+	kind = fuzz_u8(&f->in);
+	hm_str(f, w.buf, sizeof(w.buf) - 1);
+	w.perm = fuzz_u8(&f->in) & 1;
+	dseq = fuzz_u64(&f->in);
+	err = fuzz_u64(&f->in);
+	for (i = 0; path[i] && i < sizeof(w.path) - 1; i++)
+		w.path[i] = path[i] == '#' ? (char)('0' + vi) : path[i];
+	/* The value: as given, this process's stand-in thread (a vCPU's TID), or a slot. */
+	if (kind % 3 == 1)
+		snprintf(w.buf, sizeof(w.buf), "%d", (int)fuzz_stand_in());
+	else if (kind % 3 == 2)
+		snprintf(w.buf, sizeof(w.buf), "%u", kind / 3 % HM_SLOTS);
+	w.len = strlen(w.buf);
+	for (i = 0; i < HM_VMMS; i++)
+		f->vmm[i].ctl_seq = 0;
+	f->fwd_path = w.path;
+	if (pipe2(done, O_CLOEXEC))
+		return;
+	w.done_fd = done[1];
+	if (pthread_create(&t, NULL, hm_fwd_thread, &w)) {
+		close(done[0]);
+		close(done[1]);
+		return;
+	}
+	/* The CTL is sent before the forward waits: it returned, or a VMM has the CTL. */
+	for (tries = 0; tries < 100 && !hm_ctl_owner(f); tries++) {
+		struct pollfd p[HM_VMMS + 1] = { { .fd = done[0], .events = POLLIN } };
+
+		for (i = 0; i < HM_VMMS; i++)
+			p[i + 1] = (struct pollfd){ .fd = f->vmm[i].live ? f->vmm[i].fd : -1,
+						    .events = POLLIN };
+		if (poll(p, HM_VMMS + 1, 100) > 0 && p[0].revents)
+			break;
+		for (i = 0; i < HM_VMMS; i++)
+			if (f->vmm[i].live)
+				hm_recv(f, &f->vmm[i]);
+	}
+	owner = hm_ctl_owner(f);
+	seq = owner ? owner->ctl_seq : 0;
+	answered = owner && !dseq && err <= HOST_ERRNO_MAX;
+	if (owner)
+		hm_ctl_done(f, owner, seq + dseq, err);
+	/* Not the answer (or a refused one, the VMM hung up on): the right one, late or not. */
+	if (owner && owner->live && !answered)
+		hm_ctl_done(f, owner, seq, 0);
+	pthread_join(t, NULL);
+	close(done[0]);
+	close(done[1]);
+	f->fwd_path = NULL;
+	if (hm_debug)
+		fprintf(stderr, "hm: forward %u %s %s '%s': %d\n", w.op, w.path,
+			w.file ? w.file : "(none)", w.buf, w.ret);
+	FUZZ_CHECK(w.ret <= 1 && w.ret >= -HOST_ERRNO_MAX, "forward: %d", w.ret);
+	FUZZ_CHECK(!answered || !owner->live || w.ret == -(int)err,
+		   "forward answered %d: %d", -(int)err, w.ret);
+}
 
 static void hm_op(struct hm *f)
 {
@@ -354,10 +550,16 @@ static void hm_op(struct hm *f)
 		break;
 	}
 	case 12:
-		hm_hand(v, fuzz_u16(&f->in));
+		hm_hand(f, v, fuzz_u16(&f->in));
 		break;
 	case 13:
 		hm_xtake(f, v, fuzz_u16(&f->in));
+		break;
+	case 14:
+		hm_forward(f, vi);
+		break;
+	case 15:
+		hm_proc(f);
 		break;
 	case 8:
 		if (v->live)
@@ -390,9 +592,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hm f = { .in = { data, data + size } };
 	unsigned int i, nr;
 	cpu_set_t cpus;
+	uint8_t b;
 
 	hm_init_once();
-	f.nr_lanes = o.nr_lanes = 1 + fuzz_u8(&f.in) % 3;
+	b = fuzz_u8(&f.in);
+	f.nr_lanes = o.nr_lanes = 1 + b % 3;
+	if (b & 0x80)
+		setenv("VSCHED_HOST_PRE_STATS", "1", 1);
+	else
+		unsetenv("VSCHED_HOST_PRE_STATS");
+	memset(&hm_times, 0, sizeof(hm_times));
+	hm_times_err = 0;
 	if (sched_getaffinity(0, sizeof(cpus), &cpus))
 		CPU_ZERO(&cpus);
 	FUZZ_CHECK(!host_create(&o, &f.h), "no daemon");

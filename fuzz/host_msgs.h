@@ -21,6 +21,8 @@ struct hm_vmm {
 	unsigned int nr_vcpus;		/* joined with, 0: not joined */
 	const struct host_grant *page;
 	struct host_offer *offer;
+	char group[HOST_PATH_LEN];	/* its VM group (WELCOME) */
+	uint32_t ctl_seq;		/* the seq of the last CTL it was sent, 0: none */
 };
 
 struct hm {
@@ -28,6 +30,7 @@ struct hm {
 	unsigned int nr_lanes;
 	struct hm_vmm vmm[HM_VMMS];
 	struct fuzz_in in;
+	const char *fwd_path;		/* a forward's path, while it waits */
 };
 
 extern bool hm_debug;

@@ -59,6 +59,7 @@ void hm_recv(struct hm *f, struct hm_vmm *v)
 				FUZZ_CHECK(w.group[0] == '/' &&
 					   strnlen(w.group, sizeof(w.group)) < sizeof(w.group),
 					   "joined without a group");
+				memcpy(v->group, w.group, sizeof(v->group));
 			}
 			if (nr_fds >= 1 && v->nr_vcpus && !v->page) {
 				void *m = mmap(NULL, v->nr_vcpus * sizeof(*v->page), PROT_READ,
@@ -73,7 +74,20 @@ void hm_recv(struct hm *f, struct hm_vmm *v)
 				v->offer = m == MAP_FAILED ? NULL : m;
 			}
 		} else if (type == HOST_MSG_CTL) {
-			FUZZ_CHECK(n == sizeof(struct host_ctl_msg), "CTL of %zd bytes", n);
+			struct host_ctl_msg c;
+			size_t k = strlen(v->group);
+
+			FUZZ_CHECK(n == sizeof(c), "CTL of %zd bytes", n);
+			memcpy(&c, buf, sizeof(c));
+			/* Only a forward's, only to the VMM whose VM group holds its path. */
+			FUZZ_CHECK(f->fwd_path && v->nr_vcpus && !strncmp(f->fwd_path, v->group, k) &&
+				   (!f->fwd_path[k] || f->fwd_path[k] == '/'),
+				   "CTL for %s to vmm%u (%s)", f->fwd_path ? f->fwd_path : "(none)",
+				   (unsigned int)(v - f->vmm), v->group);
+			FUZZ_CHECK(c.seq && c.op && c.op < HOST_CTL_MAX && c.len <= sizeof(c.buf) &&
+				   memchr(c.path, 0, sizeof(c.path)) && memchr(c.file, 0, sizeof(c.file)),
+				   "CTL op %u seq %u len %u", c.op, c.seq, c.len);
+			v->ctl_seq = c.seq;
 		} else if (type == HOST_MSG_VMSET) {
 			FUZZ_CHECK(n == sizeof(struct host_group_msg), "VMSET of %zd bytes", n);
 		} else {

@@ -60,6 +60,24 @@ def xtake(vm, vcpu):
     return op(13, vm) + u16(vcpu)
 
 
+WRITE, MKDIR, RMDIR = 1, 2, 3
+# fwd()'s path (# the VMM's number), file and value kind, as fuzz/host_msgs.c lists them
+P_VM, P_A, P_AB, P_MACHINE, P_ROOT = range(5)
+F_THREADS, F_PROCS, F_VCPUS, F_WEIGHT, F_MAX = range(5)
+V_TEXT, V_TID, V_SLOT = 0, 1, 2
+
+
+def fwd(vm, ctl, path, file=0, value=b'', kind=V_TEXT, perm=0, dseq=0, err=0):
+    return op(14, vm) + bytes([ctl, path, file, kind]) + string(value) + bytes([perm]) + \
+        u64(dseq) + u64(err)
+
+
+def proc(state=1, run=0, wait=0, threads=2, runnable=0, io=0, gone=0):
+    """PROC: state index of "RSDTtZX"."""
+    return op(15) + bytes([state]) + u64(run) + u64(wait) + \
+        bytes([threads | runnable << 4 | io << 6 | gone << 7])
+
+
 def close(vm=0):
     return op(8, vm)
 
@@ -77,6 +95,9 @@ def run(vm, nr):
     return s + clock(3000000) + ev(vm, RAN, 0, a=3000000) + ev(vm, TICK) + \
         ev(vm, BLOCKED, 1) + clock(1000000) + ev(vm, RAN, 1, a=1000000, b=5000)
 
+
+XVM = bytes([0]) + connect(0) + hello(0, 1, 0x53) + connect(1) + hello(1, 1, 0x53) + \
+    ev(0, COMMIT) + ev(1, COMMIT) + ev(0, RUNNABLE, 0) + ev(1, RUNNABLE, 0)
 
 SEEDS = {
     'join-run': bytes([1]) + connect() + hello(nr=2) + run(0, 2) + clock(200000000) + close(),
@@ -111,6 +132,38 @@ SEEDS = {
         hello(1, 1, 0x53) + ev(0, RUNNABLE, 0) + ev(1, RUNNABLE, 0) + hand(0, 0) +
         xtake(1, 0) + clock(2000000) + ev(1, RAN, 0, a=2000000) + ev(0, RUNNABLE, 0) +
         hand(1, 0) + xtake(0, 0) + clock(2000000),
+    # a cross-VM handoff taken by the successor's VM before the TOOK (HAND bit 15), both ways;
+    # then one whose releasing VM rewrote its claim after the take (bit 14: no TOOK): refused
+    'handoff-xvm-taken': XVM + hand(0, 0x8000) + clock(2000000) + ev(1, RAN, 0, a=2000000) +
+        ev(0, RUNNABLE, 0) + hand(1, 0x8000) + clock(2000000),
+    'handoff-xvm-refused': XVM + hand(0, 0xc000) + store(0, 0, 0) + clock(2000000),
+    'forwards': bytes([1]) + connect(0) + hello(0, 2, ALL_FLAGS) + tid(0, 0) + tid(0, 1) +
+        group(0, 0, b'a', cpu=1) + group(0, 1, b'a/b', threaded=1) + ev(0, VCPU, 1, 2) +
+        ev(0, COMMIT) + connect(1) + hello(1, 1, ALL_FLAGS) + tid(1, 0) +
+        fwd(0, WRITE, P_A, F_THREADS, kind=V_TID, perm=1) +
+        fwd(0, WRITE, P_AB, F_WEIGHT, b'300', err=22) +
+        fwd(0, MKDIR, P_AB, dseq=5, err=17) +
+        fwd(0, RMDIR, P_AB, dseq=1, err=16) +
+        fwd(0, WRITE, P_VM, F_PROCS, kind=V_TID) +
+        fwd(0, WRITE, P_VM, F_VCPUS, kind=V_SLOT) +
+        fwd(0, WRITE, P_VM, F_MAX, b'max') +
+        fwd(0, WRITE, P_MACHINE, F_THREADS, kind=V_TID) +
+        fwd(0, WRITE, P_ROOT, F_VCPUS, kind=V_SLOT + 3 * 15) +
+        fwd(1, WRITE, P_A, F_THREADS, kind=V_TID, perm=0) +
+        fwd(1, MKDIR, P_A, err=5000) + fwd(0, 0, P_A) + close(0),
+    # A holder silent past its slice end while the other vCPU waits, judged by its thread's
+    # times: asleep, ran without a word, stopped, gone; the causes of preemptions counted.
+    'silent-holders': bytes([0x81]) + connect() + hello(nr=2, flags=ALL_FLAGS) + tid(0, 0) +
+        tid(0, 1) + proc() + ev(0, RUNNABLE, 0) + ev(0, RUNNABLE, 1) + clock(10000000) +
+        clock(10000000) + proc() + clock(10000000) + clock(10000000) +
+        ev(0, RUNNABLE, 0) + ev(0, RUNNABLE, 1) + clock(10000000) + proc(0, run=10**8) +
+        clock(10000000) + proc(0, run=10**8, runnable=1) + clock(20000000) +
+        clock(20000000) + proc(3) + ev(0, RUNNABLE, 0) + ev(0, RUNNABLE, 1) +
+        clock(30000000) + proc(1, gone=1) + clock(30000000) + clock(30000000) + close(),
+    'groups-remade': bytes([1]) + connect() + hello(nr=2) +
+        group(0, 0, b'a', cpu=1) + group(0, 1, b'a/b') + ev(0, VCPU, 1, 2) + ev(0, COMMIT) +
+        run(0, 2) + group(0, 0, b'x') + group(0, 1, b'a') + ev(0, VCPU, 1, 2) +
+        ev(0, COMMIT) + clock(5000000) + close(),
 }
 
 write_seeds(SEEDS, 'host_msgs')

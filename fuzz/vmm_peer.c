@@ -36,6 +36,10 @@
  *  12 PEER u8 peer: the peer leaves (a PEER without fd) or, gone, comes back (a PEER with a new
  *       fd of the same page)
  *  13 WATCH: rt_xhand_succ() and rt_xhand_watch()
+ *  14 RECV u8 fds, u16 length (at most FP_RAW_MAX), bytes: one datagram through a socket, as
+ *       the agent reads and dispatches it (rt_peer_recv(), rt_remote_input()), with fds & 3
+ *       fds: the first a peer's page if the datagram is a PEER naming that peer, else
+ *       /dev/null (op byte 0xff only: the ops above keep the committed corpus's meaning)
  *
  * Invariants: no crash, leak, undefined behaviour or unbounded loop (libFuzzer's timeout); a
  * running vCPU runs on one of the daemon's lanes that the daemon named for it (a grant page
@@ -43,7 +47,8 @@
  * VM's word moved from the successor's side) is of the gen published for that vCPU and names a
  * lane the peer holds, so a peer's forged claim costs only the forger (while the daemon writes
  * nothing but well-formed sides: after an OSTORE only the bounds are checked); the VMM never
- * waits on memory but a mapped peer's word, at most RT_XWAIT_WATCH_MAX times per gen.
+ * waits on memory but a mapped peer's word, at most RT_XWAIT_WATCH_MAX times per gen; a
+ * datagram received leaves no fd open.
  * FP_DEBUG set in the environment prints each operation.
  */
 #include <errno.h>
@@ -51,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -242,6 +248,79 @@ static void fp_raw(struct fp *f)
 	}
 }
 
+/* A datagram with nr fds (the first fd0) on sock. */
+static void fp_send(int sock, const char *buf, size_t n, int fd0, unsigned int nr)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fds[3] = { fd0, fd0, fd0 };
+	struct cmsghdr *cm;
+
+	if (nr) {
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE(nr * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(nr * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nr * sizeof(int));
+	}
+	if (sendmsg(sock, &mh, MSG_DONTWAIT) < 0)
+		abort();
+}
+
+/* The lowest fd free: a received fd left open takes it. */
+static int fp_free_fd(void)
+{
+	int fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
+static void fp_recv(struct fp *f)
+{
+	static int sv[2] = { -1, -1 }, null_fd = -1;
+	uint8_t how = fuzz_u8(&f->in);
+	size_t n = fuzz_u16(&f->in) % (FP_RAW_MAX + 1), i;
+	char buf[1024];	/* the agent's */
+	struct host_ev m;
+	int fd0, pfd, ret, free_fd;
+	ssize_t got;
+
+	if (sv[0] < 0 && (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) ||
+			  (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0))
+		abort();
+	for (i = 0; i < n; i++)
+		buf[i] = (char)fuzz_u8(&f->in);
+	fd0 = null_fd;
+	memcpy(&m, buf, sizeof(m));
+	if (n == sizeof(m) && m.type == HOST_MSG_PEER)
+		for (i = 0; i < FP_PEERS; i++)
+			if (m.a == fp_peer_id[i])
+				fd0 = f->peer[i].memfd;
+	if (n == sizeof(m) && (m.type == HOST_MSG_GRANT || m.type == HOST_MSG_PIN) &&
+	    m.vcpu < f->rt.nr_vcpus && m.arg < 64)
+		f->named[m.vcpu] |= 1ULL << m.arg;
+	free_fd = fp_free_fd();
+	fp_send(sv[0], buf, n, fd0, how & 3);
+	got = rt_peer_recv(sv[1], buf, sizeof(buf), &pfd);
+	FUZZ_CHECK(got == (ssize_t)n, "received %zd of %zu bytes", got, n);
+	FUZZ_CHECK((how & 3) == 1 ? pfd >= 0 : pfd == ((how & 3) ? -2 : -1),
+		   "%u fds received as %d", how & 3, pfd);
+	ret = rt_remote_input(&f->rt, buf, got, pfd, false);
+	FUZZ_CHECK(ret == 0 || ret == -EPROTO, "rt_remote_input: %d", ret);
+	FUZZ_CHECK(fp_free_fd() == free_fd, "an fd left open: %d free, %d before", fp_free_fd(),
+		   free_fd);
+	for (i = 0; i < FP_PEERS; i++)
+		f->peer[i].known = rt_peer_find(&f->rt, fp_peer_id[i]) != NULL;
+}
+
 static void fp_state(struct fp *f)
 {
 	struct rt_vcpu *rv = fp_vcpu(f, fuzz_u8(&f->in));
@@ -378,8 +457,11 @@ static void fp_op(struct fp *f, uint8_t op)
 		i = fuzz_u8(&f->in) % FP_PEERS;
 		fp_peer_msg(f, i, !f->peer[i].known);
 		break;
-	default:
+	case 13:
 		fp_watch(f);
+		break;
+	default:
+		fp_recv(f);
 	}
 }
 
@@ -397,7 +479,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fp_init(f, data[0]);
 	f->in = (struct fuzz_in){ data + 1, data + size };
 	for (n = 0; n < FP_OPS && fuzz_more(&f->in); n++) {
-		uint8_t op = fuzz_u8(&f->in) % FP_NR_OPS;
+		uint8_t b = fuzz_u8(&f->in), op = b == 0xff ? FP_RECV : b % FP_NR_OPS;
 		uint64_t w0 = f->offer->word, takes0 = f->rt.st.xhandoffs;
 
 		if (fp_debug)

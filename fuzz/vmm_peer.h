@@ -17,7 +17,8 @@
 #define FP_PEERS	2
 #define FP_OPS		256
 #define FP_RAW_MAX	512
-#define FP_NR_OPS	14
+#define FP_NR_OPS	14		/* op byte % FP_NR_OPS; but 0xff: */
+#define FP_RECV		14
 #define FP_PAGE		4096
 #define FP_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL)
 

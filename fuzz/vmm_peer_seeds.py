@@ -9,6 +9,7 @@ from fuzz_seeds import u16, u32, u64, write_seeds  # noqa: E402
 
 PSTORE, PCLAIM, XSUCC, OSTORE, ENTRY, DGRAM, RAW, STATE, TAKE, PARK, APPLY, SENT, PEER, \
     WATCH = range(14)
+RECV = 0xff  # op byte 0xff (fuzz/vmm_peer.c)
 GRANT, PREEMPT, RETIME, PIN, PONG, PEERMSG = 0, 1, 2, 3, 4, 5
 
 
@@ -55,6 +56,25 @@ def host_type(name):
     raise KeyError(name)
 
 
+def raw(data):
+    return bytes([RAW]) + u16(len(data)) + data
+
+
+def recv(data, fds=0):
+    return bytes([RECV, fds]) + u16(len(data)) + data
+
+
+def vmset(shares=0, quota=2**64 - 1, period=100000, burst=0, idle=0, threaded=0, cpu=0,
+          path=b''):
+    """A VMSET (struct host_group_msg, 312 bytes)."""
+    return struct.pack('<II256sQQQQBBB5xQ', host_type('VMSET'), 0, path, shares, quota, period,
+                       burst, idle, threaded, cpu, 0)
+
+
+def ev(typ, vcpu=0, arg=0, seq=0, a=0, b=0):
+    return struct.pack('<IIIIQQ', typ, vcpu, arg, seq, a, b)
+
+
 SEEDS = {
     # the published successor takes the lane its peer claims
     'take': shape(2, 2) + xsucc(0, 0, 1) + claim(0, 0) + op(TAKE, 0) + op(WATCH),
@@ -98,6 +118,22 @@ SEEDS = {
     # states: a runner blocks, waits again, takes
     'states': shape(2, 1) + entry(0, 0) + op(APPLY, 0, 0) + op(STATE, 0) + op(STATE, 0) +
     xsucc(0, 0, 1, 10**6) + claim(0, 0, 1) + op(TAKE, 0) + op(STATE, 0),
+    # the VM group's settings the daemon's directory changed: in range, and refused ones
+    'vmset': shape(1, 1) + raw(vmset(2048, 50000, 100000, 10000)) + raw(vmset(idle=1)) +
+    raw(vmset(1)) + raw(vmset(quota=500)) + raw(vmset(threaded=1)) + raw(vmset(cpu=1)) +
+    raw(vmset(path=b'a')) + raw(vmset(2**19)) + raw(vmset(quota=1000, burst=2000)),
+    # datagrams through the agent's socket: a PEER with its page, with none, with two or
+    # three fds (the second was left open: rt_peer_recv()); a GRANT with an fd; a VMSET; a
+    # datagram of nothing
+    'repro-recv-fds': shape(2, 2) + op(PEER, 0) + recv(ev(host_type('PEER'), arg=1, a=7), 1) +
+    xsucc(0, 0, 1) + claim(0, 0) + op(TAKE, 0) +
+    recv(ev(host_type('PEER'), arg=1, a=9), 2) + recv(ev(host_type('PEER'), arg=1, a=9), 3) +
+    recv(ev(host_type('PEER'), arg=0, a=9)) + recv(ev(host_type('PEER'), arg=1, a=9)) +
+    recv(ev(host_type('GRANT'), 1, 1, 1, 2**64 - 1, 1), 1) +
+    recv(ev(host_type('GRANT'), 1, 1, 1, 2**64 - 1, 1)) + recv(vmset(300), 0) +
+    recv(vmset(300), 2) + recv(b'') + recv(b'', 1),
+    # a PEER one byte too long with an fd: refused, its fd was left open (rt_peer_msg())
+    'repro-recv-peer-size': shape(1, 1) + recv(ev(host_type('PEER'), arg=1, a=7) + b'\0', 1),
 }
 
 write_seeds(SEEDS, 'vmm_peer')

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "host/proto.h"
+#include "util/compiler.h"
 #include "rt.h"
 
 #define RT_PEER_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE)
@@ -95,7 +96,9 @@ void rt_peer_clear(struct runtime *rt)
 
 /*
  * A datagram and the one fd that may come with it (*fd, -1: none; a datagram with more, or a
- * truncated one, closes them and is garbage: -EPROTO in *fd's place is -2).
+ * truncated one, closes them and is garbage: -EPROTO in *fd's place is -2). The control buffer
+ * holds two fds (CMSG_SPACE() rounds one up): the kernel installs both, and a second one left
+ * open leaked an fd per such datagram.
  */
 ssize_t rt_peer_recv(int fd, char *buf, size_t len, int *pfd)
 {
@@ -108,32 +111,36 @@ ssize_t rt_peer_recv(int fd, char *buf, size_t len, int *pfd)
 			     .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *cm;
 	ssize_t n = recvmsg(fd, &mh, MSG_TRUNC | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	int fds[CMSG_SPACE(sizeof(int)) / sizeof(int)];
+	size_t nr = 0, i;
 
 	*pfd = -1;
 	cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL;
 	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(pfd, CMSG_DATA(cm), sizeof(int));
-	else if (cm)
-		*pfd = -2;	/* not one fd: the kernel closed what did not fit */
-	if (n >= 0 && (mh.msg_flags & MSG_CTRUNC)) {
-		if (*pfd >= 0)
-			close(*pfd);
-		*pfd = -2;
+	    cm->cmsg_len >= CMSG_LEN(0)) {
+		nr = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		nr = nr < ARRAY_SIZE(fds) ? nr : ARRAY_SIZE(fds);
+		memcpy(fds, CMSG_DATA(cm), nr * sizeof(int));
 	}
+	if (nr == 1 && !(mh.msg_flags & MSG_CTRUNC))
+		*pfd = fds[0];
+	else if (cm || (n >= 0 && (mh.msg_flags & MSG_CTRUNC)))
+		*pfd = -2;	/* not one fd: those that came are closed, the kernel closed the rest */
+	for (i = 0; *pfd == -2 && i < nr; i++)
+		close(fds[i]);
 	return n;
 }
 
 /* PEER: a peer VM's offer page (arg 1, with its fd) or its leaving (arg 0, none). */
 int rt_peer_msg(struct runtime *rt, const void *buf, ssize_t n, int fd)
 {
-	struct host_ev m;
+	struct host_ev m = { .type = 0 };
 	int ret;
 
-	if (n != sizeof(m))
-		return -EPROTO;
-	memcpy(&m, buf, sizeof(m));
-	if (m.arg > 1 || (m.arg == 1) != (fd >= 0) || m.a > UINT32_MAX) {
+	/* Garbage: its fd closed too (a PEER of another size with one leaked it). */
+	if (n == sizeof(m))
+		memcpy(&m, buf, sizeof(m));
+	if (n != sizeof(m) || m.arg > 1 || (m.arg == 1) != (fd >= 0) || m.a > UINT32_MAX) {
 		if (fd >= 0)
 			close(fd);
 		return -EPROTO;

@@ -391,6 +391,18 @@ int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n)
 	return 0;
 }
 
+int rt_remote_input(struct runtime *rt, const char *buf, ssize_t n, int pfd, bool applied)
+{
+	/* Only a PEER carries an fd (rt_peer_msg() takes it over). */
+	if (n > 0 && rt_peer_is_msg(buf, n))
+		return pfd == -2 ? -EPROTO : rt_peer_msg(rt, buf, n, pfd);
+	if (pfd >= 0)
+		close(pfd);
+	if (pfd != -1)
+		return -EPROTO;
+	return !applied && n > 0 ? rt_remote_apply(rt, buf, n) : 0;
+}
+
 void rt_remote_destroy(struct runtime *rt)
 {
 	struct rt_remote *r = rt->remote;

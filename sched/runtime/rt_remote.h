@@ -38,5 +38,11 @@ struct rt_remote {
 void rt_remote_lost(struct runtime *rt, const char *why);
 int rt_remote_join(struct runtime *rt, int fd);
 int rt_remote_apply(struct runtime *rt, const void *buf, ssize_t n);
+/*
+ * One datagram the agent received (n bytes, more than buf holds if truncated) and the fd that
+ * came with it (rt_peer_recv()'s *fd, taken over): a PEER, else the daemon's answer unless
+ * applied already (a CTL, rt_remote_ctl()). 0, or -EPROTO: garbage. Lock held.
+ */
+int rt_remote_input(struct runtime *rt, const char *buf, ssize_t n, int pfd, bool applied);
 
 #endif

@@ -189,15 +189,7 @@ static void *rt_remote_agent(void *arg)
 		mutex_lock(rt->lock);
 		if (n > 0)
 			rt_remote_live_heard(&r->live, rt_now());
-		/* Only a PEER carries an fd (rt_peer_msg() takes it over). */
-		if (n > 0 && rt_peer_is_msg(buf, n))
-			bad = pfd == -2 ? -EPROTO : rt_peer_msg(rt, buf, n, pfd);
-		else if (pfd != -1)
-			bad = -EPROTO;
-		else
-			bad = !ctl && n > 0 ? rt_remote_apply(rt, buf, n) : 0;
-		if (pfd >= 0 && !(n > 0 && rt_peer_is_msg(buf, n)))
-			close(pfd);
+		bad = rt_remote_input(rt, buf, n, pfd, ctl != 0);
 		if (n <= 0 || ctl < 0 || bad) {
 			rt_remote_lost(rt, n < 0 ? strerror(errno) : n ? "it sent garbage" :
 					   "it hung up");

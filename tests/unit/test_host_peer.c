@@ -6,6 +6,7 @@
  * a new writable open, mprotect, truncation, hole punching) fails; the owner's mapping made
  * before the seal still writes. The VMM's side refuses a page not so sealed.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -175,9 +176,105 @@ static void test_peer_map(void)
 	close(fd);
 }
 
+/* The fds this process has open. */
+static unsigned int open_fds(void)
+{
+	unsigned int n = 0;
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+
+	CU_ASSERT_FATAL(d != NULL);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/* A datagram with nr copies of fd (SCM_RIGHTS) on sv[0]. */
+static void send_fds(int sock, int fd, unsigned int nr)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct host_ev m = { .type = HOST_MSG_PEER, .arg = 1, .a = 7 };
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fds[4] = { fd, fd, fd, fd };
+	struct cmsghdr *cm;
+
+	if (nr) {
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE(nr * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(nr * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nr * sizeof(int));
+	}
+	CU_ASSERT_EQUAL(sendmsg(sock, &mh, 0), (ssize_t)sizeof(m));
+}
+
+/*
+ * The agent's receive: one fd passed on, none, or garbage (-2) for more, with every fd that
+ * came closed (two fit the control buffer: the second was left open, an fd leaked a datagram).
+ */
+static void test_peer_recv_fds(void)
+{
+	unsigned int nr, before;
+	int sv[2], fd, pfd;
+	char buf[256];
+
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CU_ASSERT_FATAL(fd >= 0);
+	for (nr = 0; nr <= 4; nr++) {
+		before = open_fds();
+		send_fds(sv[0], fd, nr);
+		CU_ASSERT_EQUAL(rt_peer_recv(sv[1], buf, sizeof(buf), &pfd),
+				(ssize_t)sizeof(struct host_ev));
+		if (nr == 1) {
+			CU_ASSERT(pfd >= 0 && pfd != fd);
+			if (pfd >= 0)
+				close(pfd);
+		} else {
+			CU_ASSERT_EQUAL(pfd, nr ? -2 : -1);
+		}
+		CU_ASSERT_EQUAL(open_fds(), before);
+	}
+	close(fd);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A PEER refused closes the fd it came with, whatever is wrong with it (its size too). */
+static void test_peer_msg_garbage_fd(void)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct runtime rt = { .lock = &lock };
+	struct host_ev m = { .type = HOST_MSG_PEER, .arg = 1, .a = 7 };
+	struct host_ev bad[] = { m, m, m };
+	unsigned int before = open_fds(), i;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	bad[1].arg = 2;
+	bad[2].a = 1ULL << 32;
+	mutex_lock(&lock);
+	CU_ASSERT_EQUAL(rt_peer_msg(&rt, &m, sizeof(m) - 1, dup(fd)), -EPROTO);
+	CU_ASSERT_EQUAL(rt_peer_msg(&rt, &m, sizeof(m) + 4, dup(fd)), -EPROTO);
+	for (i = 1; i < ARRAY_SIZE(bad); i++)
+		CU_ASSERT_EQUAL(rt_peer_msg(&rt, &bad[i], sizeof(m), dup(fd)), -EPROTO);
+	mutex_unlock(&lock);
+	close(fd);
+	CU_ASSERT_EQUAL(open_fds(), before);
+}
+
 static CU_TestInfo host_peer_tests[] = {
 	{ "offer pages sealed once mapped, shared read-only with peers", test_peer_share },
 	{ "a peer page not sealed against writes is refused", test_peer_map },
+	{ "a datagram of more than one fd closes them all", test_peer_recv_fds },
+	{ "a PEER refused closes its fd, one of the wrong size too", test_peer_msg_garbage_fd },
 	CU_TEST_INFO_NULL,
 };
 
