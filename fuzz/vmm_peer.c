@@ -60,6 +60,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/unixsock.h"
 #include "vmm/vm.h"
 #include "vmm_peer.h"
 
@@ -251,25 +252,9 @@ static void fp_raw(struct fp *f)
 /* A datagram with nr fds (the first fd0) on sock. */
 static void fp_send(int sock, const char *buf, size_t n, int fd0, unsigned int nr)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(3 * sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int fds[3] = { fd0, fd0, fd0 };
-	struct cmsghdr *cm;
 
-	if (nr) {
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(nr * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nr * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nr * sizeof(int));
-	}
-	if (sendmsg(sock, &mh, MSG_DONTWAIT) < 0)
+	if (unixsock_send_fds(sock, buf, n, fds, nr, MSG_DONTWAIT) < 0)
 		abort();
 }
 

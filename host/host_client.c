@@ -16,6 +16,7 @@
 #include "sched/core.h"
 #include "sched/group.h"
 #include "util/registry.h"
+#include "util/unixsock.h"
 #include "util/time.h"
 
 static const size_t host_msg_size[HOST_MSG_MAX] = {
@@ -102,18 +103,10 @@ static void host_welcome(struct host *h, struct host_client *c, int err, int pag
 			 int offer_fd)
 {
 	int fds[2] = { page_fd, offer_fd };
-	size_t nr_fds = offer_fd >= 0 ? 2 : 1;
 	struct host_welcome w = {
 		.type = HOST_MSG_WELCOME, .version = HOST_PROTO_VERSION, .err = err,
 		.nr_lanes = h->nr_lanes, .pid = getpid(),
 	};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
 	struct host_client *o;
 
 	list_for_each_entry(o, &h->clients, node)
@@ -124,15 +117,9 @@ static void host_welcome(struct host *h, struct host_client *c, int err, int pag
 		host_send(c, &w, sizeof(w));
 		return;
 	}
-	mh.msg_control = u.buf;
-	mh.msg_controllen = CMSG_SPACE(nr_fds * sizeof(int));
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(nr_fds * sizeof(int));
-	memcpy(CMSG_DATA(cm), fds, nr_fds * sizeof(int));
 	errno = 0;
-	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(w))
+	if (unixsock_send_fds(c->fd, &w, sizeof(w), fds, offer_fd >= 0 ? 2 : 1,
+			      MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(w))
 		host_send_failed(c);
 }
 

@@ -23,19 +23,12 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "util/unixsock.h"
 
 #define HOST_PEER_SEALS	(F_SEAL_FUTURE_WRITE | F_SEAL_SEAL)
 
 void host_send_fd(struct host_client *c, const void *msg, size_t len, int fd)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-
 	if (fd < 0) {
 		host_send(c, msg, len);
 		return;
@@ -43,15 +36,9 @@ void host_send_fd(struct host_client *c, const void *msg, size_t len, int fd)
 	host_flush_client(c);		/* after the decisions queued before it */
 	if (c->dead)
 		return;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = CMSG_SPACE(sizeof(int));
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	errno = 0;
-	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
+	if (unixsock_send_fds(c->fd, msg, len, &fd, 1, MSG_DONTWAIT | MSG_NOSIGNAL) !=
+	    (ssize_t)len)
 		host_send_failed(c);
 }
 

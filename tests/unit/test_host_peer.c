@@ -18,6 +18,7 @@
 #include "../../sched/runtime/rt.h"
 #include "host_peer_test.h"
 #include "test.h"
+#include "util/unixsock.h"
 #include "vsched.h"
 
 /* The next PEER datagram (others skipped): its arg, id, and fd (-1: none). false: none. */
@@ -193,26 +194,10 @@ static unsigned int open_fds(void)
 /* A datagram with nr copies of fd (SCM_RIGHTS) on sv[0]. */
 static void send_fds(int sock, int fd, unsigned int nr)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-	} u;
 	struct host_ev m = { .type = HOST_MSG_PEER, .arg = 1, .a = 7 };
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int fds[4] = { fd, fd, fd, fd };
-	struct cmsghdr *cm;
 
-	if (nr) {
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(nr * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nr * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nr * sizeof(int));
-	}
-	CU_ASSERT_EQUAL(sendmsg(sock, &mh, 0), (ssize_t)sizeof(m));
+	CU_ASSERT_EQUAL(unixsock_send_fds(sock, &m, sizeof(m), fds, nr, 0), (ssize_t)sizeof(m));
 }
 
 /*
