@@ -12,14 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../../sched/runtime/rt.h"
 #include "../fixture/runvm.h"
-#include "host/host.h"
+#include "host_live_test.h"
 #include "sched/runtime.h"
 #include "test.h"
 
@@ -216,21 +215,6 @@ static void test_place_every_cpu(void)
 	runvm_destroy(&r);
 }
 
-struct place_daemon {
-	struct host *h;
-	int stop_fd;
-	pthread_t thread;
-	char dir[64], sock[128];
-};
-
-static void *place_serve(void *arg)
-{
-	struct place_daemon *d = arg;
-
-	host_run(d->h, d->stop_fd);
-	return NULL;
-}
-
 /*
  * Host mode: a daemon of one lane (on this process's first CPU, as host_lanes_pin() places it).
  * Once granted, the VMM's helper, agent and waker leave that CPU; when the daemon is gone
@@ -239,9 +223,8 @@ static void *place_serve(void *arg)
 static void test_place_host(void)
 {
 	static const char *const threads[] = { "vsched-rt", "vsched-host", "vsched-xw", NULL };
-	struct host_opts o = { .nr_lanes = 1 };
 	cpu_set_t mask, want, got;
-	struct place_daemon d;
+	struct live_daemon d;
 	struct runvm r;
 	bool off, floats;
 
@@ -252,14 +235,7 @@ static void test_place_host(void)
 	}
 	want = mask;
 	CPU_CLR(place_first(&mask), &want);
-	snprintf(d.dir, sizeof(d.dir), "/tmp/vsched-place-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(d.dir));
-	snprintf(d.sock, sizeof(d.sock), "%s/host.sock", d.dir);
-	CU_ASSERT_EQUAL_FATAL(host_create(&o, &d.h), 0);
-	CU_ASSERT_EQUAL_FATAL(host_listen(d.h, d.sock), 0);
-	d.stop_fd = eventfd(0, EFD_CLOEXEC);
-	CU_ASSERT_FATAL(d.stop_fd >= 0);
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&d.thread, NULL, place_serve, &d), 0);
+	live_daemon_start(&d, 1);
 	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "placeh", 2, 1, true), 0);
 	r.vm.accel = VM_ACCEL_THREAD;
 	r.host_sock = d.sock;
@@ -267,14 +243,9 @@ static void test_place_host(void)
 	off = place_wait(threads, &want, &got);
 	CU_ASSERT_TRUE(off);
 	CU_ASSERT_FALSE(CPU_ISSET(place_first(&mask), &got));
-	CU_ASSERT_EQUAL(eventfd_write(d.stop_fd, 1), 0);
-	pthread_join(d.thread, NULL);
-	host_destroy(d.h);
-	unlink(d.sock);
+	live_daemon_stop(&d);
 	floats = place_wait(threads, &mask, &got);
 	runvm_destroy(&r);
-	close(d.stop_fd);
-	rmdir(d.dir);
 	CU_ASSERT_TRUE(floats);
 }
 

@@ -16,12 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../fixture/runvm.h"
-#include "host/host.h"
+#include "host_live_test.h"
 #include "sched/runtime.h"
 #include "test.h"
 #include "vs_test.h"
@@ -37,45 +36,6 @@ static void unl_bug(const char *file, int line, const char *what)
 		snprintf(bug_what, sizeof(bug_what), "%s:%d: %s", file, line, what);
 }
 
-struct unl_daemon {
-	struct host *h;
-	int stop_fd;
-	pthread_t thread;
-	char dir[64], sock[128];
-};
-
-static void *unl_serve(void *arg)
-{
-	struct unl_daemon *d = arg;
-
-	host_run(d->h, d->stop_fd);
-	return NULL;
-}
-
-static void unl_daemon_start(struct unl_daemon *d)
-{
-	struct host_opts o = { .nr_lanes = 2 };
-
-	snprintf(d->dir, sizeof(d->dir), "/tmp/vsched-unl-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(d->dir));
-	snprintf(d->sock, sizeof(d->sock), "%s/host.sock", d->dir);
-	CU_ASSERT_EQUAL_FATAL(host_create(&o, &d->h), 0);
-	CU_ASSERT_EQUAL_FATAL(host_listen(d->h, d->sock), 0);
-	d->stop_fd = eventfd(0, EFD_CLOEXEC);
-	CU_ASSERT_FATAL(d->stop_fd >= 0);
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&d->thread, NULL, unl_serve, d), 0);
-}
-
-static void unl_daemon_stop(struct unl_daemon *d)
-{
-	CU_ASSERT_EQUAL(eventfd_write(d->stop_fd, 1), 0);
-	pthread_join(d->thread, NULL);
-	host_destroy(d->h);
-	close(d->stop_fd);
-	unlink(d->sock);
-	rmdir(d->dir);
-}
-
 static void unl_sleep_ms(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -87,7 +47,7 @@ static void unl_sleep_ms(unsigned int ms)
 static void test_rt_sends_unlocked(enum vm_accel accel)
 {
 	struct runtime_stats st;
-	struct unl_daemon d;
+	struct live_daemon d;
 	debug_bug_fn old;
 	struct runvm r;
 	const char *group;
@@ -97,7 +57,7 @@ static void test_rt_sends_unlocked(enum vm_accel accel)
 
 	if (!test_accel_usable(accel))
 		return;
-	unl_daemon_start(&d);
+	live_daemon_start(&d, 2);
 	bugs = 0;
 	old = debug_set_bug_hook(unl_bug);
 	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "unl", 3, 2, true), 0);
@@ -121,7 +81,7 @@ static void test_rt_sends_unlocked(enum vm_accel accel)
 	runtime_get_stats(r.rt, &st);
 	runvm_destroy(&r);
 	debug_set_bug_hook(old);
-	unl_daemon_stop(&d);
+	live_daemon_stop(&d);
 	if (bugs)
 		fprintf(stderr, "\n  %u BUGs, the first: %s\n", bugs, bug_what);
 	CU_ASSERT_EQUAL(bugs, 0);
@@ -170,11 +130,11 @@ static int unl_policy(const char *comm)
  */
 static void test_rt_agent_fifo(void)
 {
-	struct unl_daemon d;
+	struct live_daemon d;
 	struct runvm r;
 	int helper = -1, agent = -1, i;
 
-	unl_daemon_start(&d);
+	live_daemon_start(&d, 2);
 	CU_ASSERT_EQUAL_FATAL(runvm_create(&r, "fifo", 2, 2, true), 0);
 	r.vm.accel = VM_ACCEL_THREAD;
 	r.host_sock = d.sock;
@@ -194,7 +154,7 @@ static void test_rt_agent_fifo(void)
 		unl_sleep_ms(10);
 	}
 	runvm_destroy(&r);
-	unl_daemon_stop(&d);
+	live_daemon_stop(&d);
 	CU_ASSERT_NOT_EQUAL(helper, -1);
 	CU_ASSERT_NOT_EQUAL(agent, -1);
 	if (helper != SCHED_FIFO) {
