@@ -469,7 +469,7 @@ static CU_TestInfo host_lanes_tests[] = {
 	  test_host_revoke_lock },
 	{ "a holder running past its end while its VMM's agent waits for a CPU keeps the grace",
 	  test_host_revoke_spin_io },
-	{ "a holder running past its end while another vCPU's thread waits for a CPU keeps the grace",
+	{ "a holder running past its end while another vCPU thread waits for a CPU keeps the grace",
 	  test_host_revoke_spin_vcpu },
 	{ "decisions go to the owning VMM in its numbering", test_host_decisions },
 	{ "a silent lane holder is revoked while others wait", test_host_revoke },
