@@ -113,8 +113,11 @@ enum host_stuck {
  * not sleep through answer_ns while none of its VMM's threads is in R, nor run answer_ns of
  * CPU without a word while its VMM says nothing at all (one that talks may be catching up:
  * t-host.sh's VMM, stopped and continued, lost a holder so once in 26 revocations before this
- * check) while none of its threads but vCPUs is in R (its helper or agent waiting for a CPU
- * carries its word, or has its new end unread: at load 27 t-host.sh's live c lost a holder so).
+ * check) while none of its threads but the holder's is in R: any of them waiting for a CPU may
+ * carry its word or have its new end unread: its helper or agent (at load 27 t-host.sh's live
+ * c lost a holder so), or another vCPU's thread preempted while it sends the VMM's queue, which
+ * every other thread leaves to it (rt_outbox.c; t-host-freeze.sh's live c lost a holder so, the
+ * daemon reading nothing from it for 19-32 ms, its helper's report among what was queued).
  * A frozen VMM (a cgroup freezer) has no thread in R and no time moves. A thread that began or
  * ended meanwhile, or a reading that failed, tells nothing: the grace stands.
  */
@@ -141,7 +144,7 @@ static enum host_stuck host_revoke_judge(struct host *h, struct host_slot *sl, u
 	} else if (t.vm_threads != o->vm_threads)
 		;	/* a thread began or ended: judged from the next pair */
 	else if (t.run_ns >= sl->run0 + h->answer_ns && sl->client->nr_read == sl->read0 &&
-		 !t.io_runnable)
+		 t.vm_runnable <= (t.state == 'R'))
 		why = HOST_RAN;
 	else if (!t.vm_runnable && t.run_ns == o->run_ns && t.wait_ns == o->wait_ns)
 		why = HOST_ASLEEP;

@@ -76,24 +76,11 @@ static int host_times_sched(int dirfd, pid_t tid, uint64_t *run, uint64_t *wait)
 	return *run ? 0 : -EOPNOTSUPP;	/* "0 0 0": no schedstat in this kernel */
 }
 
-/* A thread of c's VMM that is one of its vCPUs (their TIDs as the join named them). */
-static bool host_times_is_vcpu(const struct host_client *c, pid_t tid)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->nr_vcpus; i++)
-		if (c->kick_tid[i] == tid)
-			return true;
-	return false;
-}
-
 /*
- * Every thread of the peer counted, those in R (on a CPU or waiting for one) apart, and of
- * those the ones that are not vCPUs; more than max: -E2BIG (a VMM cannot make each check cost
- * the daemon a read per thread it makes).
+ * Every thread of the peer counted, those in R (on a CPU or waiting for one) apart; more than
+ * max: -E2BIG (a VMM cannot make each check cost the daemon a read per thread it makes).
  */
-static int host_times_vm(const struct host_client *c, int dirfd, pid_t tid, unsigned int max,
-			 struct host_times *t)
+static int host_times_vm(int dirfd, pid_t tid, unsigned int max, struct host_times *t)
 {
 	struct dirent *d;
 	DIR *dir;
@@ -116,10 +103,8 @@ static int host_times_vm(const struct host_client *c, int dirfd, pid_t tid, unsi
 			continue;	/* ended since the listing: the count changes */
 		if (++t->vm_threads > max)
 			break;
-		if (st == 'R') {
+		if (st == 'R')
 			t->vm_runnable++;
-			t->io_runnable += !host_times_is_vcpu(c, atoi(d->d_name));
-		}
 		if (atoi(d->d_name) == (int)tid)
 			t->state = st;
 	}
@@ -148,7 +133,7 @@ int host_kick_thread_times(const struct host_client *c, unsigned int vcpu, struc
 		return errno == ENOENT ? -ESRCH : -errno;
 	err = host_times_sched(dirfd, tid, &t->run_ns, &t->wait_ns);
 	if (!err)
-		err = host_times_vm(c, dirfd, tid, c->nr_vcpus + HOST_TIMES_OTHERS, t);
+		err = host_times_vm(dirfd, tid, c->nr_vcpus + HOST_TIMES_OTHERS, t);
 	close(dirfd);
 	if (err == -ENOENT || (!err && !t->state))
 		err = -ESRCH;

@@ -176,7 +176,6 @@ struct host_times {
 	char state;			/* its state (R, S, D...) */
 	unsigned int vm_threads;	/* threads of its VMM */
 	unsigned int vm_runnable;	/* ... in R: on a CPU or waiting for one */
-	unsigned int io_runnable;	/* ... of them not vCPU threads (helper, agent, I/O) */
 };
 /* Tests: the reader (0; -ESRCH: the thread or VMM gone; else unknown). Default: /proc. */
 void host_set_thread_times(struct host *h, int (*fn)(const struct host_client *c,
