@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* CUnit runner: runs every registered suite and prints CUnit's summary. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <CUnit/Basic.h>
 
 #include "test.h"
+#include "util/file.h"
 
 static struct test_suite *suites;
 static unsigned nr_skipped;
@@ -25,6 +27,27 @@ void test_skip(const char *why)
 {
 	nr_skipped++;
 	printf("\n  SKIP: %s\n", why);
+}
+
+pid_t test_thread_named(const char *comm)
+{
+	char path[300], buf[32];
+	size_t len = strlen(comm);
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+	pid_t tid = 0;
+
+	while (d && !tid && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (!file_read(path, buf, sizeof(buf)) && !strncmp(buf, comm, len) &&
+		    buf[len] == '\n')
+			tid = atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return tid;
 }
 
 bool test_accel_usable(enum vm_accel accel)

@@ -6,6 +6,7 @@
 #ifndef VSCHED_TESTS_TEST_H
 #define VSCHED_TESTS_TEST_H
 
+#include <sys/types.h>
 #include <CUnit/CUnit.h>
 #include <stdbool.h>
 
@@ -30,6 +31,9 @@ void test_skip(const char *why);
  * e.g. "thread") leaves it out.
  */
 bool test_accel_usable(enum vm_accel accel);
+
+/* The TID of this process's thread named comm (its /proc comm), 0 if none. */
+pid_t test_thread_named(const char *comm);
 
 /* A test body taking the backend, run once per backend: ACCEL_TWINS(fn) defines fn_kvm and
  * fn_thread, ACCEL_TESTS("name", fn) lists both in a CU_TestInfo table. */

@@ -3,7 +3,6 @@
  * The apply plan on real directories: the directory back end for real and as a dry run,
  * libvirt's v2 systemd layout, and how the vCPU threads it moves are found.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -283,25 +282,6 @@ static void *named_thread(void *arg)
 	return NULL;
 }
 
-/* TID of this process's thread with that name, 0 if none. */
-static pid_t thread_named(const char *name)
-{
-	char path[300], buf[32];
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/task");
-	pid_t tid = 0;
-
-	while (d && (e = readdir(d))) {
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if (!file_read(path, buf, sizeof(buf)) && !strncmp(buf, name, strlen(name)) &&
-		    buf[strlen(name)] == '\n')
-			tid = atoi(e->d_name);
-	}
-	if (d)
-		closedir(d);
-	return tid;
-}
-
 /*
  * vCPU threads: QEMU's names under any accelerator ("CPU n/TCG" without /dev/kvm), and QEMU's
  * own mapping from libvirt's status file first when it describes this process.
@@ -326,13 +306,13 @@ static void test_vcpu_threads(void)
 	diag_init(&why, NULL);
 	CU_ASSERT_EQUAL(vcpu_thread_find("none", getpid(), 3, &tid, &why), -ESRCH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "named 'vcpu3' or 'CPU 3/<accelerator>' (KVM, TCG"));
-	CU_ASSERT_EQUAL(tids[0], thread_named("CPU 0/TCG"));
-	CU_ASSERT_EQUAL(tids[1], thread_named("CPU 1/KVM"));
+	CU_ASSERT_EQUAL(tids[0], test_thread_named("CPU 0/TCG"));
+	CU_ASSERT_EQUAL(tids[1], test_thread_named("CPU 1/KVM"));
 
 	/* libvirt's status file maps vCPU 2 to the thread called "worker" (QEMU's own mapping). */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	setenv("VSCHED_LIBVIRT_RUNDIR", dir, 1);
-	tids[2] = thread_named("worker");
+	tids[2] = test_thread_named("worker");
 	CU_ASSERT_TRUE_FATAL(tids[2] > 0);
 	snprintf(path, sizeof(path), "%s/dom.xml", dir);
 	f = fopen(path, "w");

@@ -5,8 +5,6 @@
  * on a lane's CPU preempted that lane's holder at each of its wake-ups for the VMM's life. Where
  * every CPU is a lane's they float over the mask. The masks are read back from the threads.
  */
-#include <dirent.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -101,36 +99,6 @@ static void test_place_refused(void)
 	free(rt);
 }
 
-/* The TID of this process's thread named comm, 0 if there is none. */
-static pid_t place_tid(const char *comm)
-{
-	struct dirent *e;
-	char path[300], name[32];
-	DIR *d = opendir("/proc/self/task");
-	pid_t tid = 0;
-	ssize_t n;
-	int fd;
-
-	while (d && !tid && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, name, sizeof(name) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		name[n - (name[n - 1] == '\n')] = '\0';
-		if (!strcmp(name, comm))
-			tid = atoi(e->d_name);
-	}
-	if (d)
-		closedir(d);
-	return tid;
-}
-
 static void place_sleep_ms(unsigned int ms)
 {
 	struct timespec ts = { 0, (long)ms * 1000000L };
@@ -151,7 +119,7 @@ static bool place_wait(const char *const *comms, const cpu_set_t *want, cpu_set_
 
 	for (i = 0; i < 1000; i++) {
 		for (k = 0; comms[k]; k++) {
-			tid = place_tid(comms[k]);
+			tid = test_thread_named(comms[k]);
 			CPU_ZERO(got);
 			if (!tid || sched_getaffinity(tid, sizeof(*got), got) || !CPU_EQUAL(got, want))
 				break;

@@ -9,8 +9,6 @@
  * that the sending thread does not hold the VMM's lock, and the BUGs are counted here. The
  * VMM must stay joined and the daemon must have charged its vCPUs: the datagrams got there.
  */
-#include <dirent.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -96,30 +94,9 @@ ACCEL_TWINS(test_rt_sends_unlocked)
 /* The scheduling policy of this process's thread named comm, -1 if there is none. */
 static int unl_policy(const char *comm)
 {
-	struct dirent *e;
-	char path[300], name[32];
-	int policy = -1, fd;
-	DIR *d = opendir("/proc/self/task");
-	ssize_t n;
+	pid_t tid = test_thread_named(comm);
 
-	while (d && policy < 0 && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, name, sizeof(name) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		name[n - (name[n - 1] == '\n')] = '\0';
-		if (!strcmp(name, comm))
-			policy = sched_getscheduler(atoi(e->d_name)) & ~SCHED_RESET_ON_FORK;
-	}
-	if (d)
-		closedir(d);
-	return policy;
+	return tid ? sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK : -1;
 }
 
 /*
