@@ -38,7 +38,7 @@
  *  15 PROC u8 state, u64 run, u64 wait, u8 threads: from here on what the daemon reads in
  *       /proc of every vCPU's thread (host_set_thread_times(), _state()): that state (of
  *       "RSDTtZX"), its times moved on by run and wait ns, its VMM's threads (bits 0-3), of
- *       them in R (bits 4-5) and not vCPUs (bit 6); bit 7: the thread is gone (-ESRCH)
+ *       them in R (bits 4-5; bit 6 unused); bit 7: the thread is gone (-ESRCH)
  * The first byte's bit 7 turns the daemon's preemption causes on (VSCHED_HOST_PRE_STATS).
  * At the end every VMM hangs up. HM_DEBUG set in the environment: each operation and each
  * datagram the daemon sent is printed (to read a finding).
@@ -108,7 +108,6 @@ static void hm_proc(struct hm *f)
 	bits = fuzz_u8(&f->in);
 	hm_times.vm_threads = bits & 0xf;
 	hm_times.vm_runnable = (bits >> 4) & 3;
-	hm_times.io_runnable = (bits >> 6) & 1;
 	hm_times_err = bits & 0x80 ? -ESRCH : 0;
 	host_set_thread_times(f->h, hm_thread_times);
 	host_set_thread_state(f->h, hm_thread_state);

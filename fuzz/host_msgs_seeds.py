@@ -72,10 +72,10 @@ def fwd(vm, ctl, path, file=0, value=b'', kind=V_TEXT, perm=0, dseq=0, err=0):
         u64(dseq) + u64(err)
 
 
-def proc(state=1, run=0, wait=0, threads=2, runnable=0, io=0, gone=0):
+def proc(state=1, run=0, wait=0, threads=2, runnable=0, gone=0):
     """PROC: state index of "RSDTtZX"."""
     return op(15) + bytes([state]) + u64(run) + u64(wait) + \
-        bytes([threads | runnable << 4 | io << 6 | gone << 7])
+        bytes([threads | runnable << 4 | gone << 7])
 
 
 def close(vm=0):
