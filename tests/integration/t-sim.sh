@@ -60,6 +60,11 @@ awk '/^ \* Scenario files are line based/ { on = 1 } /^ \*\/$/ { on = 0 }
 	"$here/../../include/sched/sim.h" > /tmp/vsched-t-sim.$$
 [ "$(grep -c . /tmp/vsched-t-sim.$$)" -ge 12 ] || { echo "sim.h example not found"; exit 1; }
 "$VSCHED" sim --quiet /tmp/vsched-t-sim.$$ >/dev/null || { echo "sim.h example refused"; exit 1; }
+# The man page's (SCENARIO FILES), as a reader without the source would copy it.
+sed -n '/^\.SH SCENARIO FILES/,/^\.SH /{ /^\.ft CW/,/^\.ft$/p }' "$here/../../man/vsched.1" |
+	sed '1d;$d' > /tmp/vsched-t-sim.$$
+[ "$(grep -c '^vcpu' /tmp/vsched-t-sim.$$)" -ge 5 ] || { echo "man page example not found"; exit 1; }
+"$VSCHED" sim --quiet /tmp/vsched-t-sim.$$ >/dev/null || { echo "man page example refused"; exit 1; }
 printf 'lanes 0\n' > /tmp/vsched-t-sim.$$
 if "$VSCHED" sim /tmp/vsched-t-sim.$$ 2>/tmp/vsched-t-sim.err.$$; then exit 1; fi
 grep -q 'line 1: lanes is a whole number' /tmp/vsched-t-sim.err.$$
