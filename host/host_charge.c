@@ -56,28 +56,38 @@ void host_charge_granted(struct host *h, unsigned int slot, uint64_t now)
 }
 
 /*
- * A RAN is garbage only if it is impossible: above HOST_RAN_MAX_NS, and more than the vCPU's
- * thread could have run since its VM joined, its earlier reports included (HOST_RAN_MAX_NS of
- * slack for the HELLO's and the reports' delivery). Until 2026-12-07 any RAN above
- * HOST_RAN_MAX_NS hung its VMM up: one that really ran 12 s without a word (its helper held
- * off its CPU, the daemon itself stalled) was cut off for telling the truth (docs/host.md).
- * Against the time since its last report alone it would be refused still where the daemon
- * read that report late and this one at once. Counted here: the sum of what it reported.
+ * A report of user + sys ns is garbage only if it is impossible: either above HOST_RAN_MAX_NS,
+ * and with done (what was reported before) more than threads using cpus CPUs could have run
+ * since since (HOST_RAN_MAX_NS of slack for the HELLO's and the reports' delivery). Until
+ * 2026-12-07 any report above HOST_RAN_MAX_NS hung its VMM up: one that really ran 12 s without
+ * a word (its helper held off its CPU, the daemon itself stalled) was cut off for telling the
+ * truth (docs/host.md). Against the time since its last report alone it would be refused still
+ * where the daemon read that report late and this one at once. RAN and OTHER (host_other.c).
  */
-bool host_ran_count(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
-		       uint64_t now)
+bool host_report_possible(uint64_t since, uint64_t now, uint64_t cpus, uint64_t done,
+			  uint64_t user, uint64_t sys)
 {
-	struct host_slot *sl = &h->slot[slot];
-	uint64_t life, max, sum;
+	uint64_t life = now > since ? now - since : 0, max;
 
+	if (user <= HOST_RAN_MAX_NS && sys <= HOST_RAN_MAX_NS)
+		return true;
 	if (user > UINT64_MAX - sys)
 		return false;
-	sum = user + sys;
-	life = now > sl->joined_at ? now - sl->joined_at : 0;
-	max = life > UINT64_MAX - HOST_RAN_MAX_NS ? UINT64_MAX : life + HOST_RAN_MAX_NS;
-	if ((user > HOST_RAN_MAX_NS || sys > HOST_RAN_MAX_NS) &&
-	    (sl->reported_ns > max || sum > max - sl->reported_ns))
+	max = life > (UINT64_MAX - HOST_RAN_MAX_NS) / cpus ? UINT64_MAX :
+	      life * cpus + HOST_RAN_MAX_NS;
+	return done <= max && user + sys <= max - done;
+}
+
+/* A RAN counted (the sum of what the vCPU reported since its join); false: impossible. */
+bool host_ran_count(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
+		    uint64_t now)
+{
+	struct host_slot *sl = &h->slot[slot];
+	uint64_t sum;
+
+	if (!host_report_possible(sl->joined_at, now, 1, sl->reported_ns, user, sys))
 		return false;
+	sum = user + sys;	/* each at most HOST_RAN_MAX_NS, or their sum checked */
 	sl->reported_ns = sl->reported_ns > UINT64_MAX - sum ? UINT64_MAX : sl->reported_ns + sum;
 	return true;
 }

@@ -25,35 +25,15 @@
 #include "sched/core.h"
 #include "sched/group.h"
 
-/*
- * An OTHER above HOST_RAN_MAX_NS is garbage only if its threads could not have used it: more
- * than the time since the join on every host CPU, its reports so far included (with
- * HOST_RAN_MAX_NS of slack), as a RAN (host_ran_count()). Within that it is no hang-up; what
- * the allowance leaves out is refused as any excess.
- */
-static bool host_other_possible(struct host *h, struct host_client *c, uint64_t user,
-				uint64_t sys, uint64_t now)
-{
-	uint64_t life = now > c->other_joined ? now - c->other_joined : 0;
-	uint64_t cpus = h->nr_host_cpus ? h->nr_host_cpus : 1, max, done;
-
-	if (user <= HOST_RAN_MAX_NS && sys <= HOST_RAN_MAX_NS)
-		return true;
-	if (user > UINT64_MAX - sys)
-		return false;
-	max = life > (UINT64_MAX - HOST_RAN_MAX_NS) / cpus ? UINT64_MAX :
-	      life * cpus + HOST_RAN_MAX_NS;
-	done = c->other_ns + c->other_refused_ns;
-	return done <= max && user + sys <= max - done;
-}
-
 int host_charge_other(struct host *h, struct host_client *c, uint64_t user, uint64_t sys,
 		      uint64_t now)
 {
 	uint64_t elapsed, total, ok;
 	struct group *g;
 
-	if (!host_other_possible(h, c, user, sys, now))
+	/* Garbage only beyond what its threads could have used on every host CPU since the join. */
+	if (!host_report_possible(c->other_joined, now, h->nr_host_cpus ? h->nr_host_cpus : 1,
+				  c->other_ns + c->other_refused_ns, user, sys))
 		return -ERANGE;
 	if (now > c->other_at) {
 		elapsed = now - c->other_at;

@@ -116,7 +116,7 @@ struct host_client {
 					   (host_owners.c), 0: unknown */
 	bool owners_back;		/* its kept owners looked for (its first COMMIT) */
 	/* host_charge.c: its threads other than the vCPUs' (OTHER), charged to its VM group */
-	uint64_t other_joined;		/* its join (daemon's time): host_other_possible() */
+	uint64_t other_joined;		/* its join (daemon's time): host_report_possible() */
 	uint64_t other_at;		/* its allowance counted up to here (daemon's time) */
 	uint64_t other_allow;		/* ns it may still charge: elapsed time x host CPUs */
 	uint64_t other_ns;		/* charged since the join */
@@ -248,6 +248,9 @@ int host_charge_other(struct host *h, struct host_client *c, uint64_t user, uint
 		      uint64_t now);
 int host_charge_report(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
 		       uint64_t now);
+/* A report of user + sys ns, done before it since since on cpus CPUs: false if impossible. */
+bool host_report_possible(uint64_t since, uint64_t now, uint64_t cpus, uint64_t done,
+			  uint64_t user, uint64_t sys);
 /* A RAN of user + sys ns about slot counted; false (not counted): it cannot be true. */
 bool host_ran_count(struct host *h, unsigned int slot, uint64_t user, uint64_t sys,
 		       uint64_t now);
